@@ -1,0 +1,79 @@
+"""Trailblaze for Python: AI-driven UI testing with recorded, replayable trails.
+
+The public API for plugin authors lives here: ``hookimpl`` to implement hooks, ``Tool`` and
+``DelegatingTool`` to write class-backed tools, ``Driver`` to add a device kind. Attributes are
+resolved lazily so ``import trailblaze`` stays cheap for the CLI.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+from ._names import PROJECT_NAME
+from ._version import __version__
+
+hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
+"""Marker for hook implementations: ``@trailblaze.hookimpl``."""
+
+_LAZY = {
+    "Tool": "trailblaze.tools.base",
+    "DelegatingTool": "trailblaze.tools.base",
+    "ToolCall": "trailblaze.tools.base",
+    "OtherTool": "trailblaze.tools.base",
+    "ToolResult": "trailblaze.tools.base",
+    "ToolDefinition": "trailblaze.tools.base",
+    "ToolSource": "trailblaze.tools.base",
+    "ToolRegistry": "trailblaze.tools.registry",
+    "ParameterSchema": "trailblaze.tools.params",
+    "ParameterDefinition": "trailblaze.tools.params",
+    "ParamType": "trailblaze.tools.params",
+    "ToolDescriptor": "trailblaze.tools.descriptors",
+    "Driver": "trailblaze.driver",
+    "DriverConfig": "trailblaze.driver",
+    "DriverRegistry": "trailblaze.driver",
+    "DeviceInfo": "trailblaze.driver",
+    "ToolContext": "trailblaze.context",
+    "Session": "trailblaze.session",
+    "SessionOutcome": "trailblaze.session",
+    "Memory": "trailblaze.memory",
+    "WorkspaceConfig": "trailblaze.config",
+    "CheckReport": "trailblaze.checks",
+    "PluginHost": "trailblaze.plugins",
+    "TrailblazeError": "trailblaze.errors",
+    "BadInputError": "trailblaze.errors",
+    "InfrastructureError": "trailblaze.errors",
+    "DriverError": "trailblaze.errors",
+    "ToolFailure": "trailblaze.errors",
+    "ConfigError": "trailblaze.errors",
+    "ExitCode": "trailblaze.errors",
+}
+
+__all__ = ["__version__", "hookimpl", *sorted(_LAZY)]
+
+if TYPE_CHECKING:
+    from .checks import CheckReport
+    from .config import WorkspaceConfig
+    from .context import ToolContext
+    from .driver import DeviceInfo, Driver, DriverConfig, DriverRegistry
+    from .errors import (BadInputError, ConfigError, DriverError, ExitCode, InfrastructureError, ToolFailure,
+                         TrailblazeError)
+    from .memory import Memory
+    from .plugins import PluginHost
+    from .session import Session, SessionOutcome
+    from .tools.base import DelegatingTool, OtherTool, Tool, ToolCall, ToolDefinition, ToolResult, ToolSource
+    from .tools.descriptors import ToolDescriptor
+    from .tools.params import ParameterDefinition, ParameterSchema, ParamType
+    from .tools.registry import ToolRegistry
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _LAZY.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'trailblaze' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module_name), name)
+    globals()[name] = value
+    return value

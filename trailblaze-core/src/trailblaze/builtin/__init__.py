@@ -1,0 +1,1 @@
+"""Plugins that ship inside the core distribution (see ``plugins.DEFAULT_PLUGINS``)."""

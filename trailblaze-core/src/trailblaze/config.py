@@ -1,0 +1,129 @@
+"""The workspace: ``trails/config/trailblaze.yaml`` and the directory it anchors.
+
+Found via ``TRAILBLAZE_CONFIG_DIR``, else by walking up from the trail being run (then from the current
+directory) to a ``trails/config/trailblaze.yaml``. Every section is optional. The core validates its own
+sections (``defaults``, ``drivers``); plugins claim theirs with ``trailblaze_config_sections``; a key
+nobody claims is an error naming file, line and key.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .driver import validate_config
+from .errors import ConfigError, SourceLocation
+from .yamlio import load_roundtrip, locate, read_text
+
+if TYPE_CHECKING:
+    from .plugins import PluginHost
+
+CONFIG_RELATIVE = Path("trails") / "config" / "trailblaze.yaml"
+
+
+class Defaults(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    target: str | None = None
+    llm: str | None = None
+    max_llm_calls: int | None = Field(default=None, alias="max-llm-calls")
+    driver: str | None = None
+
+
+CORE_SECTIONS: dict[str, type[BaseModel] | None] = {
+    "defaults": Defaults,
+    "drivers": None,  # {driver-key: {...}}: validated by each driver's config model at start
+}
+
+
+@dataclass
+class WorkspaceConfig:
+    """A parsed workspace. ``root`` is the directory that contains ``trails/``."""
+
+    root: Path
+    file: Path | None = None
+    data: Mapping[str, Any] = field(default_factory=dict)
+    sections: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def config_dir(self) -> Path:
+        return self.root / "trails" / "config"
+
+    @property
+    def defaults(self) -> Defaults:
+        value = self.sections.get("defaults")
+        return value if isinstance(value, Defaults) else Defaults()
+
+    def section(self, name: str) -> Any:
+        """A validated section (plugin model instance), or the raw value, or None."""
+        return self.sections.get(name, self.data.get(name))
+
+    def driver_settings(self, driver_key: str) -> dict[str, Any]:
+        drivers = self.data.get("drivers") or {}
+        if not isinstance(drivers, Mapping):
+            return {}
+        raw = drivers.get(driver_key)
+        return dict(raw) if isinstance(raw, Mapping) else {}
+
+    def location(self, *path: str | int) -> SourceLocation:
+        return locate(self.data, list(path), self.file)
+
+
+def find_workspace(start: Path | None = None) -> Path | None:
+    """The workspace root (directory holding ``trails/config/trailblaze.yaml``), or None."""
+    env = os.environ.get("TRAILBLAZE_CONFIG_DIR")
+    if env:
+        cfg = Path(env)
+        candidate = cfg / "trailblaze.yaml"
+        if candidate.is_file() or cfg.is_dir():
+            return cfg.resolve().parent.parent if cfg.name == "config" else cfg.resolve()
+    here = (start or Path.cwd()).resolve()
+    if here.is_file():
+        here = here.parent
+    for directory in (here, *here.parents):
+        if (directory / CONFIG_RELATIVE).is_file():
+            return directory
+    return None
+
+
+def load_workspace(root: Path | None, host: "PluginHost | None" = None) -> WorkspaceConfig:
+    """Parse and validate the workspace config; ``root=None`` gives an empty workspace at cwd."""
+    if root is None:
+        return WorkspaceConfig(root=Path.cwd())
+    file = root / CONFIG_RELATIVE
+    if not file.is_file():
+        return WorkspaceConfig(root=root)
+    text = read_text(file)
+    data = load_roundtrip(text, file)
+    if data is None:
+        data = {}
+    if not isinstance(data, Mapping):
+        raise ConfigError("the workspace config must be a map of sections", location=SourceLocation(file, 1, 1))
+    ws = WorkspaceConfig(root=root, file=file, data=data)
+    claimed: dict[str, tuple[type[Any] | None, str]] = {k: (m, "trailblaze") for k, m in CORE_SECTIONS.items()}
+    if host is not None:
+        for key, (model, info) in host.config_sections().items():
+            claimed[key] = (model, info.name)
+    for key, value in data.items():
+        if key not in claimed:
+            known = ", ".join(sorted(claimed))
+            raise ConfigError(f"unknown section '{key}'", location=ws.location(key),
+                              hint=f"known sections: {known}; a plugin may be missing")
+        model, owner = claimed[key]
+        if model is not None and isinstance(model, type) and issubclass(model, BaseModel):
+            ws.sections[key] = validate_config(model, _plain(value), owner=f"section '{key}'",
+                                               location=ws.location(key))
+    return ws
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value

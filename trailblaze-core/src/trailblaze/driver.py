@@ -1,0 +1,162 @@
+"""The driver contract: how a plugin connects tools to a real device, browser or host.
+
+A driver is a class registered by a plugin through ``trailblaze_register_drivers``. The core never
+imports a driver SDK: drivers import theirs lazily in ``start``. One driver instance serves one session.
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from .errors import BadInputError, ConfigError, SourceLocation
+from .tools.base import ToolSource, format_validation_error
+
+if TYPE_CHECKING:
+    from .session import Session
+
+
+class DriverConfig(BaseModel):
+    """Base for a driver's configuration model. Unknown keys are errors that name the key."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class DeviceInfo(BaseModel):
+    """What a started driver reports about its device. Feeds memory, logs and plugin contexts."""
+
+    model_config = ConfigDict(extra="allow")
+
+    platform: str
+    """Lower-case platform: ``web``, ``android``, ``ios``, ``host``."""
+    driver: str
+    """The driver key, e.g. ``playwright-native``."""
+    classifiers: list[str] = []
+    """Broad first, e.g. ``["android", "phone"]`` or ``["web"]``."""
+    width: int | None = None
+    height: int | None = None
+    device_id: str | None = None
+    name: str | None = None
+
+    def envelope(self) -> dict[str, Any]:
+        """The ``device`` object of upstream's context envelopes."""
+        out: dict[str, Any] = {"platform": self.platform, "driverType": self.driver}
+        if self.width is not None:
+            out["widthPixels"] = self.width
+        if self.height is not None:
+            out["heightPixels"] = self.height
+        return out
+
+
+class Driver(ABC):
+    """Subclass this to add a device kind.
+
+    Class attributes name it (``key`` such as ``playwright-native``; ``aliases`` such as the upstream
+    enum ``PLAYWRIGHT_NATIVE``), say which ``platform`` it drives and which ``config_model`` validates
+    its configuration before anything starts.
+    """
+
+    key: ClassVar[str]
+    aliases: ClassVar[tuple[str, ...]] = ()
+    platform: ClassVar[str]
+    description: ClassVar[str] = ""
+    config_model: ClassVar[type[DriverConfig]] = DriverConfig
+    default_classifiers: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, config: DriverConfig) -> None:
+        self.config = config
+
+    @abstractmethod
+    def start(self, session: "Session") -> DeviceInfo:
+        """Connect to or launch the device. Raise ``DriverError`` (exit 2) when it cannot."""
+
+    @abstractmethod
+    def stop(self) -> None:
+        """Release everything ``start`` acquired. Must be idempotent and must not raise."""
+
+    def snapshot(self, *, detail: frozenset[str] = frozenset()) -> str:
+        """Compact text of the current screen for the agent and for authors (refs included)."""
+        raise NotImplementedError(f"driver '{self.key}' has no snapshot")
+
+    def screenshot(self) -> bytes | None:
+        """PNG bytes of the current screen, or None when the device has no screen."""
+        return None
+
+    def step_finished(self, session: "Session", step_index: int, ok: bool) -> None:
+        """Called after each step (artifacts: screenshots, traces). Default: nothing."""
+
+    def trail_finished(self, session: "Session", ok: bool) -> None:
+        """Called once per trail before ``stop`` (keep or drop a trace). Default: nothing."""
+
+
+@dataclass
+class DriverEntry:
+    cls: type[Driver]
+    source: ToolSource
+
+
+_CANON = re.compile(r"[^a-z0-9]+")
+
+
+def _canon(name: str) -> str:
+    return _CANON.sub("-", name.strip().lower()).strip("-")
+
+
+@dataclass
+class DriverRegistry:
+    """Drivers by key; aliases (upstream enum names) resolve case- and separator-insensitively."""
+
+    _drivers: dict[str, DriverEntry] = field(default_factory=dict)
+    _aliases: dict[str, str] = field(default_factory=dict)
+    _current_source: ToolSource | None = None
+
+    def add_driver(self, cls: type[Driver]) -> None:
+        key = cls.key
+        if key in self._drivers:
+            other = self._drivers[key]
+            raise BadInputError(f"driver '{key}' is registered twice: by {other.source} and by "
+                                f"{self._current_source or ToolSource()}")
+        self._drivers[key] = DriverEntry(cls, self._current_source or ToolSource())
+        for alias in (key, *cls.aliases):
+            self._aliases[_canon(alias)] = key
+
+    def resolve(self, name: str) -> type[Driver]:
+        key = self._aliases.get(_canon(name))
+        if key is None:
+            known = ", ".join(sorted(self._drivers)) or "none (install a driver plugin)"
+            raise BadInputError(f"unknown driver '{name}'", hint=f"installed drivers: {known}")
+        return self._drivers[key].cls
+
+    def get(self, name: str) -> type[Driver] | None:
+        key = self._aliases.get(_canon(name))
+        return self._drivers[key].cls if key else None
+
+    def entry(self, key: str) -> DriverEntry:
+        return self._drivers[key]
+
+    def keys(self) -> list[str]:
+        return sorted(self._drivers)
+
+    def __iter__(self) -> Iterator[type[Driver]]:
+        return iter(e.cls for e in self._drivers.values())
+
+    def __len__(self) -> int:
+        return len(self._drivers)
+
+    def for_platform(self, platform: str) -> list[type[Driver]]:
+        return [e.cls for e in self._drivers.values() if e.cls.platform == platform]
+
+
+def validate_config(model: type[BaseModel], raw: Mapping[str, Any] | None, *, owner: str,
+                    location: SourceLocation | None = None) -> Any:
+    """Validate a plugin's or driver's configuration before anything starts; errors name the key."""
+    try:
+        return model.model_validate(dict(raw or {}))
+    except ValidationError as exc:
+        raise ConfigError(format_validation_error(exc, owner=owner).replace("argument", "setting"),
+                          location=location) from None

@@ -1,0 +1,163 @@
+"""The plugin contract: every hook a ``trailblaze`` plugin may implement.
+
+Plugins implement hooks with ``@trailblaze.hookimpl`` in a module registered under the entry-point
+group ``trailblaze``. Implementations may accept any subset of a hook's arguments, so adding an argument
+later breaks nobody. Built-in plugins are registered first, then installed plugins, so an installed
+plugin's ``firstresult`` implementation runs before the built-in fallback (pluggy calls LIFO).
+
+``docs/hooks.md`` documents each hook; a test keeps the two in step.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+from ._names import PROJECT_NAME
+
+if TYPE_CHECKING:
+    import click
+
+    from .checks import CheckReport
+    from .config import WorkspaceConfig
+    from .context import ToolContext
+    from .driver import DriverRegistry
+    from .session import Session, SessionOutcome
+    from .tools.base import ToolCall, ToolDefinition, ToolResult
+    from .tools.descriptors import ToolDescriptor
+    from .tools.registry import ToolRegistry
+
+hookspec = pluggy.HookspecMarker(PROJECT_NAME)
+
+
+# -- discovery -----------------------------------------------------------------------------------
+@hookspec
+def trailblaze_register_tools(registry: "ToolRegistry", config: "WorkspaceConfig") -> None:
+    """Add tool definitions to a session's registry.
+
+    Called once per registry with every plugin. Tools added here are attributed to the calling plugin,
+    so conflict errors and ``trailblaze tools`` can name it.
+
+    :param registry: the registry to fill; use ``registry.add_tool(ToolClass)`` for class-backed tools
+        or ``registry.add(definition)`` for any ``ToolDefinition``.
+    :param config: the workspace configuration (root directory, parsed ``trailblaze.yaml``).
+    """
+
+
+@hookspec
+def trailblaze_register_drivers(registry: "DriverRegistry") -> None:
+    """Add driver classes (subclasses of ``trailblaze.Driver``) with ``registry.add_driver(cls)``.
+
+    :param registry: the process-wide driver registry.
+    """
+
+
+@hookspec
+def trailblaze_config_sections() -> "dict[str, type[Any]] | None":
+    """Claim top-level keys of ``trails/config/trailblaze.yaml``.
+
+    Return ``{key: PydanticModel}``; the core validates each claimed section with its model (errors
+    name file, line and key) and rejects keys nobody claimed.
+
+    :return: a mapping of section name to a pydantic model class, or None.
+    """
+
+
+# -- descriptors and serialization ------------------------------------------------------------------
+@hookspec(firstresult=True)
+def trailblaze_tool_descriptor(definition: "ToolDefinition") -> "ToolDescriptor | None":
+    """Describe a tool for models and MCP clients. ``firstresult``: the plugin owning the
+    definition's kind may return a custom descriptor; None falls back to the core generator.
+
+    :param definition: the tool definition to describe.
+    :return: a ``ToolDescriptor`` or None.
+    """
+
+
+@hookspec(firstresult=True)
+def trailblaze_decode_tool(name: str, args: "dict[str, Any]", registry: "ToolRegistry | None") -> "ToolCall | None":
+    """Decode a tool call read from YAML or JSON. ``firstresult``; None falls back to the core,
+    which returns a ``ToolCall`` (known name) or an ``OtherTool`` (unknown name, resolved at dispatch).
+
+    :param name: the tool name as written.
+    :param args: the raw arguments as written.
+    :param registry: the session registry when one exists, else None.
+    """
+
+
+@hookspec(firstresult=True)
+def trailblaze_encode_tool(call: "ToolCall") -> "dict[str, Any] | None":
+    """Encode a tool call for a recording (``{name: args}``). ``firstresult``; None = core encoding.
+
+    :param call: the call to encode.
+    """
+
+
+# -- execution ------------------------------------------------------------------------------------
+@hookspec(firstresult=True)
+def trailblaze_execute_tool(call: "ToolCall", definition: "ToolDefinition", prepared: Any,
+                            context: "ToolContext") -> "ToolResult | list[ToolCall] | None":
+    """Execute a tool call in place of ``definition.invoke``. ``firstresult``.
+
+    Return a ``ToolResult``, a list of ``ToolCall`` (the call delegates to them), or None to let the
+    next plugin, and finally the definition itself, run it.
+
+    :param call: the call after memory interpolation.
+    :param definition: the registered definition for ``call.name``.
+    :param prepared: the validated arguments (a dict, or a ``Tool`` instance for class tools).
+    :param context: the running tool context.
+    """
+
+
+# -- checks ---------------------------------------------------------------------------------------
+@hookspec
+def trailblaze_check_tools(registry: "ToolRegistry", report: "CheckReport", config: "WorkspaceConfig") -> None:
+    """Inspect the registered tools and add findings (errors or advisories) to ``report``.
+
+    Run by ``trailblaze check`` and before every ``trailblaze run``.
+
+    :param registry: the fully populated registry.
+    :param report: where findings go: ``report.error(...)``, ``report.advisory(...)``.
+    :param config: the workspace configuration.
+    """
+
+
+# -- lifecycle ------------------------------------------------------------------------------------
+@hookspec
+def trailblaze_session_started(session: "Session") -> None:
+    """A session's driver has started; set up per-session resources (spawn tool servers, ...).
+
+    Raise ``InfrastructureError`` to fail the session (exit 2).
+
+    :param session: the session; its ``registry`` may still be extended here.
+    """
+
+
+@hookspec
+def trailblaze_session_finished(session: "Session", outcome: "SessionOutcome") -> None:
+    """A session ended, successfully or not; release what ``trailblaze_session_started`` acquired.
+
+    Called even when the session failed or was interrupted. Must not raise.
+
+    :param session: the session.
+    :param outcome: how it ended.
+    """
+
+
+# -- CLI ------------------------------------------------------------------------------------------
+@hookspec
+def trailblaze_register_commands(cli: "click.Group") -> None:
+    """Add subcommands to the ``trailblaze`` command: ``cli.add_command(my_command)``.
+
+    :param cli: the root click group.
+    """
+
+
+# -- LLM ------------------------------------------------------------------------------------------
+@hookspec
+def trailblaze_register_llm_providers(registry: Any) -> None:
+    """Add LLM provider types (``openai``, ``anthropic``, ...) with ``registry.add_provider(cls)``.
+
+    :param registry: the provider registry.
+    """

@@ -1,0 +1,100 @@
+"""Session logs: ``logs/<sessionId>/NNN_<Kind>.json``, one JSON document per event (upstream §8).
+
+Writes go through a background thread so a tool call pays for a queue put, not for a file system
+round trip; ``close`` flushes everything, and is called on every exit path, Ctrl-C included. Every
+entry passes through the session's redactor first, so secrets never reach the disk.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+LOG_PACKAGE = "xyz.block.trailblaze.logs.client.TrailblazeLog"
+
+
+class SessionLog:
+    def __init__(self, directory: Path, session_id: str, redact: Callable[[Any], Any] | None = None,
+                 *, enabled: bool = True) -> None:
+        self.directory = directory
+        self.session_id = session_id
+        self._redact = redact or (lambda v: v)
+        self._counter = 0
+        self._lock = threading.Lock()
+        self.enabled = enabled
+        self.entries: list[dict[str, Any]] = []
+        """Every entry of this session, in order, already redacted (reports read these)."""
+        self._queue: "queue.SimpleQueue[tuple[Path, dict[str, Any]] | None]" = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._closed = False
+        if enabled:
+            directory.mkdir(parents=True, exist_ok=True)
+
+    def write(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+        """Record one event of ``kind`` (e.g. ``TrailblazeToolLog``). Returns the stored entry."""
+        entry = {"class": f"{LOG_PACKAGE}.{kind}", "session": self.session_id,
+                 "timestamp": _iso_now(), **payload}
+        entry = self._redact(entry)
+        with self._lock:
+            self._counter += 1
+            n = self._counter
+            self.entries.append(entry)
+        if self.enabled and not self._closed:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._drain, name=f"trailblaze-log-{self.session_id}",
+                                                daemon=True)
+                self._thread.start()
+            self._queue.put((self.directory / f"{n:03d}_{kind}.json", entry))
+        return entry
+
+    def write_file(self, name: str, data: bytes) -> Path:
+        """Store an artifact (screenshot, trace) next to the logs; returns its path."""
+        path = self.directory / name
+        if self.enabled:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        return path
+
+    def _drain(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            path, entry = item
+            try:
+                path.write_text(json.dumps(entry, indent=2, default=_json_default), encoding="utf-8")
+            except OSError:
+                pass
+
+    def close(self) -> None:
+        """Flush and stop the writer. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._thread is not None:
+            self._queue.put(None)
+            self._thread.join()
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json")
+    return repr(value)
+
+
+def _iso_now() -> str:
+    t = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int((t % 1) * 1000):03d}Z"
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, indent=2, default=_json_default)

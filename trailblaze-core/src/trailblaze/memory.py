@@ -1,0 +1,183 @@
+"""Session memory and the one place tokens are interpolated (upstream §1.5).
+
+Interpolation happens once, at the dispatch boundary, over every string in a call's arguments. Unknown
+tokens stay literal (one warning each). Secret values are tracked so every log, report and recording
+can redact them; the "sensitive" mark is sticky for the session.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
+_TOKEN = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}|\$\{([^{}]*)\}")
+_ARGS_PATH = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]*(\.[a-zA-Z_][a-zA-Z0-9_]*)*$")
+REDACTED = "***"
+
+
+class UnknownTokenWarning(UserWarning):
+    """A ``{{token}}`` that nothing could resolve; it is left in place literally."""
+
+
+class MalformedArgsTokenError(ValueError):
+    """An ``{{args.…}}`` token that is not a plain dotted path."""
+
+
+class Memory:
+    """Key/value memory of one session, with sensitive (secret) keys."""
+
+    def __init__(self, values: Mapping[str, Any] | None = None, *, args: Mapping[str, Any] | None = None) -> None:
+        self._values: dict[str, str] = {}
+        self._sensitive: set[str] = set()
+        self.args: dict[str, Any] = dict(args or {})
+        self._warned: set[str] = set()
+        for k, v in (values or {}).items():
+            self.remember(k, v)
+
+    # -- seeding ------------------------------------------------------------------------------
+    @classmethod
+    def seeded(cls, *, config_memory: Mapping[str, Any] | None = None, cli_memory: Mapping[str, Any] | None = None,
+               secrets: Mapping[str, Any] | None = None, args: Mapping[str, Any] | None = None) -> "Memory":
+        """Seeding precedence: ``config.memory`` < ``--memory`` < ``--secret``."""
+        mem = cls(args=args)
+        for source in (config_memory or {}, cli_memory or {}):
+            for k, v in source.items():
+                mem.remember(k, v)
+        for k, v in (secrets or {}).items():
+            mem.remember(k, v, sensitive=True)
+        return mem
+
+    # -- access -------------------------------------------------------------------------------
+    def remember(self, key: str, value: Any, *, sensitive: bool = False) -> None:
+        self._values[key] = _as_text(value)
+        if sensitive:
+            self._sensitive.add(key)
+
+    def forget(self, key: str) -> None:
+        self._values.pop(key, None)  # the sensitive mark survives on purpose
+
+    def get(self, key: str) -> str | None:
+        return self._values.get(key)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._values
+
+    def is_sensitive(self, key: str) -> bool:
+        return key in self._sensitive
+
+    @property
+    def sensitive_keys(self) -> frozenset[str]:
+        return frozenset(self._sensitive)
+
+    def snapshot(self, *, include_sensitive: bool = False) -> dict[str, str]:
+        """The values; secrets excluded unless asked for (envelopes, prompts and logs never ask)."""
+        if include_sensitive:
+            return dict(self._values)
+        return {k: v for k, v in self._values.items() if k not in self._sensitive}
+
+    def secret_values(self) -> list[str]:
+        return sorted({v for k, v in self._values.items() if k in self._sensitive and v}, key=len, reverse=True)
+
+    def apply_delta(self, delta: Mapping[str, Any] | None, deletions: list[Any] | None = None) -> None:
+        """Apply a tool's ``memoryDelta``/``memoryDeletions``; non-string entries are skipped."""
+        for k, v in (delta or {}).items():
+            if isinstance(k, str) and isinstance(v, str):
+                self._values[k] = v
+        for k in deletions or []:
+            if isinstance(k, str):
+                self.forget(k)
+
+    # -- interpolation ------------------------------------------------------------------------
+    def interpolate(self, value: Any) -> Any:
+        """Resolve tokens in every string of ``value`` (dicts and lists walked). Single pass."""
+        if isinstance(value, str):
+            if "{{" not in value and "${" not in value:
+                return value
+            return self._interpolate_str(value)
+        if isinstance(value, dict):
+            return {k: self.interpolate(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.interpolate(v) for v in value]
+        return value
+
+    def _interpolate_str(self, text: str) -> Any:
+        whole = _TOKEN.fullmatch(text.strip()) if text.strip() == text else None
+        if whole is not None:
+            token = (whole.group(1) if whole.group(1) is not None else whole.group(2) or "").strip()
+            if token.startswith("args."):
+                found, native = self._lookup_arg(token[5:])
+                if found:
+                    return native  # a string that is exactly one args token keeps the arg's type
+        return _TOKEN.sub(self._replace, text)
+
+    def _replace(self, match: "re.Match[str]") -> str:
+        token = (match.group(1) if match.group(1) is not None else match.group(2) or "").strip()
+        if token.startswith("args."):
+            found, native = self._lookup_arg(token[5:])
+            if found and not isinstance(native, (dict, list)):
+                return _as_text(native)
+            return self._unknown(match.group(0), token)
+        if token in self._values:
+            return self._values[token]
+        if token.startswith("memory.") and token[7:] in self._values:
+            return self._values[token[7:]]
+        if token.startswith("memory.") and token in self._values:
+            return self._values[token]
+        return self._unknown(match.group(0), token)
+
+    def _lookup_arg(self, path: str) -> tuple[bool, Any]:
+        if not _ARGS_PATH.match(path):
+            raise MalformedArgsTokenError(
+                f"malformed args token '{{{{args.{path}}}}}': only dotted names are allowed, never expressions")
+        node: Any = self.args
+        for part in path.split("."):
+            if isinstance(node, Mapping) and part in node:
+                node = node[part]
+            else:
+                return False, None
+        return True, node
+
+    def _unknown(self, literal: str, token: str) -> str:
+        if os.environ.get("TRAILBLAZE_MEMORY_BLANK_UNKNOWN_TOKENS") == "1":
+            return ""
+        if token not in self._warned:
+            self._warned.add(token)
+            warnings.warn(f"unknown token {literal} left as is (no memory value or arg named '{token}')",
+                          UnknownTokenWarning, stacklevel=4)
+        return literal
+
+    # -- redaction ----------------------------------------------------------------------------
+    def redact(self, value: Any) -> Any:
+        """Replace secret values wherever they occur, in strings, dicts and lists."""
+        secrets = self.secret_values()
+        if not secrets:
+            return value
+        return redact(value, secrets)
+
+
+def redact(value: Any, secrets: list[str]) -> Any:
+    if isinstance(value, str):
+        for s in secrets:
+            if s in value:
+                value = value.replace(s, REDACTED)
+        return value
+    if isinstance(value, dict):
+        return {k: redact(v, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact(v, secrets) for v in value]
+    if isinstance(value, tuple):
+        return tuple(redact(v, secrets) for v in value)
+    return value
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value)) if abs(value) < 1e16 else str(value)
+    return str(value)

@@ -1,0 +1,196 @@
+"""A session: one trail on one device, with its registry, memory, logs and dispatcher.
+
+The dispatcher is the single path every tool call takes, whether it comes from a recording, a model,
+a YAML tool's expansion or an MCP server calling back: interpolate memory → find the definition →
+validate → execute (or expand and recurse) → log. Keeping one path is what makes replay and AI runs
+behave the same.
+"""
+
+from __future__ import annotations
+
+import enum
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .context import ToolContext
+from .driver import DeviceInfo, Driver
+from .errors import (BadInputError, ToolArgumentError, ToolExpansionError, ToolFailure, TrailblazeError,
+                     UnknownToolError)
+from .logs import SessionLog
+from .memory import Memory
+from .tools.base import ToolCall, ToolResult
+from .tools.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from .config import WorkspaceConfig
+    from .plugins import PluginHost
+
+MAX_DELEGATION_DEPTH = 16
+
+
+class SessionOutcome(str, enum.Enum):
+    """How a session ended (upstream ``SessionStatus.Ended.*``)."""
+
+    SUCCEEDED = "Succeeded"
+    FAILED = "Failed"
+    SUCCEEDED_WITH_SELF_HEAL = "SucceededWithSelfHeal"
+    FAILED_WITH_SELF_HEAL = "FailedWithSelfHeal"
+    CANCELLED = "Cancelled"
+    TIMEOUT_REACHED = "TimeoutReached"
+    MAX_CALLS_LIMIT_REACHED = "MaxCallsLimitReached"
+    ERROR = "Error"
+    SKIPPED = "Skipped"
+
+    @property
+    def passed(self) -> bool:
+        return self in (SessionOutcome.SUCCEEDED, SessionOutcome.SUCCEEDED_WITH_SELF_HEAL)
+
+
+@dataclass
+class ExecutedCall:
+    """One call that ran at some depth; recordings are generated from these."""
+
+    authored: ToolCall
+    resolved: ToolCall
+    depth: int
+    is_recordable: bool
+    delegating: bool
+    is_verification: bool
+    success: bool
+    error: str | None = None
+    step_index: int | None = None
+
+
+@dataclass
+class Session:
+    id: str
+    host: "PluginHost"
+    workspace: "WorkspaceConfig"
+    registry: ToolRegistry
+    memory: Memory
+    log: SessionLog
+    log_dir: Path
+    driver: Driver | None = None
+    device: DeviceInfo = field(default_factory=lambda: DeviceInfo(platform="host", driver="host"))
+    target: str | None = None
+    trail: Any = None
+    title: str | None = None
+    resources: dict[str, Any] = field(default_factory=dict)
+    """Per-session state plugins keep (tool server processes, HTTP endpoints...), keyed by plugin."""
+    executed: list[ExecutedCall] = field(default_factory=list)
+    options: dict[str, Any] = field(default_factory=dict)
+    dispatcher: "Dispatcher" = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.dispatcher = Dispatcher(self)
+
+    def context(self, *, step_index: int | None = None) -> ToolContext:
+        return ToolContext(self, step_index=step_index)
+
+
+class Dispatcher:
+    """Runs tool calls for one session. See the module docstring for the path a call takes."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self._trace_seq = 0
+
+    def call(self, call: ToolCall, ctx: ToolContext, *, top_level: bool = True) -> ToolResult:
+        """Run ``call``; tool failures come back as ``success=False``. Bad input and infrastructure
+        errors raise (``BadInputError``/``InfrastructureError``) so the run can end with the right code."""
+        session = self.session
+        definition = session.registry.get(call.name)
+        if definition is None:
+            raise UnknownToolError(f"unknown tool '{call.name}'", hint=_suggest(call.name, session.registry))
+        resolved_args = session.memory.interpolate(call.args) if call.args else {}
+        resolved = ToolCall(call.name, resolved_args)
+        try:
+            prepared = definition.prepare(resolved_args)
+        except ValueError as exc:
+            raise ToolArgumentError(str(exc)) from None
+        start = time.perf_counter()
+        error: str | None = None
+        result: ToolResult
+        outcome: Any = None
+        try:
+            if session.host.has_execute_impls:
+                outcome = session.host.execute_tool(resolved, definition, prepared, ctx)
+            if outcome is None:
+                outcome = definition.invoke(prepared, ctx)
+        except ToolFailure as exc:
+            outcome = ToolResult(False, exc.message)
+        except TrailblazeError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a tool's own bug fails the step, not the run
+            outcome = ToolResult(False, f"tool '{call.name}' raised {type(exc).__name__}: {exc}")
+            session.options.setdefault("_tracebacks", []).append(traceback.format_exc())
+        if isinstance(outcome, list):
+            result = self._delegate(call, resolved, outcome, ctx)
+            delegated = True
+        else:
+            result = outcome if isinstance(outcome, ToolResult) else ToolResult(True, str(outcome))
+            delegated = False
+        if not result.success:
+            error = result.message or f"tool '{call.name}' failed"
+        duration_ms = int((time.perf_counter() - start) * 1000)
+        executed = ExecutedCall(call, resolved, ctx.depth, definition.is_recordable, delegated,
+                                definition.is_verification, result.success, error, ctx.step_index)
+        session.executed.append(executed)
+        self._trace_seq += 1
+        payload: dict[str, Any] = {
+            "toolName": call.name,
+            "trailblazeTool": {"toolName": call.name, "raw": resolved_args},
+            "successful": result.success,
+            "traceId": f"{session.id}-{self._trace_seq}",
+            "durationMs": duration_ms,
+            "isRecordable": definition.is_recordable,
+            "isTopLevelToolCall": top_level and ctx.depth == 0,
+            "isVerification": definition.is_verification,
+            "dispatchedHostSide": True,
+            "depth": ctx.depth,
+            "stepIndex": ctx.step_index,
+        }
+        if resolved_args != call.args:
+            payload["rawTrailblazeTool"] = {"toolName": call.name, "raw": call.args}
+        if error:
+            payload["exceptionMessage"] = error
+        if result.message and result.success:
+            payload["resultMessage"] = result.message
+        if result.data is not None:
+            payload["resultData"] = result.data
+        session.log.write("DelegatingTrailblazeToolLog" if delegated else "TrailblazeToolLog", payload)
+        return result
+
+    def _delegate(self, parent: ToolCall, resolved: ToolCall, children: list[ToolCall],
+                  ctx: ToolContext) -> ToolResult:
+        chain = (*ctx.chain, parent.name)
+        if ctx.depth + 1 > MAX_DELEGATION_DEPTH:
+            raise ToolExpansionError(f"tool expansion too deep (>{MAX_DELEGATION_DEPTH}): {' -> '.join(chain)}")
+        last = ToolResult(True)
+        for child in children:
+            if not isinstance(child, ToolCall):
+                raise ToolExpansionError(f"tool '{parent.name}' expanded into {child!r}, not a tool call")
+            if child.name in chain:
+                raise ToolExpansionError(f"tool expansion cycle: {' -> '.join((*chain, child.name))}")
+            child_ctx = ToolContext(ctx.session, depth=ctx.depth + 1, chain=chain, step_index=ctx.step_index,
+                                    invocation_id=ctx.invocation_id, extras=ctx.extras)
+            try:
+                last = self.call(child, child_ctx, top_level=False)
+            except BadInputError as exc:
+                exc.message = f"in expansion of '{parent.name}': {exc.message}"
+                raise
+            if not last.success:
+                return ToolResult(False, last.message, last.data)
+        return ToolResult(True, last.message, last.data)
+
+
+def _suggest(name: str, registry: ToolRegistry) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(name, registry.names(), n=3, cutoff=0.6)
+    if close:
+        return "did you mean " + " or ".join(f"'{c}'" for c in close) + "?"
+    return "run `trailblaze tools` to list the tools of this workspace and driver"

@@ -1,0 +1,266 @@
+"""The tool model: calls, results, class-backed tools and tool definitions.
+
+A *tool call* is what a trail, a model or a server writes: a name and raw arguments. A *tool
+definition* is what a source (a plugin class, a YAML file, an MCP server) registered under that name.
+Dispatch joins the two at run time, which is why a call can be decoded, kept and re-encoded even on
+a process that has never seen its definition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from .params import ParameterSchema
+
+if TYPE_CHECKING:
+    from ..context import ToolContext
+
+ANNOTATION_KEYS = frozenset({"reasoning", "reason"})
+"""Free-text recording annotations accepted on every tool call and never load-bearing at replay."""
+
+
+class ToolCall:
+    """One call as authored: ``- name: {args}`` in YAML, ``{"toolName", "raw"}`` in JSON logs."""
+
+    __slots__ = ("name", "args")
+
+    def __init__(self, name: str, args: Mapping[str, Any] | None = None) -> None:
+        self.name = name
+        self.args: dict[str, Any] = dict(args) if args else {}
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ToolCall) and other.name == self.name and other.args == self.args
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r}, {self.args!r})"
+
+    def to_yaml(self) -> dict[str, Any]:
+        return {self.name: self.args}
+
+    def to_json(self) -> dict[str, Any]:
+        return {"toolName": self.name, "raw": self.args}
+
+
+class OtherTool(ToolCall):
+    """A call whose name this process did not know when it was decoded.
+
+    It keeps the raw arguments untouched, re-encodes byte-for-byte in meaning, and is resolved against
+    the session registry at dispatch, so a recording of a YAML or MCP tool survives any process.
+    """
+
+    __slots__ = ()
+
+
+@dataclass
+class ToolResult:
+    """What an executable tool returns. ``success=False`` fails the step with ``message``."""
+
+    success: bool = True
+    message: str | None = None
+    data: Any = None
+
+    @classmethod
+    def ok(cls, message: str | None = None, data: Any = None) -> "ToolResult":
+        return cls(True, message, data)
+
+    @classmethod
+    def fail(cls, message: str, data: Any = None) -> "ToolResult":
+        return cls(False, message, data)
+
+
+@dataclass(frozen=True)
+class ToolSource:
+    """Who contributed a tool, so listings and conflicts can name it."""
+
+    plugin: str | None = None
+    distribution: str | None = None
+    version: str | None = None
+    file: Path | str | None = None
+    server: str | None = None
+    line: int | None = None
+
+    def __str__(self) -> str:
+        parts: list[str] = []
+        if self.file is not None:
+            where = str(self.file)
+            if self.line is not None:
+                where += f":{self.line}"
+            parts.append(f"file {where}")
+        if self.server is not None:
+            parts.append(f"MCP server '{self.server}'")
+        if self.plugin is not None:
+            dist = f" ({self.distribution} {self.version})" if self.distribution else ""
+            parts.append(f"plugin '{self.plugin}'{dist}")
+        return ", ".join(parts) if parts else "unknown source"
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: (str(v) if isinstance(v, Path) else v) for k, v in
+                {"plugin": self.plugin, "distribution": self.distribution, "version": self.version,
+                 "file": self.file, "server": self.server, "line": self.line}.items() if v is not None}
+
+
+@dataclass(kw_only=True)
+class ToolDefinition:
+    """A registered tool, whatever its source. Plugins subclass this for new kinds (YAML, scripted).
+
+    ``invoke`` either performs the action (returns a ``ToolResult``) or, for a *delegating* tool,
+    returns the list of ``ToolCall`` it expands to; the dispatcher runs those through the same path,
+    recursively, with a depth cap.
+    """
+
+    kind: ClassVar[str] = "abstract"
+
+    name: str
+    description: str = ""
+    source: ToolSource = field(default_factory=ToolSource)
+    surface_to_llm: bool = True
+    is_recordable: bool = True
+    requires_host: bool = False
+    is_verification: bool = False
+    delegating: bool = False
+    platforms: frozenset[str] | None = None
+    """Lower-case platforms (``web``, ``android``, ``ios``, ``host``) the tool runs on; None = all."""
+    drivers: frozenset[str] | None = None
+    """Driver keys the tool runs on; None = all."""
+    trailmap: str | None = None
+    toolsets: tuple[str, ...] = ()
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def parameters(self) -> ParameterSchema | None:
+        """The argument schema, or None for a schemaless tool (no validation, as upstream)."""
+        return ParameterSchema(())
+
+    def prepare(self, args: dict[str, Any]) -> Any:
+        """Validate and normalise arguments; raise ``ValueError`` naming the key. Result goes to invoke."""
+        schema = self.parameters()
+        if schema is None:
+            return {k: v for k, v in args.items() if k != "_trailblazeContext"}
+        return schema.validate(args, owner=f"tool '{self.name}'", allow_extra=ANNOTATION_KEYS)
+
+    def invoke(self, prepared: Any, ctx: "ToolContext") -> "ToolResult | list[ToolCall]":
+        raise NotImplementedError(f"tool '{self.name}' ({self.kind}) cannot be executed here")
+
+    def supports(self, *, driver: str | None, platform: str | None) -> bool:
+        if self.drivers is not None and driver is not None and driver not in self.drivers:
+            return False
+        if self.platforms is not None and platform is not None and platform not in self.platforms:
+            return False
+        return True
+
+    def describe_source(self) -> str:
+        return str(self.source)
+
+
+class Tool(BaseModel):
+    """Base class for class-backed tools: a pydantic model whose fields are the tool's parameters.
+
+    Subclass it, set ``name`` (and optionally the flags), document it in the docstring (that is the
+    description the model sees) and implement ``execute``. For a tool that expands into other tool
+    calls, subclass ``DelegatingTool`` and implement ``expand`` instead.
+    """
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, coerce_numbers_to_str=True,
+                              frozen=False)
+
+    name: ClassVar[str] = ""
+    description: ClassVar[str | None] = None
+    surface_to_llm: ClassVar[bool] = True
+    is_recordable: ClassVar[bool] = True
+    requires_host: ClassVar[bool] = False
+    is_verification: ClassVar[bool] = False
+    platforms: ClassVar[frozenset[str] | None] = None
+    drivers: ClassVar[frozenset[str] | None] = None
+    toolsets: ClassVar[tuple[str, ...]] = ()
+
+    def execute(self, ctx: "ToolContext") -> "ToolResult | str | None":
+        raise NotImplementedError(f"{type(self).__name__}.execute")
+
+    @classmethod
+    def tool_description(cls) -> str:
+        if cls.description:
+            return cls.description
+        import inspect
+
+        return inspect.cleandoc(cls.__doc__ or "").strip()
+
+    @classmethod
+    def definition(cls, source: ToolSource | None = None) -> "ClassToolDefinition":
+        return ClassToolDefinition.of(cls, source)
+
+
+class DelegatingTool(Tool):
+    """A class-backed tool that expands into other tool calls at run time (``tap(ref)`` → selector)."""
+
+    def expand(self, ctx: "ToolContext") -> list[ToolCall]:
+        raise NotImplementedError(f"{type(self).__name__}.expand")
+
+
+@dataclass(kw_only=True)
+class ClassToolDefinition(ToolDefinition):
+    kind: ClassVar[str] = "class"
+    tool_class: type[Tool]
+
+    @classmethod
+    def of(cls, tool_class: type[Tool], source: ToolSource | None = None) -> "ClassToolDefinition":
+        if not tool_class.name:
+            raise TypeError(f"{tool_class.__qualname__} has no 'name' class attribute")
+        return cls(
+            name=tool_class.name, description=tool_class.tool_description(), source=source or ToolSource(),
+            surface_to_llm=tool_class.surface_to_llm, is_recordable=tool_class.is_recordable,
+            requires_host=tool_class.requires_host, is_verification=tool_class.is_verification,
+            delegating=issubclass(tool_class, DelegatingTool), platforms=tool_class.platforms,
+            drivers=tool_class.drivers, toolsets=tuple(tool_class.toolsets), tool_class=tool_class,
+        )
+
+    @cached_property
+    def _schema(self) -> ParameterSchema:
+        from .params import schema_from_model
+
+        return schema_from_model(self.tool_class)
+
+    def parameters(self) -> ParameterSchema:
+        return self._schema
+
+    def prepare(self, args: dict[str, Any]) -> Tool:
+        fields = self.tool_class.model_fields
+        if any(k in ANNOTATION_KEYS and k not in fields for k in args):
+            args = {k: v for k, v in args.items() if k not in ANNOTATION_KEYS or k in fields}
+        try:
+            return self.tool_class.model_validate(args)
+        except ValidationError as exc:
+            raise ValueError(format_validation_error(exc, owner=f"tool '{self.name}'")) from None
+
+    def invoke(self, prepared: Any, ctx: "ToolContext") -> "ToolResult | list[ToolCall]":
+        if self.delegating:
+            return list(prepared.expand(ctx))
+        result = prepared.execute(ctx)
+        if result is None:
+            return ToolResult(True)
+        if isinstance(result, str):
+            return ToolResult(True, result)
+        return result
+
+
+def format_validation_error(exc: ValidationError, *, owner: str) -> str:
+    """One line per pydantic error, phrased like the rest of our argument errors."""
+    parts: list[str] = []
+    for err in exc.errors():
+        loc = ".".join(str(x) for x in err.get("loc", ()))
+        kind = err.get("type", "")
+        if kind == "missing":
+            parts.append(f"{owner}: missing required argument '{loc}'")
+        elif kind == "extra_forbidden":
+            parts.append(f"{owner}: unknown argument '{loc}'")
+        else:
+            got = err.get("input")
+            parts.append(f"{owner}: argument '{loc}': {err.get('msg', 'invalid')}, got {got!r}")
+    return "; ".join(parts)

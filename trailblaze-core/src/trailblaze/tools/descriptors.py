@@ -1,0 +1,70 @@
+"""Descriptors: how a tool definition is shown to a model (OpenAI function shape) or an MCP client.
+
+Both shapes come from one ``ToolDescriptor``, so a tool looks the same to every consumer. Selector-typed
+parameters are dropped from the LLM shapes but kept in the full schema used to validate recordings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .base import ToolDefinition
+
+if TYPE_CHECKING:
+    from ..plugins import PluginHost
+
+
+@dataclass(frozen=True)
+class ToolDescriptor:
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    llm_input_schema: dict[str, Any]
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def openai(self) -> dict[str, Any]:
+        """OpenAI function-calling shape (chat completions ``tools`` entry)."""
+        return {"type": "function",
+                "function": {"name": self.name, "description": self.description,
+                             "parameters": self.llm_input_schema}}
+
+    def anthropic(self) -> dict[str, Any]:
+        return {"name": self.name, "description": self.description, "input_schema": self.llm_input_schema}
+
+    def mcp(self) -> dict[str, Any]:
+        """MCP ``Tool`` shape, with upstream's ``trailblaze/*`` ``_meta`` keys."""
+        out: dict[str, Any] = {"name": self.name, "description": self.description,
+                               "inputSchema": self.llm_input_schema}
+        if self.meta:
+            out["_meta"] = self.meta
+        return out
+
+
+_SCHEMALESS: dict[str, Any] = {"type": "object", "properties": {}}
+
+
+def default_descriptor(definition: ToolDefinition) -> ToolDescriptor:
+    schema = definition.parameters()
+    full = schema.json_schema() if schema is not None else _SCHEMALESS
+    llm = schema.json_schema(for_llm=True) if schema is not None else _SCHEMALESS
+    meta: dict[str, Any] = {
+        "trailblaze/surfaceToLlm": definition.surface_to_llm,
+        "trailblaze/isRecordable": definition.is_recordable,
+        "trailblaze/requiresHost": definition.requires_host,
+        "trailblaze/isVerification": definition.is_verification,
+    }
+    if definition.drivers is not None:
+        meta["trailblaze/supportedDrivers"] = sorted(definition.drivers)
+    if definition.platforms is not None:
+        meta["trailblaze/supportedPlatforms"] = sorted(p.upper() for p in definition.platforms)
+    return ToolDescriptor(definition.name, definition.description, full, llm, meta)
+
+
+def describe(definition: ToolDefinition, host: "PluginHost | None" = None) -> ToolDescriptor:
+    """The descriptor for ``definition``: a plugin that owns the kind may describe it, else the default."""
+    if host is not None:
+        custom = host.tool_descriptor(definition)
+        if custom is not None:
+            return custom
+    return default_descriptor(definition)

@@ -1,0 +1,360 @@
+"""Parameter schemas: one model for a tool call's arguments and for a plugin's configuration.
+
+Seed 002 asks for one ``ParameterSchema`` that serves both pathways (runtime arguments and
+instantiation configuration), one generator to JSON Schema (inline, no ``$ref``) and validation with
+messages that name the tool and the key. Class-backed tools, YAML tools and MCP tools all end up here,
+so descriptors and validation behave the same whatever the source.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from collections.abc import Iterable, Mapping
+from functools import cached_property
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ParamType(str, enum.Enum):
+    STRING = "string"
+    INTEGER = "integer"
+    NUMBER = "number"
+    BOOLEAN = "boolean"
+    ENUM = "enum"
+    OBJECT = "object"
+    ARRAY = "array"
+    ANY = "any"
+
+    @classmethod
+    def parse(cls, text: str | None) -> "ParamType":
+        """Accept JSON-Schema words and the common aliases authors type (``int``, ``bool``, ``float``)."""
+        if text is None:
+            return cls.STRING
+        aliases = {"int": "integer", "long": "integer", "float": "number", "double": "number",
+                   "bool": "boolean", "str": "string", "list": "array", "map": "object", "dict": "object"}
+        word = aliases.get(text.strip().lower(), text.strip().lower())
+        try:
+            return cls(word)
+        except ValueError:
+            raise ValueError(f"unknown parameter type '{text}' (use string, integer, number, boolean, "
+                             "enum, object or array)") from None
+
+
+_MISSING: Any = object()
+
+
+class ParameterDefinition(BaseModel):
+    """One parameter: what an LLM, a recording or a config file may pass under ``name``."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    name: str
+    type: ParamType = ParamType.STRING
+    description: str = ""
+    required: bool = True
+    default: Any = None
+    has_default: bool = False
+    enum_values: tuple[str, ...] | None = None
+    items: "ParameterDefinition | None" = None
+    properties: "tuple[ParameterDefinition, ...] | None" = None
+    additional_properties: bool = True
+    hidden_from_llm: bool = False
+    """Selector-typed parameters: valid in recordings, never offered to a model."""
+    minimum: float | None = None
+    maximum: float | None = None
+    secret: bool = False
+
+    def json_schema(self) -> dict[str, Any]:
+        schema: dict[str, Any] = {}
+        t = self.type
+        if t is ParamType.ENUM:
+            schema["type"] = "string"
+            schema["enum"] = list(self.enum_values or ())
+        elif t is ParamType.ANY:
+            pass
+        else:
+            schema["type"] = t.value
+            if self.enum_values:
+                schema["enum"] = list(self.enum_values)
+        if self.description:
+            schema["description"] = self.description
+        if self.has_default and self.default is not None:
+            schema["default"] = self.default
+        if t is ParamType.ARRAY:
+            schema["items"] = self.items.json_schema() if self.items else {}
+        if t is ParamType.OBJECT and self.properties is not None:
+            schema["properties"] = {p.name: p.json_schema() for p in self.properties}
+            req = [p.name for p in self.properties if p.required and not p.has_default]
+            if req:
+                schema["required"] = req
+            if not self.additional_properties:
+                schema["additionalProperties"] = False
+        if self.minimum is not None:
+            schema["minimum"] = self.minimum
+        if self.maximum is not None:
+            schema["maximum"] = self.maximum
+        return schema
+
+
+class ParameterSchema:
+    """An ordered set of parameters with validation and a cached JSON Schema.
+
+    ``closed`` schemas reject unknown keys (every schema we know is closed; an MCP tool without an
+    ``inputSchema`` has no ``ParameterSchema`` at all and skips validation, as upstream does).
+    """
+
+    def __init__(self, parameters: Iterable[ParameterDefinition] = (), *, closed: bool = True) -> None:
+        self.parameters: tuple[ParameterDefinition, ...] = tuple(parameters)
+        self.closed = closed
+        names = [p.name for p in self.parameters]
+        dupes = {n for n in names if names.count(n) > 1}
+        if dupes:
+            raise ValueError(f"duplicate parameter name(s): {', '.join(sorted(dupes))}")
+        self._by_name = {p.name: p for p in self.parameters}
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self.parameters)
+
+    def __len__(self) -> int:
+        return len(self.parameters)
+
+    def get(self, name: str) -> ParameterDefinition | None:
+        return self._by_name.get(name)
+
+    @cached_property
+    def _schema(self) -> dict[str, Any]:
+        return self._build(include_hidden=True)
+
+    @cached_property
+    def _llm_schema(self) -> dict[str, Any]:
+        return self._build(include_hidden=False)
+
+    def _build(self, *, include_hidden: bool) -> dict[str, Any]:
+        params = [p for p in self.parameters if include_hidden or not p.hidden_from_llm]
+        schema: dict[str, Any] = {
+            "type": "object",
+            "properties": {p.name: p.json_schema() for p in params},
+        }
+        required = [p.name for p in params if p.required and not p.has_default]
+        if required:
+            schema["required"] = required
+        if self.closed:
+            schema["additionalProperties"] = False
+        return schema
+
+    def json_schema(self, *, for_llm: bool = False) -> dict[str, Any]:
+        """JSON Schema of the arguments (inline, no ``$ref``). Cached; callers must not mutate it."""
+        return self._llm_schema if for_llm else self._schema
+
+    @classmethod
+    def from_json_schema(cls, schema: Mapping[str, Any] | None) -> "ParameterSchema":
+        """Build from a JSON Schema object (MCP ``inputSchema``): ``required`` splits params, a missing
+        ``type`` means string, a string ``enum`` becomes enum values."""
+        schema = schema or {}
+        props = schema.get("properties") or {}
+        required = set(schema.get("required") or [])
+        params = [_param_from_json(name, spec if isinstance(spec, Mapping) else {}, name in required)
+                  for name, spec in props.items()]
+        closed = schema.get("additionalProperties") is not True
+        return cls(params, closed=closed)
+
+    def validate(self, args: Mapping[str, Any] | None, *, owner: str = "tool",
+                 allow_extra: Iterable[str] = ()) -> dict[str, Any]:
+        """Check and normalise ``args``; return a new dict with defaults filled in.
+
+        Raises ``ValueError`` with one message per problem joined by ``; `` — callers wrap it in the
+        error type of their pathway (tool argument or configuration) and add the location.
+        """
+        args = dict(args or {})
+        errors: list[str] = []
+        out = _validate_object(self.parameters, self.closed, args, owner, "", errors, set(allow_extra))
+        if errors:
+            raise ValueError("; ".join(errors))
+        return out
+
+
+def _param_from_json(name: str, spec: Mapping[str, Any], required: bool) -> ParameterDefinition:
+    raw_type = spec.get("type")
+    if isinstance(raw_type, list):  # ["string", "null"]
+        raw_type = next((t for t in raw_type if t != "null"), "string")
+    enum_values = spec.get("enum")
+    try:
+        ptype = ParamType.parse(raw_type) if raw_type else ParamType.STRING
+    except ValueError:
+        ptype = ParamType.ANY
+    items = None
+    if ptype is ParamType.ARRAY and isinstance(spec.get("items"), Mapping):
+        items = _param_from_json("items", spec["items"], True)
+    properties = None
+    if ptype is ParamType.OBJECT and isinstance(spec.get("properties"), Mapping):
+        req = set(spec.get("required") or [])
+        properties = tuple(_param_from_json(k, v if isinstance(v, Mapping) else {}, k in req)
+                           for k, v in spec["properties"].items())
+    has_default = "default" in spec
+    return ParameterDefinition(
+        name=name, type=ptype, description=str(spec.get("description") or ""),
+        required=required and not has_default, default=spec.get("default"), has_default=has_default,
+        enum_values=tuple(str(v) for v in enum_values) if isinstance(enum_values, list) and enum_values else None,
+        items=items, properties=properties,
+        additional_properties=spec.get("additionalProperties") is not False,
+    )
+
+
+def _validate_object(params: tuple[ParameterDefinition, ...], closed: bool, args: dict[str, Any], owner: str,
+                     prefix: str, errors: list[str], allow_extra: set[str]) -> dict[str, Any]:
+    known = {p.name for p in params}
+    out: dict[str, Any] = {}
+    if closed:
+        for key in args:
+            if key not in known and key not in allow_extra:
+                hint = f" (known: {', '.join(sorted(known))})" if known else " (it takes no arguments)"
+                errors.append(f"{owner}: unknown argument '{prefix}{key}'{hint}")
+    for key, value in args.items():
+        if key not in known:
+            out[key] = value
+    for p in params:
+        path = f"{prefix}{p.name}"
+        value = args.get(p.name, _MISSING)
+        if value is _MISSING or value is None:
+            if p.has_default:
+                if p.default is not None:
+                    out[p.name] = p.default
+                continue
+            if p.required and value is _MISSING:
+                errors.append(f"{owner}: missing required argument '{path}'")
+                continue
+            if p.required and value is None:
+                errors.append(f"{owner}: argument '{path}' must not be null")
+                continue
+            continue
+        out[p.name] = _coerce(p, value, owner, path, errors)
+    return out
+
+
+def _type_name(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, Mapping):
+        return "object"
+    return type(value).__name__
+
+
+def _coerce(p: ParameterDefinition, value: Any, owner: str, path: str, errors: list[str]) -> Any:
+    """Coerce only where no information is lost: "5"→5, "true"→True, 5→5.0, 5→"5"."""
+    t = p.type
+
+    def bad() -> Any:
+        errors.append(f"{owner}: argument '{path}' must be {'one of ' + ', '.join(p.enum_values) if t is ParamType.ENUM else 'a ' + t.value}, got {_type_name(value)} {value!r}")
+        return value
+
+    if t is ParamType.ANY:
+        return value
+    if t is ParamType.STRING:
+        if isinstance(value, str):
+            result = value
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            result = str(value)
+        elif isinstance(value, bool):
+            result = "true" if value else "false"
+        else:
+            return bad()
+        if p.enum_values and result not in p.enum_values:
+            return bad() if False else _enum_error(p, result, owner, path, errors)
+        return result
+    if t is ParamType.ENUM:
+        text = str(value) if not isinstance(value, (list, dict)) else None
+        if text is None:
+            return bad()
+        if p.enum_values and text not in p.enum_values:
+            upper = {v.upper(): v for v in p.enum_values}
+            if text.upper() in upper:
+                return upper[text.upper()]
+            return _enum_error(p, text, owner, path, errors)
+        return text
+    if t is ParamType.INTEGER:
+        if isinstance(value, bool):
+            return bad()
+        if isinstance(value, int):
+            result_i = value
+        elif isinstance(value, float) and value.is_integer():
+            result_i = int(value)
+        elif isinstance(value, str) and value.strip().lstrip("+-").isdigit():
+            result_i = int(value.strip())
+        else:
+            return bad()
+        _bounds(p, result_i, owner, path, errors)
+        return result_i
+    if t is ParamType.NUMBER:
+        if isinstance(value, bool):
+            return bad()
+        if isinstance(value, (int, float)):
+            result_f: int | float = value
+        elif isinstance(value, str):
+            try:
+                result_f = float(value)
+            except ValueError:
+                return bad()
+            if math.isnan(result_f):
+                return bad()
+            if result_f.is_integer() and value.strip().lstrip("+-").isdigit():
+                result_f = int(result_f)
+        else:
+            return bad()
+        _bounds(p, result_f, owner, path, errors)
+        return result_f
+    if t is ParamType.BOOLEAN:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+            return value.strip().lower() == "true"
+        return bad()
+    if t is ParamType.ARRAY:
+        if not isinstance(value, list):
+            return bad()
+        if p.items is None:
+            return list(value)
+        return [_coerce(p.items, v, owner, f"{path}[{i}]", errors) for i, v in enumerate(value)]
+    if t is ParamType.OBJECT:
+        if not isinstance(value, Mapping):
+            return bad()
+        if p.properties is None:
+            return dict(value)
+        return _validate_object(p.properties, not p.additional_properties, dict(value), owner, f"{path}.",
+                                errors, set())
+    return value
+
+
+def _enum_error(p: ParameterDefinition, value: str, owner: str, path: str, errors: list[str]) -> str:
+    errors.append(f"{owner}: argument '{path}' must be one of {', '.join(p.enum_values or ())}, got {value!r}")
+    return value
+
+
+def _bounds(p: ParameterDefinition, value: float, owner: str, path: str, errors: list[str]) -> None:
+    if p.minimum is not None and value < p.minimum:
+        errors.append(f"{owner}: argument '{path}' must be >= {p.minimum:g}, got {value}")
+    if p.maximum is not None and value > p.maximum:
+        errors.append(f"{owner}: argument '{path}' must be <= {p.maximum:g}, got {value}")
+
+
+def schema_from_model(model: type[BaseModel], *, exclude: Iterable[str] = ()) -> ParameterSchema:
+    """Derive a ``ParameterSchema`` from a pydantic model's fields (class-backed tools, configs).
+
+    Field descriptions become parameter descriptions; ``Literal``/``Enum`` become enums; a field whose
+    ``json_schema_extra`` has ``{"hidden_from_llm": True}`` (selectors) is kept out of LLM descriptors.
+    """
+    from .model_schema import parameters_from_model  # local: keeps pydantic schema walking off import
+
+    return ParameterSchema(parameters_from_model(model, exclude=set(exclude)))
+
+
+Field = Field  # re-export for tool authors: ``from trailblaze.tools.params import Field``

@@ -1,0 +1,121 @@
+"""The per-session tool registry: one name, one definition, and who contributed it."""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from typing import Any
+
+from ..errors import BadInputError, DuplicateToolError
+from .base import ClassToolDefinition, Tool, ToolDefinition, ToolSource
+
+WIRE_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+"""What OpenAI/Anthropic/MCP accept as a tool name. Breaking it is an error."""
+
+CONVENTION_NAME = re.compile(r"^[a-z][a-zA-Z0-9]*(_[a-z][a-zA-Z0-9]*)*$")
+"""Upstream's naming convention (``verbNoun``, ``platform_verbNoun``, ``org_app_verbNoun``). A warning."""
+
+
+class ToolNameWarning(UserWarning):
+    """A tool name that works on the wire but breaks the upstream naming convention."""
+
+
+class ToolRegistry:
+    """All tools of one session, keyed by name.
+
+    Registration goes through ``add``; inside ``contributing(source)`` every tool added without an
+    explicit source is attributed to that source, which is how the plugin host records which plugin
+    registered what without plugins having to say so.
+    """
+
+    def __init__(self) -> None:
+        self._tools: dict[str, ToolDefinition] = {}
+        self._current_source: ToolSource | None = None
+        self.warnings: list[str] = []
+
+    # -- registration -------------------------------------------------------------------------
+    @contextmanager
+    def contributing(self, source: ToolSource) -> Iterator[None]:
+        previous = self._current_source
+        self._current_source = source
+        try:
+            yield
+        finally:
+            self._current_source = previous
+
+    @property
+    def current_source(self) -> ToolSource | None:
+        return self._current_source
+
+    def add(self, definition: ToolDefinition) -> ToolDefinition:
+        """Register a definition. A name already taken is an error naming both sources."""
+        if definition.source == ToolSource() and self._current_source is not None:
+            definition = replace(definition, source=self._current_source)
+        name = definition.name
+        if not WIRE_NAME.match(name):
+            raise BadInputError(
+                f"tool name '{name}' from {definition.source} is not a valid tool name: it must match "
+                f"{WIRE_NAME.pattern} (letters, digits, '_' and '-', at most 64 characters)")
+        if not CONVENTION_NAME.match(name):
+            msg = (f"tool name '{name}' from {definition.source} does not follow the naming convention "
+                   "verbNoun / platform_verbNoun (lowerCamelCase segments joined by '_')")
+            self.warnings.append(msg)
+        existing = self._tools.get(name)
+        if existing is not None:
+            raise DuplicateToolError(
+                f"tool '{name}' is registered twice: by {existing.source} and by {definition.source}",
+                hint="rename one of them, or disable one plugin with TRAILBLAZE_DISABLE_PLUGINS")
+        self._tools[name] = definition
+        return definition
+
+    def add_tool(self, tool_class: type[Tool], **overrides: Any) -> ToolDefinition:
+        """Register a class-backed tool (a ``Tool`` subclass)."""
+        definition = ClassToolDefinition.of(tool_class, self._current_source)
+        if overrides:
+            definition = replace(definition, **overrides)
+        return self.add(definition)
+
+    def add_tools(self, tool_classes: Iterable[type[Tool]]) -> None:
+        for cls in tool_classes:
+            self.add_tool(cls)
+
+    def replace(self, definition: ToolDefinition) -> None:
+        """Swap a definition in place (``reloadTools``, metadata-only YAML files)."""
+        self._tools[definition.name] = definition
+
+    def remove(self, name: str) -> ToolDefinition | None:
+        return self._tools.pop(name, None)
+
+    # -- lookup -------------------------------------------------------------------------------
+    def get(self, name: str) -> ToolDefinition | None:
+        return self._tools.get(name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __iter__(self) -> Iterator[ToolDefinition]:
+        return iter(self._tools.values())
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def names(self) -> list[str]:
+        return sorted(self._tools)
+
+    def for_device(self, *, driver: str | None, platform: str | None) -> list[ToolDefinition]:
+        """Tools that can run on this driver/platform, in name order."""
+        return [d for n, d in sorted(self._tools.items()) if d.supports(driver=driver, platform=platform)]
+
+    def copy(self) -> "ToolRegistry":
+        clone = ToolRegistry()
+        clone._tools = dict(self._tools)
+        clone.warnings = list(self.warnings)
+        return clone
+
+
+def warn_names(registry: ToolRegistry) -> None:
+    for msg in registry.warnings:
+        warnings.warn(msg, ToolNameWarning, stacklevel=2)

@@ -1,0 +1,145 @@
+"""The in-memory model of a trail, shared by both YAML formats and by the runner.
+
+The parser (``parser.py``) fills these; the runner only reads them. Every element keeps the
+``SourceLocation`` it came from, so an error found at run time (an unknown tool, a bad argument) can
+still point at ``file:line:column``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from ..errors import SourceLocation
+from ..tools.base import ToolCall
+from . import classifiers as _classifiers
+
+StepKind = Literal["step", "verify", "tools", "trailhead"]
+ArgType = Literal["string", "integer", "boolean", "array", "object"]
+
+
+@dataclass
+class TrailArg:
+    """A declared trail parameter (``config.args``)."""
+
+    name: str
+    type: ArgType = "string"
+    description: str | None = None
+    required: bool = True
+    default: Any = None
+    has_default: bool = False
+
+
+@dataclass
+class TrailConfig:
+    id: str | None = None
+    title: str | None = None
+    description: str | None = None
+    priority: str | None = None
+    target: str | None = None
+    devices: dict[str, str] = field(default_factory=dict)
+    """classifier → driver name (upstream enum name or our driver key)."""
+    skip: dict[str, str] = field(default_factory=dict)
+    """classifier → reason; a v1 scalar ``skip`` is stored under ``"*"``."""
+    tags: list[str] = field(default_factory=list)
+    context: str | None = None
+    memory: dict[str, str] = field(default_factory=dict)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    args: dict[str, TrailArg] = field(default_factory=dict)
+    platform: str | None = None
+    """v1-only hint."""
+    driver: str | None = None
+    """v1 scalar driver pin."""
+
+    def skip_reason(self, classifiers: list[str] | None) -> str | None:
+        """The trimmed non-blank skip reason for this device, else None (blank = not skipped)."""
+        if not self.skip:
+            return None
+        if "*" in self.skip:
+            reason = self.skip["*"].strip()
+            return reason or None
+        if not classifiers:
+            for reason in self.skip.values():
+                if reason and reason.strip():
+                    return reason.strip()
+            return None
+        found = _classifiers.resolve(self.skip, classifiers)
+        if found is None:
+            return None
+        reason = (found[1] or "").strip()
+        return reason or None
+
+    def driver_for(self, classifiers: list[str] | None) -> str | None:
+        if self.devices:
+            if classifiers:
+                found = _classifiers.resolve(self.devices, classifiers)
+                if found is not None:
+                    return found[1]
+            elif len(self.devices) == 1:
+                return next(iter(self.devices.values()))
+        return self.driver
+
+
+@dataclass
+class TrailStep:
+    """A step (``step:``), a verification (``verify:``), a v1 ``tools:`` block or the trailhead.
+
+    ``recordings`` is None when the step has no ``recording`` at all (solve with AI on every device);
+    a classifier mapped to ``[]`` is a deliberate no-op for that device.
+    """
+
+    kind: StepKind
+    text: str | None
+    recordings: dict[str, list[ToolCall]] | None = None
+    recordable: bool = True
+    max_retries: int | None = None
+    location: SourceLocation = field(default_factory=SourceLocation)
+    tool_locations: dict[str, list[SourceLocation]] = field(default_factory=dict)
+    """Per classifier, the location of each recorded call (for run-time errors)."""
+    index: int = 0
+    """Position in ``Trail.steps``; the trailhead is step 0 when present."""
+
+    def recording_for(self, classifiers: list[str]) -> tuple[str, list[ToolCall]] | None:
+        """The ``(classifier, calls)`` that applies to this device, or None → needs the agent.
+
+        ``tools`` blocks (v1) are forced: they apply to every device.
+        """
+        if self.recordings is None:
+            return None
+        if self.kind == "tools" and "*" in self.recordings:
+            return "*", self.recordings["*"]
+        return _classifiers.resolve(self.recordings, classifiers)
+
+
+@dataclass
+class Trail:
+    path: Path
+    format: Literal["unified", "v1"]
+    config: TrailConfig
+    steps: list[TrailStep]
+    """All runnable steps in order, the trailhead first when there is one."""
+    text: str = ""
+
+    @property
+    def trailhead(self) -> TrailStep | None:
+        return self.steps[0] if self.steps and self.steps[0].kind == "trailhead" else None
+
+    @property
+    def has_recordings(self) -> bool:
+        return any(s.recordings for s in self.steps)
+
+    @property
+    def name(self) -> str:
+        if self.config.title:
+            return self.config.title
+        if self.config.id:
+            return self.config.id
+        stem = self.path.name
+        for suffix in (".trail.yaml", ".yaml", ".yml"):
+            if stem.endswith(suffix):
+                stem = stem[: -len(suffix)]
+                break
+        if stem == "trail":
+            return self.path.parent.name
+        return stem
