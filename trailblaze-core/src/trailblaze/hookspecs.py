@@ -110,6 +110,20 @@ def trailblaze_execute_tool(call: "ToolCall", definition: "ToolDefinition", prep
     """
 
 
+@hookspec
+def trailblaze_filter_tools(session: "Session", tools: "list[ToolDefinition]") -> "list[ToolDefinition] | None":
+    """Narrow the tools a session offers (to the model and in ``trailblaze tools``) to its toolsets.
+
+    Every implementation that returns a list narrows the set further (the results are intersected);
+    return None to leave it alone. Dispatch of recorded calls is not affected: a recording may call
+    any registered tool that supports the session's driver.
+
+    :param session: the running session (driver, device, target, workspace).
+    :param tools: the candidate definitions, already filtered by driver and platform.
+    :return: the subset to keep, or None.
+    """
+
+
 # -- checks ---------------------------------------------------------------------------------------
 @hookspec
 def trailblaze_check_tools(registry: "ToolRegistry", report: "CheckReport", config: "WorkspaceConfig") -> None:

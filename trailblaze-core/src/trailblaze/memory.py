@@ -158,6 +158,17 @@ class Memory:
         return redact(value, secrets)
 
 
+def has_tokens(value: Any) -> bool:
+    """Whether any string in ``value`` contains a ``{{…}}`` or ``${…}`` token (resolved only at dispatch)."""
+    if isinstance(value, str):
+        return "{{" in value or "${" in value
+    if isinstance(value, dict):
+        return any(has_tokens(v) for v in value.values())
+    if isinstance(value, list):
+        return any(has_tokens(v) for v in value)
+    return False
+
+
 def redact(value: Any, secrets: list[str]) -> Any:
     if isinstance(value, str):
         for s in secrets:

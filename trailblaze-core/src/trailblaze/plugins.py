@@ -241,6 +241,14 @@ class PluginHost:
     def has_execute_impls(self) -> bool:
         return bool(self.pm.hook.trailblaze_execute_tool.get_hookimpls())
 
+    def filter_tools(self, session: "Session", tools: "list[ToolDefinition]") -> "list[ToolDefinition]":
+        kept = list(tools)
+        for result in self.pm.hook.trailblaze_filter_tools(session=session, tools=list(tools)):
+            if result is not None:
+                names = {d.name for d in result}
+                kept = [d for d in kept if d.name in names]
+        return kept
+
     def check_tools(self, registry: "ToolRegistry", report: "CheckReport", config: "WorkspaceConfig") -> None:
         self.pm.hook.trailblaze_check_tools(registry=registry, report=report, config=config)
 

@@ -1,0 +1,317 @@
+"""The ``trailblaze`` command.
+
+Start-up is kept cheap: ``trailblaze --version`` reads entry-point metadata only, and plugins are loaded
+the first time a command needs them (including to find a command a plugin adds). Every error a user
+can cause ends as one line on stderr and an exit code (0 passed, 1 trail failed, 2 infrastructure,
+3 bad input); ``--debug`` adds the traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from collections.abc import Callable
+from functools import wraps
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from ._version import __version__
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+def _version_text() -> str:
+    from importlib.metadata import entry_points
+
+    lines = [f"trailblaze {__version__} (Python {sys.version.split()[0]})"]
+    seen = set()
+    for ep in sorted(entry_points(group="trailblaze"), key=lambda e: e.name):
+        dist = ep.dist
+        if dist is None or dist.name in seen:
+            continue
+        seen.add(dist.name)
+        lines.append(f"  plugin {ep.name}: {dist.name} {dist.version}")
+    return "\n".join(lines)
+
+
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    click.echo(_version_text())
+    ctx.exit(0)
+
+
+class _LazyPluginGroup(click.Group):
+    """Adds plugin commands on first lookup, so ``--version``/``--help`` of built-ins stay fast."""
+
+    _plugins_loaded = False
+
+    def _load_plugin_commands(self) -> None:
+        if self._plugins_loaded:
+            return
+        self._plugins_loaded = True
+        from .plugins import get_host
+
+        try:
+            get_host().register_commands(self)
+        except Exception as exc:  # noqa: BLE001 - recovery commands must keep working
+            click.echo(f"trailblaze: could not load plugin commands: {exc}", err=True)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is None:
+            self._load_plugin_commands()
+            command = super().get_command(ctx, cmd_name)
+        return command
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        self._load_plugin_commands()
+        return super().list_commands(ctx)
+
+
+def handle_errors(fn: F) -> F:
+    """Turn our errors into one line and an exit code; tracebacks only with ``--debug``."""
+
+    @wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from .errors import ExitCode, TrailblazeError
+
+        debug = bool(click.get_current_context().find_root().params.get("debug")) or \
+            os.environ.get("TRAILBLAZE_DEBUG") == "1"
+        try:
+            return fn(*args, **kwargs)
+        except TrailblazeError as exc:
+            if debug:
+                traceback.print_exc()
+            click.echo(f"trailblaze: error: {exc}", err=True)
+            sys.exit(int(exc.exit_code))
+        except KeyboardInterrupt:
+            click.echo("trailblaze: interrupted", err=True)
+            sys.exit(int(ExitCode.INFRASTRUCTURE))
+        except (click.exceptions.Exit, click.ClickException, SystemExit):
+            raise
+        except Exception as exc:  # noqa: BLE001
+            if debug:
+                traceback.print_exc()
+            click.echo(f"trailblaze: internal error: {type(exc).__name__}: {exc} (run with --debug for the "
+                       "traceback)", err=True)
+            sys.exit(int(ExitCode.INFRASTRUCTURE))
+
+    return wrapper  # type: ignore[return-value]
+
+
+@click.group(cls=_LazyPluginGroup, context_settings=CONTEXT_SETTINGS)
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Show the version of trailblaze and of every installed plugin, then exit.")
+@click.option("--debug", is_flag=True, help="Print Python tracebacks for errors (also TRAILBLAZE_DEBUG=1).")
+def cli(debug: bool) -> None:
+    """Trailblaze: AI-driven UI testing with recorded, replayable trails.
+
+    A trail is a YAML file of natural-language steps, each with optional per-device recordings of
+    tool calls. `trailblaze run` replays the recordings on a real browser or device (and hands
+    unrecorded steps to an LLM agent when one is configured).
+
+    \b
+    Start here:
+      trailblaze run examples/web-shop/trails     run trails (files, directories or globs)
+      trailblaze tools --driver playwright-native list the tools a trail can call
+      trailblaze check trails/                    validate trails and tool definitions
+      trailblaze plugins                          list installed plugins and their status
+
+    Exit codes: 0 passed, 1 a trail failed, 2 infrastructure failure, 3 bad input or usage.
+    """
+
+
+def _kv(values: tuple[str, ...], flag: str) -> dict[str, str]:
+    from .errors import BadInputError
+
+    out: dict[str, str] = {}
+    for item in values:
+        if "=" not in item:
+            raise BadInputError(f"{flag} expects KEY=VALUE, got '{item}'")
+        key, value = item.split("=", 1)
+        if not key.strip():
+            raise BadInputError(f"{flag} expects KEY=VALUE, got '{item}'")
+        out[key.strip()] = value
+    return out
+
+
+def _parse_driver_options(values: tuple[str, ...]) -> dict[str, Any]:
+    """``-o headless=false -o viewport.width=800``: YAML scalars, dotted keys build nested maps."""
+    from .yamlio import load_fast
+
+    out: dict[str, Any] = {}
+    for key, raw in _kv(values, "--driver-option").items():
+        try:
+            value = load_fast(raw) if raw.strip() else ""
+        except Exception:  # noqa: BLE001
+            value = raw
+        node = out
+        parts = key.split(".")
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+        node[parts[-1]] = value
+    return out
+
+
+@cli.command(context_settings=CONTEXT_SETTINGS)
+@click.argument("paths", nargs=-1)
+@click.option("--tags", multiple=True, metavar="A,B", help="Run only trails with one of these tags (comma list, repeatable).")
+@click.option("--driver", metavar="NAME", help="Driver key or upstream name (playwright-native, PLAYWRIGHT_NATIVE, host, ...). Overrides the trail's devices.")
+@click.option("-o", "--driver-option", "driver_options", multiple=True, metavar="KEY=VALUE",
+              help="Driver setting, e.g. -o headless=false -o base_url=http://127.0.0.1:8000 (repeatable).")
+@click.option("--headed", is_flag=True, help="Show the browser window (drivers with a 'headless' setting).")
+@click.option("--memory", multiple=True, metavar="KEY=VALUE", help="Seed a memory value, usable as {{KEY}} (repeatable).")
+@click.option("--secret", multiple=True, metavar="KEY=VALUE", help="Like --memory, but redacted from every log, report and recording.")
+@click.option("--arg", "args", multiple=True, metavar="NAME=VALUE", help="Set a declared trail argument, usable as {{args.NAME}} (repeatable).")
+@click.option("--args-file", type=click.Path(path_type=Path), help="YAML or JSON map of trail arguments (applied before --arg).")
+@click.option("--output-dir", type=click.Path(path_type=Path), help="Where logs and reports go (default: ./logs).")
+@click.option("--llm", metavar="PROVIDER/MODEL", help="Model for steps without a recording, e.g. openai/gpt-4.1.")
+@click.option("--max-llm-calls", type=int, help="Per-step cap on model calls (default 50).")
+@click.option("--self-heal/--no-self-heal", default=None, help="Let the agent re-solve a step whose recording fails (default off; TRAILBLAZE_SELF_HEAL_ENABLED).")
+@click.option("--use-recorded-steps/--no-use-recorded-steps", default=None, help="Force replay, or force the agent, for every step.")
+@click.option("--save-recording/--no-save-recording", default=True, help="Write recordings made by the agent back into the trail (default on).")
+@click.option("--no-report", is_flag=True, help="Do not write the HTML report.")
+@click.option("--test-name", help="Name used in the session id.")
+@handle_errors
+def run(paths: tuple[str, ...], tags: tuple[str, ...], driver: str | None, driver_options: tuple[str, ...],
+        headed: bool, memory: tuple[str, ...], secret: tuple[str, ...], args: tuple[str, ...],
+        args_file: Path | None, output_dir: Path | None, llm: str | None, max_llm_calls: int | None,
+        self_heal: bool | None, use_recorded_steps: bool | None, save_recording: bool, no_report: bool,
+        test_name: str | None) -> None:
+    """Run trails: replay each step's recording for the device, or hand it to the agent.
+
+    PATHS are trail files, directories (every *.trail.yaml and trail.yaml below) or globs. Logs go to
+    ./logs/<session>/, a JSON summary and an HTML report to ./logs/reports/. Several trails: the exit
+    code is the worst (2 > 3 > 1 > 0).
+
+    \b
+    Examples:
+      trailblaze run examples/web-shop/trails
+      trailblaze run trails/login.trail.yaml --arg email=a@b.c --secret password=s3cret
+      trailblaze run "trails/**/*.trail.yaml" --tags smoke --headed
+    """
+    from .errors import BadInputError
+    from .runner import RunOptions
+    from .runner.run import Runner
+
+    if not paths:
+        raise BadInputError("no trails given", hint="usage: trailblaze run PATH... (see trailblaze run --help)")
+    options = RunOptions(
+        tags=[t.strip() for group in tags for t in group.split(",") if t.strip()],
+        driver=driver, driver_options=_parse_driver_options(driver_options), headed=headed,
+        memory=_kv(memory, "--memory"), secrets=_kv(secret, "--secret"), args=_kv(args, "--arg"),
+        args_file=args_file, output_dir=output_dir, llm=llm, max_llm_calls=max_llm_calls,
+        self_heal=self_heal, use_recorded_steps=use_recorded_steps, save_recording=save_recording,
+        report=not no_report, test_name=test_name,
+        debug=bool(click.get_current_context().find_root().params.get("debug")),
+    )
+    result = Runner(options).run(list(paths))
+    sys.exit(int(result.exit_code))
+
+
+@cli.command(context_settings=CONTEXT_SETTINGS)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--all", "show_all", is_flag=True, help="Include the core's built-in plugins.")
+@click.option("--hook", metavar="NAME", help="Only plugins implementing this hook.")
+@handle_errors
+def plugins(as_json: bool, show_all: bool, hook: str | None) -> None:
+    """List installed plugins with version, hooks and status.
+
+    Works even when a plugin is broken: its status says why (and how to disable it).
+    """
+    import json
+
+    from .plugins import get_host
+
+    host = get_host()
+    infos = host.plugins(include_builtins=show_all)
+    if hook:
+        infos = [i for i in infos if hook in i.hooks]
+    if as_json:
+        click.echo(json.dumps([i.to_json() for i in infos], indent=2))
+        return
+    if not infos:
+        click.echo("No plugins installed." + ("" if show_all else " (use --all to include built-ins)"))
+        return
+    for info in infos:
+        version = f" {info.version}" if info.version else ""
+        dist = f" ({info.distribution}{version})" if info.distribution else ""
+        click.echo(f"{info.name}{dist}: {info.status}")
+        if info.hooks:
+            click.echo(f"    hooks: {', '.join(info.hooks)}")
+
+
+@cli.command(context_settings=CONTEXT_SETTINGS)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output (descriptors and sources).")
+@click.option("--driver", metavar="NAME", help="Only tools that run on this driver (and the toolsets it enables).")
+@click.option("--target", metavar="ID", help="Only tools of this target's toolsets (trailmaps).")
+@click.option("--search", "-s", metavar="TEXT", help="Only tools whose name or description contains TEXT.")
+@click.option("--all", "show_all", is_flag=True, help="Include tools hidden from the model (recording-only).")
+@click.option("--workspace", type=click.Path(path_type=Path, file_okay=False), help="Workspace directory (default: found from the current directory).")
+@handle_errors
+def tools(as_json: bool, driver: str | None, target: str | None, search: str | None, show_all: bool,
+          workspace: Path | None) -> None:
+    """List the toolbox: every tool a trail or the agent can call, with its source.
+
+    \b
+    Examples:
+      trailblaze tools --driver playwright-native
+      trailblaze tools --search tap --json
+    """
+    import json
+
+    from .toolbox import list_toolbox
+
+    entries = list_toolbox(driver=driver, target=target, search=search, include_hidden=show_all or bool(as_json),
+                           workspace=workspace)
+    if as_json:
+        click.echo(json.dumps(entries, indent=2))
+        return
+    if not entries:
+        click.echo("No tools match.")
+        return
+    for e in entries:
+        flags = []
+        if not e["surfaceToLlm"]:
+            flags.append("recording-only")
+        if e["isVerification"]:
+            flags.append("verification")
+        if e["requiresHost"]:
+            flags.append("host")
+        flag_text = f" [{', '.join(flags)}]" if flags else ""
+        click.echo(f"{e['name']}{flag_text}  — {e['source']}")
+        desc = (e["description"] or "").strip().splitlines()
+        if desc:
+            click.echo(f"    {desc[0][:110]}")
+
+
+@cli.command(context_settings=CONTEXT_SETTINGS)
+@click.argument("paths", nargs=-1)
+@click.option("--strict", is_flag=True, help="Treat advisories (e.g. trailmap naming) as errors.")
+@click.option("--workspace", type=click.Path(path_type=Path, file_okay=False), help="Workspace directory (default: found from the paths or the current directory).")
+@handle_errors
+def check(paths: tuple[str, ...], strict: bool, workspace: Path | None) -> None:
+    """Validate trails and tool definitions without running anything.
+
+    Parses every trail in PATHS (files, directories, globs), checks each recorded tool call against
+    the registered tools and their argument schemas, and runs the plugins' checks (e.g. trailmap
+    naming). Exit 0 when clean (advisories are printed), 3 on errors; --strict makes advisories errors.
+    """
+    from .check_command import run_check
+
+    sys.exit(run_check(list(paths), strict=strict, workspace=workspace))
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point."""
+    cli.main(args=argv, prog_name="trailblaze")
+
+
+if __name__ == "__main__":
+    main()

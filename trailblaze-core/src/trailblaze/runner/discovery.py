@@ -1,0 +1,45 @@
+"""Expanding ``trailblaze run`` arguments (files, directories, globs) into trail files."""
+
+from __future__ import annotations
+
+import glob
+from collections.abc import Iterable
+from pathlib import Path
+
+from ..errors import BadInputError
+
+TRAIL_SUFFIXES = (".trail.yaml", ".trail.yml")
+TRAIL_NAMES = ("trail.yaml", "trail.yml")
+
+
+def is_trail_file(path: Path) -> bool:
+    return path.name in TRAIL_NAMES or path.name.endswith(TRAIL_SUFFIXES)
+
+
+def expand(paths: Iterable[str]) -> list[Path]:
+    """Files are taken as given; directories yield every ``*.trail.yaml``/``trail.yaml`` below them
+    (``trails/config`` excluded); globs are expanded. Order is stable and duplicates are dropped."""
+    found: list[Path] = []
+    for raw in paths:
+        matches = [Path(p) for p in sorted(glob.glob(raw, recursive=True))] if glob.has_magic(raw) else [Path(raw)]
+        if not matches:
+            raise BadInputError(f"no trail matches '{raw}'")
+        for path in matches:
+            if path.is_dir():
+                below = sorted(p for p in path.rglob("*") if p.is_file() and is_trail_file(p)
+                               and "config" not in p.relative_to(path).parts[:-1])
+                if not below:
+                    raise BadInputError(f"no trail files (*.trail.yaml or trail.yaml) under {path}")
+                found.extend(below)
+            elif path.is_file():
+                found.append(path)
+            else:
+                raise BadInputError(f"file not found: {path}")
+    seen: set[Path] = set()
+    unique = []
+    for p in found:
+        key = p.resolve()
+        if key not in seen:
+            seen.add(key)
+            unique.append(p)
+    return unique

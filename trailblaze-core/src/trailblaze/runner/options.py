@@ -1,0 +1,30 @@
+"""Everything ``trailblaze run`` can be told, as one typed object (CLI flags map onto it 1:1)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass
+class RunOptions:
+    tags: list[str] = field(default_factory=list)
+    driver: str | None = None
+    driver_options: dict[str, Any] = field(default_factory=dict)
+    memory: dict[str, str] = field(default_factory=dict)
+    secrets: dict[str, str] = field(default_factory=dict)
+    args: dict[str, str] = field(default_factory=dict)
+    args_file: Path | None = None
+    output_dir: Path | None = None
+    debug: bool = False
+    llm: str | None = None
+    max_llm_calls: int | None = None
+    self_heal: bool | None = None
+    use_recorded_steps: bool | None = None
+    save_recording: bool = True
+    report: bool = True
+    headed: bool = False
+    test_name: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Options plugins read (by their own key)."""

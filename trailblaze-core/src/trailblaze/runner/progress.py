@@ -1,0 +1,95 @@
+"""What ``trailblaze run`` shows while it works: trail, step and tool as they happen.
+
+On a terminal a rich status line follows the current tool; otherwise (CI logs, pipes) plain lines.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import IO, Any
+
+from .results import RunResult, StepResult, TrailResult
+
+
+class Progress:
+    def __init__(self, stream: IO[str] | None = None, *, live: bool | None = None) -> None:
+        self.stream = stream or sys.stdout
+        self.live = self.stream.isatty() if live is None else live
+        self._status: Any = None
+        self._console: Any = None
+        if self.live:
+            from rich.console import Console
+
+            self._console = Console(file=self.stream, highlight=False)
+
+    def _print(self, text: str) -> None:
+        if self._console is not None:
+            self._console.print(text, markup=False, highlight=False)
+        else:
+            print(text, file=self.stream, flush=True)
+
+    def trail_started(self, title: str, path: str, driver: str) -> None:
+        self._print(f"▶ {title}  ({path}, {driver})")
+
+    def trail_skipped(self, path: str, reason: str) -> None:
+        self._print(f"Skipping {path}: {reason}")
+
+    def step_started(self, index: int, kind: str, text: str | None) -> None:
+        if self._console is not None:
+            label = f"  step {index}: {_short(text)}"
+            if self._status is None:
+                self._status = self._console.status(label)
+                self._status.start()
+            else:
+                self._status.update(label)
+
+    def tool_started(self, index: int, name: str) -> None:
+        if self._status is not None:
+            self._status.update(f"  step {index}: {name} …")
+
+    def step_finished(self, step: StepResult) -> None:
+        self._stop_status()
+        mark = "✓" if step.success else "✗"
+        label = {"trailhead": "trailhead", "verify": "verify", "tools": "tools"}.get(step.kind, "step")
+        extra = f" [{step.mode}]" if step.mode not in ("replay",) else ""
+        self._print(f"  {mark} {label} {step.index}: {_short(step.text)}{extra} ({step.duration_ms} ms)")
+        if not step.success and step.message:
+            for line in step.message.splitlines()[:12]:
+                self._print(f"      {line}")
+
+    def trail_finished(self, result: TrailResult) -> None:
+        self._stop_status()
+        if result.outcome.value == "Skipped":
+            return
+        word = "PASSED" if result.passed else result.outcome.value.upper()
+        self._print(f"  → {word}: {result.title}" + (f" — {result.message}" if result.message and not result.passed else ""))
+
+    def run_finished(self, run: RunResult) -> None:
+        self._stop_status()
+        if run.report_path:
+            self._print(f"Report: {run.report_path}")
+        if run.summary_path:
+            self._print(f"Summary: {run.summary_path}")
+        self._print(run.results_line())
+
+    def _stop_status(self) -> None:
+        if self._status is not None:
+            self._status.stop()
+            self._status = None
+
+
+class QuietProgress(Progress):
+    """No output (API use and benchmarks)."""
+
+    def __init__(self) -> None:
+        super().__init__(live=False)
+
+    def _print(self, text: str) -> None:
+        return None
+
+
+def _short(text: str | None, width: int = 90) -> str:
+    if not text:
+        return "(no text)"
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"

@@ -1,0 +1,133 @@
+"""Run results and the JSON summary in upstream's ``CiSummaryReport`` shape (snake_case, add-only)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import ExitCode
+from ..session import SessionOutcome
+
+OUTCOME_TO_SUMMARY = {
+    SessionOutcome.SUCCEEDED: "PASSED",
+    SessionOutcome.SUCCEEDED_WITH_SELF_HEAL: "PASSED",
+    SessionOutcome.FAILED: "FAILED",
+    SessionOutcome.FAILED_WITH_SELF_HEAL: "FAILED",
+    SessionOutcome.CANCELLED: "CANCELLED",
+    SessionOutcome.TIMEOUT_REACHED: "TIMEOUT",
+    SessionOutcome.MAX_CALLS_LIMIT_REACHED: "MAX_CALLS_REACHED",
+    SessionOutcome.ERROR: "ERROR",
+    SessionOutcome.SKIPPED: "SKIPPED",
+}
+
+
+@dataclass
+class StepResult:
+    index: int
+    kind: str
+    text: str | None
+    mode: str
+    """``replay``, ``noop``, ``ai``, ``self-heal``."""
+    success: bool
+    message: str | None = None
+    tool: str | None = None
+    duration_ms: int = 0
+    llm_call_count: int = 0
+    llm_cost_usd: float = 0.0
+    screenshot: str | None = None
+
+
+@dataclass
+class TrailResult:
+    path: Path
+    title: str
+    outcome: SessionOutcome
+    exit_code: ExitCode
+    session_id: str | None = None
+    log_dir: Path | None = None
+    message: str | None = None
+    failure_kind: str | None = None
+    steps: list[StepResult] = field(default_factory=list)
+    classifier: str | None = None
+    platform: str | None = None
+    driver: str | None = None
+    target: str | None = None
+    execution_mode: str = "UNKNOWN"
+    started_at: float = field(default_factory=time.time)
+    completed_at: float | None = None
+    llm_call_count: int = 0
+    llm_cost_usd: float = 0.0
+    has_recorded_steps: bool = False
+    skip_reason: str | None = None
+    trail_id: str | None = None
+    log_entries: list[dict[str, Any]] = field(default_factory=list)
+    artifacts: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def passed(self) -> bool:
+        return self.outcome.passed
+
+    def summary(self) -> dict[str, Any]:
+        done = self.completed_at or time.time()
+        return {
+            "session_id": self.session_id or "",
+            "title": self.title,
+            "test_key": self.trail_id or str(self.path),
+            "platform": (self.platform or "").upper(),
+            "execution_mode": self.execution_mode,
+            "trail_source": str(self.path),
+            "device_classifier": self.classifier or "",
+            "app_id": self.target or "",
+            "app_version_name": None,
+            "app_version_code": None,
+            "outcome": OUTCOME_TO_SUMMARY[self.outcome],
+            "failure_reason": self.message if not self.passed and self.outcome is not SessionOutcome.SKIPPED else None,
+            "failure_stack": None,
+            "failure_kind": self.failure_kind,
+            "device_log_excerpt": None,
+            "has_recorded_steps": self.has_recorded_steps,
+            "recording_skip_reason": self.skip_reason,
+            "duration_ms": int((done - self.started_at) * 1000),
+            "llm_call_count": self.llm_call_count,
+            "llm_cost_usd": round(self.llm_cost_usd, 6),
+            "started_at": _iso(self.started_at),
+            "started_at_epoch_ms": int(self.started_at * 1000),
+            "completed_at": _iso(done),
+            "completed_at_epoch_ms": int(done * 1000),
+            "accessibility_truncation": None,
+            "driver": self.driver or "",
+            "log_dir": str(self.log_dir) if self.log_dir else None,
+        }
+
+
+@dataclass
+class RunResult:
+    trails: list[TrailResult] = field(default_factory=list)
+    summary_path: Path | None = None
+    report_path: Path | None = None
+    output_dir: Path | None = None
+
+    @property
+    def exit_code(self) -> ExitCode:
+        return ExitCode.worst([t.exit_code for t in self.trails])
+
+    def counts(self) -> tuple[int, int, int]:
+        passed = sum(1 for t in self.trails if t.passed)
+        skipped = sum(1 for t in self.trails if t.outcome is SessionOutcome.SKIPPED)
+        return passed, len(self.trails) - passed - skipped, skipped
+
+    def results_line(self) -> str:
+        passed, failed, skipped = self.counts()
+        return f"Results: {passed} passed, {failed} failed, {skipped} skipped"
+
+    def summary(self) -> dict[str, Any]:
+        devices = sorted({t.driver for t in self.trails if t.driver})
+        targets = sorted({t.target for t in self.trails if t.target})
+        return {"metadata": {"target_app": ", ".join(targets) or None, "build_type": None, "devices": devices},
+                "results": [t.summary() for t in self.trails]}
+
+
+def _iso(ts: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ts))

@@ -1,0 +1,470 @@
+"""The run loop: one session per trail, every step replayed or handed to the agent.
+
+Errors are sorted by who must act: bad input (a trail, a flag: exit 3) is found before any step runs
+where possible; infrastructure (a device, a browser, a tool server: exit 2) ends that trail only; a
+failed tool or assertion fails the trail (exit 1). Other trails of the run always still run, and
+whatever happens the driver is stopped, session hooks are told, and logs are flushed.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..checks import CheckReport
+from ..config import WorkspaceConfig, find_workspace, load_workspace
+from ..driver import DeviceInfo, Driver, DriverRegistry, validate_config
+from ..errors import (BadInputError, DriverError, ExitCode, InfrastructureError, ToolArgumentError, TrailblazeError,
+                      UnknownToolError)
+from ..logs import SessionLog
+from ..memory import Memory, has_tokens
+from ..plugins import PluginHost, get_host
+from ..session import Session, SessionOutcome
+from ..tools.base import ToolCall
+from ..tools.registry import ToolRegistry
+from .discovery import expand
+from .options import RunOptions
+from .progress import Progress
+from .results import RunResult, StepResult, TrailResult
+
+if TYPE_CHECKING:
+    from ..trail.model import Trail, TrailStep
+
+
+@dataclass
+class _Workspace:
+    config: WorkspaceConfig
+    registry: ToolRegistry
+    check: CheckReport
+    error: TrailblazeError | None = None
+
+
+class StepFailed(Exception):
+    """Internal: a step failed; carries the exit code and message for the trail result."""
+
+    def __init__(self, message: str, code: ExitCode, outcome: SessionOutcome = SessionOutcome.FAILED,
+                 kind: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.outcome = outcome
+        self.kind = kind
+
+
+class Runner:
+    """Runs trails. ``Runner(options).run(["trails/"])`` is what ``trailblaze run`` does."""
+
+    def __init__(self, options: RunOptions | None = None, *, host: PluginHost | None = None,
+                 progress: Progress | None = None) -> None:
+        self.options = options or RunOptions()
+        self.host = host or get_host()
+        self.progress = progress or Progress()
+        self.drivers = DriverRegistry()
+        self.host.register_drivers(self.drivers)
+        self._workspaces: dict[Path | None, _Workspace] = {}
+        self.output_dir = (self.options.output_dir or Path.cwd() / "logs").resolve()
+
+    # -- workspace ----------------------------------------------------------------------------
+    def workspace_for(self, trail_path: Path | None) -> _Workspace:
+        root = find_workspace(trail_path)
+        cached = self._workspaces.get(root)
+        if cached is not None:
+            return cached
+        registry = ToolRegistry()
+        check = CheckReport()
+        try:
+            config = load_workspace(root, self.host)
+            self.host.register_tools(registry, config)
+            self.host.check_tools(registry, check, config)
+            ws = _Workspace(config, registry, check)
+            for finding in check.advisories:
+                self.progress._print(finding.render())
+            if check.errors:
+                ws.error = BadInputError("; ".join(f.render() for f in check.errors))
+        except TrailblazeError as exc:
+            ws = _Workspace(WorkspaceConfig(root=root or Path.cwd()), registry, check, exc)
+        self._workspaces[root] = ws
+        return ws
+
+    # -- the run ------------------------------------------------------------------------------
+    def run(self, paths: list[str]) -> RunResult:
+        result = RunResult(output_dir=self.output_dir)
+        if not paths:
+            raise BadInputError("no trails given", hint="usage: trailblaze run PATH... (files, directories or globs)")
+        files = expand(paths)
+        try:
+            for path in files:
+                trail_result = self.run_trail(path)
+                if trail_result is not None:
+                    result.trails.append(trail_result)
+        finally:
+            self._write_outputs(result)
+            self.progress.run_finished(result)
+        return result
+
+    def _write_outputs(self, result: RunResult) -> None:
+        if not result.trails:
+            return
+        from ..logs import dumps
+
+        stamp = time.strftime("%Y_%m_%d_%H_%M_%S")
+        reports = self.output_dir / "reports"
+        reports.mkdir(parents=True, exist_ok=True)
+        summary = reports / f"trailblaze_test_results_{stamp}.json"
+        summary.write_text(dumps(result.summary()), encoding="utf-8")
+        result.summary_path = summary
+        if self.options.report:
+            try:
+                from ..report import write_html_report
+            except ImportError:
+                return
+            path = reports / f"trailblaze_report_{stamp}.html"
+            write_html_report(result, path)
+            result.report_path = path
+
+    def run_trail(self, path: Path) -> TrailResult | None:
+        from ..trail.parser import load_trail
+
+        started = time.time()
+        ws = self.workspace_for(path)
+        try:
+            if ws.error is not None:
+                raise ws.error
+            trail = load_trail(path)
+        except TrailblazeError as exc:
+            return self._early_result(path, path.name, exc, started)
+        if self.options.tags and not set(self.options.tags) & set(trail.config.tags):
+            return None
+        try:
+            driver_cls = self._pick_driver(trail, ws.config)
+        except TrailblazeError as exc:
+            return self._early_result(path, trail.name, exc, started)
+        reason = trail.config.skip_reason(list(driver_cls.default_classifiers) or None)
+        if reason:
+            self.progress.trail_skipped(str(path), reason)
+            return TrailResult(path, trail.name, SessionOutcome.SKIPPED, ExitCode.SUCCESS, skip_reason=reason,
+                               driver=driver_cls.key, platform=driver_cls.platform, started_at=started,
+                               completed_at=time.time(), trail_id=trail.config.id, target=trail.config.target)
+        try:
+            from ..trail.args import bind_args
+
+            bound = bind_args(trail, self.options.args, self.options.args_file)
+            driver = self._make_driver(driver_cls, ws.config)
+        except TrailblazeError as exc:
+            return self._early_result(path, trail.name, exc, started)
+        return self._run_session(trail, ws, driver, bound, started)
+
+    def _early_result(self, path: Path, title: str, exc: TrailblazeError, started: float) -> TrailResult:
+        outcome = SessionOutcome.ERROR if exc.exit_code != ExitCode.TRAIL_FAILED else SessionOutcome.FAILED
+        result = TrailResult(path, title, outcome, exc.exit_code, message=str(exc), started_at=started,
+                             completed_at=time.time(), failure_kind=type(exc).__name__)
+        self.progress._print(f"✗ {path}: {exc}")
+        return result
+
+    # -- drivers ------------------------------------------------------------------------------
+    def _pick_driver(self, trail: "Trail", ws: WorkspaceConfig) -> type[Driver]:
+        """``--driver`` > the trail's ``devices``/``driver`` pin > workspace default > ``host``."""
+        if self.options.driver:
+            return self.drivers.resolve(self.options.driver)
+        wanted = list(trail.config.devices.values())
+        if trail.config.driver:
+            wanted.append(trail.config.driver)
+        for name in wanted:
+            cls = self.drivers.get(name)
+            if cls is not None:
+                return cls
+        if wanted:
+            raise InfrastructureError(
+                f"this trail wants driver {' or '.join(repr(w) for w in wanted)}, which no installed plugin provides",
+                hint=f"installed drivers: {', '.join(self.drivers.keys())}; install e.g. trailblaze-driver-web, "
+                     "trailblaze-driver-android or trailblaze-driver-ios, or pass --driver")
+        if ws.defaults.driver:
+            return self.drivers.resolve(ws.defaults.driver)
+        return self.drivers.resolve("host")
+
+    def _make_driver(self, cls: type[Driver], ws: WorkspaceConfig) -> Driver:
+        raw = dict(ws.driver_settings(cls.key))
+        for alias in cls.aliases:
+            raw.update(ws.driver_settings(alias))
+        raw.update(self.options.driver_options)
+        if self.options.headed and "headless" in cls.config_model.model_fields:
+            raw["headless"] = False
+        location = ws.location("drivers", cls.key) if ws.file else None
+        config = validate_config(cls.config_model, raw, owner=f"driver '{cls.key}'", location=location)
+        return cls(config)
+
+    # -- the session --------------------------------------------------------------------------
+    def _new_session(self, trail: "Trail", ws: _Workspace, bound: dict[str, Any]) -> Session:
+        seed = re.sub(r"[^A-Za-z0-9_]+", "_", self.options.test_name or trail.name).strip("_")[:60] or "trail"
+        session_id = f"{time.strftime('%Y_%m_%d_%H_%M_%S')}_{seed}_{random.randint(0, 9998)}"
+        log_dir = self.output_dir / session_id
+        memory = Memory.seeded(config_memory=trail.config.memory, cli_memory=self.options.memory,
+                               secrets=self.options.secrets, args=bound)
+        log = SessionLog(log_dir, session_id, redact=memory.redact)
+        session = Session(id=session_id, host=self.host, workspace=ws.config, registry=ws.registry.copy(),
+                          memory=memory, log=log, log_dir=log_dir, target=trail.config.target, trail=trail,
+                          title=trail.name, options={"run": self.options})
+        return session
+
+    def _run_session(self, trail: "Trail", ws: _Workspace, driver: Driver, bound: dict[str, Any],
+                     started: float) -> TrailResult:
+        session = self._new_session(trail, ws, bound)
+        session.driver = driver
+        result = TrailResult(trail.path, trail.name, SessionOutcome.ERROR, ExitCode.INFRASTRUCTURE,
+                             session_id=session.id, log_dir=session.log_dir, driver=driver.key,
+                             platform=driver.platform, started_at=started, target=trail.config.target,
+                             has_recorded_steps=trail.has_recordings, trail_id=trail.config.id)
+        self.progress.trail_started(trail.name, str(trail.path), driver.key)
+        driver_started = False
+        hooks_started = False
+        outcome = SessionOutcome.ERROR
+        try:
+            try:
+                session.device = driver.start(session)
+                driver_started = True
+            except TrailblazeError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - a driver's own failure is infrastructure
+                raise DriverError(f"driver '{driver.key}' failed to start: {type(exc).__name__}: {exc}") from exc
+            classifiers = session.device.classifiers or list(driver.default_classifiers)
+            result.classifier = "-".join(classifiers)
+            hooks_started = True
+            self.host.session_started(session)
+            self._log_started(session, trail)
+            self._prevalidate(trail, session, classifiers)
+            self._run_steps(trail, session, classifiers, result)
+            outcome = result.outcome
+        except StepFailed as exc:
+            outcome = exc.outcome
+            result.outcome, result.exit_code, result.message = exc.outcome, exc.code, exc.message
+            result.failure_kind = exc.kind
+        except TrailblazeError as exc:
+            outcome = SessionOutcome.ERROR if exc.exit_code != ExitCode.TRAIL_FAILED else SessionOutcome.FAILED
+            result.outcome, result.exit_code, result.message = outcome, exc.exit_code, str(exc)
+            result.failure_kind = type(exc).__name__
+        except KeyboardInterrupt:
+            outcome = SessionOutcome.CANCELLED
+            result.outcome, result.exit_code, result.message = outcome, ExitCode.INFRASTRUCTURE, "interrupted"
+            raise
+        finally:
+            self._finish(session, driver, driver_started, hooks_started, outcome, result)
+            self.progress.trail_finished(result)
+        return result
+
+    def _finish(self, session: Session, driver: Driver, driver_started: bool, hooks_started: bool,
+                outcome: SessionOutcome, result: TrailResult) -> None:
+        errors: list[str] = []
+        if driver_started:
+            try:
+                driver.trail_finished(session, outcome.passed)
+            except Exception as exc:  # noqa: BLE001
+                errors.append(f"driver '{driver.key}' failed to finish the trail: {exc}")
+        if hooks_started:
+            errors.extend(self.host.session_finished(session, outcome))
+        if driver_started:
+            try:
+                driver.stop()
+            except Exception as exc:  # noqa: BLE001
+                errors.append(f"driver '{driver.key}' failed to stop: {exc}")
+        session.log.write("TrailblazeSessionStatusChangeLog",
+                          {"sessionStatus": {"status": f"Ended.{outcome.value}", "message": result.message}})
+        session.log.close()
+        result.completed_at = time.time()
+        result.log_entries = session.log.entries
+        for line in errors:
+            self.progress._print(f"  ! {line}")
+
+    def _log_started(self, session: Session, trail: "Trail") -> None:
+        cfg = trail.config
+        session.log.write("TrailblazeSessionStatusChangeLog", {"sessionStatus": {
+            "status": "Started",
+            "trailConfig": {"id": cfg.id, "title": cfg.title, "target": cfg.target, "tags": cfg.tags,
+                            "trailFilePath": str(trail.path)},
+            "trailblazeDeviceInfo": session.device.model_dump(mode="json"),
+            "resolvedInitialMemory": session.memory.snapshot(),
+            "sensitiveMemoryKeys": sorted(session.memory.sensitive_keys),
+        }})
+
+    def _prevalidate(self, trail: "Trail", session: Session, classifiers: list[str]) -> None:
+        """Unknown tools and malformed arguments are bad input: report them before any step runs."""
+        for step in trail.steps:
+            found = step.recording_for(classifiers)
+            if found is None:
+                continue
+            classifier, calls = found
+            for i, call in enumerate(calls):
+                definition = session.registry.get(call.name)
+                if definition is None:
+                    raise self._located(step, classifier, i, trail, UnknownToolError(
+                        f"unknown tool '{call.name}'",
+                        hint=_suggest(call.name, session.registry)))
+                if not definition.supports(driver=session.device.driver, platform=session.device.platform):
+                    raise self._located(step, classifier, i, trail, BadInputError(
+                        f"tool '{call.name}' does not run on driver '{session.device.driver}'"))
+                if has_tokens(call.args):
+                    continue
+                try:
+                    definition.prepare(dict(call.args))
+                except ValueError as exc:
+                    raise self._located(step, classifier, i, trail, ToolArgumentError(str(exc))) from None
+
+    def _located(self, step: "TrailStep", classifier: str, index: int, trail: "Trail",
+                 exc: TrailblazeError) -> TrailblazeError:
+        if exc.location is None:
+            try:
+                from ..trail.parser import locate_call
+
+                exc.location = locate_call(trail, step.index, classifier, index)
+            except Exception:  # noqa: BLE001 - locating is best effort
+                exc.location = step.location
+        return exc
+
+    def _run_steps(self, trail: "Trail", session: Session, classifiers: list[str], result: TrailResult) -> None:
+        options = self.options
+        self_heal = options.self_heal if options.self_heal is not None else \
+            os.environ.get("TRAILBLAZE_SELF_HEAL_ENABLED", "").lower() in ("1", "true", "yes")
+        healed = False
+        modes: set[str] = set()
+        for step in trail.steps:
+            self.progress.step_started(step.index, step.kind, step.text)
+            session.log.write("ObjectiveStartLog", {"stepIndex": step.index, "kind": step.kind,
+                                                    "description": step.text})
+            t0 = time.perf_counter()
+            found = step.recording_for(classifiers)
+            use_recording = found is not None and (step.recordable or step.kind == "tools") and \
+                (options.use_recorded_steps is not False or step.kind == "tools")
+            step_result: StepResult
+            if use_recording:
+                assert found is not None
+                classifier, calls = found
+                mode = "noop" if not calls else "replay"
+                ok, message, tool = self._replay(session, step, classifier, calls, trail)
+                if not ok and self_heal and step.kind not in ("verify", "tools"):
+                    agent_result = self._solve_with_agent(session, step, trail, result, self_heal=True)
+                    healed = True
+                    ok, message, mode = agent_result.success, agent_result.message or message, "self-heal"
+                step_result = StepResult(step.index, step.kind, step.text, mode, ok, message, tool)
+            else:
+                agent_result = self._solve_with_agent(session, step, trail, result, self_heal=False)
+                step_result = StepResult(step.index, step.kind, step.text, "ai", agent_result.success,
+                                         agent_result.message, None, llm_call_count=agent_result.llm_call_count,
+                                         llm_cost_usd=agent_result.llm_cost_usd)
+                if agent_result.outcome is not None and not agent_result.success:
+                    step_result.duration_ms = int((time.perf_counter() - t0) * 1000)
+                    self._step_done(session, step, step_result, result)
+                    raise StepFailed(agent_result.message or "the agent could not complete the step",
+                                     agent_result.exit_code, agent_result.outcome)
+            modes.add(step_result.mode)
+            step_result.duration_ms = int((time.perf_counter() - t0) * 1000)
+            self._step_done(session, step, step_result, result)
+            if not step_result.success:
+                outcome = SessionOutcome.FAILED_WITH_SELF_HEAL if healed else SessionOutcome.FAILED
+                raise StepFailed(_step_failure(step, step_result), ExitCode.TRAIL_FAILED, outcome, "ToolFailure")
+        result.outcome = SessionOutcome.SUCCEEDED_WITH_SELF_HEAL if healed else SessionOutcome.SUCCEEDED
+        result.exit_code = ExitCode.SUCCESS
+        result.execution_mode = _execution_mode(modes)
+
+    def _step_done(self, session: Session, step: "TrailStep", step_result: StepResult, result: TrailResult) -> None:
+        if session.driver is not None:
+            try:
+                session.driver.step_finished(session, step.index, step_result.success)
+            except Exception as exc:  # noqa: BLE001
+                self.progress._print(f"  ! could not capture step artifacts: {exc}")
+        shots = [e for e in session.log.entries if e.get("stepIndex") == step.index and e.get("screenshot")]
+        if shots:
+            step_result.screenshot = shots[-1]["screenshot"]
+        session.log.write("ObjectiveCompleteLog", {"stepIndex": step.index, "kind": step.kind,
+                                                   "description": step.text, "successful": step_result.success,
+                                                   "mode": step_result.mode, "message": step_result.message})
+        result.steps.append(step_result)
+        result.llm_call_count += step_result.llm_call_count
+        result.llm_cost_usd += step_result.llm_cost_usd
+        self.progress.step_finished(step_result)
+
+    def _replay(self, session: Session, step: "TrailStep", classifier: str, calls: list[ToolCall],
+                trail: "Trail") -> tuple[bool, str | None, str | None]:
+        ctx = session.context(step_index=step.index)
+        for i, call in enumerate(calls):
+            self.progress.tool_started(step.index, call.name)
+            try:
+                outcome = session.dispatcher.call(call, ctx)
+            except BadInputError as exc:
+                raise self._located(step, classifier, i, trail, exc) from None
+            if not outcome.success:
+                where = self._located(step, classifier, i, trail, BadInputError("")).location
+                args = _short_args(session.memory.redact(call.args))
+                return False, f"tool '{call.name}' ({where}) {args} failed: {outcome.message}", call.name
+        return True, None, None
+
+    def _solve_with_agent(self, session: Session, step: "TrailStep", trail: "Trail", result: TrailResult,
+                          *, self_heal: bool) -> "_AgentOutcome":
+        try:
+            from .. import agent
+        except ImportError:
+            agent = None  # type: ignore[assignment]
+        if agent is None or not hasattr(agent, "solve_step"):
+            raise StepFailed(_needs_llm(step, session), ExitCode.BAD_INPUT, SessionOutcome.ERROR, "NeedsLlm")
+        out = agent.solve_step(session, step, trail=trail, options=self.options, self_heal=self_heal)
+        return _AgentOutcome(out.success, out.message, getattr(out, "outcome", None),
+                             getattr(out, "exit_code", ExitCode.TRAIL_FAILED), getattr(out, "llm_call_count", 0),
+                             getattr(out, "llm_cost_usd", 0.0))
+
+
+@dataclass
+class _AgentOutcome:
+    success: bool
+    message: str | None
+    outcome: SessionOutcome | None
+    exit_code: ExitCode
+    llm_call_count: int = 0
+    llm_cost_usd: float = 0.0
+
+
+def _needs_llm(step: "TrailStep", session: Session) -> str:
+    where = f"{step.location}: " if step.location and step.location.file else ""
+    classifier = "-".join(session.device.classifiers) or session.device.driver
+    what = "is marked recordable: false" if not step.recordable else f"has no recording for '{classifier}'"
+    return (f"{where}step {step.index} ({_quote(step.text)}) {what} and needs an LLM to run; configure one with "
+            "--llm provider/model or an 'llm:' section in trails/config/trailblaze.yaml (see docs/agent.md)")
+
+
+def _quote(text: str | None) -> str:
+    if not text:
+        return "no text"
+    text = " ".join(text.split())
+    return f'"{text[:80]}…"' if len(text) > 80 else f'"{text}"'
+
+
+def _step_failure(step: "TrailStep", step_result: StepResult) -> str:
+    label = {"verify": "verify", "trailhead": "trailhead", "tools": "tools"}.get(step.kind, "step")
+    return f"{label} {step.index} {_quote(step.text)}: {step_result.message or 'failed'}"
+
+
+def _short_args(args: dict[str, Any], limit: int = 300) -> str:
+    import json
+
+    text = json.dumps(args, default=str, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+
+
+def _suggest(name: str, registry: ToolRegistry) -> str:
+    from ..session import _suggest as suggest
+
+    return suggest(name, registry)
+
+
+def _execution_mode(modes: set[str]) -> str:
+    if "self-heal" in modes:
+        return "SELF_HEAL"
+    if "ai" in modes and modes & {"replay", "noop"}:
+        return "RECORDING_WITH_AI"
+    if "ai" in modes:
+        return "AI_ONLY"
+    return "RECORDING_ONLY"

@@ -1,0 +1,193 @@
+"""Test helpers for plugin authors: an opt-in pytest plugin.
+
+Enable it in a test suite with ``pytest_plugins = ["trailblaze.testing"]`` (it is deliberately not
+auto-loaded, so it never touches unrelated suites). It gives you:
+
+* ``plugin_host`` — a fresh ``PluginHost`` with only the core built-ins and this module's in-memory
+  driver; installed entry points are *not* loaded, so tests see exactly what they register.
+* ``register_plugin(host, obj)`` — a context manager that registers a plugin object for one block.
+* ``MemoryDriver`` — an in-memory device (driver key ``in-memory``): a list of on-screen elements
+  you set, and a record of every action tools performed on it, for testing tools without a device.
+* ``make_session(host, ...)`` / ``memory_session`` fixture — a started session on the in-memory device,
+  to call tools through the real dispatcher.
+* ``run_cli(args, ...)`` — run the ``trailblaze`` command in-process and capture exit code and output.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import hookimpl
+from .config import WorkspaceConfig
+from .driver import DeviceInfo, Driver, DriverConfig, DriverRegistry
+from .logs import SessionLog
+from .memory import Memory
+from .plugins import PluginHost, set_host
+from .session import Session
+from .tools.registry import ToolRegistry
+
+
+class MemoryDriverConfig(DriverConfig):
+    width: int = 1080
+    height: int = 2400
+    classifiers: list[str] = ["memory"]
+    elements: list[str] = []
+    """Texts initially on the in-memory screen."""
+
+
+class MemoryDriver(Driver):
+    """A device that lives in memory: ``elements`` are what is on screen, ``actions`` what tools did."""
+
+    key = "in-memory"
+    aliases = ("IN_MEMORY", "MEMORY")
+    platform = "memory"
+    description = "In-memory device for tests: no screen, records actions."
+    config_model = MemoryDriverConfig
+    default_classifiers = ("memory",)
+
+    def __init__(self, config: DriverConfig | None = None) -> None:
+        super().__init__(config or MemoryDriverConfig())
+        cfg = self.config if isinstance(self.config, MemoryDriverConfig) else MemoryDriverConfig()
+        self.elements: list[str] = list(cfg.elements)
+        self.actions: list[tuple[str, dict[str, Any]]] = []
+        self.started = False
+        self.stopped = False
+
+    def start(self, session: Session) -> DeviceInfo:
+        cfg = self.config if isinstance(self.config, MemoryDriverConfig) else MemoryDriverConfig()
+        self.started = True
+        return DeviceInfo(platform=self.platform, driver=self.key, classifiers=list(cfg.classifiers),
+                          width=cfg.width, height=cfg.height, device_id="memory-1")
+
+    def stop(self) -> None:
+        self.stopped = True
+
+    def act(self, action: str, **details: Any) -> None:
+        """Tools call this to record what they did."""
+        self.actions.append((action, details))
+
+    def snapshot(self, *, detail: frozenset[str] = frozenset()) -> str:
+        return "\n".join(f'[e{i + 1}] "{text}"' for i, text in enumerate(self.elements)) or "(empty screen)"
+
+
+class _TestingPlugin:
+    """Registers the in-memory driver into hosts built by these helpers."""
+
+    @hookimpl
+    def trailblaze_register_drivers(self, registry: DriverRegistry) -> None:
+        registry.add_driver(MemoryDriver)
+
+
+def new_host(*, load_entrypoints: bool = False) -> PluginHost:
+    """A fresh host with the core built-ins and the in-memory driver."""
+    host = PluginHost(load_entrypoints=load_entrypoints)
+    host.register(_TestingPlugin(), name="trailblaze.testing")
+    return host
+
+
+@contextlib.contextmanager
+def register_plugin(host: PluginHost, plugin: Any, name: str | None = None) -> Iterator[str]:
+    """Register ``plugin`` on ``host`` for the duration of the block."""
+    registered = host.register(plugin, name)
+    try:
+        yield registered
+    finally:
+        host.unregister(registered)
+
+
+@contextlib.contextmanager
+def installed_host(host: PluginHost) -> Iterator[PluginHost]:
+    """Make ``host`` the process-wide host (what the CLI and runner use) for the block."""
+    previous = set_host(host)
+    try:
+        yield host
+    finally:
+        set_host(previous)
+
+
+def make_session(host: PluginHost, *, root: Path, driver: Driver | None = None,
+                 memory: Mapping[str, Any] | None = None, secrets: Mapping[str, Any] | None = None,
+                 workspace: WorkspaceConfig | None = None, start: bool = True, session_id: str = "test-session") -> Session:
+    """A session on ``driver`` (default: a new ``MemoryDriver``) with every registered tool."""
+    ws = workspace or WorkspaceConfig(root=root)
+    registry = ToolRegistry()
+    host.register_tools(registry, ws)
+    mem = Memory.seeded(cli_memory=memory, secrets=secrets)
+    log_dir = root / "logs" / session_id
+    session = Session(id=session_id, host=host, workspace=ws, registry=registry, memory=mem,
+                      log=SessionLog(log_dir, session_id, redact=mem.redact), log_dir=log_dir)
+    session.driver = driver if driver is not None else MemoryDriver()
+    if start:
+        session.device = session.driver.start(session)
+        host.session_started(session)
+    return session
+
+
+@dataclass
+class CliResult:
+    exit_code: int
+    stdout: str
+    stderr: str
+    output: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.output = self.stdout + self.stderr
+
+
+def run_cli(args: list[str], *, host: PluginHost | None = None, cwd: Path | None = None,
+            env: Mapping[str, str] | None = None) -> CliResult:
+    """Run ``trailblaze ARGS`` in this process (with ``host`` as the plugin host) and capture the result."""
+    from click.testing import CliRunner
+
+    from .cli import cli
+
+    runner = CliRunner()
+    old_cwd = Path.cwd()
+    with contextlib.ExitStack() as stack:
+        if host is not None:
+            stack.enter_context(installed_host(host))
+        if cwd is not None:
+            os.chdir(cwd)
+            stack.callback(os.chdir, old_cwd)
+        result = runner.invoke(cli, args, env=dict(env) if env else None, catch_exceptions=False)
+    stderr = result.stderr if result.stderr_bytes is not None else ""
+    return CliResult(result.exit_code, result.stdout, stderr)
+
+
+# -- pytest fixtures (active only when a suite opts in with pytest_plugins = ["trailblaze.testing"]) ----
+try:
+    import pytest as _pytest
+except ImportError:  # pragma: no cover - pytest is optional for the library itself
+    _pytest = None  # type: ignore[assignment]
+
+if _pytest is not None:
+
+    @_pytest.fixture
+    def plugin_host() -> Iterator[PluginHost]:
+        """A fresh plugin host (no installed entry points), installed as the process-wide host."""
+        host = new_host()
+        with installed_host(host):
+            yield host
+
+    @_pytest.fixture
+    def memory_session(plugin_host: PluginHost, tmp_path: Path) -> Iterator[Session]:
+        """A started session on a ``MemoryDriver``; finished and its log flushed afterwards."""
+        from .session import SessionOutcome
+
+        session = make_session(plugin_host, root=tmp_path)
+        try:
+            yield session
+        finally:
+            plugin_host.session_finished(session, SessionOutcome.SUCCEEDED)
+            if session.driver is not None:
+                session.driver.stop()
+            session.log.close()
+
+
+__all__ = ["CliResult", "MemoryDriver", "MemoryDriverConfig", "installed_host", "make_session", "new_host",
+           "register_plugin", "run_cli"]
