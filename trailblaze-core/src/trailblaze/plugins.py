@@ -91,7 +91,8 @@ class PluginHost:
         self._infos: dict[str, PluginInfo] = {}
         self._stderr = stderr or (lambda line: print(line, file=sys.stderr))
         self.strict = os.environ.get("TRAILBLAZE_STRICT_PLUGINS") == "1"
-        if os.environ.get("TRAILBLAZE_TRACE_PLUGINS") == "1":
+        self.trace = os.environ.get("TRAILBLAZE_TRACE_PLUGINS") == "1"
+        if self.trace:
             self._enable_tracing()
         for module_name in builtins:
             module = importlib.import_module(module_name)
@@ -193,6 +194,10 @@ class PluginHost:
         for impl in caller.get_hookimpls():
             info = self._infos.get(impl.plugin_name) or PluginInfo(impl.plugin_name, None, None, False)
             out.append((info, impl.function, list(impl.argnames)))
+        if self.trace:
+            # Per-plugin calls bypass pluggy's monitoring, so trace them here.
+            names = ", ".join(i.name for i, _, _ in out)
+            print(f"[trailblaze trace] {hook_name} -> [{names}] (called per plugin)", file=sys.stderr)
         return out
 
     def _call_each(self, hook_name: str, **kwargs: Any) -> list[tuple[PluginInfo, Any]]:

@@ -1,0 +1,61 @@
+"""Tool-call encoding: YAML ``- name: {args}``, JSON ``{"toolName", "raw"}``, legacy ``class``, OtherTool."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from trailblaze.tools import OtherTool, ToolCall, ToolRegistry
+from trailblaze.tools.serialization import (ToolCallFormatError, decode_json, decode_yaml_item, encode_json,
+                                            encode_yaml)
+from trailblaze.builtin.tools import WaitTool
+
+
+def registry() -> ToolRegistry:
+    reg = ToolRegistry()
+    reg.add_tool(WaitTool)
+    return reg
+
+
+def test_known_name_decodes_to_toolcall_unknown_to_othertool() -> None:
+    reg = registry()
+    known = decode_yaml_item({"wait": {"timeToWaitInSeconds": 1}}, registry=reg)
+    unknown = decode_yaml_item({"shop_login": {"email": "a@b.c", "nested": {"x": [1, 2]}}}, registry=reg)
+    assert type(known) is ToolCall
+    assert isinstance(unknown, OtherTool)
+    assert unknown.args == {"email": "a@b.c", "nested": {"x": [1, 2]}}
+
+
+def test_othertool_round_trips_unchanged_through_yaml_and_json() -> None:
+    raw = {"contacts_ios_createContact": {"firstName": "Trailblaze", "phoneNumber": "5551234567", "n": 3,
+                                          "flag": True, "list": [{"a": None}]}}
+    call = decode_yaml_item(raw)
+    assert encode_yaml(call) == raw
+    as_json = json.loads(json.dumps(encode_json(call)))
+    assert as_json == {"toolName": "contacts_ios_createContact", "raw": raw["contacts_ios_createContact"]}
+    again = decode_json(as_json)
+    assert encode_yaml(again) == raw
+
+
+def test_legacy_class_shape_is_accepted() -> None:
+    call = decode_json({"class": "xyz.block.trailblaze.toolcalls.commands.TapOnElementBySelectorTrailblazeTool",
+                        "nodeSelector": {"textRegex": "OK"}})
+    assert call.name == "tapOnElementBySelector"
+    assert call.args == {"nodeSelector": {"textRegex": "OK"}}
+
+
+@pytest.mark.parametrize("item, message", [
+    ({"eraseText": 3}, "expected a map of arguments"),
+    ("wait", "must be a map with one key"),
+    ({"config": {}}, "reserved"),
+    ({}, "must be a map with one key"),
+])
+def test_malformed_calls_are_rejected(item: object, message: str) -> None:
+    with pytest.raises(ToolCallFormatError, match=message):
+        decode_yaml_item(item)
+
+
+def test_empty_args_mean_no_arguments() -> None:
+    assert decode_yaml_item({"dumpMemory": None}).args == {}
+    assert decode_yaml_item({"dumpMemory": {}}).args == {}
