@@ -1,0 +1,68 @@
+"""Fixtures for cross-distribution tests: building wheels once and installing them into clean venvs."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _uv() -> str:
+    uv = shutil.which("uv")
+    if uv is None:
+        pytest.fail("uv is not on PATH: run scripts/bootstrap.sh")
+    return uv
+
+
+@pytest.fixture(scope="session")
+def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
+    """``wheelhouse("trailblaze-core")`` builds that distribution's wheel once per session."""
+    out = tmp_path_factory.mktemp("wheels")
+    built: dict[str, Path] = {}
+
+    def build(directory: str) -> Path:
+        if directory not in built:
+            before = set(out.glob("*.whl"))
+            subprocess.run([_uv(), "build", "--wheel", "--quiet", "-o", str(out), str(REPO / directory)],
+                           check=True, capture_output=True, text=True, timeout=300)
+            new = set(out.glob("*.whl")) - before
+            assert len(new) == 1, f"expected one new wheel for {directory}, got {new}"
+            built[directory] = new.pop()
+        return built[directory]
+
+    return build
+
+
+class CleanVenv:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.python = path / "bin" / "python"
+        self.bin = path / "bin"
+
+    def install(self, *wheels: Path) -> None:
+        subprocess.run([_uv(), "pip", "install", "--quiet", "--python", str(self.python), *map(str, wheels)],
+                       check=True, capture_output=True, text=True, timeout=600)
+
+    def run(self, *args: str, cwd: Path | None = None, check: bool = False,
+            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        """Run a console script of this venv with no workspace around it."""
+        clean_env = {k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "PYTHONPATH", "UV_"))}
+        clean_env["PATH"] = f"{self.bin}{os.pathsep}{clean_env.get('PATH', '')}"
+        clean_env.update(env or {})
+        return subprocess.run([str(self.bin / args[0]), *args[1:]], cwd=cwd, capture_output=True, text=True,
+                              env=clean_env, timeout=600, check=check)
+
+
+@pytest.fixture
+def clean_venv(tmp_path: Path) -> CleanVenv:
+    path = tmp_path / "venv"
+    subprocess.run([_uv(), "venv", "--quiet", "--python", sys.executable, str(path)], check=True,
+                   capture_output=True, text=True, timeout=300)
+    return CleanVenv(path)
