@@ -1,0 +1,80 @@
+"""Dispatch overhead: 10,000 recorded no-op calls replayed by the runner vs calling the tool directly.
+
+Usage: uv run python benchmarks/bench_dispatch.py [--calls 10000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+from trailblaze import Tool, ToolResult, hookimpl
+from trailblaze.runner import RunOptions
+from trailblaze.runner.progress import QuietProgress
+from trailblaze.runner.run import Runner
+from trailblaze.testing import new_host
+
+
+class NoOp(Tool):
+    """Does nothing."""
+
+    name = "noop"
+    value: int = 0
+
+    def execute(self, ctx):  # type: ignore[no-untyped-def]
+        return None
+
+
+class Plugin:
+    @hookimpl
+    def trailblaze_register_tools(self, registry):  # type: ignore[no-untyped-def]
+        registry.add_tool(NoOp)
+
+
+def write_trail(path: Path, calls: int, per_step: int = 100) -> None:
+    lines = ["config:", "  id: bench/dispatch", "trail:"]
+    for s in range(calls // per_step):
+        lines += [f"  - step: step {s}", "    recording:", "      memory:"]
+        lines += [f"        - noop: {{value: {i}}}" for i in range(per_step)]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def direct(calls: int) -> float:
+    session_stub = None
+    t0 = time.perf_counter()
+    for i in range(calls):
+        NoOp(value=i).execute(session_stub)
+    return time.perf_counter() - t0
+
+
+def through_runner(trail: Path, out: Path) -> float:
+    host = new_host()
+    host.register(Plugin(), "bench")
+    runner = Runner(RunOptions(driver="in-memory", output_dir=out, report=False), host=host, progress=QuietProgress())
+    t0 = time.perf_counter()
+    result = runner.run([str(trail)])
+    total = time.perf_counter() - t0
+    assert result.exit_code == 0, result.trails[0].message
+    return total
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--calls", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    ns = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        trail = Path(tmp) / "dispatch.trail.yaml"
+        write_trail(trail, ns.calls)
+        base = min(direct(ns.calls) for _ in range(ns.repeat))
+        ours = min(through_runner(trail, Path(tmp) / f"out{i}") for i in range(ns.repeat))
+    overhead_us = (ours - base) / ns.calls * 1e6
+    print(f"direct calls:       {base * 1e3:8.1f} ms for {ns.calls} calls ({base / ns.calls * 1e6:.2f} µs/call)")
+    print(f"through the runner: {ours * 1e3:8.1f} ms (parse + session + logs + dispatch)")
+    print(f"overhead per call:  {overhead_us:.1f} µs (aim <= 30 µs); ratio {ours / base:.1f}x")
+
+
+if __name__ == "__main__":
+    main()
