@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 _TOKEN = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}|\$\{([^{}]*)\}")
@@ -34,6 +34,8 @@ class Memory:
         self._sensitive: set[str] = set()
         self.args: dict[str, Any] = dict(args or {})
         self._warned: set[str] = set()
+        self.on_unknown_token: Callable[[str], None] | None = None
+        """Where the one warning per unknown token goes (the runner prints it); default: ``warnings``."""
         for k, v in (values or {}).items():
             self.remember(k, v)
 
@@ -145,8 +147,11 @@ class Memory:
             return ""
         if token not in self._warned:
             self._warned.add(token)
-            warnings.warn(f"unknown token {literal} left as is (no memory value or arg named '{token}')",
-                          UnknownTokenWarning, stacklevel=4)
+            message = f"unknown token {literal} left as is (no memory value or arg named '{token}')"
+            if self.on_unknown_token is not None:
+                self.on_unknown_token(message)
+            else:
+                warnings.warn(message, UnknownTokenWarning, stacklevel=4)
         return literal
 
     # -- redaction ----------------------------------------------------------------------------

@@ -105,6 +105,10 @@ class Dispatcher:
         definition = session.registry.get(call.name)
         if definition is None:
             raise UnknownToolError(f"unknown tool '{call.name}'", hint=_suggest(call.name, session.registry))
+        device = session.device
+        if not definition.supports(driver=device.driver, platform=device.platform):
+            raise UnknownToolError(f"tool '{call.name}' does not run on driver '{device.driver}' "
+                                   f"(it is for {_where(definition)})")
         resolved_args = session.memory.interpolate(call.args) if call.args else {}
         resolved = ToolCall(call.name, resolved_args)
         try:
@@ -185,6 +189,15 @@ class Dispatcher:
             if not last.success:
                 return ToolResult(False, last.message, last.data)
         return ToolResult(True, last.message, last.data)
+
+
+def _where(definition: Any) -> str:
+    parts = []
+    if definition.drivers is not None:
+        parts.append("drivers " + ", ".join(sorted(definition.drivers)))
+    if definition.platforms is not None:
+        parts.append("platforms " + ", ".join(sorted(definition.platforms)))
+    return "; ".join(parts) or "every driver"
 
 
 def _suggest(name: str, registry: ToolRegistry) -> str:

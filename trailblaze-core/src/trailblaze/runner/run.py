@@ -205,6 +205,7 @@ class Runner:
         log_dir = self.output_dir / session_id
         memory = Memory.seeded(config_memory=trail.config.memory, cli_memory=self.options.memory,
                                secrets=self.options.secrets, args=bound)
+        memory.on_unknown_token = lambda message: self.progress._print(f"  ! {message}")
         log = SessionLog(log_dir, session_id, redact=memory.redact)
         session = Session(id=session_id, host=self.host, workspace=ws.config, registry=ws.registry.copy(),
                           memory=memory, log=log, log_dir=log_dir, target=trail.config.target, trail=trail,
