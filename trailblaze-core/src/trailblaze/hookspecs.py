@@ -17,12 +17,15 @@ import pluggy
 from ._names import PROJECT_NAME
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import click
 
     from .checks import CheckReport
     from .config import WorkspaceConfig
     from .context import ToolContext
     from .driver import DriverRegistry
+    from .plugins import PluginHost
     from .session import Session, SessionOutcome
     from .tools.base import ToolCall, ToolDefinition, ToolResult
     from .tools.descriptors import ToolDescriptor
@@ -33,7 +36,7 @@ hookspec = pluggy.HookspecMarker(PROJECT_NAME)
 
 # -- discovery -----------------------------------------------------------------------------------
 @hookspec
-def trailblaze_register_tools(registry: "ToolRegistry", config: "WorkspaceConfig") -> None:
+def trailblaze_register_tools(registry: "ToolRegistry", config: "WorkspaceConfig", host: "PluginHost") -> None:
     """Add tool definitions to a session's registry.
 
     Called once per registry with every plugin. Tools added here are attributed to the calling plugin,
@@ -42,6 +45,39 @@ def trailblaze_register_tools(registry: "ToolRegistry", config: "WorkspaceConfig
     :param registry: the registry to fill; use ``registry.add_tool(ToolClass)`` for class-backed tools
         or ``registry.add(definition)`` for any ``ToolDefinition``.
     :param config: the workspace configuration (root directory, parsed ``trailblaze.yaml``).
+    :param host: the plugin host running the hook, for plugins that ask other plugins for something
+        while registering (packaged trailmap directories, ``script:`` tool factories).
+    """
+
+
+@hookspec
+def trailblaze_trailmap_dirs() -> "list[Path] | None":
+    """Directories of packaged trailmaps this plugin ships as package data.
+
+    Each path is a *trailmaps root* laid out like a workspace's ``trails/config/trailmaps/``: every
+    subdirectory ``<id>/`` is one trailmap (``trailmap.yaml``, ``tools/``, ``toolsets/``...). The plugin
+    that reads trailmaps (``trailblaze-yaml-tools``) loads them; a workspace trailmap with the same id
+    shadows a packaged one wholesale. Return paths that exist inside your installed package.
+
+    :return: a list of directories, or None.
+    """
+
+
+@hookspec(firstresult=True)
+def trailblaze_script_tools(spec: Any, config: "WorkspaceConfig") -> "list[ToolDefinition] | None":
+    """Turn a ``script:`` tool declaration into tool definitions. ``firstresult``.
+
+    Called by the plugin that reads tool files (``trailblaze-yaml-tools``) for every ``script:`` tool
+    file, scripted-tool descriptor and trailmap ``mcp_servers`` entry; the plugin that runs scripts as
+    tool servers (``trailblaze-mcp-subprocess``) answers. None from every plugin means nobody can run
+    scripts, and the caller reports which distribution to install. The contract (the fields of
+    ``spec``) is written down in ``trailblaze-yaml-tools/SCRIPT_HANDOFF.md``.
+
+    :param spec: a ``trailblaze_yaml_tools.script.ScriptToolSpec``: the script path, runtime, declared
+        tools (names, descriptions, JSON Schemas, flags), owning trailmap, file and line.
+    :param config: the workspace configuration.
+    :return: one definition per declared tool (may be empty for a server whose tools are listed at
+        session start), or None to pass.
     """
 
 

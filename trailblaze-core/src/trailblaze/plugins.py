@@ -30,6 +30,8 @@ from .errors import PluginLoadError
 from .tools.base import ToolSource
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import click
 
     from .checks import CheckReport
@@ -209,9 +211,22 @@ class PluginHost:
     # -- typed facade -------------------------------------------------------------------------
     def register_tools(self, registry: "ToolRegistry", config: "WorkspaceConfig") -> None:
         for info, fn, argnames in self._impls("trailblaze_register_tools"):
-            kwargs = {"registry": registry, "config": config}
+            kwargs = {"registry": registry, "config": config, "host": self}
             with registry.contributing(info.source):
                 fn(**{k: kwargs[k] for k in argnames})
+
+    def trailmap_dirs(self) -> "list[tuple[ToolSource, Path]]":
+        """Packaged trailmap roots, each with the plugin that ships it (for messages and attribution)."""
+        from pathlib import Path
+
+        out: list[tuple[ToolSource, Path]] = []
+        for info, result in self._call_each("trailblaze_trailmap_dirs"):
+            for path in result or []:
+                out.append((info.source, Path(path)))
+        return out
+
+    def script_tools(self, spec: Any, config: "WorkspaceConfig") -> "list[ToolDefinition] | None":
+        return self.pm.hook.trailblaze_script_tools(spec=spec, config=config)  # type: ignore[no-any-return]
 
     def register_drivers(self, registry: "DriverRegistry") -> None:
         for info, fn, argnames in self._impls("trailblaze_register_drivers"):
