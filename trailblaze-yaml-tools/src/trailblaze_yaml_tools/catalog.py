@@ -1,0 +1,563 @@
+"""The catalog of one workspace: every trailmap, tool file, toolset and target, loaded once.
+
+Sources, in the order they are read:
+
+1. packaged trailmaps that installed plugins ship (``trailblaze_trailmap_dirs``), this plugin's own
+   framework trailmap ``trailblaze`` among them;
+2. the workspace's ``trails/config/trailmaps/<id>/`` — a workspace trailmap with the same id as a
+   packaged one replaces it wholesale;
+3. ``tools:``, ``toolsets:`` and ``targets:`` of ``trails/config/trailblaze.yaml`` and the flat
+   ``trails/config/targets/<id>.yaml`` files.
+
+Each bad file becomes one error (file:line:column and key) and its siblings still load. A trailmap whose
+manifest is broken, or whose dependencies are missing or form a cycle, is skipped with a message. The
+catalog is cached per ``WorkspaceConfig`` object, so registering, checking, filtering and listing in one
+process read the files once.
+"""
+
+from __future__ import annotations
+
+import os
+import weakref
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from trailblaze.errors import BadInputError, SourceLocation, TrailblazeError
+from trailblaze.tools.base import ToolDefinition, ToolSource
+from trailblaze.yamlio import load_fast, read_text
+
+from .descriptor import load_descriptor
+from .models import (FRAMEWORK_TRAILMAP, REMOVED_MANIFEST_KEYS, TargetConfig, ToolSetConfig, TrailmapManifest,
+                     parse_model)
+from .problems import Problem, ToolFileError, located
+from .script import ScriptToolSpec, script_definitions
+from .toolfile import MetadataTool, ToolFileContext, file_kind, id_line, load_tool, resolve_relative
+
+if TYPE_CHECKING:
+    from trailblaze.config import WorkspaceConfig
+    from trailblaze.plugins import PluginHost
+
+YAML_SUFFIXES = (".yaml", ".yml")
+TOOL_DIRS = ("tools", "shortcuts", "trailheads")
+
+
+@dataclass
+class Advisory:
+    check: str
+    message: str
+    location: SourceLocation | None = None
+    dedupe_key: str | None = None
+
+
+@dataclass
+class Trailmap:
+    id: str
+    root: Path
+    origin: str
+    """``workspace`` or ``packaged``."""
+    source: ToolSource
+    manifest: TrailmapManifest | None = None
+    manifest_file: Path | None = None
+    skipped: str | None = None
+    tool_names: list[str] = field(default_factory=list)
+
+    @property
+    def is_library(self) -> bool:
+        return self.manifest is None or self.manifest.target is None
+
+    @property
+    def dependencies(self) -> list[str]:
+        return list(self.manifest.dependencies) if self.manifest else []
+
+    @property
+    def label(self) -> str:
+        """``<id>@<source>``: the dedupe key upstream uses for per-manifest warnings."""
+        return f"{self.id}@{self.manifest_file or self.root}"
+
+
+@dataclass
+class LoadedToolset:
+    config: ToolSetConfig
+    file: Path | None
+    trailmap: str | None
+
+
+@dataclass
+class Target:
+    id: str
+    config: TargetConfig
+    trailmap: Trailmap | None
+    file: Path | None
+
+
+@dataclass
+class Catalog:
+    root: Path
+    trailmaps: dict[str, Trailmap] = field(default_factory=dict)
+    definitions: list[ToolDefinition] = field(default_factory=list)
+    metadata: list[MetadataTool] = field(default_factory=list)
+    toolsets: dict[str, LoadedToolset] = field(default_factory=dict)
+    targets: dict[str, Target] = field(default_factory=dict)
+    enabled_targets: list[str] | None = None
+    errors: list[TrailblazeError] = field(default_factory=list)
+    advisories: list[Advisory] = field(default_factory=list)
+    files: int = 0
+
+    def active_trailmaps(self) -> Iterator[Trailmap]:
+        return (t for t in self.trailmaps.values() if t.skipped is None)
+
+
+# -- cache -------------------------------------------------------------------------------------------
+_CACHE: dict[tuple[int, int], tuple["weakref.ref[Any]", Catalog]] = {}
+
+
+def catalog_for(config: "WorkspaceConfig", host: "PluginHost", workspace_source: ToolSource | None = None) -> Catalog:
+    """The catalog of ``config`` as seen by ``host``'s plugins, loaded on first use."""
+    key = (id(config), id(host))
+    hit = _CACHE.get(key)
+    if hit is not None and hit[0]() is config:
+        return hit[1]
+    catalog = load_catalog(config, host, workspace_source or ToolSource(plugin="yaml_tools"))
+    _CACHE[key] = (weakref.ref(config), catalog)
+    weakref.finalize(config, _CACHE.pop, key, None)
+    return catalog
+
+
+def cached_catalog(config: "WorkspaceConfig") -> Catalog | None:
+    """A catalog already loaded for ``config`` by any host (checks get no host argument)."""
+    for (config_id, _), (ref, catalog) in list(_CACHE.items()):
+        if config_id == id(config) and ref() is config:
+            return catalog
+    return None
+
+
+# -- loading -----------------------------------------------------------------------------------------
+class _Loader:
+    def __init__(self, config: "WorkspaceConfig", host: "PluginHost", workspace_source: ToolSource) -> None:
+        self.config = config
+        self.host = host
+        self.workspace_source = workspace_source
+        self.catalog = Catalog(root=config.root)
+        self.loaded_files: set[Path] = set()
+        self._config_text: str | None = None
+
+    # errors --------------------------------------------------------------------------------------
+    def fail(self, problem: Problem, text: str | None, file: Path | None, base: tuple[Any, ...] = ()) -> None:
+        self.catalog.errors.append(located(problem, text, file, base))
+
+    def fail_error(self, exc: TrailblazeError, file: Path | None) -> None:
+        if exc.location is None and file is not None:
+            exc.location = SourceLocation(file)
+            exc.args = (exc.render(),)
+        self.catalog.errors.append(exc)
+
+    def advise(self, check: str, message: str, location: SourceLocation | None = None,
+               dedupe_key: str | None = None) -> None:
+        self.catalog.advisories.append(Advisory(check, message, location, dedupe_key))
+
+    def read(self, path: Path) -> tuple[str, Any] | None:
+        """(text, data) of a YAML file, or None after recording its error."""
+        try:
+            text = read_text(path)
+            return text, load_fast(text, path)
+        except TrailblazeError as exc:
+            self.fail_error(exc, path)
+            return None
+
+    # the whole catalog ----------------------------------------------------------------------------
+    def load(self) -> Catalog:
+        self.discover()
+        for trailmap in list(self.catalog.trailmaps.values()):
+            self.load_manifest(trailmap)
+        self.resolve_dependencies()
+        for trailmap in self.catalog.active_trailmaps():
+            self.load_trailmap(trailmap)
+        self.load_workspace_sections()
+        self.load_flat_targets()
+        self.assign_toolsets()
+        return self.catalog
+
+    def discover(self) -> None:
+        trailmaps = self.catalog.trailmaps
+        for source, root in self.host.trailmap_dirs():
+            for directory in _subdirs(root):
+                existing = trailmaps.get(directory.name)
+                if existing is not None:
+                    self.catalog.errors.append(ToolFileError(
+                        f"trailmap '{directory.name}' is shipped twice: by {existing.source} ({existing.root}) and "
+                        f"by {source} ({directory})", location=SourceLocation(directory),
+                        hint="uninstall or disable one of the plugins"))
+                    continue
+                trailmaps[directory.name] = Trailmap(directory.name, directory, "packaged", source)
+        workspace_root = self.config.config_dir / "trailmaps"
+        for directory in _subdirs(workspace_root):
+            # A workspace trailmap replaces a packaged one with the same id wholesale.
+            trailmaps[directory.name] = Trailmap(directory.name, directory, "workspace", self.workspace_source)
+
+    def load_manifest(self, trailmap: Trailmap) -> None:
+        file = _first_existing(trailmap.root, ("trailmap.yaml", "trailmap.yml"))
+        if file is None:
+            return  # a directory of tools without a manifest: a library trailmap named after it
+        trailmap.manifest_file = file
+        read = self.read(file)
+        if read is None:
+            trailmap.skipped = "its trailmap.yaml does not load"
+            return
+        text, data = read
+        if isinstance(data, dict):
+            for key in [k for k in data if k in REMOVED_MANIFEST_KEYS]:
+                self.advise("TrailmapManifest", f"key '{key}' is {REMOVED_MANIFEST_KEYS[key]} and ignored",
+                            located(Problem("", (key,)), text, file).location, f"{trailmap.label}:{key}")
+                data = {k: v for k, v in data.items() if k != key}
+        try:
+            manifest = parse_model(TrailmapManifest, data, what="trailmap manifest")
+            if manifest.id != trailmap.id:
+                raise Problem(f"id '{manifest.id}' does not match the trailmap's directory name '{trailmap.id}'",
+                              ("id",), hint="rename one of them")
+            if manifest.target is not None and manifest.platforms is not None:
+                raise Problem("'platforms' is for library trailmaps; a target trailmap declares its platforms "
+                              "under 'target:'", ("platforms",))
+            if manifest.target is not None and manifest.target.system_prompt_file is not None:
+                prompt = resolve_relative(manifest.target.system_prompt_file, file)
+                if not prompt.is_file():
+                    raise Problem(f"system_prompt_file '{manifest.target.system_prompt_file}' does not exist",
+                                  ("target", "system_prompt_file"))
+        except Problem as problem:
+            self.fail(problem, text, file)
+            trailmap.skipped = "its trailmap.yaml is invalid"
+            return
+        trailmap.manifest = manifest
+
+    def resolve_dependencies(self) -> None:
+        trailmaps = self.catalog.trailmaps
+        state: dict[str, str] = {}
+
+        def visit(tid: str, chain: tuple[str, ...]) -> str | None:
+            """None when ``tid`` and all its dependencies are usable, else why not."""
+            trailmap = trailmaps[tid]
+            if trailmap.skipped is not None:
+                return trailmap.skipped
+            if state.get(tid) == "done":
+                return None
+            if tid in chain:
+                return "dependency cycle " + " -> ".join((*chain[chain.index(tid):], tid))
+            for dep in trailmap.dependencies:
+                if dep not in trailmaps:
+                    return f"it depends on '{dep}', which no trailmap provides"
+                reason = visit(dep, (*chain, tid))
+                if reason is not None:
+                    if reason.startswith("dependency cycle"):
+                        return reason
+                    return f"its dependency '{dep}' is skipped ({reason})"
+            state[tid] = "done"
+            return None
+
+        for tid, trailmap in trailmaps.items():
+            if trailmap.skipped is not None:
+                continue
+            reason = visit(tid, ())
+            if reason is not None:
+                trailmap.skipped = reason
+                location = SourceLocation(trailmap.manifest_file or trailmap.root)
+                self.advise("TrailmapDependencies", f"trailmap '{tid}' is skipped: {reason}", location,
+                            trailmap.label)
+
+    # one trailmap ---------------------------------------------------------------------------------
+    def load_trailmap(self, trailmap: Trailmap) -> None:
+        manifest = trailmap.manifest
+        toolset_files = list(_yaml_files(trailmap.root / "toolsets"))
+        if manifest is not None:
+            for i, ref in enumerate(manifest.toolsets):
+                path = resolve_relative(ref, trailmap.manifest_file or trailmap.root / "trailmap.yaml")
+                if not path.is_file():
+                    self.fail(Problem(f"toolset file '{ref}' does not exist", ("toolsets", i)),
+                              _maybe_text(trailmap.manifest_file), trailmap.manifest_file)
+                    continue
+                if path not in toolset_files:
+                    toolset_files.append(path)
+        for path in toolset_files:
+            self.load_toolset_file(path, trailmap.id)
+        for dirname in TOOL_DIRS:
+            for path in _yaml_files(trailmap.root / dirname):
+                self.load_tool_file(path, trailmap, in_tools_dir=dirname == "tools")
+        if manifest is not None and manifest.mcp_servers:
+            self.load_servers(trailmap, manifest.mcp_servers)
+        if manifest is not None and manifest.target is not None:
+            target_id = manifest.target.id or trailmap.id
+            self.add_target(Target(target_id, manifest.target, trailmap, trailmap.manifest_file),
+                            trailmap.manifest_file, ("target",))
+
+    def load_tool_file(self, path: Path, trailmap: Trailmap | None, *, in_tools_dir: bool = True,
+                       source: ToolSource | None = None) -> None:
+        resolved = path.resolve()
+        if resolved in self.loaded_files:
+            return
+        self.loaded_files.add(resolved)
+        kind = file_kind(path.name)
+        if kind is None and not in_tools_dir:
+            self.fail(Problem(f"'{path.name}' is not a tool file: shortcuts and trailheads are named "
+                              "<id>.shortcut.yaml / <id>.trailhead.yaml"), None, path)
+            return
+        read = self.read(path)
+        if read is None:
+            return
+        text, data = read
+        self.catalog.files += 1
+        ctx = ToolFileContext(file=path, text=text, source=source or (trailmap.source if trailmap else
+                                                                      self.workspace_source),
+                              trailmap=trailmap.id if trailmap else None,
+                              library=trailmap.is_library if trailmap else False, kind=kind)
+        try:
+            if kind is None:
+                definitions = load_descriptor(data, ctx, self.host, self.config)
+                metadata = None
+            else:
+                loaded = load_tool(data, ctx, self.host, self.config)
+                definitions, metadata = loaded.definitions, loaded.metadata
+        except Problem as problem:
+            self.fail(problem, text, path)
+            return
+        except TrailblazeError as exc:
+            self.fail_error(exc, path)
+            return
+        self.accept(definitions, metadata, trailmap)
+
+    def accept(self, definitions: list[ToolDefinition], metadata: MetadataTool | None,
+               trailmap: Trailmap | None) -> None:
+        self.catalog.definitions.extend(definitions)
+        if metadata is not None:
+            self.catalog.metadata.append(metadata)
+        if trailmap is not None:
+            trailmap.tool_names.extend(d.name for d in definitions)
+
+    def load_servers(self, trailmap: Trailmap, entries: list[dict[str, Any]]) -> None:
+        file = trailmap.manifest_file
+        assert file is not None
+        text = _maybe_text(file)
+        for i, entry in enumerate(entries):
+            where = ("mcp_servers", i)
+            script = entry.get("script")
+            if not isinstance(script, str) or not script.strip():
+                self.fail(Problem("an mcp_servers entry needs 'script: <path>' (relative to trailmap.yaml)", where),
+                          text, file)
+                continue
+            source = replace(trailmap.source, file=file)
+            spec = ScriptToolSpec(kind="server", file=file, line=None, script=resolve_relative(script, file),
+                                  runtime=entry.get("runtime"), tools=(), trailmap=trailmap.id, source=source,
+                                  options={k: v for k, v in entry.items() if k not in ("script", "runtime")})
+            try:
+                definitions = script_definitions(spec, self.host, self.config, path=(*where, "script"))
+            except Problem as problem:
+                self.fail(problem, text, file)
+                continue
+            except TrailblazeError as exc:
+                self.fail_error(exc, file)
+                continue
+            self.accept(definitions, None, trailmap)
+
+    def load_toolset_file(self, path: Path, trailmap: str | None) -> None:
+        read = self.read(path)
+        if read is None:
+            return
+        text, data = read
+        try:
+            toolset = parse_model(ToolSetConfig, data, what="toolset")
+        except Problem as problem:
+            self.fail(problem, text, path)
+            return
+        self.add_toolset(LoadedToolset(toolset, path, trailmap), text, ())
+
+    def add_toolset(self, toolset: LoadedToolset, text: str | None, base: tuple[Any, ...]) -> None:
+        existing = self.catalog.toolsets.get(toolset.config.id)
+        if existing is not None:
+            self.fail(Problem(f"toolset '{toolset.config.id}' is defined twice: here and in "
+                              f"{existing.file or 'trailblaze.yaml'}", ("id",)), text, toolset.file, base)
+            return
+        self.catalog.toolsets[toolset.config.id] = toolset
+
+    def add_target(self, target: Target, file: Path | None, base: tuple[Any, ...]) -> None:
+        existing = self.catalog.targets.get(target.id)
+        if existing is not None:
+            self.fail(Problem(f"target '{target.id}' is defined twice: here and in {existing.file}", ()),
+                      _maybe_text(file), file, base)
+            return
+        self.catalog.targets[target.id] = target
+
+    # trailblaze.yaml ------------------------------------------------------------------------------
+    def config_text(self) -> str | None:
+        if self._config_text is None and self.config.file is not None:
+            self._config_text = read_text(self.config.file)
+        return self._config_text
+
+    def load_workspace_sections(self) -> None:
+        data = self.config.data or {}
+        file = self.config.file
+        for i, entry in enumerate(_as_list(data.get("toolsets"))):
+            loaded = self._ref_or_inline(entry, ("toolsets", i))
+            if loaded is None:
+                continue
+            path, text, raw, base = loaded
+            try:
+                toolset = parse_model(ToolSetConfig, raw, what="toolset")
+            except Problem as problem:
+                self.fail(problem, text, path, base)
+                continue
+            self.add_toolset(LoadedToolset(toolset, path, None), text, base)
+        for i, entry in enumerate(_as_list(data.get("tools"))):
+            if isinstance(entry, Mapping) and "ref" in entry:
+                loaded = self._ref_or_inline(entry, ("tools", i))
+                if loaded is not None:
+                    path = loaded[0]
+                    owner = self._trailmap_of(path)
+                    self.load_tool_file(path, owner, in_tools_dir=True)
+                continue
+            ctx = ToolFileContext(file=file or self.config.config_dir / "trailblaze.yaml", text=self.config_text(),
+                                  source=self.workspace_source, kind=None, base=("tools", i))
+            try:
+                loaded_tool = load_tool(_plain(entry), ctx, self.host, self.config)
+            except Problem as problem:
+                self.fail(problem, self.config_text(), file, ("tools", i))
+                continue
+            except TrailblazeError as exc:
+                self.fail_error(exc, file)
+                continue
+            self.accept(loaded_tool.definitions, loaded_tool.metadata, None)
+        targets = data.get("targets")
+        if targets is not None:
+            self.catalog.enabled_targets = [str(t) for t in _as_list(targets)]
+
+    def _ref_or_inline(self, entry: Any, where: tuple[Any, ...]) -> tuple[Path | None, str | None, Any,
+                                                                             tuple[Any, ...]] | None:
+        file = self.config.file
+        if isinstance(entry, Mapping) and "ref" in entry:
+            if len(entry) > 1:
+                others = ", ".join(str(k) for k in entry if k != "ref")
+                self.fail(Problem(f"a 'ref:' entry may not have other keys ({others})", where), self.config_text(),
+                          file)
+                return None
+            ref = str(entry["ref"]).lstrip("/")
+            path = self.config.config_dir / ref
+            if not path.is_file():
+                self.fail(Problem(f"ref '{entry['ref']}' does not exist (paths are relative to "
+                                  f"{self.config.config_dir})", (*where, "ref")), self.config_text(), file)
+                return None
+            if where[0] == "tools":
+                return path, None, None, ()
+            read = self.read(path)
+            if read is None:
+                return None
+            return path, read[0], read[1], ()
+        return file, self.config_text(), _plain(entry), where
+
+    def _trailmap_of(self, path: Path) -> Trailmap | None:
+        resolved = path.resolve()
+        for trailmap in self.catalog.active_trailmaps():
+            if resolved.is_relative_to(trailmap.root.resolve()):
+                return trailmap
+        return None
+
+    def load_flat_targets(self) -> None:
+        for path in _yaml_files(self.config.config_dir / "targets", recursive=False):
+            read = self.read(path)
+            if read is None:
+                continue
+            text, data = read
+            try:
+                target = parse_model(TargetConfig, data, what="target")
+                if target.id is None:
+                    raise Problem("a target file needs an 'id'")
+            except Problem as problem:
+                self.fail(problem, text, path)
+                continue
+            self.add_target(Target(target.id, target, None, path), path, ())
+        enabled = self.catalog.enabled_targets
+        if enabled:
+            text = self.config_text()
+            for i, tid in enumerate(enabled):
+                if tid not in self.catalog.targets:
+                    known = ", ".join(sorted(self.catalog.targets)) or "none"
+                    self.fail(Problem(f"target '{tid}' is not defined by any trailmap or targets/ file "
+                                      f"(known: {known})", ("targets", i)), text, self.config.file)
+
+    def assign_toolsets(self) -> None:
+        """Record on each YAML-declared tool the toolsets whose files list it (shown by ``trailblaze tools``)."""
+        membership: dict[str, list[str]] = {}
+        for tid, toolset in self.catalog.toolsets.items():
+            for name in toolset.config.tools:
+                membership.setdefault(name, []).append(tid)
+        if not membership:
+            return
+        definitions = self.catalog.definitions
+        for i, definition in enumerate(definitions):
+            extra = [t for t in membership.get(definition.name, ()) if t not in definition.toolsets]
+            if extra:
+                definitions[i] = replace(definition, toolsets=(*definition.toolsets, *extra))
+
+
+def load_catalog(config: "WorkspaceConfig", host: "PluginHost", workspace_source: ToolSource) -> Catalog:
+    return _Loader(config, host, workspace_source).load()
+
+
+# -- file helpers ------------------------------------------------------------------------------------
+def _subdirs(root: Path) -> list[Path]:
+    try:
+        return sorted((Path(e.path) for e in os.scandir(root) if e.is_dir() and not e.name.startswith(".")),
+                      key=lambda p: p.name)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+
+
+def _yaml_files(root: Path, *, recursive: bool = True) -> Iterator[Path]:
+    """YAML files below ``root`` (recursively, sorted, hidden entries skipped)."""
+    try:
+        entries = sorted(os.scandir(root), key=lambda e: e.name)
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    subdirs = []
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        if entry.is_dir():
+            subdirs.append(entry.path)
+        elif entry.name.endswith(YAML_SUFFIXES):
+            yield Path(entry.path)
+    if recursive:
+        for sub in subdirs:
+            yield from _yaml_files(Path(sub))
+
+
+def _first_existing(root: Path, names: tuple[str, ...]) -> Path | None:
+    for name in names:
+        candidate = root / name
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _maybe_text(path: Path | None) -> str | None:
+    if path is None:
+        return None
+    try:
+        return read_text(path)
+    except BadInputError:
+        return None
+
+
+def _as_list(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    return list(value) if isinstance(value, list) else [value]
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+__all__ = ["Advisory", "Catalog", "LoadedToolset", "Target", "Trailmap", "cached_catalog", "catalog_for",
+           "load_catalog", "id_line"]

@@ -1,0 +1,96 @@
+"""What ``trailblaze check`` (and every ``trailblaze run``, before the first step) learns from this plugin.
+
+Errors: tool, toolset, target and trailmap files that do not load; YAML tool bodies that call a tool with
+arguments its schema rejects. Advisories: skipped trailmaps, removed manifest keys, tool bodies calling
+tools nobody registered (yet: MCP servers register per session), metadata files for unknown tools,
+exports and toolsets that name nothing, and the trailmap-scoping rules of seed 003.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from trailblaze.checks import CheckReport
+from trailblaze.errors import SourceLocation
+from trailblaze.memory import has_tokens
+from trailblaze.tools.registry import ToolRegistry
+
+from .catalog import Catalog
+from .definitions import YamlToolDefinition
+from .problems import Problem, located
+from .scoping import check_scoping
+
+
+def run_checks(catalog: Catalog, registry: ToolRegistry, report: CheckReport, *,
+               metadata_missing: Sequence[str] = ()) -> None:
+    for error in catalog.errors:
+        message = error.message + (f" ({error.hint})" if error.hint else "")
+        if error.key:
+            message = f"'{error.key}': {message}"
+        report.error("YamlTools", message, error.location)
+    for advisory in catalog.advisories:
+        report.advisory(advisory.check, advisory.message, advisory.location, dedupe_key=advisory.dedupe_key)
+    for item in catalog.metadata:
+        if item.name in metadata_missing:
+            report.advisory("ToolMetadata", f"'{item.name}' has shortcut/trailhead metadata but no source registers "
+                            "a tool with that name here (tools of MCP servers register when a session starts)",
+                            SourceLocation(item.file, item.line), dedupe_key=str(item.file))
+    _check_bodies(registry, report)
+    _check_exports_and_toolsets(catalog, registry, report)
+    check_scoping(catalog, registry, report)
+
+
+def _check_bodies(registry: ToolRegistry, report: CheckReport) -> None:
+    for definition in registry:
+        if not isinstance(definition, YamlToolDefinition):
+            continue
+        for i, name in enumerate(definition.body.tool_names):
+            if name not in registry:
+                report.advisory("YamlToolBody", f"tool '{definition.name}' calls '{name}', which is not registered "
+                                "here (an MCP server may provide it when a session starts)",
+                                _call_location(definition, i, name), dedupe_key=f"{definition.name}->{name}")
+        for i, name, args in definition.body.constant_calls():
+            target = registry.get(name)
+            if target is None or has_tokens(args):
+                continue
+            try:
+                target.prepare(dict(args))
+            except ValueError as exc:
+                report.error("YamlToolBody", f"tool '{definition.name}' calls '{name}' with arguments it rejects: "
+                             f"{exc}", _call_location(definition, i, name))
+
+
+def _call_location(definition: YamlToolDefinition, index: int, name: str) -> SourceLocation:
+    file = definition.file
+    if file is None or file.suffix not in (".yaml", ".yml") or not file.is_file():
+        return SourceLocation(file)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except OSError:
+        return SourceLocation(file)
+    if not file.name.endswith(("tool.yaml", "tool.yml", "shortcut.yaml", "shortcut.yml", "trailhead.yaml",
+                               "trailhead.yml")):
+        return SourceLocation(file)
+    return located(Problem("", ("tools", index, name)), text, file).location or SourceLocation(file)
+
+
+def _check_exports_and_toolsets(catalog: Catalog, registry: ToolRegistry, report: CheckReport) -> None:
+    for trailmap in catalog.active_trailmaps():
+        manifest = trailmap.manifest
+        if manifest is None or manifest.exports is None:
+            continue
+        owned = {d.name for d in registry if d.trailmap == trailmap.id} | set(trailmap.tool_names)
+        for name in manifest.exports:
+            if name not in owned:
+                report.advisory("TrailmapExports", f"trailmap '{trailmap.id}' exports '{name}', which it does not "
+                                "define", SourceLocation(trailmap.manifest_file), dedupe_key=f"{trailmap.label}:{name}")
+    declared_members = {ts for d in registry for ts in d.toolsets}
+    for target in catalog.targets.values():
+        names = []
+        for platform in target.config.platforms.values():
+            if platform is not None:
+                names.extend(platform.tool_sets or [])
+        for ts in names:
+            if ts not in catalog.toolsets and ts not in declared_members:
+                report.advisory("Toolsets", f"target '{target.id}' uses toolset '{ts}', which no toolset file or "
+                                "tool defines", SourceLocation(target.file), dedupe_key=f"{target.id}:{ts}")

@@ -1,0 +1,135 @@
+"""``parameters:`` declarations of YAML tools → the core's ``ParameterSchema``.
+
+One schema type for every tool source means a YAML tool's arguments are validated, described to a
+model and shown by ``trailblaze tools`` exactly like a class-backed tool's.
+
+Declaration keys (upstream ``TrailblazeToolParameterConfig``): ``name`` (required,
+``[a-zA-Z_][a-zA-Z0-9_]*``, unique), ``type`` (``string | integer | number | boolean``, also ``enum``,
+``array``, ``object``), ``required`` (default true), ``description``, ``default`` (presence-aware: an
+absent default drops the key when the parameter is omitted, ``default: null`` substitutes null), and
+``enum`` (allowed values; makes the parameter an enum).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from trailblaze.tools.params import ParameterDefinition, ParameterSchema, ParamType
+
+from .problems import Problem, suggest
+
+PARAM_NAME = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]*$")
+PARAM_KEYS = ("name", "type", "required", "default", "description", "enum")
+
+
+@dataclass(frozen=True)
+class DeclaredParameters:
+    schema: ParameterSchema
+    null_defaults: tuple[str, ...]
+    """Parameters declared with ``default: null``: omitted, they substitute null instead of dropping."""
+
+    @property
+    def names(self) -> frozenset[str]:
+        return frozenset(p.name for p in self.schema)
+
+
+def parse_parameters(raw: Any, *, scalar_text: "ScalarText | None" = None) -> DeclaredParameters:
+    """Validate a ``parameters:`` list. Problems carry paths relative to ``parameters``."""
+    if raw is None:
+        raw = []
+    if not isinstance(raw, list):
+        raise Problem(f"'parameters' must be a list of parameter declarations, got {type(raw).__name__}",
+                      ("parameters",))
+    params: list[ParameterDefinition] = []
+    seen: dict[str, int] = {}
+    null_defaults: list[str] = []
+    for i, entry in enumerate(raw):
+        where = ("parameters", i)
+        if not isinstance(entry, Mapping):
+            raise Problem("a parameter is a map: '- name: x' with 'type', 'required', 'description'...", where)
+        for key in entry:
+            if key not in PARAM_KEYS:
+                hint = suggest(str(key), PARAM_KEYS)
+                raise Problem(f"unknown parameter key '{key}' (known: {', '.join(PARAM_KEYS)})", (*where, key),
+                              hint=hint)
+        name = entry.get("name")
+        if not isinstance(name, str) or not name:
+            raise Problem("a parameter needs a 'name'", (*where, "name") if "name" in entry else where)
+        if not PARAM_NAME.match(name):
+            raise Problem(f"parameter name '{name}' must match [a-zA-Z_][a-zA-Z0-9_]* (no dots, no dashes, "
+                          "not starting with a digit)", (*where, "name"))
+        if name in seen:
+            raise Problem(f"parameter '{name}' is declared twice (also item {seen[name]})", (*where, "name"))
+        seen[name] = i
+        if "type" not in entry:
+            raise Problem(f"parameter '{name}' needs a 'type' (string, integer, number, boolean)", where)
+        try:
+            ptype = ParamType.parse(str(entry["type"]))
+        except ValueError as exc:
+            raise Problem(str(exc), (*where, "type")) from None
+        enum_raw = entry.get("enum")
+        enum_values: tuple[str, ...] | None = None
+        if enum_raw is not None:
+            if not isinstance(enum_raw, list) or not enum_raw:
+                raise Problem("'enum' must be a non-empty list of values", (*where, "enum"))
+            enum_values = tuple(str(v) for v in enum_raw)
+            if ptype is ParamType.STRING:
+                ptype = ParamType.ENUM
+        elif ptype is ParamType.ENUM:
+            raise Problem(f"parameter '{name}' has type enum but no 'enum' values", (*where, "type"))
+        required = entry.get("required", True)
+        if not isinstance(required, bool):
+            raise Problem(f"'required' must be true or false, got {required!r}", (*where, "required"))
+        description = entry.get("description") or ""
+        if not isinstance(description, str):
+            raise Problem("'description' must be text", (*where, "description"))
+        has_default = "default" in entry
+        default = entry.get("default")
+        if has_default and default is None:
+            null_defaults.append(name)
+        elif has_default:
+            if ptype is ParamType.STRING and not isinstance(default, str) and scalar_text is not None:
+                # "00123" unquoted is the integer 123 to YAML; a string parameter keeps what was written.
+                default = scalar_text.text((*where, "default"), default)
+            probe = ParameterDefinition(name=name, type=ptype, enum_values=enum_values)
+            try:
+                default = ParameterSchema([probe]).validate({name: default}, owner=f"parameter '{name}'")[name]
+            except ValueError as exc:
+                message = str(exc).replace(f"argument '{name}'", "default")
+                raise Problem(message, (*where, "default")) from None
+        params.append(ParameterDefinition(
+            name=name, type=ptype, description=description.strip(), required=required and not has_default,
+            default=default, has_default=has_default and default is not None, enum_values=enum_values,
+        ))
+    return DeclaredParameters(ParameterSchema(params), tuple(null_defaults))
+
+
+class ScalarText:
+    """The source text of scalars, for the rare value whose YAML type loses what was written."""
+
+    def __init__(self, text: str, base: tuple[Any, ...] = ()) -> None:
+        self._text = text
+        self._base = base
+        self._root: Any = None
+
+    def text(self, path: tuple[Any, ...], fallback: Any) -> Any:
+        from trailblaze.yamlio import load_roundtrip
+
+        try:
+            if self._root is None:
+                self._root = load_roundtrip(self._text)
+            node = self._root
+            full = (*self._base, *path)
+            for key in full[:-1]:
+                node = node[key]
+            line, col = node.lc.value(full[-1])
+        except Exception:  # noqa: BLE001 - best effort: keep the loaded value
+            return fallback
+        raw = self._text.splitlines()[line][col:]
+        # Only plain scalars get here (YAML typed them as numbers or booleans): they end at a comment or, in
+        # flow style, at the next ',', '}' or ']'.
+        raw = re.split(r"\s+#|[,}\]]", raw, maxsplit=1)[0].strip()
+        return raw if raw else fallback

@@ -1,0 +1,120 @@
+"""The ``yaml_tools`` plugin: hook implementations only; the work lives in the modules they call.
+
+* ``trailblaze_register_tools`` — every tool of the workspace's catalog (trailmaps, packaged trailmaps,
+  ``trailblaze.yaml``); a name another source also registers fails with one message naming both.
+* ``trailblaze_config_sections`` — claims ``tools``, ``toolsets`` and ``targets`` of ``trailblaze.yaml``.
+* ``trailblaze_trailmap_dirs`` — ships the framework trailmap ``trailblaze`` (platform defaults).
+* ``trailblaze_filter_tools`` — narrows a session to its target's effective tool set.
+* ``trailblaze_check_tools`` — file errors, trailmap problems, tool bodies, trailmap-scoping advisories.
+* ``trailblaze_tool_descriptor`` — adds shortcut/trailhead metadata to YAML tools' MCP descriptors.
+* ``trailblaze_session_started`` — applies metadata-only files to tools registered per session, and
+  prints file errors when ``trailblaze tools`` lists (no check runs there).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from trailblaze import hookimpl
+
+from .catalog import Catalog, cached_catalog, catalog_for
+from .definitions import YamlToolDefinition
+
+if TYPE_CHECKING:
+    from trailblaze.checks import CheckReport
+    from trailblaze.config import WorkspaceConfig
+    from trailblaze.plugins import PluginHost
+    from trailblaze.session import Session
+    from trailblaze.tools.base import ToolDefinition
+    from trailblaze.tools.descriptors import ToolDescriptor
+    from trailblaze.tools.registry import ToolRegistry
+
+PACKAGED_TRAILMAPS = Path(__file__).parent / "trailmaps"
+
+
+@hookimpl
+def trailblaze_config_sections() -> dict[str, type[Any]]:
+    # Plain ``list``: the core checks nothing more; this plugin validates each entry with its location.
+    return {"tools": list, "toolsets": list, "targets": list}
+
+
+@hookimpl
+def trailblaze_trailmap_dirs() -> list[Path]:
+    return [PACKAGED_TRAILMAPS]
+
+
+@hookimpl
+def trailblaze_register_tools(registry: "ToolRegistry", config: "WorkspaceConfig", host: "PluginHost") -> None:
+    catalog = catalog_for(config, host, registry.current_source)
+    for definition in catalog.definitions:
+        registry.add(definition)
+    _apply_metadata(catalog, registry)
+
+
+def _apply_metadata(catalog: Catalog, registry: "ToolRegistry") -> list[str]:
+    """Attach metadata-only files to their tools; return the names not (yet) registered."""
+    missing = []
+    for item in catalog.metadata:
+        definition = registry.get(item.name)
+        if definition is None:
+            missing.append(item.name)
+            continue
+        if all(definition.meta.get(k) == v for k, v in item.meta.items()):
+            continue
+        registry.replace(replace(definition, meta={**definition.meta, **item.meta}))
+    return missing
+
+
+@hookimpl
+def trailblaze_filter_tools(session: "Session", tools: "list[ToolDefinition]") -> "list[ToolDefinition] | None":
+    from .toolsets import effective_set
+
+    config = session.workspace
+    target = session.target or config.defaults.target
+    if not target:
+        return None
+    catalog = catalog_for(config, session.host)
+    device = session.device
+    names = effective_set(catalog, target, platform=device.platform, driver=device.driver,
+                          tools=session.registry).names
+    return [t for t in tools if t.name in names]
+
+
+@hookimpl
+def trailblaze_check_tools(registry: "ToolRegistry", report: "CheckReport", config: "WorkspaceConfig") -> None:
+    from .checks import run_checks
+
+    catalog = cached_catalog(config)
+    if catalog is None:
+        return  # nothing of ours was registered for this workspace
+    missing = _apply_metadata(catalog, registry)
+    run_checks(catalog, registry, report, metadata_missing=missing)
+
+
+@hookimpl
+def trailblaze_tool_descriptor(definition: "ToolDefinition") -> "ToolDescriptor | None":
+    if not isinstance(definition, YamlToolDefinition) or not (
+            "shortcut" in definition.meta or "trailhead" in definition.meta):
+        return None
+    from trailblaze.tools.descriptors import default_descriptor
+
+    descriptor = default_descriptor(definition)
+    extra = {f"trailblaze/{k}": definition.meta[k] for k in ("shortcut", "trailhead") if k in definition.meta}
+    return replace(descriptor, meta={**descriptor.meta, **extra})
+
+
+@hookimpl
+def trailblaze_session_started(session: "Session") -> None:
+    catalog = cached_catalog(session.workspace)
+    if catalog is None:
+        return
+    _apply_metadata(catalog, session.registry)
+    if session.options.get("listing"):
+        for error in catalog.errors:
+            print(f"trailblaze: error: {error}", file=sys.stderr)
+        for advisory in catalog.advisories:
+            where = f"{advisory.location}: " if advisory.location and advisory.location.file else ""
+            print(f"{where}warning: [{advisory.check}] {advisory.message}", file=sys.stderr)
