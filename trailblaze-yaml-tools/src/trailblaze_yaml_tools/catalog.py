@@ -408,10 +408,8 @@ class _Loader:
         for i, entry in enumerate(_as_list(data.get("tools"))):
             if isinstance(entry, Mapping) and "ref" in entry:
                 loaded = self._ref_or_inline(entry, ("tools", i))
-                if loaded is not None:
-                    path = loaded[0]
-                    owner = self._trailmap_of(path)
-                    self.load_tool_file(path, owner, in_tools_dir=True)
+                if loaded is not None and loaded[0] is not None:
+                    self.load_tool_file(loaded[0], self._trailmap_of(loaded[0]), in_tools_dir=True)
                 continue
             ctx = ToolFileContext(file=file or self.config.config_dir / "trailblaze.yaml", text=self.config_text(),
                                   source=self.workspace_source, kind=None, base=("tools", i))
@@ -471,15 +469,15 @@ class _Loader:
             except Problem as problem:
                 self.fail(problem, text, path)
                 continue
-            self.add_target(Target(target.id, target, None, path), path, ())
+            self.add_target(Target(target.id or path.stem, target, None, path), path, ())
         enabled = self.catalog.enabled_targets
         if enabled:
-            text = self.config_text()
+            config_text = self.config_text()
             for i, tid in enumerate(enabled):
                 if tid not in self.catalog.targets:
                     known = ", ".join(sorted(self.catalog.targets)) or "none"
                     self.fail(Problem(f"target '{tid}' is not defined by any trailmap or targets/ file "
-                                      f"(known: {known})", ("targets", i)), text, self.config.file)
+                                      f"(known: {known})", ("targets", i)), config_text, self.config.file)
 
     def assign_toolsets(self) -> None:
         """Record on each YAML-declared tool the toolsets whose files list it (shown by ``trailblaze tools``)."""

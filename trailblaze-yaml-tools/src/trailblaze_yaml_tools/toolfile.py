@@ -153,7 +153,9 @@ def load_tool(data: Any, ctx: ToolFileContext, host: "PluginHost", config: "Work
         return LoadedTools([YamlToolDefinition(
             name=name, description=description.strip(), source=source, trailmap=ctx.trailmap, meta=meta,
             schema=declared.schema, body=body, null_defaults=declared.null_defaults, file=ctx.file,
-            platforms=platforms, drivers=drivers, **flags)])
+            platforms=platforms, drivers=drivers, surface_to_llm=flags.get("surface_to_llm", True),
+            is_recordable=flags.get("is_recordable", True), requires_host=flags.get("requires_host", False),
+            is_verification=flags.get("is_verification", False))])
     script, runtime, options = _script_target(data["script"], ctx)
     decl = ScriptedToolDecl(
         name=name, description=description.strip(), input_schema=dict(declared.schema.json_schema()),
@@ -289,7 +291,7 @@ def import_tool_class(ref: str) -> type[Tool]:
                       hint="install the package that provides it, or put it on PYTHONPATH") from None
     except Exception as exc:  # noqa: BLE001 - the module's own import-time failure
         raise Problem(f"importing '{module_name}' failed: {type(exc).__name__}: {exc}", ("class",)) from None
-    obj = module
+    obj: Any = module
     for part in attr.split("."):
         obj = getattr(obj, part, None)
         if obj is None:
