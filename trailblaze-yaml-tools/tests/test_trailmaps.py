@@ -280,3 +280,17 @@ def test_exports_and_unknown_toolsets_are_advisories(write, load) -> None:
     rendered = {f.check: f.message for f in ws.check().advisories}
     assert rendered["TrailmapExports"] == "trailmap 'lib' exports 'lib_typo', which it does not define"
     assert rendered["Toolsets"] == "target 'app' uses toolset 'nothingHere', which no toolset file or tool defines"
+
+
+def test_a_run_whose_target_is_not_a_trailmap_offers_every_tool(host, write, load) -> None:
+    """Upstream trails may name an app id or URL as ``config.target``; only known targets narrow."""
+    from trailblaze.toolbox import session_tools
+
+    ws = load(write(SHOP))
+    session = ws.session()
+    session.target = "com.example.app"
+    assert "other_thing" in [t.name for t in session_tools(session)]
+    session.target = "shop"
+    session.device = session.device.model_copy(update={"platform": "host", "driver": "host"})
+    assert sorted(t.name for t in session_tools(session, for_llm=False)) == [
+        "dumpMemory", "exec", "lib_public", "shop_buy", "wait"]

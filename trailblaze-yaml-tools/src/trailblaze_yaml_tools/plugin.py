@@ -77,6 +77,10 @@ def trailblaze_filter_tools(session: "Session", tools: "list[ToolDefinition]") -
     if not target:
         return None
     catalog = catalog_for(config, session.host)
+    if target not in catalog.targets and not session.options.get("listing"):
+        # Upstream trails may name an app id or URL as their target: with no trailmap for it, a run
+        # offers every tool. Asking `trailblaze tools --target` for an unknown id is an error instead.
+        return None
     device = session.device
     names = effective_set(catalog, target, platform=device.platform, driver=device.driver,
                           tools=session.registry).names
