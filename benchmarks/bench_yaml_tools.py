@@ -19,16 +19,14 @@ import tempfile
 import time
 from pathlib import Path
 
+import trailblaze_yaml_tools.plugin as yaml_plugin
 from ruamel.yaml import YAML
-
 from trailblaze.config import load_workspace
 from trailblaze.testing import new_host
+from trailblaze.tools.base import ToolSource
 from trailblaze.tools.descriptors import describe
 from trailblaze.tools.registry import ToolRegistry
-
-import trailblaze_yaml_tools.plugin as yaml_plugin
 from trailblaze_yaml_tools.catalog import load_catalog
-from trailblaze.tools.base import ToolSource
 
 TOOL = """\
 id: {name}

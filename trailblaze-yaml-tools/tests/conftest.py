@@ -8,15 +8,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
+import trailblaze_yaml_tools.plugin as yaml_plugin
 from trailblaze.checks import CheckReport
 from trailblaze.config import WorkspaceConfig, load_workspace
 from trailblaze.plugins import PluginHost
 from trailblaze.session import Session, SessionOutcome
 from trailblaze.testing import installed_host, make_session, new_host
 from trailblaze.tools.registry import ToolRegistry
-
-import trailblaze_yaml_tools.plugin as yaml_plugin
 from trailblaze_yaml_tools.catalog import Catalog, catalog_for
 
 

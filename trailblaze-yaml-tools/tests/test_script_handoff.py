@@ -9,11 +9,9 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import pytest
-
 from trailblaze import hookimpl
 from trailblaze.errors import BadInputError
 from trailblaze.tools.base import ToolDefinition, ToolResult
-
 from trailblaze_yaml_tools.script import ScriptToolSpec
 
 SCRIPT_TOOL = """

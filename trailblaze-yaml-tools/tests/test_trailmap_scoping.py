@@ -5,10 +5,8 @@ with ``--strict``."""
 from __future__ import annotations
 
 import pytest
-
 from trailblaze import Tool, ToolResult, hookimpl
 from trailblaze.testing import run_cli
-
 from trailblaze_yaml_tools.scoping import scoped_name_problem
 
 BODY = "description: d\nparameters: []\ntools: [{wait: {timeToWaitInSeconds: 0}}]\n"

@@ -9,11 +9,9 @@ import re
 from pathlib import Path
 
 import pytest
-
 from trailblaze import Tool, ToolResult, hookimpl
 from trailblaze.errors import BadInputError
 from trailblaze.testing import run_cli
-
 from trailblaze_yaml_tools.toolsets import effective_set
 
 BODY = "description: d\nparameters: []\ntools: [{wait: {timeToWaitInSeconds: 0}}]\n"

@@ -6,14 +6,12 @@ from __future__ import annotations
 import re
 
 import pytest
-
+import trailblaze_yaml_tools.plugin as yaml_plugin
 from trailblaze import Tool, ToolResult, hookimpl
 from trailblaze.config import load_workspace
 from trailblaze.errors import DuplicateToolError
 from trailblaze.testing import installed_host, new_host, run_cli
 from trailblaze.tools.registry import ToolRegistry
-
-import trailblaze_yaml_tools.plugin as yaml_plugin
 
 BODY = "description: d\nparameters: []\ntools: [{wait: {timeToWaitInSeconds: 0}}]\n"
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from trailblaze_yaml_tools.definitions import YamlToolDefinition
 
 TOOLS_BODY = """

@@ -8,8 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from pydantic import Field
-
+from pydantic import ConfigDict, Field
 from trailblaze import Tool, ToolResult, hookimpl
 from trailblaze.errors import ToolArgumentError, ToolExpansionError, UnknownToolError
 from trailblaze.tools.base import OtherTool, ToolCall
@@ -20,7 +19,7 @@ class Probe(Tool):
     """Record the arguments it was called with (a real tool: it runs through the dispatcher)."""
 
     name = "probe"
-    model_config = {"extra": "allow"}
+    model_config = ConfigDict(extra="allow")
 
     def execute(self, ctx) -> ToolResult:  # type: ignore[no-untyped-def, override]
         ctx.session.resources.setdefault("probe", []).append(dict(self.model_extra or {}))

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
+import trailblaze_yaml_tools.plugin as yaml_plugin
 from trailblaze.checks import CheckReport
 from trailblaze.config import load_workspace
 from trailblaze.plugins import PluginHost
@@ -17,8 +17,6 @@ from trailblaze.session import SessionOutcome
 from trailblaze.testing import installed_host, make_session, new_host, run_cli
 from trailblaze.tools.base import ToolCall
 from trailblaze.tools.registry import ToolRegistry
-
-import trailblaze_yaml_tools.plugin as yaml_plugin
 
 EXAMPLE = Path(__file__).resolve().parents[1]
 

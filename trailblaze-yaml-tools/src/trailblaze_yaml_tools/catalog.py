@@ -29,8 +29,13 @@ from trailblaze.tools.base import ToolDefinition, ToolSource
 from trailblaze.yamlio import load_fast, read_text
 
 from .descriptor import load_descriptor
-from .models import (FRAMEWORK_TRAILMAP, REMOVED_MANIFEST_KEYS, TargetConfig, ToolSetConfig, TrailmapManifest,
-                     parse_model)
+from .models import (
+    REMOVED_MANIFEST_KEYS,
+    TargetConfig,
+    ToolSetConfig,
+    TrailmapManifest,
+    parse_model,
+)
 from .problems import Problem, ToolFileError, located
 from .script import ScriptToolSpec, script_definitions
 from .toolfile import MetadataTool, ToolFileContext, file_kind, id_line, load_tool, resolve_relative
@@ -110,10 +115,10 @@ class Catalog:
 
 
 # -- cache -------------------------------------------------------------------------------------------
-_CACHE: dict[tuple[int, int], tuple["weakref.ref[Any]", Catalog]] = {}
+_CACHE: dict[tuple[int, int], tuple[weakref.ref[Any], Catalog]] = {}
 
 
-def catalog_for(config: "WorkspaceConfig", host: "PluginHost", workspace_source: ToolSource | None = None) -> Catalog:
+def catalog_for(config: WorkspaceConfig, host: PluginHost, workspace_source: ToolSource | None = None) -> Catalog:
     """The catalog of ``config`` as seen by ``host``'s plugins, loaded on first use."""
     key = (id(config), id(host))
     hit = _CACHE.get(key)
@@ -125,7 +130,7 @@ def catalog_for(config: "WorkspaceConfig", host: "PluginHost", workspace_source:
     return catalog
 
 
-def cached_catalog(config: "WorkspaceConfig") -> Catalog | None:
+def cached_catalog(config: WorkspaceConfig) -> Catalog | None:
     """A catalog already loaded for ``config`` by any host (checks get no host argument)."""
     for (config_id, _), (ref, catalog) in list(_CACHE.items()):
         if config_id == id(config) and ref() is config:
@@ -135,7 +140,7 @@ def cached_catalog(config: "WorkspaceConfig") -> Catalog | None:
 
 # -- loading -----------------------------------------------------------------------------------------
 class _Loader:
-    def __init__(self, config: "WorkspaceConfig", host: "PluginHost", workspace_source: ToolSource) -> None:
+    def __init__(self, config: WorkspaceConfig, host: PluginHost, workspace_source: ToolSource) -> None:
         self.config = config
         self.host = host
         self.workspace_source = workspace_source
@@ -494,7 +499,7 @@ class _Loader:
                 definitions[i] = replace(definition, toolsets=(*definition.toolsets, *extra))
 
 
-def load_catalog(config: "WorkspaceConfig", host: "PluginHost", workspace_source: ToolSource) -> Catalog:
+def load_catalog(config: WorkspaceConfig, host: PluginHost, workspace_source: ToolSource) -> Catalog:
     return _Loader(config, host, workspace_source).load()
 
 
@@ -557,5 +562,14 @@ def _plain(value: Any) -> Any:
     return value
 
 
-__all__ = ["Advisory", "Catalog", "LoadedToolset", "Target", "Trailmap", "cached_catalog", "catalog_for",
-           "load_catalog", "id_line"]
+__all__ = [
+    "Advisory",
+    "Catalog",
+    "LoadedToolset",
+    "Target",
+    "Trailmap",
+    "cached_catalog",
+    "catalog_for",
+    "id_line",
+    "load_catalog",
+]

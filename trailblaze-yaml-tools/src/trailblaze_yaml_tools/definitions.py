@@ -56,8 +56,8 @@ class YamlToolDefinition(ToolDefinition):
         """The body with ``values`` (already prepared) substituted, as ``[{toolName: args}, ...]``."""
         return self.body.expand(values)
 
-    def calls(self, values: dict[str, Any], *, registry: "ToolRegistry | None" = None,
-              host: "PluginHost | None" = None) -> list[ToolCall]:
+    def calls(self, values: dict[str, Any], *, registry: ToolRegistry | None = None,
+              host: PluginHost | None = None) -> list[ToolCall]:
         """The expansion re-decoded through the same path trail recordings take."""
         out: list[ToolCall] = []
         for item in self.body.expand(values):
@@ -67,5 +67,5 @@ class YamlToolDefinition(ToolDefinition):
                 raise ToolExpansionError(f"tool '{self.name}' expanded into an invalid call: {exc}") from None
         return out
 
-    def invoke(self, prepared: Any, ctx: "ToolContext") -> list[ToolCall]:
+    def invoke(self, prepared: Any, ctx: ToolContext) -> list[ToolCall]:
         return self.calls(prepared, registry=ctx.registry, host=ctx.session.host)

@@ -29,8 +29,8 @@ TOOL_KEYS = ("name", "description", "inputSchema", *GATE_KEYS)
 FILE_KEYS = ("script", "runtime", "tools", *TOOL_KEYS)
 
 
-def load_descriptor(data: Any, ctx: ToolFileContext, host: "PluginHost",
-                    config: "WorkspaceConfig") -> list[ToolDefinition]:
+def load_descriptor(data: Any, ctx: ToolFileContext, host: PluginHost,
+                    config: WorkspaceConfig) -> list[ToolDefinition]:
     if not isinstance(data, Mapping) or "script" not in data:
         raise Problem("a tools/*.yaml file without a .tool.yaml suffix is a scripted-tool descriptor and needs "
                       "'script:'", hint="name YAML-defined tools <id>.tool.yaml")

@@ -36,7 +36,7 @@ class DeclaredParameters:
         return frozenset(p.name for p in self.schema)
 
 
-def parse_parameters(raw: Any, *, scalar_text: "ScalarText | None" = None) -> DeclaredParameters:
+def parse_parameters(raw: Any, *, scalar_text: ScalarText | None = None) -> DeclaredParameters:
     """Validate a ``parameters:`` list. Problems carry paths relative to ``parameters``."""
     if raw is None:
         raw = []

@@ -47,14 +47,14 @@ def trailblaze_trailmap_dirs() -> list[Path]:
 
 
 @hookimpl
-def trailblaze_register_tools(registry: "ToolRegistry", config: "WorkspaceConfig", host: "PluginHost") -> None:
+def trailblaze_register_tools(registry: ToolRegistry, config: WorkspaceConfig, host: PluginHost) -> None:
     catalog = catalog_for(config, host, registry.current_source)
     for definition in catalog.definitions:
         registry.add(definition)
     _apply_metadata(catalog, registry)
 
 
-def _apply_metadata(catalog: Catalog, registry: "ToolRegistry") -> list[str]:
+def _apply_metadata(catalog: Catalog, registry: ToolRegistry) -> list[str]:
     """Attach metadata-only files to their tools; return the names not (yet) registered."""
     missing = []
     for item in catalog.metadata:
@@ -69,7 +69,7 @@ def _apply_metadata(catalog: Catalog, registry: "ToolRegistry") -> list[str]:
 
 
 @hookimpl
-def trailblaze_filter_tools(session: "Session", tools: "list[ToolDefinition]") -> "list[ToolDefinition] | None":
+def trailblaze_filter_tools(session: Session, tools: list[ToolDefinition]) -> list[ToolDefinition] | None:
     from .toolsets import effective_set
 
     config = session.workspace
@@ -88,7 +88,7 @@ def trailblaze_filter_tools(session: "Session", tools: "list[ToolDefinition]") -
 
 
 @hookimpl
-def trailblaze_check_tools(registry: "ToolRegistry", report: "CheckReport", config: "WorkspaceConfig") -> None:
+def trailblaze_check_tools(registry: ToolRegistry, report: CheckReport, config: WorkspaceConfig) -> None:
     from .checks import run_checks
 
     catalog = cached_catalog(config)
@@ -99,7 +99,7 @@ def trailblaze_check_tools(registry: "ToolRegistry", report: "CheckReport", conf
 
 
 @hookimpl
-def trailblaze_tool_descriptor(definition: "ToolDefinition") -> "ToolDescriptor | None":
+def trailblaze_tool_descriptor(definition: ToolDefinition) -> ToolDescriptor | None:
     if not isinstance(definition, YamlToolDefinition) or not (
             "shortcut" in definition.meta or "trailhead" in definition.meta):
         return None
@@ -111,7 +111,7 @@ def trailblaze_tool_descriptor(definition: "ToolDefinition") -> "ToolDescriptor 
 
 
 @hookimpl
-def trailblaze_session_started(session: "Session") -> None:
+def trailblaze_session_started(session: Session) -> None:
     catalog = cached_catalog(session.workspace)
     if catalog is None:
         return

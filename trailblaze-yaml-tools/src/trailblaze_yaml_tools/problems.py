@@ -25,7 +25,7 @@ class Problem(Exception):
         self.path: tuple[Key, ...] = tuple(path)
         self.hint = hint
 
-    def at(self, *prefix: Key) -> "Problem":
+    def at(self, *prefix: Key) -> Problem:
         """The same problem, found inside ``prefix`` (for nested parsers that see only a subtree)."""
         self.path = (*prefix, *self.path)
         return self

@@ -59,7 +59,7 @@ class ScriptToolSpec:
     options: Mapping[str, Any] = field(default_factory=dict)
 
 
-def script_definitions(spec: ScriptToolSpec, host: "PluginHost", config: "WorkspaceConfig",
+def script_definitions(spec: ScriptToolSpec, host: PluginHost, config: WorkspaceConfig,
                        *, path: tuple[Any, ...] = ("script",)) -> list[ToolDefinition]:
     """Ask the script runtime plugin for definitions; a clear install hint when there is none."""
     definitions = host.script_tools(spec, config)

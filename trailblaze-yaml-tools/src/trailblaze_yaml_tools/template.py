@@ -203,7 +203,7 @@ def _compile(node: Any, declared: Collection[str], path: tuple[Key, ...]) -> tup
 class CompiledBody:
     """A validated, compiled ``tools:`` list. ``expand(values)`` gives the list of ``{name: args}`` maps."""
 
-    __slots__ = ("_calls", "tool_names", "size")
+    __slots__ = ("_calls", "size", "tool_names")
 
     def __init__(self, body: Any, declared: Collection[str], *, path: tuple[Key, ...] = ("tools",)) -> None:
         if not isinstance(body, list):

@@ -90,13 +90,13 @@ def id_line(text: str | None, key: str = "id") -> int | None:
     """The 1-based line of a top-level ``id:`` key, found without parsing (for ``ToolSource.line``)."""
     if not text:
         return None
-    match = re.search(rf"^{key}\s*:", text, flags=re.M)
+    match = re.search(rf"^{key}\s*:", text, flags=re.MULTILINE)
     if match is None:
         return None
     return text.count("\n", 0, match.start()) + 1
 
 
-def load_tool(data: Any, ctx: ToolFileContext, host: "PluginHost", config: "WorkspaceConfig") -> LoadedTools:
+def load_tool(data: Any, ctx: ToolFileContext, host: PluginHost, config: WorkspaceConfig) -> LoadedTools:
     """Validate one declaration and build its definitions."""
     if not isinstance(data, Mapping):
         raise Problem(f"a tool file is a map with 'id', 'description', 'parameters' and one of class:, tools:, "

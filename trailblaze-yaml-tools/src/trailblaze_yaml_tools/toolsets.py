@@ -40,10 +40,7 @@ def toolset_matches(toolset: LoadedToolset, *, driver: str, platform: str) -> bo
         wanted = {_norm(d) for d in cfg.drivers}
         if "all" not in wanted and _norm(driver) not in wanted and _norm(platform) not in wanted:
             return False
-    if cfg.platforms is not None and platform != ANY:
-        if _norm(platform) not in {_norm(p) for p in cfg.platforms}:
-            return False
-    return True
+    return cfg.platforms is None or platform == ANY or _norm(platform) in {_norm(p) for p in cfg.platforms}
 
 
 @dataclass
