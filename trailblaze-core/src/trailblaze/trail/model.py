@@ -99,6 +99,9 @@ class TrailStep:
     """Per classifier, the location of each recorded call (for run-time errors)."""
     index: int = 0
     """Position in ``Trail.steps``; the trailhead is step 0 when present."""
+    source_path: tuple[str | int, ...] = ()
+    """Where the step sits in the YAML document (``("trail", 3)``, ``(2, "prompts", 0)``), for
+    save-back and for locating errors found at run time."""
 
     def recording_for(self, classifiers: list[str]) -> tuple[str, list[ToolCall]] | None:
         """The ``(classifier, calls)`` that applies to this device, or None → needs the agent.
@@ -109,7 +112,10 @@ class TrailStep:
             return None
         if self.kind == "tools" and "*" in self.recordings:
             return "*", self.recordings["*"]
-        return _classifiers.resolve(self.recordings, classifiers)
+        found = _classifiers.resolve(self.recordings, classifiers)
+        if found is None and "*" in self.recordings:
+            return "*", self.recordings["*"]  # a v1 file holds one device's recording, keyed "*"
+        return found
 
 
 @dataclass
@@ -120,6 +126,8 @@ class Trail:
     steps: list[TrailStep]
     """All runnable steps in order, the trailhead first when there is one."""
     text: str = ""
+    warnings: list[str] = field(default_factory=list)
+    """Lenient-decoding notes (e.g. an unknown ``config`` key that was ignored), one line each."""
 
     @property
     def trailhead(self) -> TrailStep | None:
