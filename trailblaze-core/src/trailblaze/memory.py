@@ -111,7 +111,7 @@ class Memory:
             token = (whole.group(1) if whole.group(1) is not None else whole.group(2) or "").strip()
             if token.startswith("args."):
                 found, native = self._lookup_arg(token[5:])
-                if found:
+                if found and not isinstance(native, (dict, list)):
                     return native  # a string that is exactly one args token keeps the arg's type
         return _TOKEN.sub(self._replace, text)
 
@@ -121,12 +121,18 @@ class Memory:
             found, native = self._lookup_arg(token[5:])
             if found and not isinstance(native, (dict, list)):
                 return _as_text(native)
+            if found:
+                # Upstream defers array/object substitution: the token stays literal, with one notice.
+                return self._unknown(match.group(0), token, deferred=True)
+            return self._unknown(match.group(0), token)
+        if token.startswith("memory."):
+            # The stripped key wins; the literal key ``memory.x`` only when there is no ``x``.
+            if token[7:] in self._values:
+                return self._values[token[7:]]
+            if token in self._values:
+                return self._values[token]
             return self._unknown(match.group(0), token)
         if token in self._values:
-            return self._values[token]
-        if token.startswith("memory.") and token[7:] in self._values:
-            return self._values[token[7:]]
-        if token.startswith("memory.") and token in self._values:
             return self._values[token]
         return self._unknown(match.group(0), token)
 
@@ -142,12 +148,15 @@ class Memory:
                 return False, None
         return True, node
 
-    def _unknown(self, literal: str, token: str) -> str:
-        if os.environ.get("TRAILBLAZE_MEMORY_BLANK_UNKNOWN_TOKENS") == "1":
+    def _unknown(self, literal: str, token: str, *, deferred: bool = False) -> str:
+        if os.environ.get("TRAILBLAZE_MEMORY_BLANK_UNKNOWN_TOKENS") == "1" and not deferred:
             return ""
         if token not in self._warned:
             self._warned.add(token)
             message = f"unknown token {literal} left as is (no memory value or arg named '{token}')"
+            if deferred:
+                message = (f"token {literal} left as is: it names an array/object arg, and substituting "
+                           "those is not supported yet")
             if self.on_unknown_token is not None:
                 self.on_unknown_token(message)
             else:
