@@ -69,7 +69,8 @@ def test_misspelled_hook_is_an_error_naming_the_plugin(plugin_host: PluginHost) 
 def test_entry_points_load_and_a_broken_plugin_does_not_stop_the_others(fake_site, trailblaze_cmd) -> None:
     fake_site("trailblaze-good", "tb_good", GOOD, "good")
     fake_site("trailblaze-broken", "tb_broken", BROKEN, "broken", "2.0.1")
-    proc = trailblaze_cmd(["plugins", "--json"], pythonpath=fake_site.path)
+    only = {"TRAILBLAZE_LOAD_PLUGINS": "good,broken"}  # the workspace's own plugins stay out of this test
+    proc = trailblaze_cmd(["plugins", "--json"], pythonpath=fake_site.path, env=only)
     assert proc.returncode == 0, proc.stderr
     plugins = {p["name"]: p for p in json.loads(proc.stdout)}
     assert plugins["good"]["status"] == "ok"
@@ -80,14 +81,14 @@ def test_entry_points_load_and_a_broken_plugin_does_not_stop_the_others(fake_sit
     assert len(lines) == 1
     assert "plugin 'broken' (trailblaze-broken 2.0.1) failed to load" in lines[0]
     assert "TRAILBLAZE_DISABLE_PLUGINS=broken" in lines[0]
-    tools = trailblaze_cmd(["tools", "--json"], pythonpath=fake_site.path)
+    tools = trailblaze_cmd(["tools", "--json"], pythonpath=fake_site.path, env=only)
     assert tools.returncode == 0, tools.stderr
     assert "good_ping" in {t["name"] for t in json.loads(tools.stdout)}
 
 
 def test_strict_plugins_makes_a_broken_plugin_fatal(fake_site, trailblaze_cmd) -> None:
     fake_site("trailblaze-broken", "tb_broken", BROKEN, "broken")
-    proc = trailblaze_cmd(["tools"], pythonpath=fake_site.path, env={"TRAILBLAZE_STRICT_PLUGINS": "1"})
+    proc = trailblaze_cmd(["tools"], pythonpath=fake_site.path, env={"TRAILBLAZE_STRICT_PLUGINS": "1", "TRAILBLAZE_LOAD_PLUGINS": "broken"})
     assert proc.returncode == 2
     assert "plugin 'broken'" in proc.stderr and "Traceback" not in proc.stderr
 
@@ -96,7 +97,7 @@ def test_disable_plugins_blocks_by_name(fake_site, trailblaze_cmd) -> None:
     fake_site("trailblaze-broken", "tb_broken", BROKEN, "broken")
     fake_site("trailblaze-good", "tb_good", GOOD, "good")
     proc = trailblaze_cmd(["plugins", "--json"], pythonpath=fake_site.path,
-                          env={"TRAILBLAZE_DISABLE_PLUGINS": "broken,good"})
+                          env={"TRAILBLAZE_DISABLE_PLUGINS": "broken,good", "TRAILBLAZE_LOAD_PLUGINS": "broken,good"})
     assert proc.returncode == 0 and proc.stderr == ""
     plugins = {p["name"]: p["status"] for p in json.loads(proc.stdout)}
     assert plugins["broken"] == "disabled" and plugins["good"] == "disabled"
@@ -104,14 +105,14 @@ def test_disable_plugins_blocks_by_name(fake_site, trailblaze_cmd) -> None:
 
 def test_misspelled_hook_in_an_installed_plugin_is_reported(fake_site, trailblaze_cmd) -> None:
     fake_site("trailblaze-typo", "tb_typo", MISSPELLED, "typo")
-    proc = trailblaze_cmd(["plugins", "--json"], pythonpath=fake_site.path)
+    proc = trailblaze_cmd(["plugins", "--json"], pythonpath=fake_site.path, env={"TRAILBLAZE_LOAD_PLUGINS": "typo"})
     status = {p["name"]: p["status"] for p in json.loads(proc.stdout)}["typo"]
     assert "unknown hook 'trailblaze_register_tool'" in status
 
 
 def test_trace_plugins_prints_hook_calls(fake_site, trailblaze_cmd) -> None:
     fake_site("trailblaze-good", "tb_good", GOOD, "good")
-    proc = trailblaze_cmd(["tools", "--json"], pythonpath=fake_site.path, env={"TRAILBLAZE_TRACE_PLUGINS": "1"})
+    proc = trailblaze_cmd(["tools", "--json"], pythonpath=fake_site.path, env={"TRAILBLAZE_TRACE_PLUGINS": "1", "TRAILBLAZE_LOAD_PLUGINS": "good"})
     assert "[trailblaze trace] trailblaze_register_tools" in proc.stderr
 
 
