@@ -49,15 +49,24 @@ def direct(calls: int) -> float:
     return time.perf_counter() - t0
 
 
-def through_runner(trail: Path, out: Path) -> float:
+def through_runner(trail: Path, out: Path, *, logging: bool = True) -> float:
     host = new_host()
     host.register(Plugin(), "bench")
-    runner = Runner(RunOptions(driver="in-memory", output_dir=out, report=False), host=host, progress=QuietProgress())
+    options = RunOptions(driver="in-memory", output_dir=out, report=False, logging=logging)
+    runner = Runner(options, host=host, progress=QuietProgress())
     t0 = time.perf_counter()
     result = runner.run([str(trail)])
     total = time.perf_counter() - t0
     assert result.exit_code == 0, result.trails[0].message
     return total
+
+
+def timed_parse(trail: Path) -> float:
+    from trailblaze.trail.parser import load_trail
+
+    t0 = time.perf_counter()
+    load_trail(trail)
+    return time.perf_counter() - t0
 
 
 def main() -> None:
@@ -70,10 +79,16 @@ def main() -> None:
         write_trail(trail, ns.calls)
         base = min(direct(ns.calls) for _ in range(ns.repeat))
         ours = min(through_runner(trail, Path(tmp) / f"out{i}") for i in range(ns.repeat))
-    overhead_us = (ours - base) / ns.calls * 1e6
-    print(f"direct calls:       {base * 1e3:8.1f} ms for {ns.calls} calls ({base / ns.calls * 1e6:.2f} µs/call)")
-    print(f"through the runner: {ours * 1e3:8.1f} ms (parse + session + logs + dispatch)")
-    print(f"overhead per call:  {overhead_us:.1f} µs (aim <= 30 µs); ratio {ours / base:.1f}x")
+        quiet = min(through_runner(trail, Path(tmp) / f"q{i}", logging=False) for i in range(ns.repeat))
+        parse = min(timed_parse(trail) for _ in range(ns.repeat))
+    print(f"direct calls:                    {base * 1e3:8.1f} ms for {ns.calls} calls ({base / ns.calls * 1e6:.2f} µs/call)")
+    print(f"parsing the trail alone:         {parse * 1e3:8.1f} ms (see bench_trail_parse.py)")
+    for label, total in (("runner, one log file per call", ours), ("runner, --no-logging", quiet)):
+        overhead_us = (total - base) / ns.calls * 1e6
+        dispatch_us = (total - parse - base) / ns.calls * 1e6
+        print(f"{label + ':':32s} {total * 1e3:8.1f} ms  overhead {overhead_us:6.1f} µs/call; "
+              f"without parsing {dispatch_us:6.1f} µs/call (aim <= 30)")
+    print("(runner times include parsing, the session, log entries, the JSON summary)")
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ entry passes through the session's redactor first, so secrets never reach the di
 from __future__ import annotations
 
 import json
+import os
 import queue
 import threading
 import time
@@ -32,6 +33,7 @@ class SessionLog:
         self._queue: "queue.SimpleQueue[tuple[Path, dict[str, Any]] | None]" = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._closed = False
+        self.write_errors: list[str] = []
         if enabled:
             directory.mkdir(parents=True, exist_ok=True)
 
@@ -67,9 +69,14 @@ class SessionLog:
                 return
             path, entry = item
             try:
-                path.write_text(json.dumps(entry, indent=2, default=_json_default), encoding="utf-8")
-            except OSError:
-                pass
+                data = json.dumps(entry, indent=2, default=_json_default).encode("utf-8")
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+                try:
+                    os.write(fd, data)
+                finally:
+                    os.close(fd)
+            except OSError as exc:
+                self.write_errors.append(f"{path.name}: {exc}")
 
     def close(self) -> None:
         """Flush and stop the writer. Idempotent."""

@@ -24,6 +24,8 @@ class RunOptions:
     use_recorded_steps: bool | None = None
     save_recording: bool = True
     report: bool = True
+    logging: bool = True
+    """Write per-event log files (the JSON summary and the HTML report are written regardless)."""
     headed: bool = False
     test_name: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)

@@ -52,7 +52,8 @@ class Progress:
         mark = "✓" if step.success else "✗"
         label = {"trailhead": "trailhead", "verify": "verify", "tools": "tools"}.get(step.kind, "step")
         extra = f" [{step.mode}]" if step.mode not in ("replay",) else ""
-        self._print(f"  {mark} {label} {step.index}: {_short(step.text)}{extra} ({step.duration_ms} ms)")
+        number = "" if step.kind == "trailhead" else f" {step.number}"
+        self._print(f"  {mark} {label}{number}: {_short(step.text)}{extra} ({step.duration_ms} ms)")
         if not step.success and step.message:
             for line in step.message.splitlines()[:12]:
                 self._print(f"      {line}")

@@ -37,6 +37,8 @@ class StepResult:
     llm_call_count: int = 0
     llm_cost_usd: float = 0.0
     screenshot: str | None = None
+    number: int = 0
+    """What people call the step: the trailhead is 0, the first trail step is 1."""
 
 
 @dataclass

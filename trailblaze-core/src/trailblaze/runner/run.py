@@ -206,7 +206,7 @@ class Runner:
         memory = Memory.seeded(config_memory=trail.config.memory, cli_memory=self.options.memory,
                                secrets=self.options.secrets, args=bound)
         memory.on_unknown_token = lambda message: self.progress._print(f"  ! {message}")
-        log = SessionLog(log_dir, session_id, redact=memory.redact)
+        log = SessionLog(log_dir, session_id, redact=memory.redact, enabled=self.options.logging)
         session = Session(id=session_id, host=self.host, workspace=ws.config, registry=ws.registry.copy(),
                           memory=memory, log=log, log_dir=log_dir, target=trail.config.target, trail=trail,
                           title=trail.name, options={"run": self.options})
@@ -331,11 +331,13 @@ class Runner:
             os.environ.get("TRAILBLAZE_SELF_HEAL_ENABLED", "").lower() in ("1", "true", "yes")
         healed = False
         modes: set[str] = set()
+        offset = 0 if trail.trailhead is not None else 1
         for step in trail.steps:
-            self.progress.step_started(step.index, step.kind, step.text)
+            self.progress.step_started(step.index + offset, step.kind, step.text)
             session.log.write("ObjectiveStartLog", {"stepIndex": step.index, "kind": step.kind,
                                                     "description": step.text})
             t0 = time.perf_counter()
+            first_entry = len(session.log.entries)
             found = step.recording_for(classifiers)
             use_recording = found is not None and (step.recordable or step.kind == "tools") and \
                 (options.use_recorded_steps is not False or step.kind == "tools")
@@ -357,12 +359,12 @@ class Runner:
                                          llm_cost_usd=agent_result.llm_cost_usd)
                 if agent_result.outcome is not None and not agent_result.success:
                     step_result.duration_ms = int((time.perf_counter() - t0) * 1000)
-                    self._step_done(session, step, step_result, result)
+                    self._step_done(session, step, step_result, result, first_entry)
                     raise StepFailed(agent_result.message or "the agent could not complete the step",
                                      agent_result.exit_code, agent_result.outcome)
             modes.add(step_result.mode)
             step_result.duration_ms = int((time.perf_counter() - t0) * 1000)
-            self._step_done(session, step, step_result, result)
+            self._step_done(session, step, step_result, result, first_entry)
             if not step_result.success:
                 outcome = SessionOutcome.FAILED_WITH_SELF_HEAL if healed else SessionOutcome.FAILED
                 raise StepFailed(_step_failure(step, step_result), ExitCode.TRAIL_FAILED, outcome, "ToolFailure")
@@ -370,18 +372,20 @@ class Runner:
         result.exit_code = ExitCode.SUCCESS
         result.execution_mode = _execution_mode(modes)
 
-    def _step_done(self, session: Session, step: "TrailStep", step_result: StepResult, result: TrailResult) -> None:
+    def _step_done(self, session: Session, step: "TrailStep", step_result: StepResult, result: TrailResult,
+                   first_entry: int) -> None:
         if session.driver is not None:
             try:
                 session.driver.step_finished(session, step.index, step_result.success)
             except Exception as exc:  # noqa: BLE001
                 self.progress._print(f"  ! could not capture step artifacts: {exc}")
-        shots = [e for e in session.log.entries if e.get("stepIndex") == step.index and e.get("screenshot")]
+        shots = [e for e in session.log.entries[first_entry:] if e.get("screenshot")]
         if shots:
             step_result.screenshot = shots[-1]["screenshot"]
         session.log.write("ObjectiveCompleteLog", {"stepIndex": step.index, "kind": step.kind,
                                                    "description": step.text, "successful": step_result.success,
                                                    "mode": step_result.mode, "message": step_result.message})
+        step_result.number = step.index + (0 if session.trail is not None and session.trail.trailhead else 1)
         result.steps.append(step_result)
         result.llm_call_count += step_result.llm_call_count
         result.llm_cost_usd += step_result.llm_cost_usd
@@ -390,8 +394,9 @@ class Runner:
     def _replay(self, session: Session, step: "TrailStep", classifier: str, calls: list[ToolCall],
                 trail: "Trail") -> tuple[bool, str | None, str | None]:
         ctx = session.context(step_index=step.index)
+        number = step.index + (0 if trail.trailhead is not None else 1)
         for i, call in enumerate(calls):
-            self.progress.tool_started(step.index, call.name)
+            self.progress.tool_started(number, call.name)
             try:
                 outcome = session.dispatcher.call(call, ctx)
             except BadInputError as exc:
@@ -443,7 +448,8 @@ def _quote(text: str | None) -> str:
 
 def _step_failure(step: "TrailStep", step_result: StepResult) -> str:
     label = {"verify": "verify", "trailhead": "trailhead", "tools": "tools"}.get(step.kind, "step")
-    return f"{label} {step.index} {_quote(step.text)}: {step_result.message or 'failed'}"
+    number = "" if step.kind == "trailhead" else f" {step_result.number}"
+    return f"{label}{number} {_quote(step.text)}: {step_result.message or 'failed'}"
 
 
 def _short_args(args: dict[str, Any], limit: int = 300) -> str:

@@ -1,0 +1,455 @@
+"""Saving a recording back into a trail file: only that device's slot changes.
+
+A recording is written into the step's ``recording: {<classifier>: [...]}`` slot (created if absent);
+every other byte of the file — comments, key order, quoting, indentation, other classifiers, line
+endings — stays as it was. That is done by *splicing text* at positions the C composer reports
+(``nodes.py``), not by re-dumping a round-trip tree: a re-dump normalises indentation and quoting
+across the whole file, which is exactly the diff noise reviewers hate.
+
+Writers are serialised by an exclusive ``fcntl.flock`` on a hidden sidecar lock file
+(``.<name>.lock``, removed afterwards), and the file is replaced atomically (temp file + rename), so
+two runs saving different devices into the same trail both land and a crash never leaves half a file.
+
+Zero tools (``calls`` None or ``[]``) means "this device has no recording" (upstream §8 never
+writes an empty list): the classifier's slot is removed, and ``recording:`` with it when it empties.
+
+v1 files hold one device's recording (``recording: {tools: [...]}``) and have no per-classifier slot:
+there the classifier is ignored and the step's ``tools`` are replaced.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import re
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from ruamel.yaml import YAML
+
+from ..errors import BadInputError
+from ..tools.base import ToolCall
+from ..tools.serialization import encode_yaml
+from .nodes import MappingNode, Node, ScalarNode, SequenceNode, content_end
+from .parser import _parse
+
+if TYPE_CHECKING:
+    from ..plugins import PluginHost
+    from .model import Trail
+
+__all__ = ["append_step", "save_recording", "splice_recording", "trail_lock"]
+
+_PLAIN_KEY = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
+
+
+# -- locking and writing ------------------------------------------------------------------------
+@contextlib.contextmanager
+def trail_lock(path: Path) -> Iterator[None]:
+    """Exclusive cross-process lock for ``path`` (an ``flock`` on ``.<name>.lock`` beside it).
+
+    The lock file is removed on release; a waiter that wakes up holding a lock on a file that was
+    removed (or replaced) meanwhile retries, so removal never lets two writers in at once.
+    """
+    import fcntl
+
+    lock = path.with_name(f".{path.name}.lock")
+    while True:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                same = os.stat(lock).st_ino == os.fstat(fd).st_ino
+            except FileNotFoundError:
+                same = False
+        except BaseException:
+            os.close(fd)
+            raise
+        if same:
+            break
+        os.close(fd)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(lock)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_bytes().decode("utf-8")  # no newline translation: offsets must match
+    except FileNotFoundError:
+        raise BadInputError(f"file not found: {path}") from None
+    except UnicodeDecodeError as exc:
+        raise BadInputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    mode = None
+    with contextlib.suppress(FileNotFoundError):
+        mode = os.stat(path).st_mode & 0o7777
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(text.encode("utf-8"))
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode if mode is not None else 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+# -- rendering ----------------------------------------------------------------------------------
+def _dumper(flow: bool) -> YAML:
+    y = YAML(typ="safe", pure=True)
+    y.default_flow_style = flow
+    y.width = 4096
+    y.allow_unicode = True
+    y.sort_base_mapping_type_on_output = False  # type: ignore[attr-defined]
+    y.indent(mapping=2, sequence=4, offset=2)
+    return y
+
+
+def _block(data: Any, indent: int, nl: str) -> str:
+    """``data`` as block YAML, every line indented by ``indent`` spaces, no trailing newline."""
+    buf = io.StringIO()
+    _dumper(False).dump(data, buf)
+    lines = buf.getvalue().rstrip("\n").split("\n")
+    strip = min((len(line) - len(line.lstrip(" ")) for line in lines if line.strip()), default=0)
+    return nl.join((" " * indent + line[strip:]) if line.strip() else "" for line in lines)
+
+
+def _flow(data: Any) -> str:
+    buf = io.StringIO()
+    _dumper(True).dump(data, buf)
+    return " ".join(buf.getvalue().split("\n")).strip()
+
+
+def _key(name: str) -> str:
+    return name if _PLAIN_KEY.match(name) and name not in ("true", "false", "null", "~") else _flow(name)
+
+
+def _encode(calls: list[ToolCall], host: "PluginHost | None") -> list[dict[str, Any]]:
+    return [encode_yaml(call, host) for call in calls]
+
+
+# -- node helpers -------------------------------------------------------------------------------
+def _entry(node: Node, key: str) -> tuple[Node, Node] | None:
+    if isinstance(node, MappingNode):
+        for knode, vnode in node.value:
+            if isinstance(knode, ScalarNode) and knode.value == key:
+                return knode, vnode
+    return None
+
+
+def _navigate(root: Node, path: tuple[str | int, ...]) -> Node:
+    node = root
+    for part in path:
+        if isinstance(part, int):
+            assert isinstance(node, SequenceNode)
+            node = node.value[part]
+        else:
+            found = _entry(node, part)
+            assert found is not None, part
+            node = found[1]
+    return node
+
+
+def _line_start(text: str, index: int) -> int:
+    return text.rfind("\n", 0, index) + 1
+
+
+def _col(text: str, index: int) -> int:
+    return index - _line_start(text, index)
+
+
+def _after_line(text: str, end: int) -> int:
+    """Where to insert new lines after ``end``: past a trailing comment on that line, before its newline."""
+    eol = text.find("\n", end)
+    if eol < 0:
+        eol = len(text)
+    rest = text[end:eol].strip()
+    if rest and not rest.startswith("#"):
+        return end
+    return eol - 1 if eol > 0 and text[eol - 1] == "\r" else eol
+
+
+def _is_null(node: Node) -> bool:
+    return isinstance(node, ScalarNode) and node.tag == "tag:yaml.org,2002:null"
+
+
+class _Edit:
+    def __init__(self, start: int, end: int, replacement: str) -> None:
+        self.start, self.end, self.replacement = start, end, replacement
+
+    def apply(self, text: str) -> str:
+        return text[: self.start] + self.replacement + text[self.end:]
+
+
+def _remove_entry(text: str, knode: Node, vnode: Node) -> _Edit:
+    """Remove ``key: value`` of a block map, with its whole lines when it owns them."""
+    start = knode.start_mark.index
+    end = content_end(vnode, text) if not _is_null(vnode) else max(vnode.end_mark.index, knode.end_mark.index)
+    line_start = _line_start(text, start)
+    # the rest of the last line: keep it unless it is blank or a comment of the removed entry
+    eol = text.find("\n", end)
+    eol = len(text) if eol < 0 else eol
+    rest = text[end:eol].strip()
+    if text[line_start:start].strip() == "":
+        if rest == "" or rest.startswith("#"):
+            end = eol + 1 if eol < len(text) else eol
+            return _Edit(line_start, end, "")
+        return _Edit(line_start, end, "")  # pragma: no cover - flow content after a block value
+    # the key shares its line with a '- ' item marker: pull the next key up to this line
+    nxt = end
+    while nxt < len(text) and text[nxt] in " \t\r\n":
+        nxt += 1
+    return _Edit(start, nxt, "")
+
+
+# -- the splice ---------------------------------------------------------------------------------
+def splice_recording(text: str, path: Path | str | None, step_index: int, classifier: str,
+                     calls: list[ToolCall] | None, *, trailhead: bool = False,
+                     host: "PluginHost | None" = None) -> str:
+    """The new text of the file with step ``step_index``'s ``classifier`` slot set to ``calls``."""
+    trail, root = _parse(text, path)
+    assert root is not None
+    if not 0 <= step_index < len(trail.steps):
+        raise BadInputError(f"{path}: there is no step {step_index} (the trail has {len(trail.steps)})")
+    step = trail.steps[step_index]
+    if trailhead and step.kind != "trailhead":
+        raise BadInputError(f"{path}: step {step_index} is not the trailhead")
+    if step.kind == "tools":
+        raise BadInputError(f"{path}: step {step_index} is a v1 'tools:' block, which always replays; it has no "
+                            "recording to save")
+    nl = "\r\n" if "\r\n" in text else "\n"
+    data = _encode(calls or [], host)
+    if step.kind == "trailhead" and len(data) > 1:
+        raise BadInputError(f"{path}: a trailhead records one tool per device, got {len(data)}",
+                            hint="wrap several calls in a YAML tool and record that")
+    node = _navigate(root, step.source_path)
+    if trail.format == "unified":
+        value: Any = (data[0] if data else {}) if step.kind == "trailhead" else data
+        edit = _unified_edit(text, node, classifier, value if data else None, nl)
+    else:
+        edit = _v1_edit(text, trail, node, step.kind, data or None, nl)
+    if edit is None:
+        return text
+    new = edit.apply(text)
+    _parse(new, path)  # never write a file we cannot read back
+    return new
+
+
+def _unified_edit(text: str, step: Node, cls: str, value: Any, nl: str) -> _Edit | None:
+    if not isinstance(step, MappingNode):  # pragma: no cover - the parser guarantees a map
+        raise BadInputError("a step must be a map")
+    rec = _entry(step, "recording")
+    if step.flow_style:
+        return _flow_map_edit(text, step, "recording", _set(_plain_map(rec[1]) if rec else {}, cls, value))
+    if rec is None:
+        if value is None:
+            return None
+        col = _col(text, step.value[0][0].start_mark.index)
+        at = _after_line(text, content_end(step, text))
+        body = _slot(cls, value, col + 2, nl)
+        return _Edit(at, at, f"{nl}{' ' * col}recording:{nl}{body}")
+    rknode, rvnode = rec
+    if _is_null(rvnode) or (isinstance(rvnode, MappingNode) and not rvnode.value):
+        if value is None:
+            return None
+        col = _col(text, rknode.start_mark.index)
+        end = content_end(rvnode, text) if not _is_null(rvnode) else max(rvnode.end_mark.index,
+                                                                         rknode.end_mark.index + 1)
+        return _Edit(rknode.start_mark.index, end,
+                     f"{text[rknode.start_mark.index:rknode.end_mark.index]}:{nl}{_slot(cls, value, col + 2, nl)}")
+    assert isinstance(rvnode, MappingNode)
+    if rvnode.flow_style:
+        updated = _set(_plain_map(rvnode), cls, value)
+        if not updated:
+            return _remove_entry(text, rknode, rvnode)
+        return _Edit(rvnode.start_mark.index, rvnode.end_mark.index, _flow(updated))
+    slot = _entry(rvnode, cls) or next(((k, v) for k, v in rvnode.value
+                                         if isinstance(k, ScalarNode) and k.value.lower() == cls.lower()), None)
+    if slot is None:
+        if value is None:
+            return None
+        col = _col(text, rvnode.value[0][0].start_mark.index)
+        at = _after_line(text, content_end(rvnode, text))
+        return _Edit(at, at, nl + _slot(cls, value, col, nl))
+    knode, vnode = slot
+    if value is None:
+        if len(rvnode.value) == 1:
+            return _remove_entry(text, rknode, rvnode)
+        return _remove_entry(text, knode, vnode)
+    col = _col(text, knode.start_mark.index)
+    inner = col + 2
+    if isinstance(vnode, SequenceNode) and not vnode.flow_style and vnode.value and isinstance(value, list):
+        inner = _col(text, vnode.start_mark.index)  # keep this file's sequence indentation
+    keytext = text[knode.start_mark.index:knode.end_mark.index]
+    end = content_end(vnode, text) if not _is_null(vnode) else knode.end_mark.index + 1
+    return _Edit(knode.start_mark.index, end, _slot(cls, value, 0, nl, inner=inner, keytext=keytext).lstrip(" "))
+
+
+def _slot(cls: str, value: Any, col: int, nl: str, *, inner: int | None = None, keytext: str | None = None) -> str:
+    inner = col + 2 if inner is None else inner
+    head = f"{' ' * col}{keytext or _key(cls)}:"
+    if value == {} or value == []:
+        return f"{head} {_flow(value)}"
+    return f"{head}{nl}{_block(value, inner, nl)}"
+
+
+def _set(mapping: dict[str, Any], cls: str, value: Any) -> dict[str, Any]:
+    out = dict(mapping)
+    if value is None:
+        out.pop(cls, None)
+    else:
+        out[cls] = value
+    return out
+
+
+def _plain_map(node: Node) -> dict[str, Any]:
+    from .nodes import NodeReader
+
+    value = NodeReader(None).plain(node)
+    return value if isinstance(value, dict) else {}
+
+
+def _flow_map_edit(text: str, node: MappingNode, key: str, value: dict[str, Any]) -> _Edit:
+    """A flow-style step map (``- {step: x}``): rewrite the map with ``key`` set (or dropped)."""
+    data = _plain_map(node)
+    if value:
+        data[key] = value
+    else:
+        data.pop(key, None)
+    return _Edit(node.start_mark.index, node.end_mark.index, _flow(data))
+
+
+def _v1_edit(text: str, trail: "Trail", node: Node, kind: str, calls: list[dict[str, Any]] | None,
+             nl: str) -> _Edit | None:
+    if kind == "trailhead":
+        if isinstance(node, ScalarNode):  # '- trailhead: toolId' → the map form with tools
+            if calls is None:
+                raise BadInputError(f"{trail.path}: removing the only tool would leave an empty trailhead")
+            line = text[_line_start(text, node.start_mark.index):node.start_mark.index]
+            col = max(line.find("trailhead"), 0) + 2
+            return _Edit(node.start_mark.index, node.end_mark.index,
+                         f"{nl}{_slot('tools', calls, col, nl)}")
+        slot_key = "tools"
+        target = node
+    else:
+        slot_key = "recording"
+        target = node
+    if not isinstance(target, MappingNode):  # pragma: no cover
+        raise BadInputError("a v1 step must be a map")
+    value: Any = None
+    if calls is not None:
+        value = calls if slot_key == "tools" else {"tools": calls}
+    if target.flow_style:
+        data = _plain_map(target)
+        if value is None:
+            data.pop(slot_key, None)
+        else:
+            data[slot_key] = value
+        return _Edit(target.start_mark.index, target.end_mark.index, _flow(data))
+    found = _entry(target, slot_key)
+    if found is None:
+        if value is None:
+            return None
+        col = _col(text, target.value[0][0].start_mark.index)
+        at = _after_line(text, content_end(target, text))
+        return _Edit(at, at, nl + _slot(slot_key, value, col, nl))
+    knode, vnode = found
+    if value is None:
+        if kind == "trailhead" and _entry(target, "step") is None:
+            raise BadInputError(f"{trail.path}: removing the tools would leave an empty trailhead")
+        return _remove_entry(text, knode, vnode)
+    col = _col(text, knode.start_mark.index)
+    end = content_end(vnode, text) if not _is_null(vnode) else knode.end_mark.index + 1
+    keytext = text[knode.start_mark.index:knode.end_mark.index]
+    return _Edit(knode.start_mark.index, end, _slot(slot_key, value, 0, nl, inner=col + 2, keytext=keytext))
+
+
+# -- public entry points --------------------------------------------------------------------------
+def save_recording(path: Path, step_index: int, classifier: str, calls: list[ToolCall] | None, *,
+                   trailhead: bool = False, host: "PluginHost | None" = None) -> None:
+    """Write ``calls`` as step ``step_index``'s recording for ``classifier`` (see the module doc).
+
+    ``step_index`` is the index in ``Trail.steps`` (the trailhead is 0 when there is one);
+    ``trailhead=True`` asserts the step is the trailhead, whose slot holds one tool map.
+    """
+    path = Path(path)
+    with trail_lock(path):
+        text = _read(path)
+        new = splice_recording(text, path, step_index, classifier, calls, trailhead=trailhead, host=host)
+        if new != text:
+            _write_atomic(path, new)
+
+
+def append_step(path: Path, text: str, kind: Literal["step", "verify"] = "step", classifier: str | None = None,
+                calls: list[ToolCall] | None = None, *, host: "PluginHost | None" = None) -> int:
+    """Append a step (``trailblaze step --save``); creates a unified trail if the file is missing.
+
+    Returns the new step's index in ``Trail.steps``. Without ``calls`` (or with none) the step has
+    no recording and will be solved by the agent.
+    """
+    if kind not in ("step", "verify"):
+        raise BadInputError(f"a step is 'step' or 'verify', not {kind!r}")
+    if not text or not text.strip():
+        raise BadInputError("a step needs natural-language text")
+    path = Path(path)
+    with trail_lock(path):
+        old = _read(path) if path.exists() else ""
+        nl = "\r\n" if "\r\n" in old else "\n"
+        data = _encode(calls or [], host)
+        if not old.strip():
+            item: dict[str, Any] = {kind: text}
+            if data:
+                item["recording"] = {classifier or "default": data}
+            new = f"trail:{nl}{_block([item], 2, nl)}{nl}"
+        else:
+            new = _append(old, path, kind, text, classifier, data, nl)
+        trail, _ = _parse(new, path)
+        _write_atomic(path, new)
+        return len(trail.steps) - 1
+
+
+def _append(old: str, path: Path, kind: str, text: str, classifier: str | None, data: list[dict[str, Any]],
+            nl: str) -> str:
+    trail, root = _parse(old, path)
+    assert root is not None
+    if not old.endswith(("\n", "\r\n")):
+        old += nl
+    if trail.format == "v1":
+        item: dict[str, Any] = {kind: text}
+        if data:
+            item["recording"] = {"tools": data}
+        return old + _block([{"prompts": [item]}], 0, nl) + nl
+    if data and not classifier:
+        raise BadInputError("a recording needs the device classifier it was made on")
+    item = {kind: text}
+    if data:
+        item["recording"] = {classifier: data}
+    found = _entry(root, "trail")
+    if found is None or _is_null(found[1]) or (isinstance(found[1], SequenceNode) and not found[1].value):
+        if found is not None:
+            knode, vnode = found
+            end = content_end(vnode, old) if not _is_null(vnode) else max(vnode.end_mark.index,
+                                                                          knode.end_mark.index + 1)
+            return old[: knode.start_mark.index] + f"trail:{nl}{_block([item], 2, nl)}" + old[end:]
+        return old + f"trail:{nl}{_block([item], 2, nl)}{nl}"
+    seq = found[1]
+    assert isinstance(seq, SequenceNode)
+    if seq.flow_style:
+        raise BadInputError(f"{path}: cannot append to a flow-style 'trail: [...]' list; write it as a block list")
+    first = seq.value[0].start_mark.index
+    dash = old.rfind("-", _line_start(old, first), first)
+    col = _col(old, dash if dash >= 0 else first)
+    at = _after_line(old, content_end(seq, old))
+    return old[:at] + nl + _block([item], col, nl) + old[at:]
