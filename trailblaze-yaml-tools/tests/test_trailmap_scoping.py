@@ -91,7 +91,7 @@ def test_advisories_cover_every_source_and_are_deduplicated(host, write, load) -
     assert f"'{LONG}' is 62 characters; keep tool names within 60 (the wire limit is 64)" in text
     # a plugin's class tools owned by 'shop': one advisory for that source, naming only the bad one
     plugin_findings = [m for m in messages if "'pay'" in m]
-    assert plugin_findings == ["trailmap 'shop': 'pay' should be named shop_<localName>"]
+    assert plugin_findings == ["trailmap 'shop' (plugin 'shop_plugin'): 'pay' should be named shop_<localName>"]
     assert not any("shop_refund" in m or "shop_fine" in m for m in messages)
     # names listed in the manifest but defined nowhere are reported from the manifest, once
     manifest = [f for f in findings if str(f.location).endswith("trailmaps/shop/trailmap.yaml")]
@@ -109,14 +109,14 @@ def test_trailblaze_check_prints_each_advisory_once_and_strict_fails(host, write
     assert result.exit_code == 0, result.output
     lines = [line for line in result.output.splitlines() if "[TrailmapScopingCheck]" in line]
     assert len(lines) == 7 and len(set(lines)) == 7
-    assert all(": warning: [TrailmapScopingCheck]" in line for line in lines)
+    assert all("warning: [TrailmapScopingCheck]" in line for line in lines)
     assert "0 error(s), " in result.output
 
     strict = run_cli(["check", "--strict", "--workspace", str(root)], host=host)
     assert strict.exit_code == 3
     strict_lines = [line for line in strict.output.splitlines() if "[TrailmapScopingCheck]" in line]
     assert len(strict_lines) == 7
-    assert all(": error: [TrailmapScopingCheck]" in line for line in strict_lines)
+    assert all("error: [TrailmapScopingCheck]" in line for line in strict_lines)
 
 
 def test_a_clean_workspace_has_no_scoping_findings(host, write) -> None:

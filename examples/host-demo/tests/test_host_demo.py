@@ -76,4 +76,6 @@ def test_trailblaze_run_replays_both_trails(host: PluginHost, workspace: Path) -
     result = run_cli(["run", "trails", "--no-report"], host=host, cwd=workspace)
     assert result.exit_code == 0, result.output
     assert "2 passed, 0 failed" in result.output
-    assert (workspace / "notes-out" / "phrase.txt").read_text() == "hello, world\n"
+    # trails run in name order: memory.trail.yaml, then notes.trail.yaml, whose trailhead reset the notes
+    assert [p.name for p in (workspace / "notes-out").iterdir()] == ["shopping.txt"]
+    assert (workspace / "notes-out" / "shopping.txt").read_text() == "buy milk\n"

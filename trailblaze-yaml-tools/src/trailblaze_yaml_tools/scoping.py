@@ -80,7 +80,7 @@ def check_scoping(catalog: Catalog, tools: Iterable[ToolDefinition], report: Che
             continue
         source = tool.source
         location = SourceLocation(source.file, source.line) if source.file is not None else None
-        note(tool.trailmap, tool.name, str(source.file or source.server or source.plugin),
+        note(tool.trailmap, tool.name, str(source.file) if source.file is not None else str(source),
              location or SourceLocation(None))
     for trailmap in catalog.active_trailmaps():
         if trailmap.id == FRAMEWORK_TRAILMAP or trailmap.manifest is None or trailmap.manifest.target is None:
@@ -96,5 +96,8 @@ def check_scoping(catalog: Catalog, tools: Iterable[ToolDefinition], report: Che
                 continue  # a tool of another trailmap, listed on purpose; its owner's check covers it
             note(trailmap.id, name, str(trailmap.manifest_file), SourceLocation(trailmap.manifest_file))
     for (trailmap_id, source_key), problems in owned.items():
-        report.advisory(CHECK, f"trailmap '{trailmap_id}': " + "; ".join(problems), where.get((trailmap_id,
-                        source_key)), dedupe_key=f"{trailmap_id}@{source_key}")
+        location = where.get((trailmap_id, source_key))
+        # Without a file (a plugin's class tools, an MCP server's tools) the message names the source.
+        origin = f" ({source_key})" if location is None or location.file is None else ""
+        report.advisory(CHECK, f"trailmap '{trailmap_id}'{origin}: " + "; ".join(problems), location,
+                        dedupe_key=f"{trailmap_id}@{source_key}")
