@@ -106,3 +106,22 @@ def test_no_paths_is_a_usage_error(plugin_host) -> None:  # type: ignore[no-unty
 def test_missing_file_is_bad_input(tmp_path: Path, plugin_host) -> None:  # type: ignore[no-untyped-def]
     result = run_cli(["run", str(tmp_path / "nope.trail.yaml")], host=plugin_host)
     assert result.exit_code == 3 and "file not found" in result.output
+
+
+def test_check_errors_fail_the_run_but_not_the_other_trails(tmp_path: Path, plugin_host) -> None:  # type: ignore[no-untyped-def]
+    from trailblaze import hookimpl
+    from trailblaze.errors import SourceLocation
+    from trailblaze.testing import register_plugin
+
+    class BrokenToolFile:
+        @hookimpl
+        def trailblaze_check_tools(self, report):  # type: ignore[no-untyped-def]
+            report.error("ToolFile", "'parameters': must be a list", SourceLocation("tools/x.tool.yaml", 4, 3))
+
+    (tmp_path / "ok.trail.yaml").write_text(GOOD)
+    with register_plugin(plugin_host, BrokenToolFile(), "broken-tool-file"):
+        result = run_cli(["run", str(tmp_path / "ok.trail.yaml"), "--output-dir", str(tmp_path / "out")],
+                         host=plugin_host)
+    assert result.exit_code == 3, result.output
+    assert "tools/x.tool.yaml:4:3: error: [ToolFile] 'parameters': must be a list" in result.output
+    assert "Results: 1 passed, 1 failed, 0 skipped" in result.output

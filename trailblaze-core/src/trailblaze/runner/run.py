@@ -42,6 +42,7 @@ class _Workspace:
     registry: ToolRegistry
     check: CheckReport
     error: TrailblazeError | None = None
+    reported: bool = False
 
 
 class StepFailed(Exception):
@@ -82,10 +83,8 @@ class Runner:
             self.host.register_tools(registry, config)
             self.host.check_tools(registry, check, config)
             ws = _Workspace(config, registry, check)
-            for finding in check.advisories:
+            for finding in check.findings:
                 self.progress._print(finding.render())
-            if check.errors:
-                ws.error = BadInputError("; ".join(f.render() for f in check.errors))
         except TrailblazeError as exc:
             ws = _Workspace(WorkspaceConfig(root=root or Path.cwd()), registry, check, exc)
         self._workspaces[root] = ws
@@ -100,6 +99,12 @@ class Runner:
         try:
             for path in files:
                 trail_result = self.run_trail(path)
+                ws = self.workspace_for(path)
+                if ws.check.errors and not ws.reported:
+                    # A broken tool file is bad input for the run (exit 3) but only the trails that call
+                    # its tools fail: everything else in the workspace still runs.
+                    ws.reported = True
+                    result.trails.append(self._check_result(ws))
                 if trail_result is not None:
                     result.trails.append(trail_result)
         finally:
@@ -158,6 +163,12 @@ class Runner:
         except TrailblazeError as exc:
             return self._early_result(path, trail.name, exc, started)
         return self._run_session(trail, ws, driver, bound, started)
+
+    def _check_result(self, ws: _Workspace) -> TrailResult:
+        where = ws.config.file or ws.config.root
+        message = "; ".join(f.render() for f in ws.check.errors)
+        return TrailResult(Path(where), "workspace checks", SessionOutcome.ERROR, ExitCode.BAD_INPUT,
+                           message=message, failure_kind="CheckError", completed_at=time.time())
 
     def _early_result(self, path: Path, title: str, exc: TrailblazeError, started: float) -> TrailResult:
         outcome = SessionOutcome.ERROR if exc.exit_code != ExitCode.TRAIL_FAILED else SessionOutcome.FAILED
