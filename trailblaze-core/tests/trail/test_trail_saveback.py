@@ -256,3 +256,20 @@ def test_append_step_to_config_only_and_v1_documents(tmp_path: Path) -> None:
     trail = load_trail(v1)
     assert [(s.kind, s.text) for s in trail.steps] == [("step", "a"), ("verify", "b")]
     assert trail.steps[1].recordings == {"*": [ToolCall("wait")]}
+
+
+def test_a_whole_run_is_saved_in_one_pass(tmp_path: Path) -> None:
+    from trailblaze.trail.saveback import save_recordings
+
+    path = tmp_path / "t.trail.yaml"
+    path.write_text(TRAIL + "  - step: third\n")
+    save_recordings(path, [(0, "web", [ToolCall("web_click", {"ref": "n1"})]),
+                           (1, "web", None),
+                           (2, "web", [ToolCall("web_click", {"ref": "n3"})]),
+                           (2, "android", [ToolCall("tap", {"ref": "a3"})])])
+    trail = load_trail(path)
+    assert trail.steps[0].recordings["web"] == [ToolCall("web_click", {"ref": "n1"})]  # type: ignore[index]
+    assert trail.steps[1].recordings is None
+    assert trail.steps[2].recordings == {"web": [ToolCall("web_click", {"ref": "n3"})],
+                                         "android": [ToolCall("tap", {"ref": "a3"})]}
+    assert path.read_text().startswith(TRAIL.split("      web:\n        - web_click")[0])

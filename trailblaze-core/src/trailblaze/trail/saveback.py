@@ -24,6 +24,7 @@ import io
 import os
 import re
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
     from ..plugins import PluginHost
     from .model import Trail
 
-__all__ = ["append_step", "save_recording", "splice_recording", "trail_lock"]
+__all__ = ["append_step", "save_recording", "save_recordings", "splice_recording", "splice_recordings", "trail_lock"]
 
 _PLAIN_KEY = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 
@@ -107,7 +108,18 @@ def _write_atomic(path: Path, text: str) -> None:
 
 
 # -- rendering ----------------------------------------------------------------------------------
+_DUMPERS = threading.local()
+
+
 def _dumper(flow: bool) -> YAML:
+    cached: YAML | None = getattr(_DUMPERS, "flow" if flow else "block", None)
+    if cached is None:
+        cached = _new_dumper(flow)
+        setattr(_DUMPERS, "flow" if flow else "block", cached)
+    return cached
+
+
+def _new_dumper(flow: bool) -> YAML:
     y = YAML(typ="safe", pure=True)
     y.default_flow_style = flow
     y.width = 4096
@@ -219,8 +231,45 @@ def splice_recording(text: str, path: Path | str | None, step_index: int, classi
                      calls: list[ToolCall] | None, *, trailhead: bool = False,
                      host: "PluginHost | None" = None) -> str:
     """The new text of the file with step ``step_index``'s ``classifier`` slot set to ``calls``."""
+    return splice_recordings(text, path, [(step_index, classifier, calls)], trailhead=trailhead, host=host)
+
+
+Update = tuple[int, str, "list[ToolCall] | None"]
+
+
+def splice_recordings(text: str, path: Path | str | None, updates: list[Update], *, trailhead: bool = False,
+                      host: "PluginHost | None" = None) -> str:
+    """Apply several slot updates with one parse and one validation (a whole run's recordings).
+
+    Updates of different steps never overlap, so their edits are applied from the end of the file
+    backwards on one parse; two updates of the same step are applied one after the other.
+    """
+    if not updates:
+        return text
+    steps = [u[0] for u in updates]
+    if len(set(steps)) != len(steps):
+        for update in updates:
+            text = splice_recordings(text, path, [update], trailhead=trailhead, host=host)
+        return text
     trail, root = _parse(text, path)
     assert root is not None
+    edits = [e for e in (_edit_for(text, path, trail, root, i, cls, calls, trailhead, host)
+                         for i, cls, calls in updates) if e is not None]
+    if not edits:
+        return text
+    pieces: list[str] = []
+    cursor = 0
+    for edit in sorted(edits, key=lambda e: e.start):
+        pieces += [text[cursor:edit.start], edit.replacement]
+        cursor = edit.end
+    pieces.append(text[cursor:])
+    new = "".join(pieces)
+    _parse(new, path)  # never write a file we cannot read back
+    return new
+
+
+def _edit_for(text: str, path: Path | str | None, trail: "Trail", root: Node, step_index: int, classifier: str,
+              calls: list[ToolCall] | None, trailhead: bool, host: "PluginHost | None") -> _Edit | None:
     if not 0 <= step_index < len(trail.steps):
         raise BadInputError(f"{path}: there is no step {step_index} (the trail has {len(trail.steps)})")
     step = trail.steps[step_index]
@@ -237,14 +286,8 @@ def splice_recording(text: str, path: Path | str | None, step_index: int, classi
     node = _navigate(root, step.source_path)
     if trail.format == "unified":
         value: Any = (data[0] if data else {}) if step.kind == "trailhead" else data
-        edit = _unified_edit(text, node, classifier, value if data else None, nl)
-    else:
-        edit = _v1_edit(text, trail, node, step.kind, data or None, nl)
-    if edit is None:
-        return text
-    new = edit.apply(text)
-    _parse(new, path)  # never write a file we cannot read back
-    return new
+        return _unified_edit(text, node, classifier, value if data else None, nl)
+    return _v1_edit(text, trail, node, step.kind, data or None, nl)
 
 
 def _unified_edit(text: str, step: Node, cls: str, value: Any, nl: str) -> _Edit | None:
@@ -388,6 +431,16 @@ def save_recording(path: Path, step_index: int, classifier: str, calls: list[Too
     with trail_lock(path):
         text = _read(path)
         new = splice_recording(text, path, step_index, classifier, calls, trailhead=trailhead, host=host)
+        if new != text:
+            _write_atomic(path, new)
+
+
+def save_recordings(path: Path, updates: list[Update], *, host: "PluginHost | None" = None) -> None:
+    """Several ``(step_index, classifier, calls)`` slot updates in one locked read-splice-write."""
+    path = Path(path)
+    with trail_lock(path):
+        text = _read(path)
+        new = splice_recordings(text, path, updates, host=host)
         if new != text:
             _write_atomic(path, new)
 
