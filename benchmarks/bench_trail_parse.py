@@ -21,7 +21,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ruamel.yaml import YAML
-
 from trailblaze.tools.base import ToolCall
 from trailblaze.trail.parser import load_trail
 from trailblaze.trail.saveback import save_recording, save_recordings
@@ -60,7 +59,7 @@ def make_trail(steps: int, seed: int = 7) -> str:
                       "              androidAccessibility:",
                       f"                textRegex: Item {i}"]
         elif roll < 0.3:
-            lines.append(f"        - inputText: {{text: \"{{{{email}}}}\"}}")
+            lines.append("        - inputText: {text: \"{{email}}\"}")
         else:
             lines += ["        - tapOnElementBySelector:",
                       "            nodeSelector:",

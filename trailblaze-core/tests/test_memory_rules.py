@@ -5,7 +5,6 @@ from __future__ import annotations
 import warnings
 
 import pytest
-
 from trailblaze.memory import MalformedArgsTokenError, Memory, UnknownTokenWarning
 
 

@@ -7,7 +7,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
 from trailblaze.errors import TrailFormatError
 from trailblaze.trail import Trail
 from trailblaze.trail.parser import load_trail

@@ -6,7 +6,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
 from trailblaze.errors import BadInputError, TrailFormatError
 from trailblaze.trail import Trail
 from trailblaze.trail.args import bind_args, undeclared_references

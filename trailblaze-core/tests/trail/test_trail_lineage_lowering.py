@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-
 from trailblaze import yamlio
 from trailblaze.errors import BadInputError, ExitCode, TrailFormatError
 from trailblaze.tools.base import ToolCall

@@ -9,7 +9,6 @@ import stat
 from pathlib import Path
 
 import pytest
-
 from trailblaze.errors import BadInputError
 from trailblaze.tools.base import ToolCall
 from trailblaze.trail.parser import load_trail

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-
 from trailblaze.errors import BadInputError, TrailFormatError
 from trailblaze.tools.base import OtherTool, ToolCall
 from trailblaze.trail import Trail

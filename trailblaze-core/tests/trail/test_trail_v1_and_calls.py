@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-
 from trailblaze.errors import TrailFormatError
 from trailblaze.tools.base import OtherTool, ToolCall
 from trailblaze.trail import Trail

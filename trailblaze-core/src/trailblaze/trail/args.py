@@ -66,7 +66,7 @@ def _type(r: NodeReader, node: Node, name: str) -> ArgType:
     text = r.text(node, f"the type of arg '{name}'", name)
     if text not in VALID_TYPES:
         r.fail(node, f"arg '{name}' has invalid type '{text}'", name, f"must be one of {', '.join(VALID_TYPES)}")
-    return text  # type: ignore[return-value]
+    return text
 
 
 def _full_declaration(r: NodeReader, name: str, knode: Node, node: MappingNode) -> TrailArg:
@@ -187,7 +187,7 @@ def read_args_file(path: Path, declared: Mapping[str, TrailArg] | None = None) -
     return out
 
 
-def bind_args(trail: "Trail", cli_args: Mapping[str, str] | None, args_file: Path | None = None) -> dict[str, Any]:
+def bind_args(trail: Trail, cli_args: Mapping[str, str] | None, args_file: Path | None = None) -> dict[str, Any]:
     """Typed values for every declared arg: ``--args-file`` first, then ``--arg`` over it, then defaults."""
     declared = trail.config.args
     provided: dict[str, tuple[Any, SourceLocation | None]] = {}
@@ -230,7 +230,7 @@ def bind_args(trail: "Trail", cli_args: Mapping[str, str] | None, args_file: Pat
     return bound
 
 
-def undeclared_references(trail: "Trail") -> list[tuple[str, SourceLocation]]:
+def undeclared_references(trail: Trail) -> list[tuple[str, SourceLocation]]:
     """``{{args.x}}`` tokens in recordings whose ``x`` the trail does not declare (for ``trailblaze check``)."""
     declared = set(trail.config.args)
     found: list[tuple[str, SourceLocation]] = []
@@ -242,8 +242,9 @@ def undeclared_references(trail: "Trail") -> list[tuple[str, SourceLocation]]:
                     root = body.split(".", 1)[0]
                     if _DOTTED.match(body) and root not in declared:
                         where = locs[i] if i < len(locs) else step.location
-                        found.append((f"tool '{call.name}' refers to '{{{{args.{body}}}}}' but the trail declares "
-                                      f"no arg '{root}' under config.args", where))
+                        message = (f"tool '{call.name}' refers to '{{{{args.{body}}}}}' but the trail declares "
+                                   f"no arg '{root}' under config.args")
+                        found.append((message, where))
     return found
 
 

@@ -108,7 +108,7 @@ class NodeReader:
         if isinstance(node, ScalarNode):
             if node.tag == _NULL:
                 return None
-            if node.tag == _STR or node.tag in (_INT, _FLOAT, _BOOL) or node.tag.startswith("tag:yaml.org,2002:"):
+            if (node.tag or "").startswith("tag:yaml.org,2002:"):
                 return str(node.value)
         kind = "a list" if isinstance(node, SequenceNode) else "a map" if isinstance(node, MappingNode) else \
             f"a value tagged {node.tag}"
@@ -213,8 +213,8 @@ def content_end(node: Node, text: str) -> int:
             current = current.value[-1]
             continue
         break
-    end = current.end_mark.index
-    start = node.start_mark.index
+    end = int(current.end_mark.index)
+    start = int(node.start_mark.index)
     while end > start and text[end - 1] in " \t\r\n":
         end -= 1
     return end

@@ -47,15 +47,15 @@ def _allowed(keys: tuple[str, ...]) -> str:
     return "allowed: " + ", ".join(keys)
 
 
-def load_trail(path: Path, *, strict: bool = False, host: "PluginHost | None" = None,
-               registry: "ToolRegistry | None" = None) -> Trail:
+def load_trail(path: Path, *, strict: bool = False, host: PluginHost | None = None,
+               registry: ToolRegistry | None = None) -> Trail:
     """Read and validate the trail at ``path``; raises ``TrailFormatError``/``BadInputError`` (exit 3)."""
     path = Path(path)
     return parse_trail(yamlio.read_text(path), path, strict=strict, host=host, registry=registry)
 
 
 def parse_trail(text: str, path: Path | str | None = None, *, strict: bool = False,
-                host: "PluginHost | None" = None, registry: "ToolRegistry | None" = None) -> Trail:
+                host: PluginHost | None = None, registry: ToolRegistry | None = None) -> Trail:
     """Parse trail text. ``strict`` turns lenient-decoding warnings (unknown config keys) into errors.
 
     ``host``/``registry`` let plugins decode calls (``trailblaze_decode_tool``); without them every
@@ -65,8 +65,8 @@ def parse_trail(text: str, path: Path | str | None = None, *, strict: bool = Fal
     return trail
 
 
-def _parse(text: str, path: Path | str | None, *, strict: bool = False, host: "PluginHost | None" = None,
-           registry: "ToolRegistry | None" = None) -> tuple[Trail, Node | None]:
+def _parse(text: str, path: Path | str | None, *, strict: bool = False, host: PluginHost | None = None,
+           registry: ToolRegistry | None = None) -> tuple[Trail, Node | None]:
     file = Path(path) if isinstance(path, str) else path
     root, yaml = compose(text, file)
     parser = _Parser(file, NodeReader(file, yaml), strict=strict, host=host, registry=registry)
@@ -90,8 +90,8 @@ def _parse(text: str, path: Path | str | None, *, strict: bool = False, host: "P
 
 
 class _Parser:
-    def __init__(self, path: Path | None, reader: NodeReader, *, strict: bool, host: "PluginHost | None",
-                 registry: "ToolRegistry | None") -> None:
+    def __init__(self, path: Path | None, reader: NodeReader, *, strict: bool, host: PluginHost | None,
+                 registry: ToolRegistry | None) -> None:
         self.path = path
         self.r = reader
         self.strict = strict
@@ -450,7 +450,7 @@ class _Parser:
         r = self.r
         if not isinstance(node, MappingNode):
             shown = r.describe(node)
-            hint = f"write '- {node.value}: {{}}'" if isinstance(node, ScalarNode) and node.tag.endswith(":str") \
+            hint = f"write '- {node.value}: {{}}'" if isinstance(node, ScalarNode) and (node.tag or "").endswith(":str") \
                 else "write '- toolName: {arg: value}'"
             r.fail(node, f"a tool call is a one-key map '- toolName: {{args}}', got {shown}", hint=hint)
         if not node.value:

@@ -124,7 +124,7 @@ def _new_dumper(flow: bool) -> YAML:
     y.default_flow_style = flow
     y.width = 4096
     y.allow_unicode = True
-    y.sort_base_mapping_type_on_output = False  # type: ignore[attr-defined]
+    y.sort_base_mapping_type_on_output = False  # type: ignore[assignment]
     y.indent(mapping=2, sequence=4, offset=2)
     return y
 
@@ -148,7 +148,7 @@ def _key(name: str) -> str:
     return name if _PLAIN_KEY.match(name) and name not in ("true", "false", "null", "~") else _flow(name)
 
 
-def _encode(calls: list[ToolCall], host: "PluginHost | None") -> list[dict[str, Any]]:
+def _encode(calls: list[ToolCall], host: PluginHost | None) -> list[dict[str, Any]]:
     return [encode_yaml(call, host) for call in calls]
 
 
@@ -229,7 +229,7 @@ def _remove_entry(text: str, knode: Node, vnode: Node) -> _Edit:
 # -- the splice ---------------------------------------------------------------------------------
 def splice_recording(text: str, path: Path | str | None, step_index: int, classifier: str,
                      calls: list[ToolCall] | None, *, trailhead: bool = False,
-                     host: "PluginHost | None" = None) -> str:
+                     host: PluginHost | None = None) -> str:
     """The new text of the file with step ``step_index``'s ``classifier`` slot set to ``calls``."""
     return splice_recordings(text, path, [(step_index, classifier, calls)], trailhead=trailhead, host=host)
 
@@ -238,7 +238,7 @@ Update = tuple[int, str, "list[ToolCall] | None"]
 
 
 def splice_recordings(text: str, path: Path | str | None, updates: list[Update], *, trailhead: bool = False,
-                      host: "PluginHost | None" = None) -> str:
+                      host: PluginHost | None = None) -> str:
     """Apply several slot updates with one parse and one validation (a whole run's recordings).
 
     Updates of different steps never overlap, so their edits are applied from the end of the file
@@ -268,8 +268,8 @@ def splice_recordings(text: str, path: Path | str | None, updates: list[Update],
     return new
 
 
-def _edit_for(text: str, path: Path | str | None, trail: "Trail", root: Node, step_index: int, classifier: str,
-              calls: list[ToolCall] | None, trailhead: bool, host: "PluginHost | None") -> _Edit | None:
+def _edit_for(text: str, path: Path | str | None, trail: Trail, root: Node, step_index: int, classifier: str,
+              calls: list[ToolCall] | None, trailhead: bool, host: PluginHost | None) -> _Edit | None:
     if not 0 <= step_index < len(trail.steps):
         raise BadInputError(f"{path}: there is no step {step_index} (the trail has {len(trail.steps)})")
     step = trail.steps[step_index]
@@ -374,7 +374,7 @@ def _flow_map_edit(text: str, node: MappingNode, key: str, value: dict[str, Any]
     return _Edit(node.start_mark.index, node.end_mark.index, _flow(data))
 
 
-def _v1_edit(text: str, trail: "Trail", node: Node, kind: str, calls: list[dict[str, Any]] | None,
+def _v1_edit(text: str, trail: Trail, node: Node, kind: str, calls: list[dict[str, Any]] | None,
              nl: str) -> _Edit | None:
     if kind == "trailhead":
         if isinstance(node, ScalarNode):  # '- trailhead: toolId' → the map form with tools
@@ -421,7 +421,7 @@ def _v1_edit(text: str, trail: "Trail", node: Node, kind: str, calls: list[dict[
 
 # -- public entry points --------------------------------------------------------------------------
 def save_recording(path: Path, step_index: int, classifier: str, calls: list[ToolCall] | None, *,
-                   trailhead: bool = False, host: "PluginHost | None" = None) -> None:
+                   trailhead: bool = False, host: PluginHost | None = None) -> None:
     """Write ``calls`` as step ``step_index``'s recording for ``classifier`` (see the module doc).
 
     ``step_index`` is the index in ``Trail.steps`` (the trailhead is 0 when there is one);
@@ -435,7 +435,7 @@ def save_recording(path: Path, step_index: int, classifier: str, calls: list[Too
             _write_atomic(path, new)
 
 
-def save_recordings(path: Path, updates: list[Update], *, host: "PluginHost | None" = None) -> None:
+def save_recordings(path: Path, updates: list[Update], *, host: PluginHost | None = None) -> None:
     """Several ``(step_index, classifier, calls)`` slot updates in one locked read-splice-write."""
     path = Path(path)
     with trail_lock(path):
@@ -446,7 +446,7 @@ def save_recordings(path: Path, updates: list[Update], *, host: "PluginHost | No
 
 
 def append_step(path: Path, text: str, kind: Literal["step", "verify"] = "step", classifier: str | None = None,
-                calls: list[ToolCall] | None = None, *, host: "PluginHost | None" = None) -> int:
+                calls: list[ToolCall] | None = None, *, host: PluginHost | None = None) -> int:
     """Append a step (``trailblaze step --save``); creates a unified trail if the file is missing.
 
     Returns the new step's index in ``Trail.steps``. Without ``calls`` (or with none) the step has
