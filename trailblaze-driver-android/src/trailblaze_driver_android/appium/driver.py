@@ -1,0 +1,289 @@
+"""``AppiumDriver``: the session, screen and artifacts both mobile drivers share.
+
+A subclass says only what differs: its key and aliases, the platform, the default automation
+(``UiAutomator2``/``XCUITest``), which local ports a parallel session needs, how the app id becomes a
+capability, and how to tell a phone from a tablet. Appium and Selenium are imported in ``start`` (and
+in the action helpers), never at import time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+from trailblaze.driver import DeviceInfo, Driver, DriverConfig
+from trailblaze.errors import DriverError, ToolFailure
+
+from . import server as managed
+from .actions import Actions, actions_for
+from .claims import Claims
+from .config import AppiumDriverConfig, is_loopback
+from .hierarchy import Hierarchy, Node, parse_page_source
+from .selectors import NodeSelector, ResolveResult, resolve
+from .snapshot import build_snapshot
+
+if TYPE_CHECKING:
+    from appium.webdriver.webdriver import WebDriver
+    from trailblaze.session import Session
+
+T = TypeVar("T")
+
+
+def _first_line(exc: BaseException) -> str:
+    text = getattr(exc, "msg", None) or str(exc) or type(exc).__name__
+    return str(text).strip().splitlines()[0][:400]
+
+
+class AppiumDriver(Driver):
+    """Base class of the Appium-backed drivers. One instance serves one session."""
+
+    platform: ClassVar[str]
+    default_automation: ClassVar[str]
+    default_platform_name: ClassVar[str]
+    port_capabilities: ClassVar[tuple[str, ...]] = ("mjpegServerPort",)
+    config_model: ClassVar[type[DriverConfig]] = AppiumDriverConfig
+
+    def __init__(self, config: DriverConfig) -> None:
+        super().__init__(config)
+        self.cfg: AppiumDriverConfig = config  # type: ignore[assignment]
+        self.web: WebDriver | None = None
+        self.server: managed.ManagedServer | None = None
+        self.server_url: str | None = None
+        self.claims = Claims()
+        self.actions: Actions | None = None
+        self.automation = self.cfg.automation_name or self.default_automation
+        self.capabilities: dict[str, Any] = {}
+        self.last: Hierarchy | None = None
+        self._last_source_digest: str | None = None
+        self._last_action_at = 0.0
+        self.device: DeviceInfo | None = None
+
+    # -- subclass points ------------------------------------------------------------------------
+    def app_capabilities(self) -> dict[str, Any]:
+        """Capabilities for ``app_id`` (``appium:appPackage`` / ``appium:bundleId``)."""
+        return {}
+
+    def form_factor(self, width: int, height: int, caps: dict[str, Any]) -> str:
+        raise NotImplementedError
+
+    # -- lifecycle ---------------------------------------------------------------------------------
+    def resolve_server(self) -> tuple[str, bool]:
+        """The server URL and whether it runs on this machine (ports are then ours to allocate)."""
+        if self.cfg.server_url:
+            return self.cfg.server_url, is_loopback(self.cfg.server_url)
+        binary = managed.find_appium(self.cfg.appium_bin)
+        if binary is None:
+            raise DriverError(
+                f"no Appium server for driver '{self.key}': server_url is not set and `appium` is not on PATH",
+                hint="set drivers.<driver>.server_url (or -o server_url=http://127.0.0.1:4723), or install "
+                     f"Appium (`npm install -g appium`) or point {managed.ENV_BIN} at it")
+        args = list(self.cfg.server_args)
+        if self.platform == "android" and not any("adb_shell" in a for a in args):
+            args += ["--allow-insecure", "uiautomator2:adb_shell"]
+        self.server = managed.acquire(binary, args, self.cfg.server_start_timeout)
+        return self.server.url, True
+
+    def build_capabilities(self, local: bool) -> dict[str, Any]:
+        caps = self.cfg.base_capabilities(platform_name=self.default_platform_name,
+                                          automation_name=self.default_automation)
+        caps.update(self.app_capabilities())
+        user = {k.split(":", 1)[-1] for k in self.cfg.capabilities}
+        if local and self.cfg.ports:
+            for cap in self.port_capabilities:
+                if cap in user or f"appium:{cap}" in caps:
+                    continue
+                caps[f"appium:{cap}"] = self.claims.claim_port(cap)
+        return self.cfg.merged_capabilities(caps)
+
+    def start(self, session: "Session") -> DeviceInfo:
+        try:
+            return self._start()
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start(self) -> DeviceInfo:
+        from appium import webdriver
+        from appium.options.common.base import AppiumOptions
+        from appium.webdriver.client_config import AppiumClientConfig
+        from selenium.common.exceptions import WebDriverException
+
+        url, local = self.resolve_server()
+        self.server_url = url
+        udid = self.cfg.udid or _cap(self.cfg.capabilities, "udid")
+        if udid:
+            self.claims.claim_device(str(udid), self.cfg.claim_timeout)
+        caps = self.build_capabilities(local)
+        self.capabilities = caps
+        options = AppiumOptions()
+        options.load_capabilities(caps)
+        client = AppiumClientConfig(remote_server_addr=url, direct_connection=not local, keep_alive=True,
+                                    timeout=self.cfg.session_timeout)
+        try:
+            self.web = webdriver.Remote(command_executor=url, options=options, client_config=client)
+        except WebDriverException as exc:
+            raise DriverError(f"Appium at {url} could not create a {self.automation} session: {_first_line(exc)}",
+                              hint=self._session_hint()) from None
+        except Exception as exc:  # noqa: BLE001 - connection refused, DNS, TLS...
+            raise DriverError(f"cannot reach the Appium server at {url}: {_first_line(exc)}",
+                              hint="is Appium running there? Start it with `appium --address 127.0.0.1 --port "
+                                   "4723`, or leave server_url unset to let Trailblaze start one") from None
+        width, height = self._window_size()
+        app_id = self.cfg.app_id or _cap(self.cfg.capabilities, "appPackage") or _cap(self.cfg.capabilities, "bundleId")
+        if app_id is None and self.cfg.is_fake():
+            app_id = self.cfg.app or _cap(self.cfg.capabilities, "app")
+        self.actions = actions_for(self.automation)(self.web, width=width, height=height,
+                                                    app_id=str(app_id) if app_id else None)
+        returned = dict(getattr(self.web, "capabilities", {}) or {})
+        classifiers = list(self.cfg.classifiers) if self.cfg.classifiers else \
+            [self.platform, self.form_factor(width, height, returned)]
+        device_id = str(udid or returned.get("udid") or returned.get("appium:udid") or self.web.session_id)
+        self.device = DeviceInfo(
+            platform=self.platform, driver=self.key, classifiers=classifiers, width=width, height=height,
+            device_id=device_id, name=str(returned.get("deviceName") or self.cfg.device_name or self.automation),
+            appium={"serverUrl": url, "managedServer": self.server is not None, "automationName": self.automation,
+                    "sessionId": self.web.session_id, "ports": dict(self.claims.ports)},
+        )
+        return self.device
+
+    def _session_hint(self) -> str:
+        if self.platform == "android":
+            return ("check that a device or emulator is connected (`adb devices`), that the UiAutomator2 driver is "
+                    "installed (`appium driver list --installed`) and that the capabilities are right")
+        return ("check that a simulator is booted or a device is paired (`xcrun simctl list devices booted`), that "
+                "the XCUITest driver is installed (`appium driver list --installed`) and the capabilities")
+
+    def _window_size(self) -> tuple[int, int]:
+        assert self.web is not None
+        try:
+            size = self.web.get_window_size()
+            return int(size["width"]), int(size["height"])
+        except Exception:  # noqa: BLE001 - fall back to the page source's root bounds
+            h = parse_page_source(self.web.page_source, self.platform)
+            return h.width or 0, h.height or 0
+
+    def stop(self) -> None:
+        web, self.web = self.web, None
+        if web is not None:
+            try:
+                web.quit()
+            except Exception:  # noqa: BLE001 - the session may already be gone
+                pass
+        self.claims.release()
+        srv, self.server = self.server, None
+        if srv is not None:
+            managed.release(srv, keep=True)
+
+    # -- the screen ----------------------------------------------------------------------------------
+    @property
+    def driver(self) -> "WebDriver":
+        if self.web is None:
+            raise DriverError(f"driver '{self.key}' is not started")
+        return self.web
+
+    def capture(self) -> Hierarchy:
+        """Fetch and parse the page source, annotating refs as the snapshot shows them."""
+        source = self.driver.page_source
+        h = parse_page_source(source, self.platform)
+        if self.device is not None:
+            h.width = h.width or self.device.width
+            h.height = h.height or self.device.height
+            if self.device.width and self.device.height:
+                h.width, h.height = self.device.width, self.device.height
+        build_snapshot(h)
+        self.last = h
+        self._last_source_digest = hashlib.blake2b(source.encode("utf-8", "replace"), digest_size=16).hexdigest()
+        return h
+
+    def settled(self) -> Hierarchy:
+        """A capture taken once the screen stopped changing, when an action just happened."""
+        h = self.capture()
+        if not self.cfg.settle_enabled() or time.monotonic() - self._last_action_at > 2.0:
+            return h
+        deadline = time.monotonic() + self.cfg.settle_timeout_ms / 1000
+        while time.monotonic() < deadline:
+            previous = self._last_source_digest
+            time.sleep(min(0.2, self.cfg.poll_interval_ms / 1000))
+            h = self.capture()
+            if self._last_source_digest == previous:
+                break
+        return h
+
+    def poll(self, attempt: Callable[[Hierarchy], T | None], timeout_ms: int | None) -> tuple[Hierarchy, T | None]:
+        """Capture the screen until ``attempt`` returns non-None or the timeout passes."""
+        timeout = (self.cfg.wait_timeout_ms if timeout_ms is None else timeout_ms) / 1000
+        deadline = time.monotonic() + timeout
+        h = self.settled()
+        while True:
+            value = attempt(h)
+            if value is not None or time.monotonic() >= deadline:
+                return h, value
+            time.sleep(self.cfg.poll_interval_ms / 1000)
+            h = self.capture()
+
+    def find(self, selector: NodeSelector, timeout_ms: int | None = None) -> tuple[Hierarchy, ResolveResult]:
+        """Resolve ``selector``, polling until it matches or the timeout passes."""
+        last: list[ResolveResult] = []
+
+        def attempt(h: Hierarchy) -> ResolveResult | None:
+            result = resolve(h, selector)
+            last[:] = [result]
+            return result if result.found else None
+
+        h, found = self.poll(attempt, timeout_ms)
+        return h, found if found is not None else last[0]
+
+    def find_ref(self, ref: str, timeout_ms: int | None = None) -> tuple[Hierarchy, Node]:
+        h, node = self.poll(lambda hh: hh.find_ref(ref), timeout_ms)
+        if node is None:
+            raise ToolFailure(f"Element ref '{ref}' not found on current screen. The screen has changed since this "
+                              "ref was last visible; take a fresh snapshot and pick a ref that is shown.")
+        return h, node
+
+    def note_action(self, target: Node | None = None) -> None:
+        self._last_action_at = time.monotonic()
+        if self.actions is not None and target is not None:
+            self.actions.last_target = target
+
+    def focused_node(self) -> Node | None:
+        h = self.last or self.capture()
+        for node in h.nodes:
+            if node.focused and node.editable:
+                return node
+        return None
+
+    def snapshot(self, *, detail: frozenset[str] = frozenset()) -> str:
+        h = self.capture()
+        return build_snapshot(h, detail).text
+
+    def screenshot(self) -> bytes | None:
+        if self.web is None:
+            return None
+        return self.web.get_screenshot_as_png()
+
+    # -- artifacts -----------------------------------------------------------------------------------
+    def step_finished(self, session: "Session", step_index: int, ok: bool) -> None:
+        mode = self.cfg.screenshots
+        if self.web is None or mode == "off" or (mode == "failures" and ok):
+            return
+        png = self.screenshot()
+        if not png:
+            return
+        name = f"step_{step_index:03d}_{'ok' if ok else 'failed'}.png"
+        path = session.log.write_file(name, png)
+        payload: dict[str, Any] = {"stepIndex": step_index, "screenshot": name, "successful": ok,
+                                   "path": str(path)}
+        if not ok:
+            try:
+                source = self.driver.page_source
+                src = session.log.write_file(f"step_{step_index:03d}_failed.xml", source.encode("utf-8"))
+                payload["pageSource"] = src.name
+            except Exception:  # noqa: BLE001 - best effort on a failing device
+                pass
+        session.log.write("TrailblazeScreenshotLog", payload)
+
+
+def _cap(caps: dict[str, Any], name: str) -> Any:
+    return caps.get(name, caps.get(f"appium:{name}"))

@@ -1,0 +1,398 @@
+"""One node tree for both mobile platforms, parsed from Appium page source.
+
+UiAutomator2 (``<hierarchy><android.widget.FrameLayout bounds="[0,0][1080,2400]" …>``), XCUITest
+(``<XCUIElementTypeApplication x= y= width= height= …>``) and the fake driver's app XML (the same
+attribute vocabularies, with ``left/top/width/height`` geometry) all become ``Node`` objects with
+integer screen ``Bounds`` and the platform's properties under the names upstream's ``DriverNodeDetail``
+uses, so one selector resolver and one ref algorithm serve both drivers.
+
+Empty attribute strings become None: UiAutomator2 writes ``text=""`` on every layout, and upstream's
+text resolution (``text ?: hintText ?: contentDescription``) treats absence, not emptiness, as missing.
+Each node keeps the absolute XPath of its element in the page source, which is what Appium's own
+``xpath`` locator evaluates against, so a node can always be turned back into a live element.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+ANDROID = "android"
+IOS = "ios"
+
+_UIA2_BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
+_WS = re.compile(r"\s+")
+_TRUE = frozenset({"true", "1", "yes"})
+_IOS_PREFIX = "XCUIElementType"
+
+
+def _div(a: int, b: int) -> int:
+    """Integer division truncating toward zero, as Kotlin's ``Int / Int``."""
+    q = abs(a) // b
+    return q if a >= 0 else -q
+
+
+@dataclass(frozen=True, slots=True)
+class Bounds:
+    left: int
+    top: int
+    right: int
+    bottom: int
+
+    @property
+    def width(self) -> int:
+        return self.right - self.left
+
+    @property
+    def height(self) -> int:
+        return self.bottom - self.top
+
+    @property
+    def center_x(self) -> int:
+        return _div(self.left + self.right, 2)
+
+    @property
+    def center_y(self) -> int:
+        return _div(self.top + self.bottom, 2)
+
+    @property
+    def center(self) -> tuple[int, int]:
+        return self.center_x, self.center_y
+
+    def contains_point(self, x: int, y: int) -> bool:
+        return self.left <= x < self.right and self.top <= y < self.bottom
+
+
+def normalize_label(text: str) -> str:
+    """Whitespace collapsed to single spaces, one line (upstream label normalisation)."""
+    return _WS.sub(" ", text.replace("\n", " ")).strip()
+
+
+@dataclass(eq=False, slots=True)
+class Node:
+    """One element of the screen. Field names follow upstream's driver node details.
+
+    Android nodes fill the ``AndroidAccessibility``/``AndroidMaestro`` vocabulary (``content_desc``
+    is Maestro's ``accessibilityText``); iOS nodes fill ``IosMaestro``/``IosAxe`` (``label`` is the AX
+    label, ``text`` the AX value, ``resource_id`` the element name / accessibility identifier).
+    """
+
+    platform: str
+    node_id: int
+    class_name: str | None = None
+    bounds: Bounds | None = None
+    children: list[Node] = field(default_factory=list)
+    parent: Node | None = None
+    xpath: str = ""
+    ref: str | None = None
+    # text-ish
+    text: str | None = None
+    content_desc: str | None = None
+    hint: str | None = None
+    resource_id: str | None = None
+    package: str | None = None
+    label: str | None = None
+    value: str | None = None
+    pane_title: str | None = None
+    error: str | None = None
+    tooltip: str | None = None
+    unique_id: str | None = None
+    labeled_by: str | None = None
+    state_description: str | None = None
+    role_description: str | None = None
+    compose_test_tag: str | None = None
+    # state
+    enabled: bool = True
+    clickable: bool = False
+    long_clickable: bool = False
+    checkable: bool = False
+    checked: bool = False
+    selected: bool = False
+    focusable: bool = False
+    focused: bool = False
+    editable: bool = False
+    scrollable: bool = False
+    password: bool = False
+    heading: bool = False
+    multiline: bool = False
+    visible: bool = True
+    important: bool = True
+    showing_hint: bool = False
+    input_type: int = 0
+    collection_row: int | None = None
+    collection_column: int | None = None
+    collection_rows: int | None = None
+    collection_columns: int | None = None
+    attrs: dict[str, str] = field(default_factory=dict)
+
+    # -- derived views -----------------------------------------------------------------------
+    @property
+    def short_class(self) -> str | None:
+        """``android.widget.Button`` → ``Button``; ``XCUIElementTypeButton`` → ``Button``."""
+        if self.class_name is None:
+            return None
+        short = self.class_name.rsplit(".", 1)[-1]
+        if short.startswith(_IOS_PREFIX) and len(short) > len(_IOS_PREFIX):
+            return short[len(_IOS_PREFIX):]
+        return short
+
+    @property
+    def ref_class(self) -> str | None:
+        """The class segment of a ref identity: ``className.substringAfterLast('.')`` as upstream."""
+        return self.class_name.rsplit(".", 1)[-1] if self.class_name is not None else None
+
+    @property
+    def resolve_text(self) -> str | None:
+        """Selector ``textRegex`` target: text → hint → content description / AX label."""
+        if self.text is not None:
+            return self.text
+        if self.hint is not None:
+            return self.hint
+        return self.content_desc if self.platform == ANDROID else self.label
+
+    @property
+    def accessibility_text(self) -> str | None:
+        return self.content_desc if self.platform == ANDROID else self.label
+
+    @property
+    def identifiable(self) -> bool:
+        """Has a text or identity property a selector can anchor on (upstream
+        ``hasIdentifiableProperties`` for the Maestro-shaped details)."""
+        return bool(self.text or self.resource_id or self.accessibility_text or self.hint or self.unique_id)
+
+    @property
+    def center(self) -> tuple[int, int] | None:
+        return self.bounds.center if self.bounds is not None else None
+
+    def walk(self) -> Iterator[Node]:
+        """This node and its descendants, depth-first pre-order (upstream ``aggregate``)."""
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.children))
+
+    def descendants(self) -> list[Node]:
+        out = list(self.walk())
+        return out[1:]
+
+    def find_ref(self, ref: str) -> Node | None:
+        for node in self.walk():
+            if node.ref == ref:
+                return node
+        return None
+
+    def describe(self) -> str:
+        parts = [self.short_class or "node"]
+        label = self.display_label()
+        if label:
+            parts.append(f'"{label}"')
+        if self.resource_id:
+            parts.append(f"[id={self.resource_id}]")
+        if self.bounds is not None:
+            parts.append(f"@{self.bounds.center_x},{self.bounds.center_y}")
+        return " ".join(parts)
+
+    def display_label(self) -> str | None:
+        for value in (self.text, self.accessibility_text, self.hint):
+            if value and value.strip():
+                return normalize_label(value)
+        return None
+
+    def to_json(self, *, depth: int = 0, max_depth: int = 64) -> dict[str, Any]:
+        out: dict[str, Any] = {"nodeId": self.node_id, "class": self.class_name}
+        if self.ref:
+            out["ref"] = self.ref
+        if self.bounds is not None:
+            b = self.bounds
+            out["bounds"] = {"left": b.left, "top": b.top, "right": b.right, "bottom": b.bottom}
+        for key in ("text", "content_desc", "hint", "resource_id", "label", "value"):
+            value = getattr(self, key)
+            if value is not None:
+                out[key] = value
+        if self.children and depth < max_depth:
+            out["children"] = [c.to_json(depth=depth + 1, max_depth=max_depth) for c in self.children]
+        return out
+
+
+@dataclass
+class Hierarchy:
+    """A parsed page source: the root node, the flat DFS order and the screen size if known."""
+
+    root: Node
+    platform: str
+    nodes: list[Node]
+    width: int | None = None
+    height: int | None = None
+    source: str = ""
+
+    def node(self, node_id: int) -> Node:
+        return self.nodes[node_id]
+
+    def find_ref(self, ref: str) -> Node | None:
+        for node in self.nodes:
+            if node.ref == ref:
+                return node
+        return None
+
+
+# -- parsing ---------------------------------------------------------------------------------------
+def _s(attrs: dict[str, str], *names: str) -> str | None:
+    for name in names:
+        value = attrs.get(name)
+        if value is not None and value != "":
+            return value
+    return None
+
+
+def _b(attrs: dict[str, str], name: str, default: bool = False) -> bool:
+    value = attrs.get(name)
+    if value is None or value == "":
+        return default
+    return value.strip().lower() in _TRUE
+
+
+def _i(attrs: dict[str, str], name: str) -> int | None:
+    value = attrs.get(name)
+    if value is None or value == "":
+        return None
+    try:
+        return int(float(value))
+    except ValueError:
+        return None
+
+
+def _bounds(attrs: dict[str, str]) -> Bounds | None:
+    raw = attrs.get("bounds")
+    if raw:
+        m = _UIA2_BOUNDS.search(raw)
+        if m:
+            left, top, right, bottom = (int(g) for g in m.groups())
+            return Bounds(left, top, right, bottom)
+    x = _i(attrs, "x")
+    if x is None:
+        x = _i(attrs, "left")
+    y = _i(attrs, "y")
+    if y is None:
+        y = _i(attrs, "top")
+    w, h = _i(attrs, "width"), _i(attrs, "height")
+    if w is None or h is None:
+        return None
+    if x is None and y is None:
+        x = y = 0  # a screen-sized wrapper (<hierarchy width height>, the fake driver's <app>)
+    return Bounds(x or 0, y or 0, (x or 0) + w, (y or 0) + h)
+
+
+_EDITABLE_CLASSES = ("EditText", "AutoCompleteTextView", "SearchView$SearchAutoComplete", "MockInputField")
+
+
+def _android_node(tag: str, attrs: dict[str, str], node_id: int) -> Node:
+    class_name = _s(attrs, "class", "className") or tag
+    input_type = _i(attrs, "input-type") or _i(attrs, "inputType") or 0
+    editable = _b(attrs, "editable") or any(class_name.endswith(c) for c in _EDITABLE_CLASSES) or tag == "MockInputField"
+    text = _s(attrs, "text", "original-text")
+    node = Node(
+        platform=ANDROID, node_id=node_id, class_name=class_name, bounds=_bounds(attrs),
+        text=text, content_desc=_s(attrs, "content-desc", "contentDescription"),
+        hint=_s(attrs, "hint", "hintText"), resource_id=_s(attrs, "resource-id", "resourceId"),
+        package=_s(attrs, "package"), pane_title=_s(attrs, "pane-title", "paneTitle"),
+        error=_s(attrs, "error", "errorText"), tooltip=_s(attrs, "tooltip-text"),
+        unique_id=_s(attrs, "unique-id", "uniqueId"), labeled_by=_s(attrs, "labeled-by"),
+        state_description=_s(attrs, "state-description"), role_description=_s(attrs, "role-description"),
+        compose_test_tag=_s(attrs, "test-tag"),
+        enabled=_b(attrs, "enabled", True), clickable=_b(attrs, "clickable"),
+        long_clickable=_b(attrs, "long-clickable"), checkable=_b(attrs, "checkable"),
+        checked=_b(attrs, "checked"), selected=_b(attrs, "selected"), focusable=_b(attrs, "focusable"),
+        focused=_b(attrs, "focused"), editable=editable, scrollable=_b(attrs, "scrollable"),
+        password=_b(attrs, "password"), heading=_b(attrs, "heading"),
+        multiline=_b(attrs, "multiline") or _b(attrs, "multiLine"),
+        visible=_b(attrs, "displayed", True) and _b(attrs, "visible", True),
+        important=_b(attrs, "a11y-important", True), showing_hint=_b(attrs, "showing-hint"),
+        input_type=input_type, collection_row=_i(attrs, "collection-row-index"),
+        collection_column=_i(attrs, "collection-column-index"), collection_rows=_i(attrs, "collection-rows"),
+        collection_columns=_i(attrs, "collection-columns"), attrs=attrs,
+    )
+    return node
+
+
+_IOS_EDITABLE = {"TextField", "SecureTextField", "SearchField", "TextView"}
+_IOS_TOGGLES = {"Switch", "Toggle", "CheckBox"}
+_IOS_INTERACTIVE = {"Button", "Cell", "Link", "Switch", "Toggle", "TextField", "SecureTextField", "SearchField",
+                    "TextView", "Tab", "MenuItem", "SegmentedControl", "Slider", "Stepper", "PickerWheel",
+                    "CheckBox", "Key", "Icon", "DatePicker", "ToolbarButton"}
+_IOS_SCROLLABLE = {"ScrollView", "Table", "CollectionView", "WebView"}
+
+
+def _ios_node(tag: str, attrs: dict[str, str], node_id: int) -> Node:
+    class_name = _s(attrs, "type") or tag
+    short = class_name[len(_IOS_PREFIX):] if class_name.startswith(_IOS_PREFIX) else class_name
+    value = _s(attrs, "value")
+    label = _s(attrs, "label")
+    placeholder = _s(attrs, "placeholderValue", "placeholder")
+    is_toggle = short in _IOS_TOGGLES
+    checked = is_toggle and value in ("1", "true", "on")
+    node = Node(
+        platform=IOS, node_id=node_id, class_name=class_name, bounds=_bounds(attrs),
+        # Maestro's iOS mapping: text = title ?: value; accessibilityText = label; hint = placeholder.
+        text=None if is_toggle else (_s(attrs, "title") or value), label=label, value=value,
+        hint=placeholder, resource_id=_s(attrs, "name", "identifier"),
+        enabled=_b(attrs, "enabled", True),
+        clickable=_b(attrs, "hittable") if "hittable" in attrs and short not in _IOS_INTERACTIVE
+        else short in _IOS_INTERACTIVE,
+        checkable=is_toggle, checked=checked, selected=_b(attrs, "selected"),
+        focused=_b(attrs, "focused") or _b(attrs, "hasFocus"), focusable=short in _IOS_EDITABLE,
+        editable=short in _IOS_EDITABLE, scrollable=short in _IOS_SCROLLABLE,
+        password=short == "SecureTextField", visible=_b(attrs, "visible", True), attrs=attrs,
+    )
+    return node
+
+
+def detect_platform(source: str) -> str:
+    """Guess the vocabulary of a page source (used when a driver runs against the fake driver)."""
+    head = source[:4000]
+    if "XCUIElementType" in head:
+        return IOS
+    return ANDROID
+
+
+def parse_page_source(source: str | bytes, platform: str | None = None) -> Hierarchy:
+    """Parse UiAutomator2, XCUITest or fake-driver XML into a ``Hierarchy``.
+
+    ``platform`` picks the attribute vocabulary (``android``/``ios``); None guesses it from the XML.
+    Raises ``ValueError`` with the parser's position when the XML is malformed.
+    """
+    text = source.decode("utf-8", "replace") if isinstance(source, bytes) else source
+    plat = platform or detect_platform(text)
+    try:
+        element = ET.fromstring(text.encode("utf-8") if text.lstrip().startswith("<?xml") else text)
+    except ET.ParseError as exc:
+        raise ValueError(f"page source is not well-formed XML: {exc}") from None
+    make = _android_node if plat == ANDROID else _ios_node
+    nodes: list[Node] = []
+    width = height = None
+
+    # Wrapper elements carry no geometry of their own: UiAutomator2's <hierarchy>, the fake driver's
+    # <AppiumAUT><app …>. They become the root node so paths and child order stay exact.
+    def build(el: ET.Element, parent: Node | None, path: str) -> Node:
+        attrs = dict(el.attrib)
+        node = make(el.tag, attrs, len(nodes))
+        node.parent = parent
+        node.xpath = path
+        nodes.append(node)
+        counts: dict[str, int] = {}
+        for child in el:
+            if not isinstance(child.tag, str):
+                continue
+            counts[child.tag] = counts.get(child.tag, 0) + 1
+            node.children.append(build(child, node, f"{path}/{child.tag}[{counts[child.tag]}]"))
+        return node
+
+    root = build(element, None, f"/{element.tag}")
+    for node in nodes[:4]:
+        if node.bounds is not None and node.bounds.width > 0 and node.bounds.height > 0:
+            width, height = node.bounds.width, node.bounds.height
+            break
+    return Hierarchy(root=root, platform=plat, nodes=nodes, width=width, height=height, source=text)

@@ -1,0 +1,431 @@
+"""``nodeSelector`` (upstream ``TrailblazeNodeSelector``): the model and its resolver.
+
+The resolver is a port of ``TrailblazeNodeSelectorResolver``:
+
+1. the search scope is every node, or the descendants of the ``childOf`` matches (not the parent);
+2. a node must satisfy the driver match, then ``below``/``above``/``leftOf``/``rightOf`` (against the
+   bounds of the anchor selector's *first* match), then ``containsChild`` (a direct child matches) and
+   ``containsDescendants`` (each listed selector matches some descendant);
+3. matches are sorted top→bottom then left→right (nodes without bounds last), and ``index`` picks one.
+
+Nesting is capped at depth 10. Text fields use ``patterns`` (full match, then literal equality; the
+Maestro dialect for ``androidMaestro``/``iosMaestro``). Appium page sources carry both the
+accessibility and the Maestro vocabulary of a node, so on one of our Android nodes both
+``androidAccessibility`` and ``androidMaestro`` selectors work (upstream recordings use either); on iOS
+``iosMaestro`` and ``iosAxe``. ``web``/``compose`` matches are accepted (recordings keep them) but never
+match a mobile node. Anchor and scope resolutions are memoised per top-level resolve, which keeps
+relative selectors linear in the tree size instead of quadratic.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .hierarchy import ANDROID, IOS, Bounds, Hierarchy, Node
+from .patterns import matcher
+
+MAX_RESOLVE_DEPTH = 10
+_BIG = sys.maxsize
+
+
+class _Match(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
+
+
+class AndroidAccessibilityMatch(_Match):
+    classNameRegex: str | None = None
+    resourceIdRegex: str | None = None
+    uniqueId: str | None = None
+    composeTestTagRegex: str | None = None
+    textRegex: str | None = None
+    contentDescriptionRegex: str | None = None
+    hintTextRegex: str | None = None
+    labeledByTextRegex: str | None = None
+    stateDescriptionRegex: str | None = None
+    paneTitleRegex: str | None = None
+    roleDescriptionRegex: str | None = None
+    isEnabled: bool | None = None
+    isClickable: bool | None = None
+    isCheckable: bool | None = None
+    isChecked: bool | None = None
+    isSelected: bool | None = None
+    isFocused: bool | None = None
+    isEditable: bool | None = None
+    isScrollable: bool | None = None
+    isPassword: bool | None = None
+    isHeading: bool | None = None
+    isMultiLine: bool | None = None
+    inputType: int | None = None
+    collectionItemRowIndex: int | None = None
+    collectionItemColumnIndex: int | None = None
+
+
+class AndroidMaestroMatch(_Match):
+    textRegex: str | None = None
+    resourceIdRegex: str | None = None
+    accessibilityTextRegex: str | None = None
+    classNameRegex: str | None = None
+    hintTextRegex: str | None = None
+    clickable: bool | None = None
+    enabled: bool | None = None
+    focused: bool | None = None
+    checked: bool | None = None
+    selected: bool | None = None
+
+
+class IosMaestroMatch(_Match):
+    textRegex: str | None = None
+    resourceIdRegex: str | None = None
+    accessibilityTextRegex: str | None = None
+    classNameRegex: str | None = None
+    hintTextRegex: str | None = None
+    focused: bool | None = None
+    selected: bool | None = None
+
+
+class IosAxeMatch(_Match):
+    roleRegex: str | None = None
+    subroleRegex: str | None = None
+    labelRegex: str | None = None
+    valueRegex: str | None = None
+    uniqueId: str | None = None
+    typeRegex: str | None = None
+    titleRegex: str | None = None
+    customAction: str | None = None
+    enabled: bool | None = None
+
+
+class WebMatch(_Match):
+    ariaRole: str | None = None
+    ariaNameRegex: str | None = None
+    ariaDescriptorRegex: str | None = None
+    headingLevel: int | None = None
+    cssSelector: str | None = None
+    dataTestId: str | None = None
+    nthIndex: int | None = None
+
+
+class ComposeMatch(_Match):
+    testTag: str | None = None
+    role: str | None = None
+    textRegex: str | None = None
+    editableTextRegex: str | None = None
+    contentDescriptionRegex: str | None = None
+    toggleableState: str | None = None
+    isEnabled: bool | None = None
+    isFocused: bool | None = None
+    isSelected: bool | None = None
+    isPassword: bool | None = None
+
+
+DriverMatch = (AndroidAccessibilityMatch | AndroidMaestroMatch | IosMaestroMatch | IosAxeMatch | WebMatch
+               | ComposeMatch)
+
+
+class NodeSelector(BaseModel):
+    """Upstream ``TrailblazeNodeSelector``: at most one driver match, relations, ``index``."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
+
+    androidAccessibility: AndroidAccessibilityMatch | None = None
+    androidMaestro: AndroidMaestroMatch | None = None
+    web: WebMatch | None = None
+    compose: ComposeMatch | None = None
+    iosMaestro: IosMaestroMatch | None = None
+    iosAxe: IosAxeMatch | None = None
+    below: NodeSelector | None = None
+    above: NodeSelector | None = None
+    leftOf: NodeSelector | None = None
+    rightOf: NodeSelector | None = None
+    childOf: NodeSelector | None = None
+    containsChild: NodeSelector | None = None
+    containsDescendants: list[NodeSelector] | None = None
+    index: int | None = Field(default=None)
+
+    @property
+    def driver_match(self) -> DriverMatch | None:
+        return (self.androidAccessibility or self.androidMaestro or self.web or self.compose or self.iosMaestro
+                or self.iosAxe)
+
+    def to_yaml(self) -> dict[str, Any]:
+        """The recording form: only the fields that are set."""
+        return self.model_dump(mode="json", exclude_none=True)
+
+    def description(self) -> str:
+        parts: list[str] = []
+        match = self.driver_match
+        if match is not None:
+            fields = match.model_dump(exclude_none=True)
+            parts.append(", ".join(f"{k}={v!r}" for k, v in fields.items()))
+        for rel in ("below", "above", "leftOf", "rightOf", "childOf", "containsChild"):
+            sub = getattr(self, rel)
+            if sub is not None:
+                parts.append(f"{rel} ({sub.description()})")
+        if self.containsDescendants:
+            parts.append("containsDescendants [" + "; ".join(s.description() for s in self.containsDescendants) + "]")
+        if self.index is not None:
+            parts.append(f"index={self.index}")
+        return ", ".join(p for p in parts if p) or "any element"
+
+
+def parse_selector(raw: Any, *, owner: str = "nodeSelector") -> NodeSelector:
+    """Validate a selector from YAML/JSON; errors name the offending key path."""
+    if isinstance(raw, NodeSelector):
+        return raw
+    try:
+        return NodeSelector.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(x) for x in first.get("loc", ()))
+        kind = first.get("type", "")
+        if kind == "extra_forbidden":
+            raise ValueError(f"{owner}: unknown selector key '{loc}'") from None
+        raise ValueError(f"{owner}: '{loc}': {first.get('msg', 'invalid')}") from None
+
+
+# -- compiled predicates ---------------------------------------------------------------------------
+NodePred = Callable[[Node], bool]
+
+
+def _pat(getter: Callable[[Node], str | None], pattern: str, maestro: bool) -> NodePred:
+    test = matcher(pattern, maestro)
+
+    def pred(node: Node) -> bool:
+        value = getter(node)
+        return value is not None and test(value)
+
+    return pred
+
+
+def _eq(getter: Callable[[Node], Any], expected: Any) -> NodePred:
+    return lambda node: getter(node) == expected
+
+
+def _never(_node: Node) -> bool:
+    return False
+
+
+_MAESTRO_IOS_CLASS_ALIASES = {
+    "StaticText": ("UILabel", "LabelView"),
+    "Button": ("UIButton", "UIButtonLabel", "UILabel", "LabelView"),
+    "TextField": ("UITextField", "UITextFieldLabel"),
+    "SecureTextField": ("UISecureTextField", "UITextFieldLabel"),
+}
+
+
+def _ios_class_pred(pattern: str, maestro: bool) -> NodePred:
+    test = matcher(pattern, maestro)
+
+    def pred(node: Node) -> bool:
+        short = node.short_class
+        candidates = [node.class_name, short, *(_MAESTRO_IOS_CLASS_ALIASES.get(short or "", ()))]
+        return any(c is not None and test(c) for c in candidates)
+
+    return pred
+
+
+def _android_accessibility(m: AndroidAccessibilityMatch) -> list[NodePred]:
+    preds: list[NodePred] = [lambda n: n.platform == ANDROID]
+    pats: list[tuple[str | None, Callable[[Node], str | None]]] = [
+        (m.classNameRegex, lambda n: n.class_name), (m.resourceIdRegex, lambda n: n.resource_id),
+        (m.composeTestTagRegex, lambda n: n.compose_test_tag), (m.textRegex, lambda n: n.resolve_text),
+        (m.contentDescriptionRegex, lambda n: n.content_desc), (m.hintTextRegex, lambda n: n.hint),
+        (m.labeledByTextRegex, lambda n: n.labeled_by), (m.stateDescriptionRegex, lambda n: n.state_description),
+        (m.paneTitleRegex, lambda n: n.pane_title), (m.roleDescriptionRegex, lambda n: n.role_description),
+    ]
+    preds += [_pat(g, p, False) for p, g in pats if p is not None]
+    if m.uniqueId is not None:
+        preds.append(_eq(lambda n: n.unique_id, m.uniqueId))
+    flags: list[tuple[Any, Callable[[Node], Any]]] = [
+        (m.isEnabled, lambda n: n.enabled), (m.isClickable, lambda n: n.clickable),
+        (m.isCheckable, lambda n: n.checkable), (m.isChecked, lambda n: n.checked),
+        (m.isSelected, lambda n: n.selected), (m.isFocused, lambda n: n.focused),
+        (m.isEditable, lambda n: n.editable), (m.isScrollable, lambda n: n.scrollable),
+        (m.isPassword, lambda n: n.password), (m.isHeading, lambda n: n.heading),
+        (m.isMultiLine, lambda n: n.multiline), (m.inputType, lambda n: n.input_type),
+        (m.collectionItemRowIndex, lambda n: n.collection_row),
+        (m.collectionItemColumnIndex, lambda n: n.collection_column),
+    ]
+    preds += [_eq(g, v) for v, g in flags if v is not None]
+    return preds
+
+
+def _android_maestro(m: AndroidMaestroMatch) -> list[NodePred]:
+    preds: list[NodePred] = [lambda n: n.platform == ANDROID]
+    pats: list[tuple[str | None, Callable[[Node], str | None]]] = [
+        (m.textRegex, lambda n: n.resolve_text), (m.resourceIdRegex, lambda n: n.resource_id),
+        (m.accessibilityTextRegex, lambda n: n.content_desc), (m.classNameRegex, lambda n: n.class_name),
+        (m.hintTextRegex, lambda n: n.hint),
+    ]
+    preds += [_pat(g, p, True) for p, g in pats if p is not None]
+    flags: list[tuple[Any, Callable[[Node], Any]]] = [
+        (m.clickable, lambda n: n.clickable), (m.enabled, lambda n: n.enabled), (m.focused, lambda n: n.focused),
+        (m.checked, lambda n: n.checked), (m.selected, lambda n: n.selected),
+    ]
+    preds += [_eq(g, v) for v, g in flags if v is not None]
+    return preds
+
+
+def _ios_maestro(m: IosMaestroMatch) -> list[NodePred]:
+    preds: list[NodePred] = [lambda n: n.platform == IOS]
+    pats: list[tuple[str | None, Callable[[Node], str | None]]] = [
+        (m.textRegex, lambda n: n.resolve_text), (m.resourceIdRegex, lambda n: n.resource_id),
+        (m.accessibilityTextRegex, lambda n: n.label), (m.hintTextRegex, lambda n: n.hint),
+    ]
+    preds += [_pat(g, p, True) for p, g in pats if p is not None]
+    if m.classNameRegex is not None:
+        preds.append(_ios_class_pred(m.classNameRegex, True))
+    if m.focused is not None:
+        preds.append(_eq(lambda n: n.focused, m.focused))
+    if m.selected is not None:
+        preds.append(_eq(lambda n: n.selected, m.selected))
+    return preds
+
+
+def _ios_axe(m: IosAxeMatch) -> list[NodePred]:
+    preds: list[NodePred] = [lambda n: n.platform == IOS]
+    pats: list[tuple[str | None, Callable[[Node], str | None]]] = [
+        (m.roleRegex, lambda n: f"AX{n.short_class}" if n.short_class else None),
+        (m.subroleRegex, lambda n: None), (m.labelRegex, lambda n: n.label), (m.valueRegex, lambda n: n.value),
+        (m.typeRegex, lambda n: n.short_class), (m.titleRegex, lambda n: n.attrs.get("title") or None),
+    ]
+    preds += [_pat(g, p, False) for p, g in pats if p is not None]
+    if m.uniqueId is not None:
+        preds.append(_eq(lambda n: n.resource_id, m.uniqueId))
+    if m.customAction is not None:
+        preds.append(_never)
+    if m.enabled is not None:
+        preds.append(_eq(lambda n: n.enabled, m.enabled))
+    return preds
+
+
+def driver_predicates(match: DriverMatch | None) -> list[NodePred]:
+    if match is None:
+        return []
+    if isinstance(match, AndroidAccessibilityMatch):
+        return _android_accessibility(match)
+    if isinstance(match, AndroidMaestroMatch):
+        return _android_maestro(match)
+    if isinstance(match, IosMaestroMatch):
+        return _ios_maestro(match)
+    if isinstance(match, IosAxeMatch):
+        return _ios_axe(match)
+    return [_never]  # web / compose never match a mobile node
+
+
+# -- resolution ----------------------------------------------------------------------------------
+@dataclass
+class ResolveResult:
+    """``kind`` is ``single``, ``multiple`` or ``none`` (upstream ``SingleMatch``/``MultipleMatches``/``NoMatch``)."""
+
+    kind: Literal["single", "multiple", "none"]
+    nodes: list[Node]
+    selector: NodeSelector
+
+    @property
+    def first(self) -> Node | None:
+        return self.nodes[0] if self.nodes else None
+
+    @property
+    def found(self) -> bool:
+        return bool(self.nodes)
+
+
+def _sort_key(node: Node) -> tuple[int, int]:
+    b = node.bounds
+    return (b.top, b.left) if b is not None else (_BIG, _BIG)
+
+
+class _Resolver:
+    def __init__(self, nodes: list[Node], root: Node) -> None:
+        self.nodes = nodes
+        self.root = root
+        self._preds: dict[int, list[NodePred]] = {}
+        self._resolved: dict[tuple[int, int], list[Node]] = {}
+        self._anchors: dict[tuple[int, int], Bounds | None] = {}
+        self._keep: list[NodeSelector] = []  # ids stay valid while cached
+
+    def preds(self, sel: NodeSelector) -> list[NodePred]:
+        key = id(sel)
+        found = self._preds.get(key)
+        if found is None:
+            found = driver_predicates(sel.driver_match)
+            self._preds[key] = found
+            self._keep.append(sel)
+        return found
+
+    def resolve(self, sel: NodeSelector, depth: int) -> list[Node]:
+        if depth > MAX_RESOLVE_DEPTH:
+            return []
+        key = (id(sel), depth)
+        cached = self._resolved.get(key)
+        if cached is not None:
+            return cached
+        self._keep.append(sel)
+        if sel.childOf is not None:
+            parents = self.resolve(sel.childOf, depth + 1)
+            if not parents:
+                self._resolved[key] = []
+                return []
+            scope: list[Node] = []
+            for parent in parents:
+                scope.extend(parent.descendants())
+        else:
+            scope = self.nodes
+        matched = [n for n in scope if self.matches(n, sel, depth)]
+        matched.sort(key=_sort_key)
+        if sel.index is not None:
+            idx = sel.index
+            matched = [matched[idx]] if 0 <= idx < len(matched) else []
+        self._resolved[key] = matched
+        return matched
+
+    def anchor(self, sel: NodeSelector, depth: int) -> Bounds | None:
+        key = (id(sel), depth)
+        if key not in self._anchors:
+            found = self.resolve(sel, depth + 1)
+            self._anchors[key] = found[0].bounds if found else None
+        return self._anchors[key]
+
+    def matches(self, node: Node, sel: NodeSelector, depth: int) -> bool:
+        if depth > MAX_RESOLVE_DEPTH:
+            return False
+        for pred in self.preds(sel):
+            if not pred(node):
+                return False
+        if sel.below is not None or sel.above is not None or sel.leftOf is not None or sel.rightOf is not None:
+            b = node.bounds
+            for rel, check in ((sel.below, lambda a, n: n.top >= a.bottom), (sel.above, lambda a, n: n.bottom <= a.top),
+                               (sel.leftOf, lambda a, n: n.right <= a.left),
+                               (sel.rightOf, lambda a, n: n.left >= a.right)):
+                if rel is None:
+                    continue
+                anchor = self.anchor(rel, depth)
+                if anchor is None or b is None or not check(anchor, b):
+                    return False
+        if sel.containsChild is not None:
+            child_sel = sel.containsChild
+            if not any(self.matches(c, child_sel, depth + 1) for c in node.children):
+                return False
+        if sel.containsDescendants:
+            descendants = node.descendants()
+            for want in sel.containsDescendants:
+                if not any(self.matches(d, want, depth + 1) for d in descendants):
+                    return False
+        return True
+
+
+def resolve(tree: Hierarchy | Node, selector: NodeSelector) -> ResolveResult:
+    """Resolve ``selector`` against a hierarchy (or a subtree root)."""
+    if isinstance(tree, Hierarchy):
+        root, nodes = tree.root, tree.nodes
+    else:
+        root, nodes = tree, list(tree.walk())
+    found = _Resolver(nodes, root).resolve(selector, 0)
+    kind: Literal["single", "multiple", "none"] = "none" if not found else ("single" if len(found) == 1 else "multiple")
+    return ResolveResult(kind, found, selector)
