@@ -8,7 +8,7 @@ import click
 
 from .checks import CheckReport
 from .config import find_workspace, load_workspace
-from .errors import ExitCode, TrailblazeError
+from .errors import ExitCode, SourceLocation, TrailblazeError
 from .memory import has_tokens
 from .plugins import get_host
 from .tools.registry import ToolRegistry
@@ -16,6 +16,7 @@ from .tools.registry import ToolRegistry
 
 def run_check(paths: list[str], *, strict: bool = False, workspace: Path | None = None) -> int:
     from .runner.discovery import expand
+    from .trail.args import undeclared_references
     from .trail.parser import load_trail, locate_call
 
     host = get_host()
@@ -31,11 +32,15 @@ def run_check(paths: list[str], *, strict: bool = False, workspace: Path | None 
     trails = 0
     for path in files:
         try:
-            trail = load_trail(path)
+            trail = load_trail(path, strict=strict)
         except TrailblazeError as exc:
             report.error("TrailFormat", exc.render())
             continue
         trails += 1
+        for warning in trail.warnings:
+            report.advisory("TrailFormat", warning, SourceLocation(path))
+        for name, location in undeclared_references(trail):
+            report.error("TrailArgs", f"'{{{{args.{name}}}}}' names no argument declared under config.args", location)
         for step in trail.steps:
             for classifier, calls in (step.recordings or {}).items():
                 for i, call in enumerate(calls):

@@ -145,6 +145,12 @@ class Runner:
             return self._early_result(path, path.name, exc, started)
         if self.options.tags and not set(self.options.tags) & set(trail.config.tags):
             return None
+        if not trail.steps:
+            self.progress.trail_skipped(str(path), "config-only document: no steps to run")
+            return TrailResult(path, trail.name, SessionOutcome.SKIPPED, ExitCode.SUCCESS, started_at=started,
+                               completed_at=time.time(), skip_reason="no steps", trail_id=trail.config.id)
+        for warning in trail.warnings:
+            self.progress._print(f"  ! {warning}")
         try:
             driver_cls = self._pick_driver(trail, ws.config)
         except TrailblazeError as exc:
@@ -245,6 +251,9 @@ class Runner:
                 raise DriverError(f"driver '{driver.key}' failed to start: {type(exc).__name__}: {exc}") from exc
             classifiers = session.device.classifiers or list(driver.default_classifiers)
             result.classifier = "-".join(classifiers)
+            from ..trail.parser import require_classifiers
+
+            require_classifiers(trail, classifiers)
             hooks_started = True
             self.host.session_started(session)
             self._log_started(session, trail)
