@@ -98,11 +98,26 @@ class AppiumDriver(Driver):
         return self.cfg.merged_capabilities(caps)
 
     def start(self, session: "Session") -> DeviceInfo:
+        self._resolve_app_path(session)
         try:
             return self._start()
         except BaseException:
             self.stop()
             raise
+
+    def _resolve_app_path(self, session: "Session") -> None:
+        """A relative ``app`` path is relative to the workspace root (Appium needs an absolute one)."""
+        app = self.cfg.app
+        if not app or "://" in app or app.startswith(("bs:", "sauce-storage:", "lt:")):
+            return
+        from pathlib import Path
+
+        path = Path(app).expanduser()
+        if not path.is_absolute():
+            candidate = (session.workspace.root / path).resolve()
+            if candidate.exists():
+                self.cfg = self.cfg.model_copy(update={"app": str(candidate)})
+                self.config = self.cfg
 
     def _start(self) -> DeviceInfo:
         from appium import webdriver

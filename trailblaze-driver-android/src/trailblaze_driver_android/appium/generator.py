@@ -26,40 +26,41 @@ def _match_dict(node: Node, fields: dict[str, str | bool]) -> dict[str, Any]:
 
 
 def _own_fields(node: Node) -> list[dict[str, str | bool]]:
-    """Single- and two-field driver matches for ``node``, most stable first."""
-    esc = escape_for_selector
+    """Single- and two-field driver matches for ``node``, most stable first. Each comes first with the
+    plain value (readable, like upstream's minimised recordings) and then ``\\Q…\\E``-quoted; the
+    uniqueness check decides which one is kept."""
     out: list[dict[str, str | bool]] = []
     rid = node.resource_id
+    text = node.resolve_text
     if node.platform == ANDROID:
-        text = node.resolve_text
         singles: list[tuple[str, str | None]] = [
             ("resourceIdRegex", rid), ("textRegex", text), ("contentDescriptionRegex", node.content_desc),
             ("hintTextRegex", node.hint)]
-        class_key = "classNameRegex"
     else:
-        text = node.resolve_text
         singles = [("resourceIdRegex", rid if rid and rid != node.label else None), ("textRegex", text),
                    ("accessibilityTextRegex", node.label), ("hintTextRegex", node.hint),
                    ("resourceIdRegex", rid)]
-        class_key = "classNameRegex"
-    present = [(k, v) for k, v in singles if v]
+    class_key = "classNameRegex"
+    present = [(k, str(v)) for k, v in singles if v]
     seen: set[tuple[tuple[str, str | bool], ...]] = set()
 
-    def add(fields: dict[str, str | bool]) -> None:
-        key = tuple(sorted(fields.items()))
-        if key not in seen:
-            seen.add(key)
-            out.append(fields)
+    def add(pairs: list[tuple[str, str]]) -> None:
+        for transform in (lambda v: v, escape_for_selector):
+            fields: dict[str, str | bool] = {k: transform(v) for k, v in pairs}
+            key = tuple(sorted(fields.items()))
+            if key not in seen:
+                seen.add(key)
+                out.append(fields)
 
     for k, v in present:
-        add({k: esc(str(v))})
+        add([(k, v)])
     for i, (k1, v1) in enumerate(present):
         for k2, v2 in present[i + 1:]:
             if k1 != k2:
-                add({k1: esc(str(v1)), k2: esc(str(v2))})
+                add([(k1, v1), (k2, v2)])
     if node.class_name:
         for k, v in present:
-            add({class_key: esc(node.class_name), k: esc(str(v))})
+            add([(class_key, node.class_name), (k, v)])
     return out
 
 
