@@ -31,9 +31,13 @@ def compute_ref(label: str | None, class_name: str | None, center_x: int = 0, ce
     rx = _trunc_div(center_x, 10) * 10
     ry = _trunc_div(center_y, 10) * 10
     identity = f"{class_name or ''}|{label or ''}|{rx},{ry}"
-    signed = java_string_hash_code(identity)
-    # Kotlin: identity.hashCode().absoluteValue.toUInt(); abs(Int.MIN_VALUE) overflows to itself.
-    h = (abs(signed) & _INT_MASK) if signed != -(1 << 31) else (1 << 31)
+    return ref_from_hash(java_string_hash_code(identity))
+
+
+def ref_from_hash(signed: int) -> str:
+    """``identity.hashCode().absoluteValue.toUInt()`` → letter + number. ``abs(Int.MIN_VALUE)``
+    overflows to itself in Kotlin and then reads as 2147483648 unsigned."""
+    h = (1 << 31) if signed == -(1 << 31) else abs(signed)
     return f"{chr(ord('a') + h % 26)}{(h // 26) % 1000}"
 
 

@@ -414,7 +414,7 @@ class _IosBuilder(_Builder):
             elif self.include_all and n.identifiable:
                 descriptor = "element"
             else:
-                if not n.identifiable and (not offscreen or self.include_offscreen):
+                if not n.identifiable and not n.children and (not offscreen or self.include_offscreen):
                     self.coordinate_line(n, depth)
                 for child in n.children:
                     self.build(child, depth, emitted, parent_label, False)
