@@ -56,7 +56,7 @@ def group_alive(pgid: int) -> bool:
     return True
 
 
-def appium_processes() -> list[tuple[int, str]]:
+def list_appium_processes() -> list[tuple[int, str]]:
     """Every running process whose command line mentions appium (Linux /proc)."""
     out: list[tuple[int, str]] = []
     for entry in Path("/proc").iterdir():
@@ -69,6 +69,12 @@ def appium_processes() -> list[tuple[int, str]]:
         if "appium" in cmd and "pytest" not in cmd:
             out.append((int(entry.name), cmd.strip()))
     return out
+
+
+@pytest.fixture
+def appium_processes() -> Callable[[], list[tuple[int, str]]]:
+    """Lists running appium processes (pid, command line)."""
+    return list_appium_processes
 
 
 @pytest.fixture(scope="session")
@@ -90,7 +96,8 @@ def appium_env() -> Iterator[tuple[str, dict[str, str]]]:
 def appium_server(appium_env: tuple[str, dict[str, str]]) -> Iterator[managed.ManagedServer]:
     """A real Appium 3 server with @appium/fake-driver on a free 127.0.0.1 port (one per xdist worker)."""
     binary, _env = appium_env
-    server = managed.ManagedServer(binary, ())
+    # session_discovery lets tests list the server's live sessions (GET /appium/sessions).
+    server = managed.ManagedServer(binary, ("--allow-insecure", "*:session_discovery"))
     server.start(timeout=90)
     pid = server.pid
     assert pid is not None
@@ -100,7 +107,7 @@ def appium_server(appium_env: tuple[str, dict[str, str]]) -> Iterator[managed.Ma
         server.stop()
         managed.shutdown_all()
         assert not group_alive(pid), "the Appium server's process group is still alive"
-        leftovers = [p for p, cmd in appium_processes() if f"--port {server.port}" in cmd]
+        leftovers = [p for p, cmd in list_appium_processes() if f"--port {server.port}" in cmd]
         assert not leftovers, f"Appium processes left running: {leftovers}"
 
 

@@ -124,6 +124,7 @@ class AssertVisibleTool(DelegatingTool):
 
     name = "assertVisible"
     drivers: ClassVar[frozenset[str] | None] = MOBILE_DRIVERS
+    is_recordable = False  # records the assertVisibleBySelector it expands to
     is_verification = True
     toolsets = ("verification",)
     ref: str = Field(..., description="The element ref from the snapshot (e.g. 'y778').")
