@@ -106,9 +106,10 @@ def load_workspace(root: Path | None, host: "PluginHost | None" = None) -> Works
         raise ConfigError("the workspace config must be a map of sections", location=SourceLocation(file, 1, 1))
     ws = WorkspaceConfig(root=root, file=file, data=data)
     claimed: dict[str, tuple[type[Any] | None, str]] = {k: (m, "trailblaze") for k, m in CORE_SECTIONS.items()}
+    plugin_model: type[Any] | None
     if host is not None:
-        for key, (model, info) in host.config_sections().items():
-            claimed[key] = (model, info.name)
+        for key, (plugin_model, info) in host.config_sections().items():
+            claimed[key] = (plugin_model, info.name)
     for key, value in data.items():
         if key not in claimed:
             known = ", ".join(sorted(claimed))

@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 LOG_PACKAGE = "xyz.block.trailblaze.logs.client.TrailblazeLog"
 
@@ -41,7 +41,7 @@ class SessionLog:
         """Record one event of ``kind`` (e.g. ``TrailblazeToolLog``). Returns the stored entry."""
         entry = {"class": f"{LOG_PACKAGE}.{kind}", "session": self.session_id,
                  "timestamp": _iso_now(), **payload}
-        entry = self._redact(entry)
+        entry = cast("dict[str, Any]", self._redact(entry))
         with self._lock:
             self._counter += 1
             n = self._counter

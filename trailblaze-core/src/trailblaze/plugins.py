@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.metadata import EntryPoint, entry_points
@@ -157,11 +157,11 @@ class PluginHost:
         self._stderr(line)
 
     def _enable_tracing(self) -> None:
-        def before(hook_name: str, impls: list[Any], kwargs: dict[str, Any]) -> None:
+        def before(hook_name: str, impls: Sequence[Any], kwargs: Mapping[str, Any]) -> None:
             names = ", ".join(i.plugin_name for i in impls)
             print(f"[trailblaze trace] {hook_name} -> [{names}]", file=sys.stderr)
 
-        def after(outcome: Any, hook_name: str, impls: list[Any], kwargs: dict[str, Any]) -> None:
+        def after(outcome: Any, hook_name: str, impls: Sequence[Any], kwargs: Mapping[str, Any]) -> None:
             exc = outcome.exception
             result = f"raised {exc!r}" if exc else f"returned {outcome.get_result()!r}"[:200]
             print(f"[trailblaze trace] {hook_name} {result}", file=sys.stderr)

@@ -85,7 +85,6 @@ def dump_roundtrip(data: Any) -> str:
 def dump_plain(data: Any) -> str:
     y = YAML(typ="safe", pure=True)
     y.default_flow_style = False
-    y.sort_base_mapping_type_on_output = False  # type: ignore[attr-defined]
     buf = io.StringIO()
     y.dump(data, buf)
     return buf.getvalue()

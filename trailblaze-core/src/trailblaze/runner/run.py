@@ -124,9 +124,11 @@ class Runner:
         summary.write_text(dumps(result.summary()), encoding="utf-8")
         result.summary_path = summary
         if self.options.report:
+            import importlib
+
             try:
-                from ..report import write_html_report
-            except ImportError:
+                write_html_report = importlib.import_module("trailblaze.report").write_html_report
+            except (ImportError, AttributeError):
                 return
             path = reports / f"trailblaze_report_{stamp}.html"
             write_html_report(result, path)
@@ -429,10 +431,12 @@ class Runner:
 
     def _solve_with_agent(self, session: Session, step: "TrailStep", trail: "Trail", result: TrailResult,
                           *, self_heal: bool) -> "_AgentOutcome":
+        import importlib
+
         try:
-            from .. import agent
+            agent: Any = importlib.import_module("trailblaze.agent")
         except ImportError:
-            agent = None  # type: ignore[assignment]
+            agent = None
         if agent is None or not hasattr(agent, "solve_step"):
             raise StepFailed(_needs_llm(step, session), ExitCode.BAD_INPUT, SessionOutcome.ERROR, "NeedsLlm")
         out = agent.solve_step(session, step, trail=trail, options=self.options, self_heal=self_heal)

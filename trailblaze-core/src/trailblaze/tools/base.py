@@ -247,6 +247,8 @@ class ClassToolDefinition(ToolDefinition):
             return ToolResult(True)
         if isinstance(result, str):
             return ToolResult(True, result)
+        if not isinstance(result, ToolResult):
+            raise TypeError(f"tool '{self.name}' returned {type(result).__name__}; return a ToolResult, a str or None")
         return result
 
 

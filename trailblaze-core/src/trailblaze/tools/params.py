@@ -254,7 +254,8 @@ def _coerce(p: ParameterDefinition, value: Any, owner: str, path: str, errors: l
     t = p.type
 
     def bad() -> Any:
-        errors.append(f"{owner}: argument '{path}' must be {'one of ' + ', '.join(p.enum_values) if t is ParamType.ENUM else 'a ' + t.value}, got {_type_name(value)} {value!r}")
+        wanted = "one of " + ", ".join(p.enum_values or ()) if t is ParamType.ENUM else "a " + t.value
+        errors.append(f"{owner}: argument '{path}' must be {wanted}, got {_type_name(value)} {value!r}")
         return value
 
     if t is ParamType.ANY:
