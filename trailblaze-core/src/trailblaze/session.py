@@ -62,6 +62,13 @@ class ExecutedCall:
     success: bool
     error: str | None = None
     step_index: int | None = None
+    recorded: ToolCall | None = None
+    """What a recording keeps for this call when it differs from ``authored`` (``ToolResult.recorded_args``
+    merged over the authored arguments); recording generators take ``recorded or authored``."""
+
+    @property
+    def recordable_form(self) -> ToolCall:
+        return self.recorded if self.recorded is not None else self.authored
 
 
 @dataclass
@@ -142,6 +149,8 @@ class Dispatcher:
         duration_ms = int((time.perf_counter() - start) * 1000)
         executed = ExecutedCall(call, resolved, ctx.depth, definition.is_recordable, delegated,
                                 definition.is_verification, result.success, error, ctx.step_index)
+        if result.recorded_args:
+            executed.recorded = ToolCall(call.name, {**call.args, **result.recorded_args})
         session.executed.append(executed)
         self._trace_seq += 1
         payload: dict[str, Any] = {
@@ -165,6 +174,8 @@ class Dispatcher:
             payload["resultMessage"] = result.message
         if result.data is not None:
             payload["resultData"] = result.data
+        if executed.recorded is not None:
+            payload["recordedTrailblazeTool"] = executed.recorded.to_json()
         session.log.write("DelegatingTrailblazeToolLog" if delegated else "TrailblazeToolLog", payload)
         return result
 

@@ -67,6 +67,11 @@ class ToolResult:
     success: bool = True
     message: str | None = None
     data: Any = None
+    recorded_args: dict[str, Any] | None = None
+    """Arguments to write into a recording instead of the authored ones (merged over them), when the
+    call as authored would not replay: ``web_click {ref: e12}`` records ``{ref: 'button "Sign in"',
+    nodeSelector: {...}}`` because snapshot refs do not survive a reload. Other arguments keep their
+    authored form (memory tokens included)."""
 
     @classmethod
     def ok(cls, message: str | None = None, data: Any = None) -> "ToolResult":
