@@ -56,7 +56,7 @@ def test_session_start_and_end(fake_session, appium_server) -> None:
 
 def test_hierarchy_and_snapshot(fake_session) -> None:
     drv = driver_of(fake_session())
-    tree = drv.capture()
+    tree = drv.capture(refs=True)
     assert tree.platform == "android" and tree.width == 1080
     sign_in = next(n for n in tree.nodes if n.text == "Sign in")
     assert sign_in.bounds is not None and sign_in.bounds.center == (540, 895)
@@ -70,7 +70,7 @@ def test_hierarchy_and_snapshot(fake_session) -> None:
 def test_tap_by_ref_records_a_selector_and_taps_the_center(fake_session) -> None:
     session = fake_session()
     drv = driver_of(session)
-    drv.capture()
+    drv.capture(refs=True)
     ref = next(n.ref for n in drv.last.nodes if n.text == "Sign in")  # type: ignore[union-attr]
     result = call(session, "tap", ref=ref)
     assert result.success, result.message
@@ -151,7 +151,7 @@ def test_assertions_pass_and_fail(fake_session) -> None:
     assert call(session, "assertNotVisibleBySelector", nodeSelector={"androidAccessibility": {"textRegex": "x"}}).success
     assert call(session, "assertVisibleWithText", text="Fake Shop").success  # deprecated by-text form
     drv = driver_of(session)
-    drv.capture()
+    drv.capture(refs=True)
     ref = next(n.ref for n in drv.last.nodes if n.text == "Fake Shop")  # type: ignore[union-attr]
     by_ref = call(session, "assertVisible", ref=ref, expectedText="Fake Shop")
     assert by_ref.success, by_ref.message
@@ -190,7 +190,7 @@ def test_ios_session_on_the_fake_driver(fake_session) -> None:
     assert (session.device.width, session.device.height) == (390, 844)
     text = drv.snapshot()
     assert 'SecureTextField "Password" [id=password] [password]' in text
-    drv.capture()
+    drv.capture(refs=True)
     email_ref = next(n.ref for n in drv.last.nodes if n.hint == "Email")  # type: ignore[union-attr]
     assert call(session, "tap", ref=email_ref).success
     assert session.executed[0].authored.args == {"nodeSelector": {"iosMaestro": {"resourceIdRegex": "email"}}}

@@ -74,7 +74,7 @@ def recorded_calls(session: Any) -> list[dict[str, Any]]:
 def test_a_recorded_trail_replays_with_trailblaze_run(fake_session, appium_server, tmp_path: Path) -> None:
     session = fake_session()
     drv = session.driver
-    tree = drv.capture()
+    tree = drv.capture(refs=True)
     ref_of = {n.text or n.hint: n.ref for n in tree.nodes if n.ref}
     ctx = session.context(step_index=0)
     steps_calls: list[list[ToolCall]] = [

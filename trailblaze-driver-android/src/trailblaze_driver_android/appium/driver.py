@@ -198,8 +198,9 @@ class AppiumDriver(Driver):
             raise DriverError(f"driver '{self.key}' is not started")
         return self.web
 
-    def capture(self) -> Hierarchy:
-        """Fetch and parse the page source, annotating refs as the snapshot shows them."""
+    def capture(self, *, refs: bool = False) -> Hierarchy:
+        """Fetch and parse the page source. ``refs`` annotates refs as the snapshot shows them (only
+        ``tap(ref)``-style tools need them; selector tools skip the work)."""
         source = self.driver.page_source
         h = parse_page_source(source, self.platform)
         if self.device is not None:
@@ -207,36 +208,38 @@ class AppiumDriver(Driver):
             h.height = h.height or self.device.height
             if self.device.width and self.device.height:
                 h.width, h.height = self.device.width, self.device.height
-        build_snapshot(h)
+        if refs:
+            build_snapshot(h)
         self.last = h
         self._last_source_digest = hashlib.blake2b(source.encode("utf-8", "replace"), digest_size=16).hexdigest()
         return h
 
-    def settled(self) -> Hierarchy:
+    def settled(self, *, refs: bool = False) -> Hierarchy:
         """A capture taken once the screen stopped changing, when an action just happened."""
-        h = self.capture()
+        h = self.capture(refs=refs)
         if not self.cfg.settle_enabled() or time.monotonic() - self._last_action_at > 2.0:
             return h
         deadline = time.monotonic() + self.cfg.settle_timeout_ms / 1000
         while time.monotonic() < deadline:
             previous = self._last_source_digest
             time.sleep(min(0.2, self.cfg.poll_interval_ms / 1000))
-            h = self.capture()
+            h = self.capture(refs=refs)
             if self._last_source_digest == previous:
                 break
         return h
 
-    def poll(self, attempt: Callable[[Hierarchy], T | None], timeout_ms: int | None) -> tuple[Hierarchy, T | None]:
+    def poll(self, attempt: Callable[[Hierarchy], T | None], timeout_ms: int | None,
+             *, refs: bool = False) -> tuple[Hierarchy, T | None]:
         """Capture the screen until ``attempt`` returns non-None or the timeout passes."""
         timeout = (self.cfg.wait_timeout_ms if timeout_ms is None else timeout_ms) / 1000
         deadline = time.monotonic() + timeout
-        h = self.settled()
+        h = self.settled(refs=refs)
         while True:
             value = attempt(h)
             if value is not None or time.monotonic() >= deadline:
                 return h, value
             time.sleep(self.cfg.poll_interval_ms / 1000)
-            h = self.capture()
+            h = self.capture(refs=refs)
 
     def find(self, selector: NodeSelector, timeout_ms: int | None = None) -> tuple[Hierarchy, ResolveResult]:
         """Resolve ``selector``, polling until it matches or the timeout passes."""
@@ -251,7 +254,15 @@ class AppiumDriver(Driver):
         return h, found if found is not None else last[0]
 
     def find_ref(self, ref: str, timeout_ms: int | None = None) -> tuple[Hierarchy, Node]:
-        h, node = self.poll(lambda hh: hh.find_ref(ref), timeout_ms)
+        def attempt(hh: Hierarchy) -> Node | None:
+            # Refs shown by a detailed snapshot (offscreen, every element) resolve too.
+            found = hh.find_ref(ref)
+            if found is None:
+                build_snapshot(hh, ("offscreen", "all"))
+                found = hh.find_ref(ref)
+            return found
+
+        h, node = self.poll(attempt, timeout_ms, refs=True)
         if node is None:
             raise ToolFailure(f"Element ref '{ref}' not found on current screen. The screen has changed since this "
                               "ref was last visible; take a fresh snapshot and pick a ref that is shown.")

@@ -127,6 +127,8 @@ class Node:
     collection_rows: int | None = None
     collection_columns: int | None = None
     attrs: dict[str, str] = field(default_factory=dict)
+    rtext: str | None = None
+    """``resolve_text``, computed once at parse time (selectors read it for every node)."""
 
     # -- derived views -----------------------------------------------------------------------
     @property
@@ -287,35 +289,45 @@ def _bounds(attrs: dict[str, str]) -> Bounds | None:
 
 
 _EDITABLE_CLASSES = ("EditText", "AutoCompleteTextView", "SearchView$SearchAutoComplete", "MockInputField")
+_TRUE_EXACT = frozenset({"true"})
 
 
 def _android_node(tag: str, attrs: dict[str, str], node_id: int) -> Node:
-    class_name = _s(attrs, "class", "className") or tag
-    input_type = _i(attrs, "input-type") or _i(attrs, "inputType") or 0
-    editable = _b(attrs, "editable") or any(class_name.endswith(c) for c in _EDITABLE_CLASSES) or tag == "MockInputField"
-    text = _s(attrs, "text", "original-text")
-    node = Node(
+    # Hot path (every node of every capture): plain dict lookups, no helper calls per attribute.
+    get = attrs.get
+    class_name = get("class") or get("className") or tag
+
+    def s(name: str) -> str | None:
+        return get(name) or None
+
+    def b(name: str, default: bool = False) -> bool:
+        value = get(name)
+        return default if not value else value in _TRUE_EXACT or value.lower() in _TRUE
+
+    input_type = _i(attrs, "input-type") if "input-type" in attrs else (_i(attrs, "inputType") or 0)
+    editable = (get("editable") == "true" or tag == "MockInputField"
+                or class_name.endswith(_EDITABLE_CLASSES))
+    return Node(
         platform=ANDROID, node_id=node_id, class_name=class_name, bounds=_bounds(attrs),
-        text=text, content_desc=_s(attrs, "content-desc", "contentDescription"),
-        hint=_s(attrs, "hint", "hintText"), resource_id=_s(attrs, "resource-id", "resourceId"),
-        package=_s(attrs, "package"), pane_title=_s(attrs, "pane-title", "paneTitle"),
-        error=_s(attrs, "error", "errorText"), tooltip=_s(attrs, "tooltip-text"),
-        unique_id=_s(attrs, "unique-id", "uniqueId"), labeled_by=_s(attrs, "labeled-by"),
-        state_description=_s(attrs, "state-description"), role_description=_s(attrs, "role-description"),
-        compose_test_tag=_s(attrs, "test-tag"),
-        enabled=_b(attrs, "enabled", True), clickable=_b(attrs, "clickable"),
-        long_clickable=_b(attrs, "long-clickable"), checkable=_b(attrs, "checkable"),
-        checked=_b(attrs, "checked"), selected=_b(attrs, "selected"), focusable=_b(attrs, "focusable"),
-        focused=_b(attrs, "focused"), editable=editable, scrollable=_b(attrs, "scrollable"),
-        password=_b(attrs, "password"), heading=_b(attrs, "heading"),
-        multiline=_b(attrs, "multiline") or _b(attrs, "multiLine"),
-        visible=_b(attrs, "displayed", True) and _b(attrs, "visible", True),
-        important=_b(attrs, "a11y-important", True), showing_hint=_b(attrs, "showing-hint"),
-        input_type=input_type, collection_row=_i(attrs, "collection-row-index"),
-        collection_column=_i(attrs, "collection-column-index"), collection_rows=_i(attrs, "collection-rows"),
-        collection_columns=_i(attrs, "collection-columns"), attrs=attrs,
+        text=s("text") or s("original-text"), content_desc=s("content-desc") or s("contentDescription"),
+        hint=s("hint") or s("hintText"), resource_id=s("resource-id") or s("resourceId"),
+        package=s("package"), pane_title=s("pane-title") or s("paneTitle"),
+        error=s("error") or s("errorText"), tooltip=s("tooltip-text"),
+        unique_id=s("unique-id") or s("uniqueId"), labeled_by=s("labeled-by"),
+        state_description=s("state-description"), role_description=s("role-description"),
+        compose_test_tag=s("test-tag"),
+        enabled=b("enabled", True), clickable=b("clickable"), long_clickable=b("long-clickable"),
+        checkable=b("checkable"), checked=b("checked"), selected=b("selected"), focusable=b("focusable"),
+        focused=b("focused"), editable=editable, scrollable=b("scrollable"), password=b("password"),
+        heading=b("heading"), multiline=b("multiline") or b("multiLine"),
+        visible=b("displayed", True) and b("visible", True), important=b("a11y-important", True),
+        showing_hint=b("showing-hint"), input_type=input_type or 0,
+        collection_row=_i(attrs, "collection-row-index") if "collection-row-index" in attrs else None,
+        collection_column=_i(attrs, "collection-column-index") if "collection-column-index" in attrs else None,
+        collection_rows=_i(attrs, "collection-rows") if "collection-rows" in attrs else None,
+        collection_columns=_i(attrs, "collection-columns") if "collection-columns" in attrs else None,
+        attrs=attrs,
     )
-    return node
 
 
 _IOS_EDITABLE = {"TextField", "SecureTextField", "SearchField", "TextView"}
@@ -379,6 +391,7 @@ def parse_page_source(source: str | bytes, platform: str | None = None) -> Hiera
     def build(el: ET.Element, parent: Node | None, path: str) -> Node:
         attrs = dict(el.attrib)
         node = make(el.tag, attrs, len(nodes))
+        node.rtext = node.resolve_text
         node.parent = parent
         node.xpath = path
         nodes.append(node)

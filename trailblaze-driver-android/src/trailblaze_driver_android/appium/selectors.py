@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from operator import attrgetter
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -28,6 +29,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .hierarchy import ANDROID, IOS, Bounds, Hierarchy, Node
 from .patterns import matcher
+
+_META = frozenset("\\^$.|?*+()[]{}")
 
 MAX_RESOLVE_DEPTH = 10
 _BIG = sys.maxsize
@@ -193,6 +196,9 @@ NodePred = Callable[[Node], bool]
 
 
 def _pat(getter: Callable[[Node], str | None], pattern: str, maestro: bool) -> NodePred:
+    if not maestro and not any(ch in _META for ch in pattern):
+        # A native pattern without metacharacters full-matches exactly its own text.
+        return lambda node: getter(node) == pattern
     test = matcher(pattern, maestro)
 
     def pred(node: Node) -> bool:
@@ -230,52 +236,52 @@ def _ios_class_pred(pattern: str, maestro: bool) -> NodePred:
 
 
 def _android_accessibility(m: AndroidAccessibilityMatch) -> list[NodePred]:
-    preds: list[NodePred] = [lambda n: n.platform == ANDROID]
+    preds: list[NodePred] = []
     pats: list[tuple[str | None, Callable[[Node], str | None]]] = [
-        (m.classNameRegex, lambda n: n.class_name), (m.resourceIdRegex, lambda n: n.resource_id),
-        (m.composeTestTagRegex, lambda n: n.compose_test_tag), (m.textRegex, lambda n: n.resolve_text),
-        (m.contentDescriptionRegex, lambda n: n.content_desc), (m.hintTextRegex, lambda n: n.hint),
-        (m.labeledByTextRegex, lambda n: n.labeled_by), (m.stateDescriptionRegex, lambda n: n.state_description),
-        (m.paneTitleRegex, lambda n: n.pane_title), (m.roleDescriptionRegex, lambda n: n.role_description),
+        (m.classNameRegex, attrgetter("class_name")), (m.resourceIdRegex, attrgetter("resource_id")),
+        (m.composeTestTagRegex, attrgetter("compose_test_tag")), (m.textRegex, attrgetter("rtext")),
+        (m.contentDescriptionRegex, attrgetter("content_desc")), (m.hintTextRegex, attrgetter("hint")),
+        (m.labeledByTextRegex, attrgetter("labeled_by")), (m.stateDescriptionRegex, attrgetter("state_description")),
+        (m.paneTitleRegex, attrgetter("pane_title")), (m.roleDescriptionRegex, attrgetter("role_description")),
     ]
     preds += [_pat(g, p, False) for p, g in pats if p is not None]
     if m.uniqueId is not None:
         preds.append(_eq(lambda n: n.unique_id, m.uniqueId))
     flags: list[tuple[Any, Callable[[Node], Any]]] = [
-        (m.isEnabled, lambda n: n.enabled), (m.isClickable, lambda n: n.clickable),
-        (m.isCheckable, lambda n: n.checkable), (m.isChecked, lambda n: n.checked),
-        (m.isSelected, lambda n: n.selected), (m.isFocused, lambda n: n.focused),
-        (m.isEditable, lambda n: n.editable), (m.isScrollable, lambda n: n.scrollable),
-        (m.isPassword, lambda n: n.password), (m.isHeading, lambda n: n.heading),
-        (m.isMultiLine, lambda n: n.multiline), (m.inputType, lambda n: n.input_type),
-        (m.collectionItemRowIndex, lambda n: n.collection_row),
-        (m.collectionItemColumnIndex, lambda n: n.collection_column),
+        (m.isEnabled, attrgetter("enabled")), (m.isClickable, attrgetter("clickable")),
+        (m.isCheckable, attrgetter("checkable")), (m.isChecked, attrgetter("checked")),
+        (m.isSelected, attrgetter("selected")), (m.isFocused, attrgetter("focused")),
+        (m.isEditable, attrgetter("editable")), (m.isScrollable, attrgetter("scrollable")),
+        (m.isPassword, attrgetter("password")), (m.isHeading, attrgetter("heading")),
+        (m.isMultiLine, attrgetter("multiline")), (m.inputType, attrgetter("input_type")),
+        (m.collectionItemRowIndex, attrgetter("collection_row")),
+        (m.collectionItemColumnIndex, attrgetter("collection_column")),
     ]
     preds += [_eq(g, v) for v, g in flags if v is not None]
     return preds
 
 
 def _android_maestro(m: AndroidMaestroMatch) -> list[NodePred]:
-    preds: list[NodePred] = [lambda n: n.platform == ANDROID]
+    preds: list[NodePred] = []
     pats: list[tuple[str | None, Callable[[Node], str | None]]] = [
-        (m.textRegex, lambda n: n.resolve_text), (m.resourceIdRegex, lambda n: n.resource_id),
-        (m.accessibilityTextRegex, lambda n: n.content_desc), (m.classNameRegex, lambda n: n.class_name),
-        (m.hintTextRegex, lambda n: n.hint),
+        (m.textRegex, attrgetter("rtext")), (m.resourceIdRegex, attrgetter("resource_id")),
+        (m.accessibilityTextRegex, attrgetter("content_desc")), (m.classNameRegex, attrgetter("class_name")),
+        (m.hintTextRegex, attrgetter("hint")),
     ]
     preds += [_pat(g, p, True) for p, g in pats if p is not None]
     flags: list[tuple[Any, Callable[[Node], Any]]] = [
-        (m.clickable, lambda n: n.clickable), (m.enabled, lambda n: n.enabled), (m.focused, lambda n: n.focused),
-        (m.checked, lambda n: n.checked), (m.selected, lambda n: n.selected),
+        (m.clickable, attrgetter("clickable")), (m.enabled, attrgetter("enabled")), (m.focused, attrgetter("focused")),
+        (m.checked, attrgetter("checked")), (m.selected, attrgetter("selected")),
     ]
     preds += [_eq(g, v) for v, g in flags if v is not None]
     return preds
 
 
 def _ios_maestro(m: IosMaestroMatch) -> list[NodePred]:
-    preds: list[NodePred] = [lambda n: n.platform == IOS]
+    preds: list[NodePred] = []
     pats: list[tuple[str | None, Callable[[Node], str | None]]] = [
-        (m.textRegex, lambda n: n.resolve_text), (m.resourceIdRegex, lambda n: n.resource_id),
-        (m.accessibilityTextRegex, lambda n: n.label), (m.hintTextRegex, lambda n: n.hint),
+        (m.textRegex, attrgetter("rtext")), (m.resourceIdRegex, attrgetter("resource_id")),
+        (m.accessibilityTextRegex, attrgetter("label")), (m.hintTextRegex, attrgetter("hint")),
     ]
     preds += [_pat(g, p, True) for p, g in pats if p is not None]
     if m.classNameRegex is not None:
@@ -288,11 +294,11 @@ def _ios_maestro(m: IosMaestroMatch) -> list[NodePred]:
 
 
 def _ios_axe(m: IosAxeMatch) -> list[NodePred]:
-    preds: list[NodePred] = [lambda n: n.platform == IOS]
+    preds: list[NodePred] = []
     pats: list[tuple[str | None, Callable[[Node], str | None]]] = [
         (m.roleRegex, lambda n: f"AX{n.short_class}" if n.short_class else None),
-        (m.subroleRegex, lambda n: None), (m.labelRegex, lambda n: n.label), (m.valueRegex, lambda n: n.value),
-        (m.typeRegex, lambda n: n.short_class), (m.titleRegex, lambda n: n.attrs.get("title") or None),
+        (m.subroleRegex, lambda n: None), (m.labelRegex, attrgetter("label")), (m.valueRegex, attrgetter("value")),
+        (m.typeRegex, attrgetter("short_class")), (m.titleRegex, lambda n: n.attrs.get("title") or None),
     ]
     preds += [_pat(g, p, False) for p, g in pats if p is not None]
     if m.uniqueId is not None:
@@ -341,10 +347,27 @@ def _sort_key(node: Node) -> tuple[int, int]:
     return (b.top, b.left) if b is not None else (_BIG, _BIG)
 
 
+_SPATIAL: tuple[tuple[str, Callable[[Bounds, Bounds], bool]], ...] = (
+    ("below", lambda a, n: n.top >= a.bottom),
+    ("above", lambda a, n: n.bottom <= a.top),
+    ("leftOf", lambda a, n: n.right <= a.left),
+    ("rightOf", lambda a, n: n.left >= a.right),
+)
+
+
+def _match_platform(match: DriverMatch | None) -> str | None:
+    if isinstance(match, (AndroidAccessibilityMatch, AndroidMaestroMatch)):
+        return ANDROID
+    if isinstance(match, (IosMaestroMatch, IosAxeMatch)):
+        return IOS
+    return None
+
+
 class _Resolver:
     def __init__(self, nodes: list[Node], root: Node) -> None:
         self.nodes = nodes
         self.root = root
+        self.platform = root.platform
         self._preds: dict[int, list[NodePred]] = {}
         self._resolved: dict[tuple[int, int], list[Node]] = {}
         self._anchors: dict[tuple[int, int], Bounds | None] = {}
@@ -354,7 +377,12 @@ class _Resolver:
         key = id(sel)
         found = self._preds.get(key)
         if found is None:
-            found = driver_predicates(sel.driver_match)
+            match = sel.driver_match
+            wanted = _match_platform(match)
+            if match is not None and wanted != self.platform:
+                found = [_never]  # a shape only matches nodes of its own driver (upstream: shape equality)
+            else:
+                found = driver_predicates(match)
             self._preds[key] = found
             self._keep.append(sel)
         return found
@@ -377,7 +405,7 @@ class _Resolver:
                 scope.extend(parent.descendants())
         else:
             scope = self.nodes
-        matched = [n for n in scope if self.matches(n, sel, depth)]
+        matched = self.filter(scope, sel, depth)
         matched.sort(key=_sort_key)
         if sel.index is not None:
             idx = sel.index
@@ -385,39 +413,39 @@ class _Resolver:
         self._resolved[key] = matched
         return matched
 
+    def filter(self, nodes: list[Node], sel: NodeSelector, depth: int) -> list[Node]:
+        """``nodes`` that satisfy ``sel`` (all but ``childOf``/``index``), cheapest test first."""
+        if depth > MAX_RESOLVE_DEPTH:
+            return []
+        out = nodes
+        for pred in self.preds(sel):
+            out = [n for n in out if pred(n)]
+            if not out:
+                return out
+        if out is nodes:
+            out = list(nodes)
+        for rel_name, check in _SPATIAL:
+            rel = getattr(sel, rel_name)
+            if rel is None:
+                continue
+            anchor = self.anchor(rel, depth)
+            if anchor is None:
+                return []
+            out = [n for n in out if n.bounds is not None and check(anchor, n.bounds)]
+        if sel.containsChild is not None:
+            child_sel = sel.containsChild
+            out = [n for n in out if n.children and self.filter(n.children, child_sel, depth + 1)]
+        if sel.containsDescendants:
+            for want in sel.containsDescendants:
+                out = [n for n in out if n.children and self.filter(n.descendants(), want, depth + 1)]
+        return out
+
     def anchor(self, sel: NodeSelector, depth: int) -> Bounds | None:
         key = (id(sel), depth)
         if key not in self._anchors:
             found = self.resolve(sel, depth + 1)
             self._anchors[key] = found[0].bounds if found else None
         return self._anchors[key]
-
-    def matches(self, node: Node, sel: NodeSelector, depth: int) -> bool:
-        if depth > MAX_RESOLVE_DEPTH:
-            return False
-        for pred in self.preds(sel):
-            if not pred(node):
-                return False
-        if sel.below is not None or sel.above is not None or sel.leftOf is not None or sel.rightOf is not None:
-            b = node.bounds
-            for rel, check in ((sel.below, lambda a, n: n.top >= a.bottom), (sel.above, lambda a, n: n.bottom <= a.top),
-                               (sel.leftOf, lambda a, n: n.right <= a.left),
-                               (sel.rightOf, lambda a, n: n.left >= a.right)):
-                if rel is None:
-                    continue
-                anchor = self.anchor(rel, depth)
-                if anchor is None or b is None or not check(anchor, b):
-                    return False
-        if sel.containsChild is not None:
-            child_sel = sel.containsChild
-            if not any(self.matches(c, child_sel, depth + 1) for c in node.children):
-                return False
-        if sel.containsDescendants:
-            descendants = node.descendants()
-            for want in sel.containsDescendants:
-                if not any(self.matches(d, want, depth + 1) for d in descendants):
-                    return False
-        return True
 
 
 def resolve(tree: Hierarchy | Node, selector: NodeSelector) -> ResolveResult:
