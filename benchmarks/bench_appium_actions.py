@@ -38,14 +38,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=200)
     args = parser.parse_args()
 
+    import trailblaze_driver_android.appium.plugin as mobile_plugin
+    import trailblaze_driver_android.plugin as android_plugin
     from appium import webdriver
     from appium.options.common.base import AppiumOptions
     from appium.webdriver.common.appiumby import AppiumBy
     from trailblaze.testing import make_session, new_host
     from trailblaze.tools.base import ToolCall
-
-    import trailblaze_driver_android.appium.plugin as mobile_plugin
-    import trailblaze_driver_android.plugin as android_plugin
     from trailblaze_driver_android.appium import server as managed
     from trailblaze_driver_android.driver import AndroidAppiumDriver, AndroidDriverConfig
 

@@ -62,9 +62,7 @@ def recorded_calls(session: Any) -> list[dict[str, Any]]:
     """What a recorder keeps: the recordable call at the top of each delegation chain."""
     out: list[dict[str, Any]] = []
     for e in session.executed:
-        if e.depth == 0 and e.is_recordable:
-            out.append(e.authored.to_yaml())
-        elif e.depth == 1 and e.is_recordable:
+        if e.depth == 0 and e.is_recordable or e.depth == 1 and e.is_recordable:
             out.append(e.authored.to_yaml())
     top_delegates = {id(e) for e in session.executed if e.depth == 0 and not e.is_recordable}
     assert top_delegates, "the session used tap(ref)"

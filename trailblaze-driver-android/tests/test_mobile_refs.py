@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from trailblaze_driver_android.appium.refs import RefTracker, compute_ref, java_string_hash_code, ref_from_hash
+from trailblaze_driver_android.appium.refs import (
+    RefTracker,
+    compute_ref,
+    java_string_hash_code,
+    ref_from_hash,
+)
 from trailblaze_driver_android.appium.snapshot import build_snapshot
 
 

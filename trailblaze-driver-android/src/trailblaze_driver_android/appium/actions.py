@@ -22,12 +22,12 @@ if TYPE_CHECKING:
 ANDROID_KEYCODES = {"BACK": 4, "ENTER": 66, "HOME": 3, "BACKSPACE": 67, "TAB": 61, "ESCAPE": 111}
 
 
-def _touch_builder(driver: "WebDriver") -> Any:
+def _touch_builder(driver: WebDriver) -> Any:
     from selenium.webdriver.common.actions import interaction
     from selenium.webdriver.common.actions.action_builder import ActionBuilder
     from selenium.webdriver.common.actions.pointer_input import PointerInput
 
-    finger = PointerInput(interaction.POINTER_TOUCH, "finger")
+    finger = PointerInput(interaction.POINTER_TOUCH, "finger")  # type: ignore[no-untyped-call]
     return ActionBuilder(driver, mouse=finger, duration=0)
 
 
@@ -36,7 +36,7 @@ class Actions:
 
     name = "w3c"
 
-    def __init__(self, driver: "WebDriver", *, width: int, height: int, app_id: str | None = None) -> None:
+    def __init__(self, driver: WebDriver, *, width: int, height: int, app_id: str | None = None) -> None:
         self.driver = driver
         self.width = width
         self.height = height
@@ -59,10 +59,10 @@ class Actions:
         from selenium.webdriver.common.actions.action_builder import ActionBuilder
         from selenium.webdriver.common.actions.pointer_input import PointerInput
 
-        finger = PointerInput(interaction.POINTER_TOUCH, "finger")
+        finger = PointerInput(interaction.POINTER_TOUCH, "finger")  # type: ignore[no-untyped-call]
         builder = ActionBuilder(self.driver, mouse=finger, duration=max(1, duration_ms))
-        builder.pointer_action.move_to_location(x1, y1).pointer_down().pause(0.05)
-        builder.pointer_action.move_to_location(x2, y2).release()
+        builder.pointer_action.move_to_location(x1, y1).pointer_down().pause(0.05)  # type: ignore[no-untyped-call]
+        builder.pointer_action.move_to_location(x2, y2).release()  # type: ignore[no-untyped-call]
         builder.perform()
 
     # -- text ------------------------------------------------------------------------------
@@ -76,13 +76,13 @@ class Actions:
         node a tool tapped (the fake driver has no focus model of its own)."""
         try:
             return self.driver.switch_to.active_element
-        except Exception:  # noqa: BLE001 - not every driver implements GET /element/active
+        except Exception:  # noqa: BLE001, S110 - not every driver implements GET /element/active
             pass
         for node in (focused, self.last_target):
             if node is not None:
                 try:
                     return self.element_for(node)
-                except Exception:  # noqa: BLE001
+                except Exception:  # noqa: BLE001, S112 - the node may be gone: try the next candidate
                     continue
         raise ToolFailure("no focused text field to type into: tap a field first")
 
@@ -148,7 +148,7 @@ class UiAutomator2Actions(Actions):
     def hide_keyboard(self) -> None:
         try:
             self.driver.execute_script("mobile: hideKeyboard", {})
-        except Exception:  # noqa: BLE001 - no keyboard shown is not a failure
+        except Exception:  # noqa: BLE001, S110 - no keyboard shown is not a failure
             pass
 
     def press_key(self, key: str) -> None:
@@ -181,7 +181,7 @@ class UiAutomator2Actions(Actions):
                 return sorted(apps)
             if isinstance(apps, list):
                 return sorted(str(a) for a in apps)
-        except Exception:  # noqa: BLE001 - older UiAutomator2 drivers: fall back to pm
+        except Exception:  # noqa: BLE001, S110 - older UiAutomator2 drivers: fall back to pm
             pass
         out = self.shell(["pm", "list", "packages"])
         return sorted(line.split(":", 1)[1].strip() for line in out.splitlines() if line.startswith("package:"))
@@ -205,7 +205,7 @@ class XCUITestActions(Actions):
     def hide_keyboard(self) -> None:
         try:
             self.driver.execute_script("mobile: hideKeyboard", {})
-        except Exception:  # noqa: BLE001
+        except Exception:  # noqa: BLE001, S110
             pass
 
     def press_key(self, key: str) -> None:

@@ -97,7 +97,7 @@ class AppiumDriver(Driver):
                 caps[f"appium:{cap}"] = self.claims.claim_port(cap)
         return self.cfg.merged_capabilities(caps)
 
-    def start(self, session: "Session") -> DeviceInfo:
+    def start(self, session: Session) -> DeviceInfo:
         self._resolve_app_path(session)
         try:
             return self._start()
@@ -105,7 +105,7 @@ class AppiumDriver(Driver):
             self.stop()
             raise
 
-    def _resolve_app_path(self, session: "Session") -> None:
+    def _resolve_app_path(self, session: Session) -> None:
         """A relative ``app`` path is relative to the workspace root (Appium needs an absolute one)."""
         app = self.cfg.app
         if not app or "://" in app or app.startswith(("bs:", "sauce-storage:", "lt:")):
@@ -155,12 +155,15 @@ class AppiumDriver(Driver):
         classifiers = list(self.cfg.classifiers) if self.cfg.classifiers else \
             [self.platform, self.form_factor(width, height, returned)]
         device_id = str(udid or returned.get("udid") or returned.get("appium:udid") or self.web.session_id)
-        self.device = DeviceInfo(
-            platform=self.platform, driver=self.key, classifiers=classifiers, width=width, height=height,
-            device_id=device_id, name=str(returned.get("deviceName") or self.cfg.device_name or self.automation),
-            appium={"serverUrl": url, "managedServer": self.server is not None, "automationName": self.automation,
-                    "sessionId": self.web.session_id, "ports": dict(self.claims.ports)},
-        )
+        # DeviceInfo allows extra fields: ``appium`` tells logs and plugins where the session runs.
+        self.device = DeviceInfo.model_validate({
+            "platform": self.platform, "driver": self.key, "classifiers": classifiers, "width": width,
+            "height": height, "device_id": device_id,
+            "name": str(returned.get("deviceName") or self.cfg.device_name or self.automation),
+            "appium": {"serverUrl": url, "managedServer": self.server is not None,
+                       "automationName": self.automation, "sessionId": self.web.session_id,
+                       "ports": dict(self.claims.ports)},
+        })
         return self.device
 
     def _session_hint(self) -> str:
@@ -184,7 +187,7 @@ class AppiumDriver(Driver):
         if web is not None:
             try:
                 web.quit()
-            except Exception:  # noqa: BLE001 - the session may already be gone
+            except Exception:  # noqa: BLE001, S110 - the session may already be gone
                 pass
         self.claims.release()
         srv, self.server = self.server, None
@@ -193,7 +196,7 @@ class AppiumDriver(Driver):
 
     # -- the screen ----------------------------------------------------------------------------------
     @property
-    def driver(self) -> "WebDriver":
+    def driver(self) -> WebDriver:
         if self.web is None:
             raise DriverError(f"driver '{self.key}' is not started")
         return self.web
@@ -290,7 +293,7 @@ class AppiumDriver(Driver):
         return self.web.get_screenshot_as_png()
 
     # -- artifacts -----------------------------------------------------------------------------------
-    def step_finished(self, session: "Session", step_index: int, ok: bool) -> None:
+    def step_finished(self, session: Session, step_index: int, ok: bool) -> None:
         mode = self.cfg.screenshots
         if self.web is None or mode == "off" or (mode == "failures" and ok):
             return
@@ -306,7 +309,7 @@ class AppiumDriver(Driver):
                 source = self.driver.page_source
                 src = session.log.write_file(f"step_{step_index:03d}_failed.xml", source.encode("utf-8"))
                 payload["pageSource"] = src.name
-            except Exception:  # noqa: BLE001 - best effort on a failing device
+            except Exception:  # noqa: BLE001, S110 - best effort on a failing device
                 pass
         session.log.write("TrailblazeScreenshotLog", payload)
 

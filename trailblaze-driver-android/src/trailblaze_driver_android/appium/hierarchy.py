@@ -340,7 +340,7 @@ _IOS_SCROLLABLE = {"ScrollView", "Table", "CollectionView", "WebView"}
 
 def _ios_node(tag: str, attrs: dict[str, str], node_id: int) -> Node:
     class_name = _s(attrs, "type") or tag
-    short = class_name[len(_IOS_PREFIX):] if class_name.startswith(_IOS_PREFIX) else class_name
+    short = class_name.removeprefix(_IOS_PREFIX)
     value = _s(attrs, "value")
     label = _s(attrs, "label")
     placeholder = _s(attrs, "placeholderValue", "placeholder")

@@ -185,7 +185,7 @@ def _compile(pattern: str, base_flags: int) -> Callable[[str], Any]:
     py, add, remove, needs_regex = translate(pattern)
     flags = (base_flags | add) & ~remove
     if needs_regex:
-        import regex  # only for \p{..} and Java set operations
+        import regex  # type: ignore[import-untyped]  # only for \p{..} and Java set operations
 
         rflags = regex.V1
         for std, alt in ((re.IGNORECASE, regex.IGNORECASE), (re.DOTALL, regex.DOTALL),

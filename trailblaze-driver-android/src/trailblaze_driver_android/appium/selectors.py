@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from operator import attrgetter
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError

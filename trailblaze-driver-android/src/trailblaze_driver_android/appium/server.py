@@ -27,7 +27,7 @@ from trailblaze.errors import DriverError
 ENV_BIN = "TRAILBLAZE_APPIUM_BIN"
 
 _lock = threading.Lock()
-_servers: dict[tuple[str, tuple[str, ...]], "ManagedServer"] = {}
+_servers: dict[tuple[str, tuple[str, ...]], ManagedServer] = {}
 
 
 def free_port() -> int:
@@ -51,7 +51,7 @@ def find_appium(explicit: str | None = None) -> str | None:
 
 def status_ok(url: str, timeout: float = 2.0) -> bool:
     try:
-        with urllib.request.urlopen(f"{url}/status", timeout=timeout) as resp:  # noqa: S310 - loopback/configured
+        with urllib.request.urlopen(f"{url}/status", timeout=timeout) as resp:
             return bool(resp.status == 200)
     except (urllib.error.URLError, OSError, ValueError):
         return False

@@ -21,7 +21,7 @@ MOBILE_DRIVERS = frozenset({ANDROID_DRIVER, IOS_DRIVER})
 MOBILE_PLATFORMS = frozenset({"android", "ios"})
 
 
-def appium_driver(ctx: "ToolContext") -> "AppiumDriver":
+def appium_driver(ctx: ToolContext) -> AppiumDriver:
     from ..driver import AppiumDriver
 
     driver = ctx.driver
@@ -38,7 +38,7 @@ def selector_field(description: str) -> Any:
 
 def validate_selector(value: Any, owner: str) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise ValueError(f"{owner} must be a map of selector fields, got {type(value).__name__}")
+        raise ValueError(f"{owner} must be a map of selector fields, got {type(value).__name__}")  # noqa: TRY004 - pydantic validators report with ValueError
     parse_selector(value, owner=owner)
     return value
 

@@ -46,7 +46,7 @@ def maestro_selector(platform: str, raw: Any, *, owner: str, allowed: set[str] =
     if isinstance(raw, (str, int, float)):
         raw = {"text": str(raw)}
     if not isinstance(raw, dict):
-        raise ValueError(f"{owner}: expected a text or a selector map, got {raw!r}")
+        raise ValueError(f"{owner}: expected a text or a selector map, got {raw!r}")  # noqa: TRY004 - a validation error
     unknown = sorted(set(raw) - allowed)
     if unknown:
         raise ValueError(f"{owner}: unsupported selector key(s) {', '.join(unknown)}")

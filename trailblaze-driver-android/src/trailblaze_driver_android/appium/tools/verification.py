@@ -14,8 +14,15 @@ from ..generator import best_selector
 from ..hierarchy import ANDROID, Hierarchy, Node
 from ..patterns import escape_for_selector, lenient_pattern, matches
 from ..selectors import NodeSelector, resolve
-from .common import (MOBILE_DRIVERS, appium_driver, maestro_match, native_text, selector, selector_field,
-                     validate_selector)
+from .common import (
+    MOBILE_DRIVERS,
+    appium_driver,
+    maestro_match,
+    native_text,
+    selector,
+    selector_field,
+    validate_selector,
+)
 from .interaction import REF_TIMEOUT_MS, tap_selector
 
 
