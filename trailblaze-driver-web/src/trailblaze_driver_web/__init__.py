@@ -1,0 +1,1 @@
+"""Trailblaze web driver: Chromium through Playwright and the ``web_*`` tools."""

@@ -1,0 +1,161 @@
+"""Finding, launching and connecting to Chromium.
+
+Where ``playwright install chromium`` works, Playwright's own build is used. Where it cannot download
+(CI behind a registry-only proxy, distributions), a system Chromium works as well: Playwright drives it
+through ``executable_path``. An explicit setting (``browser_path`` or ``TRAILBLAZE_CHROMIUM``) always
+wins, because the user asked for that binary. Remote browsers (``connect`` to a Playwright server,
+``cdp_url`` to a DevTools endpoint) need nothing installed here.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from trailblaze.errors import DriverError
+
+from .config import WebDriverConfig
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Playwright
+
+ENV_CHROMIUM = "TRAILBLAZE_CHROMIUM"
+HEADLESS_NAMES = ("chromium-headless-shell", "chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+HEADED_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+CONTAINER_ARGS = ("--no-sandbox", "--disable-gpu")
+QUIET_ARGS = (
+    # No update checks, safe-browsing lists, metrics or component downloads: tests talk to 127.0.0.1
+    # only, and a browser that phones home adds latency and noise to every run.
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-default-apps",
+    "--disable-sync",
+    "--metrics-recording-only",
+    "--no-first-run",
+    "--disable-breakpad",
+    "--disable-domain-reliability",
+    "--disable-client-side-phishing-detection",
+)
+
+NO_BROWSER_HINT = (
+    "install one: `playwright install chromium` (Playwright's build), or on Debian/Ubuntu "
+    "`apt-get install chromium-headless-shell` (or `chromium`); `scripts/bootstrap.sh` does this. "
+    f"Or point {ENV_CHROMIUM} / drivers.playwright-native.browser_path at a Chromium binary, or use a "
+    "remote browser with -o connect=ws://HOST:PORT/"
+)
+
+
+@dataclass(frozen=True)
+class BrowserChoice:
+    """The Chromium a run will launch: ``path`` None means Playwright's own build."""
+
+    path: str | None
+    origin: str
+
+    def describe(self) -> str:
+        return f"{self.path or 'Playwright Chromium'} ({self.origin})"
+
+
+def _playwright_build(playwright: "Playwright", headless: bool) -> str | None:
+    """Playwright's downloaded Chromium, if ``playwright install chromium`` ran on this machine."""
+    try:
+        path = playwright.chromium.executable_path
+    except Exception:  # noqa: BLE001 - no build for this platform
+        return None
+    if not path or not Path(path).is_file():
+        return None
+    if headless:
+        # Headless runs use the separate headless-shell build; without it Playwright fails to launch.
+        if not any(Path(path).parents[2].glob("chromium_headless_shell-*")):
+            return None
+    return path
+
+
+def find_chromium(config: WebDriverConfig, playwright: "Playwright | None" = None) -> BrowserChoice:
+    """Pick the browser binary (see the module docstring for the order); raise ``DriverError`` if none."""
+    if config.executable_path:
+        path = _existing(config.executable_path)
+        if path is None:
+            raise DriverError(f"browser_path '{config.executable_path}' is not an executable file",
+                              hint=NO_BROWSER_HINT)
+        return BrowserChoice(path, "browser_path setting")
+    env = os.environ.get(ENV_CHROMIUM, "").strip()
+    if env:
+        path = _existing(env)
+        if path is None:
+            raise DriverError(f"{ENV_CHROMIUM}='{env}' is not an executable file", hint=NO_BROWSER_HINT)
+        if not (config.headless is False and Path(path).name.startswith("chromium-headless-shell")):
+            return BrowserChoice(path, ENV_CHROMIUM)
+    if playwright is not None and _playwright_build(playwright, config.headless):
+        return BrowserChoice(None, "playwright install")
+    for name in (HEADLESS_NAMES if config.headless else HEADED_NAMES):
+        found = shutil.which(name)
+        if found:
+            return BrowserChoice(found, f"{name} on PATH")
+    if not config.headless:
+        raise DriverError("no Chromium that can show a window was found (headed runs need `chromium`, not "
+                          "`chromium-headless-shell`)", hint=NO_BROWSER_HINT)
+    raise DriverError("no Chromium browser was found for the web driver", hint=NO_BROWSER_HINT)
+
+
+def _existing(candidate: str) -> str | None:
+    path = Path(candidate).expanduser()
+    if path.is_file() and os.access(path, os.X_OK):
+        return str(path)
+    found = shutil.which(candidate)
+    return found
+
+
+def launch_args(config: WebDriverConfig) -> list[str]:
+    args = [*CONTAINER_ARGS, *QUIET_ARGS]
+    args.extend(a for a in config.launch_args if a not in args)
+    return args
+
+
+def open_browser(playwright: "Playwright", config: WebDriverConfig) -> tuple["Browser", str]:
+    """Launch or connect; returns the browser and one line saying which (for logs and errors)."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    chromium = playwright.chromium
+    if config.connect:
+        try:
+            options: dict[str, Any] = {"timeout": config.navigation_timeout_ms}
+            if config.connect_headers:
+                options["headers"] = dict(config.connect_headers)
+            if config.slow_mo_ms:
+                options["slow_mo"] = config.slow_mo_ms
+            return chromium.connect(config.connect, **options), f"remote Playwright server {config.connect}"
+        except PlaywrightError as exc:
+            raise DriverError(f"cannot connect to the Playwright server at {config.connect}: {_first_line(exc)}",
+                              hint="is `playwright run-server` running there, with the same Playwright "
+                                   "major.minor version as this client?") from None
+    if config.cdp_url:
+        try:
+            options = {"timeout": config.navigation_timeout_ms}
+            if config.connect_headers:
+                options["headers"] = dict(config.connect_headers)
+            return chromium.connect_over_cdp(config.cdp_url, **options), f"Chromium over CDP at {config.cdp_url}"
+        except PlaywrightError as exc:
+            raise DriverError(f"cannot connect to Chromium over CDP at {config.cdp_url}: {_first_line(exc)}",
+                              hint="start Chromium with --remote-debugging-port, or check the URL") from None
+    choice = find_chromium(config, playwright)
+    kwargs: dict[str, Any] = {"headless": config.headless, "args": launch_args(config),
+                              "timeout": config.navigation_timeout_ms}
+    if choice.path:
+        kwargs["executable_path"] = choice.path
+    if config.slow_mo_ms:
+        kwargs["slow_mo"] = config.slow_mo_ms
+    try:
+        return chromium.launch(**kwargs), choice.describe()
+    except PlaywrightError as exc:
+        raise DriverError(f"Chromium {choice.describe()} failed to launch: {_first_line(exc)}",
+                          hint=NO_BROWSER_HINT) from None
+
+
+def _first_line(exc: BaseException) -> str:
+    text = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+    lines = [ln.strip() for ln in str(text).splitlines() if ln.strip() and not ln.strip().startswith("=")]
+    return (lines[0] if lines else type(exc).__name__)[:400]

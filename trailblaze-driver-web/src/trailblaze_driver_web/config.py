@@ -1,0 +1,68 @@
+"""The web driver's settings: ``drivers.playwright-native`` in ``trails/config/trailblaze.yaml`` and ``-o``.
+
+Validated before a browser starts, so a typo (``headles: false``) is an error naming the key rather than
+a setting silently ignored.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from trailblaze.driver import DriverConfig
+
+TraceMode = Literal["on", "off", "retain-on-failure"]
+ScreenshotMode = Literal["on", "off", "only-on-failure"]
+
+
+class Viewport(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    width: int = Field(1280, ge=100, le=10_000)
+    height: int = Field(720, ge=100, le=10_000)
+
+
+class WebDriverConfig(DriverConfig):
+    """Settings of the ``playwright-native`` driver (all optional)."""
+
+    executable_path: str | None = Field(None, alias="browser_path")
+    """A Chromium binary to launch. Default: ``TRAILBLAZE_CHROMIUM``, else Playwright's own build, else
+    ``chromium-headless-shell``/``chromium``/``chromium-browser``/``google-chrome`` on PATH."""
+    headless: bool = True
+    viewport: Viewport = Field(default_factory=Viewport)
+    base_url: str | None = None
+    """Relative URLs of ``web_navigate`` resolve against it. May hold memory tokens (``{{shopUrl}}``).
+    Default: the target trailmap's ``platforms.web.base_url``."""
+    connect: str | None = None
+    """A Playwright server WebSocket endpoint (``ws://host:port/``, ``playwright run-server``, grids)."""
+    cdp_url: str | None = None
+    """A Chromium DevTools endpoint (``http://host:9222``) for hosted Chrome services."""
+    connect_headers: dict[str, str] = Field(default_factory=dict)
+    trace: TraceMode = "retain-on-failure"
+    screenshots: ScreenshotMode = "on"
+    """A screenshot after every step (``on``), only after a failed step, or never."""
+    timeout_ms: int = Field(5_000, ge=0)
+    """How long actions wait for their element and verifications poll before they fail."""
+    navigation_timeout_ms: int = Field(30_000, ge=0)
+    launch_args: list[str] = Field(default_factory=list)
+    slow_mo_ms: float = Field(0, ge=0)
+    dialogs: Literal["accept", "dismiss"] = "accept"
+    """What to do with ``alert``/``confirm``/``prompt`` dialogs (the message is logged either way)."""
+    test_id_attribute: str = "data-testid"
+    locale: str | None = None
+    classifiers: list[str] = Field(default_factory=lambda: ["web"])
+
+    @field_validator("executable_path", "base_url", "connect", "cdp_url")
+    @classmethod
+    def _blank_is_none(cls, value: str | None) -> str | None:
+        return value.strip() or None if isinstance(value, str) else value
+
+    @model_validator(mode="after")
+    def _one_remote(self) -> "WebDriverConfig":
+        if self.connect and self.cdp_url:
+            raise ValueError("set either 'connect' (a Playwright server) or 'cdp_url' (a DevTools endpoint), not both")
+        return self
+
+    @property
+    def remote(self) -> str | None:
+        return self.connect or self.cdp_url

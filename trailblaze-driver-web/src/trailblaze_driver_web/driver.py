@@ -1,0 +1,364 @@
+"""``PlaywrightDriver``: one Chromium browser context per session, and the artifacts of a web run.
+
+The driver owns the Playwright connection, the browser (launched here or reached remotely), one
+context and its current page. Tools reach the page through it; it also keeps the last parsed
+snapshot, so an action by ref can be recorded as a selector (see ``recorder``). Artifacts go to the
+session's log directory: a screenshot per step (referenced from a ``TrailblazeSnapshotLog``), a
+Playwright trace per trail (kept per the ``trace`` setting, with secrets scrubbed), and console
+messages, page errors, failed requests and dialogs as log entries.
+
+Playwright is imported in ``launch``, never at import time: ``trailblaze --version`` must not pay for it.
+"""
+
+from __future__ import annotations
+
+import time
+import zipfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+from urllib.parse import urljoin, urlparse
+
+from trailblaze.driver import DeviceInfo, Driver, DriverConfig
+from trailblaze.errors import DriverError, ToolFailure
+
+from .browser import open_browser
+from .config import WebDriverConfig
+from .snapshot import PageSnapshot, parse
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Dialog, Page, Playwright, Request, Response
+    from trailblaze.session import Session
+
+DRIVER_KEY = "playwright-native"
+TRACE_FILE = "trace.zip"
+
+
+class PlaywrightDriver(Driver):
+    """Drives Chromium through Playwright. Headless by default; ``--headed`` shows the window."""
+
+    key: ClassVar[str] = DRIVER_KEY
+    aliases: ClassVar[tuple[str, ...]] = ("PLAYWRIGHT_NATIVE",)
+    platform: ClassVar[str] = "web"
+    description: ClassVar[str] = "Chromium through Playwright (local, or remote via connect / cdp_url)"
+    config_model: ClassVar[type[DriverConfig]] = WebDriverConfig
+    default_classifiers: ClassVar[tuple[str, ...]] = ("web",)
+
+    def __init__(self, config: DriverConfig | None = None) -> None:
+        super().__init__(config or WebDriverConfig())
+        self.cfg: WebDriverConfig = self.config  # type: ignore[assignment]
+        self.session: Session | None = None
+        self.playwright: Playwright | None = None
+        self.browser: Browser | None = None
+        self.context: BrowserContext | None = None
+        self._page: Page | None = None
+        self.browser_description = ""
+        self.last_snapshot: PageSnapshot | None = None
+        self.tracing = False
+        self._group_step: int | None = None
+        self.console: list[dict[str, Any]] = []
+        self.failed_requests: list[dict[str, Any]] = []
+        self._shots = 0
+        self.requested_detail: frozenset[str] = frozenset()
+        """Extra snapshot detail asked for by ``web_requestDetails``, applied to the next snapshot only."""
+
+    # -- lifecycle ---------------------------------------------------------------------------------
+    def start(self, session: "Session") -> DeviceInfo:
+        self.session = session
+        try:
+            info = self.launch(title=session.title or session.id)
+        except BaseException:
+            self.stop()
+            raise
+        return info
+
+    def launch(self, *, title: str | None = None) -> DeviceInfo:
+        """Start Playwright, the browser, one context and its page. Used without a session by
+        ``trailblaze snapshot``."""
+        try:
+            from playwright.sync_api import sync_playwright
+        except ImportError as exc:  # pragma: no cover - a dependency of this distribution
+            raise DriverError(f"the web driver needs the 'playwright' package: {exc}",
+                              hint="pip install trailblaze-driver-web") from None
+        try:
+            self.playwright = sync_playwright().start()
+        except Exception as exc:  # noqa: BLE001 - e.g. called inside a running asyncio loop
+            raise DriverError(f"Playwright could not start: {exc}") from None
+        self.playwright.selectors.set_test_id_attribute(self.cfg.test_id_attribute)
+        self.browser, self.browser_description = open_browser(self.playwright, self.cfg)
+        viewport = {"width": self.cfg.viewport.width, "height": self.cfg.viewport.height}
+        options: dict[str, Any] = {"viewport": viewport}
+        if self.cfg.locale:
+            options["locale"] = self.cfg.locale
+        self.context = self.browser.new_context(**options)
+        self.context.set_default_timeout(self.cfg.timeout_ms)
+        self.context.set_default_navigation_timeout(self.cfg.navigation_timeout_ms)
+        self.context.on("page", self._adopt)
+        if self.cfg.trace != "off" and self.session is not None:
+            self.context.tracing.start(title=title, screenshots=True, snapshots=True, sources=False)
+            self.tracing = True
+        self._adopt(self.context.new_page())
+        version = self.browser.version
+        return DeviceInfo(platform="web", driver=self.key, classifiers=list(self.cfg.classifiers),
+                          width=viewport["width"], height=viewport["height"], device_id=f"chromium-{version}",
+                          name=f"Chromium {version}", browser=self.browser_description,
+                          headless=self.cfg.headless, remote=self.cfg.remote)
+
+    def stop(self) -> None:
+        context, self.context = self.context, None
+        browser, self.browser = self.browser, None
+        playwright, self.playwright = self.playwright, None
+        self._page = None
+        for closer in (context.close if context else None, browser.close if browser else None,
+                       playwright.stop if playwright else None):
+            if closer is None:
+                continue
+            try:
+                closer()
+            except Exception:  # noqa: BLE001 - already gone (browser crashed, server stopped)
+                pass
+
+    # -- the page ------------------------------------------------------------------------------------
+    @property
+    def page(self) -> "Page":
+        page = self._page
+        if page is None or page.is_closed():
+            if self.context is not None:
+                open_pages = [p for p in self.context.pages if not p.is_closed()]
+                if open_pages:
+                    self._adopt(open_pages[-1])
+                    assert self._page is not None
+                    return self._page
+            raise DriverError("the web driver has no open page (the browser was closed or never started)")
+        return page
+
+    def _adopt(self, page: "Page") -> None:
+        """Listen to a page and make it current (a popup opened by a click becomes the page tools see)."""
+        self._page = page
+        page.on("console", self._on_console)
+        page.on("pageerror", self._on_page_error)
+        page.on("requestfailed", self._on_request_failed)
+        page.on("response", self._on_response)
+        page.on("dialog", self._on_dialog)
+
+    def _log(self, kind: str, payload: dict[str, Any]) -> None:
+        if self.session is not None:
+            self.session.log.write(kind, payload)
+
+    def _on_console(self, msg: "ConsoleMessage") -> None:
+        entry = {"type": msg.type, "text": msg.text, "location": msg.location, "url": _safe_url(msg.page)}
+        self.console.append(entry)
+        self._log("WebConsoleLog", entry)
+
+    def _on_page_error(self, error: Any) -> None:
+        entry = {"type": "pageerror", "text": str(error)}
+        self.console.append(entry)
+        self._log("WebConsoleLog", entry)
+
+    def _on_request_failed(self, request: "Request") -> None:
+        entry = {"url": request.url, "method": request.method, "failure": request.failure,
+                 "resourceType": request.resource_type}
+        self.failed_requests.append(entry)
+        self._log("WebNetworkLog", entry)
+
+    def _on_response(self, response: "Response") -> None:
+        if response.status < 400:
+            return
+        request = response.request
+        entry = {"url": response.url, "method": request.method, "status": response.status,
+                 "failure": f"HTTP {response.status} {response.status_text}".strip(),
+                 "resourceType": request.resource_type}
+        self.failed_requests.append(entry)
+        self._log("WebNetworkLog", entry)
+
+    def _on_dialog(self, dialog: "Dialog") -> None:
+        self._log("WebDialogLog", {"type": dialog.type, "message": dialog.message, "action": self.cfg.dialogs})
+        try:
+            if self.cfg.dialogs == "accept":
+                dialog.accept()
+            else:
+                dialog.dismiss()
+        except Exception:  # noqa: BLE001 - the page may have navigated away
+            pass
+
+    # -- URLs ----------------------------------------------------------------------------------------
+    def base_url(self) -> str | None:
+        """``base_url`` setting, else the target trailmap's ``platforms.web.base_url``; memory tokens
+        (``{{shopUrl}}``) resolved, so a plugin that starts the app can publish its address."""
+        raw = self.cfg.base_url or _target_base_url(self.session)
+        if not raw:
+            return None
+        if self.session is not None:
+            raw = str(self.session.memory.interpolate(raw))
+        return raw if "{{" not in raw and "${" not in raw else None
+
+    def resolve_url(self, url: str) -> str:
+        if urlparse(url).scheme:
+            return url
+        base = self.base_url()
+        if base is None:
+            raise ToolFailure(f"relative URL '{url}' needs a base URL: set drivers.playwright-native.base_url, "
+                              "-o base_url=..., or the target's platforms.web.base_url")
+        return urljoin(base if base.endswith("/") or url.startswith("/") else base + "/", url)
+
+    # -- snapshots and screenshots -----------------------------------------------------------------
+    def take_snapshot(self) -> PageSnapshot:
+        page = self.page
+        raw = page.locator("body").aria_snapshot(mode="ai", boxes=True, timeout=self.cfg.timeout_ms)
+        size = page.viewport_size
+        snap = parse(raw, (size["width"], size["height"]) if size else None)
+        self.last_snapshot = snap
+        return snap
+
+    def snapshot(self, *, detail: frozenset[str] = frozenset()) -> str:
+        return self.take_snapshot().render(detail | self.pop_requested_detail())
+
+    def pop_requested_detail(self) -> frozenset[str]:
+        detail, self.requested_detail = self.requested_detail, frozenset()
+        return detail
+
+    def screenshot(self) -> bytes | None:
+        try:
+            return self.page.screenshot(type="png", timeout=self.cfg.timeout_ms)
+        except Exception:  # noqa: BLE001 - a crashed page has no picture
+            return None
+
+    def save_screenshot(self, name: str, *, failed: bool = False, step_index: int | None = None,
+                        label: str | None = None) -> str | None:
+        """Store a screenshot next to the logs and log where it is; returns the file name."""
+        if self.session is None:
+            return None
+        try:
+            page = self.page
+            if failed:
+                data = page.screenshot(type="png", timeout=self.cfg.timeout_ms)
+                name += ".png"
+            else:
+                data = page.screenshot(type="jpeg", quality=70, timeout=self.cfg.timeout_ms)
+                name += ".jpg"
+            url = page.url
+        except Exception as exc:  # noqa: BLE001
+            self._log("WebArtifactLog", {"error": f"screenshot {name} failed: {exc}"})
+            return None
+        self.session.log.write_file(name, data)
+        self._log("TrailblazeSnapshotLog", {"screenName": label or name, "screenshot": name, "url": url,
+                                            "stepIndex": step_index, "failed": failed})
+        return name
+
+    # -- steps and traces --------------------------------------------------------------------------
+    def enter_step(self, step_index: int | None) -> None:
+        """Open a trace group for the step a tool runs in (the trace viewer shows steps as groups)."""
+        if not self.tracing or step_index is None or step_index == self._group_step or self.context is None:
+            return
+        self._end_group()
+        label = f"step {step_index}"
+        trail = self.session.trail if self.session is not None else None
+        steps = getattr(trail, "steps", None) or []
+        for step in steps:
+            if getattr(step, "index", None) == step_index:
+                label = f"{step.kind} {step_index}: {' '.join((step.text or '').split())[:80]}"
+        try:
+            self.context.tracing.group(label)
+            self._group_step = step_index
+        except Exception:  # noqa: BLE001 - groups are cosmetic
+            pass
+
+    def _end_group(self) -> None:
+        if self._group_step is not None and self.context is not None:
+            try:
+                self.context.tracing.group_end()
+            except Exception:  # noqa: BLE001
+                pass
+        self._group_step = None
+
+    def step_finished(self, session: "Session", step_index: int, ok: bool) -> None:
+        self._end_group()
+        mode = self.cfg.screenshots
+        if mode == "off" or (mode == "only-on-failure" and ok):
+            return
+        self._shots += 1
+        name = f"step_{step_index:03d}" + ("" if ok else "_failed")
+        self.save_screenshot(name, failed=not ok, step_index=step_index,
+                             label=f"step {step_index}" + ("" if ok else " (failed)"))
+
+    def trail_finished(self, session: "Session", ok: bool) -> None:
+        self._end_group()
+        if not self.tracing or self.context is None:
+            return
+        self.tracing = False
+        keep = self.cfg.trace == "on" or (self.cfg.trace == "retain-on-failure" and not ok)
+        try:
+            if not keep:
+                self.context.tracing.stop()
+                return
+            path = session.log_dir / TRACE_FILE
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.context.tracing.stop(path=str(path))
+        except Exception as exc:  # noqa: BLE001
+            self._log("WebArtifactLog", {"error": f"the Playwright trace could not be saved: {exc}"})
+            return
+        secrets = session.memory.secret_values()
+        if secrets:
+            scrub_zip(path, secrets)
+        self._log("WebTraceLog", {"trace": TRACE_FILE, "path": str(path),
+                                  "view": f"playwright show-trace {path}"})
+
+
+def _safe_url(page: "Page | None") -> str | None:
+    try:
+        return page.url if page is not None else None
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _target_base_url(session: "Session | None") -> str | None:
+    """The target trailmap's web base URL, when ``trailblaze-yaml-tools`` knows the target."""
+    if session is None:
+        return None
+    target = session.target or session.workspace.defaults.target
+    if not target:
+        return None
+    try:
+        from trailblaze_yaml_tools.catalog import cached_catalog
+    except ImportError:
+        return None
+    catalog = cached_catalog(session.workspace)
+    found = catalog.targets.get(target) if catalog is not None else None
+    if found is None:
+        return None
+    return found.config.platform("web").base_url
+
+
+def scrub_zip(path: Path, secrets: list[str], replacement: str = "***") -> int:
+    """Replace secret values in every entry of a trace archive (DOM snapshots hold input values, the
+    action log holds ``fill`` arguments). Returns how many entries changed."""
+    encoded = [(s.encode("utf-8"), replacement.encode()) for s in secrets if s]
+    tmp = path.with_suffix(".scrub.zip")
+    changed = 0
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            data = src.read(info.filename)
+            new = data
+            for secret, rep in encoded:
+                if secret in new:
+                    new = new.replace(secret, rep)
+            if new is not data and new != data:
+                changed += 1
+            dst.writestr(info, new)
+    tmp.replace(path)
+    return changed
+
+
+def web_driver(driver: Any) -> PlaywrightDriver:
+    if not isinstance(driver, PlaywrightDriver):
+        raise ToolFailure("this tool needs the web driver (playwright-native): run the trail with "
+                          "--driver playwright-native or devices: {web: PLAYWRIGHT_NATIVE}")
+    return driver
+
+
+def wait_seconds(page: "Page", seconds: float) -> None:
+    deadline = time.monotonic() + max(0.0, seconds)
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return
+        page.wait_for_timeout(min(left, 0.5) * 1000)

@@ -1,0 +1,325 @@
+"""Targets of web tools: snapshot refs, ARIA descriptors, ``css=`` and recorded ``nodeSelector`` maps.
+
+A tool's ``ref`` may be
+
+* a snapshot ref, ``e12`` (``f1e3`` inside a frame): valid while the page that produced it lives;
+* an ARIA descriptor, ``button "Sign in"`` (role and exact accessible name; ``heading "Cart" [level=2]``,
+  ``link /Order #\\d+/`` for a regex name, ``[nth=1]`` for the second match, ``text "Total"`` for text);
+* ``css=<selector>``.
+
+A ``nodeSelector`` is upstream's ``TrailblazeNodeSelector`` with its ``web`` match (``ariaRole``,
+``ariaNameRegex``, ``ariaDescriptorRegex``, ``headingLevel``, ``cssSelector``, ``dataTestId``,
+``nthIndex``) and the relative fields (``childOf``, ``containsChild``, ``containsDescendants``,
+``below``, ``above``, ``leftOf``, ``rightOf``, ``index``). Regexes match the whole name and fall back
+to literal equality (``$3.00`` matches the text ``$3.00``), as upstream's resolver does.
+
+Everything here becomes a Playwright locator, so actions keep Playwright's auto-waiting. Only the
+geometric fields (``below``...) and ``index`` need boxes, and are resolved by polling.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Locator, Page
+
+REF = re.compile(r"^(?:f\d+)?e\d+$")
+_DESCRIPTOR = re.compile(
+    r'^(?P<role>[a-z][a-z-]*)'
+    r'(?:\s+(?:"(?P<name>(?:[^"\\]|\\.)*)"|/(?P<regex>(?:[^/\\]|\\.)*)/(?P<flags>[is]*)))?'
+    r'(?P<opts>(?:\s*\[[a-z]+=\d+\])*)\s*$')
+_OPT = re.compile(r"\[([a-z]+)=(\d+)\]")
+
+ARIA_ROLES = frozenset("""
+alert alertdialog application article banner blockquote button caption cell checkbox code columnheader combobox
+complementary contentinfo definition deletion dialog directory document emphasis feed figure form generic grid
+gridcell group heading img insertion link list listbox listitem log main marquee math meter menu menubar menuitem
+menuitemcheckbox menuitemradio navigation none note option paragraph presentation progressbar radio radiogroup
+region row rowgroup rowheader scrollbar search searchbox separator slider spinbutton status strong subscript
+superscript switch tab table tablist tabpanel term textbox time timer toolbar tooltip tree treegrid treeitem
+""".split())
+OTHER_DRIVER_KEYS = ("androidAccessibility", "androidMaestro", "iosMaestro", "iosAxe", "compose")
+
+
+class WebMatch(BaseModel):
+    """The ``web:`` part of a node selector; every field set must hold."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    ariaRole: str | None = None
+    ariaNameRegex: str | None = None
+    ariaDescriptorRegex: str | None = None
+    headingLevel: int | None = None
+    cssSelector: str | None = None
+    dataTestId: str | None = None
+    nthIndex: int | None = Field(None, ge=0)
+
+
+class NodeSelector(BaseModel):
+    """Upstream's ``TrailblazeNodeSelector``, as far as the web needs it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    web: WebMatch | None = None
+    childOf: "NodeSelector | None" = None
+    containsChild: "NodeSelector | None" = None
+    containsDescendants: list["NodeSelector"] | None = None
+    below: "NodeSelector | None" = None
+    above: "NodeSelector | None" = None
+    leftOf: "NodeSelector | None" = None
+    rightOf: "NodeSelector | None" = None
+    index: int | None = Field(None, ge=0)
+    androidAccessibility: dict[str, Any] | None = None
+    androidMaestro: dict[str, Any] | None = None
+    iosMaestro: dict[str, Any] | None = None
+    iosAxe: dict[str, Any] | None = None
+    compose: dict[str, Any] | None = None
+
+    def to_yaml(self) -> dict[str, Any]:
+        return self.model_dump(exclude_none=True)
+
+    def describe(self) -> str:
+        return "nodeSelector " + json.dumps(self.to_yaml(), ensure_ascii=False, separators=(", ", ": "))
+
+    @property
+    def geometric(self) -> bool:
+        return any(v is not None for v in (self.below, self.above, self.leftOf, self.rightOf, self.index))
+
+
+NodeSelector.model_rebuild()
+
+
+def parse_selector(value: Any, *, owner: str = "nodeSelector") -> NodeSelector:
+    """Validate a recorded selector; errors name the key (they are bad input, exit 3)."""
+    if isinstance(value, NodeSelector):
+        return value
+    if not isinstance(value, dict):
+        raise ValueError(f"{owner} must be a map of selector fields, got {type(value).__name__}")
+    try:
+        sel = NodeSelector.model_validate(value)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(x) for x in err.get("loc", ()))
+        raise ValueError(f"{owner}.{loc}: {err.get('msg', 'invalid')}") from None
+    _check_depth(sel, owner, 0)
+    return sel
+
+
+def _check_depth(sel: NodeSelector, owner: str, depth: int) -> None:
+    if depth > 10:
+        raise ValueError(f"{owner}: selectors nest at most 10 levels")
+    for child in (sel.childOf, sel.containsChild, sel.below, sel.above, sel.leftOf, sel.rightOf,
+                  *(sel.containsDescendants or [])):
+        if child is not None:
+            _check_depth(child, owner, depth + 1)
+
+
+# -- regex semantics --------------------------------------------------------------------------------
+_QE = re.compile(r"\\Q(.*?)(?:\\E|$)", re.S)
+
+
+def _pattern(text: str) -> re.Pattern[str] | None:
+    """Whole-string pattern for a selector regex (``\\Q…\\E`` literals of Java recorders included)."""
+    source = _QE.sub(lambda m: re.escape(m.group(1)), text)
+    flags = 0
+    if source.startswith("(?i)"):
+        source, flags = source[4:], re.IGNORECASE
+    try:
+        return re.compile(f"^(?:{source})$", flags)
+    except re.error:
+        return None
+
+
+def _literal(text: str) -> str:
+    return _QE.sub(lambda m: m.group(1), text)
+
+
+# -- locators --------------------------------------------------------------------------------------
+def _by_role(base: "Page | Locator", role: str, name: str | None, level: int | None,
+             *, regex: bool = True) -> "Locator":
+    kwargs: dict[str, Any] = {}
+    if level is not None:
+        kwargs["level"] = level
+    if name is None:
+        return base.get_by_role(role, **kwargs)  # type: ignore[arg-type]
+    if not regex:
+        return base.get_by_role(role, name=name, exact=True, **kwargs)  # type: ignore[arg-type]
+    literal = base.get_by_role(role, name=_literal(name), exact=True, **kwargs)  # type: ignore[arg-type]
+    pattern = _pattern(name)
+    if pattern is None:
+        return literal
+    return base.get_by_role(role, name=pattern, **kwargs).or_(literal)  # type: ignore[arg-type]
+
+
+def _match_locator(page: "Page", base: "Page | Locator", web: WebMatch) -> "Locator":
+    parts: list[Locator] = []
+    role, name = web.ariaRole, web.ariaNameRegex
+    if web.ariaDescriptorRegex:
+        d = _DESCRIPTOR.match(web.ariaDescriptorRegex.strip())
+        if d is None or not d.group("role"):
+            raise ValueError(f"ariaDescriptorRegex '{web.ariaDescriptorRegex}' must look like role \"name\"")
+        role = role or d.group("role")
+        name = name or (d.group("name") if d.group("name") is not None else d.group("regex"))
+    if role or web.headingLevel is not None:
+        parts.append(_by_role(base, role or "heading", name, web.headingLevel))
+    elif name is not None:
+        pattern = _pattern(name)
+        literal = _literal(name)
+        by_text = base.get_by_text(literal, exact=True).or_(base.get_by_label(literal, exact=True))
+        if pattern is not None:
+            by_text = base.get_by_text(pattern).or_(base.get_by_label(pattern)).or_(by_text)
+        parts.append(by_text)
+    if web.dataTestId:
+        parts.append(base.get_by_test_id(web.dataTestId))
+    if web.cssSelector:
+        parts.append(base.locator(web.cssSelector))
+    if not parts:
+        raise ValueError("the web selector has no field to match (ariaRole, ariaNameRegex, cssSelector, dataTestId...)")
+    loc = parts[0]
+    for other in parts[1:]:
+        loc = loc.and_(other)
+    if web.nthIndex is not None:
+        loc = loc.nth(web.nthIndex)
+    return loc
+
+
+def selector_locator(page: "Page", sel: NodeSelector, base: "Page | Locator | None" = None) -> "Locator":
+    """The locator of ``sel`` without its geometric fields (which ``resolve`` applies)."""
+    if sel.web is None:
+        other = next((k for k in OTHER_DRIVER_KEYS if getattr(sel, k) is not None), None)
+        if other:
+            raise ValueError(f"this selector matches with '{other}', which is for another driver; the web "
+                             "driver needs a 'web:' match")
+        raise ValueError("the selector has no 'web:' match")
+    root: Page | Locator = base if base is not None else page
+    if sel.childOf is not None:
+        root = selector_locator(page, sel.childOf, base)
+    loc = _match_locator(page, root, sel.web)
+    if sel.containsChild is not None:
+        loc = loc.filter(has=selector_locator(page, sel.containsChild))
+    for inner in sel.containsDescendants or []:
+        loc = loc.filter(has=selector_locator(page, inner))
+    return loc
+
+
+def descriptor_locator(page: "Page", text: str) -> "Locator | None":
+    """The locator of an ARIA descriptor (``button "Sign in"``), or None when ``text`` is not one."""
+    m = _DESCRIPTOR.match(text.strip())
+    if m is None:
+        return None
+    role = m.group("role")
+    opts = {k: int(v) for k, v in _OPT.findall(m.group("opts") or "")}
+    name: Any = None
+    if m.group("name") is not None:
+        try:
+            name = json.loads(f'"{m.group("name")}"')
+        except ValueError:
+            name = m.group("name")
+    elif m.group("regex") is not None:
+        flags = re.IGNORECASE if "i" in (m.group("flags") or "") else 0
+        flags |= re.DOTALL if "s" in (m.group("flags") or "") else 0
+        name = re.compile(m.group("regex"), flags)
+    if role == "text":
+        if name is None:
+            return None
+        loc = page.get_by_text(name, exact=True) if isinstance(name, str) else page.get_by_text(name)
+    elif role in ARIA_ROLES:
+        kwargs: dict[str, Any] = {}
+        if "level" in opts:
+            kwargs["level"] = opts["level"]
+        if isinstance(name, str):
+            kwargs.update(name=name, exact=True)
+        elif name is not None:
+            kwargs["name"] = name
+        loc = page.get_by_role(role, **kwargs)  # type: ignore[arg-type]
+    else:
+        return None
+    if "nth" in opts:
+        loc = loc.nth(opts["nth"])
+    return loc
+
+
+# -- geometric resolution ---------------------------------------------------------------------------
+_BOXES_JS = """els => els.map(e => { const r = e.getBoundingClientRect();
+  return [r.left, r.top, r.right, r.bottom, r.width > 0 && r.height > 0]; })"""
+
+
+@dataclass
+class Resolved:
+    locator: "Locator | None"
+    count: int
+
+
+def resolve(page: "Page", sel: NodeSelector, timeout_ms: int) -> Resolved:
+    """Resolve a selector to one locator. Non-geometric selectors resolve lazily (Playwright waits in
+    the action); geometric ones poll boxes until a match appears or the timeout passes."""
+    loc = selector_locator(page, sel)
+    if not sel.geometric:
+        return Resolved(loc if (sel.web and sel.web.nthIndex is not None) else loc.first, -1)
+    deadline = time.monotonic() + timeout_ms / 1000
+    while True:
+        index, count = _pick(page, sel, loc)
+        if index is not None:
+            return Resolved(loc.nth(index), count)
+        if time.monotonic() >= deadline:
+            return Resolved(None, 0)
+        page.wait_for_timeout(100)
+
+
+def _box_of(page: "Page", sel: NodeSelector) -> tuple[float, float, float, float] | None:
+    loc = selector_locator(page, sel)
+    boxes = loc.evaluate_all(_BOXES_JS)
+    for b in boxes:
+        if b[4]:
+            return b[0], b[1], b[2], b[3]
+    return None
+
+
+def _pick(page: "Page", sel: NodeSelector, loc: "Locator") -> tuple[int | None, int]:
+    boxes = [(i, b) for i, b in enumerate(loc.evaluate_all(_BOXES_JS)) if b[4]]
+    anchors: list[tuple[str, tuple[float, float, float, float]]] = []
+    for key in ("below", "above", "leftOf", "rightOf"):
+        nested = getattr(sel, key)
+        if nested is not None:
+            anchor = _box_of(page, nested)
+            if anchor is None:
+                return None, 0
+            anchors.append((key, anchor))
+
+    def ok(b: list[Any]) -> bool:
+        left, top, right, bottom = b[0], b[1], b[2], b[3]
+        for key, (al, at, ar, ab) in anchors:
+            if key == "below" and top < ab - 1:
+                return False
+            if key == "above" and bottom > at + 1:
+                return False
+            if key == "leftOf" and right > al + 1:
+                return False
+            if key == "rightOf" and left < ar - 1:
+                return False
+        return True
+
+    matches = [(i, b) for i, b in boxes if ok(b)]
+    if not matches:
+        return None, 0
+    if sel.index is not None:
+        ordered = sorted(matches, key=lambda m: (round(m[1][1]), round(m[1][0])))
+        if sel.index >= len(ordered):
+            return None, len(ordered)
+        return ordered[sel.index][0], len(ordered)
+    if anchors:
+        key, (al, at, ar, ab) = anchors[0]
+
+        def distance(m: tuple[int, list[Any]]) -> float:
+            b = m[1]
+            return {"below": b[1] - ab, "above": at - b[3], "leftOf": al - b[2], "rightOf": b[0] - ar}[key]
+
+        matches.sort(key=distance)
+    return matches[0][0], len(matches)

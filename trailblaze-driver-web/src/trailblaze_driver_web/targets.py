@@ -1,0 +1,232 @@
+"""Turning a tool's ``ref``/``nodeSelector`` into a locator, recording refs as selectors, and saying
+what the page had when nothing matched.
+
+Replay prefers the ``nodeSelector`` (stable across reloads and builds); the ``ref`` is used when there
+is no selector. A snapshot ref (``e12``) is only meaningful for the page that produced it, so when a
+tool acts on one, the generator writes the ARIA descriptor and a selector that picks exactly that
+element (checked against the live page), and the tool returns them as ``recorded_args``: the recording
+then reads ``web_click {ref: 'button "Sign in"', nodeSelector: {web: {ariaRole: button,
+ariaNameRegex: Sign in}}}`` and replays after any reload.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from trailblaze.errors import ToolFailure
+
+from .selectors import REF, NodeSelector, WebMatch, descriptor_locator, parse_selector, resolve, selector_locator
+from .snapshot import AriaNode
+
+if TYPE_CHECKING:
+    from playwright.sync_api import ElementHandle, Locator
+
+    from .driver import PlaywrightDriver
+
+_REGEX_SPECIAL = re.compile(r"([\\^$.|?*+()\[\]{}])")
+_CSS_IDENT = re.compile(r"^[A-Za-z_][\w-]*$")
+
+
+@dataclass
+class Target:
+    locator: "Locator"
+    description: str
+    """How messages name the element: ``ref e12 (button "Sign in")``, ``nodeSelector {...}``."""
+    recorded: dict[str, Any] | None = None
+    """``{ref, nodeSelector}`` to record instead of an unstable snapshot ref."""
+    role: str | None = None
+    name: str | None = None
+
+
+def resolve_target(drv: "PlaywrightDriver", ref: str | None, node_selector: dict[str, Any] | None, *,
+                   tool: str, timeout_ms: int | None = None) -> Target:
+    """The element a tool acts on. Raises ``ToolFailure`` (the step fails) when it cannot be found."""
+    page = drv.page
+    timeout = drv.cfg.timeout_ms if timeout_ms is None else timeout_ms
+    if node_selector:
+        sel = parse_selector(node_selector)
+        try:
+            found = resolve(page, sel, timeout)
+        except ValueError as exc:
+            raise ToolFailure(f"{tool}: {exc}") from None
+        role = sel.web.ariaRole if sel.web else None
+        name = sel.web.ariaNameRegex if sel.web else None
+        if found.locator is None:
+            raise ToolFailure(f"{tool}: no element matches {sel.describe()} within {timeout} ms; "
+                              f"{what_the_page_has(drv, role, name)}")
+        return Target(found.locator, sel.describe(), role=role, name=name)
+    if not ref:
+        raise ToolFailure(f"{tool}: give the element: 'ref' (a snapshot ref like e12, an ARIA descriptor like "
+                          "button \"Submit\", or css=<selector>)")
+    ref = ref.strip()
+    if REF.match(ref):
+        return _snapshot_ref(drv, ref, tool)
+    if ref.startswith("css="):
+        css = ref[4:].strip()
+        if not css:
+            raise ToolFailure(f"{tool}: 'css=' needs a selector after it")
+        return Target(page.locator(css).first, f"css={css}")
+    loc = descriptor_locator(page, ref)
+    if loc is None:
+        raise ToolFailure(f"{tool}: ref '{ref}' is not a snapshot ref (e12), an ARIA descriptor (button "
+                          "\"Submit\", heading \"Cart\" [level=2]) or css=<selector>")
+    m = re.match(r'^([a-z-]+)(?:\s+"((?:[^"\\]|\\.)*)")?', ref)
+    role = m.group(1) if m else None
+    name = m.group(2) if m else None
+    if "[nth=" not in ref:
+        loc = loc.first
+    return Target(loc, ref, role=role, name=name)
+
+
+def _snapshot_ref(drv: "PlaywrightDriver", ref: str, tool: str) -> Target:
+    page = drv.page
+    loc = page.locator(f"aria-ref={ref}")
+    try:
+        count = loc.count()
+    except Exception:  # noqa: BLE001 - no snapshot was ever taken on this page
+        count = 0
+    if count == 0:
+        raise ToolFailure(f"{tool}: element ref '{ref}' is not on the current page. Refs come from the last "
+                          "snapshot and do not survive navigation or a reload: take a fresh snapshot and use a "
+                          "ref it shows, or an ARIA descriptor like button \"Submit\"")
+    node = drv.last_snapshot.find(ref) if drv.last_snapshot else None
+    if node is None:
+        node = drv.take_snapshot().find(ref)
+    desc = f"ref {ref}" + (f" ({node.descriptor()})" if node else "")
+    recorded = None
+    try:
+        recorded = record_ref(drv, ref, node)
+    except Exception:  # noqa: BLE001 - recording is best effort; the action still runs
+        recorded = None
+    return Target(loc, desc, recorded, role=node.role if node else None, name=node.name if node else None)
+
+
+# -- recording ---------------------------------------------------------------------------------------
+def escape_regex(text: str) -> str:
+    """Escape only what is special in selector regexes (Java, JavaScript and Python agree on these)."""
+    return _REGEX_SPECIAL.sub(r"\\\1", text)
+
+
+def record_ref(drv: "PlaywrightDriver", ref: str, node: AriaNode | None) -> dict[str, Any] | None:
+    """``{ref: <descriptor>, nodeSelector: <selector>}`` for a snapshot ref, proven on the live page."""
+    page = drv.page
+    handle = page.locator(f"aria-ref={ref}").element_handle(timeout=drv.cfg.timeout_ms)
+    if handle is None:
+        return None
+    try:
+        sel = best_selector(drv, handle, node)
+    finally:
+        handle.dispose()
+    if sel is None:
+        return None
+    descriptor = node.descriptor() if node is not None and node.role not in ("generic", "text") and node.name \
+        else _css_ref(sel)
+    return {"ref": descriptor, "nodeSelector": sel.to_yaml()}
+
+
+def _css_ref(sel: NodeSelector) -> str:
+    if sel.web and sel.web.cssSelector:
+        return f"css={sel.web.cssSelector}"
+    if sel.web and sel.web.dataTestId:
+        return f"css=[{'data-testid'}=\"{sel.web.dataTestId}\"]"
+    if sel.web and sel.web.ariaRole:
+        return sel.web.ariaRole
+    return "css=*"
+
+
+def _position(drv: "PlaywrightDriver", sel: NodeSelector, handle: "ElementHandle") -> tuple[int, int]:
+    """(index of ``handle`` among the selector's matches or -1, number of matches)."""
+    loc = selector_locator(drv.page, sel)
+    result = loc.evaluate_all("(els, t) => [els.indexOf(t), els.length]", handle)
+    return int(result[0]), int(result[1])
+
+
+def best_selector(drv: "PlaywrightDriver", handle: "ElementHandle", node: AriaNode | None) -> NodeSelector | None:
+    """The most readable selector that picks exactly ``handle``: role and name first (what a user sees and
+    what an ARIA descriptor says), then a test id, an element id, and only then a position."""
+    candidates: list[WebMatch] = []
+    role = node.role if node is not None and node.role not in ("text",) else None
+    name = node.name if node is not None else None
+    level = node.level if node is not None and node.role == "heading" else None
+    if role and role != "generic" and name:
+        candidates.append(WebMatch(ariaRole=role, ariaNameRegex=name))
+        if escape_regex(name) != name:
+            candidates.append(WebMatch(ariaRole=role, ariaNameRegex=escape_regex(name)))
+    test_id = handle.get_attribute(drv.cfg.test_id_attribute)
+    if test_id:
+        candidates.append(WebMatch(dataTestId=test_id))
+    element_id = handle.get_attribute("id")
+    if element_id and _CSS_IDENT.match(element_id):
+        candidates.append(WebMatch(cssSelector=f"#{element_id}"))
+    if role and role != "generic" and name is None:
+        candidates.append(WebMatch(ariaRole=role, headingLevel=level))
+    first_seen: tuple[WebMatch, int] | None = None
+    for match in candidates:
+        sel = NodeSelector(web=match)
+        index, count = _position(drv, sel, handle)
+        if index == 0 and count == 1:
+            return sel
+        if index >= 0 and first_seen is None:
+            first_seen = (match, index)
+    if first_seen is not None:
+        match, index = first_seen
+        return NodeSelector(web=match.model_copy(update={"nthIndex": index}))
+    css = handle.evaluate(_CSS_PATH_JS)
+    if css:
+        sel = NodeSelector(web=WebMatch(cssSelector=css))
+        index, count = _position(drv, sel, handle)
+        if index >= 0:
+            return sel if count == 1 else NodeSelector(web=WebMatch(cssSelector=css, nthIndex=index))
+    return None
+
+
+_CSS_PATH_JS = """el => {
+  const parts = [];
+  for (let e = el; e && e.nodeType === 1 && e !== document.documentElement; e = e.parentElement) {
+    if (e.id && /^[A-Za-z_][\\w-]*$/.test(e.id)) { parts.unshift('#' + e.id); break; }
+    let part = e.localName;
+    const same = e.parentElement ? [...e.parentElement.children].filter(c => c.localName === e.localName) : [];
+    if (same.length > 1) part += ':nth-of-type(' + (same.indexOf(e) + 1) + ')';
+    parts.unshift(part);
+  }
+  return parts.join(' > ');
+}"""
+
+
+# -- diagnostics -------------------------------------------------------------------------------------
+def what_the_page_has(drv: "PlaywrightDriver", role: str | None, name: str | None, *, limit: int = 8) -> str:
+    """One clause for failure messages: the elements of that role (closest names first), else the start
+    of the snapshot, so the reader sees at once what changed (a renamed button, a missing dialog)."""
+    try:
+        snap = drv.take_snapshot()
+    except Exception as exc:  # noqa: BLE001
+        return f"the page could not be read ({exc})"
+    url = ""
+    try:
+        url = f" ({drv.page.url})"
+    except Exception:  # noqa: BLE001
+        pass
+    if role:
+        same = [n for n in snap.nodes() if n.role == role]
+        if same:
+            if name:
+                same.sort(key=lambda n: -difflib.SequenceMatcher(None, name, n.name or n.text or "").ratio())
+            shown = ", ".join(_short(n) for n in same[:limit])
+            more = f" and {len(same) - limit} more" if len(same) > limit else ""
+            return f"the page{url} has {role} elements: {shown}{more}"
+        return f"the page{url} has no {role} element; it shows: {_excerpt(snap.render())}"
+    return f"the page{url} shows: {_excerpt(snap.render())}"
+
+
+def _short(node: AriaNode) -> str:
+    label = node.descriptor() if node.name else (f"{node.role}: {node.text}" if node.text else node.role)
+    return label + (f" [{node.ref}]" if node.ref else "")
+
+
+def _excerpt(text: str, lines: int = 12) -> str:
+    rows = text.splitlines()
+    head = "; ".join(r.strip() for r in rows[:lines])
+    return head + (f"; … ({len(rows) - lines} more lines)" if len(rows) > lines else "")

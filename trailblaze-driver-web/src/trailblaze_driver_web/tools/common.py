@@ -1,0 +1,128 @@
+"""What the web tools share: the base classes, the hidden ``nodeSelector`` field, and turning
+Playwright errors into step failures that say what was expected and what the page had."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+from pydantic import Field, field_validator
+from trailblaze.errors import ToolFailure
+from trailblaze.tools.base import Tool, ToolResult
+
+from ..driver import DRIVER_KEY, PlaywrightDriver, web_driver
+from ..selectors import parse_selector
+from ..targets import Target, resolve_target, what_the_page_has
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Locator
+    from trailblaze.context import ToolContext
+
+T = TypeVar("T")
+WEB_DRIVERS = frozenset({DRIVER_KEY})
+WEB_PLATFORMS = frozenset({"web"})
+
+REF_DESCRIPTION = ("The element: a ref from the snapshot (e.g. 'e12'), an ARIA descriptor (e.g. 'button \"Submit\"') "
+                   "or 'css=<selector>'.")
+
+
+def node_selector_field() -> Any:
+    """The recorded selector: valid in recordings and scripts, hidden from the model's tool descriptors."""
+    return Field(None, description="Recorded element selector (web: ariaRole, ariaNameRegex, cssSelector, "
+                                   "dataTestId, nthIndex; relative: childOf, below, ...). Used before 'ref' at replay.",
+                 json_schema_extra={"hidden_from_llm": True})
+
+
+class WebTool(Tool):
+    drivers: ClassVar[frozenset[str] | None] = WEB_DRIVERS
+    platforms: ClassVar[frozenset[str] | None] = WEB_PLATFORMS
+    toolsets: ClassVar[tuple[str, ...]] = ("web_core",)
+
+
+class TargetedTool(WebTool):
+    """A web tool acting on one element given by ``ref`` and/or the hidden ``nodeSelector``."""
+
+    ref: str | None = Field(None, description=REF_DESCRIPTION)
+    nodeSelector: dict[str, Any] | None = node_selector_field()
+
+    @field_validator("nodeSelector")
+    @classmethod
+    def _selector(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        if value is not None:
+            parse_selector(value)
+        return value
+
+    def target(self, drv: PlaywrightDriver, timeout_ms: int | None = None) -> Target:
+        return resolve_target(drv, self.ref, self.nodeSelector, tool=self.name, timeout_ms=timeout_ms)
+
+
+def driver_for(ctx: "ToolContext") -> PlaywrightDriver:
+    drv = web_driver(ctx.driver)
+    drv.enter_step(ctx.step_index)
+    return drv
+
+
+def act(ctx: "ToolContext", tool: TargetedTool, verb: str, action: Callable[["Locator"], Any],
+        *, timeout_ms: int | None = None, done: str | None = None) -> ToolResult:
+    """Resolve the target, run ``action`` on it with Playwright's auto-waiting, and explain failures."""
+    drv = driver_for(ctx)
+    target = tool.target(drv, timeout_ms)
+    timeout = drv.cfg.timeout_ms if timeout_ms is None else timeout_ms
+    playwright_call(drv, target, tool.name, verb, lambda: action(target.locator), timeout)
+    return ToolResult(True, f"{done or verb.capitalize()} {target.description}", recorded_args=target.recorded)
+
+
+def playwright_call(drv: PlaywrightDriver, target: Target | None, tool: str, verb: str, fn: Callable[[], T],
+                    timeout_ms: int) -> T:
+    from playwright.sync_api import Error as PlaywrightError
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+    try:
+        return fn()
+    except PlaywrightTimeoutError as exc:
+        raise ToolFailure(_explain(drv, target, tool, verb, exc, timeout_ms)) from None
+    except PlaywrightError as exc:
+        raise ToolFailure(_explain(drv, target, tool, verb, exc, timeout_ms)) from None
+
+
+def _explain(drv: PlaywrightDriver, target: Target | None, tool: str, verb: str, exc: Exception,
+             timeout_ms: int) -> str:
+    message = getattr(exc, "message", None) or str(exc)
+    if target is None:
+        return f"{tool}: could not {verb}: {first_line(message)}"
+    try:
+        count = target.locator.count()
+    except Exception:  # noqa: BLE001
+        count = -1
+    if count == 0:
+        return (f"{tool}: no element matches {target.description} within {timeout_ms} ms; "
+                f"{what_the_page_has(drv, target.role, target.name)}")
+    reason = call_log_reason(message) or first_line(message)
+    return f"{tool}: could not {verb} {target.description} within {timeout_ms} ms: {reason}"
+
+
+_NOISE = re.compile(r"^(waiting for|retrying|attempting|scrolling|done scrolling|- )", re.I)
+
+
+def call_log_reason(message: str) -> str | None:
+    """The most telling line of a Playwright call log (``element is not enabled``...)."""
+    lines = [ln.strip().lstrip("- ").strip() for ln in message.splitlines()]
+    reasons = [ln for ln in lines if ln.startswith(("element is", "element was", "<", "locator resolved"))
+               or "intercepts pointer events" in ln or "not an <input>" in ln]
+    for ln in reversed(reasons):
+        if "intercepts pointer events" in ln or ln.startswith("element"):
+            return ln
+    return reasons[-1] if reasons else None
+
+
+def first_line(message: str) -> str:
+    for ln in message.splitlines():
+        ln = ln.strip()
+        if ln and not ln.startswith("="):
+            return ln[:300]
+    return message[:300]
+
+
+def timeout_of(drv: PlaywrightDriver, timeout_ms: int | None) -> int:
+    return drv.cfg.timeout_ms if timeout_ms is None else timeout_ms

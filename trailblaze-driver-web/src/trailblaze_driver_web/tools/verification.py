@@ -1,0 +1,246 @@
+"""Web verification tools (toolset ``web_verification``) and ``web_evaluate`` (``web_framework``).
+
+Verifications poll until the configured timeout (``timeout_ms``, 5 s by default) and then fail with
+what was expected and what the page showed, so a failed run explains itself without a re-run.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
+
+from pydantic import Field
+from trailblaze.errors import ToolFailure
+from trailblaze.tools.base import ToolResult
+
+from ..driver import PlaywrightDriver
+from ..targets import Target, what_the_page_has
+from .common import REF_DESCRIPTION, TargetedTool, WebTool, driver_for, first_line
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Locator, Page
+    from trailblaze.context import ToolContext
+
+T = TypeVar("T")
+POLL_S = 0.1
+
+
+def poll(drv: PlaywrightDriver, check: Callable[[], T | None], timeout_ms: int) -> T | None:
+    """Call ``check`` until it returns a value or the timeout passes (at least once)."""
+    deadline = time.monotonic() + timeout_ms / 1000
+    while True:
+        value = check()
+        if value is not None or time.monotonic() >= deadline:
+            return value
+        drv.page.wait_for_timeout(POLL_S * 1000)
+
+
+def visible_text(page: "Page") -> str:
+    try:
+        return str(page.locator("body").inner_text(timeout=1000))
+    except Exception:  # noqa: BLE001
+        return ""
+
+
+def closest_lines(text: str, wanted: str, n: int = 3) -> list[str]:
+    lines = [" ".join(ln.split()) for ln in text.splitlines() if ln.strip()]
+    close = difflib.get_close_matches(wanted, lines, n=n, cutoff=0.4)
+    if not close:
+        # Long lines rarely match a short expectation as a whole: compare fragments of the same length.
+        scored = []
+        for ln in lines:
+            ratio = max((difflib.SequenceMatcher(None, wanted.lower(), ln[i:i + len(wanted)].lower()).ratio()
+                         for i in range(0, max(1, len(ln) - len(wanted) + 1), max(1, len(wanted) // 3))),
+                        default=0.0)
+            scored.append((ratio, ln))
+        close = [ln for r, ln in sorted(scored, reverse=True)[:n] if r > 0.5]
+    return [c if len(c) <= 120 else c[:119] + "…" for c in close]
+
+
+def _page_says(page: "Page", wanted: str) -> str:
+    text = visible_text(page)
+    close = closest_lines(text, wanted)
+    if close:
+        return "closest text on the page: " + "; ".join(json.dumps(c, ensure_ascii=False) for c in close)
+    flat = " ".join(text.split())
+    return "the page shows: " + json.dumps(flat[:300] + ("…" if len(flat) > 300 else ""), ensure_ascii=False)
+
+
+def _is_visible(loc: "Locator") -> bool:
+    try:
+        return bool(loc.is_visible())
+    except Exception:  # noqa: BLE001
+        return False
+
+
+class WebVerification(WebTool):
+    is_verification: ClassVar[bool] = True
+    is_recordable: ClassVar[bool] = False
+    toolsets: ClassVar[tuple[str, ...]] = ("web_verification",)
+
+
+class WebVerifyTextVisible(WebVerification):
+    """Verify that text is visible on the page (case-sensitive substring of an element's text)."""
+
+    name: ClassVar[str] = "web_verifyTextVisible"
+    text: str = Field(..., description="The text that must be visible.")
+
+    def execute(self, ctx: "ToolContext") -> ToolResult:
+        drv = driver_for(ctx)
+        page = drv.page
+        loc = page.get_by_text(re.compile(re.escape(self.text))).filter(visible=True).first
+        timeout = drv.cfg.timeout_ms
+        if poll(drv, lambda: True if _is_visible(loc) else None, timeout) is None:
+            raise ToolFailure(f"web_verifyTextVisible: expected the text {json.dumps(self.text, ensure_ascii=False)} "
+                              f"to be visible within {timeout} ms ({page.url}); {_page_says(page, self.text)}")
+        return ToolResult(True, f"Text {json.dumps(self.text, ensure_ascii=False)} is visible")
+
+
+class WebVerifyElementVisible(WebVerification, TargetedTool):
+    """Verify that an element is visible."""
+
+    name: ClassVar[str] = "web_verifyElementVisible"
+
+    def execute(self, ctx: "ToolContext") -> ToolResult:
+        drv = driver_for(ctx)
+        timeout = drv.cfg.timeout_ms
+        start = time.monotonic()
+        target = self.target(drv)
+        left = max(0, int(timeout - (time.monotonic() - start) * 1000))
+        if poll(drv, lambda: True if _is_visible(target.locator) else None, left) is None:
+            count = _count(target.locator)
+            if count == 0:
+                raise ToolFailure(f"web_verifyElementVisible: expected {target.description} to be visible within "
+                                  f"{timeout} ms, but no element matches; "
+                                  f"{what_the_page_has(drv, target.role, target.name)}")
+            raise ToolFailure(f"web_verifyElementVisible: expected {target.description} to be visible within "
+                              f"{timeout} ms; it is on the page but hidden")
+        return ToolResult(True, f"{target.description} is visible", recorded_args=target.recorded)
+
+
+def _count(loc: "Locator") -> int:
+    try:
+        return int(loc.count())
+    except Exception:  # noqa: BLE001
+        return 0
+
+
+class WebVerifyValue(WebVerification, TargetedTool):
+    """Verify an element's text (TEXT), an input's value (VALUE) or an attribute (ATTRIBUTE) equals the
+    expected string. Without a ref, the focused element is checked."""
+
+    name: ClassVar[str] = "web_verifyValue"
+    expected: str = Field(..., description="The expected text, value or attribute value.")
+    type: Literal["TEXT", "VALUE", "ATTRIBUTE"] = Field("TEXT", description="TEXT, VALUE or ATTRIBUTE.")
+    attribute: str | None = Field(None, description="The attribute name, for type ATTRIBUTE.")
+
+    def execute(self, ctx: "ToolContext") -> ToolResult:
+        if self.type == "ATTRIBUTE" and not self.attribute:
+            raise ToolFailure("web_verifyValue: type ATTRIBUTE needs 'attribute'")
+        drv = driver_for(ctx)
+        if self.ref is None and self.nodeSelector is None:
+            self.ref = "css=:focus"
+        target = self.target(drv)
+        timeout = drv.cfg.timeout_ms
+        seen: list[str | None] = []
+        expected = " ".join(self.expected.split()) if self.type == "TEXT" else self.expected
+
+        def check() -> bool | None:
+            value = self._read(target.locator)
+            seen[:] = [value]
+            return True if value == expected else None
+
+        if poll(drv, check, timeout) is None:
+            what = {"TEXT": "text", "VALUE": "value", "ATTRIBUTE": f"attribute '{self.attribute}'"}[self.type]
+            actual = seen[0] if seen else None
+            if actual is None and _count(target.locator) == 0:
+                raise ToolFailure(f"web_verifyValue: expected the {what} of {target.description} to be "
+                                  f"{json.dumps(expected, ensure_ascii=False)}, but no element matches within "
+                                  f"{timeout} ms; {what_the_page_has(drv, target.role, target.name)}")
+            shown = "nothing" if actual is None else json.dumps(actual, ensure_ascii=False)
+            raise ToolFailure(f"web_verifyValue: expected the {what} of {target.description} to be "
+                              f"{json.dumps(expected, ensure_ascii=False)} within {timeout} ms; the page has {shown}")
+        return ToolResult(True, f"{target.description} has {self.type.lower()} {json.dumps(expected, ensure_ascii=False)}",
+                          recorded_args=target.recorded)
+
+    def _read(self, loc: "Locator") -> str | None:
+        try:
+            if loc.count() == 0:
+                return None
+            if self.type == "VALUE":
+                return str(loc.input_value(timeout=500))
+            if self.type == "ATTRIBUTE":
+                value = loc.get_attribute(self.attribute or "", timeout=500)
+                return None if value is None else str(value)
+            return " ".join(str(loc.inner_text(timeout=500)).split())
+        except Exception:  # noqa: BLE001 - detached mid-read: poll again
+            return None
+
+
+class WebVerifyListVisible(WebVerification, TargetedTool):
+    """Verify that every item of a list of texts is visible (inside the element given by ref, or anywhere)."""
+
+    name: ClassVar[str] = "web_verifyListVisible"
+    ref: str | None = Field(None, description=REF_DESCRIPTION + " Omit to search the whole page.")
+    items: list[str] = Field(..., min_length=1, description="Texts that must all be visible.")
+
+    def execute(self, ctx: "ToolContext") -> ToolResult:
+        drv = driver_for(ctx)
+        page = drv.page
+        target: Target | None = None
+        scope: Page | Locator = page
+        if self.ref is not None or self.nodeSelector is not None:
+            target = self.target(drv)
+            scope = target.locator
+        timeout = drv.cfg.timeout_ms
+        missing: list[str] = []
+
+        def check() -> bool | None:
+            missing[:] = [item for item in self.items
+                          if not _is_visible(scope.get_by_text(re.compile(re.escape(item))).filter(visible=True).first)]
+            return True if not missing else None
+
+        if poll(drv, check, timeout) is None:
+            where = f"in {target.description}" if target is not None else "on the page"
+            container = scope if target is not None else page.locator("body")
+            try:
+                shown = " ".join(str(container.inner_text(timeout=500)).split())
+            except Exception:  # noqa: BLE001
+                shown = ""
+            found = [i for i in self.items if i not in missing]
+            raise ToolFailure(
+                f"web_verifyListVisible: expected {len(self.items)} items to be visible {where} within {timeout} ms; "
+                f"missing {', '.join(json.dumps(m, ensure_ascii=False) for m in missing)}"
+                + (f" (found {', '.join(json.dumps(f, ensure_ascii=False) for f in found)})" if found else "")
+                + (f"; it shows: {json.dumps(shown[:300], ensure_ascii=False)}" if shown else ""))
+        return ToolResult(True, f"All {len(self.items)} items are visible",
+                          recorded_args=target.recorded if target else None)
+
+
+class WebEvaluate(WebTool):
+    """Evaluate a JavaScript expression in the page and return its JSON result (for scripts and tools, not
+    offered to the model). With 'variable', the result is also remembered in memory."""
+
+    name: ClassVar[str] = "web_evaluate"
+    surface_to_llm: ClassVar[bool] = False
+    is_recordable: ClassVar[bool] = False
+    toolsets: ClassVar[tuple[str, ...]] = ("web_framework",)
+    script: str = Field(..., description="A JavaScript expression (or a function source) to evaluate.")
+    variable: str | None = Field(None, description="Remember the result (as text) under this memory key.")
+
+    def execute(self, ctx: "ToolContext") -> ToolResult:
+        from playwright.sync_api import Error as PlaywrightError
+
+        drv = driver_for(ctx)
+        try:
+            value: Any = drv.page.evaluate(self.script)
+        except PlaywrightError as exc:
+            raise ToolFailure(f"web_evaluate: the script failed: {first_line(exc.message)}") from None
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+        if self.variable:
+            ctx.memory.remember(self.variable, text)
+        return ToolResult(True, text, data={"result": value})
