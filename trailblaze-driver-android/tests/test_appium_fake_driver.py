@@ -245,3 +245,47 @@ def test_bad_capabilities_are_an_infrastructure_error(fake_session) -> None:
     with pytest.raises(DriverError, match="could not create a Fake session") as info:
         fake_session(app="/nonexistent/app.xml")
     assert "appium driver list --installed" in str(info.value)
+
+
+def test_gestures_observation_and_device_tools(fake_session) -> None:
+    session = fake_session()
+    drv = driver_of(session)
+    assert call(session, "tapOnPoint", x=100, y=200).success
+    assert last_tap(drv) == (100, 200)
+    assert call(session, "swipe", direction="up").success
+    moves = [a for a in drv.driver.get_log("actions")[-1][0]["actions"] if a["type"] == "pointerMove"]
+    assert moves[0]["y"] > moves[1]["y"]  # the finger moves up
+    assert call(session, "swipeWithRelativeCoordinates", startRelative="50%, 80%", endRelative="50%, 20%").success
+    assert call(session, "dragByPoints", startX=10, startY=10, endX=20, endY=20).success
+    assert call(session, "pressKey", keyCode="enter").success
+    assert call(session, "tapOn", selector={"androidAccessibility": {"textRegex": "Sign in"}},
+                relativePoint="10%,50%").success
+    assert last_tap(drv) == (60 + 96, 820 + 75)
+    settled = call(session, "waitForChange", timeoutMs=2000, quietWindowMs=100)
+    assert settled.success and settled.data["changed"] is False
+    shot = call(session, "takeSnapshot", screenName="Sign in form", description="before typing")
+    assert shot.success
+    assert (session.log_dir / "snapshot_Sign_in_form.png").read_bytes().startswith(PNG)
+    assert 'Button "Sign in"' in (session.log_dir / "snapshot_Sign_in_form.txt").read_text()
+    visible = call(session, "scrollUntilTextIsVisible", text="Carrot cake")
+    assert visible.success and "0 scroll" in visible.message
+    never = call(session, "scrollUntilTextIsVisible", text="Pie", maxScrolls=3)
+    assert not never.success and "did not become visible" in never.message
+    found = call(session, "findMatches", selector={"androidAccessibility": {"textRegex": "Add"}})
+    assert found.data["count"] == 3
+    apps = call(session, "mobile_listInstalledApps")
+    assert not apps.success and "not available on automation 'w3c'" in apps.message
+    shell = call(session, "android_adbShell", command=["pm", "list", "packages"])
+    assert not shell.success and "needs UiAutomator2" in shell.message
+
+
+def test_unsupported_device_commands_fail_with_the_reason(fake_session) -> None:
+    session = fake_session()
+    back = call(session, "pressBack")
+    assert not back.success
+    assert back.message == ("mobile_maestro command 1 (back): back failed on Appium automation 'Fake': "
+                            "Method has not yet been implemented")
+    link = call(session, "openUrl", url="https://example.com")
+    assert not link.success and "(openLink): openLink failed on Appium automation 'Fake'" in link.message
+    clip = call(session, "mobile_setClipboard", text="x")
+    assert not clip.success and clip.message.startswith("mobile_setClipboard failed on Appium automation 'Fake'")

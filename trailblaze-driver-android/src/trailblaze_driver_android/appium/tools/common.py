@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
@@ -63,3 +65,21 @@ def maestro_match(platform: str, **fields: Any) -> dict[str, Any]:
     for unsupported in ("clickable", "enabled", "checked"):
         clean.pop(unsupported, None)
     return {"iosMaestro": clean}
+
+
+@contextlib.contextmanager
+def device_errors(ctx: ToolContext, what: str) -> Iterator[None]:
+    """Turn a WebDriver error from the device into a one-line tool failure naming the command and the
+    automation (the fake driver, for one, implements no ``back``, deep links or ``mobile:`` commands)."""
+    try:
+        yield
+    except ToolFailure:
+        raise
+    except Exception as exc:
+        from selenium.common.exceptions import WebDriverException
+
+        if not isinstance(exc, WebDriverException):
+            raise
+        drv = appium_driver(ctx)
+        first = (getattr(exc, "msg", None) or str(exc) or type(exc).__name__).strip().splitlines()[0]
+        raise ToolFailure(f"{what} failed on Appium automation '{drv.automation}': {first}") from None

@@ -14,7 +14,15 @@ from trailblaze.tools.base import DelegatingTool, Tool, ToolCall, ToolResult
 from ..generator import best_selector
 from ..hierarchy import IOS, Node
 from ..patterns import escape_for_selector
-from .common import MOBILE_DRIVERS, appium_driver, maestro_match, selector, selector_field, validate_selector
+from .common import (
+    MOBILE_DRIVERS,
+    appium_driver,
+    device_errors,
+    maestro_match,
+    selector,
+    selector_field,
+    validate_selector,
+)
 
 REF_TIMEOUT_MS = 1_500
 
@@ -38,10 +46,11 @@ def _tap_node(ctx: ToolContext, node: Node, *, long_press: bool, relative: tuple
         b = node.bounds
         x, y = b.left + int(b.width * relative[0]), b.top + int(b.height * relative[1])
     assert drv.actions is not None
-    if long_press:
-        drv.actions.long_press(x, y)
-    else:
-        drv.actions.tap(x, y)
+    with device_errors(ctx, "tap"):
+        if long_press:
+            drv.actions.long_press(x, y)
+        else:
+            drv.actions.tap(x, y)
     drv.note_action(node)
     extra = f" (first of {matches} matches)" if matches > 1 else ""
     verb = "Long-pressed" if long_press else "Tapped"
@@ -367,9 +376,10 @@ class InputTextTool(_Mobile):
 def type_text(ctx: ToolContext, text: str, hide: bool) -> ToolResult:
     drv = appium_driver(ctx)
     assert drv.actions is not None
-    drv.actions.type_text(text, drv.focused_node() if drv.last is not None else None)
-    if hide:
-        drv.actions.hide_keyboard()
+    with device_errors(ctx, "inputText"):
+        drv.actions.type_text(text, drv.focused_node() if drv.last is not None else None)
+        if hide:
+            drv.actions.hide_keyboard()
     drv.note_action()
     return ToolResult.ok(f"Typed {len(text)} character(s)")
 
@@ -401,7 +411,8 @@ class ClearTextTool(_Mobile):
     def execute(self, ctx: ToolContext) -> ToolResult:
         drv = appium_driver(ctx)
         assert drv.actions is not None
-        drv.actions.clear_text(drv.focused_node() if drv.last is not None else None)
+        with device_errors(ctx, "clearText"):
+            drv.actions.clear_text(drv.focused_node() if drv.last is not None else None)
         drv.note_action()
         return ToolResult.ok("Cleared the focused field")
 
@@ -428,7 +439,8 @@ class HideKeyboardTool(_Mobile):
     def execute(self, ctx: ToolContext) -> ToolResult:
         drv = appium_driver(ctx)
         assert drv.actions is not None
-        drv.actions.hide_keyboard()
+        with device_errors(ctx, "hideKeyboard"):
+            drv.actions.hide_keyboard()
         drv.note_action()
         return ToolResult.ok("Keyboard hidden")
 
@@ -448,7 +460,8 @@ class PressKeyTool(_Mobile):
     def execute(self, ctx: ToolContext) -> ToolResult:
         drv = appium_driver(ctx)
         assert drv.actions is not None
-        drv.actions.press_key(self.keyCode)
+        with device_errors(ctx, f"pressKey {self.keyCode}"):
+            drv.actions.press_key(self.keyCode)
         drv.note_action()
         return ToolResult.ok(f"Pressed {self.keyCode}")
 
@@ -483,7 +496,8 @@ class LaunchAppTool(_Mobile):
         mode = self.launchMode
         if mode == "REINSTALL" and drv.platform == IOS and self.appId.startswith("com.apple."):
             mode = "FORCE_RESTART"  # iOS system apps cannot have their data cleared
-        message = drv.actions.launch_app(self.appId, mode)
+        with device_errors(ctx, "launchApp"):
+            message = drv.actions.launch_app(self.appId, mode)
         drv.note_action()
         return ToolResult.ok(message)
 
@@ -569,7 +583,8 @@ class SetClipboardTool(_Mobile):
     def execute(self, ctx: ToolContext) -> ToolResult:
         drv = appium_driver(ctx)
         assert drv.actions is not None
-        drv.actions.set_clipboard(self.text)
+        with device_errors(ctx, "mobile_setClipboard"):
+            drv.actions.set_clipboard(self.text)
         return ToolResult.ok("Clipboard set")
 
 
@@ -582,7 +597,8 @@ class PasteClipboardTool(_Mobile):
     def execute(self, ctx: ToolContext) -> ToolResult:
         drv = appium_driver(ctx)
         assert drv.actions is not None
-        text = drv.actions.get_clipboard()
+        with device_errors(ctx, "mobile_pasteClipboard"):
+            text = drv.actions.get_clipboard()
         return type_text(ctx, text, False)
 
 
@@ -596,7 +612,8 @@ class ListInstalledAppsTool(_Mobile):
     def execute(self, ctx: ToolContext) -> ToolResult:
         drv = appium_driver(ctx)
         assert drv.actions is not None
-        apps = drv.actions.list_apps()
+        with device_errors(ctx, "mobile_listInstalledApps"):
+            apps = drv.actions.list_apps()
         return ToolResult.ok(", ".join(apps) or "(no apps)", data={"appIds": apps})
 
 

@@ -15,10 +15,11 @@ from typing import Any, ClassVar
 
 from pydantic import Field, field_validator
 from trailblaze.context import ToolContext
+from trailblaze.errors import ToolFailure
 from trailblaze.tools.base import Tool, ToolResult
 
 from ..selectors import NodeSelector
-from .common import MOBILE_DRIVERS, appium_driver, maestro_match, selector
+from .common import MOBILE_DRIVERS, appium_driver, device_errors, maestro_match, selector
 from .interaction import _tap_node, parse_relative, swipe_points, type_text
 from .verification import assert_not_visible, assert_visible
 
@@ -107,7 +108,11 @@ class MobileMaestroTool(Tool):
         messages: list[str] = []
         for i, item in enumerate(self.commands):
             name, value = _command(item, i)
-            result = _run(ctx, name, value)
+            try:
+                with device_errors(ctx, name):
+                    result = _run(ctx, name, value)
+            except ToolFailure as exc:
+                result = ToolResult.fail(exc.message)
             if not result.success:
                 return ToolResult.fail(f"mobile_maestro command {i + 1} ({name}): {result.message}")
             messages.append(result.message or name)
