@@ -123,8 +123,13 @@ def open_browser(playwright: "Playwright", config: WebDriverConfig) -> tuple["Br
     if config.connect:
         try:
             options: dict[str, Any] = {"timeout": config.navigation_timeout_ms}
-            if config.connect_headers:
-                options["headers"] = dict(config.connect_headers)
+            headers = dict(config.connect_headers)
+            if config.connect_launch_options:
+                import json
+
+                headers["x-playwright-launch-options"] = json.dumps(config.connect_launch_options)
+            if headers:
+                options["headers"] = headers
             if config.slow_mo_ms:
                 options["slow_mo"] = config.slow_mo_ms
             return chromium.connect(config.connect, **options), f"remote Playwright server {config.connect}"

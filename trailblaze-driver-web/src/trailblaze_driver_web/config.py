@@ -6,7 +6,7 @@ a setting silently ignored.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from trailblaze.driver import DriverConfig
@@ -38,6 +38,9 @@ class WebDriverConfig(DriverConfig):
     cdp_url: str | None = None
     """A Chromium DevTools endpoint (``http://host:9222``) for hosted Chrome services."""
     connect_headers: dict[str, str] = Field(default_factory=dict)
+    connect_launch_options: dict[str, Any] = Field(default_factory=dict)
+    """Launch options a Playwright server should use (sent as ``x-playwright-launch-options``), e.g.
+    ``{executablePath: /usr/bin/chromium, args: [--no-sandbox]}`` for a server started with ``--unsafe``."""
     trace: TraceMode = "retain-on-failure"
     screenshots: ScreenshotMode = "on"
     """A screenshot after every step (``on``), only after a failed step, or never."""
