@@ -163,6 +163,8 @@ def _parse_driver_options(values: tuple[str, ...]) -> dict[str, Any]:
 @click.argument("paths", nargs=-1)
 @click.option("--tags", multiple=True, metavar="A,B", help="Run only trails with one of these tags (comma list, repeatable).")
 @click.option("--driver", metavar="NAME", help="Driver key or upstream name (playwright-native, PLAYWRIGHT_NATIVE, host, ...). Overrides the trail's devices.")
+@click.option("-d", "--device", "devices", multiple=True, metavar="PLATFORM[/ID]",
+              help="Run on this device (e.g. android/emulator-5554); repeat to run every trail on several devices in parallel.")
 @click.option("-o", "--driver-option", "driver_options", multiple=True, metavar="KEY=VALUE",
               help="Driver setting, e.g. -o headless=false -o base_url=http://127.0.0.1:8000 (repeatable).")
 @click.option("--headed", is_flag=True, help="Show the browser window (drivers with a 'headless' setting).")
@@ -180,7 +182,8 @@ def _parse_driver_options(values: tuple[str, ...]) -> dict[str, Any]:
 @click.option("--no-logging", is_flag=True, help="Do not write per-event log files (summary and report are still written).")
 @click.option("--test-name", help="Name used in the session id.")
 @handle_errors
-def run(paths: tuple[str, ...], tags: tuple[str, ...], driver: str | None, driver_options: tuple[str, ...],
+def run(paths: tuple[str, ...], tags: tuple[str, ...], driver: str | None, devices: tuple[str, ...],
+        driver_options: tuple[str, ...],
         headed: bool, memory: tuple[str, ...], secret: tuple[str, ...], args: tuple[str, ...],
         args_file: Path | None, output_dir: Path | None, llm: str | None, max_llm_calls: int | None,
         self_heal: bool | None, use_recorded_steps: bool | None, save_recording: bool, no_report: bool,
@@ -205,7 +208,8 @@ def run(paths: tuple[str, ...], tags: tuple[str, ...], driver: str | None, drive
         raise BadInputError("no trails given", hint="usage: trailblaze run PATH... (see trailblaze run --help)")
     options = RunOptions(
         tags=[t.strip() for group in tags for t in group.split(",") if t.strip()],
-        driver=driver, driver_options=_parse_driver_options(driver_options), headed=headed,
+        driver=driver, devices=[d for group in devices for d in group.split(",") if d.strip()],
+        driver_options=_parse_driver_options(driver_options), headed=headed,
         memory=_kv(memory, "--memory"), secrets=_kv(secret, "--secret"), args=_kv(args, "--arg"),
         args_file=args_file, output_dir=output_dir, llm=llm, max_llm_calls=max_llm_calls,
         self_heal=self_heal, use_recorded_steps=use_recorded_steps, save_recording=save_recording,

@@ -79,6 +79,19 @@ class Driver(ABC):
     def stop(self) -> None:
         """Release everything ``start`` acquired. Must be idempotent and must not raise."""
 
+    @classmethod
+    def device_settings(cls, instance_id: str) -> dict[str, Any]:
+        """The configuration that points this driver at one device (``-d platform/<instanceId>``).
+
+        The default uses a ``udid`` or ``device`` setting when the config model has one; override for
+        anything else."""
+        fields = cls.config_model.model_fields
+        for name in ("udid", "device", "device_id"):
+            if name in fields:
+                return {name: instance_id}
+        raise BadInputError(f"driver '{cls.key}' cannot be pointed at a device ('{instance_id}')",
+                            hint="drop the instance id from -d, or configure the driver instead")
+
     def snapshot(self, *, detail: frozenset[str] = frozenset()) -> str:
         """Compact text of the current screen for the agent and for authors (refs included)."""
         raise NotImplementedError(f"driver '{self.key}' has no snapshot")

@@ -38,6 +38,8 @@ class MemoryDriverConfig(DriverConfig):
     classifiers: list[str] = ["memory"]
     elements: list[str] = []
     """Texts initially on the in-memory screen."""
+    device: str | None = None
+    """Instance id (``-d memory/<id>``); reported as the device id."""
 
 
 class MemoryDriver(Driver):
@@ -62,7 +64,7 @@ class MemoryDriver(Driver):
         cfg = self.config if isinstance(self.config, MemoryDriverConfig) else MemoryDriverConfig()
         self.started = True
         return DeviceInfo(platform=self.platform, driver=self.key, classifiers=list(cfg.classifiers),
-                          width=cfg.width, height=cfg.height, device_id="memory-1")
+                          width=cfg.width, height=cfg.height, device_id=cfg.device or "memory-1")
 
     def stop(self) -> None:
         self.stopped = True

@@ -11,6 +11,8 @@ from typing import Any
 class RunOptions:
     tags: list[str] = field(default_factory=list)
     driver: str | None = None
+    devices: list[str] = field(default_factory=list)
+    """``-d`` values; each device runs every trail, devices in parallel."""
     driver_options: dict[str, Any] = field(default_factory=dict)
     memory: dict[str, str] = field(default_factory=dict)
     secrets: dict[str, str] = field(default_factory=dict)

@@ -11,7 +11,9 @@ from __future__ import annotations
 import os
 import random
 import re
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -68,10 +70,15 @@ class Runner:
         self.drivers = DriverRegistry()
         self.host.register_drivers(self.drivers)
         self._workspaces: dict[Path | None, _Workspace] = {}
+        self._lock = threading.Lock()
         self.output_dir = (self.options.output_dir or Path.cwd() / "logs").resolve()
 
     # -- workspace ----------------------------------------------------------------------------
     def workspace_for(self, trail_path: Path | None) -> _Workspace:
+        with self._lock:
+            return self._workspace_for(trail_path)
+
+    def _workspace_for(self, trail_path: Path | None) -> _Workspace:
         root = find_workspace(trail_path)
         cached = self._workspaces.get(root)
         if cached is not None:
@@ -96,10 +103,26 @@ class Runner:
         if not paths:
             raise BadInputError("no trails given", hint="usage: trailblaze run PATH... (files, directories or globs)")
         files = expand(paths)
+        devices = [Device.parse(spec) for spec in self.options.devices] or [None]
         try:
-            for path in files:
-                trail_result = self.run_trail(path)
-                ws = self.workspace_for(path)
+            if len(devices) == 1:
+                self._run_files(files, devices[0], result)
+            else:
+                # One thread per device: each device gets its own driver, session and ports; the trails
+                # of one device run in order.
+                with ThreadPoolExecutor(max_workers=len(devices), thread_name_prefix="trailblaze-device") as pool:
+                    for future in [pool.submit(self._run_files, files, d, result) for d in devices]:
+                        future.result()
+        finally:
+            self._write_outputs(result)
+            self.progress.run_finished(result)
+        return result
+
+    def _run_files(self, files: list[Path], device: "Device | None", result: RunResult) -> None:
+        for path in files:
+            trail_result = self.run_trail(path, device)
+            ws = self.workspace_for(path)
+            with self._lock:
                 if ws.check.errors and not ws.reported:
                     # A broken tool file is bad input for the run (exit 3) but only the trails that call
                     # its tools fail: everything else in the workspace still runs.
@@ -107,10 +130,6 @@ class Runner:
                     result.trails.append(self._check_result(ws))
                 if trail_result is not None:
                     result.trails.append(trail_result)
-        finally:
-            self._write_outputs(result)
-            self.progress.run_finished(result)
-        return result
 
     def _write_outputs(self, result: RunResult) -> None:
         if not result.trails:
@@ -134,7 +153,7 @@ class Runner:
             write_html_report(result, path)
             result.report_path = path
 
-    def run_trail(self, path: Path) -> TrailResult | None:
+    def run_trail(self, path: Path, device: "Device | None" = None) -> TrailResult | None:
         from ..trail.parser import load_trail
 
         started = time.time()
@@ -154,7 +173,7 @@ class Runner:
         for warning in trail.warnings:
             self.progress._print(f"  ! {warning}")
         try:
-            driver_cls = self._pick_driver(trail, ws.config)
+            driver_cls = self._pick_driver(trail, ws.config, device)
         except TrailblazeError as exc:
             return self._early_result(path, trail.name, exc, started)
         reason = trail.config.skip_reason(list(driver_cls.default_classifiers) or None)
@@ -167,10 +186,10 @@ class Runner:
             from ..trail.args import bind_args
 
             bound = bind_args(trail, self.options.args, self.options.args_file)
-            driver = self._make_driver(driver_cls, ws.config)
+            driver = self._make_driver(driver_cls, ws.config, device)
         except TrailblazeError as exc:
             return self._early_result(path, trail.name, exc, started)
-        return self._run_session(trail, ws, driver, bound, started)
+        return self._run_session(trail, ws, driver, bound, started, device)
 
     def _check_result(self, ws: _Workspace) -> TrailResult:
         where = ws.config.file or ws.config.root
@@ -186,17 +205,26 @@ class Runner:
         return result
 
     # -- drivers ------------------------------------------------------------------------------
-    def _pick_driver(self, trail: "Trail", ws: WorkspaceConfig) -> type[Driver]:
-        """``--driver`` > the trail's ``devices``/``driver`` pin > workspace default > ``host``."""
+    def _pick_driver(self, trail: "Trail", ws: WorkspaceConfig, device: "Device | None" = None) -> type[Driver]:
+        """``--driver`` > the trail's ``devices``/``driver`` pin > workspace default > ``host``.
+
+        With ``-d platform/id`` only drivers of that platform are candidates."""
         if self.options.driver:
             return self.drivers.resolve(self.options.driver)
+        platform = device.platform if device is not None else None
         wanted = list(trail.config.devices.values())
         if trail.config.driver:
             wanted.append(trail.config.driver)
         for name in wanted:
             cls = self.drivers.get(name)
-            if cls is not None:
+            if cls is not None and (platform is None or cls.platform == platform):
                 return cls
+        if platform is not None:
+            candidates = self.drivers.for_platform(platform)
+            if not candidates:
+                raise InfrastructureError(f"no installed driver drives platform '{platform}'",
+                                          hint=f"installed drivers: {', '.join(self.drivers.keys())}")
+            return candidates[0]
         if wanted:
             raise InfrastructureError(
                 f"this trail wants driver {' or '.join(repr(w) for w in wanted)}, which no installed plugin provides",
@@ -206,11 +234,13 @@ class Runner:
             return self.drivers.resolve(ws.defaults.driver)
         return self.drivers.resolve("host")
 
-    def _make_driver(self, cls: type[Driver], ws: WorkspaceConfig) -> Driver:
+    def _make_driver(self, cls: type[Driver], ws: WorkspaceConfig, device: "Device | None" = None) -> Driver:
         raw = dict(ws.driver_settings(cls.key))
         for alias in cls.aliases:
             raw.update(ws.driver_settings(alias))
         raw.update(self.options.driver_options)
+        if device is not None and device.instance_id:
+            raw.update(cls.device_settings(device.instance_id))
         if self.options.headed and "headless" in cls.config_model.model_fields:
             raw["headless"] = False
         location = ws.location("drivers", cls.key) if ws.file else None
@@ -218,8 +248,12 @@ class Runner:
         return cls(config)
 
     # -- the session --------------------------------------------------------------------------
-    def _new_session(self, trail: "Trail", ws: _Workspace, bound: dict[str, Any]) -> Session:
-        seed = re.sub(r"[^A-Za-z0-9_]+", "_", self.options.test_name or trail.name).strip("_")[:60] or "trail"
+    def _new_session(self, trail: "Trail", ws: _Workspace, bound: dict[str, Any],
+                     device: "Device | None" = None) -> Session:
+        name = self.options.test_name or trail.name
+        if device is not None:
+            name = f"{name}_{device.spec}"
+        seed = re.sub(r"[^A-Za-z0-9_]+", "_", name).strip("_")[:60] or "trail"
         session_id = f"{time.strftime('%Y_%m_%d_%H_%M_%S')}_{seed}_{random.randint(0, 9998)}"
         log_dir = self.output_dir / session_id
         memory = Memory.seeded(config_memory=trail.config.memory, cli_memory=self.options.memory,
@@ -232,14 +266,15 @@ class Runner:
         return session
 
     def _run_session(self, trail: "Trail", ws: _Workspace, driver: Driver, bound: dict[str, Any],
-                     started: float) -> TrailResult:
-        session = self._new_session(trail, ws, bound)
+                     started: float, device: "Device | None" = None) -> TrailResult:
+        session = self._new_session(trail, ws, bound, device)
         session.driver = driver
         result = TrailResult(trail.path, trail.name, SessionOutcome.ERROR, ExitCode.INFRASTRUCTURE,
                              session_id=session.id, log_dir=session.log_dir, driver=driver.key,
                              platform=driver.platform, started_at=started, target=trail.config.target,
                              has_recorded_steps=trail.has_recordings, trail_id=trail.config.id)
-        self.progress.trail_started(trail.name, str(trail.path), driver.key)
+        self.progress.trail_started(trail.name, str(trail.path),
+                                    driver.key + (f" on {device.spec}" if device is not None else ""))
         driver_started = False
         hooks_started = False
         outcome = SessionOutcome.ERROR
@@ -443,6 +478,28 @@ class Runner:
         return _AgentOutcome(out.success, out.message, getattr(out, "outcome", None),
                              getattr(out, "exit_code", ExitCode.TRAIL_FAILED), getattr(out, "llm_call_count", 0),
                              getattr(out, "llm_cost_usd", 0.0))
+
+
+@dataclass(frozen=True)
+class Device:
+    """A ``-d`` argument: ``platform``, ``platform/instanceId`` or a bare ``instanceId``."""
+
+    spec: str
+    platform: str | None
+    instance_id: str | None
+
+    @classmethod
+    def parse(cls, spec: str) -> "Device":
+        spec = spec.strip()
+        if not spec:
+            raise BadInputError("-d/--device needs a value such as android/emulator-5554")
+        known = {"android", "ios", "web", "host"}
+        if "/" in spec:
+            platform, _, instance = spec.partition("/")
+            return cls(spec, platform.strip().lower() or None, instance.strip() or None)
+        if spec.lower() in known:
+            return cls(spec, spec.lower(), None)
+        return cls(spec, None, spec)
 
 
 @dataclass
