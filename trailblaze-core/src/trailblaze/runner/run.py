@@ -103,7 +103,7 @@ class Runner:
         if not paths:
             raise BadInputError("no trails given", hint="usage: trailblaze run PATH... (files, directories or globs)")
         files = expand(paths)
-        devices = [Device.parse(spec) for spec in self.options.devices] or [None]
+        devices: list[Device | None] = [Device.parse(spec) for spec in self.options.devices] or [None]
         try:
             if len(devices) == 1:
                 self._run_files(files, devices[0], result)
