@@ -1,0 +1,1 @@
+"""Tools served by MCP servers."""

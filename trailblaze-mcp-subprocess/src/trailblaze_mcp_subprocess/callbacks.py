@@ -1,0 +1,288 @@
+"""The callback channel: a tool server asks Trailblaze to run a tool while its own call is running.
+
+``POST {baseUrl}/scripting/callback`` on a loopback-only HTTP server (upstream §6.3). A request names
+the *invocation* it belongs to — the id Trailblaze put in ``_meta.trailblaze.invocationId`` when it
+called the tool — and that id is the only key: it finds the session, device and depth, so two devices
+sharing one tool server each get their own callbacks. The id lives exactly as long as the tool call;
+afterwards (or for an id never issued) the answer is the ``-32602`` error of Decision 029.
+
+One server per Trailblaze process, started with the first session that has tool servers and stopped
+with the last, so tests leave no port behind. Each request runs on its own thread and goes through the
+session's normal dispatcher (``ToolContext.call_tool``), one level deeper than the calling tool, up to
+a depth of 16.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import os
+import secrets
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import TYPE_CHECKING, Any
+
+from trailblaze.context import ToolContext
+from trailblaze.errors import TrailblazeError
+
+from .spawn import callback_timeout_ms
+
+if TYPE_CHECKING:
+    from trailblaze.session import Session
+
+CALLBACK_PATH = "/scripting/callback"
+MAX_BODY_BYTES = 1024 * 1024
+DEFAULT_MAX_DEPTH = 16
+INVALID_PARAMS = -32602
+
+
+def max_depth() -> int:
+    raw = os.environ.get("TRAILBLAZE_CALLBACK_MAX_DEPTH")
+    try:
+        return int(raw) if raw else DEFAULT_MAX_DEPTH
+    except ValueError:
+        return DEFAULT_MAX_DEPTH
+
+
+def is_loopback(host: str) -> bool:
+    """Whether a peer address is loopback (127.0.0.0/8, ::1, or IPv4-mapped loopback)."""
+    try:
+        addr = ipaddress.ip_address(host.split("%", 1)[0])
+    except ValueError:
+        return False
+    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
+        addr = addr.ipv4_mapped
+    return addr.is_loopback
+
+
+@dataclass
+class Invocation:
+    """One running tool call that may call back."""
+
+    id: str
+    session: Session
+    ctx: ToolContext
+    tool: str
+    server: str
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    callbacks: int = 0
+
+
+def unknown_invocation(invocation_id: Any) -> dict[str, Any]:
+    message = (f"Unknown invocation ID: {invocation_id}. The tool call may have completed or timed out.")
+    return error_body(message, code=INVALID_PARAMS)
+
+
+def error_body(message: str, *, code: int | None = None) -> dict[str, Any]:
+    """``{"result": {"type": "error", ...}}`` (§6.3), plus a JSON-RPC-style ``error`` when there is a code."""
+    body: dict[str, Any] = {"result": {"type": "error", "message": message}}
+    if code is not None:
+        body["error"] = {"code": code, "message": message}
+    return body
+
+
+class CallbackHub:
+    """Invocation table + the HTTP server. Use the process-wide ``hub()``."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+        self._refs = 0
+        self._invocations: dict[str, Invocation] = {}
+        self.base_url: str | None = None
+
+    # -- lifetime -----------------------------------------------------------------------------
+    def acquire(self) -> str:
+        """Start the server if needed; returns its base URL (``http://127.0.0.1:<port>``)."""
+        with self._lock:
+            self._refs += 1
+            if self._server is None:
+                server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+                server.daemon_threads = True
+                server.hub = self  # type: ignore[attr-defined]
+                self._server = server
+                self.base_url = f"http://127.0.0.1:{server.server_address[1]}"
+                self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2},
+                                                name="trailblaze-mcp-callbacks", daemon=True)
+                self._thread.start()
+            assert self.base_url is not None
+            return self.base_url
+
+    def release(self) -> None:
+        with self._lock:
+            self._refs = max(0, self._refs - 1)
+            if self._refs or self._server is None:
+                return
+            server, thread = self._server, self._thread
+            self._server = self._thread = None
+            self.base_url = None
+        server.shutdown()
+        server.server_close()
+        if thread is not None:
+            thread.join(5)
+
+    @property
+    def running(self) -> bool:
+        return self._server is not None
+
+    # -- invocations --------------------------------------------------------------------------
+    def open(self, ctx: ToolContext, tool: str, server: str) -> Invocation:
+        inv = Invocation(id="inv-" + secrets.token_hex(8), session=ctx.session, ctx=ctx, tool=tool, server=server)
+        with self._lock:
+            self._invocations[inv.id] = inv
+        return inv
+
+    def close(self, inv: Invocation) -> None:
+        with self._lock:
+            self._invocations.pop(inv.id, None)
+
+    def get(self, invocation_id: str) -> Invocation | None:
+        with self._lock:
+            return self._invocations.get(invocation_id)
+
+    # -- one request --------------------------------------------------------------------------
+    def handle(self, payload: Any) -> dict[str, Any]:
+        """Answer a parsed callback request body (status 200 from here on)."""
+        if not isinstance(payload, dict):
+            return error_body("callback body must be a JSON object")
+        inv_id = payload.get("invocation_id", payload.get("invocationId"))
+        if not isinstance(inv_id, str) or not inv_id:
+            return error_body("callback needs an 'invocation_id' (from _meta.trailblaze.invocationId)",
+                              code=INVALID_PARAMS)
+        inv = self.get(inv_id)
+        if inv is None:
+            return unknown_invocation(inv_id)
+        session_id = payload.get("session_id", payload.get("sessionId"))
+        if session_id is not None and session_id != inv.session.id:
+            return error_body(f"session_id '{session_id}' does not match invocation {inv_id} "
+                              f"(session '{inv.session.id}')", code=INVALID_PARAMS)
+        version = payload.get("version", 1)
+        if version != 1:
+            return error_body(f"unsupported callback version {version!r} (this Trailblaze speaks 1)")
+        action = payload.get("action")
+        if not isinstance(action, dict):
+            return error_body("callback needs an 'action' object")
+        if action.get("type") != "call_tool":
+            return error_body(f"unsupported action type {action.get('type')!r} (supported: call_tool)")
+        name = action.get("tool_name", action.get("toolName"))
+        if not isinstance(name, str) or not name:
+            return error_body("action needs a 'tool_name'")
+        raw_args = action.get("arguments_json", action.get("argumentsJson", "{}"))
+        if isinstance(raw_args, str):
+            try:
+                args = json.loads(raw_args) if raw_args.strip() else {}
+            except ValueError as exc:
+                return error_body(f"arguments_json is not valid JSON: {exc}")
+        elif isinstance(raw_args, dict):
+            args = raw_args
+        else:
+            return error_body("arguments_json must be a JSON string")
+        if not isinstance(args, dict):
+            return error_body("arguments_json must encode a JSON object")
+        depth = inv.ctx.depth + 1
+        limit = max_depth()
+        if depth > limit:
+            return error_body(f"callback depth cap reached ({limit}): {' -> '.join((*inv.ctx.chain, inv.tool, name))}")
+        return self._dispatch(inv, name, args, depth)
+
+    def _dispatch(self, inv: Invocation, name: str, args: dict[str, Any], depth: int) -> dict[str, Any]:
+        child = ToolContext(inv.session, depth=depth, chain=(*inv.ctx.chain, inv.tool),
+                            step_index=inv.ctx.step_index, invocation_id=inv.id, extras=inv.ctx.extras)
+        box: dict[str, Any] = {}
+        done = threading.Event()
+
+        def run() -> None:
+            try:
+                with inv.lock:  # one callback at a time per invocation: tools share one device
+                    inv.callbacks += 1
+                    box["result"] = child.call_tool(name, args)
+            except TrailblazeError as exc:
+                box["error"] = str(exc)
+            except Exception as exc:  # noqa: BLE001 - reported to the tool, which decides
+                box["error"] = f"{type(exc).__name__}: {exc}"
+            finally:
+                done.set()
+
+        worker = threading.Thread(target=run, name=f"trailblaze-callback-{inv.id}", daemon=True)
+        worker.start()
+        timeout = callback_timeout_ms() / 1000
+        if not done.wait(timeout):
+            return error_body(f"callback '{name}' timed out after {timeout:g}s")
+        if "error" in box:
+            return error_body(box["error"])
+        result = box["result"]
+        message = result.message or ""
+        return {"result": {"type": "call_tool_result", "success": bool(result.success),
+                           "text_content": message if result.success else "",
+                           "error_message": "" if result.success else message,
+                           "structured_content": _jsonable(result.data)}}
+
+
+def _jsonable(value: Any) -> Any:
+    if value is None or isinstance(value, (str, int, float, bool, list, dict)):
+        try:
+            json.dumps(value)
+            return value
+        except (TypeError, ValueError):
+            pass
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json")
+    return str(value)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server_version = "trailblaze-callbacks/1"
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def _send(self, status: int, body: dict[str, Any]) -> None:
+        data = json.dumps(body).encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:
+        self.close_connection = True
+        self._send(405, error_body(f"use POST {CALLBACK_PATH}"))
+
+    def do_POST(self) -> None:
+        hub: CallbackHub = self.server.hub  # type: ignore[attr-defined]
+        peer = str(self.client_address[0])
+        if not is_loopback(peer):
+            self.close_connection = True
+            self._send(403, error_body(f"callbacks are accepted from loopback only, not from {peer}"))
+            return
+        if self.path.split("?", 1)[0] != CALLBACK_PATH:
+            self.close_connection = True
+            self._send(404, error_body(f"not found: {self.path} (the callback endpoint is {CALLBACK_PATH})"))
+            return
+        try:
+            length = int(self.headers.get("Content-Length", ""))
+        except ValueError:
+            self.close_connection = True
+            self._send(411, error_body("Content-Length is required"))
+            return
+        if length > MAX_BODY_BYTES:
+            self.close_connection = True
+            self._send(413, error_body(f"callback body too large: {length} bytes (limit {MAX_BODY_BYTES})"))
+            return
+        body = self.rfile.read(length)
+        try:
+            payload = json.loads(body)
+        except ValueError as exc:
+            self._send(400, error_body(f"callback body is not valid JSON: {exc}"))
+            return
+        self._send(200, hub.handle(payload))
+
+
+_HUB = CallbackHub()
+
+
+def hub() -> CallbackHub:
+    return _HUB

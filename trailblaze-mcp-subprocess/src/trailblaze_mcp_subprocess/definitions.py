@@ -1,0 +1,83 @@
+"""Tool definitions for tools a server serves (kind ``mcp``).
+
+A definition is shared by every session of a workspace (registries are copied per session), so it
+holds no connection: ``invoke`` finds the session's running server in ``session.resources``.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from trailblaze.errors import InfrastructureError
+from trailblaze.tools.base import ANNOTATION_KEYS, ToolCall, ToolDefinition, ToolResult
+from trailblaze.tools.descriptors import ToolDescriptor, default_descriptor
+from trailblaze.tools.params import ParameterSchema
+
+from .envelope import CONTEXT_ARG
+
+if TYPE_CHECKING:
+    from trailblaze.context import ToolContext
+
+STATE_KEY = "mcp_subprocess"
+"""Key of this plugin's per-session state in ``Session.resources``."""
+
+
+def sanitize_schema(schema: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The advertised ``inputSchema`` without the reserved ``_trailblazeContext`` (never shown or validated)."""
+    if schema is None:
+        return None
+    props = schema.get("properties")
+    if isinstance(props, dict) and CONTEXT_ARG in props:
+        schema = copy.deepcopy(schema)
+        schema["properties"].pop(CONTEXT_ARG, None)
+        if isinstance(schema.get("required"), list):
+            schema["required"] = [r for r in schema["required"] if r != CONTEXT_ARG]
+    return schema
+
+
+@dataclass(kw_only=True)
+class McpToolDefinition(ToolDefinition):
+    kind: ClassVar[str] = "mcp"
+
+    server: str
+    """Name of the server (``mcpServers`` entry name, or the script's) that serves this tool."""
+    input_schema: dict[str, Any] | None = None
+    """The advertised ``inputSchema`` (sanitized); None = schemaless, arguments are not checked."""
+
+    @cached_property
+    def _schema(self) -> ParameterSchema | None:
+        schema = self.input_schema
+        if schema is None or not isinstance(schema.get("properties"), dict):
+            return None  # no properties at all: a schemaless tool (upstream skips validation)
+        return ParameterSchema.from_json_schema(schema)
+
+    def parameters(self) -> ParameterSchema | None:
+        return self._schema
+
+    def prepare(self, args: dict[str, Any]) -> dict[str, Any]:
+        args = {k: v for k, v in args.items() if k != CONTEXT_ARG}
+        schema = self._schema
+        if schema is None:
+            return args
+        prepared = schema.validate(args, owner=f"tool '{self.name}'", allow_extra=ANNOTATION_KEYS)
+        # Recording annotations (reasoning) are ours, not the server's: do not send what it does not take.
+        return {k: v for k, v in prepared.items() if k not in ANNOTATION_KEYS or schema.get(k) is not None}
+
+    def invoke(self, prepared: Any, ctx: ToolContext) -> ToolResult | list[ToolCall]:
+        state = ctx.session.resources.get(STATE_KEY)
+        if state is None:
+            raise InfrastructureError(f"tool '{self.name}' is served by MCP server '{self.server}', which is not "
+                                      "running in this session (the session hooks did not start it)")
+        return state.call(self, dict(prepared), ctx)  # type: ignore[no-any-return]
+
+    def descriptor(self) -> ToolDescriptor:
+        """The advertised schema as is (richer than our parameter model), with the usual ``_meta`` keys."""
+        base = default_descriptor(self)
+        if self.input_schema is None or self._schema is None:
+            return base
+        meta = {**{k: v for k, v in self.meta.items() if not k.startswith("trailblaze/")}, **base.meta}
+        llm = {k: v for k, v in self.input_schema.items() if k != "$schema"}
+        return ToolDescriptor(self.name, self.description, self.input_schema, llm, meta)

@@ -1,0 +1,83 @@
+"""The invocation context a tool server receives with every ``tools/call`` (upstream §6.2).
+
+Two envelopes carry the same snapshot: the legacy ``_trailblazeContext`` *argument* (exactly ``memory``
+and ``device``) for handlers that only see their arguments, and ``params._meta.trailblaze`` for SDK
+handlers, which adds where to call back (``baseUrl``) and which call this is (``invocationId``).
+Sensitive memory is never in either: both take ``Memory.snapshot()``, which leaves secrets out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from trailblaze.driver import DeviceInfo
+    from trailblaze.memory import Memory
+
+CONTEXT_ARG = "_trailblazeContext"
+"""The reserved argument key of the legacy envelope. Never part of an advertised ``inputSchema``."""
+META_KEY = "trailblaze"
+"""The ``params._meta`` key of the SDK envelope."""
+INVOCATION_META_KEY = "trailblazeInvocationId"
+"""Decision 029's top-level ``_meta`` key for the invocation id (kept next to ``trailblaze.invocationId``)."""
+
+
+def device_envelope(device: DeviceInfo) -> dict[str, Any]:
+    """``{"platform": "android", "widthPixels": 1080, "heightPixels": 2400, "driverType": "..."}``.
+
+    The platform is lower case, as upstream's code and tests have it (the devlog shows upper case).
+    """
+    return device.envelope()
+
+
+def legacy_envelope(memory: Memory, device: DeviceInfo) -> dict[str, Any]:
+    """The ``_trailblazeContext`` argument: exactly ``memory`` and ``device``."""
+    return {"memory": memory.snapshot(), "device": device_envelope(device)}
+
+
+def meta_envelope(*, session_id: str, invocation_id: str, memory: Memory, device: DeviceInfo,
+                  base_url: str | None, target: Mapping[str, Any] | None = None,
+                  capabilities: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """``params._meta.trailblaze``: ``baseUrl``, ``sessionId``, ``invocationId``, ``device``, ``target``
+    (omitted when unknown), ``memory``, ``capabilities``."""
+    out: dict[str, Any] = {}
+    if base_url:
+        out["baseUrl"] = base_url
+    out["sessionId"] = session_id
+    out["invocationId"] = invocation_id
+    out["device"] = device_envelope(device)
+    if target:
+        out["target"] = {k: v for k, v in target.items() if v is not None}
+    out["memory"] = memory.snapshot()
+    out["capabilities"] = dict(capabilities or {})
+    return out
+
+
+def target_envelope(target_id: str | None, *, display_name: str | None = None,
+                    app_ids: list[str] | None = None, app_id: str | None = None) -> dict[str, Any] | None:
+    """``target`` of the SDK envelope; None when the session has no target. ``appId`` omitted when null."""
+    if not target_id:
+        return None
+    out: dict[str, Any] = {"id": target_id}
+    if display_name:
+        out["displayName"] = display_name
+    out["appIds"] = list(app_ids or [])
+    if app_id is not None:
+        out["appId"] = app_id
+    return out
+
+
+def memory_changes(result_meta: Mapping[str, Any] | None) -> tuple[dict[str, str], list[str]]:
+    """``result._meta.trailblaze.memoryDelta`` / ``memoryDeletions``; non-string entries are skipped."""
+    if not isinstance(result_meta, Mapping):
+        return {}, []
+    block = result_meta.get(META_KEY)
+    if not isinstance(block, Mapping):
+        return {}, []
+    delta_raw = block.get("memoryDelta")
+    delta = ({k: v for k, v in delta_raw.items() if isinstance(k, str) and isinstance(v, str)}
+             if isinstance(delta_raw, Mapping) else {})
+    deletions_raw = block.get("memoryDeletions")
+    deletions = [k for k in deletions_raw if isinstance(k, str)] if isinstance(deletions_raw, list) else []
+    return delta, deletions

@@ -1,0 +1,132 @@
+"""The ``trailblaze`` plugin: hook implementations only; the work is in the modules they call.
+
+Registered through the entry point ``mcp_subprocess = "trailblaze_mcp_subprocess.plugin"``. Importing
+this module is cheap: the ``mcp`` SDK is imported only when a session actually has tool servers.
+
+* ``trailblaze_config_sections`` claims ``mcpServers`` (validated in ``trailblaze_register_tools``, where
+  every error can name its entry's line).
+* ``trailblaze_script_tools`` answers ``script:`` declarations from ``trailblaze-yaml-tools``.
+* ``trailblaze_session_started`` spawns/connects the servers and registers their tools;
+  ``trailblaze_session_finished`` stops them. ``trailblaze tools`` runs both hooks on a listing
+  session, so listing spawns, lists and tears down.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from trailblaze import hookimpl
+from trailblaze.errors import BadInputError
+
+from .config import SECTION, McpServerEntry, ServerSpec, check_script, load_config_servers, servers_of
+from .definitions import STATE_KEY, McpToolDefinition
+
+if TYPE_CHECKING:
+    from trailblaze.config import WorkspaceConfig
+    from trailblaze.session import Session, SessionOutcome
+    from trailblaze.tools.base import ToolDefinition
+    from trailblaze.tools.descriptors import ToolDescriptor
+    from trailblaze.tools.registry import ToolRegistry
+
+SUPPORTED_RUNTIMES = (None, "subprocess")
+
+
+@hookimpl
+def trailblaze_config_sections() -> dict[str, type[Any]]:
+    # A list section: the core only checks that someone claims it; we validate it with locations.
+    return {SECTION: list}
+
+
+@hookimpl
+def trailblaze_register_tools(registry: ToolRegistry, config: WorkspaceConfig) -> None:
+    """Validate ``mcpServers`` now (``trailblaze check`` and every run see bad entries, exit 3). The
+    servers' tools are registered per session, once the servers run."""
+    load_config_servers(config)
+
+
+@hookimpl
+def trailblaze_script_tools(spec: Any, config: WorkspaceConfig) -> list[ToolDefinition] | None:
+    """A ``script:`` declaration (see ``trailblaze-yaml-tools/SCRIPT_HANDOFF.md``): one server per script."""
+    if spec.runtime not in SUPPORTED_RUNTIMES:
+        raise BadInputError(f"'{spec.script.name}': runtime '{spec.runtime}' is not supported here; scripts run "
+                            "as MCP tool server subprocesses (runtime: subprocess)")
+    check_script(spec.script)
+    options = dict(spec.options or {})
+    extra = {k: options[k] for k in ("name", "args", "env", "workingDir", "handshakeTimeoutSeconds",
+                                      "callTimeoutSeconds") if k in options}
+    try:
+        entry = McpServerEntry.model_validate({**extra, "script": str(spec.script)})
+    except Exception as exc:  # noqa: BLE001 - pydantic error → one readable line
+        raise BadInputError(f"'{spec.script.name}': {exc}".splitlines()[0]) from None
+    table = servers_of(config)
+    name = entry.name or _free_name(table.specs, spec.script, config)
+    server = ServerSpec(
+        name=name, transport="stdio", script=spec.script, args=tuple(entry.args),
+        cwd=(spec.file.parent / entry.working_dir).resolve() if entry.working_dir else spec.script.parent,
+        env=tuple(entry.env.items()), handshake_timeout=entry.handshake_timeout_seconds,
+        call_timeout=entry.call_timeout_seconds, trailmap=spec.trailmap,
+        declared=tuple(t.name for t in spec.tools),
+        source=replace(spec.source, server=name, line=spec.source.line or spec.line))
+    server = table.add(server)
+    out: list[ToolDefinition] = []
+    for decl in spec.tools:
+        meta = dict(decl.meta)
+        toolset = meta.get("trailblaze/toolset")
+        out.append(McpToolDefinition(
+            name=decl.name, description=decl.description,
+            source=replace(spec.source, server=server.name, line=decl.line or spec.line),
+            surface_to_llm=decl.surface_to_llm, is_recordable=decl.is_recordable, requires_host=decl.requires_host,
+            is_verification=decl.is_verification, platforms=decl.platforms, drivers=decl.drivers,
+            trailmap=spec.trailmap, toolsets=(toolset,) if isinstance(toolset, str) and toolset else (),
+            meta=meta, server=server.name, input_schema=decl.input_schema))
+    return out
+
+
+def _free_name(specs: dict[str, ServerSpec], script: Any, config: WorkspaceConfig) -> str:
+    """The script's stem, or its workspace-relative path when another script already took the stem."""
+    stem = str(script.stem)
+    taken = specs.get(stem)
+    if taken is None or taken.script == script:
+        return stem
+    try:
+        return str(script.relative_to(config.root))
+    except ValueError:
+        return str(script)
+
+
+@hookimpl
+def trailblaze_session_started(session: Session) -> None:
+    table = load_config_servers(session.workspace)
+    specs = list(table.specs.values())
+    if not specs:
+        return
+    from trailblaze.tools.base import ClassToolDefinition, ToolSource
+
+    from .reload import ReloadToolsTool
+    from .servers import SessionServers
+
+    state = SessionServers(session, specs)
+    state.start()
+    session.resources[STATE_KEY] = state
+    if "reloadTools" not in session.registry:
+        try:
+            session.registry.add(ClassToolDefinition.of(ReloadToolsTool, ToolSource(plugin="mcp_subprocess")))
+        except BaseException:
+            session.resources.pop(STATE_KEY, None)
+            state.close()
+            raise
+
+
+@hookimpl
+def trailblaze_session_finished(session: Session, outcome: SessionOutcome) -> None:
+    state = session.resources.pop(STATE_KEY, None)
+    if state is not None:
+        state.close()
+
+
+@hookimpl
+def trailblaze_tool_descriptor(definition: ToolDefinition) -> ToolDescriptor | None:
+    if isinstance(definition, McpToolDefinition):
+        return definition.descriptor()
+    return None

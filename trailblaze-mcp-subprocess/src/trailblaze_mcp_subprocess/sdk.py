@@ -1,0 +1,295 @@
+"""The one module that imports the ``mcp`` SDK (2.x): connect, list, read, call, close.
+
+Everything else in this plugin works on ``wire`` dataclasses, so an SDK change (1.x → 2.x renamed
+every field and moved the server class) is absorbed here. The stdio transport is our own small bridge
+between a ``ServerProcess`` and the SDK's ``ClientSession`` streams rather than the SDK's
+``stdio_client``: Trailblaze needs its own shutdown sequence (5 s after closing stdin, not 2 s), its own
+process groups, a stderr tail, and a clear error when a server writes something that is not JSON-RPC
+to stdout. The handshake is always the legacy ``initialize`` one, which every 2025-era server speaks.
+
+Imported lazily (only when a session has servers): ``import mcp`` costs ~0.8 s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+from mcp import ClientSession, types
+from mcp.shared.exceptions import MCPError
+from mcp.shared.message import SessionMessage
+
+from .process import ServerProcess
+from .wire import CallOutcome, ConnectionLost, ListedTool, ProtocolError, RequestTimeout, ServerHello
+
+CLIENT_NAME = "trailblaze"
+CLIENT_VERSION = "0.1.0"
+_CONNECTION_CLOSED = getattr(types, "CONNECTION_CLOSED", -32000)
+_REQUEST_TIMEOUT = getattr(types, "REQUEST_TIMEOUT", -32001)
+_message_adapter = types.jsonrpc_message_adapter
+
+
+def _as_dict(value: Any) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if isinstance(value, Mapping):
+        return dict(value)
+    dump = getattr(value, "model_dump", None)
+    return dict(dump(by_alias=True, mode="json", exclude_none=True)) if dump else {}
+
+
+class Connection:
+    """An initialized MCP client session to one server, held open by one task on the session loop."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.hello = ServerHello()
+        self._session: ClientSession | None = None
+        self._ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._stop = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._side_tasks: list[asyncio.Task[Any]] = []
+        self.lost: BaseException | None = None
+
+    # -- opening ----------------------------------------------------------------------------------
+    @classmethod
+    async def open_stdio(cls, proc: ServerProcess, *, timeout: float) -> Connection:
+        conn = cls(proc.name)
+        await conn._open(conn._stdio_streams(proc), timeout)
+        return conn
+
+    @classmethod
+    async def open_http(cls, url: str, *, headers: Mapping[str, str] | None = None, timeout: float) -> Connection:
+        from mcp.client.streamable_http import streamable_http_client
+
+        conn = cls(url)
+
+        @asynccontextmanager
+        async def streams() -> AsyncIterator[Any]:
+            if headers:
+                import httpx2
+
+                client = httpx2.AsyncClient(headers=dict(headers), timeout=httpx2.Timeout(30.0, read=None))
+                async with client, streamable_http_client(url, http_client=client) as pair:
+                    yield pair
+            else:
+                async with streamable_http_client(url) as pair:
+                    yield pair
+
+        await conn._open(streams(), timeout)
+        return conn
+
+    async def _open(self, streams: Any, timeout: float) -> None:
+        self._task = asyncio.create_task(self._hold(streams), name=f"mcp-session-{self.label}")
+        try:
+            await asyncio.wait_for(asyncio.shield(self._ready), timeout)
+        except TimeoutError:
+            await self.close()
+            raise RequestTimeout(f"no answer to initialize within {timeout:g}s") from None
+        except BaseException:
+            await self.close()
+            raise
+
+    async def _hold(self, streams: Any) -> None:
+        try:
+            async with streams as pair:
+                read, write = pair[0], pair[1]
+                client_info = types.Implementation(name=CLIENT_NAME, version=CLIENT_VERSION)
+                async with ClientSession(read, write, client_info=client_info) as session:
+                    result = await session.initialize()
+                    caps = result.capabilities
+                    info = result.server_info
+                    self.hello = ServerHello(name=info.name or "", version=info.version or "",
+                                             protocol_version=str(result.protocol_version),
+                                             has_resources=getattr(caps, "resources", None) is not None)
+                    self._session = session
+                    self._ready.set_result(None)
+                    await self._stop.wait()
+        except asyncio.CancelledError:
+            if not self._ready.done():
+                self._ready.set_exception(ConnectionLost("cancelled during initialize"))
+            raise
+        except BaseException as exc:  # noqa: BLE001 - every failure becomes a typed one
+            mapped = _map_error(exc)
+            self.lost = mapped
+            if not self._ready.done():
+                self._ready.set_exception(mapped)
+        finally:
+            self._session = None
+
+    @asynccontextmanager
+    async def _stdio_streams(self, proc: ServerProcess) -> AsyncIterator[tuple[Any, Any]]:
+        """Bridge the process pipes to SDK memory streams, one JSON-RPC message per line."""
+        assert proc.proc is not None and proc.proc.stdout is not None and proc.proc.stdin is not None
+        stdout, stdin = proc.proc.stdout, proc.proc.stdin
+        read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](32)
+        write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](32)
+
+        async def reader() -> None:
+            try:
+                while True:
+                    try:
+                        line = await stdout.readline()
+                    except (ValueError, asyncio.LimitOverrunError):
+                        proc.protocol_error = "a stdout line longer than the limit"
+                        break
+                    except OSError:
+                        break
+                    if not line:
+                        break
+                    if line.isspace():
+                        continue
+                    try:
+                        message = _message_adapter.validate_json(line, by_name=False)
+                    except ValueError:
+                        proc.protocol_error = line.decode("utf-8", "replace").strip()[:200]
+                        break
+                    try:
+                        await read_send.send(SessionMessage(message))
+                    except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                        break
+            finally:
+                read_send.close()
+            # Keep reading so a server flushing output on its way out never blocks on a full pipe.
+            try:
+                while await stdout.read(65536):
+                    pass
+            except (OSError, ValueError):
+                pass
+
+        async def writer() -> None:
+            try:
+                async with write_recv:
+                    async for item in write_recv:
+                        data = item.message.model_dump_json(by_alias=True, exclude_unset=True)
+                        stdin.write(data.encode("utf-8") + b"\n")
+                        await stdin.drain()
+            except (OSError, RuntimeError, anyio.ClosedResourceError, anyio.BrokenResourceError):
+                read_send.close()
+
+        reader_task = asyncio.create_task(reader(), name=f"mcp-stdout-{proc.name}")
+        writer_task = asyncio.create_task(writer(), name=f"mcp-stdin-{proc.name}")
+        self._side_tasks += [reader_task, writer_task]
+        try:
+            yield read_recv, write_send
+        finally:
+            write_send.close()
+            read_recv.close()
+
+    # -- requests -----------------------------------------------------------------------------
+    def _require(self) -> ClientSession:
+        if self._session is None:
+            raise self.lost if isinstance(self.lost, Exception) else ConnectionLost("connection closed")
+        return self._session
+
+    @property
+    def open(self) -> bool:
+        return self._session is not None
+
+    async def list_tools(self, *, timeout: float) -> list[ListedTool]:
+        session = self._require()
+        tools: list[ListedTool] = []
+        cursor: str | None = None
+        try:
+            while True:
+                params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+                result = await asyncio.wait_for(session.list_tools(params=params), timeout)
+                for tool in result.tools:
+                    tools.append(ListedTool(name=tool.name, description=tool.description or "",
+                                            input_schema=dict(tool.input_schema) if tool.input_schema is not None else None,
+                                            meta=_as_dict(tool.meta)))
+                cursor = result.next_cursor
+                if not cursor:
+                    return tools
+        except TimeoutError:
+            raise RequestTimeout(f"no answer to tools/list within {timeout:g}s") from None
+        except (MCPError, anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream) as exc:
+            raise _map_error(exc) from None
+
+    async def read_json_resource(self, uri: str, *, timeout: float) -> Any:
+        """A resource's first text content parsed as JSON. Raises ``ProtocolError`` when absent or not JSON."""
+        session = self._require()
+        try:
+            result = await asyncio.wait_for(session.read_resource(uri), timeout)
+        except TimeoutError:
+            raise RequestTimeout(f"no answer to resources/read within {timeout:g}s") from None
+        except (MCPError, anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream) as exc:
+            raise _map_error(exc) from None
+        for item in getattr(result, "contents", []) or []:
+            text = getattr(item, "text", None)
+            if isinstance(text, str):
+                try:
+                    return json.loads(text)
+                except ValueError as exc:
+                    raise ProtocolError(f"{uri} is not JSON: {exc}") from None
+        raise ProtocolError(f"{uri} has no text content")
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], *, meta: dict[str, Any] | None,
+                        timeout: float | None) -> CallOutcome:
+        session = self._require()
+        try:
+            result = await session.call_tool(name, arguments, read_timeout_seconds=timeout, meta=meta)  # type: ignore[arg-type]
+        except (MCPError, anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream) as exc:
+            raise _map_error(exc) from None
+        texts: list[str] = []
+        kinds: list[dict[str, Any]] = []
+        for block in result.content:
+            kind = getattr(block, "type", "")
+            if kind == "text":
+                texts.append(block.text)  # type: ignore[union-attr]
+            else:
+                kinds.append({"type": kind})
+        return CallOutcome(is_error=bool(result.is_error), texts=texts, structured=result.structured_content,
+                           meta=_as_dict(result.meta), content=kinds)
+
+    # -- closing ------------------------------------------------------------------------------
+    async def close(self) -> None:
+        """End the client session (stdin is closed by the process stop that follows)."""
+        self._stop.set()
+        task = self._task
+        if task is None or task.done():
+            return
+        with contextlib.suppress(BaseException):  # closing: the task's own failure is in self.lost
+            try:
+                await asyncio.wait_for(asyncio.shield(task), 2.0)
+            except (TimeoutError, asyncio.CancelledError):
+                task.cancel()
+                await task
+
+    async def finish_side_tasks(self, timeout: float = 1.0) -> None:
+        """After the process is gone: let the pipe tasks end, cancel what will not."""
+        pending = [t for t in self._side_tasks if not t.done()]
+        if pending:
+            await asyncio.wait(pending, timeout=timeout)
+        for t in self._side_tasks:
+            if not t.done():
+                t.cancel()
+
+
+def _map_error(exc: BaseException) -> Exception:
+    """Turn SDK/anyio failures into ``wire`` errors; exception groups are unwrapped to their cause."""
+    if isinstance(exc, BaseExceptionGroup):
+        inner = [e for e in exc.exceptions if not isinstance(e, asyncio.CancelledError)]
+        if inner:
+            return _map_error(inner[0])
+    if isinstance(exc, (ConnectionLost, ProtocolError, RequestTimeout)):
+        return exc
+    if isinstance(exc, MCPError):
+        if exc.code == _CONNECTION_CLOSED:
+            return ConnectionLost("connection closed")
+        if exc.code == _REQUEST_TIMEOUT:
+            return RequestTimeout(exc.message)
+        return ProtocolError(exc.message, exc.code)
+    if isinstance(exc, (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, EOFError)):
+        return ConnectionLost("connection closed")
+    if isinstance(exc, OSError):
+        return ConnectionLost(f"{type(exc).__name__}: {exc}")
+    if isinstance(exc, RuntimeError) and "protocol version" in str(exc):
+        return ProtocolError(str(exc))
+    text = str(exc) or type(exc).__name__
+    return ConnectionLost(f"{type(exc).__name__}: {text}")
