@@ -46,6 +46,10 @@ if TYPE_CHECKING:
 DEFAULT_PLUGINS: tuple[str, ...] = (
     "trailblaze.builtin.tools",
     "trailblaze.builtin.host_driver",
+    "trailblaze.llm.llm_config",
+    "trailblaze.llm.openai_provider",
+    "trailblaze.llm.anthropic_provider",
+    "trailblaze.agent.agent_commands",
 )
 """Core modules registered as plugins. In-repo drivers and tool sources are *not* here: they register
 through the entry-point group exactly as a third party's plugin does."""
@@ -296,6 +300,10 @@ class PluginHost:
     def register_llm_providers(self, registry: Any) -> None:
         for info, fn, argnames in self._impls("trailblaze_register_llm_providers"):
             fn(**{k: {"registry": registry}[k] for k in argnames})
+
+    def agent_prompts(self, session: "Session") -> list[str]:
+        results = self.pm.hook.trailblaze_agent_prompts(session=session)
+        return [r for r in results if isinstance(r, str) and r.strip()]
 
 
 _HOST: PluginHost | None = None

@@ -39,6 +39,8 @@ class StepResult:
     screenshot: str | None = None
     number: int = 0
     """What people call the step: the trailhead is 0, the first trail step is 1."""
+    recording: "list[Any] | None" = None
+    """The recording the agent generated for this step (``ToolCall`` list), when the agent ran it."""
 
 
 @dataclass

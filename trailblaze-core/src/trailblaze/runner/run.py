@@ -331,11 +331,24 @@ class Runner:
                 errors.append(f"driver '{driver.key}' failed to stop: {exc}")
         session.log.write("TrailblazeSessionStatusChangeLog",
                           {"sessionStatus": {"status": f"Ended.{outcome.value}", "message": result.message}})
+        self._write_recording_log(session, result)
         session.log.close()
         result.completed_at = time.time()
         result.log_entries = session.log.entries
         for line in errors:
             self.progress._print(f"  ! {line}")
+
+    def _write_recording_log(self, session: Session, result: TrailResult) -> None:
+        """``logs/<session>/recording.trail.yaml``: the trail as it ran, recordings generated from the logs."""
+        if not session.log.enabled or session.trail is None or not result.steps:
+            return
+        try:
+            from ..agent.recording import recording_trail_yaml
+
+            text = recording_trail_yaml(session.trail, session.log.entries, result.classifier or "default", self.host)
+            session.log.write_file("recording.trail.yaml", text.encode("utf-8"))
+        except Exception as exc:  # noqa: BLE001 - a log artifact never fails the run
+            self.progress._print(f"  ! could not write recording.trail.yaml: {exc}")
 
     def _log_started(self, session: Session, trail: "Trail") -> None:
         cfg = trail.config
@@ -386,9 +399,19 @@ class Runner:
         options = self.options
         self_heal = options.self_heal if options.self_heal is not None else \
             os.environ.get("TRAILBLAZE_SELF_HEAL_ENABLED", "").lower() in ("1", "true", "yes")
-        healed = False
         modes: set[str] = set()
         offset = 0 if trail.trailhead is not None else 1
+        saves: list[tuple[int, str, list[ToolCall] | None]] = []
+        try:
+            self._run_step_list(trail, session, classifiers, result, self_heal, modes, offset, saves)
+        finally:
+            self._save_recordings(trail, session, saves)
+
+    def _run_step_list(self, trail: "Trail", session: Session, classifiers: list[str], result: TrailResult,
+                       self_heal: bool, modes: set[str], offset: int,
+                       saves: list[tuple[int, str, list[ToolCall] | None]]) -> None:
+        options = self.options
+        healed = False
         for step in trail.steps:
             self.progress.step_started(step.index + offset, step.kind, step.text)
             session.log.write("ObjectiveStartLog", {"stepIndex": step.index, "kind": step.kind,
@@ -404,16 +427,26 @@ class Runner:
                 classifier, calls = found
                 mode = "noop" if not calls else "replay"
                 ok, message, tool = self._replay(session, step, classifier, calls, trail)
-                if not ok and self_heal and step.kind not in ("verify", "tools"):
-                    agent_result = self._solve_with_agent(session, step, trail, result, self_heal=True)
-                    healed = True
-                    ok, message, mode = agent_result.success, agent_result.message or message, "self-heal"
                 step_result = StepResult(step.index, step.kind, step.text, mode, ok, message, tool)
+                if not ok and self_heal and step.kind not in ("verify", "tools"):
+                    agent_result = self._solve_with_agent(session, step, trail, result, self_heal=True,
+                                                          attempt_context=message)
+                    healed = True
+                    step_result = StepResult(step.index, step.kind, step.text, "self-heal", agent_result.success,
+                                             agent_result.message or message, tool,
+                                             llm_call_count=agent_result.llm_call_count,
+                                             llm_cost_usd=agent_result.llm_cost_usd, recording=agent_result.recording)
+                    if agent_result.success and step.recordable and options.save_recording:
+                        # The healed recording replaces the broken slot (zero calls: the slot is removed).
+                        saves.append((step.index, classifier, agent_result.recording or None))
             else:
                 agent_result = self._solve_with_agent(session, step, trail, result, self_heal=False)
                 step_result = StepResult(step.index, step.kind, step.text, "ai", agent_result.success,
                                          agent_result.message, None, llm_call_count=agent_result.llm_call_count,
-                                         llm_cost_usd=agent_result.llm_cost_usd)
+                                         llm_cost_usd=agent_result.llm_cost_usd, recording=agent_result.recording)
+                if agent_result.success and found is None and step.recordable and options.save_recording \
+                        and step.kind != "tools" and agent_result.recording:
+                    saves.append((step.index, "-".join(classifiers), agent_result.recording))
                 if agent_result.outcome is not None and not agent_result.success:
                     step_result.duration_ms = int((time.perf_counter() - t0) * 1000)
                     self._step_done(session, step, step_result, result, first_entry)
@@ -465,19 +498,44 @@ class Runner:
         return True, None, None
 
     def _solve_with_agent(self, session: Session, step: "TrailStep", trail: "Trail", result: TrailResult,
-                          *, self_heal: bool) -> "_AgentOutcome":
-        import importlib
+                          *, self_heal: bool, attempt_context: str | None = None) -> "_AgentOutcome":
+        from ..agent import LlmNotConfiguredError, solve_step
 
         try:
-            agent: Any = importlib.import_module("trailblaze.agent")
-        except ImportError:
-            agent = None
-        if agent is None or not hasattr(agent, "solve_step"):
-            raise StepFailed(_needs_llm(step, session), ExitCode.BAD_INPUT, SessionOutcome.ERROR, "NeedsLlm")
-        out = agent.solve_step(session, step, trail=trail, options=self.options, self_heal=self_heal)
-        return _AgentOutcome(out.success, out.message, getattr(out, "outcome", None),
-                             getattr(out, "exit_code", ExitCode.TRAIL_FAILED), getattr(out, "llm_call_count", 0),
-                             getattr(out, "llm_cost_usd", 0.0))
+            out = solve_step(session, step, trail=trail, options=self.options, self_heal=self_heal,
+                             attempt_context=attempt_context)
+        except LlmNotConfiguredError:
+            raise StepFailed(_needs_llm(step, session), ExitCode.BAD_INPUT, SessionOutcome.ERROR, "NeedsLlm") from None
+        return _AgentOutcome(out.success, out.message, out.outcome, out.exit_code, out.llm_call_count,
+                             out.llm_cost_usd, list(out.recording))
+
+    def _save_recordings(self, trail: "Trail", session: Session,
+                         saves: list[tuple[int, str, list[ToolCall] | None]]) -> None:
+        """Write the agent's recordings back into the trail file: only each step's device slot changes."""
+        if not saves or not trail.path.is_file():
+            return
+        from ..trail.saveback import save_recordings
+
+        writable = []
+        for index, classifier, calls in saves:
+            step = trail.steps[index]
+            if step.kind == "trailhead" and calls is not None and len(calls) != 1:
+                self.progress._print(f"  ! trailhead recording not saved: it took {len(calls)} calls and a trailhead "
+                                     "records exactly one (wrap them in a YAML tool)")
+                continue
+            writable.append((index, classifier, calls))
+        if not writable:
+            return
+        try:
+            save_recordings(trail.path, writable, host=self.host)
+        except TrailblazeError as exc:
+            self.progress._print(f"  ! could not save recordings into {trail.path}: {exc}")
+            return
+        session.log.write("RecordingSavedLog", {"trailFilePath": str(trail.path), "updates": [
+            {"stepIndex": i, "classifier": c, "recording": [x.to_json() for x in calls or []]} for i, c, calls in writable]})
+        steps = ", ".join(str(i + (0 if trail.trailhead is not None else 1)) for i, _, _ in writable)
+        self.progress._print(f"  ↳ saved recording{'s' if len(writable) > 1 else ''} for step{'s' if len(writable) > 1 else ''} "
+                             f"{steps} ({writable[0][1]}) into {trail.path}")
 
 
 @dataclass(frozen=True)
@@ -510,6 +568,7 @@ class _AgentOutcome:
     exit_code: ExitCode
     llm_call_count: int = 0
     llm_cost_usd: float = 0.0
+    recording: list[ToolCall] | None = None
 
 
 def _needs_llm(step: "TrailStep", session: Session) -> str:

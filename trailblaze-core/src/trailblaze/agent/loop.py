@@ -1,0 +1,442 @@
+"""The agent loop: solve one natural-language step by letting a model call tools.
+
+Per model call (upstream §9, ``TrailblazeRunner``): capture the screen (snapshot text with refs, plus a
+screenshot for vision models) → build a *fresh* request (system prompt, the step, earlier steps,
+remembered values, this step's calls and results so far, the screen) → redact every secret value from
+it → send it (retrying provider errors with backoff) → run the tool calls it returns through the same
+dispatcher replay uses → repeat until ``objectiveStatus`` COMPLETED/FAILED, a failed assertion, a
+stuck loop, or the per-step call cap. Invalid calls (unknown tool, bad arguments, stale refs) are
+answered to the model as tool errors; the run goes on.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..errors import BadInputError, ExitCode, InfrastructureError
+from ..llm.config import DEFAULT_MAX_LLM_CALLS, ResolvedModel, load_settings, resolve_model
+from ..llm.registry import LlmProvider, ProviderError, provider_registry
+from ..llm.types import LlmImage, LlmMessage, LlmRequest, LlmResponse, LlmToolCall
+from ..session import SessionOutcome
+from ..tools.base import ToolCall
+from . import prompts
+from .detectors import STUCK_ABORT_AT, STUCK_HINT_AT, StaleRefDetector, StuckLoopDetector
+from .recording import recording_from_executed
+
+if TYPE_CHECKING:
+    from ..session import Session
+    from ..tools.base import ToolDefinition
+    from ..trail.model import Trail, TrailStep
+
+STATE_KEY = "trailblaze.agent"
+DEFAULT_MAX_RETRIES = 4
+DEFAULT_BACKOFF_SECONDS = 1.0
+MAX_BACKOFF_SECONDS = 30.0
+MAX_SNAPSHOT_CHARS = 60_000
+MAX_RESULT_CHARS = 2_000
+
+
+class LlmNotConfiguredError(BadInputError):
+    """A step needs the agent and no model is configured (exit 3)."""
+
+
+@dataclass
+class StepSolveResult:
+    """What ``solve_step`` returns to the runner."""
+
+    success: bool
+    message: str | None
+    outcome: SessionOutcome | None
+    """None on success; ``Failed`` or ``MaxCallsLimitReached`` otherwise."""
+    exit_code: ExitCode
+    calls: list[ToolCall] = field(default_factory=list)
+    """The top-level calls that ran for this step (as authored by the model)."""
+    recording: list[ToolCall] = field(default_factory=list)
+    """The recording generated from what ran (§8); empty = write no recording."""
+    llm_call_count: int = 0
+    llm_cost_usd: float = 0.0
+    attempts: int = 0
+
+
+@dataclass
+class AgentState:
+    """Per-session agent state (``session.resources["trailblaze.agent"]``): the model, its client and
+    the session totals."""
+
+    model: ResolvedModel
+    provider: LlmProvider
+    max_llm_calls: int
+    llm_call_count: int = 0
+    llm_cost_usd: float = 0.0
+
+    def close(self) -> None:
+        self.provider.close()
+
+
+def agent_state(session: "Session", options: Any = None) -> AgentState | None:
+    """The session's agent state, created on first use; None when no model is configured."""
+    state = session.resources.get(STATE_KEY)
+    if isinstance(state, AgentState):
+        return state
+    types = provider_registry(session.host)
+    cli_llm = getattr(options, "llm", None)
+    model = resolve_model(session.workspace, types, cli_llm=cli_llm)
+    if model is None:
+        return None
+    cap = getattr(options, "max_llm_calls", None)
+    if cap is None:
+        cap = load_settings(session.workspace, types).max_llm_calls
+    if cap is not None and cap < 1:
+        raise BadInputError(f"--max-llm-calls must be at least 1, got {cap}")
+    state = AgentState(model, model.create_provider(), cap or DEFAULT_MAX_LLM_CALLS)
+    session.resources[STATE_KEY] = state
+    return state
+
+
+def solve_step(session: "Session", step: "TrailStep", *, trail: "Trail | None" = None, options: Any = None,
+               self_heal: bool = False, attempt_context: str | None = None) -> StepSolveResult:
+    """Solve ``step`` with the configured model on ``session``'s device.
+
+    :param trail: the trail the step belongs to (earlier steps and ``context`` go into the prompt).
+    :param options: the run options (``llm``, ``max_llm_calls``, ``use_recorded_steps``); defaults to
+        ``session.options["run"]``.
+    :param self_heal: the step's recording just failed and the agent takes over (logged as such).
+    :param attempt_context: what went wrong before (e.g. the failed recorded call), told to the model.
+    :raises LlmNotConfiguredError: no model is configured (exit 3).
+    :raises InfrastructureError: the provider kept failing (exit 2).
+    """
+    options = options if options is not None else session.options.get("run")
+    if getattr(options, "use_recorded_steps", None) is True and not self_heal:
+        raise BadInputError(f"step {step.index} has no recording for this device and --use-recorded-steps "
+                            "forbids the agent")
+    state = agent_state(session, options)
+    if state is None:
+        raise LlmNotConfiguredError(needs_llm_message(session, step))
+    trail = trail if trail is not None else session.trail
+    return StepAgent(session, state, step, trail, self_heal=self_heal, attempt_context=attempt_context).run()
+
+
+def needs_llm_message(session: "Session", step: "TrailStep") -> str:
+    where = f"{step.location}: " if step.location and step.location.file else ""
+    classifier = "-".join(session.device.classifiers) or session.device.driver
+    what = "is marked recordable: false" if not step.recordable else f"has no recording for '{classifier}'"
+    text = " ".join((step.text or "").split())
+    return (f"{where}step {step.index} (\"{text[:80]}\") {what} and needs an LLM to run; configure one with "
+            "--llm provider/model, TRAILBLAZE_DEFAULT_MODEL, or llm.defaults.model in trails/config/trailblaze.yaml "
+            "(see docs/agent.md)")
+
+
+def offered_tools(session: "Session", *, verify: bool) -> list["ToolDefinition"]:
+    """The tools the model may call: the session's toolbox for its driver, ``surface_to_llm`` only,
+    narrowed by plugins (toolsets); on ``verify:`` steps only verification tools."""
+    from ..toolbox import session_tools
+
+    return session_tools(session, for_llm=True, verification_only=verify)
+
+
+def tool_specs(session: "Session", tools: list["ToolDefinition"]) -> list[dict[str, Any]]:
+    """Neutral descriptors (name, description, JSON Schema) of ``tools`` plus ``objectiveStatus``."""
+    from ..tools.descriptors import describe
+
+    specs = []
+    for t in tools:
+        d = describe(t, session.host)
+        specs.append({"name": d.name, "description": d.description, "parameters": d.llm_input_schema})
+    specs.append(dict(prompts.OBJECTIVE_STATUS_TOOL))
+    return specs
+
+
+@dataclass
+class _Stop:
+    success: bool
+    message: str
+    outcome: SessionOutcome | None = None
+    retry: bool = True
+
+
+class StepAgent:
+    """Runs the loop for one step. One instance per ``solve_step`` call."""
+
+    def __init__(self, session: "Session", state: AgentState, step: "TrailStep", trail: "Trail | None", *,
+                 self_heal: bool = False, attempt_context: str | None = None) -> None:
+        self.session = session
+        self.state = state
+        self.step = step
+        self.trail = trail
+        self.self_heal = self_heal
+        self.attempt_context = attempt_context
+        self.verify = step.kind == "verify"
+        self.tools = offered_tools(session, verify=self.verify)
+        self.specs = tool_specs(session, self.tools)
+        self.offered = {t.name: t for t in self.tools}
+        self.llm_calls = 0
+        self.cost = 0.0
+        self.stale = StaleRefDetector()
+        self.stuck = StuckLoopDetector()
+        self.hints: list[str] = []
+        self.assertions_passed = 0
+        self.logged_descriptors = False
+
+    # -- the step ---------------------------------------------------------------------------------
+    def run(self) -> StepSolveResult:
+        session, step = self.session, self.step
+        first = len(session.executed)
+        if self.self_heal:
+            session.log.write("SelfHealInvokedLog", {"stepIndex": step.index, "description": step.text,
+                                                     "reason": self.attempt_context})
+        attempts = (step.max_retries or 0) + 1
+        previous = self.attempt_context
+        stop = _Stop(False, "the agent made no attempt")
+        attempt = 0
+        for attempt in range(1, attempts + 1):
+            stop = self._attempt(attempt, previous)
+            if stop.success or not stop.retry or attempt == attempts:
+                break
+            previous = stop.message
+        ran = session.executed[first:]
+        calls = [e.authored for e in ran if e.depth == 0]
+        result = StepSolveResult(
+            success=stop.success, message=stop.message, outcome=None if stop.success else (stop.outcome or SessionOutcome.FAILED),
+            exit_code=ExitCode.SUCCESS if stop.success else ExitCode.TRAIL_FAILED, calls=calls,
+            recording=recording_from_executed(ran) if stop.success else [], llm_call_count=self.llm_calls,
+            llm_cost_usd=self.cost, attempts=attempt)
+        session.log.write("TrailblazeAgentTaskStatusChangeLog", {
+            "stepIndex": step.index, "status": "Succeeded" if stop.success else (result.outcome or SessionOutcome.FAILED).value,
+            "message": stop.message, "attempts": attempt, "llmCallCount": self.llm_calls, "llmCostUsd": round(self.cost, 6),
+            "selfHeal": self.self_heal, "recording": [c.to_json() for c in result.recording]})
+        return result
+
+    def _attempt(self, attempt: int, previous_failure: str | None) -> _Stop:
+        history: list[LlmMessage] = []
+        while True:
+            if self.llm_calls >= self.state.max_llm_calls:
+                return _Stop(False, f"reached the limit of {self.state.max_llm_calls} LLM calls for this step "
+                                    "(--max-llm-calls)", SessionOutcome.MAX_CALLS_LIMIT_REACHED, retry=False)
+            snapshot, truncated, image = self._capture()
+            self.stale.new_screen(snapshot)
+            request = self._request(history, snapshot, truncated, image, previous_failure)
+            self.hints = []
+            response = self._call_model(request, attempt, image)
+            history.append(LlmMessage("assistant", response.text, list(response.tool_calls)))
+            if not response.tool_calls:
+                self.hints.append("Your last answer called no tool. Every answer must call a tool; call "
+                                  "objectiveStatus when the step is done or impossible.")
+                continue
+            for tc in response.tool_calls:
+                message, is_error, stop = self._run_call(tc)
+                history.append(LlmMessage("tool", _clip(self.session.memory.redact(message)), tool_call_id=tc.id,
+                                          tool_name=tc.name, is_error=is_error))
+                if stop is not None:
+                    return stop
+
+    # -- screen and request -----------------------------------------------------------------------
+    def _capture(self) -> tuple[str, bool, LlmImage | None]:
+        driver = self.session.driver
+        text = "(no device)"
+        if driver is not None:
+            try:
+                text = driver.snapshot()
+            except NotImplementedError:
+                text = "(this driver shows no screen text)"
+            except InfrastructureError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - a flaky snapshot is told to the model, not fatal
+                text = f"(could not read the screen: {type(exc).__name__}: {exc})"
+        limit = min(MAX_SNAPSHOT_CHARS, self.state.model.context_length * 2)
+        truncated = len(text) > limit
+        if truncated:
+            text = text[:limit]
+        image = None
+        if self.state.model.vision and driver is not None:
+            try:
+                data = driver.screenshot()
+            except InfrastructureError:
+                raise
+            except Exception:  # noqa: BLE001
+                data = None
+            if data:
+                image = LlmImage(data, _media_type(data))
+        return text, truncated, image
+
+    def _request(self, history: list[LlmMessage], snapshot: str, truncated: bool, image: LlmImage | None,
+                 previous_failure: str | None) -> LlmRequest:
+        session, step, trail = self.session, self.step, self.trail
+        steps = list(trail.steps) if trail is not None else [step]
+        earlier = [s.text.strip() for s in steps if s.index < step.index and s.text]
+        numbered = [s for s in steps if s.kind != "trailhead"]
+        number = next((i + 1 for i, s in enumerate(numbered) if s.index == step.index), 0)
+        memory = session.memory
+        secret_keys = sorted(k for k in memory.sensitive_keys if k in memory)
+        objective = prompts.objective_text(
+            step_text=step.text or "", verify=self.verify, number=number, total=len(numbered), earlier=earlier,
+            memory=memory.snapshot(), secret_keys=secret_keys, previous_failure=previous_failure)
+        hints = list(self.hints)
+        screen = prompts.screen_text(snapshot=snapshot, hints=hints, platform=session.device.platform,
+                                     truncated=truncated)
+        context = trail.config.context if trail is not None else None
+        system = prompts.system_prompt(platform=session.device.platform, verify=self.verify,
+                                       target_prompts=_target_prompts(session), context=context)
+        messages = [LlmMessage("user", objective), *history,
+                    LlmMessage("user", screen, images=[image] if image is not None else [])]
+        model = self.state.model
+        request = LlmRequest(model=model.model.id, system=system, messages=messages, tools=self.specs,
+                             temperature=model.model.temperature, max_output_tokens=min(model.max_output_tokens, 8192))
+        return _redacted(request, memory)
+
+    # -- the provider -----------------------------------------------------------------------------
+    def _call_model(self, request: LlmRequest, attempt: int, image: LlmImage | None) -> LlmResponse:
+        spec = self.state.model.provider
+        retries = spec.max_retries if spec.max_retries is not None else DEFAULT_MAX_RETRIES
+        backoff = spec.retry_backoff_seconds if spec.retry_backoff_seconds is not None else DEFAULT_BACKOFF_SECONDS
+        screenshot = None
+        if image is not None:
+            n = self.state.llm_call_count + 1
+            screenshot = self.session.log.write_file(f"llm_{self.step.index:03d}_{n:03d}.png", image.data).name
+        for i in range(retries + 1):
+            t0 = time.perf_counter()
+            try:
+                response = self.state.provider.complete(request)
+            except ProviderError as exc:
+                self._log_request(request, None, attempt, int((time.perf_counter() - t0) * 1000), screenshot,
+                                  error=exc.message, retry=i)
+                if not exc.retryable or i == retries:
+                    tries = f" after {i + 1} attempts" if i else ""
+                    raise InfrastructureError(f"{exc.message}{tries}",
+                                              hint=f"model {self.state.model.ref}; step {self.step.index}") from None
+                delay = exc.retry_after if exc.retry_after is not None else backoff * (2 ** i)
+                time.sleep(min(MAX_BACKOFF_SECONDS, max(0.0, delay)))
+                continue
+            duration = int((time.perf_counter() - t0) * 1000)
+            usage = response.usage
+            cost = self.state.model.cost(usage.input_tokens, usage.output_tokens, usage.cached_input_tokens)
+            self.llm_calls += 1
+            self.state.llm_call_count += 1
+            self.cost += cost or 0.0
+            self.state.llm_cost_usd += cost or 0.0
+            self._log_request(request, response, attempt, duration, screenshot, cost=cost)
+            return response
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _log_request(self, request: LlmRequest, response: LlmResponse | None, attempt: int, duration_ms: int,
+                     screenshot: str | None, *, cost: float | None = None, error: str | None = None,
+                     retry: int = 0) -> None:
+        payload: dict[str, Any] = {
+            "stepIndex": self.step.index, "attempt": attempt, "instructions": self.step.text,
+            "llmModel": {"provider": self.state.model.provider_id, "modelId": self.state.model.model.id,
+                         "type": self.state.model.provider_cls.type},
+            "systemPrompt": request.system,
+            "messages": [m.to_json() for m in request.messages],
+            "toolOptions": [t["name"] for t in request.tools],
+            "durationMs": duration_ms,
+        }
+        if not self.logged_descriptors:
+            payload["toolDescriptors"] = request.tools
+            self.logged_descriptors = True
+        if screenshot:
+            payload["screenshot"] = screenshot
+        if response is not None:
+            payload["response"] = {"text": response.text, "finishReason": response.finish_reason,
+                                   "toolCalls": [c.to_json() for c in response.tool_calls]}
+            payload["actions"] = [{"name": c.name, "args": c.arguments} for c in response.tool_calls]
+            payload["usage"] = response.usage.to_json()
+            payload["costUsd"] = None if cost is None else round(cost, 8)
+        if error is not None:
+            payload["error"] = error
+            payload["retry"] = retry
+        self.session.log.write("TrailblazeLlmRequestLog", payload)
+
+    # -- running what the model asked for ---------------------------------------------------------
+    def _run_call(self, tc: LlmToolCall) -> tuple[str, bool, _Stop | None]:
+        """Run one model tool call; returns (result text for the model, is_error, stop or None)."""
+        if tc.arguments is None:
+            return f"invalid call to '{tc.name}': {tc.parse_error}", True, None
+        if tc.name == prompts.OBJECTIVE_STATUS:
+            return self._objective_status(tc.arguments)
+        if tc.name not in self.offered:
+            available = ", ".join([*sorted(self.offered), prompts.OBJECTIVE_STATUS])
+            why = " (verify steps may only use verification tools)" if self.verify and tc.name in self.session.registry else ""
+            return f"unknown tool '{tc.name}'{why}; available tools: {available}", True, None
+        stale = self.stale.check(tc.arguments)
+        if stale is not None:
+            return stale, True, None
+        from ..errors import ToolFailure
+
+        ctx = self.session.context(step_index=self.step.index)
+        try:
+            result = self.session.dispatcher.call(ToolCall(tc.name, tc.arguments), ctx)
+        except BadInputError as exc:  # unknown tool, bad arguments, bad expansion: the model's mistake
+            return f"error: {exc.message}" + (f" ({exc.hint})" if exc.hint else ""), True, None
+        except ToolFailure as exc:
+            result_text, ok = exc.message, False
+        else:
+            result_text, ok = (result.message or ("ok" if result.success else "failed")), result.success
+        definition = self.offered[tc.name]
+        times = self.stuck.record(tc.name, tc.arguments, f"{ok}:{result_text}")
+        if times >= STUCK_ABORT_AT:
+            return result_text, not ok, _Stop(False, f"stuck: called {tc.name} {times} times with the same arguments "
+                                                     f"and the same result ({_clip(result_text, 160)})", retry=False)
+        if times >= STUCK_HINT_AT:
+            self.hints.append(StuckLoopDetector.hint(tc.name, times))
+        if definition.is_verification:
+            if not ok:
+                return result_text, True, _Stop(False, f"assertion failed: {tc.name}: {result_text}")
+            self.assertions_passed += 1
+            if self.verify:
+                return result_text, False, _Stop(True, f"verified: {tc.name}: {result_text}")
+        return (result_text if ok else f"failed: {result_text}"), not ok, None
+
+    def _objective_status(self, args: dict[str, Any]) -> tuple[str, bool, _Stop | None]:
+        status = str(args.get("status", "")).strip().upper()
+        explanation = str(args.get("explanation") or args.get("description") or "").strip()
+        self.session.log.write("ObjectiveStatusLog", {"stepIndex": self.step.index, "status": status,
+                                                      "explanation": explanation})
+        if status == "COMPLETED":
+            has_assertions = any(t.is_verification for t in self.tools)
+            if self.verify and has_assertions and self.assertions_passed == 0:
+                return ("not accepted: a verify step is completed by a passing verification tool call; check the "
+                        "statement with one of them"), True, None
+            return "step completed", False, _Stop(True, explanation or "completed")
+        if status == "FAILED":
+            return "step failed", False, _Stop(False, f"the agent gave up: {explanation or 'no reason given'}")
+        if status == "IN_PROGRESS":
+            return "noted; continue", False, None
+        return f"invalid status {status!r}: use COMPLETED, FAILED or IN_PROGRESS", True, None
+
+
+# -- helpers --------------------------------------------------------------------------------------
+def _target_prompts(session: "Session") -> list[str]:
+    hook = getattr(session.host, "agent_prompts", None)
+    if hook is None:
+        return []
+    return [p for p in hook(session) if p]
+
+
+def _redacted(request: LlmRequest, memory: Any) -> LlmRequest:
+    """The request with every secret value replaced (the prompt never asks for secrets, but a screen or a
+    tool result may show one)."""
+    if not memory.secret_values():
+        return request
+    messages = []
+    for m in request.messages:
+        calls = [LlmToolCall(c.id, c.name, memory.redact(c.arguments), memory.redact(c.raw_arguments), c.parse_error)
+                 for c in m.tool_calls]
+        messages.append(LlmMessage(m.role, memory.redact(m.content), calls, m.tool_call_id, m.tool_name, m.images,
+                                   m.is_error))
+    return LlmRequest(request.model, memory.redact(request.system), messages, request.tools, request.temperature,
+                      request.max_output_tokens, request.require_tool)
+
+
+def _clip(text: str, limit: int = MAX_RESULT_CHARS) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _media_type(data: bytes) -> str:
+    if data.startswith(b"\x89PNG"):
+        return "image/png"
+    if data.startswith(b"\xff\xd8"):
+        return "image/jpeg"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return "image/png"

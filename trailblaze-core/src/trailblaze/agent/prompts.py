@@ -1,0 +1,91 @@
+"""What the model reads: the system prompt (base + platform + target + trail context) and the turn text.
+
+Kept short on purpose: every character here is paid for on every call of every step, and the
+benchmark (``benchmarks/bench_prompt_size.py``) holds the whole request to a fraction of the page's
+raw accessibility snapshot plus every tool's descriptor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+OBJECTIVE_STATUS = "objectiveStatus"
+
+BASE_SYSTEM_PROMPT = """\
+You are Trailblaze, a UI test agent. You work on one test step at a time by calling tools.
+Each turn shows the current screen as text, one element per line led by its ref (e.g. [e12]), \
+and the tool calls you already made for this step with their results.
+- Call tools to carry out the step exactly as written; do nothing beyond it.
+- Use refs from the latest screen only: refs from earlier screens may no longer exist.
+- In tool arguments, {{name}} inserts a remembered value (secrets are only available this way).
+- When the step is done, call objectiveStatus with status COMPLETED. If it cannot be done, call \
+objectiveStatus with status FAILED and say why. Never claim COMPLETED without checking the screen."""
+
+VERIFY_PROMPT = """\
+This step is a verification: check the statement with the verification tools and change nothing. \
+A passing verification completes the step; a failing one fails it."""
+
+PLATFORM_PROMPTS: dict[str, str] = {
+    "web": "The app is a web page in a browser. Lines are accessibility nodes: role, name, state.",
+    "android": "The app runs on an Android device. Lines are on-screen views: class, text, id, state.",
+    "ios": "The app runs on an iOS device. Lines are on-screen elements: type, label, id, state.",
+    "host": "There is no screen: only host tools (processes, services) are available.",
+}
+
+OBJECTIVE_STATUS_TOOL: dict[str, object] = {
+    "name": OBJECTIVE_STATUS,
+    "description": "Report the current step's status: COMPLETED when it is done, FAILED when it cannot "
+                   "be done, IN_PROGRESS to note progress and continue.",
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "status": {"type": "string", "enum": ["COMPLETED", "FAILED", "IN_PROGRESS"]},
+            "explanation": {"type": "string", "description": "One sentence: what you saw or did."},
+        },
+        "required": ["status", "explanation"],
+    },
+}
+
+
+def system_prompt(*, platform: str, verify: bool, target_prompts: Sequence[str] = (), context: str | None = None) -> str:
+    parts = [BASE_SYSTEM_PROMPT]
+    platform_text = PLATFORM_PROMPTS.get(platform)
+    if platform_text:
+        parts.append(platform_text)
+    if verify:
+        parts.append(VERIFY_PROMPT)
+    parts.extend(p.strip() for p in target_prompts if p and p.strip())
+    if context and context.strip():
+        parts.append("About this test:\n" + context.strip())
+    return "\n\n".join(parts)
+
+
+def objective_text(*, step_text: str, verify: bool, number: int, total: int, earlier: Sequence[str],
+                   memory: dict[str, str], secret_keys: Sequence[str], previous_failure: str | None = None) -> str:
+    """The first user message of every request: the step, what came before, what is remembered."""
+    lines = [f"{'Verify' if verify else 'Step'} {number} of {total}: {step_text.strip()}"]
+    if earlier:
+        lines.append("Already done (earlier steps):")
+        lines.extend(f"- {text}" for text in earlier)
+    if memory or secret_keys:
+        lines.append("Remembered values (use as {{name}}):")
+        lines.extend(f"- {k} = {_one_line(v)}" for k, v in sorted(memory.items()))
+        lines.extend(f"- {k} (secret: only usable as {{{{{k}}}}})" for k in sorted(secret_keys))
+    if previous_failure:
+        lines.append(f"A previous attempt at this step failed: {previous_failure}. The screen may have changed "
+                     "since; start again from what you see now.")
+    return "\n".join(lines)
+
+
+def screen_text(*, snapshot: str, hints: Sequence[str], platform: str, truncated: bool) -> str:
+    parts = []
+    if hints:
+        parts.append("Notes:\n" + "\n".join(f"- {h}" for h in hints))
+    label = "Current screen" + (" (truncated)" if truncated else "")
+    parts.append(f"{label}:\n{snapshot}")
+    return "\n\n".join(parts)
+
+
+def _one_line(value: str, limit: int = 200) -> str:
+    value = " ".join(value.split())
+    return value if len(value) <= limit else value[: limit - 1] + "…"

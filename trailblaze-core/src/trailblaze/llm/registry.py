@@ -1,0 +1,102 @@
+"""LLM provider types and the registry plugins add them to.
+
+A *provider type* (``openai``, ``openai_compatible``, ``anthropic``, or a plugin's own) is a class that
+turns an ``LlmRequest`` into an HTTP call and the answer back into an ``LlmResponse``. A *provider* is a
+configured instance of a type (``llm.providers.<id>`` in ``trailblaze.yaml``). Provider classes import
+their client library inside ``complete``/``_client`` only, so a run that never calls a model never
+imports ``openai`` or ``anthropic``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING, ClassVar
+
+from ..errors import BadInputError, InfrastructureError
+
+if TYPE_CHECKING:
+    from .config import ModelSpec, ProviderSpec
+    from .types import LlmRequest, LlmResponse
+
+
+class ProviderError(InfrastructureError):
+    """A provider call failed. ``retryable`` errors (rate limits, timeouts, 5xx, garbled answers) are
+    retried with backoff by the agent; the others end the session at once (exit 2)."""
+
+    def __init__(self, message: str, *, retryable: bool, status: int | None = None,
+                 retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+        self.status = status
+        self.retry_after = retry_after
+
+
+class LlmProvider(ABC):
+    """Base class of provider types. Subclass it, set ``type`` and implement ``complete``.
+
+    ``builtin_id``: when set, a provider with this id exists without any configuration (``openai``,
+    ``anthropic``), so ``--llm openai/gpt-4.1`` works with only an API key in the environment.
+    """
+
+    type: ClassVar[str]
+    description: ClassVar[str] = ""
+    builtin_id: ClassVar[str | None] = None
+    default_base_url: ClassVar[str | None] = None
+    default_env_var: ClassVar[str | None] = None
+    known_models: ClassVar[tuple["ModelSpec", ...]] = ()
+    """Models whose specs (context length, vision, pricing) configuration entries inherit."""
+    requires_base_url: ClassVar[bool] = False
+
+    def __init__(self, provider_id: str, spec: "ProviderSpec", api_key: str | None) -> None:
+        self.provider_id = provider_id
+        self.spec = spec
+        self.api_key = api_key
+
+    @property
+    def base_url(self) -> str | None:
+        return self.spec.base_url or self.default_base_url
+
+    @abstractmethod
+    def complete(self, request: "LlmRequest") -> "LlmResponse":
+        """Send one request. Raise ``ProviderError`` (retryable or not) on failure; never retry here."""
+
+    def close(self) -> None:
+        """Release the HTTP client. Default: nothing."""
+
+
+class LlmProviderRegistry:
+    """Provider types by ``type`` name, filled by ``trailblaze_register_llm_providers``."""
+
+    def __init__(self) -> None:
+        self._types: dict[str, type[LlmProvider]] = {}
+
+    def add_provider(self, cls: type[LlmProvider]) -> None:
+        if not getattr(cls, "type", None):
+            raise TypeError(f"{cls.__qualname__} has no 'type' class attribute")
+        if cls.type in self._types and self._types[cls.type] is not cls:
+            raise BadInputError(f"LLM provider type '{cls.type}' is registered twice: "
+                                f"{self._types[cls.type].__module__} and {cls.__module__}")
+        self._types[cls.type] = cls
+
+    def get(self, type_name: str) -> type[LlmProvider] | None:
+        return self._types.get(type_name)
+
+    def types(self) -> list[str]:
+        return sorted(self._types)
+
+    def builtin_ids(self) -> dict[str, type[LlmProvider]]:
+        return {cls.builtin_id: cls for cls in self._types.values() if cls.builtin_id}
+
+
+def provider_registry(host: object) -> LlmProviderRegistry:
+    """The provider types the plugins of ``host`` register (built once per host)."""
+    cached = getattr(host, "_trailblaze_llm_providers", None)
+    if isinstance(cached, LlmProviderRegistry):
+        return cached
+    registry = LlmProviderRegistry()
+    host.register_llm_providers(registry)  # type: ignore[attr-defined]
+    try:
+        host._trailblaze_llm_providers = registry  # type: ignore[attr-defined]
+    except AttributeError:  # pragma: no cover - a host that refuses attributes just rebuilds
+        pass
+    return registry

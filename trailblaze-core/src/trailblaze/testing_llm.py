@@ -1,0 +1,297 @@
+"""A scripted LLM provider for tests: a real HTTP server on 127.0.0.1 that speaks OpenAI chat
+completions and Anthropic messages, answering from a script.
+
+The point is to test the *real* ``openai``/``anthropic`` clients, our wire translation, retries and
+logging end to end, without a hosted model. Every request body is kept (raw bytes and parsed JSON), so a
+test can assert what the agent sent, and that no secret ever left the process.
+
+    with ScriptedLlmServer([call("web_click", ref="e3"), done()]) as server:
+        server.openai_base_url      # http://127.0.0.1:PORT/v1      (chat completions: /v1/chat/completions)
+        server.anthropic_base_url   # http://127.0.0.1:PORT         (messages: /v1/messages)
+        ...
+        assert server.requests[0].tool_names == [...]
+
+Script entries are ``Reply`` objects, consumed one per request (any path that looks like a chat request,
+including custom ``chat_completions_path`` ones); a callable ``script(request) -> Reply`` answers
+dynamically; ``always(reply)`` repeats one reply forever. When the script runs out the server answers
+HTTP 500 ``script exhausted``, which a test sees as a provider failure.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Reply:
+    """One scripted answer: tool calls and/or text, or an HTTP error."""
+
+    tool_calls: list[tuple[str, Any]] = field(default_factory=list)
+    """``(name, args)``: args is a dict, or a raw string sent verbatim as the arguments JSON (OpenAI) to
+    script malformed arguments."""
+    text: str = ""
+    status: int = 200
+    error_message: str = "scripted error"
+    headers: dict[str, str] = field(default_factory=dict)
+    input_tokens: int = 1000
+    output_tokens: int = 50
+    cached_input_tokens: int = 0
+
+
+def call(name: str, /, **args: Any) -> Reply:
+    """A reply that makes one tool call."""
+    return Reply(tool_calls=[(name, args)])
+
+
+def calls(*items: tuple[str, Any], text: str = "") -> Reply:
+    """A reply with several tool calls: ``calls(("a", {...}), ("b", {...}))``."""
+    return Reply(tool_calls=list(items), text=text)
+
+
+def done(explanation: str = "done") -> Reply:
+    return call("objectiveStatus", status="COMPLETED", explanation=explanation)
+
+
+def give_up(explanation: str = "cannot do it") -> Reply:
+    return call("objectiveStatus", status="FAILED", explanation=explanation)
+
+
+def text_only(text: str) -> Reply:
+    return Reply(text=text)
+
+
+def http_error(status: int, message: str = "scripted error", retry_after: float | None = None) -> Reply:
+    headers = {"retry-after": str(retry_after)} if retry_after is not None else {}
+    return Reply(status=status, error_message=message, headers=headers)
+
+
+class always:  # noqa: N801 - reads as a phrase: always(http_error(500))
+    """A script that answers every request with the same reply."""
+
+    def __init__(self, reply: Reply) -> None:
+        self.reply = reply
+
+    def __call__(self, request: "RecordedRequest") -> Reply:
+        return self.reply
+
+
+@dataclass
+class RecordedRequest:
+    path: str
+    headers: dict[str, str]
+    raw: bytes
+    body: dict[str, Any]
+    wire: str
+    """``openai`` or ``anthropic``."""
+
+    @property
+    def tool_names(self) -> list[str]:
+        tools = self.body.get("tools") or []
+        if self.wire == "openai":
+            return [t["function"]["name"] for t in tools]
+        return [t["name"] for t in tools]
+
+    @property
+    def text(self) -> str:
+        return self.raw.decode("utf-8", errors="replace")
+
+    def last_user_text(self) -> str:
+        """The text of the last user turn (the screen and the notes)."""
+        for message in reversed(self.body.get("messages") or []):
+            if message.get("role") != "user":
+                continue
+            content = message.get("content")
+            if isinstance(content, str):
+                return content
+            return "\n".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+        return ""
+
+    def tool_results(self) -> list[str]:
+        """Every tool result in the conversation, in order (both wires)."""
+        out: list[str] = []
+        for message in self.body.get("messages") or []:
+            if message.get("role") == "tool":
+                out.append(str(message.get("content")))
+            elif isinstance(message.get("content"), list):
+                out.extend(str(b.get("content")) for b in message["content"]
+                           if isinstance(b, dict) and b.get("type") == "tool_result")
+        return out
+
+
+Script = Iterable[Reply] | Callable[[RecordedRequest], Reply]
+
+
+class ScriptedLlmServer:
+    """See the module docstring. Use as a context manager, or ``start()``/``stop()``."""
+
+    def __init__(self, script: Script, *, model_name: str = "scripted-model") -> None:
+        self._callable: Callable[[RecordedRequest], Reply] | None = script if callable(script) else None
+        self._queue: list[Reply] = [] if callable(script) else list(script)
+        self.model_name = model_name
+        self.requests: list[RecordedRequest] = []
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle ------------------------------------------------------------------------------
+    def start(self) -> "ScriptedLlmServer":
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence the access log
+                return None
+
+            def do_POST(self) -> None:  # noqa: N802
+                length = int(self.headers.get("content-length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                server._handle(self, raw)
+
+            def do_GET(self) -> None:  # noqa: N802
+                self._send(404, {"error": {"message": "not found"}})
+
+            def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+                data = json.dumps(payload).encode("utf-8")
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(data)
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name="scripted-llm", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def __enter__(self) -> "ScriptedLlmServer":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- addresses ------------------------------------------------------------------------------
+    @property
+    def port(self) -> int:
+        assert self._server is not None, "server not started"
+        return int(self._server.server_address[1])
+
+    @property
+    def root_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def openai_base_url(self) -> str:
+        return f"{self.root_url}/v1"
+
+    @property
+    def anthropic_base_url(self) -> str:
+        return self.root_url
+
+    # -- inspection -----------------------------------------------------------------------------
+    def bodies_text(self) -> str:
+        """Every request body received, concatenated (for 'this never left the process' checks)."""
+        return "\n".join(r.text for r in self.requests)
+
+    @property
+    def remaining(self) -> int:
+        return len(self._queue)
+
+    def add(self, *replies: Reply) -> None:
+        with self._lock:
+            self._queue.extend(replies)
+
+    # -- answering ------------------------------------------------------------------------------
+    def _handle(self, handler: Any, raw: bytes) -> None:
+        path = handler.path.split("?", 1)[0]
+        wire = "anthropic" if path.rstrip("/").endswith("/messages") else "openai"
+        try:
+            body = json.loads(raw.decode("utf-8")) if raw else {}
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            handler._send(400, {"error": {"message": "request body is not JSON"}})
+            return
+        headers = {k.lower(): v for k, v in handler.headers.items()}
+        request = RecordedRequest(path, headers, raw, body, wire)
+        with self._lock:
+            self.requests.append(request)
+            if self._callable is not None:
+                reply: Reply | None = self._callable(request)
+            else:
+                reply = self._queue.pop(0) if self._queue else None
+        if reply is None:
+            handler._send(500, _error_payload(wire, 500, "script exhausted: the test scripted fewer replies"))
+            return
+        if reply.status != 200:
+            handler._send(reply.status, _error_payload(wire, reply.status, reply.error_message), reply.headers)
+            return
+        payload = _openai_reply(reply, self.model_name) if wire == "openai" else _anthropic_reply(reply, self.model_name)
+        handler._send(200, payload, reply.headers)
+
+
+def _error_payload(wire: str, status: int, message: str) -> dict[str, Any]:
+    if wire == "anthropic":
+        kind = {429: "rate_limit_error", 529: "overloaded_error", 401: "authentication_error"}.get(status, "api_error")
+        return {"type": "error", "error": {"type": kind, "message": message}}
+    return {"error": {"message": message, "type": "server_error" if status >= 500 else "invalid_request_error",
+                      "code": None}}
+
+
+def _openai_reply(reply: Reply, model: str) -> dict[str, Any]:
+    tool_calls = []
+    for name, args in reply.tool_calls:
+        arguments = args if isinstance(args, str) else json.dumps(args)
+        tool_calls.append({"id": f"call_{uuid.uuid4().hex[:12]}", "type": "function",
+                           "function": {"name": name, "arguments": arguments}})
+    message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
+    if tool_calls:
+        message["tool_calls"] = tool_calls
+    return {
+        "id": f"chatcmpl-{uuid.uuid4().hex[:12]}", "object": "chat.completion", "created": 0, "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if tool_calls else "stop",
+                     "logprobs": None}],
+        "usage": {"prompt_tokens": reply.input_tokens, "completion_tokens": reply.output_tokens,
+                  "total_tokens": reply.input_tokens + reply.output_tokens,
+                  "prompt_tokens_details": {"cached_tokens": reply.cached_input_tokens}},
+    }
+
+
+def _anthropic_reply(reply: Reply, model: str) -> dict[str, Any]:
+    content: list[dict[str, Any]] = []
+    if reply.text:
+        content.append({"type": "text", "text": reply.text})
+    for name, args in reply.tool_calls:
+        if isinstance(args, str):
+            try:
+                args = json.loads(args)
+            except json.JSONDecodeError:
+                args = args  # sent as a string: the client's parser sees a non-object input
+        content.append({"type": "tool_use", "id": f"toolu_{uuid.uuid4().hex[:12]}", "name": name, "input": args})
+    return {
+        "id": f"msg_{uuid.uuid4().hex[:12]}", "type": "message", "role": "assistant", "model": model,
+        "content": content, "stop_reason": "tool_use" if reply.tool_calls else "end_turn", "stop_sequence": None,
+        "usage": {"input_tokens": reply.input_tokens - reply.cached_input_tokens, "output_tokens": reply.output_tokens,
+                  "cache_read_input_tokens": reply.cached_input_tokens, "cache_creation_input_tokens": 0},
+    }
+
+
+__all__ = ["RecordedRequest", "Reply", "ScriptedLlmServer", "always", "call", "calls", "done", "give_up",
+           "http_error", "text_only"]
