@@ -250,17 +250,22 @@ class PlaywrightDriver(Driver):
         if not self.tracing or step_index is None or step_index == self._group_step or self.context is None:
             return
         self._end_group()
-        label = f"step {step_index}"
+        label = f"step {self.step_number(step_index)}"
         trail = self.session.trail if self.session is not None else None
         steps = getattr(trail, "steps", None) or []
         for step in steps:
             if getattr(step, "index", None) == step_index:
-                label = f"{step.kind} {step_index}: {' '.join((step.text or '').split())[:80]}"
+                label = f"{step.kind} {self.step_number(step_index)}: {' '.join((step.text or '').split())[:80]}"
         try:
             self.context.tracing.group(label)
             self._group_step = step_index
         except Exception:  # noqa: BLE001 - groups are cosmetic
             pass
+
+    def step_number(self, step_index: int) -> int:
+        """What people call the step: the trailhead is 0, the first trail step 1 (as the runner prints)."""
+        trail = self.session.trail if self.session is not None else None
+        return step_index + (0 if getattr(trail, "trailhead", None) is not None else 1)
 
     def _end_group(self) -> None:
         if self._group_step is not None and self.context is not None:
@@ -276,9 +281,10 @@ class PlaywrightDriver(Driver):
         if mode == "off" or (mode == "only-on-failure" and ok):
             return
         self._shots += 1
-        name = f"step_{step_index:03d}" + ("" if ok else "_failed")
+        number = self.step_number(step_index)
+        name = f"step_{number:03d}" + ("" if ok else "_failed")
         self.save_screenshot(name, failed=not ok, step_index=step_index,
-                             label=f"step {step_index}" + ("" if ok else " (failed)"))
+                             label=f"after step {number}" + ("" if ok else " (failed)"))
 
     def trail_finished(self, session: "Session", ok: bool) -> None:
         self._end_group()

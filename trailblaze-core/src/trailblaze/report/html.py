@@ -176,7 +176,7 @@ def _step_html(step: _Step, trail: "TrailResult", result: Any) -> str:
         out.append(f"<div class=error>{_e(step.message)}</div>")
     if step.tools:
         out.append("<table><tr><th>tool</th><th>arguments</th><th>outcome</th><th>ms</th></tr>")
-        for call in step.tools:
+        for call in _call_order(step.tools):
             out.append(_tool_row(call))
         out.append("</table>")
     for shot in step.shots:
@@ -190,6 +190,27 @@ def _step_html(step: _Step, trail: "TrailResult", result: Any) -> str:
         out.append("</div>")
     out.append("</details>")
     return "".join(out)
+
+
+def _call_order(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Parents before their children. Logs are written as calls complete (children first); a call at
+    depth d adopts the calls of depth d+1 completed since the previous call at depth d."""
+    pending: dict[int, list[tuple[dict[str, Any], list[Any]]]] = {}
+    for entry in entries:
+        depth = int(entry.get("depth") or 0)
+        children = pending.pop(depth + 1, [])
+        pending.setdefault(depth, []).append((entry, children))
+    out: list[dict[str, Any]] = []
+
+    def walk(node: tuple[dict[str, Any], list[Any]]) -> None:
+        out.append(node[0])
+        for child in node[1]:
+            walk(child)
+
+    for depth in sorted(pending):
+        for node in pending[depth]:
+            walk(node)
+    return out
 
 
 def _tool_row(entry: dict[str, Any]) -> str:
