@@ -122,6 +122,10 @@ async def die(code: int = 3) -> str:
     os._exit(code)
 
 
+if os.environ.get("PY_TOOLS_EXTRA_NAME"):
+    app.tool(name=os.environ["PY_TOOLS_EXTRA_NAME"], description="An extra tool named by the test.")(echo)
+
+
 @app.resource("trailblaze://registry", mime_type="application/json")
 def registry() -> str:
     return json.dumps({

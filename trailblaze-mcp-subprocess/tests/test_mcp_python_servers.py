@@ -1,0 +1,291 @@
+"""A real Python MCP tool server (stdio subprocess): discovery, filters, calls, envelopes, memory,
+delegation, callbacks, reload, collisions and shutdown."""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+from trailblaze.driver import DeviceInfo
+from trailblaze.errors import DuplicateToolError, ToolArgumentError
+from trailblaze.tools.base import ToolCall
+
+PY_SERVER = """
+mcpServers:
+  - script: {servers}/py_tools.py
+"""
+
+
+def call(session: Any, name: str, **args: Any) -> Any:
+    return session.dispatcher.call(ToolCall(name, args), session.context())
+
+
+def post(url: str, body: bytes, *, headers: dict[str, str] | None = None) -> tuple[int, dict[str, Any]]:
+    req = urllib.request.Request(url, data=body, method="POST", headers={"Content-Type": "application/json",
+                                                                          **(headers or {})})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            return resp.status, json.loads(resp.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read() or b"{}")
+
+
+def test_tools_register_under_their_advertised_names(workspace: Any, sessions: Any) -> None:
+    session = sessions.start(workspace(PY_SERVER))
+    names = {d.name for d in session.registry if d.kind == "mcp"}
+    # host session: the driver-only tool is filtered out, everything else is there unchanged
+    assert names == {"py_echo", "py_context", "py_hostOnly", "py_otherToolset", "py_remember", "py_fail",
+                     "py_failSilently", "py_structured", "py_delegate", "py_callback", "py_callbackRaw",
+                     "py_recurse", "py_env", "py_die"}
+    echo = session.registry.get("py_echo")
+    assert echo.source.server == "py_tools" and str(echo.source).startswith("file ")
+    assert "reloadTools" in session.registry
+    state = session.resources["mcp_subprocess"]
+    assert state.servers["py_tools"].skipped == {
+        "py_driverOnly": "trailblaze/supportedDrivers ['android-ondevice-accessibility'] excludes driver 'host'"}
+    started = [e for e in session.log.entries if e["class"].endswith("McpServerStartedLog")]
+    assert started and started[0]["runtime"] == "python" and "py_echo" in started[0]["registered"]
+
+
+def test_filters_follow_the_session_driver_and_agent_mode(workspace: Any, sessions: Any) -> None:
+    root = workspace(PY_SERVER)
+    android = DeviceInfo(platform="android", driver="android-ondevice-accessibility")
+    s1 = sessions.start(root, device=android, session_id="android")
+    assert "py_driverOnly" in s1.registry and "py_hostOnly" in s1.registry
+    s2 = sessions.start(root, device=android, session_id="ondevice", options={"agent_mode": "ondevice"})
+    assert "py_driverOnly" in s2.registry and "py_hostOnly" not in s2.registry
+    assert s2.resources["mcp_subprocess"].servers["py_tools"].skipped["py_hostOnly"].startswith("trailblaze/requiresHost")
+
+
+def test_meta_keys_become_definition_flags_and_toolsets(workspace: Any, sessions: Any) -> None:
+    session = sessions.start(workspace(PY_SERVER))
+    other = session.registry.get("py_otherToolset")
+    assert other.toolsets == ("otherToolset",)
+    assert other.surface_to_llm is False
+    assert other.is_recordable is True  # "yes" is not a boolean: treated as absent
+    # the trailblaze://registry resource fills what _meta does not say
+    assert session.registry.get("py_structured").surface_to_llm is False
+    assert session.registry.get("py_delegate").delegating is True
+    assert session.registry.get("py_delegate").is_recordable is False  # _meta wins over the resource
+    assert session.registry.get("py_echo").toolsets == ("basics",)
+    assert session.registry.get("py_echo").meta["trailblaze/groups"] == {
+        "basics": {"description": "Basic tools", "defaultEnabled": True}}
+
+
+def test_call_round_trip_and_result_mapping(workspace: Any, sessions: Any) -> None:
+    session = sessions.start(workspace(PY_SERVER))
+    assert call(session, "py_echo", text="hi").message == "echo: hi"
+    result = call(session, "py_structured", n=21)
+    assert result.success and result.message == "doubled 21" and result.data == {"n": 21, "double": 42}
+    failed = call(session, "py_fail", reason="no luck")
+    assert not failed.success and failed.message == "no luck" and failed.data is None  # structured dropped
+    silent = call(session, "py_failSilently")
+    assert not silent.success and silent.message == "Subprocess tool returned isError=true with no text content."
+
+
+def test_arguments_are_validated_against_the_input_schema(workspace: Any, sessions: Any) -> None:
+    session = sessions.start(workspace(PY_SERVER))
+    with pytest.raises(ToolArgumentError, match="unknown argument 'nope'"):
+        call(session, "py_echo", text="x", nope=1)
+    with pytest.raises(ToolArgumentError, match="missing required argument 'text'"):
+        call(session, "py_echo")
+    with pytest.raises(ToolArgumentError, match="it takes no arguments"):
+        call(session, "py_hostOnly", anything=1)
+    assert call(session, "py_echo", text="x", reasoning="why not").message == "echo: x"
+    assert "_trailblazeContext" not in json.dumps(session.registry.get("py_context").input_schema)
+
+
+def test_context_envelopes_omit_secrets(workspace: Any, sessions: Any) -> None:
+    session = sessions.start(workspace(PY_SERVER), memory={"x": "42"}, secrets={"password": "hunter2"},
+                             target="shop")
+    result = call(session, "py_context")
+    data = json.loads(result.message)
+    assert data["platform"] == "host" and data["memoryX"] == "42"
+    meta = data["meta"]
+    tb = meta["trailblaze"]
+    assert set(tb) == {"baseUrl", "sessionId", "invocationId", "device", "target", "memory", "capabilities"}
+    assert tb["sessionId"] == "test-session" and meta["trailblazeInvocationId"] == tb["invocationId"]
+    assert tb["baseUrl"].startswith("http://127.0.0.1:")
+    assert tb["device"] == {"platform": "host", "driverType": "host", "widthPixels": 1080, "heightPixels": 2400}
+    assert tb["target"] == {"id": "shop", "appIds": []}
+    assert tb["memory"] == {"x": "42"} and "hunter2" not in json.dumps(data)
+
+
+def test_memory_delta_and_deletions(workspace: Any, sessions: Any) -> None:
+    session = sessions.start(workspace(PY_SERVER), memory={"old": "1"}, secrets={"token": "s3cret"})
+    call(session, "py_remember", key="token", value="new-secret", forget="old")
+    assert session.memory.get("token") == "new-secret" and session.memory.is_sensitive("token")
+    assert "old" not in session.memory and "notAString" not in session.memory
+
+
+def test_delegating_tool_runs_and_records_its_delegates(workspace: Any, sessions: Any) -> None:
+    session = sessions.start(workspace(PY_SERVER))
+    result = call(session, "py_delegate", key="answer", value="42")
+    assert result.success and session.memory.get("answer") == "42"
+    executed = [(e.authored.name, e.depth, e.delegating, e.is_recordable) for e in session.executed]
+    assert executed == [("rememberValue", 1, False, True), ("py_echo", 1, False, True),
+                        ("py_delegate", 0, True, False)]
+    kinds = [e["class"].rsplit(".", 1)[1] for e in session.log.entries if "ToolLog" in e["class"]]
+    assert kinds[-1] == "DelegatingTrailblazeToolLog"
+
+
+def test_callbacks_run_tools_in_the_calling_session(workspace: Any, sessions: Any) -> None:
+    session = sessions.start(workspace(PY_SERVER), memory={"x": "1"})
+    result = call(session, "py_callback", key="cb", value="called back")
+    data = json.loads(result.message)
+    assert data["memory"] == {"x": "1", "cb": "called back"}
+    assert data["echo"] == "echo: called back" and data["session"] == "test-session"
+    nested = [(e.authored.name, e.depth) for e in session.executed]
+    assert nested == [("rememberValue", 1), ("dumpMemory", 1), ("py_echo", 1), ("py_callback", 0)]
+
+
+def test_callback_errors_reach_the_tool(workspace: Any, sessions: Any) -> None:
+    session = sessions.start(workspace(PY_SERVER))
+    unknown = json.loads(call(session, "py_callbackRaw", tool="noSuchTool", arguments="{}").message)
+    assert "unknown tool 'noSuchTool'" in unknown["refused"]
+    bad_args = json.loads(call(session, "py_callbackRaw", tool="rememberValue", arguments='{"variable": "a"}').message)
+    assert "missing required argument 'value'" in bad_args["refused"]
+    extra = json.loads(call(session, "py_callbackRaw", tool="dumpMemory", arguments='{"zzz": 1}').message)
+    assert "unknown argument 'zzz'" in extra["refused"]
+    failing = json.loads(call(session, "py_callbackRaw", tool="py_fail", arguments='{"reason": "nope"}').message)
+    assert failing == {"success": False, "text": "", "error": "nope"}
+
+
+def test_callback_depth_is_capped_at_16(workspace: Any, sessions: Any) -> None:
+    session = sessions.start(workspace(PY_SERVER))
+    data = json.loads(call(session, "py_recurse", level=0).message)
+    assert data["deepest"] == 16 and "callback depth cap reached (16)" in data["error"]
+    assert max(e.depth for e in session.executed) == 16
+
+
+def test_callback_endpoint_http_rules(workspace: Any, sessions: Any) -> None:
+    session = sessions.start(workspace(PY_SERVER))
+    base = session.resources["mcp_subprocess"].base_url
+    url = base + "/scripting/callback"
+    status, body = post(url, b"{not json")
+    assert status == 400 and body["result"]["type"] == "error"
+    status, body = post(url, b"x" * (1024 * 1024 + 1))
+    assert status == 413
+    status, body = post(base + "/elsewhere", b"{}")
+    assert status == 404
+    request = {"version": 1, "session_id": "test-session", "invocation_id": "inv-never-issued",
+               "action": {"type": "call_tool", "tool_name": "dumpMemory", "arguments_json": "{}"}}
+    status, body = post(url, json.dumps(request).encode())
+    assert status == 200
+    assert body["error"] == {"code": -32602, "message": "Unknown invocation ID: inv-never-issued. The tool call "
+                                                        "may have completed or timed out."}
+    assert body["result"]["type"] == "error"
+    # an invocation id is only valid while its tool call runs
+    meta = json.loads(call(session, "py_context").message)["meta"]
+    request["invocation_id"] = meta["trailblaze"]["invocationId"]
+    status, body = post(url, json.dumps(request).encode())
+    assert body["error"]["code"] == -32602 and "may have completed" in body["error"]["message"]
+
+
+def test_environment_contract_and_working_directory(workspace: Any, sessions: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TRAILBLAZE_TEST_SENTINEL", "inherited-value")
+    root = workspace("""
+        mcpServers:
+          - script: {servers}/py_tools.py
+            env: {EXTRA_FROM_CONFIG: from-config}
+    """)
+    session = sessions.start(root, device=DeviceInfo(platform="android", driver="android-ondevice-accessibility",
+                                                     width=1080, height=2400))
+    names = ["TRAILBLAZE_TEST_SENTINEL", "EXTRA_FROM_CONFIG", "TRAILBLAZE_DEVICE_PLATFORM", "TRAILBLAZE_DEVICE_DRIVER",
+             "TRAILBLAZE_DEVICE_WIDTH_PX", "TRAILBLAZE_DEVICE_HEIGHT_PX", "TRAILBLAZE_SESSION_ID",
+             "TRAILBLAZE_TOOLSET_FILE", "TRAILBLAZE_BASE_URL", "TRAILBLAZE_CLIENT_FETCH_TIMEOUT_MS"]
+    env = json.loads(call(session, "py_env", names=names).message)
+    base_url = session.resources["mcp_subprocess"].base_url
+    assert env == {
+        "TRAILBLAZE_TEST_SENTINEL": "inherited-value", "EXTRA_FROM_CONFIG": "from-config",
+        "TRAILBLAZE_DEVICE_PLATFORM": "ANDROID", "TRAILBLAZE_DEVICE_DRIVER": "android-ondevice-accessibility",
+        "TRAILBLAZE_DEVICE_WIDTH_PX": "1080", "TRAILBLAZE_DEVICE_HEIGHT_PX": "2400",
+        "TRAILBLAZE_SESSION_ID": "test-session", "TRAILBLAZE_TOOLSET_FILE": str(Path(__file__).parent / "servers" / "py_tools.py"),
+        "TRAILBLAZE_BASE_URL": base_url, "TRAILBLAZE_CLIENT_FETCH_TIMEOUT_MS": "122000",
+        "cwd": str(Path(__file__).parent / "servers"),
+    }
+
+
+def test_command_servers_run_as_given(workspace: Any, sessions: Any) -> None:
+    root = workspace("""
+        mcpServers:
+          - name: by-command
+            command: {python}
+            args: [{servers}/py_tools.py]
+            env: {PY_TOOLS_PREFIX: cmd}
+            workingDir: ..
+    """)
+    session = sessions.start(root)
+    assert call(session, "cmd_echo", text="x").message == "echo: x"
+    env = json.loads(call(session, "cmd_env", names=["TRAILBLAZE_TOOLSET_FILE"]).message)
+    assert env == {"TRAILBLAZE_TOOLSET_FILE": None, "cwd": str(root / "trails")}  # workingDir anchored at the file
+
+
+def test_a_name_collision_names_both_sources(workspace: Any, sessions: Any) -> None:
+    root = workspace("""
+        mcpServers:
+          - name: first
+            script: {servers}/py_tools.py
+          - name: second
+            command: {python}
+            args: [{servers}/py_tools.py]
+    """)
+    with pytest.raises(DuplicateToolError) as info:
+        sessions.start(root)
+    message = str(info.value)
+    assert "tool 'py_echo' is registered twice" in message
+    assert "MCP server 'first'" in message and "MCP server 'second'" in message
+    assert "mcp_subprocess" not in sessions.open[0].resources  # everything was stopped already
+
+
+def test_a_collision_with_a_builtin_tool(workspace: Any, sessions: Any) -> None:
+    root = workspace("""
+        mcpServers:
+          - script: {servers}/py_tools.py
+            env: {PY_TOOLS_EXTRA_NAME: dumpMemory}
+    """)
+    with pytest.raises(DuplicateToolError) as info:
+        sessions.start(root)
+    message = str(info.value)
+    assert "tool 'dumpMemory' is registered twice" in message
+    assert "MCP server 'py_tools'" in message and "py_tools.py" in message
+
+
+def test_reload_tools_reports_added_removed_total(workspace: Any, sessions: Any) -> None:
+    session = sessions.start(workspace(PY_SERVER))
+    before = len(session.registry)
+    state = session.resources["mcp_subprocess"]
+    # pretend two tools were not there at start and one extra was: reload must reconcile with the server
+    session.registry.remove("py_echo")
+    state.servers["py_tools"].registered.remove("py_echo")
+    session.registry.remove("py_env")
+    state.servers["py_tools"].registered.remove("py_env")
+    from trailblaze_mcp_subprocess.definitions import McpToolDefinition
+
+    ghost = McpToolDefinition(name="py_gone", server="py_tools", input_schema={"type": "object", "properties": {}})
+    session.registry.add(ghost)
+    state.servers["py_tools"].registered.append("py_gone")
+    result = call(session, "reloadTools")
+    assert result.success
+    assert result.data == {"added": ["py_echo", "py_env"], "removed": ["py_gone"], "total": before}
+    assert "py_echo" in session.registry and "py_gone" not in session.registry
+
+
+def test_graceful_shutdown_on_session_end(workspace: Any, sessions: Any) -> None:
+    session = sessions.start(workspace(PY_SERVER))
+    proc = session.resources["mcp_subprocess"].servers["py_tools"].process
+    sessions.finish(session)
+    assert proc.stop_result == "exited" and proc.returncode == 0
+    stopped = [e for e in session.log.entries if e["class"].endswith("McpServerStoppedLog")]
+    assert stopped[0]["stop"] == "exited" and "py-tools starting" in stopped[0]["stderrTail"]
+    assert (session.log_dir / "mcp_py_tools_stderr.log").read_text().startswith("py-tools starting")
+
+
+def test_sessions_without_servers_start_nothing(workspace: Any, sessions: Any) -> None:
+    session = sessions.start(workspace("defaults: {}\n"))
+    assert "mcp_subprocess" not in session.resources and "reloadTools" not in session.registry
