@@ -111,16 +111,19 @@ class Connection:
                     self._ready.set_result(None)
                     await self._stop.wait()
         except asyncio.CancelledError:
-            if not self._ready.done():
-                self._ready.set_exception(ConnectionLost("cancelled during initialize"))
+            self._fail_ready(ConnectionLost("cancelled during initialize"))
             raise
         except BaseException as exc:  # noqa: BLE001 - every failure becomes a typed one
             mapped = _map_error(exc)
             self.lost = mapped
-            if not self._ready.done():
-                self._ready.set_exception(mapped)
+            self._fail_ready(mapped)
         finally:
             self._session = None
+
+    def _fail_ready(self, exc: Exception) -> None:
+        if not self._ready.done():
+            self._ready.set_exception(exc)
+            self._ready.exception()  # mark retrieved: after a handshake timeout nobody awaits it any more
 
     @asynccontextmanager
     async def _stdio_streams(self, proc: ServerProcess) -> AsyncIterator[tuple[Any, Any]]:
