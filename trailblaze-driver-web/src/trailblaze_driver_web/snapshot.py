@@ -217,6 +217,8 @@ def _render_list(nodes: list[AriaNode], depth: int, lines: list[str], snap: Page
                 continue
             lines.append(f"{'  ' * depth}{json.dumps(node.text, ensure_ascii=False)}")
             continue
+        if node.role == "generic" and not node.name and not node.children and node.text in sibling_names:
+            continue  # a <label> whose text is the name of the field next to it
         visible = _visible(node, snap, inherited_visible)
         if not visible and "offscreen" not in detail:
             hidden[0] += sum(1 for n in node.walk() if n.role != "text" or n.text)

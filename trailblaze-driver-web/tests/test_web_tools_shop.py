@@ -1,0 +1,163 @@
+"""Every web tool against the example shop in real headless Chromium, through the real dispatcher."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from trailblaze.testing import run_cli
+
+pytestmark = pytest.mark.browser
+
+
+def _sign_in(ws: Any, email: str = "tools@example.com") -> None:
+    ws.ok("web_navigate", url="/")
+    ws.ok("web_type", ref='textbox "Email"', text=email)
+    ws.ok("web_fillSecret", ref='textbox "Password"', value="{{password}}")
+    ws.ok("web_click", ref='button "Sign in"')
+    ws.ok("web_waitForUrl", pattern=r"/products\.html$")
+
+
+def test_action_tools(web_session: Any) -> None:
+    ws = web_session(secrets={"password": "secret123"})
+    _sign_in(ws)
+    assert ws.ok("web_currentUrl").data["url"].endswith("/products.html")
+    ws.ok("web_type", ref='searchbox "Search products"', text="ck")
+    ws.ok("web_type", ref='searchbox "Search products"', text="s", clearFirst=False)
+    ws.ok("web_verifyValue", ref='searchbox "Search products"', type="VALUE", expected="cks")
+    ws.ok("web_pressKey", key="Control+A")
+    ws.ok("web_pressKey", key="Backspace")
+    ws.ok("web_verifyValue", ref="status", expected="Showing 8 of 8 products")
+    ws.ok("web_selectOption", ref='combobox "Sort by"', values=["price-asc"])
+    ws.ok("web_verifyValue", nodeSelector={"web": {"dataTestId": "product-name", "nthIndex": 0}}, expected="Map Case")
+    ws.ok("web_hover", ref='link "View Compass"')
+    ws.ok("web_scroll", direction="DOWN", amount=400)
+    assert ws.driver.page.evaluate("window.scrollY") > 0
+    ws.ok("web_scroll", direction="UP", amount=400)
+    assert ws.ok("web_scroll", ref='link "View Rain Jacket"').message.endswith("into view")
+    ws.ok("web_resize", width=500, height=700)
+    assert ws.driver.page.viewport_size == {"width": 500, "height": 700} and ws.session.device.width == 500
+    ws.ok("web_click", ref='link "View Compass"')
+    ws.ok("web_waitForUrl", pattern=r"id=compass")
+    ws.ok("web_navigate", action="BACK")
+    ws.ok("web_waitForUrl", pattern=r"/products\.html$")
+    ws.ok("web_navigate", action="FORWARD")
+    ws.ok("web_waitForUrl", pattern=r"id=compass")
+    ws.ok("web_wait", seconds=0.1)
+    result = ws.ok("web_evaluate", script="document.title", variable="title")
+    assert result.message == "Compass · Trailblaze Outfitters" and ws.session.memory.get("title") == result.message
+    snap = ws.ok("web_snapshot", screenName="compass page")
+    assert 'heading "Compass" [level=1]' in snap.message
+    assert (ws.session.log_dir / snap.data["tree"]).read_text().startswith("[")
+    assert (ws.session.log_dir / snap.data["screenshot"]).stat().st_size > 1000
+    ws.ok("web_requestDetails", include=["BOUNDS", "OFFSCREEN_ELEMENTS"])
+    assert "{" in ws.driver.snapshot() and "{" not in ws.driver.snapshot().splitlines()[0]  # once only
+    ws.ok("web_applyCookies", cookiesJson=json.dumps([{"name": "tb", "value": "1", "url": ws.driver.page.url}]))
+    state = ws.ok("web_getStorageState").data
+    assert any(c["name"] == "tb" for c in state["cookies"])
+
+
+def test_verification_tools_pass_and_fail_with_expected_and_actual(web_session: Any) -> None:
+    ws = web_session(secrets={"password": "secret123"}, timeout_ms=800)
+    _sign_in(ws)
+    ws.ok("web_navigate", url="/product.html?id=headlamp&reviewsDelay=300")
+    ws.ok("web_verifyTextVisible", text="Loading reviews…")
+    ws.ok("web_verifyListVisible", ref='list "Customer reviews"', items=["Kofi", "Ana", "Olle"])  # waits
+    ws.ok("web_verifyElementVisible", ref='heading "Headlamp" [level=1]')
+    ws.ok("web_verifyValue", ref='css=[data-testid="product-price"]', expected="$34.95")
+    ws.ok("web_verifyValue", ref='spinbutton "Quantity"', type="ATTRIBUTE", attribute="max", expected="99")
+    message = ws.fails("web_verifyTextVisible", text="Headlamps")
+    assert message.startswith('web_verifyTextVisible: expected the text "Headlamps" to be visible within 800 ms')
+    assert '"Headlamp"' in message  # the closest text on the page
+    message = ws.fails("web_verifyValue", ref='css=[data-testid="product-price"]', expected="$30.00")
+    assert message.endswith('to be "$30.00" within 800 ms; the page has "$34.95"')
+    message = ws.fails("web_verifyElementVisible", ref='button "Buy now"')
+    assert "no element matches" in message and 'button "Add to cart"' in message
+    message = ws.fails("web_verifyListVisible", ref='list "Customer reviews"', items=["Kofi", "Zed"])
+    assert 'missing "Zed" (found "Kofi")' in message
+    message = ws.fails("web_click", ref='button "Buy now"')
+    assert message.startswith('web_click: no element matches button "Buy now" within 800 ms; the page (')
+    assert 'has button elements: button "Add to cart"' in message
+    ws.ok("web_type", ref='spinbutton "Quantity"', text="0")
+    ws.ok("web_click", ref='button "Add to cart"')
+    ws.ok("web_verifyTextVisible", text="Quantity must be between 1 and 99")
+    # a bad ref is a step failure that says what a ref may be
+    assert "is not a snapshot ref (e12), an ARIA descriptor" in ws.fails("web_click", ref="the add button")
+
+
+def test_an_action_by_ref_records_a_selector_that_replays_after_a_reload(web_session: Any) -> None:
+    ws = web_session(secrets={"password": "secret123"})
+    _sign_in(ws)
+    ref = ws.ref_of("link", "View Summit Backpack")
+    ws.ok("web_hover", ref=ref)
+    recorded = ws.session.executed[-1].recorded
+    assert recorded is not None and recorded.name == "web_hover"
+    assert recorded.args == {"ref": 'link "View Summit Backpack"',
+                             "nodeSelector": {"web": {"ariaRole": "link", "ariaNameRegex": "View Summit Backpack"}}}
+    # Two "Remove"-like repeats: the cart's product links repeat nothing, so use the header's "Cart (0)"
+    ref = ws.ref_of("link", "Cart (0)")
+    ws.ok("web_click", ref=ref)
+    cart = ws.session.executed[-1].recorded
+    assert cart is not None and cart.args["ref"] == 'link "Cart (0)"'
+    assert cart.args["nodeSelector"] == {"web": {"ariaRole": "link", "ariaNameRegex": r"Cart \(0\)"}} or \
+        cart.args["nodeSelector"] == {"web": {"ariaRole": "link", "ariaNameRegex": "Cart (0)"}}
+    ws.ok("web_navigate", url="/products.html")
+    # A stale ref fails with advice; the recorded form replays after a reload.
+    ws.ok("web_navigate", action="RELOAD")
+    assert "do not survive navigation or a reload" in ws.fails("web_hover", ref="e99")
+    ws.ok("web_hover", **recorded.args)
+    assert ws.session.executed[-1].recorded is None  # already stable: recorded as authored
+    # The log keeps both: what ran and what a recording keeps.
+    ws.session.log.close()
+    logged = [e for e in ws.session.log.entries if e.get("recordedTrailblazeTool")]
+    assert logged[0]["recordedTrailblazeTool"]["raw"]["ref"] == 'link "View Summit Backpack"'
+
+
+def test_a_ref_among_equal_names_records_its_position(web_session: Any) -> None:
+    ws = web_session(secrets={"password": "secret123"})
+    _sign_in(ws)
+    ws.ok("web_navigate", url="/products.html")
+    # Every product card has an h2 with data-testid product-name: the third one is recorded by position
+    # unless its own name is unique (it is): role + name wins.
+    snap = ws.driver.take_snapshot()
+    headings = [n for n in snap.nodes() if n.role == "heading" and n.level == 2]
+    ws.ok("web_verifyElementVisible", ref=headings[2].ref)
+    rec = ws.session.executed[-1].recorded
+    assert rec is not None and rec.args["nodeSelector"] == {"web": {"ariaRole": "heading",
+                                                                     "ariaNameRegex": headings[2].name}}
+    # The result-count status has no name: recorded by its test id
+    status = next(n for n in snap.nodes() if n.role == "status")
+    ws.ok("web_verifyValue", ref=status.ref, expected="Showing 8 of 8 products")
+    rec = ws.session.executed[-1].recorded
+    assert rec is not None and rec.args["nodeSelector"] == {"web": {"dataTestId": "result-count"}}
+
+
+def test_secrets_are_redacted_from_logs(web_session: Any, tmp_path: Path) -> None:
+    ws = web_session(memory={"pw": "secret123"})  # not declared secret: web_fillSecret makes it one
+    ws.ok("web_navigate", url="/")
+    ws.ok("web_type", ref='textbox "Email"', text="x@example.com")
+    ws.ok("web_fillSecret", ref='textbox "Password"', value="{{pw}}")
+    ws.ok("web_evaluate", script="console.log('typed ' + document.getElementById('password').value)")
+    ws.ok("web_click", ref='button "Sign in"')
+    ws.ok("web_waitForUrl", pattern="products")
+    ws.driver.step_finished(ws.session, 1, True)
+    ws.session.log.close()
+    text = "\n".join(p.read_text() for p in ws.session.log_dir.glob("*.json"))
+    assert "secret123" not in text and "***" in text
+    assert any(e.get("text") == "typed ***" for e in ws.session.log.entries)  # console, redacted
+
+
+def test_snapshot_command(shop_server: str, chromium: str, tmp_path: Path) -> None:
+    result = run_cli(["snapshot", "--url", shop_server + "/", "--bounds"], cwd=tmp_path)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith(f"# {shop_server}/ — Sign in · Trailblaze Outfitters")
+    assert any('heading "Sign in" [level=1] {' in ln for ln in lines)
+    assert any("[e" in ln and 'textbox "Email" [placeholder="you@example.com"] {' in ln for ln in lines)
+    assert not any(ln.strip().endswith('"Email"') and "textbox" not in ln for ln in lines)  # label not repeated
+    raw = run_cli(["snapshot", "--url", shop_server + "/", "--playwright"], cwd=tmp_path)
+    assert "[ref=e" in raw.stdout
+    bad = run_cli(["snapshot", "--url", "/relative"], cwd=tmp_path)
+    assert bad.exit_code == 3 and "needs a base URL" in bad.output
