@@ -1,0 +1,191 @@
+"""Servers that misbehave: each gives one clear error with the stderr tail, and no process survives."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from trailblaze.errors import ExitCode, InfrastructureError
+from trailblaze.tools.base import ToolCall
+from trailblaze_mcp_subprocess import runtimes
+from trailblaze_mcp_subprocess.servers import ServerCrashed, ServerStartError
+
+
+def test_server_exiting_during_initialize(workspace: Any, sessions: Any) -> None:
+    root = workspace("""
+        mcpServers:
+          - script: {servers}/crash_init.py
+    """)
+    with pytest.raises(ServerStartError) as info:
+        sessions.start(root)
+    message = str(info.value)
+    assert info.value.exit_code == ExitCode.INFRASTRUCTURE
+    assert "MCP server 'crash_init'" in message and "exited with code 7 during initialize" in message
+    assert "stderr tail: crash_init: cannot load my configuration | crash_init: giving up" in message
+
+
+def test_server_writing_garbage_to_stdout(workspace: Any, sessions: Any) -> None:
+    root = workspace("""
+        mcpServers:
+          - script: {servers}/garbage.py
+    """)
+    with pytest.raises(ServerStartError) as info:
+        sessions.start(root)
+    message = str(info.value)
+    assert "wrote something that is not JSON-RPC to stdout during initialize: 'Welcome to my tool server v1!'" in message
+    assert "garbage: about to print a banner on stdout (a bug)" in message
+
+
+def test_handshake_timeout(workspace: Any, sessions: Any) -> None:
+    root = workspace("""
+        mcpServers:
+          - script: ../../sleeper.py
+            handshakeTimeoutSeconds: 0.5
+    """, files={"sleeper.py": """
+        import sys, time
+        print("sleeper: thinking", file=sys.stderr, flush=True)
+        time.sleep(60)
+    """})
+    with pytest.raises(ServerStartError) as info:
+        sessions.start(root)
+    message = str(info.value)
+    assert "did not answer initialize within 0.5s" in message and "sleeper: thinking" in message
+
+
+def test_server_exiting_mid_call(workspace: Any, sessions: Any) -> None:
+    root = workspace("""
+        mcpServers:
+          - script: {servers}/py_tools.py
+    """)
+    session = sessions.start(root)
+    with pytest.raises(ServerCrashed) as info:
+        session.dispatcher.call(ToolCall("py_die", {"code": 3}), session.context())
+    message = str(info.value)
+    assert "exited with code 3 during tools/call 'py_die'" in message
+    assert "dying with 3 on purpose" in message
+    # the next call to the dead server fails the same way, without waiting for anything
+    with pytest.raises(ServerCrashed, match="exited with code 3"):
+        session.dispatcher.call(ToolCall("py_echo", {"text": "x"}), session.context())
+
+
+def test_server_ignoring_sigterm_is_killed(workspace: Any, sessions: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TRAILBLAZE_MCP_STDIN_GRACE_MS")
+    monkeypatch.delenv("TRAILBLAZE_MCP_TERM_GRACE_MS")  # the real 5 s + 2 s sequence
+    root = workspace("""
+        mcpServers:
+          - script: {servers}/hang.py
+    """)
+    session = sessions.start(root)
+    proc = session.resources["mcp_subprocess"].servers["hang"].process
+    sessions.finish(session)
+    assert proc.stop_result == "killed (SIGKILL)" and proc.returncode == -signal.SIGKILL
+    stopped = [e for e in session.log.entries if e["class"].endswith("McpServerStoppedLog")][0]
+    assert "hang: stdin closed, staying alive" in stopped["stderrTail"]
+
+
+def test_a_failing_server_stops_the_others(workspace: Any, sessions: Any) -> None:
+    root = workspace("""
+        mcpServers:
+          - script: {servers}/py_tools.py
+          - script: {servers}/crash_init.py
+    """)
+    with pytest.raises(ServerStartError, match="crash_init"):
+        sessions.start(root)
+    # the healthy server was started and then stopped: the procs fixture checks its group is gone
+
+
+def test_missing_typescript_runtime(workspace: Any, sessions: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    runtimes.clear_cache()
+    root = workspace("""
+        mcpServers:
+          - script: {servers}/ts_tools.ts
+    """)
+    with pytest.raises(InfrastructureError) as info:
+        sessions.start(root)
+    assert str(info.value) == ("No compatible TypeScript runtime found on PATH. Install bun (https://bun.sh, "
+                               "`npm install -g bun`) or Node with tsx (`npm install -g tsx`)")
+    node = tmp_path / "node-only"
+    node.mkdir()
+    if os.path.exists("/usr/bin/node"):
+        (node / "node").symlink_to("/usr/bin/node")
+        monkeypatch.setenv("PATH", str(node))
+        runtimes.clear_cache()
+        with pytest.raises(InfrastructureError, match="found node at .* but no tsx"):
+            sessions.start(root, session_id="node-only")
+
+
+def test_command_that_does_not_exist(workspace: Any, sessions: Any) -> None:
+    root = workspace("""
+        mcpServers:
+          - name: ghost
+            command: /nonexistent/tool-server
+    """)
+    with pytest.raises(ServerStartError, match="cannot start MCP server 'ghost' .*No such file"):
+        sessions.start(root)
+
+
+RUNNER = textwrap.dedent("""
+    import os, sys, time
+    from pathlib import Path
+    import trailblaze_mcp_subprocess.plugin as plugin
+    from trailblaze.config import load_workspace
+    from trailblaze.testing import make_session, new_host
+
+    host = new_host()
+    host.register(plugin, "mcp_subprocess")
+    root = Path(sys.argv[1])
+    session = make_session(host, root=root, workspace=load_workspace(root, host), start=False)
+    host.session_started(session)
+    state = session.resources["mcp_subprocess"]
+    print(" ".join(str(rs.process.pid) for rs in state.servers.values()), flush=True)
+    if sys.argv[2] == "crash":
+        raise SystemExit("runner crashed without finishing its session")
+    time.sleep(120)
+""")
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGINT", "crash"])
+def test_no_server_outlives_the_runner(how: str, workspace: Any, tmp_path: Path) -> None:
+    """The runner is interrupted (Ctrl-C), terminated, or crashes without tearing its session down."""
+    root = workspace("""
+        mcpServers:
+          - script: {servers}/py_tools.py
+          - script: {servers}/hang.py
+    """)
+    script = tmp_path / "runner.py"
+    script.write_text(RUNNER)
+    runner = subprocess.Popen([sys.executable, str(script), str(root), how], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    assert runner.stdout is not None
+    pids = [int(p) for p in runner.stdout.readline().split()]
+    assert len(pids) == 2, runner.stderr.read() if runner.stderr else ""
+    if how != "crash":
+        runner.send_signal(getattr(signal, how))
+    runner.wait(30)
+    deadline = time.monotonic() + 10
+    alive = pids
+    while alive and time.monotonic() < deadline:
+        alive = [p for p in pids if _alive(p)]
+        time.sleep(0.05)
+    assert not alive, f"tool servers outlived the runner ({how}): {alive}"
+    runner.stdout.close()
+    if runner.stderr is not None:
+        runner.stderr.close()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return state[state.rfind(")") + 2] != "Z"
