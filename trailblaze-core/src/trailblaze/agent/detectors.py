@@ -20,8 +20,10 @@ from typing import Any
 STUCK_HINT_AT = 3
 STUCK_ABORT_AT = 6
 
-_SNAPSHOT_REF = re.compile(r"\[(?:ref=)?([A-Za-z]{0,3}\d{1,6})\]")
-_REF_VALUE = re.compile(r"^[A-Za-z]{0,3}\d{1,6}$")
+_REF = r"[A-Za-z]{1,3}\d{1,6}(?:[A-Za-z]{1,3}\d{1,6}){0,3}"
+"""Refs as drivers print them: ``e12`` (Playwright), ``f1e12`` (a frame's element), ``n7``."""
+_SNAPSHOT_REF = re.compile(rf"\[(?:ref=)?({_REF})\]")
+_REF_VALUE = re.compile(rf"^{_REF}$")
 REF_KEYS = frozenset({"ref", "elementRef", "nodeRef"})
 
 

@@ -349,7 +349,23 @@ class StepAgent:
 
     # -- running what the model asked for ---------------------------------------------------------
     def _run_call(self, tc: LlmToolCall) -> tuple[str, bool, _Stop | None]:
-        """Run one model tool call; returns (result text for the model, is_error, stop or None)."""
+        """Run one model tool call; returns (result text for the model, is_error, stop or None).
+
+        Every call but an accepted ``objectiveStatus`` counts for stuck-loop detection, invalid ones
+        included: a model repeating the same unknown tool is as stuck as one tapping a dead button."""
+        message, is_error, stop = self._execute_call(tc)
+        if stop is not None or (tc.name == prompts.OBJECTIVE_STATUS and not is_error):
+            return message, is_error, stop
+        times = self.stuck.record(tc.name, tc.arguments if tc.arguments is not None else tc.raw_arguments,
+                                  f"{is_error}:{message}")
+        if times >= STUCK_ABORT_AT:
+            return message, is_error, _Stop(False, f"stuck: called {tc.name} {times} times with the same arguments "
+                                                   f"and the same result ({_clip(message, 160)})", retry=False)
+        if times >= STUCK_HINT_AT:
+            self.hints.append(StuckLoopDetector.hint(tc.name, times))
+        return message, is_error, stop
+
+    def _execute_call(self, tc: LlmToolCall) -> tuple[str, bool, _Stop | None]:
         if tc.arguments is None:
             return f"invalid call to '{tc.name}': {tc.parse_error}", True, None
         if tc.name == prompts.OBJECTIVE_STATUS:
@@ -373,12 +389,6 @@ class StepAgent:
         else:
             result_text, ok = (result.message or ("ok" if result.success else "failed")), result.success
         definition = self.offered[tc.name]
-        times = self.stuck.record(tc.name, tc.arguments, f"{ok}:{result_text}")
-        if times >= STUCK_ABORT_AT:
-            return result_text, not ok, _Stop(False, f"stuck: called {tc.name} {times} times with the same arguments "
-                                                     f"and the same result ({_clip(result_text, 160)})", retry=False)
-        if times >= STUCK_HINT_AT:
-            self.hints.append(StuckLoopDetector.hint(tc.name, times))
         if definition.is_verification:
             if not ok:
                 return result_text, True, _Stop(False, f"assertion failed: {tc.name}: {result_text}")

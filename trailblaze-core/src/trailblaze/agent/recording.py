@@ -4,7 +4,10 @@ Rule: per step, the successful top-level calls that are recordable, in the form 
 replay (``ExecutedCall.recordable_form``: as authored, memory tokens kept, unless the tool said what to
 record instead, e.g. a selector for a snapshot ref). A top-level call that is *not* recordable but
 delegates (a wrapper) contributes its recordable expansion instead; anything else not recordable
-(``objectiveStatus``, ``exec``) is left out. Immediate repeats of the same verification are kept once.
+(``objectiveStatus``, ``exec``) is left out. Verifications are always kept, even when their tool is
+flagged not recordable (upstream's web verifications are): a ``verify:`` step's recording *is* its
+assertions, and replaying an assertion changes nothing. Immediate repeats of the same verification are
+kept once.
 Zero calls means "no recording": the step is written without a ``recording`` slot, never ``[]``.
 
 The same rule runs over a live session (``session.executed``) and over the JSON logs of a finished one
@@ -47,7 +50,7 @@ def _tree(items: Iterable[tuple[int, _Node]]) -> list[_Node]:
 def _walk(node: _Node) -> list[_Node]:
     if not node.success:
         return []
-    if node.recordable:
+    if node.recordable or node.verification:
         return [node]
     if node.delegating:
         return [leaf for child in node.children for leaf in _walk(child)]
