@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from trailblaze.errors import BadInputError, ConfigError
 from trailblaze.tools.base import ToolSource, format_validation_error
 
@@ -61,27 +61,28 @@ class McpServerEntry(BaseModel):
     handshake_timeout_seconds: float | None = Field(None, gt=0, alias="handshakeTimeoutSeconds")
     call_timeout_seconds: float | None = Field(None, gt=0, alias="callTimeoutSeconds")
 
-    @model_validator(mode="after")
-    def _one_kind(self) -> McpServerEntry:
+    def problem(self) -> tuple[str | None, str] | None:
+        """The first semantic problem as ``(key to point at, message)``, or None."""
+        if self.transport == "http" and not self.url:
+            return "transport", "transport: http needs 'url'"
         given = [k for k in ("command", "script", "url") if getattr(self, k)]
         if len(given) != 1:
-            raise ValueError("give exactly one of 'command' (a stdio server), 'script' (a .py/.ts/.js server) "
-                             "or 'url' with transport: http" + (f"; got {', '.join(given)}" if given else ""))
+            return (given[1] if len(given) > 1 else None,
+                    "give exactly one of 'command' (a stdio server), 'script' (a .py/.ts/.js server) or 'url' "
+                    "with transport: http" + (f"; got {', '.join(given)}" if given else ""))
         if self.url:
             if self.transport == "stdio":
-                raise ValueError("'url' needs transport: http (stdio servers take 'command' or 'script')")
+                return "transport", "'url' needs transport: http (stdio servers take 'command' or 'script')"
             for key, value in (("args", self.args), ("workingDir", self.working_dir), ("env", self.env)):
                 if value:
-                    raise ValueError(f"'{key}' applies to stdio servers, not to an HTTP server (it is not spawned)")
+                    return key, f"'{key}' applies to stdio servers, not to an HTTP server (it is not spawned)"
             if not self.url.startswith(("http://", "https://")):
-                raise ValueError(f"'url' must start with http:// or https://, got {self.url!r}")
-        elif self.transport == "http":
-            raise ValueError("transport: http needs 'url'")
+                return "url", f"'url' must start with http:// or https://, got {self.url!r}"
         if self.headers and not self.url:
-            raise ValueError("'headers' apply to HTTP servers only")
+            return "headers", "'headers' apply to HTTP servers only"
         if self.command and not self.name:
-            raise ValueError("a 'command' server needs a 'name'")
-        return self
+            return None, "a 'command' server needs a 'name'"
+        return None
 
 
 @dataclass(frozen=True)
@@ -181,9 +182,13 @@ def load_config_servers(config: WorkspaceConfig) -> WorkspaceServers:
             first = exc.errors()[0]
             loc = [x for x in first.get("loc", ()) if isinstance(x, (str, int))]
             location = config.location(SECTION, index, *loc) if loc else where
-            message = format_validation_error(exc, owner=f"MCP server #{index + 1 if isinstance(index, int) else index}")
-            message = message.replace("argument", "setting").replace("Value error, ", "")
+            message = format_validation_error(exc, owner=f"MCP server {_label(index, data)}").replace("argument", "setting")
             raise ConfigError(message, location=location, key=SECTION) from None
+        problem = entry.problem()
+        if problem is not None:
+            key, message = problem
+            location = config.location(SECTION, index, key) if key else where
+            raise ConfigError(f"MCP server {_label(index, data)}: {message}", location=location, key=SECTION)
         table.add(spec_from_entry(entry, anchor=anchor, file=config.file, line=where.line))
     return table
 
@@ -219,6 +224,11 @@ def check_script(script: Path) -> None:
     if script.suffix.lower() not in SCRIPT_SUFFIXES:
         raise BadInputError(f"cannot run '{script.name}' as an MCP server: scripts must be .py, .ts or .js "
                             f"({', '.join(sorted(SCRIPT_SUFFIXES))}); use 'command:' for anything else")
+
+
+def _label(index: Any, data: Mapping[str, Any]) -> str:
+    name = data.get("name")
+    return f"'{name}'" if isinstance(name, str) and name else f"#{index + 1 if isinstance(index, int) else index}"
 
 
 def _anchored(path: str, anchor: Path) -> Path:

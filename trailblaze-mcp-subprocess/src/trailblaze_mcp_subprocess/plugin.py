@@ -17,7 +17,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from trailblaze import hookimpl
+from pydantic import ValidationError
 from trailblaze.errors import BadInputError
+from trailblaze.tools.base import format_validation_error
 
 from .config import SECTION, McpServerEntry, ServerSpec, check_script, load_config_servers, servers_of
 from .definitions import STATE_KEY, McpToolDefinition
@@ -57,8 +59,9 @@ def trailblaze_script_tools(spec: Any, config: WorkspaceConfig) -> list[ToolDefi
                                       "callTimeoutSeconds") if k in options}
     try:
         entry = McpServerEntry.model_validate({**extra, "script": str(spec.script)})
-    except Exception as exc:  # noqa: BLE001 - pydantic error → one readable line
-        raise BadInputError(f"'{spec.script.name}': {exc}".splitlines()[0]) from None
+    except ValidationError as exc:
+        raise BadInputError(format_validation_error(exc, owner=f"script '{spec.script.name}'")
+                            .replace("argument", "setting")) from None
     table = servers_of(config)
     name = entry.name or _free_name(table.specs, spec.script, config)
     server = ServerSpec(

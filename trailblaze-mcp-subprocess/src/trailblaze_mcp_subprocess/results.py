@@ -20,6 +20,7 @@ from .wire import CallOutcome
 
 NO_TEXT_ERROR = "Subprocess tool returned isError=true with no text content."
 DELEGATES_KEY = "_trailblaze_delegates"
+_SHAPE_KEYS = frozenset({"tool", "name", "args", "arguments"})
 
 
 def to_tool_result(outcome: CallOutcome) -> ToolResult:
@@ -64,7 +65,7 @@ def _delegate(item: Any, tool: str, index: int) -> ToolCall:
                 return ToolCall(name, dict(args))
         elif len(item) == 1:
             ((key, value),) = item.items()
-            if isinstance(key, str) and (value is None or isinstance(value, Mapping)):
+            if isinstance(key, str) and key not in _SHAPE_KEYS and (value is None or isinstance(value, Mapping)):
                 return ToolCall(key, dict(value or {}))
     raise ToolExpansionError(f"tool '{tool}' returned an invalid delegate #{index + 1}: {item!r} "
                              "(expected {\"tool\": name, \"args\": {...}})")
