@@ -19,6 +19,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 from urllib.parse import urldefrag, urljoin, urlparse
 
 REPO = Path(__file__).resolve().parents[1]
@@ -39,21 +40,21 @@ def main() -> int:
         driver.launch()
         page = driver.page
         seen: set[str] = set()
-        queue = [base + "/"]
+        measure(driver, page, base + "/", rows)
+        seen.add(base + "/")
+        # Sign in and put something in the cart, so every page has its signed-in content.
+        page.fill("#email", "bench@example.com")
+        page.fill("#password", "secret123")
+        page.click("button[type=submit]")
+        page.wait_for_url("**/products.html")
+        page.evaluate("Shop.addToCart('trail-mug', 1); Shop.addToCart('compass', 2)")
+        queue = [base + "/products.html", base + "/cart.html", base + "/checkout.html"]
         while queue and len(seen) < MAX_PAGES:
             url = queue.pop(0)
             if url in seen:
                 continue
             seen.add(url)
-            page.goto(url)
-            page.wait_for_load_state("networkidle")
-            baseline = page.aria_snapshot()
-            ai = page.locator("body").aria_snapshot(mode="ai")
-            t0 = time.perf_counter()
-            ours = driver.snapshot()
-            took_ms = (time.perf_counter() - t0) * 1000
-            full = driver.last_snapshot.render(frozenset({"offscreen"})) if driver.last_snapshot else ours
-            rows.append((urlparse(page.url).path or "/", len(baseline), len(ai), len(ours), len(full), took_ms))
+            measure(driver, page, url, rows)
             for href in page.eval_on_selector_all("a[href]", "els => els.map(e => e.href)"):
                 href = urldefrag(urljoin(page.url, href))[0]
                 if href.startswith(base) and href not in seen:
@@ -61,6 +62,25 @@ def main() -> int:
     finally:
         driver.stop()
         server.stop()
+    return report(rows)
+
+
+def measure(driver: Any, page: Any, url: str, rows: list[tuple[str, int, int, int, int, float]]) -> None:
+    page.goto(url)
+    page.wait_for_load_state("networkidle")
+    page.wait_for_timeout(900)  # late content (product reviews) has arrived
+    baseline = page.aria_snapshot()
+    ai = page.locator("body").aria_snapshot(mode="ai")
+    t0 = time.perf_counter()
+    ours = driver.snapshot()
+    took_ms = (time.perf_counter() - t0) * 1000
+    full = driver.last_snapshot.render(frozenset({"offscreen"})) if driver.last_snapshot else ours
+    parsed = urlparse(page.url)
+    name = (parsed.path or "/") + (f"?{parsed.query}" if parsed.query else "")
+    rows.append((name, len(baseline), len(ai), len(ours), len(full), took_ms))
+
+
+def report(rows: list[tuple[str, int, int, int, int, float]]) -> int:
     print(f"{'page':<32} {'aria_snapshot':>13} {'ai+refs':>8} {'ours':>6} {'ours+off':>9} "
           f"{'ratio':>6} {'ratio+off':>9} {'ms':>6}")
     for path, baseline, ai, ours, full, ms in rows:

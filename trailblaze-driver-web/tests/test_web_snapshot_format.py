@@ -55,9 +55,9 @@ def test_render_is_compact_and_keeps_refs() -> None:
     assert '[e8] textbox "Email" [placeholder="you@example.com"]' in lines
     assert not any(line.strip() == '"Email"' for line in lines)
     assert '[e14] combobox "Sort" options: "Price" [selected], "Name"' in lines
-    assert "[e20] navigation:" in lines and '  [e21] link "Home"' in lines
+    assert "navigation:" in lines  # unnamed container: no ref and '  [e21] link "Home"' in lines
     assert '[e11] alert: Error: bad' in lines and '[e12] "Clickable div"' in lines
-    assert '  [f1e2] button "In frame"' in lines
+    assert '[e13] iframe:' in lines and '  [f1e2] button "In frame"' in lines
     assert "cursor" not in text and "/url" not in text and "box=" not in text and "[active]" not in text
     # the empty paragraph is dropped; the paragraph far below the 600 px viewport is summarised
     assert "Bottom" not in text and lines[-1] == "(1 offscreen elements hidden — use --offscreen to show)"

@@ -27,7 +27,7 @@ from typing import Any
 _KEY = re.compile(r'^(?P<role>[A-Za-z][\w-]*)(?: "(?P<name>(?:[^"\\]|\\.)*)")?(?P<attrs>(?: \[[^\]]*\])*)$')
 _ATTR = re.compile(r"\[([^\]=]+)(?:=([^\]]*))?\]")
 
-HOISTED = frozenset({"generic", "none", "presentation", "rowgroup", "paragraph_group"})
+HOISTED = frozenset({"generic", "none", "presentation", "rowgroup", "paragraph"})
 """Roles whose unnamed nodes are only wrappers: their children are shown one level up."""
 CONTAINERS = frozenset({
     "list", "listbox", "menu", "menubar", "navigation", "main", "form", "region", "banner", "contentinfo",
@@ -35,6 +35,9 @@ CONTAINERS = frozenset({
     "tree", "treegrid", "radiogroup", "article", "search", "iframe", "document", "section", "figure",
 })
 DROPPED_ATTRS = frozenset({"ref", "box", "cursor"})
+REF_CONTAINERS = frozenset({"list", "table", "grid", "listbox", "menu", "menubar", "tablist", "tree", "treegrid",
+                            "dialog", "alertdialog", "form", "iframe", "radiogroup", "toolbar"})
+"""Unnamed nodes with children keep their ref only for these roles (scopes a tool may act within)."""
 DETAILS = frozenset({"bounds", "offscreen", "urls", "all"})
 
 
@@ -208,7 +211,14 @@ def _visible(node: AriaNode, snap: PageSnapshot, inherited: bool) -> bool:
 def _render_list(nodes: list[AriaNode], depth: int, lines: list[str], snap: PageSnapshot, detail: frozenset[str],
                  hidden: list[int], inherited_visible: bool) -> None:
     sibling_names = {n.name for n in nodes if n.name and n.role != "text"}
+    parent = nodes[0].parent if nodes else None
+    parent_name = parent.name if parent is not None and parent.name else None
     for node in nodes:
+        if "aria-hidden" in node.attrs:
+            continue  # decorative (★★★★☆); Playwright's default snapshot leaves it out too
+        if node.role == "text" or (node.role == "generic" and not node.name and not node.children):
+            if parent_name and node.text and parent_name in node.text:
+                continue  # "← Back to products" inside the link named "Back to products"
         if node.role == "text":
             if not node.text or node.text in sibling_names:
                 continue
@@ -231,14 +241,19 @@ def _render_list(nodes: list[AriaNode], depth: int, lines: list[str], snap: Page
         if node.role in ("combobox", "listbox") and node.children and all(c.role == "option" for c in node.children):
             lines.append("  " * depth + _options_line(node, detail))
             continue
-        lines.append("  " * depth + _line(node, detail))
+        children: list[str] = []
         if node.children:
-            _render_list(node.children, depth + 1, lines, snap, detail, hidden, visible)
+            _render_list(node.children, depth + 1, children, snap, detail, hidden, visible)
+        line = _line(node, detail)
+        if node.children and not children and line.endswith(":"):
+            line = line[:-1]
+        lines.append("  " * depth + line)
+        lines.extend(children)
 
 
 def _line(node: AriaNode, detail: frozenset[str]) -> str:
     parts: list[str] = []
-    if node.ref:
+    if node.ref and (node.name or not node.children or node.role in REF_CONTAINERS):
         parts.append(f"[{node.ref}]")
     if node.role == "generic" and not node.children:
         # A plain element with text: the text is all there is to it.
