@@ -135,6 +135,8 @@ class ScriptedLlmServer:
         self._queue: list[Reply] = [] if callable(script) else list(script)
         self.model_name = model_name
         self.requests: list[RecordedRequest] = []
+        self.script_errors: list[str] = []
+        """Exceptions the script raised (each answered as HTTP 400, which the agent does not retry)."""
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -233,10 +235,15 @@ class ScriptedLlmServer:
         request = RecordedRequest(path, headers, raw, body, wire)
         with self._lock:
             self.requests.append(request)
-            if self._callable is not None:
-                reply: Reply | None = self._callable(request)
-            else:
-                reply = self._queue.pop(0) if self._queue else None
+            try:
+                if self._callable is not None:
+                    reply: Reply | None = self._callable(request)
+                else:
+                    reply = self._queue.pop(0) if self._queue else None
+            except Exception as exc:  # noqa: BLE001 - a broken script is answered, not a dead socket
+                self.script_errors.append(f"{type(exc).__name__}: {exc}")
+                handler._send(400, _error_payload(wire, 400, f"scripted model failed: {type(exc).__name__}: {exc}"))
+                return
         if reply is None:
             handler._send(500, _error_payload(wire, 500, "script exhausted: the test scripted fewer replies"))
             return
