@@ -1,0 +1,94 @@
+"""The MCP tools example works end to end: `trailblaze run` replays both trails on the host driver against
+the Python and TypeScript tool servers (in a copy of the example), `trailblaze tools` lists their tools,
+and no server process is left behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import trailblaze_mcp_subprocess.plugin as mcp_plugin
+import trailblaze_yaml_tools.plugin as yaml_plugin
+from trailblaze.plugins import PluginHost
+from trailblaze.testing import installed_host, new_host, run_cli
+from trailblaze_mcp_subprocess import runtimes
+
+EXAMPLE = Path(__file__).resolve().parents[1]
+REPO = EXAMPLE.parents[1]
+NODE_BIN = REPO / ".tools" / "node" / "node_modules" / ".bin"
+NODE_MODULES = REPO / ".tools" / "node" / "node_modules"
+
+
+@pytest.fixture
+def host(monkeypatch: pytest.MonkeyPatch) -> Iterator[PluginHost]:
+    """yaml-tools (trailmaps) + the MCP plugin; bun/tsx and the TS SDK from .tools when installed there."""
+    path = os.pathsep.join([str(NODE_BIN), os.environ.get("PATH", "")])
+    if not shutil.which("bun", path=path) and not (shutil.which("node", path=path) and shutil.which("tsx", path=path)):
+        pytest.skip("the TypeScript example server needs bun or node + tsx (scripts/bootstrap.sh installs them)")
+    monkeypatch.setenv("PATH", path)
+    if not os.environ.get("NODE_PATH") and NODE_MODULES.is_dir():
+        monkeypatch.setenv("NODE_PATH", str(NODE_MODULES))
+    runtimes.clear_cache()
+    h = new_host()
+    h.register(yaml_plugin, "yaml_tools")
+    h.register(mcp_plugin, "mcp_subprocess")
+    with installed_host(h):
+        yield h
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    copy = tmp_path / "mcp-tools"
+    shutil.copytree(EXAMPLE, copy, ignore=shutil.ignore_patterns("tests", "logs", "node_modules", "__pycache__"))
+    return copy
+
+
+def _servers_running(root: Path) -> list[str]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if str(root / "servers") in cmdline:
+            found.append(f"{entry}: {cmdline}")
+    return found
+
+
+def test_run_replays_both_trails(host: PluginHost, workspace: Path) -> None:
+    out = workspace / "logs"
+    result = run_cli(["run", str(workspace / "trails"), "--output-dir", str(out), "--no-report"], host=host)
+    assert result.exit_code == 0, result.output
+    assert "Results: 2 passed, 0 failed" in result.output
+    assert not _servers_running(workspace)
+    inventory = next(p for p in out.iterdir() if "inventory" in p.name.lower() or "stock" in p.name.lower())
+    logs = [json.loads(p.read_text()) for p in sorted(inventory.glob("*.json"))]
+    kinds = [(e["class"].rsplit(".", 1)[1], e.get("toolName"), e.get("depth")) for e in logs]
+    # the delegating wrapper ran its delegates (depth 1) and was logged as delegating
+    assert ("DelegatingTrailblazeToolLog", "mcpdemo_restock", 0) in kinds
+    assert kinds.count(("TrailblazeToolLog", "mcpdemo_addItem", 1)) == 2
+    # the callback ran countItems and rememberValue inside the audit call
+    assert ("TrailblazeToolLog", "mcpdemo_countItems", 1) in kinds
+    dump = [e for e in logs if e.get("toolName") == "dumpMemory"][0]
+    assert dump["resultData"] == {"lastItem": "plum", "auditTotal": "4"}
+    assert (inventory / "mcp_inventory_stderr.log").read_text().count("inventory: ") == 3
+
+
+def test_tools_lists_the_servers_tools(host: PluginHost, workspace: Path) -> None:
+    result = run_cli(["tools", "--json", "--all", "--workspace", str(workspace)], host=host)
+    assert result.exit_code == 0, result.output
+    tools = {t["name"]: t for t in json.loads(result.stdout)}
+    assert {"mcpdemo_addItem", "mcpdemo_countItems", "mcpdemo_restock", "mcpdemo_auditInventory",
+            "mcpdemo_greet", "mcpdemo_greetTeam", "mcpdemo_checkGreeting"} <= set(tools)
+    assert tools["mcpdemo_addItem"]["toolsets"] == ["mcpdemo_inventory"]
+    assert tools["mcpdemo_addItem"]["sourceInfo"]["server"] == "inventory"
+    assert tools["mcpdemo_greet"]["sourceInfo"]["server"] == "greeter"
+    assert tools["mcpdemo_greet"]["kind"] == "mcp" and tools["mcpdemo_greet"]["trailmap"] == "mcpdemo"
+    assert tools["mcpdemo_greet"]["inputSchema"]["properties"]["name"]["description"] == "Who to greet"
+    assert not _servers_running(workspace)
