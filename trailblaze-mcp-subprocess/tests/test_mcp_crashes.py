@@ -86,7 +86,7 @@ def test_server_ignoring_sigterm_is_killed(workspace: Any, sessions: Any, monkey
     proc = session.resources["mcp_subprocess"].servers["hang"].process
     sessions.finish(session)
     assert proc.stop_result == "killed (SIGKILL)" and proc.returncode == -signal.SIGKILL
-    stopped = [e for e in session.log.entries if e["class"].endswith("McpServerStoppedLog")][0]
+    stopped = next(e for e in session.log.entries if e["class"].endswith("McpServerStoppedLog"))
     assert "hang: stdin closed, staying alive" in stopped["stderrTail"]
 
 

@@ -4,7 +4,6 @@ delegation, callbacks, reload, collisions and shutdown."""
 from __future__ import annotations
 
 import json
-import os
 import urllib.error
 import urllib.request
 from pathlib import Path

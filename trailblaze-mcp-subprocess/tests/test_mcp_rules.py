@@ -157,8 +157,8 @@ def test_schema_to_parameters() -> None:
 
 # -- spawner (McpSubprocessSpawnerTest) --------------------------------------------------------------
 def _ws(tmp_path: Path, text: str) -> Any:
-    import trailblaze_mcp_subprocess.plugin as plugin
     from trailblaze.testing import new_host
+    from trailblaze_mcp_subprocess import plugin
 
     host = new_host()
     host.register(plugin, "mcp_subprocess")

@@ -19,7 +19,6 @@ import sys
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, TextContent
-
 from trailblaze_mcp_subprocess.client import TrailblazeClient, memory_result
 
 app = MCPServer("mcpdemo-inventory", version="1.0.0")

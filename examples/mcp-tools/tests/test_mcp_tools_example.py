@@ -75,7 +75,7 @@ def test_run_replays_both_trails(host: PluginHost, workspace: Path) -> None:
     assert kinds.count(("TrailblazeToolLog", "mcpdemo_addItem", 1)) == 2
     # the callback ran countItems and rememberValue inside the audit call
     assert ("TrailblazeToolLog", "mcpdemo_countItems", 1) in kinds
-    dump = [e for e in logs if e.get("toolName") == "dumpMemory"][0]
+    dump = next(e for e in logs if e.get("toolName") == "dumpMemory")
     assert dump["resultData"] == {"lastItem": "plum", "auditTotal": "4"}
     assert (inventory / "mcp_inventory_stderr.log").read_text().count("inventory: ") == 3
 

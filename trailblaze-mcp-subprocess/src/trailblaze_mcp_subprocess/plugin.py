@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from trailblaze import hookimpl
 from pydantic import ValidationError
+from trailblaze import hookimpl
 from trailblaze.errors import BadInputError
 from trailblaze.tools.base import format_validation_error
 
