@@ -123,7 +123,7 @@ def test_nl_trail_on_the_web_shop_is_recorded_then_replayed(tmp_path: Path, serv
     diff = list(difflib.ndiff(NL_TRAIL.splitlines(), text.splitlines()))
     assert not [d for d in diff if d.startswith("- ")], "existing lines changed"
     added = "\n".join(d[2:] for d in diff if d.startswith("+ "))
-    assert added.count("recording:") == 3 and len(re.findall(r"^      web:$", added, re.M)) == 3
+    assert added.count("recording:") == 3 and len(re.findall(r"^      web:$", added, re.MULTILINE)) == 3
     # Refs were turned into stable descriptors for the recording; memory tokens stay tokens.
     assert "ref: textbox \"Email\"" in added or "ref: 'textbox \"Email\"'" in added
     assert "text: '{{email}}'" in added and "value: '{{password}}'" in added and PASSWORD not in text

@@ -19,6 +19,7 @@ HTTP 500 ``script exhausted``, which a test sees as a provider failure.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import uuid
@@ -71,7 +72,7 @@ def http_error(status: int, message: str = "scripted error", retry_after: float 
     return Reply(status=status, error_message=message, headers=headers)
 
 
-class always:  # noqa: N801 - reads as a phrase: always(http_error(500))
+class always:  # lower-case on purpose: reads as a phrase, always(http_error(500))
     """A script that answers every request with the same reply."""
 
     def __init__(self, reply: Reply) -> None:
@@ -148,15 +149,15 @@ class ScriptedLlmServer:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence the access log
+            def log_message(self, format: str, *args: Any) -> None:  # silence the access log
                 return None
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
                 raw = self.rfile.read(length) if length else b""
                 server._handle(self, raw)
 
-            def do_GET(self) -> None:  # noqa: N802
+            def do_GET(self) -> None:
                 self._send(404, {"error": {"message": "not found"}})
 
             def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
@@ -287,10 +288,8 @@ def _anthropic_reply(reply: Reply, model: str) -> dict[str, Any]:
         content.append({"type": "text", "text": reply.text})
     for name, args in reply.tool_calls:
         if isinstance(args, str):
-            try:
-                args = json.loads(args)
-            except json.JSONDecodeError:
-                args = args  # sent as a string: the client's parser sees a non-object input
+            with contextlib.suppress(json.JSONDecodeError):
+                args = json.loads(args)  # unparsable text stays a string: a non-object input
         content.append({"type": "tool_use", "id": f"toolu_{uuid.uuid4().hex[:12]}", "name": name, "input": args})
     return {
         "id": f"msg_{uuid.uuid4().hex[:12]}", "type": "message", "role": "assistant", "model": model,

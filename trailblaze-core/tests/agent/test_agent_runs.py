@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from trailblaze.testing import run_cli
-from trailblaze.testing_llm import Reply, ScriptedLlmServer, always, call, done, give_up, http_error, text_only
+from trailblaze.testing_llm import Reply, always, call, done, give_up, http_error, text_only
 
 NL_TRAIL = """\
 # A trail written by hand: no recordings yet.

@@ -356,7 +356,7 @@ class StepAgent:
         message, is_error, stop = self._execute_call(tc)
         if stop is not None or (tc.name == prompts.OBJECTIVE_STATUS and not is_error):
             return message, is_error, stop
-        times = self.stuck.record(tc.name, tc.arguments if tc.arguments is not None else tc.raw_arguments,
+        times = self.stuck.record(tc.name, tc.arguments if tc.arguments is not None else {"raw": tc.raw_arguments},
                                   f"{is_error}:{message}")
         if times >= STUCK_ABORT_AT:
             return message, is_error, _Stop(False, f"stuck: called {tc.name} {times} times with the same arguments "

@@ -8,6 +8,7 @@ raw accessibility snapshot plus every tool's descriptor.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 OBJECTIVE_STATUS = "objectiveStatus"
 
@@ -32,7 +33,7 @@ PLATFORM_PROMPTS: dict[str, str] = {
     "host": "There is no screen: only host tools (processes, services) are available.",
 }
 
-OBJECTIVE_STATUS_TOOL: dict[str, object] = {
+OBJECTIVE_STATUS_TOOL: dict[str, Any] = {
     "name": OBJECTIVE_STATUS,
     "description": "Report the current step's status: COMPLETED when it is done, FAILED when it cannot "
                    "be done, IN_PROGRESS to note progress and continue.",

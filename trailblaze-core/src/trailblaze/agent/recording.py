@@ -153,7 +153,7 @@ def recording_trail_yaml(trail: "Trail", entries: Sequence[Mapping[str, Any]], c
     doc["trail"] = items
     yaml = YAML(typ="safe", pure=True)
     yaml.default_flow_style = False
-    yaml.sort_base_mapping_type_on_output = False  # type: ignore[attr-defined]
+    yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]
     buf = io.StringIO()
     yaml.dump(doc, buf)
     return buf.getvalue()

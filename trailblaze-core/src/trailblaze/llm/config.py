@@ -50,7 +50,7 @@ class CostSpec(_Strict):
 
 
 class ScreenshotSpec(_Strict):
-    max_dimensions: str | None = Field(None, pattern=r"^\d+x\d+$", description="WIDTHxHEIGHT, e.g. 1536x768")
+    max_dimensions: str | None = Field(default=None, pattern=r"^\d+x\d+$", description="WIDTHxHEIGHT, e.g. 1536x768")
 
 
 class ModelSpec(_Strict):
@@ -58,8 +58,8 @@ class ModelSpec(_Strict):
     tier: Literal["inner", "outer", "both"] | None = None
     vision: bool | None = None
     temperature: float | None = None
-    context_length: int | None = Field(None, gt=0)
-    max_output_tokens: int | None = Field(None, gt=0)
+    context_length: int | None = Field(default=None, gt=0)
+    max_output_tokens: int | None = Field(default=None, gt=0)
     cost: CostSpec | None = None
     screenshot: ScreenshotSpec | None = None
 
@@ -84,24 +84,24 @@ class ProviderSpec(_Strict):
     auth: AuthSpec | None = None
     default_model: str | None = None
     models: list[ModelSpec] = Field(default_factory=list)
-    timeout_seconds: float | None = Field(None, gt=0)
-    max_retries: int | None = Field(None, ge=0, le=20)
+    timeout_seconds: float | None = Field(default=None, gt=0)
+    max_retries: int | None = Field(default=None, ge=0, le=20)
     """How often a failed call (rate limit, timeout, 5xx) is retried before the run fails (default 4)."""
-    retry_backoff_seconds: float | None = Field(None, ge=0)
+    retry_backoff_seconds: float | None = Field(default=None, ge=0)
     """First backoff; doubles per retry (default 1 s, capped at 30 s)."""
 
 
 class LlmDefaultsSpec(_Strict):
     model: str | None = None
     screenshot: ScreenshotSpec | None = None
-    max_llm_calls: int | None = Field(None, alias="max-llm-calls", gt=0)
+    max_llm_calls: int | None = Field(default=None, alias="max-llm-calls", gt=0)
 
 
 class LlmSection(_Strict):
     """The ``llm:`` section of ``trailblaze.yaml`` (workspace or ``~/.trailblaze``)."""
 
     providers: dict[str, ProviderSpec] = Field(default_factory=dict)
-    defaults: LlmDefaultsSpec = Field(default_factory=LlmDefaultsSpec)
+    defaults: LlmDefaultsSpec = Field(default_factory=lambda: LlmDefaultsSpec())
 
 
 @dataclass
@@ -183,7 +183,8 @@ def user_llm_section() -> tuple[LlmSection | None, Path]:
     data, _ = _load_yaml(path)
     if not isinstance(data, Mapping) or data.get("llm") is None:
         return None, path
-    return _validate(LlmSection, data["llm"], owner="section 'llm'", location=locate(data, ["llm"], path)), path
+    section: LlmSection = _validate(LlmSection, data["llm"], owner="section 'llm'", location=locate(data, ["llm"], path))
+    return section, path
 
 
 def workspace_llm_section(ws: "WorkspaceConfig") -> LlmSection | None:
@@ -192,7 +193,9 @@ def workspace_llm_section(ws: "WorkspaceConfig") -> LlmSection | None:
         return value
     if value is None:
         return None
-    return _validate(LlmSection, value, owner="section 'llm'", location=ws.location("llm") if ws.file else None)
+    section: LlmSection = _validate(LlmSection, value, owner="section 'llm'",
+                                    location=ws.location("llm") if ws.file else None)
+    return section
 
 
 def workspace_provider_files(ws: "WorkspaceConfig") -> list[ProviderSpec]:

@@ -17,7 +17,7 @@ from .. import hookimpl
 from ..errors import BadInputError
 from .config import CostSpec, ModelSpec
 from .registry import LlmProvider, LlmProviderRegistry, ProviderError
-from .types import LlmMessage, LlmRequest, LlmResponse, LlmToolCall, LlmUsage
+from .types import LlmRequest, LlmResponse, LlmToolCall, LlmUsage
 
 DEFAULT_TIMEOUT_SECONDS = 120.0
 
