@@ -9,6 +9,7 @@
 * ``trailblaze_tool_descriptor`` — adds shortcut/trailhead metadata to YAML tools' MCP descriptors.
 * ``trailblaze_session_started`` — applies metadata-only files to tools registered per session, and
   prints file errors when ``trailblaze tools`` lists (no check runs there).
+* ``trailblaze_agent_prompts`` — the session target's ``system_prompt_file``, for the LLM agent.
 """
 
 from __future__ import annotations
@@ -122,3 +123,28 @@ def trailblaze_session_started(session: Session) -> None:
         for advisory in catalog.advisories:
             where = f"{advisory.location}: " if advisory.location and advisory.location.file else ""
             print(f"{where}warning: [{advisory.check}] {advisory.message}", file=sys.stderr)
+
+
+_PROMPT_KEY = "yaml_tools.agent_prompt"
+
+
+@hookimpl
+def trailblaze_agent_prompts(session: Session) -> str | None:
+    """The target's ``system_prompt_file`` (read once per session; the catalog checked that it exists)."""
+    if _PROMPT_KEY in session.resources:
+        cached: str | None = session.resources[_PROMPT_KEY]
+        return cached
+    text: str | None = None
+    target_id = session.target or session.workspace.defaults.target
+    catalog = cached_catalog(session.workspace) if target_id else None
+    target = catalog.targets.get(target_id) if catalog is not None and target_id else None
+    if target is not None and target.config.system_prompt_file and target.file is not None:
+        from .toolfile import resolve_relative
+
+        path = resolve_relative(target.config.system_prompt_file, target.file)
+        try:
+            text = path.read_text(encoding="utf-8").strip() or None
+        except OSError:
+            text = None
+    session.resources[_PROMPT_KEY] = text
+    return text
