@@ -177,7 +177,7 @@ class WebWaitForUrl(WebTool):
         from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
         try:
-            drv.page.wait_for_url(regex, timeout=timeout, wait_until="commit")
+            drv.page.wait_for_url(regex, timeout=timeout)
         except PlaywrightTimeoutError:
             raise ToolFailure(f"web_waitForUrl: expected the URL to match /{self.pattern}/ within {timeout} ms; "
                               f"the page is at {drv.page.url}") from None

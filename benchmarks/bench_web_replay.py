@@ -1,0 +1,174 @@
+"""Replay overhead: the longest example trail replayed by ``trailblaze run``'s runner against a plain
+Playwright script doing the same actions, in the same process, browser start excluded from both.
+
+Our time is the runner's step loop (``Runner._run_steps``: decoding, memory interpolation, YAML-tool
+expansion, validation, dispatch, logging, per-step screenshots and the trace as configured); the
+browser launch, the shop server and the session set-up before the first step are not counted, and
+neither are the baseline's. The baseline script is ``checkout.trail.yaml`` written by hand with
+Playwright's own locators and ``expect`` assertions (same waits, same checks).
+
+Three configurations of ours are measured: the defaults (screenshot after each step, trace recorded
+and kept on failure), screenshots off, and screenshots and trace off. Aim: ratio ≤ 1.10.
+
+    uv run python benchmarks/bench_web_replay.py [--rounds 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+SHOP = REPO / "examples" / "web-shop"
+TRAIL = SHOP / "trails" / "checkout.trail.yaml"
+
+
+def baseline_script(page: Any, base: str) -> None:
+    """checkout.trail.yaml, step by step, as a Playwright user would write it."""
+    from playwright.sync_api import expect
+
+    def role(name: str, label: str, **kw: Any) -> Any:
+        return page.get_by_role(name, name=label, exact=True, **kw).first
+
+    def text_visible(text: str) -> None:
+        expect(page.get_by_text(re.compile(re.escape(text))).filter(visible=True).first).to_be_visible()
+
+    # 1. shop_login + shop_addToCart (with shop_openProduct)
+    page.goto(base + "/")
+    role("textbox", "Email").fill("buyer@example.com")
+    role("textbox", "Password").fill("secret123")
+    role("button", "Sign in").click()
+    page.wait_for_url(re.compile(r"/products\.html$"))
+    page.goto(base + "/products.html")
+    role("link", "View Trail Mug").click()
+    expect(role("heading", "Trail Mug", level=1)).to_be_visible()
+    role("spinbutton", "Quantity").fill("1")
+    role("button", "Add to cart").click()
+    text_visible("Added to cart")
+    # 2.
+    page.goto(base + "/cart.html")
+    role("button", "Checkout").click()
+    page.wait_for_url(re.compile(r"/checkout\.html$"))
+    # 3.
+    role("button", "Place order").click()
+    # 4.
+    text_visible("Please fix 6 errors")
+    form = role("form", "Shipping details")
+    for item in ("Full name is required", "Address is required", "City is required", "Postcode is required",
+                 "Country is required", "You must agree to the terms"):
+        expect(form.get_by_text(re.compile(re.escape(item))).filter(visible=True).first).to_be_visible()
+    expect(page.locator(":focus").first).to_have_attribute("id", "full-name")
+    # 5.
+    role("textbox", "Full name").fill("Robin Hiker")
+    role("textbox", "Address").fill("1 Trailhead Road")
+    role("textbox", "City").fill("Springfield")
+    role("textbox", "Postcode").fill("1234")
+    role("combobox", "Country").select_option(["Finland"])
+    role("checkbox", "I agree to the terms").click()
+    role("button", "Place order").click()
+    # 6.
+    text_visible("Please fix 1 error")
+    text_visible("Postcode must be 5 digits")
+    expect(role("textbox", "Postcode")).to_have_attribute("aria-invalid", "true")
+    # 7.
+    role("textbox", "Postcode").fill("12345")
+    role("button", "Place order").click()
+    page.wait_for_url(re.compile(r"/confirmation\.html$"))
+    # 8.
+    text_visible("Order #")
+    number = page.evaluate("document.querySelector('[data-testid=\"order-number\"]').textContent.replace('Order #', '')")
+    # 9.
+    expect(role("heading", "Thank you for your order!", level=1)).to_be_visible()
+    expect(page.locator('[data-testid="order-number"]').first).to_have_text(f"Order #{number}")
+    text_visible("Order #TB-2250")
+    text_visible("We will ship your order to Robin Hiker, 1 Trailhead Road, 12345 Springfield, Finland.")
+    expect(page.locator('[data-testid="order-total"]').first).to_have_text("Total: $12.50")
+    expect(role("link", "Cart (0)")).to_be_visible()
+
+
+def run_baseline(browser: Any, base: str) -> float:
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.set_default_timeout(5000)
+    page = context.new_page()
+    try:
+        t0 = time.perf_counter()
+        baseline_script(page, base)
+        return time.perf_counter() - t0
+    finally:
+        context.close()
+
+
+def run_ours(driver_options: dict[str, Any]) -> float:
+    from trailblaze.runner import RunOptions
+    from trailblaze.runner.progress import QuietProgress
+    from trailblaze.runner.run import Runner
+
+    timings: list[float] = []
+
+    class TimedRunner(Runner):
+        def _run_steps(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+            t0 = time.perf_counter()
+            try:
+                super()._run_steps(*args, **kwargs)
+            finally:
+                timings.append(time.perf_counter() - t0)
+
+    with tempfile.TemporaryDirectory() as out:
+        options = RunOptions(output_dir=Path(out), report=False, driver_options=dict(driver_options))
+        result = TimedRunner(options, progress=QuietProgress()).run([str(TRAIL)])
+        if int(result.exit_code) != 0:
+            raise SystemExit(f"the trail failed: {[t.message for t in result.trails]}")
+    return timings[0]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=5)
+    rounds = parser.parse_args().rounds
+    from playwright.sync_api import sync_playwright
+    from trailblaze_driver_web.browser import find_chromium, launch_args
+    from trailblaze_driver_web.config import WebDriverConfig
+    from trailblaze_example_web_shop.plugin import load_server_module
+
+    configs = {"defaults": {}, "screenshots off": {"screenshots": "off"},
+               "screenshots+trace off": {"screenshots": "off", "trace": "off"}}
+    ours: dict[str, list[float]] = {name: [] for name in configs}
+    base_times: list[float] = []
+    server = load_server_module(SHOP).ShopServer("127.0.0.1", port=0)
+    base = str(server.start()).rstrip("/")
+    cfg = WebDriverConfig()
+    choice = find_chromium(cfg)
+    with sync_playwright() as pw:
+        kwargs: dict[str, Any] = {"args": launch_args(cfg)}
+        if choice.path:
+            kwargs["executable_path"] = choice.path
+        browser = pw.chromium.launch(**kwargs)
+        try:
+            run_baseline(browser, base)  # warm-up (page cache, JIT)
+            for _ in range(rounds):
+                base_times.append(run_baseline(browser, base))
+        finally:
+            browser.close()
+    server.stop()
+    run_ours({})  # warm-up: imports, plugin discovery, YAML tool catalog
+    for _ in range(rounds):
+        for name, options in configs.items():
+            ours[name].append(run_ours(options))
+    b = statistics.median(base_times)
+    print(f"trail: {TRAIL.relative_to(REPO)} (rounds: {rounds}, medians, browser start excluded)")
+    print(f"plain Playwright script: {b * 1000:8.1f} ms")
+    for name, times in ours.items():
+        t = statistics.median(times)
+        print(f"trailblaze run ({name + ')':<24} {t * 1000:8.1f} ms   ratio {t / b:5.2f}")
+    print("aim: ratio ≤ 1.10")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
