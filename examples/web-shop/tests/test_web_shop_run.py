@@ -30,7 +30,7 @@ def test_every_example_trail_passes_and_leaves_nothing_running(tmp_path: Path, b
     assert result.exit_code == 0, out
     assert "Results: 6 passed, 0 failed, 1 skipped" in out
     assert "Skipping" in out and "mobile-menu.trail.yaml" in out
-    report = Path(re.search(r"^Report: (.+)$", out, re.M).group(1))  # type: ignore[union-attr]
+    report = Path(re.search(r"^Report: (.+)$", out, re.MULTILINE).group(1))  # type: ignore[union-attr]
     html = report.read_text(encoding="utf-8")
     for title in ("Web shop: sign in", "Web shop: checkout with validation errors", "Web shop: the sign-out dialog"):
         assert title in html

@@ -59,7 +59,7 @@ class BrowserChoice:
         return f"{self.path or 'Playwright Chromium'} ({self.origin})"
 
 
-def _playwright_build(playwright: "Playwright", headless: bool) -> str | None:
+def _playwright_build(playwright: Playwright, headless: bool) -> str | None:
     """Playwright's downloaded Chromium, if ``playwright install chromium`` ran on this machine."""
     try:
         path = playwright.chromium.executable_path
@@ -74,7 +74,7 @@ def _playwright_build(playwright: "Playwright", headless: bool) -> str | None:
     return path
 
 
-def find_chromium(config: WebDriverConfig, playwright: "Playwright | None" = None) -> BrowserChoice:
+def find_chromium(config: WebDriverConfig, playwright: Playwright | None = None) -> BrowserChoice:
     """Pick the browser binary (see the module docstring for the order); raise ``DriverError`` if none."""
     if config.executable_path:
         path = _existing(config.executable_path)
@@ -115,7 +115,7 @@ def launch_args(config: WebDriverConfig) -> list[str]:
     return args
 
 
-def open_browser(playwright: "Playwright", config: WebDriverConfig) -> tuple["Browser", str]:
+def open_browser(playwright: Playwright, config: WebDriverConfig) -> tuple[Browser, str]:
     """Launch or connect; returns the browser and one line saying which (for logs and errors)."""
     from playwright.sync_api import Error as PlaywrightError
 

@@ -61,7 +61,7 @@ class WebDriverConfig(DriverConfig):
         return value.strip() or None if isinstance(value, str) else value
 
     @model_validator(mode="after")
-    def _one_remote(self) -> "WebDriverConfig":
+    def _one_remote(self) -> WebDriverConfig:
         if self.connect and self.cdp_url:
             raise ValueError("set either 'connect' (a Playwright server) or 'cdp_url' (a DevTools endpoint), not both")
         return self

@@ -26,7 +26,16 @@ from .config import WebDriverConfig
 from .snapshot import PageSnapshot, parse
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Dialog, Page, Playwright, Request, Response
+    from playwright.sync_api import (
+        Browser,
+        BrowserContext,
+        ConsoleMessage,
+        Dialog,
+        Page,
+        Playwright,
+        Request,
+        Response,
+    )
     from trailblaze.session import Session
 
 DRIVER_KEY = "playwright-native"
@@ -62,7 +71,7 @@ class PlaywrightDriver(Driver):
         """Extra snapshot detail asked for by ``web_requestDetails``, applied to the next snapshot only."""
 
     # -- lifecycle ---------------------------------------------------------------------------------
-    def start(self, session: "Session") -> DeviceInfo:
+    def start(self, session: Session) -> DeviceInfo:
         self.session = session
         try:
             info = self.launch(title=session.title or session.id)
@@ -119,7 +128,7 @@ class PlaywrightDriver(Driver):
 
     # -- the page ------------------------------------------------------------------------------------
     @property
-    def page(self) -> "Page":
+    def page(self) -> Page:
         page = self._page
         if page is None or page.is_closed():
             if self.context is not None:
@@ -131,7 +140,7 @@ class PlaywrightDriver(Driver):
             raise DriverError("the web driver has no open page (the browser was closed or never started)")
         return page
 
-    def _adopt(self, page: "Page") -> None:
+    def _adopt(self, page: Page) -> None:
         """Listen to a page and make it current (a popup opened by a click becomes the page tools see)."""
         self._page = page
         page.on("console", self._on_console)
@@ -144,7 +153,7 @@ class PlaywrightDriver(Driver):
         if self.session is not None:
             self.session.log.write(kind, payload)
 
-    def _on_console(self, msg: "ConsoleMessage") -> None:
+    def _on_console(self, msg: ConsoleMessage) -> None:
         entry = {"type": msg.type, "text": msg.text, "location": msg.location, "url": _safe_url(msg.page)}
         self.console.append(entry)
         self._log("WebConsoleLog", entry)
@@ -154,13 +163,13 @@ class PlaywrightDriver(Driver):
         self.console.append(entry)
         self._log("WebConsoleLog", entry)
 
-    def _on_request_failed(self, request: "Request") -> None:
+    def _on_request_failed(self, request: Request) -> None:
         entry = {"url": request.url, "method": request.method, "failure": request.failure,
                  "resourceType": request.resource_type}
         self.failed_requests.append(entry)
         self._log("WebNetworkLog", entry)
 
-    def _on_response(self, response: "Response") -> None:
+    def _on_response(self, response: Response) -> None:
         if response.status < 400:
             return
         request = response.request
@@ -170,7 +179,7 @@ class PlaywrightDriver(Driver):
         self.failed_requests.append(entry)
         self._log("WebNetworkLog", entry)
 
-    def _on_dialog(self, dialog: "Dialog") -> None:
+    def _on_dialog(self, dialog: Dialog) -> None:
         self._log("WebDialogLog", {"type": dialog.type, "message": dialog.message, "action": self.cfg.dialogs})
         try:
             if self.cfg.dialogs == "accept":
@@ -275,7 +284,7 @@ class PlaywrightDriver(Driver):
                 pass
         self._group_step = None
 
-    def step_finished(self, session: "Session", step_index: int, ok: bool) -> None:
+    def step_finished(self, session: Session, step_index: int, ok: bool) -> None:
         self._end_group()
         mode = self.cfg.screenshots
         if mode == "off" or (mode == "only-on-failure" and ok):
@@ -286,7 +295,7 @@ class PlaywrightDriver(Driver):
         self.save_screenshot(name, failed=not ok, step_index=step_index,
                              label=f"after step {number}" + ("" if ok else " (failed)"))
 
-    def trail_finished(self, session: "Session", ok: bool) -> None:
+    def trail_finished(self, session: Session, ok: bool) -> None:
         self._end_group()
         if not self.tracing or self.context is None:
             return
@@ -309,14 +318,14 @@ class PlaywrightDriver(Driver):
                                   "view": f"playwright show-trace {path}"})
 
 
-def _safe_url(page: "Page | None") -> str | None:
+def _safe_url(page: Page | None) -> str | None:
     try:
         return page.url if page is not None else None
     except Exception:  # noqa: BLE001
         return None
 
 
-def _target_base_url(session: "Session | None") -> str | None:
+def _target_base_url(session: Session | None) -> str | None:
     """The target trailmap's web base URL, when ``trailblaze-yaml-tools`` knows the target."""
     if session is None:
         return None
@@ -361,7 +370,7 @@ def web_driver(driver: Any) -> PlaywrightDriver:
     return driver
 
 
-def wait_seconds(page: "Page", seconds: float) -> None:
+def wait_seconds(page: Page, seconds: float) -> None:
     deadline = time.monotonic() + max(0.0, seconds)
     while True:
         left = deadline - time.monotonic()

@@ -16,14 +16,14 @@ if TYPE_CHECKING:
 
 
 @hookimpl
-def trailblaze_register_drivers(registry: "DriverRegistry") -> None:
+def trailblaze_register_drivers(registry: DriverRegistry) -> None:
     from .driver import PlaywrightDriver
 
     registry.add_driver(PlaywrightDriver)
 
 
 @hookimpl
-def trailblaze_register_tools(registry: "ToolRegistry") -> None:
+def trailblaze_register_tools(registry: ToolRegistry) -> None:
     from .tools import all_tools
 
     for tool in all_tools():
@@ -31,7 +31,7 @@ def trailblaze_register_tools(registry: "ToolRegistry") -> None:
 
 
 @hookimpl
-def trailblaze_register_commands(cli: "click.Group") -> None:
+def trailblaze_register_commands(cli: click.Group) -> None:
     from .commands import snapshot
 
     if "snapshot" not in cli.commands:

@@ -37,14 +37,7 @@ _DESCRIPTOR = re.compile(
     r'(?P<opts>(?:\s*\[[a-z]+=\d+\])*)\s*$')
 _OPT = re.compile(r"\[([a-z]+)=(\d+)\]")
 
-ARIA_ROLES = frozenset("""
-alert alertdialog application article banner blockquote button caption cell checkbox code columnheader combobox
-complementary contentinfo definition deletion dialog directory document emphasis feed figure form generic grid
-gridcell group heading img insertion link list listbox listitem log main marquee math meter menu menubar menuitem
-menuitemcheckbox menuitemradio navigation none note option paragraph presentation progressbar radio radiogroup
-region row rowgroup rowheader scrollbar search searchbox separator slider spinbutton status strong subscript
-superscript switch tab table tablist tabpanel term textbox time timer toolbar tooltip tree treegrid treeitem
-""".split())
+ARIA_ROLES = frozenset(["alert", "alertdialog", "application", "article", "banner", "blockquote", "button", "caption", "cell", "checkbox", "code", "columnheader", "combobox", "complementary", "contentinfo", "definition", "deletion", "dialog", "directory", "document", "emphasis", "feed", "figure", "form", "generic", "grid", "gridcell", "group", "heading", "img", "insertion", "link", "list", "listbox", "listitem", "log", "main", "marquee", "math", "meter", "menu", "menubar", "menuitem", "menuitemcheckbox", "menuitemradio", "navigation", "none", "note", "option", "paragraph", "presentation", "progressbar", "radio", "radiogroup", "region", "row", "rowgroup", "rowheader", "scrollbar", "search", "searchbox", "separator", "slider", "spinbutton", "status", "strong", "subscript", "superscript", "switch", "tab", "table", "tablist", "tabpanel", "term", "textbox", "time", "timer", "toolbar", "tooltip", "tree", "treegrid", "treeitem"])
 OTHER_DRIVER_KEYS = ("androidAccessibility", "androidMaestro", "iosMaestro", "iosAxe", "compose")
 
 
@@ -68,13 +61,13 @@ class NodeSelector(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     web: WebMatch | None = None
-    childOf: "NodeSelector | None" = None
-    containsChild: "NodeSelector | None" = None
-    containsDescendants: list["NodeSelector"] | None = None
-    below: "NodeSelector | None" = None
-    above: "NodeSelector | None" = None
-    leftOf: "NodeSelector | None" = None
-    rightOf: "NodeSelector | None" = None
+    childOf: NodeSelector | None = None
+    containsChild: NodeSelector | None = None
+    containsDescendants: list[NodeSelector] | None = None
+    below: NodeSelector | None = None
+    above: NodeSelector | None = None
+    leftOf: NodeSelector | None = None
+    rightOf: NodeSelector | None = None
     index: int | None = Field(None, ge=0)
     androidAccessibility: dict[str, Any] | None = None
     androidMaestro: dict[str, Any] | None = None
@@ -122,7 +115,7 @@ def _check_depth(sel: NodeSelector, owner: str, depth: int) -> None:
 
 
 # -- regex semantics --------------------------------------------------------------------------------
-_QE = re.compile(r"\\Q(.*?)(?:\\E|$)", re.S)
+_QE = re.compile(r"\\Q(.*?)(?:\\E|$)", re.DOTALL)
 
 
 def _pattern(text: str) -> re.Pattern[str] | None:
@@ -142,8 +135,8 @@ def _literal(text: str) -> str:
 
 
 # -- locators --------------------------------------------------------------------------------------
-def _by_role(base: "Page | Locator", role: str, name: str | None, level: int | None,
-             *, regex: bool = True) -> "Locator":
+def _by_role(base: Page | Locator, role: str, name: str | None, level: int | None,
+             *, regex: bool = True) -> Locator:
     kwargs: dict[str, Any] = {}
     if level is not None:
         kwargs["level"] = level
@@ -158,7 +151,7 @@ def _by_role(base: "Page | Locator", role: str, name: str | None, level: int | N
     return base.get_by_role(role, name=pattern, **kwargs).or_(literal)  # type: ignore[arg-type]
 
 
-def _match_locator(page: "Page", base: "Page | Locator", web: WebMatch) -> "Locator":
+def _match_locator(page: Page, base: Page | Locator, web: WebMatch) -> Locator:
     parts: list[Locator] = []
     role, name = web.ariaRole, web.ariaNameRegex
     if web.ariaDescriptorRegex:
@@ -190,7 +183,7 @@ def _match_locator(page: "Page", base: "Page | Locator", web: WebMatch) -> "Loca
     return loc
 
 
-def selector_locator(page: "Page", sel: NodeSelector, base: "Page | Locator | None" = None) -> "Locator":
+def selector_locator(page: Page, sel: NodeSelector, base: Page | Locator | None = None) -> Locator:
     """The locator of ``sel`` without its geometric fields (which ``resolve`` applies)."""
     if sel.web is None:
         other = next((k for k in OTHER_DRIVER_KEYS if getattr(sel, k) is not None), None)
@@ -209,7 +202,7 @@ def selector_locator(page: "Page", sel: NodeSelector, base: "Page | Locator | No
     return loc
 
 
-def descriptor_locator(page: "Page", text: str) -> "Locator | None":
+def descriptor_locator(page: Page, text: str) -> Locator | None:
     """The locator of an ARIA descriptor (``button "Sign in"``), or None when ``text`` is not one."""
     m = _DESCRIPTOR.match(text.strip())
     if m is None:
@@ -253,11 +246,11 @@ _BOXES_JS = """els => els.map(e => { const r = e.getBoundingClientRect();
 
 @dataclass
 class Resolved:
-    locator: "Locator | None"
+    locator: Locator | None
     count: int
 
 
-def resolve(page: "Page", sel: NodeSelector, timeout_ms: int) -> Resolved:
+def resolve(page: Page, sel: NodeSelector, timeout_ms: int) -> Resolved:
     """Resolve a selector to one locator. Non-geometric selectors resolve lazily (Playwright waits in
     the action); geometric ones poll boxes until a match appears or the timeout passes."""
     loc = selector_locator(page, sel)
@@ -273,7 +266,7 @@ def resolve(page: "Page", sel: NodeSelector, timeout_ms: int) -> Resolved:
         page.wait_for_timeout(100)
 
 
-def _box_of(page: "Page", sel: NodeSelector) -> tuple[float, float, float, float] | None:
+def _box_of(page: Page, sel: NodeSelector) -> tuple[float, float, float, float] | None:
     loc = selector_locator(page, sel)
     boxes = loc.evaluate_all(_BOXES_JS)
     for b in boxes:
@@ -282,7 +275,7 @@ def _box_of(page: "Page", sel: NodeSelector) -> tuple[float, float, float, float
     return None
 
 
-def _pick(page: "Page", sel: NodeSelector, loc: "Locator") -> tuple[int | None, int]:
+def _pick(page: Page, sel: NodeSelector, loc: Locator) -> tuple[int | None, int]:
     boxes = [(i, b) for i, b in enumerate(loc.evaluate_all(_BOXES_JS)) if b[4]]
     anchors: list[tuple[str, tuple[float, float, float, float]]] = []
     for key in ("below", "above", "leftOf", "rightOf"):

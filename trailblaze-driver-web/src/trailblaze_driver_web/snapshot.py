@@ -54,8 +54,8 @@ class AriaNode:
     """Inline content after the colon: the value of a textbox, the text of a paragraph."""
     props: dict[str, str] = field(default_factory=dict)
     """``/url``, ``/placeholder``... lines."""
-    children: list["AriaNode"] = field(default_factory=list)
-    parent: "AriaNode | None" = field(default=None, repr=False)
+    children: list[AriaNode] = field(default_factory=list)
+    parent: AriaNode | None = field(default=None, repr=False)
 
     @property
     def level(self) -> int | None:
@@ -68,7 +68,7 @@ class AriaNode:
             return f"{self.role} {json.dumps(self.name, ensure_ascii=False)}"
         return self.role
 
-    def walk(self) -> Iterator["AriaNode"]:
+    def walk(self) -> Iterator[AriaNode]:
         yield self
         for child in self.children:
             yield from child.walk()
@@ -76,9 +76,7 @@ class AriaNode:
     def all_text(self) -> str:
         parts: list[str] = []
         for node in self.walk():
-            if node.role == "text" and node.text:
-                parts.append(node.text)
-            elif node.text and node.role != "text":
+            if node.role == "text" and node.text or node.text and node.role != "text":
                 parts.append(node.text)
             elif node.name and node is not self and not node.children:
                 parts.append(node.name)

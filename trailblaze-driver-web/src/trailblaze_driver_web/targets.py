@@ -18,7 +18,15 @@ from typing import TYPE_CHECKING, Any
 
 from trailblaze.errors import ToolFailure
 
-from .selectors import REF, NodeSelector, WebMatch, descriptor_locator, parse_selector, resolve, selector_locator
+from .selectors import (
+    REF,
+    NodeSelector,
+    WebMatch,
+    descriptor_locator,
+    parse_selector,
+    resolve,
+    selector_locator,
+)
 from .snapshot import AriaNode
 
 if TYPE_CHECKING:
@@ -32,7 +40,7 @@ _CSS_IDENT = re.compile(r"^[A-Za-z_][\w-]*$")
 
 @dataclass
 class Target:
-    locator: "Locator"
+    locator: Locator
     description: str
     """How messages name the element: ``ref e12 (button "Sign in")``, ``nodeSelector {...}``."""
     recorded: dict[str, Any] | None = None
@@ -41,7 +49,7 @@ class Target:
     name: str | None = None
 
 
-def resolve_target(drv: "PlaywrightDriver", ref: str | None, node_selector: dict[str, Any] | None, *,
+def resolve_target(drv: PlaywrightDriver, ref: str | None, node_selector: dict[str, Any] | None, *,
                    tool: str, timeout_ms: int | None = None) -> Target:
     """The element a tool acts on. Raises ``ToolFailure`` (the step fails) when it cannot be found."""
     page = drv.page
@@ -81,7 +89,7 @@ def resolve_target(drv: "PlaywrightDriver", ref: str | None, node_selector: dict
     return Target(loc, ref, role=role, name=name)
 
 
-def _snapshot_ref(drv: "PlaywrightDriver", ref: str, tool: str) -> Target:
+def _snapshot_ref(drv: PlaywrightDriver, ref: str, tool: str) -> Target:
     page = drv.page
     loc = page.locator(f"aria-ref={ref}")
     try:
@@ -110,7 +118,7 @@ def escape_regex(text: str) -> str:
     return _REGEX_SPECIAL.sub(r"\\\1", text)
 
 
-def record_ref(drv: "PlaywrightDriver", ref: str, node: AriaNode | None) -> dict[str, Any] | None:
+def record_ref(drv: PlaywrightDriver, ref: str, node: AriaNode | None) -> dict[str, Any] | None:
     """``{ref: <descriptor>, nodeSelector: <selector>}`` for a snapshot ref, proven on the live page."""
     page = drv.page
     handle = page.locator(f"aria-ref={ref}").element_handle(timeout=drv.cfg.timeout_ms)
@@ -137,14 +145,14 @@ def _css_ref(sel: NodeSelector) -> str:
     return "css=*"
 
 
-def _position(drv: "PlaywrightDriver", sel: NodeSelector, handle: "ElementHandle") -> tuple[int, int]:
+def _position(drv: PlaywrightDriver, sel: NodeSelector, handle: ElementHandle) -> tuple[int, int]:
     """(index of ``handle`` among the selector's matches or -1, number of matches)."""
     loc = selector_locator(drv.page, sel)
     result = loc.evaluate_all("(els, t) => [els.indexOf(t), els.length]", handle)
     return int(result[0]), int(result[1])
 
 
-def best_selector(drv: "PlaywrightDriver", handle: "ElementHandle", node: AriaNode | None) -> NodeSelector | None:
+def best_selector(drv: PlaywrightDriver, handle: ElementHandle, node: AriaNode | None) -> NodeSelector | None:
     """The most readable selector that picks exactly ``handle``: role and name first (what a user sees and
     what an ARIA descriptor says), then a test id, an element id, and only then a position."""
     candidates: list[WebMatch] = []
@@ -197,7 +205,7 @@ _CSS_PATH_JS = """el => {
 
 
 # -- diagnostics -------------------------------------------------------------------------------------
-def what_the_page_has(drv: "PlaywrightDriver", role: str | None, name: str | None, *, limit: int = 8) -> str:
+def what_the_page_has(drv: PlaywrightDriver, role: str | None, name: str | None, *, limit: int = 8) -> str:
     """One clause for failure messages: the elements of that role (closest names first), else the start
     of the snapshot, so the reader sees at once what changed (a renamed button, a missing dialog)."""
     try:

@@ -25,7 +25,7 @@ RESOURCE = "web_shop.server"
 MEMORY_KEY = "shopUrl"
 
 
-def shop_root(session: "Session") -> Path | None:
+def shop_root(session: Session) -> Path | None:
     target = session.target or session.workspace.defaults.target
     root = session.workspace.root
     if target != TARGET or not (root / "server.py").is_file() or not (root / "app").is_dir():
@@ -54,7 +54,7 @@ def load_server_module(root: Path) -> ModuleType:
 
 
 @hookimpl
-def trailblaze_session_started(session: "Session") -> None:
+def trailblaze_session_started(session: Session) -> None:
     root = shop_root(session)
     if root is None:
         return
@@ -70,7 +70,7 @@ def trailblaze_session_started(session: "Session") -> None:
 
 
 @hookimpl
-def trailblaze_session_finished(session: "Session", outcome: "SessionOutcome") -> None:
+def trailblaze_session_finished(session: Session, outcome: SessionOutcome) -> None:
     server = session.resources.pop(RESOURCE, None)
     if server is not None:
         try:

@@ -62,7 +62,7 @@ class _Step:
     events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
 
-def write_html_report(run: "RunResult", path: Path) -> Path:
+def write_html_report(run: RunResult, path: Path) -> Path:
     """Write the report of ``run`` to ``path`` (parents created) and return the path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -70,7 +70,7 @@ def write_html_report(run: "RunResult", path: Path) -> Path:
     return path
 
 
-def render_report(run: "RunResult") -> str:
+def render_report(run: RunResult) -> str:
     passed, failed, skipped = run.counts()
     title = f"Trailblaze report — {passed} passed, {failed} failed, {skipped} skipped"
     parts = ["<!doctype html><html lang=en><head><meta charset=utf-8>",
@@ -89,13 +89,13 @@ def render_report(run: "RunResult") -> str:
     return "".join(parts)
 
 
-def _outcome(trail: "TrailResult") -> str:
+def _outcome(trail: TrailResult) -> str:
     from ..runner.results import OUTCOME_TO_SUMMARY
 
     return OUTCOME_TO_SUMMARY.get(trail.outcome, str(trail.outcome.value).upper())
 
 
-def _trail(trail: "TrailResult") -> str:
+def _trail(trail: TrailResult) -> str:
     outcome = _outcome(trail)
     duration = ""
     if trail.completed_at:
@@ -159,7 +159,7 @@ def _steps(entries: Iterable[dict[str, Any]]) -> tuple[list[_Step], list[dict[st
     return steps, loose
 
 
-def _step_html(step: _Step, trail: "TrailResult", result: Any) -> str:
+def _step_html(step: _Step, trail: TrailResult, result: Any) -> str:
     ok = step.success if step.success is not None else (result.success if result is not None else None)
     mark = "<span class=ok>✓</span>" if ok else ("<span class=bad>✗</span>" if ok is False else "•")
     number = getattr(result, "number", None)
@@ -256,7 +256,7 @@ def _image(log_dir: Path | None, entry: dict[str, Any]) -> str:
             f"</figcaption></figure>")
 
 
-def _artifacts(trail: "TrailResult", loose: list[dict[str, Any]]) -> str:
+def _artifacts(trail: TrailResult, loose: list[dict[str, Any]]) -> str:
     rows: list[str] = []
     for entry in loose:
         kind = str(entry.get("class", "")).rsplit(".", 1)[-1]

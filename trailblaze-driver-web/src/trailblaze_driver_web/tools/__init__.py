@@ -6,11 +6,31 @@ from trailblaze.tools.base import Tool
 
 
 def all_tools() -> list[type[Tool]]:
-    from .actions import (WebApplyCookies, WebClick, WebCurrentUrl, WebFillSecret, WebGetStorageState, WebHover,
-                          WebNavigate, WebPressKey, WebRequestDetails, WebResize, WebScroll, WebSelectOption,
-                          WebSnapshot, WebType, WebWait, WebWaitForUrl)
-    from .verification import (WebEvaluate, WebVerifyElementVisible, WebVerifyListVisible, WebVerifyTextVisible,
-                               WebVerifyValue)
+    from .actions import (
+        WebApplyCookies,
+        WebClick,
+        WebCurrentUrl,
+        WebFillSecret,
+        WebGetStorageState,
+        WebHover,
+        WebNavigate,
+        WebPressKey,
+        WebRequestDetails,
+        WebResize,
+        WebScroll,
+        WebSelectOption,
+        WebSnapshot,
+        WebType,
+        WebWait,
+        WebWaitForUrl,
+    )
+    from .verification import (
+        WebEvaluate,
+        WebVerifyElementVisible,
+        WebVerifyListVisible,
+        WebVerifyTextVisible,
+        WebVerifyValue,
+    )
 
     return [WebNavigate, WebClick, WebType, WebHover, WebPressKey, WebSelectOption, WebScroll, WebWait,
             WebWaitForUrl, WebCurrentUrl, WebSnapshot, WebRequestDetails, WebResize, WebApplyCookies,

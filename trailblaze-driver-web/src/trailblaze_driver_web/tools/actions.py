@@ -26,7 +26,7 @@ class WebNavigate(WebTool):
     action: Literal["GOTO", "BACK", "FORWARD", "RELOAD"] = Field("GOTO", description="GOTO, BACK, FORWARD or RELOAD.")
     url: str | None = Field(None, description="The URL for GOTO (absolute, or relative to the app's base URL).")
 
-    def execute(self, ctx: "ToolContext") -> ToolResult:
+    def execute(self, ctx: ToolContext) -> ToolResult:
         drv = driver_for(ctx)
         page = drv.page
         if self.action == "GOTO":
@@ -51,7 +51,7 @@ class WebClick(TargetedTool):
 
     name: ClassVar[str] = "web_click"
 
-    def execute(self, ctx: "ToolContext") -> ToolResult:
+    def execute(self, ctx: ToolContext) -> ToolResult:
         return act(ctx, self, "click", lambda loc: loc.click(), done="Clicked")
 
 
@@ -63,12 +63,12 @@ class WebType(TargetedTool):
     text: str = Field(..., description="The text to type.")
     clearFirst: bool = Field(True, description="Replace the current value (default) instead of appending.")
 
-    def execute(self, ctx: "ToolContext") -> ToolResult:
+    def execute(self, ctx: ToolContext) -> ToolResult:
         if self.ref is None and self.nodeSelector is None:
             self.ref = "css=:focus"
         return act(ctx, self, "type into", self._type, done=f"Typed {len(self.text)} characters into")
 
-    def _type(self, loc: "Locator") -> None:
+    def _type(self, loc: Locator) -> None:
         if self.clearFirst:
             loc.fill(self.text)
         else:
@@ -82,7 +82,7 @@ class WebHover(TargetedTool):
 
     name: ClassVar[str] = "web_hover"
 
-    def execute(self, ctx: "ToolContext") -> ToolResult:
+    def execute(self, ctx: ToolContext) -> ToolResult:
         return act(ctx, self, "hover over", lambda loc: loc.hover(), done="Hovered over")
 
 
@@ -92,7 +92,7 @@ class WebPressKey(WebTool):
     name: ClassVar[str] = "web_pressKey"
     key: str = Field(..., description="Key name as Playwright spells it: Enter, Tab, Escape, Control+A, ...")
 
-    def execute(self, ctx: "ToolContext") -> ToolResult:
+    def execute(self, ctx: ToolContext) -> ToolResult:
         drv = driver_for(ctx)
         playwright_call(drv, None, self.name, f"press {self.key}", lambda: drv.page.keyboard.press(self.key),
                         drv.cfg.timeout_ms)
@@ -105,7 +105,7 @@ class WebSelectOption(TargetedTool):
     name: ClassVar[str] = "web_selectOption"
     values: list[str] = Field(..., description="Values or labels of the options to select.")
 
-    def execute(self, ctx: "ToolContext") -> ToolResult:
+    def execute(self, ctx: ToolContext) -> ToolResult:
         return act(ctx, self, "select options in", lambda loc: loc.select_option(self.values),
                    done=f"Selected {', '.join(json.dumps(v, ensure_ascii=False) for v in self.values)} in")
 
@@ -119,7 +119,7 @@ class WebScroll(TargetedTool):
     direction: Literal["UP", "DOWN", "LEFT", "RIGHT"] = Field("DOWN", description="UP, DOWN, LEFT or RIGHT.")
     amount: int | None = Field(None, description="Pixels to scroll (default: 80% of the viewport).")
 
-    def execute(self, ctx: "ToolContext") -> ToolResult:
+    def execute(self, ctx: ToolContext) -> ToolResult:
         drv = driver_for(ctx)
         size = drv.page.viewport_size or {"width": 1280, "height": 720}
         vertical = self.direction in ("UP", "DOWN")
@@ -138,7 +138,7 @@ class WebScroll(TargetedTool):
         }"""
         out: dict[str, Any] = {}
 
-        def run(loc: "Locator") -> None:
+        def run(loc: Locator) -> None:
             out["how"] = loc.evaluate(js, [dx, dy])
 
         result = act(ctx, self, "scroll", run)
@@ -154,7 +154,7 @@ class WebWait(WebTool):
     name: ClassVar[str] = "web_wait"
     seconds: float = Field(1.0, ge=0, le=300, description="Seconds to wait.")
 
-    def execute(self, ctx: "ToolContext") -> ToolResult:
+    def execute(self, ctx: ToolContext) -> ToolResult:
         drv = driver_for(ctx)
         wait_seconds(drv.page, self.seconds)
         return ToolResult(True, f"Waited {self.seconds:g} s")
@@ -167,7 +167,7 @@ class WebWaitForUrl(WebTool):
     pattern: str = Field(..., description="Regular expression the URL must match (searched, not anchored).")
     timeoutMs: int | None = Field(None, ge=0, description="How long to wait (default: the navigation timeout).")
 
-    def execute(self, ctx: "ToolContext") -> ToolResult:
+    def execute(self, ctx: ToolContext) -> ToolResult:
         drv = driver_for(ctx)
         try:
             regex = re.compile(self.pattern)
@@ -189,7 +189,7 @@ class WebCurrentUrl(WebTool):
 
     name: ClassVar[str] = "web_currentUrl"
 
-    def execute(self, ctx: "ToolContext") -> ToolResult:
+    def execute(self, ctx: ToolContext) -> ToolResult:
         drv = driver_for(ctx)
         return ToolResult(True, drv.page.url, data={"url": drv.page.url})
 
@@ -200,7 +200,7 @@ class WebSnapshot(WebTool):
     name: ClassVar[str] = "web_snapshot"
     screenName: str = Field(..., description="A name for this screen, e.g. 'checkout-form'.")
 
-    def execute(self, ctx: "ToolContext") -> ToolResult:
+    def execute(self, ctx: ToolContext) -> ToolResult:
         drv = driver_for(ctx)
         text = drv.snapshot(detail=drv.pop_requested_detail())
         slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", self.screenName).strip("_") or "screen"
@@ -222,7 +222,7 @@ class WebRequestDetails(WebTool):
     include: list[Literal["BOUNDS", "CSS_SELECTORS", "OFFSCREEN_ELEMENTS", "OCCLUDED_ELEMENTS"]] = Field(
         ..., description="What to add: BOUNDS, CSS_SELECTORS, OFFSCREEN_ELEMENTS, OCCLUDED_ELEMENTS.")
 
-    def execute(self, ctx: "ToolContext") -> ToolResult:
+    def execute(self, ctx: ToolContext) -> ToolResult:
         drv = driver_for(ctx)
         mapping = {"BOUNDS": "bounds", "OFFSCREEN_ELEMENTS": "offscreen", "OCCLUDED_ELEMENTS": "offscreen",
                    "CSS_SELECTORS": "urls"}
@@ -237,7 +237,7 @@ class WebResize(WebTool):
     width: int = Field(..., ge=100, le=10_000, description="Viewport width in CSS pixels.")
     height: int = Field(..., ge=100, le=10_000, description="Viewport height in CSS pixels.")
 
-    def execute(self, ctx: "ToolContext") -> ToolResult:
+    def execute(self, ctx: ToolContext) -> ToolResult:
         drv = driver_for(ctx)
         drv.page.set_viewport_size({"width": self.width, "height": self.height})
         ctx.session.device.width, ctx.session.device.height = self.width, self.height
@@ -250,7 +250,7 @@ class WebApplyCookies(WebTool):
     name: ClassVar[str] = "web_applyCookies"
     cookiesJson: str = Field(..., description='JSON list of cookies: [{"name", "value", "url" or "domain"+"path"}].')
 
-    def execute(self, ctx: "ToolContext") -> ToolResult:
+    def execute(self, ctx: ToolContext) -> ToolResult:
         drv = driver_for(ctx)
         try:
             cookies = json.loads(self.cookiesJson)
@@ -269,7 +269,7 @@ class WebGetStorageState(WebTool):
 
     name: ClassVar[str] = "web_getStorageState"
 
-    def execute(self, ctx: "ToolContext") -> ToolResult:
+    def execute(self, ctx: ToolContext) -> ToolResult:
         drv = driver_for(ctx)
         assert drv.context is not None
         state = drv.context.storage_state()
@@ -284,7 +284,7 @@ class WebFillSecret(TargetedTool):
     value: str = Field(..., description="The secret, usually a memory token like {{password}}.",
                        json_schema_extra={"secret": True})
 
-    def execute(self, ctx: "ToolContext") -> ToolResult:
+    def execute(self, ctx: ToolContext) -> ToolResult:
         # Register the value as a secret before anything can log it: the tool log written after this call,
         # console messages, error texts and the trace are all redacted through the session memory.
         memory = ctx.session.memory

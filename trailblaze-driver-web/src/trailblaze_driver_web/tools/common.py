@@ -57,13 +57,13 @@ class TargetedTool(WebTool):
         return resolve_target(drv, self.ref, self.nodeSelector, tool=self.name, timeout_ms=timeout_ms)
 
 
-def driver_for(ctx: "ToolContext") -> PlaywrightDriver:
+def driver_for(ctx: ToolContext) -> PlaywrightDriver:
     drv = web_driver(ctx.driver)
     drv.enter_step(ctx.step_index)
     return drv
 
 
-def act(ctx: "ToolContext", tool: TargetedTool, verb: str, action: Callable[["Locator"], Any],
+def act(ctx: ToolContext, tool: TargetedTool, verb: str, action: Callable[[Locator], Any],
         *, timeout_ms: int | None = None, done: str | None = None) -> ToolResult:
     """Resolve the target, run ``action`` on it with Playwright's auto-waiting, and explain failures."""
     drv = driver_for(ctx)
@@ -102,7 +102,7 @@ def _explain(drv: PlaywrightDriver, target: Target | None, tool: str, verb: str,
     return f"{tool}: could not {verb} {target.description} within {timeout_ms} ms: {reason}"
 
 
-_NOISE = re.compile(r"^(waiting for|retrying|attempting|scrolling|done scrolling|- )", re.I)
+_NOISE = re.compile(r"^(waiting for|retrying|attempting|scrolling|done scrolling|- )", re.IGNORECASE)
 
 
 def call_log_reason(message: str) -> str | None:

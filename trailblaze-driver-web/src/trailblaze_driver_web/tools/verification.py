@@ -39,7 +39,7 @@ def poll(drv: PlaywrightDriver, check: Callable[[], T | None], timeout_ms: int) 
         drv.page.wait_for_timeout(POLL_S * 1000)
 
 
-def visible_text(page: "Page") -> str:
+def visible_text(page: Page) -> str:
     try:
         return str(page.locator("body").inner_text(timeout=1000))
     except Exception:  # noqa: BLE001
@@ -61,7 +61,7 @@ def closest_lines(text: str, wanted: str, n: int = 3) -> list[str]:
     return [c if len(c) <= 120 else c[:119] + "…" for c in close]
 
 
-def _page_says(page: "Page", wanted: str) -> str:
+def _page_says(page: Page, wanted: str) -> str:
     text = visible_text(page)
     close = closest_lines(text, wanted)
     if close:
@@ -70,7 +70,7 @@ def _page_says(page: "Page", wanted: str) -> str:
     return "the page shows: " + json.dumps(flat[:300] + ("…" if len(flat) > 300 else ""), ensure_ascii=False)
 
 
-def _is_visible(loc: "Locator") -> bool:
+def _is_visible(loc: Locator) -> bool:
     try:
         return bool(loc.is_visible())
     except Exception:  # noqa: BLE001
@@ -89,7 +89,7 @@ class WebVerifyTextVisible(WebVerification):
     name: ClassVar[str] = "web_verifyTextVisible"
     text: str = Field(..., description="The text that must be visible.")
 
-    def execute(self, ctx: "ToolContext") -> ToolResult:
+    def execute(self, ctx: ToolContext) -> ToolResult:
         drv = driver_for(ctx)
         page = drv.page
         loc = page.get_by_text(re.compile(re.escape(self.text))).filter(visible=True).first
@@ -105,7 +105,7 @@ class WebVerifyElementVisible(WebVerification, TargetedTool):
 
     name: ClassVar[str] = "web_verifyElementVisible"
 
-    def execute(self, ctx: "ToolContext") -> ToolResult:
+    def execute(self, ctx: ToolContext) -> ToolResult:
         drv = driver_for(ctx)
         timeout = drv.cfg.timeout_ms
         start = time.monotonic()
@@ -122,7 +122,7 @@ class WebVerifyElementVisible(WebVerification, TargetedTool):
         return ToolResult(True, f"{target.description} is visible", recorded_args=target.recorded)
 
 
-def _count(loc: "Locator") -> int:
+def _count(loc: Locator) -> int:
     try:
         return int(loc.count())
     except Exception:  # noqa: BLE001
@@ -138,7 +138,7 @@ class WebVerifyValue(WebVerification, TargetedTool):
     type: Literal["TEXT", "VALUE", "ATTRIBUTE"] = Field("TEXT", description="TEXT, VALUE or ATTRIBUTE.")
     attribute: str | None = Field(None, description="The attribute name, for type ATTRIBUTE.")
 
-    def execute(self, ctx: "ToolContext") -> ToolResult:
+    def execute(self, ctx: ToolContext) -> ToolResult:
         if self.type == "ATTRIBUTE" and not self.attribute:
             raise ToolFailure("web_verifyValue: type ATTRIBUTE needs 'attribute'")
         drv = driver_for(ctx)
@@ -167,7 +167,7 @@ class WebVerifyValue(WebVerification, TargetedTool):
         return ToolResult(True, f"{target.description} has {self.type.lower()} {json.dumps(expected, ensure_ascii=False)}",
                           recorded_args=target.recorded)
 
-    def _read(self, loc: "Locator") -> str | None:
+    def _read(self, loc: Locator) -> str | None:
         try:
             if loc.count() == 0:
                 return None
@@ -188,7 +188,7 @@ class WebVerifyListVisible(WebVerification, TargetedTool):
     ref: str | None = Field(None, description=REF_DESCRIPTION + " Omit to search the whole page.")
     items: list[str] = Field(..., min_length=1, description="Texts that must all be visible.")
 
-    def execute(self, ctx: "ToolContext") -> ToolResult:
+    def execute(self, ctx: ToolContext) -> ToolResult:
         drv = driver_for(ctx)
         page = drv.page
         target: Target | None = None
@@ -232,7 +232,7 @@ class WebEvaluate(WebTool):
     script: str = Field(..., description="A JavaScript expression (or a function source) to evaluate.")
     variable: str | None = Field(None, description="Remember the result (as text) under this memory key.")
 
-    def execute(self, ctx: "ToolContext") -> ToolResult:
+    def execute(self, ctx: ToolContext) -> ToolResult:
         from playwright.sync_api import Error as PlaywrightError
 
         drv = driver_for(ctx)
