@@ -49,16 +49,19 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
 class _LazyPluginGroup(click.Group):
     """Adds plugin commands on first lookup, so ``--version``/``--help`` of built-ins stay fast."""
 
-    _plugins_loaded = False
+    _plugins_host: object = None
+    """The host whose plugins' commands were added; another process-wide host (tests swap hosts with
+    ``installed_host``) gets its commands added on its first lookup."""
 
     def _load_plugin_commands(self) -> None:
-        if self._plugins_loaded:
-            return
-        self._plugins_loaded = True
         from .plugins import get_host
 
+        host = get_host()
+        if self._plugins_host is host:
+            return
+        self._plugins_host = host
         try:
-            get_host().register_commands(self)
+            host.register_commands(self)
         except Exception as exc:  # noqa: BLE001 - recovery commands must keep working
             click.echo(f"trailblaze: could not load plugin commands: {exc}", err=True)
 
