@@ -401,3 +401,14 @@ def test_context_and_target_prompts_reach_the_system_prompt(app_host, workspace,
     system = server.requests[0].body["messages"][0]["content"]
     assert "The app under test is the shop demo." in system and system.endswith("Use the staging account.")
     assert "This step is a verification" in server.requests[-1].body["messages"][0]["content"]
+
+
+def test_the_html_report_shows_the_model_transcript_per_step(app_host, workspace, llm_server, tb_llm_config) -> None:
+    server = llm_server([http_error(429, "slow down", retry_after=0), *SIGN_IN, *VERIFY])
+    root = workspace(tb_llm_config(server), {"sign-in.trail.yaml": NL_TRAIL})
+    result = run(root, app_host)
+    assert result.exit_code == 0, result.output
+    report = next((root / "logs" / "reports").glob("trailblaze_report_*.html")).read_text()
+    assert "model fake/scripted: 5 requests, $0.0055" in report and "model fake/scripted: 1 request, $0.0011" in report
+    assert "provider error" in report and "HTTP 429: slow down" in report
+    assert "app_assertVisible" in report and SECRET not in report

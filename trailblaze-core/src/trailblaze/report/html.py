@@ -60,6 +60,8 @@ class _Step:
     tools: list[dict[str, Any]] = field(default_factory=list)
     shots: list[dict[str, Any]] = field(default_factory=list)
     events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    llm: list[dict[str, Any]] = field(default_factory=list)
+    """The step's model requests (``TrailblazeLlmRequestLog``), when the agent ran it."""
 
 
 def write_html_report(run: RunResult, path: Path) -> Path:
@@ -142,6 +144,8 @@ def _steps(entries: Iterable[dict[str, Any]]) -> tuple[list[_Step], list[dict[st
             current = None
         elif kind in TOOL_LOGS:
             (current.tools if current is not None else loose).append(entry)
+        elif kind == "TrailblazeLlmRequestLog":
+            (current.llm if current is not None else loose).append(entry)
         elif entry.get("screenshot"):
             if current is not None:
                 current.shots.append(entry)
@@ -179,6 +183,8 @@ def _step_html(step: _Step, trail: TrailResult, result: Any) -> str:
         for call in _call_order(step.tools):
             out.append(_tool_row(call))
         out.append("</table>")
+    if step.llm:
+        out.append(_llm_html(step.llm))
     for shot in step.shots:
         out.append(_image(trail.log_dir, shot))
     if step.events:
@@ -190,6 +196,38 @@ def _step_html(step: _Step, trail: TrailResult, result: Any) -> str:
         out.append("</div>")
     out.append("</details>")
     return "".join(out)
+
+
+def _llm_html(requests: list[dict[str, Any]]) -> str:
+    """The step's model transcript: one row per request (what the model said and called, tokens, cost),
+    each with the messages it was sent folded away."""
+    answered = [r for r in requests if "error" not in r]
+    cost = sum(float(r.get("costUsd") or 0) for r in answered)
+    model = requests[0].get("llmModel") or {}
+    out = [f"<details class=llm><summary>model {_e(str(model.get('provider', '')))}/{_e(str(model.get('modelId', '')))}: "
+           f"{len(answered)} request{'s' if len(answered) != 1 else ''}, ${cost:.4f}</summary>",
+           "<table><tr><th>#</th><th>model said</th><th>tool calls</th><th>tokens in/out</th><th>$</th></tr>"]
+    for i, r in enumerate(requests, 1):
+        if "error" in r:
+            out.append(f"<tr><td>{i}</td><td colspan=4><span class=bad>provider error</span> "
+                       f"{_e(str(r['error']))} (retry {_e(str(r.get('retry')))})</td></tr>")
+            continue
+        response = r.get("response") or {}
+        calls = "".join(f"<div><code>{_e(str(a.get('name')))}</code> {_e(_clip(_json(a.get('args')), 300))}</div>"
+                        for a in r.get("actions") or [])
+        usage = r.get("usage") or {}
+        sent = "\n\n".join(f"[{m.get('role')}] {m.get('content')}" for m in r.get("messages") or [])
+        said = _e(_clip(str(response.get("text") or ""), 400))
+        out.append(f"<tr><td>{i}</td><td>{said}<details><summary class=meta>request</summary>"
+                   f"<pre>{_e(_clip(sent, 20000))}</pre></details></td><td>{calls}</td>"
+                   f"<td>{_e(str(usage.get('inputTokens', '')))}/{_e(str(usage.get('outputTokens', '')))}</td>"
+                   f"<td>{_cost(r.get('costUsd'))}</td></tr>")
+    out.append("</table></details>")
+    return "".join(out)
+
+
+def _cost(value: Any) -> str:
+    return "" if value is None else f"{float(value):.5f}"
 
 
 def _call_order(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
