@@ -20,8 +20,8 @@ mcpServers:
 """
 
 
-def call(session: Any, name: str, **args: Any) -> Any:
-    return session.dispatcher.call(ToolCall(name, args), session.context())
+def call(session: Any, tool_name: str, /, **args: Any) -> Any:
+    return session.dispatcher.call(ToolCall(tool_name, args), session.context())
 
 
 def post(url: str, body: bytes, *, headers: dict[str, str] | None = None) -> tuple[int, dict[str, Any]]:
@@ -40,7 +40,7 @@ def test_tools_register_under_their_advertised_names(workspace: Any, sessions: A
     # host session: the driver-only tool is filtered out, everything else is there unchanged
     assert names == {"py_echo", "py_context", "py_hostOnly", "py_otherToolset", "py_remember", "py_fail",
                      "py_failSilently", "py_structured", "py_delegate", "py_callback", "py_callbackRaw",
-                     "py_recurse", "py_env", "py_die"}
+                     "py_recurse", "py_env", "py_die", "py_nested", "py_grow", "py_shrink"}
     echo = session.registry.get("py_echo")
     assert echo.source.server == "py_tools" and str(echo.source).startswith("file ")
     assert "reloadTools" in session.registry
@@ -258,21 +258,30 @@ def test_a_collision_with_a_builtin_tool(workspace: Any, sessions: Any) -> None:
 def test_reload_tools_reports_added_removed_total(workspace: Any, sessions: Any) -> None:
     session = sessions.start(workspace(PY_SERVER))
     before = len(session.registry)
-    state = session.resources["mcp_subprocess"]
-    # pretend two tools were not there at start and one extra was: reload must reconcile with the server
-    session.registry.remove("py_echo")
-    state.servers["py_tools"].registered.remove("py_echo")
-    session.registry.remove("py_env")
-    state.servers["py_tools"].registered.remove("py_env")
-    from trailblaze_mcp_subprocess.definitions import McpToolDefinition
-
-    ghost = McpToolDefinition(name="py_gone", server="py_tools", input_schema={"type": "object", "properties": {}})
-    session.registry.add(ghost)
-    state.servers["py_tools"].registered.append("py_gone")
+    call(session, "py_grow", name="py_late")
+    call(session, "py_shrink", name="py_env")
+    assert "py_late" not in session.registry and "py_env" in session.registry  # nothing changes by itself
     result = call(session, "reloadTools")
-    assert result.success
-    assert result.data == {"added": ["py_echo", "py_env"], "removed": ["py_gone"], "total": before}
-    assert "py_echo" in session.registry and "py_gone" not in session.registry
+    assert result.success and result.data == {"added": ["py_late"], "removed": ["py_env"], "total": before}
+    assert result.message == "added 1 (py_late), removed 1 (py_env); %d tools" % before
+    assert call(session, "py_late", text="new").message == "echo: new"
+    assert "py_env" not in session.registry
+
+
+def test_nested_delegation(workspace: Any, sessions: Any) -> None:
+    session = sessions.start(workspace(PY_SERVER))
+    assert call(session, "py_nested", value="v").success
+    executed = [(e.authored.name, e.depth, e.delegating) for e in session.executed]
+    assert executed == [("rememberValue", 2, False), ("py_echo", 2, False), ("py_delegate", 1, True),
+                        ("rememberValue", 1, False), ("py_nested", 0, True)]
+    assert session.memory.get("nested") == "v" and session.memory.get("after") == "v"
+
+
+def test_callback_timeout(workspace: Any, sessions: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TRAILBLAZE_CALLBACK_TIMEOUT_MS", "300")
+    session = sessions.start(workspace(PY_SERVER))
+    data = json.loads(call(session, "py_callbackRaw", tool="wait", arguments='{"timeToWaitInSeconds": 1.5}').message)
+    assert data["refused"] == "callback 'wait' timed out after 0.3s"
 
 
 def test_graceful_shutdown_on_session_end(workspace: Any, sessions: Any) -> None:

@@ -22,7 +22,7 @@ mcpServers:
 """
 
 
-def call(session: Any, name: str, **args: Any) -> Any:
+def call(session: Any, name: str, /, **args: Any) -> Any:
     return session.dispatcher.call(ToolCall(name, args), session.context())
 
 

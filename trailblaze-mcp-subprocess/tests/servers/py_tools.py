@@ -122,6 +122,25 @@ async def die(code: int = 3) -> str:
     os._exit(code)
 
 
+@app.tool(name=_name("nested"), description="Delegate to another delegating tool (nested delegation).",
+          meta={"trailblaze/isRecordable": False})
+async def nested(value: str) -> dict:
+    return {"_trailblaze_delegates": [{"tool": _name("delegate"), "args": {"key": "nested", "value": value}},
+                                      {"tool": "rememberValue", "args": {"variable": "after", "value": value}}]}
+
+
+@app.tool(name=_name("grow"), description="Add a tool to this server at run time (for reloadTools).")
+async def grow(name: str) -> str:
+    app.tool(name=name, description="Added at run time.")(echo)
+    return f"added {name}"
+
+
+@app.tool(name=_name("shrink"), description="Remove a tool from this server at run time (for reloadTools).")
+async def shrink(name: str) -> str:
+    app.remove_tool(name)
+    return f"removed {name}"
+
+
 if os.environ.get("PY_TOOLS_EXTRA_NAME"):
     app.tool(name=os.environ["PY_TOOLS_EXTRA_NAME"], description="An extra tool named by the test.")(echo)
 

@@ -1,0 +1,140 @@
+"""MCP call overhead: sequential ``tools/call`` round trips to a stdio Python tool server, through
+Trailblaze's tool dispatch (argument validation, memory, context envelopes, invocation id, tool log,
+the sync → event-loop-thread hop) against the same calls through a bare ``mcp`` SDK ``ClientSession``.
+
+Both connections are open at once and their batches alternate, so load from other processes on the
+machine hits both alike. Usage: uv run python benchmarks/bench_mcp_calls.py [--calls 500] [--batch 50]
+Aim: ratio ≤ 1.15.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+SERVER = REPO / "trailblaze-mcp-subprocess" / "tests" / "servers" / "minimal.py"
+
+
+class BareSdk:
+    """A bare SDK client session (the SDK's own stdio transport), driven from this thread."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.session: Any = None
+        self._stop: asyncio.Event | None = None
+        self._holder = self.loop.create_task(self._hold())
+        while self.session is None:
+            self.loop.run_until_complete(asyncio.sleep(0.01))
+            if self._holder.done():
+                self._holder.result()
+
+    async def _hold(self) -> None:
+        from mcp import ClientSession, StdioServerParameters
+        from mcp.client.stdio import stdio_client
+
+        params = StdioServerParameters(command=sys.executable, args=[str(SERVER)], env=dict(os.environ),
+                                       cwd=str(SERVER.parent))
+        self._stop = asyncio.Event()
+        with open(os.devnull, "w") as sink:
+            async with stdio_client(params, errlog=sink) as (read, write), ClientSession(read, write) as session:
+                await session.initialize()
+                await session.list_tools()
+                self.session = session
+                await self._stop.wait()
+
+    def batch(self, n: int, offset: int) -> float:
+        async def run() -> float:
+            t0 = time.perf_counter()
+            for i in range(n):
+                await self.session.call_tool("min_echo", {"text": f"hello {offset + i}"})
+            return time.perf_counter() - t0
+
+        return self.loop.run_until_complete(run())
+
+    def close(self) -> None:
+        assert self._stop is not None
+        self._stop.set()
+        self.loop.run_until_complete(self._holder)
+        self.loop.close()
+
+
+class Ours:
+    """A Trailblaze session with the same server, calls through the session's dispatcher."""
+
+    def __init__(self, *, logging: bool) -> None:
+        import trailblaze_mcp_subprocess.plugin as plugin
+        from trailblaze.config import load_workspace
+        from trailblaze.driver import DeviceInfo
+        from trailblaze.logs import SessionLog
+        from trailblaze.testing import make_session, new_host
+
+        root = Path(tempfile.mkdtemp())
+        (root / "trails" / "config").mkdir(parents=True)
+        (root / "trails" / "config" / "trailblaze.yaml").write_text(f"mcpServers:\n  - script: {SERVER}\n")
+        self.host = new_host()
+        self.host.register(plugin, "mcp_subprocess")
+        self.session = make_session(self.host, root=root, workspace=load_workspace(root, self.host), start=False,
+                                    memory={"user": "ada", "city": "Paris"})
+        self.session.log = SessionLog(root / "logs", self.session.id, enabled=logging)
+        self.session.device = DeviceInfo(platform="host", driver="host")
+        self.host.session_started(self.session)
+        self.ctx = self.session.context()
+
+    def batch(self, n: int, offset: int) -> float:
+        from trailblaze.tools.base import ToolCall
+
+        dispatch = self.session.dispatcher.call
+        t0 = time.perf_counter()
+        for i in range(n):
+            dispatch(ToolCall("min_echo", {"text": f"hello {offset + i}"}), self.ctx)
+        return time.perf_counter() - t0
+
+    def close(self) -> None:
+        from trailblaze.session import SessionOutcome
+
+        self.host.session_finished(self.session, SessionOutcome.SUCCEEDED)
+        self.session.log.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--calls", type=int, default=500)
+    parser.add_argument("--batch", type=int, default=50)
+    args = parser.parse_args()
+    sdk, ours, logged = BareSdk(), Ours(logging=False), Ours(logging=True)
+    try:
+        for path in (sdk, ours, logged):  # warm-up
+            path.batch(args.batch, 0)
+        batches: dict[str, list[float]] = {"sdk": [], "ours": [], "logged": []}
+        for k in range(args.calls // args.batch):
+            batches["sdk"].append(sdk.batch(args.batch, k * args.batch))
+            batches["ours"].append(ours.batch(args.batch, k * args.batch))
+            batches["logged"].append(logged.batch(args.batch, k * args.batch))
+    finally:
+        for path in (sdk, ours, logged):
+            path.close()
+    n = args.calls
+    totals = {k: sum(v) for k, v in batches.items()}
+    median = {k: statistics.median(v) for k, v in batches.items()}
+    base = totals["sdk"]
+    print(f"{n} sequential tools/call round trips to a stdio Python server (batches of {args.batch}, interleaved)")
+    print(f"  bare mcp SDK ClientSession     : {base:.3f}s  ({base / n * 1e6:.0f} µs/call)")
+    print(f"  Trailblaze dispatch            : {totals['ours']:.3f}s  ({totals['ours'] / n * 1e6:.0f} µs/call)"
+          f"  ratio {totals['ours'] / base:.3f}")
+    print(f"  ... writing session log files  : {totals['logged']:.3f}s  ({totals['logged'] / n * 1e6:.0f} µs/call)"
+          f"  ratio {totals['logged'] / base:.3f}")
+    print(f"  median-batch ratios (robust to load spikes): dispatch {median['ours'] / median['sdk']:.3f}, "
+          f"with log files {median['logged'] / median['sdk']:.3f}")
+    print("  aim: ratio ≤ 1.15 (log files are the core's per-call JSON logs, the same for every tool kind)")
+
+
+if __name__ == "__main__":
+    main()
