@@ -43,7 +43,7 @@ class BareSdk:
         params = StdioServerParameters(command=sys.executable, args=[str(SERVER)], env=dict(os.environ),
                                        cwd=str(SERVER.parent))
         self._stop = asyncio.Event()
-        with open(os.devnull, "w") as sink:
+        with open(os.devnull, "w") as sink:  # noqa: ASYNC230 - /dev/null, before timing
             async with stdio_client(params, errlog=sink) as (read, write), ClientSession(read, write) as session:
                 await session.initialize()
                 await session.list_tools()
@@ -70,11 +70,11 @@ class Ours:
     """A Trailblaze session with the same server, calls through the session's dispatcher."""
 
     def __init__(self, *, logging: bool) -> None:
-        import trailblaze_mcp_subprocess.plugin as plugin
         from trailblaze.config import load_workspace
         from trailblaze.driver import DeviceInfo
         from trailblaze.logs import SessionLog
         from trailblaze.testing import make_session, new_host
+        from trailblaze_mcp_subprocess import plugin
 
         root = Path(tempfile.mkdtemp())
         (root / "trails" / "config").mkdir(parents=True)

@@ -33,7 +33,7 @@ def bare_sdk_start(script: Path) -> float:
     async def run() -> float:
         params = StdioServerParameters(command=sys.executable, args=[str(script)], env=dict(os.environ),
                                        cwd=str(script.parent))
-        with open(os.devnull, "w") as sink:
+        with open(os.devnull, "w") as sink:  # noqa: ASYNC230 - /dev/null, before timing
             t0 = time.perf_counter()
             async with stdio_client(params, errlog=sink) as (read, write), ClientSession(read, write) as session:
                 await session.initialize()
@@ -44,13 +44,12 @@ def bare_sdk_start(script: Path) -> float:
 
 
 def trailblaze_start(script: Path, env: dict[str, str] | None = None) -> tuple[float, str]:
-    import trailblaze_mcp_subprocess.plugin as plugin
     from trailblaze.config import load_workspace
     from trailblaze.driver import DeviceInfo
     from trailblaze.logs import SessionLog
     from trailblaze.session import SessionOutcome
     from trailblaze.testing import make_session, new_host
-    from trailblaze_mcp_subprocess import runtimes
+    from trailblaze_mcp_subprocess import plugin, runtimes
 
     saved = dict(os.environ)
     os.environ.update(env or {})

@@ -263,7 +263,7 @@ def test_reload_tools_reports_added_removed_total(workspace: Any, sessions: Any)
     assert "py_late" not in session.registry and "py_env" in session.registry  # nothing changes by itself
     result = call(session, "reloadTools")
     assert result.success and result.data == {"added": ["py_late"], "removed": ["py_env"], "total": before}
-    assert result.message == "added 1 (py_late), removed 1 (py_env); %d tools" % before
+    assert result.message == f"added 1 (py_late), removed 1 (py_env); {before} tools"
     assert call(session, "py_late", text="new").message == "echo: new"
     assert "py_env" not in session.registry
 
