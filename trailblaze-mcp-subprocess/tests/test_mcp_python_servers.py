@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 from trailblaze.driver import DeviceInfo
 from trailblaze.errors import DuplicateToolError, ToolArgumentError
-from trailblaze.tools.base import ToolCall
+from trailblaze import hookimpl
+from trailblaze.tools.base import Tool, ToolCall, ToolResult
 
 PY_SERVER = """
 mcpServers:
@@ -40,7 +41,7 @@ def test_tools_register_under_their_advertised_names(workspace: Any, sessions: A
     # host session: the driver-only tool is filtered out, everything else is there unchanged
     assert names == {"py_echo", "py_context", "py_hostOnly", "py_otherToolset", "py_remember", "py_fail",
                      "py_failSilently", "py_structured", "py_delegate", "py_callback", "py_callbackRaw",
-                     "py_recurse", "py_env", "py_die", "py_nested", "py_grow", "py_shrink"}
+                     "py_recurse", "py_env", "py_die", "py_nested", "py_grow", "py_shrink", "py_look"}
     echo = session.registry.get("py_echo")
     assert echo.source.server == "py_tools" and str(echo.source).startswith("file ")
     assert "reloadTools" in session.registry
@@ -153,6 +154,29 @@ def test_callback_errors_reach_the_tool(workspace: Any, sessions: Any) -> None:
     assert "unknown argument 'zzz'" in extra["refused"]
     failing = json.loads(call(session, "py_callbackRaw", tool="py_fail", arguments='{"reason": "nope"}').message)
     assert failing == {"success": False, "text": "", "error": "nope"}
+
+
+class FakeWebSnapshot(Tool):
+    """Stands in for the web driver's snapshot tool (no browser in this test)."""
+
+    name = "web_snapshot"
+    screenName: str
+
+    def execute(self, ctx: Any) -> ToolResult:
+        return ToolResult.ok(f'[e1] button "Sign in" ({self.screenName})')
+
+
+class SnapshotPlugin:
+    @hookimpl
+    def trailblaze_register_tools(self, registry: Any) -> None:
+        registry.add_tool(FakeWebSnapshot)
+
+
+def test_client_typed_helper_snapshot(host: Any, workspace: Any, sessions: Any) -> None:
+    host.register(SnapshotPlugin(), "snapshot")
+    session = sessions.start(workspace(PY_SERVER), device=DeviceInfo(platform="web", driver="playwright-native"))
+    assert call(session, "py_look").message == 'web: [e1] button "Sign in" (look)'
+    assert [(e.authored.name, e.depth) for e in session.executed] == [("web_snapshot", 1), ("py_look", 0)]
 
 
 def test_callback_depth_is_capped_at_16(workspace: Any, sessions: Any) -> None:

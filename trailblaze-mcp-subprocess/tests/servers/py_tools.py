@@ -101,6 +101,12 @@ async def callback_raw(tool: str, arguments: str, ctx: Context) -> dict:
     return {"success": result.success, "text": result.text, "error": result.error}
 
 
+@app.tool(name=_name("look"), description="Take a snapshot through Trailblaze and report it.")
+async def look(ctx: Context) -> str:
+    tb = TrailblazeClient.from_context(ctx)
+    return f"{tb.platform}: {await tb.snapshot('look')}"
+
+
 @app.tool(name=_name("recurse"), description="Call itself back until Trailblaze refuses.")
 async def recurse(level: int, ctx: Context) -> dict:
     tb = TrailblazeClient.from_context(ctx)
