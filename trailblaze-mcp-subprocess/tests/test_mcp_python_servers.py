@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from trailblaze import hookimpl
 from trailblaze.driver import DeviceInfo
 from trailblaze.errors import DuplicateToolError, ToolArgumentError
-from trailblaze import hookimpl
 from trailblaze.tools.base import Tool, ToolCall, ToolResult
 
 PY_SERVER = """
