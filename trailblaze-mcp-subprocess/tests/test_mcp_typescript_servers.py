@@ -66,6 +66,11 @@ def test_memory_delegation_and_callbacks(ts_runtime: str, workspace: Any, sessio
     call(session, "ts_remember", key="a", value="1")
     assert session.memory.get("a") == "1"
     assert call(session, "ts_delegate", key="b", value="2").success and session.memory.get("b") == "2"
+    # ts_delegate does not say isRecordable: false, yet a recording keeps its delegates, not the wrapper
+    assert session.registry.get("ts_delegate").is_recordable is True
+    from trailblaze.agent.recording import recording_from_executed
+
+    assert recording_from_executed(session.executed[-2:]) == [ToolCall("rememberValue", {"variable": "b", "value": "2"})]
     result = call(session, "ts_callback", key="c", value="3")
     assert result.data == {"memory": {"a": "1", "b": "2", "c": "3"}}
     assert [(e.authored.name, e.depth) for e in session.executed][-3:] == [

@@ -147,7 +147,8 @@ class Dispatcher:
         if not result.success:
             error = result.message or f"tool '{call.name}' failed"
         duration_ms = int((time.perf_counter() - start) * 1000)
-        executed = ExecutedCall(call, resolved, ctx.depth, definition.is_recordable, delegated,
+        recordable = definition.is_recordable and not (delegated and definition.records_delegates)
+        executed = ExecutedCall(call, resolved, ctx.depth, recordable, delegated,
                                 definition.is_verification, result.success, error, ctx.step_index)
         if result.recorded_args:
             executed.recorded = ToolCall(call.name, {**call.args, **result.recorded_args})
@@ -159,7 +160,7 @@ class Dispatcher:
             "successful": result.success,
             "traceId": f"{session.id}-{self._trace_seq}",
             "durationMs": duration_ms,
-            "isRecordable": definition.is_recordable,
+            "isRecordable": recordable,
             "isTopLevelToolCall": top_level and ctx.depth == 0,
             "isVerification": definition.is_verification,
             "dispatchedHostSide": True,

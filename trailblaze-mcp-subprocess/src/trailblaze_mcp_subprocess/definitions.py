@@ -42,6 +42,8 @@ def sanitize_schema(schema: dict[str, Any] | None) -> dict[str, Any] | None:
 class McpToolDefinition(ToolDefinition):
     kind: ClassVar[str] = "mcp"
 
+    records_delegates: bool = True
+    """A call that returns ``_trailblaze_delegates`` is recorded as its delegates, never as itself."""
     server: str
     """Name of the server (``mcpServers`` entry name, or the script's) that serves this tool."""
     input_schema: dict[str, Any] | None = None

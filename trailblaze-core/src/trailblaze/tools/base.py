@@ -132,6 +132,9 @@ class ToolDefinition:
     requires_host: bool = False
     is_verification: bool = False
     delegating: bool = False
+    records_delegates: bool = False
+    """When a call of this tool delegates (``invoke`` returned calls), a recording keeps the delegates, not
+    the call itself, whatever ``is_recordable`` says (MCP tools returning ``_trailblaze_delegates``)."""
     platforms: frozenset[str] | None = None
     """Lower-case platforms (``web``, ``android``, ``ios``, ``host``) the tool runs on; None = all."""
     drivers: frozenset[str] | None = None
