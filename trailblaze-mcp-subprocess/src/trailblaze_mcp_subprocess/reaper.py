@@ -23,12 +23,13 @@ from typing import Any
 
 _live: dict[int, str] = {}
 """pgid → server name, for every group we spawned and have not finished stopping."""
-_installed = False
+_atexit_registered = False
+_signals_installed = False
 _previous: dict[int, Any] = {}
 
 
 def track(pgid: int, name: str) -> None:
-    _install()
+    install()
     _live[pgid] = name
 
 
@@ -97,14 +98,20 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
     os.kill(os.getpid(), signum)
 
 
-def _install() -> None:
-    global _installed
-    if _installed:
+def install() -> None:
+    """Register the atexit hook and, when called on the main thread, the SIGTERM/SIGHUP handlers.
+
+    Sessions call this on the thread that starts them (the runner's main thread) before any server is
+    spawned: the spawning itself happens on the session's event-loop thread, where Python does not
+    allow installing signal handlers.
+    """
+    global _atexit_registered, _signals_installed
+    if not _atexit_registered:
+        atexit.register(reap_all)
+        _atexit_registered = True
+    if _signals_installed or threading.current_thread() is not threading.main_thread():
         return
-    _installed = True
-    atexit.register(reap_all)
-    if threading.current_thread() is not threading.main_thread():
-        return
+    _signals_installed = True
     for sig in (signal.SIGTERM, signal.SIGHUP):
         try:
             current = signal.getsignal(sig)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from trailblaze.errors import BadInputError, InfrastructureError
 from trailblaze.tools.base import ToolCall, ToolResult, ToolSource
 
-from . import callbacks
+from . import callbacks, reaper
 from .config import ServerSpec
 from .definitions import STATE_KEY, McpToolDefinition, sanitize_schema
 from .envelope import (
@@ -96,6 +96,7 @@ class SessionServers:
 
     # -- start --------------------------------------------------------------------------------
     def start(self) -> None:
+        reaper.install()  # on this (the runner's) thread: signal handlers can only be set on the main thread
         try:
             self.base_url = self._hub.acquire()
             self.loop = LoopThread(f"trailblaze-mcp-{self.session.id}")

@@ -4,6 +4,8 @@ import sys
 import time
 
 signal.signal(signal.SIGTERM, signal.SIG_IGN)
+signal.signal(signal.SIGHUP, signal.SIG_IGN)
+signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 from mcp.server.mcpserver import MCPServer
 
@@ -23,7 +25,10 @@ if __name__ == "__main__":
     try:
         app.run()
     finally:
-        # stdin closed: stay alive anyway (a badly written server)
-        print("hang: stdin closed, staying alive", file=sys.stderr, flush=True)
+        # stdin closed: stay alive anyway (a badly written server), even if nobody reads stderr any more
+        try:
+            print("hang: stdin closed, staying alive", file=sys.stderr, flush=True)
+        except OSError:
+            pass
         while True:
             time.sleep(1)
