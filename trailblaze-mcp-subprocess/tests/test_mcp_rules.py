@@ -184,7 +184,7 @@ def test_relative_script_is_resolved_against_the_declaring_file(tmp_path: Path) 
 
 def test_missing_script_is_an_error_naming_it(tmp_path: Path) -> None:
     ws = _ws(tmp_path, "mcpServers:\n  - script: tools/missing.ts\n")
-    with pytest.raises(BadInputError, match=r"MCP server script not found: .*tools/missing.ts"):
+    with pytest.raises(BadInputError, match=r"trailblaze.yaml:2:5: .mcpServers.: MCP server script not found: .*tools/missing.ts"):
         load_config_servers(ws)
 
 

@@ -122,6 +122,7 @@ class WorkspaceServers:
 
     specs: dict[str, ServerSpec] = field(default_factory=dict)
     config_loaded: bool = False
+    config_error: BadInputError | None = None
 
     def add(self, spec: ServerSpec) -> ServerSpec:
         existing = self.specs.get(spec.name)
@@ -153,12 +154,23 @@ def servers_of(config: WorkspaceConfig) -> WorkspaceServers:
 def load_config_servers(config: WorkspaceConfig) -> WorkspaceServers:
     """Validate the ``mcpServers`` section (once per workspace) and add its servers to the table."""
     table = servers_of(config)
+    if table.config_error is not None:
+        raise table.config_error
     if table.config_loaded:
         return table
+    try:
+        _load_section(config, table)
+    except BadInputError as exc:
+        table.config_error = exc
+        raise
     table.config_loaded = True
+    return table
+
+
+def _load_section(config: "WorkspaceConfig", table: WorkspaceServers) -> None:
     raw = config.data.get(SECTION) if config.data else None
     if raw is None:
-        return table
+        return
     anchor = config.file.parent if config.file is not None else config.root
     items: list[tuple[Any, Any, str | None]]
     if isinstance(raw, Mapping):  # {name: {...}} (the seed's second spelling)
@@ -189,8 +201,14 @@ def load_config_servers(config: WorkspaceConfig) -> WorkspaceServers:
             key, message = problem
             location = config.location(SECTION, index, key) if key else where
             raise ConfigError(f"MCP server {_label(index, data)}: {message}", location=location, key=SECTION)
-        table.add(spec_from_entry(entry, anchor=anchor, file=config.file, line=where.line))
-    return table
+        try:
+            table.add(spec_from_entry(entry, anchor=anchor, file=config.file, line=where.line))
+        except BadInputError as exc:
+            if exc.location is None:
+                key = "script" if entry.script else None
+                raise ConfigError(exc.message, location=config.location(SECTION, index, key) if key else where,
+                                  key=SECTION, hint=exc.hint) from None
+            raise
 
 
 def spec_from_entry(entry: McpServerEntry, *, anchor: Path, file: Path | None, line: int | None,
