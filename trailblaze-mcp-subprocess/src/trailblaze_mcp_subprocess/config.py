@@ -167,7 +167,7 @@ def load_config_servers(config: WorkspaceConfig) -> WorkspaceServers:
     return table
 
 
-def _load_section(config: "WorkspaceConfig", table: WorkspaceServers) -> None:
+def _load_section(config: WorkspaceConfig, table: WorkspaceServers) -> None:
     raw = config.data.get(SECTION) if config.data else None
     if raw is None:
         return
