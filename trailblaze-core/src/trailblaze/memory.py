@@ -166,6 +166,8 @@ class Memory:
     # -- redaction ----------------------------------------------------------------------------
     def redact(self, value: Any) -> Any:
         """Replace secret values wherever they occur, in strings, dicts and lists."""
+        if not self._sensitive:  # the common case: nothing to scan for
+            return value
         secrets = self.secret_values()
         if not secrets:
             return value
