@@ -41,7 +41,7 @@ def test_tools_register_under_their_advertised_names(workspace: Any, sessions: A
     # host session: the driver-only tool is filtered out, everything else is there unchanged
     assert names == {"py_echo", "py_context", "py_hostOnly", "py_otherToolset", "py_remember", "py_fail",
                      "py_failSilently", "py_structured", "py_delegate", "py_callback", "py_callbackRaw",
-                     "py_recurse", "py_env", "py_die", "py_nested", "py_grow", "py_shrink", "py_look"}
+                     "py_recurse", "py_env", "py_die", "py_nested", "py_grow", "py_shrink", "py_look", "py_callbackNoId"}
     echo = session.registry.get("py_echo")
     assert echo.source.server == "py_tools" and str(echo.source).startswith("file ")
     assert "reloadTools" in session.registry
@@ -299,6 +299,15 @@ def test_nested_delegation(workspace: Any, sessions: Any) -> None:
     assert executed == [("rememberValue", 2, False), ("py_echo", 2, False), ("py_delegate", 1, True),
                         ("rememberValue", 1, False), ("py_nested", 0, True)]
     assert session.memory.get("nested") == "v" and session.memory.get("after") == "v"
+
+
+def test_callback_without_invocation_id_uses_the_only_running_call(workspace: Any, sessions: Any) -> None:
+    session = sessions.start(workspace(PY_SERVER), memory={"who": "me"})
+    data = json.loads(call(session, "py_callbackNoId").message)
+    assert data["result"]["type"] == "call_tool_result" and data["result"]["structured_content"] == {"who": "me"}
+    status, body = post(session.resources["mcp_subprocess"].base_url + "/scripting/callback",
+                        json.dumps({"version": 1, "action": {"type": "call_tool", "tool_name": "dumpMemory"}}).encode())
+    assert body["error"]["code"] == -32602 and "0 tool calls are running" in body["error"]["message"]
 
 
 def test_callback_timeout(workspace: Any, sessions: Any, monkeypatch: pytest.MonkeyPatch) -> None:

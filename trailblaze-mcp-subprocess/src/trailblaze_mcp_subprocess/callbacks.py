@@ -149,8 +149,14 @@ class CallbackHub:
             return error_body("callback body must be a JSON object")
         inv_id = payload.get("invocation_id", payload.get("invocationId"))
         if not isinstance(inv_id, str) or not inv_id:
-            return error_body("callback needs an 'invocation_id' (from _meta.trailblaze.invocationId)",
-                              code=INVALID_PARAMS)
+            # Decision 029's single-device fallback: with exactly one tool call running, the id may be left out.
+            with self._lock:
+                running = list(self._invocations.values())
+            if len(running) != 1:
+                return error_body(f"callback needs an 'invocation_id' (from _meta.trailblaze.invocationId): "
+                                  f"{len(running)} tool calls are running, so it cannot be guessed",
+                                  code=INVALID_PARAMS)
+            inv_id = running[0].id
         inv = self.get(inv_id)
         if inv is None:
             return unknown_invocation(inv_id)

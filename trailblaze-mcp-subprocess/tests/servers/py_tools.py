@@ -107,6 +107,23 @@ async def look(ctx: Context) -> str:
     return f"{tb.platform}: {await tb.snapshot('look')}"
 
 
+@app.tool(name=_name("callbackNoId"), description="Call back without an invocation id (single-device fallback).")
+async def callback_no_id(ctx: Context) -> dict:
+    import asyncio
+    import urllib.request
+
+    base = (ctx.request_context.meta or {})["trailblaze"]["baseUrl"]
+    body = json.dumps({"version": 1, "action": {"type": "call_tool", "tool_name": "dumpMemory",
+                                                "arguments_json": "{}"}}).encode()
+
+    def post() -> dict:
+        req = urllib.request.Request(base + "/scripting/callback", data=body, method="POST")
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            return json.loads(resp.read())
+
+    return await asyncio.to_thread(post)
+
+
 @app.tool(name=_name("recurse"), description="Call itself back until Trailblaze refuses.")
 async def recurse(level: int, ctx: Context) -> dict:
     tb = TrailblazeClient.from_context(ctx)
