@@ -305,7 +305,7 @@ def test_callback_without_invocation_id_uses_the_only_running_call(workspace: An
     session = sessions.start(workspace(PY_SERVER), memory={"who": "me"})
     data = json.loads(call(session, "py_callbackNoId").message)
     assert data["result"]["type"] == "call_tool_result" and data["result"]["structured_content"] == {"who": "me"}
-    status, body = post(session.resources["mcp_subprocess"].base_url + "/scripting/callback",
+    _, body = post(session.resources["mcp_subprocess"].base_url + "/scripting/callback",
                         json.dumps({"version": 1, "action": {"type": "call_tool", "tool_name": "dumpMemory"}}).encode())
     assert body["error"]["code"] == -32602 and "0 tool calls are running" in body["error"]["message"]
 
