@@ -61,6 +61,23 @@ def through_runner(trail: Path, out: Path, *, logging: bool = True) -> float:
     return total
 
 
+def dispatcher_only(calls: int, root: Path) -> float:
+    """The single dispatch path alone (interpolate, validate, execute, log entry), no parsing or files."""
+    from trailblaze import ToolCall
+    from trailblaze.testing import make_session
+
+    host = new_host()
+    host.register(Plugin(), "bench")
+    session = make_session(host, root=root)
+    session.log.enabled = False
+    ctx = session.context(step_index=0)
+    batch = [ToolCall("noop", {"value": i}) for i in range(calls)]
+    t0 = time.perf_counter()
+    for call in batch:
+        session.dispatcher.call(call, ctx)
+    return time.perf_counter() - t0
+
+
 def timed_parse(trail: Path) -> float:
     from trailblaze.trail.parser import load_trail
 
@@ -81,8 +98,10 @@ def main() -> None:
         ours = min(through_runner(trail, Path(tmp) / f"out{i}") for i in range(ns.repeat))
         quiet = min(through_runner(trail, Path(tmp) / f"q{i}", logging=False) for i in range(ns.repeat))
         parse = min(timed_parse(trail) for _ in range(ns.repeat))
+        alone = min(dispatcher_only(ns.calls, Path(tmp) / f"d{i}") for i in range(ns.repeat))
     print(f"direct calls:                    {base * 1e3:8.1f} ms for {ns.calls} calls ({base / ns.calls * 1e6:.2f} µs/call)")
     print(f"parsing the trail alone:         {parse * 1e3:8.1f} ms (see bench_trail_parse.py)")
+    print(f"dispatcher alone (no files):     {alone * 1e3:8.1f} ms  overhead {(alone - base) / ns.calls * 1e6:6.1f} µs/call (aim <= 30)")
     for label, total in (("runner, one log file per call", ours), ("runner, --no-logging", quiet)):
         overhead_us = (total - base) / ns.calls * 1e6
         dispatch_us = (total - parse - base) / ns.calls * 1e6
