@@ -144,6 +144,15 @@ def test_callbacks_run_tools_in_the_calling_session(workspace: Any, sessions: An
     assert nested == [("rememberValue", 1), ("dumpMemory", 1), ("py_echo", 1), ("py_callback", 0)]
 
 
+def test_callbacks_never_go_through_an_http_proxy(workspace: Any, sessions: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("http_proxy", "HTTP_PROXY"):
+        monkeypatch.setenv(name, "http://127.0.0.1:9")  # nothing listens there; the server inherits it
+    monkeypatch.delenv("no_proxy", raising=False)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    session = sessions.start(workspace(PY_SERVER))
+    assert json.loads(call(session, "py_callback", key="k", value="v").message)["memory"] == {"k": "v"}
+
+
 def test_callback_errors_reach_the_tool(workspace: Any, sessions: Any) -> None:
     session = sessions.start(workspace(PY_SERVER))
     unknown = json.loads(call(session, "py_callbackRaw", tool="noSuchTool", arguments="{}").message)

@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 CALLBACK_PATH = "/scripting/callback"
+_OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+"""Callbacks go to Trailblaze on loopback: never through an ``http_proxy`` from the environment."""
 
 
 class TrailblazeCallbackError(RuntimeError):
@@ -123,7 +125,7 @@ class TrailblazeClient:
         request = urllib.request.Request(self.base_url + CALLBACK_PATH, data=data, method="POST",
                                          headers={"Content-Type": "application/json"})
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+            with _OPENER.open(request, timeout=self.timeout) as response:
                 return json.loads(response.read())
         except urllib.error.HTTPError as exc:
             try:
