@@ -12,10 +12,9 @@ import json
 from typing import Any, ClassVar
 
 from .. import hookimpl
-from ..errors import BadInputError
 from .config import CostSpec, ModelSpec
-from .openai_provider import DEFAULT_TIMEOUT_SECONDS, _error_text, _status_error
-from .registry import LlmProvider, LlmProviderRegistry, ProviderError
+from .openai_provider import _error_text, _status_error
+from .registry import LlmProviderRegistry, OfficialClientProvider, ProviderError
 from .types import LlmRequest, LlmResponse, LlmToolCall, LlmUsage
 
 
@@ -33,7 +32,7 @@ ANTHROPIC_MODELS: tuple[ModelSpec, ...] = (
 """List prices (USD per million tokens) when this was written; override them under ``models:``."""
 
 
-class AnthropicProvider(LlmProvider):
+class AnthropicProvider(OfficialClientProvider):
     """Anthropic's Messages API (``ANTHROPIC_API_KEY``)."""
 
     type: ClassVar[str] = "anthropic"
@@ -43,25 +42,9 @@ class AnthropicProvider(LlmProvider):
     default_env_var: ClassVar[str | None] = "ANTHROPIC_API_KEY"
     known_models: ClassVar[tuple[ModelSpec, ...]] = ANTHROPIC_MODELS
 
-    _client_obj: Any = None
-
-    def _client(self) -> Any:
-        if self._client_obj is None:
-            try:
-                import anthropic
-            except ImportError:
-                raise BadInputError(f"LLM provider '{self.provider_id}' (anthropic) needs the anthropic client",
-                                    hint="pip install 'trailblaze[anthropic]'") from None
-            self._client_obj = anthropic.Anthropic(
-                api_key=self.api_key or "not-needed", base_url=self.base_url, max_retries=0,
-                timeout=self.spec.timeout_seconds or DEFAULT_TIMEOUT_SECONDS,
-                default_headers=dict(self.spec.headers) or None)
-        return self._client_obj
-
-    def close(self) -> None:
-        if self._client_obj is not None:
-            self._client_obj.close()
-            self._client_obj = None
+    client_module: ClassVar[str] = "anthropic"
+    client_class: ClassVar[str] = "Anthropic"
+    client_extra: ClassVar[str] = "anthropic"
 
     def body(self, request: LlmRequest) -> dict[str, Any]:
         body: dict[str, Any] = {"model": request.model, "max_tokens": request.max_output_tokens,

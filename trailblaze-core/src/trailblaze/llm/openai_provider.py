@@ -14,12 +14,10 @@ import json
 from typing import Any, ClassVar
 
 from .. import hookimpl
-from ..errors import BadInputError
 from .config import CostSpec, ModelSpec
-from .registry import LlmProvider, LlmProviderRegistry, ProviderError
+from .registry import LlmProviderRegistry, OfficialClientProvider, ProviderError
 from .types import LlmRequest, LlmResponse, LlmToolCall, LlmUsage
 
-DEFAULT_TIMEOUT_SECONDS = 120.0
 
 
 def _m(model_id: str, inp: float, out: float, cached: float, ctx: int, max_out: int) -> ModelSpec:
@@ -39,7 +37,7 @@ OPENAI_MODELS: tuple[ModelSpec, ...] = (
 """List prices (USD per million tokens) when this was written; override them under ``models:``."""
 
 
-class OpenAIProvider(LlmProvider):
+class OpenAIProvider(OfficialClientProvider):
     """OpenAI's API (``OPENAI_API_KEY``)."""
 
     type: ClassVar[str] = "openai"
@@ -50,25 +48,9 @@ class OpenAIProvider(LlmProvider):
     known_models: ClassVar[tuple[ModelSpec, ...]] = OPENAI_MODELS
     max_tokens_key: ClassVar[str] = "max_completion_tokens"
 
-    _client_obj: Any = None
-
-    def _client(self) -> Any:
-        if self._client_obj is None:
-            try:
-                import openai
-            except ImportError:
-                raise BadInputError(f"LLM provider '{self.provider_id}' ({self.type}) needs the openai client",
-                                    hint="pip install 'trailblaze[openai]'") from None
-            self._client_obj = openai.OpenAI(
-                api_key=self.api_key or "not-needed", base_url=self.base_url, max_retries=0,
-                timeout=self.spec.timeout_seconds or DEFAULT_TIMEOUT_SECONDS,
-                default_headers=dict(self.spec.headers) or None)
-        return self._client_obj
-
-    def close(self) -> None:
-        if self._client_obj is not None:
-            self._client_obj.close()
-            self._client_obj = None
+    client_module: ClassVar[str] = "openai"
+    client_class: ClassVar[str] = "OpenAI"
+    client_extra: ClassVar[str] = "openai"
 
     def body(self, request: LlmRequest) -> dict[str, Any]:
         """The chat-completions request body for ``request``."""

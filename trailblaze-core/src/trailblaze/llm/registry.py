@@ -10,7 +10,7 @@ imports ``openai`` or ``anthropic``.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..errors import BadInputError, InfrastructureError
 
@@ -62,6 +62,42 @@ class LlmProvider(ABC):
 
     def close(self) -> None:
         """Release the HTTP client. Default: nothing."""
+
+
+DEFAULT_TIMEOUT_SECONDS = 120.0
+
+
+class OfficialClientProvider(LlmProvider):
+    """A provider backed by a vendor's official client (``openai.OpenAI``, ``anthropic.Anthropic``).
+
+    The client is imported and built on first use, so replay-only runs never import it; subclasses name
+    the module, the class and the extra that installs it.
+    """
+
+    client_module: ClassVar[str]
+    client_class: ClassVar[str]
+    client_extra: ClassVar[str]
+    _client_obj: Any = None
+
+    def _client(self) -> Any:
+        if self._client_obj is None:
+            import importlib
+
+            try:
+                module = importlib.import_module(self.client_module)
+            except ImportError:
+                raise BadInputError(f"LLM provider '{self.provider_id}' ({self.type}) needs the {self.client_module} "
+                                    "client", hint=f"pip install 'trailblaze[{self.client_extra}]'") from None
+            self._client_obj = getattr(module, self.client_class)(
+                api_key=self.api_key or "not-needed", base_url=self.base_url, max_retries=0,
+                timeout=self.spec.timeout_seconds or DEFAULT_TIMEOUT_SECONDS,
+                default_headers=dict(self.spec.headers) or None)
+        return self._client_obj
+
+    def close(self) -> None:
+        if self._client_obj is not None:
+            self._client_obj.close()
+            self._client_obj = None
 
 
 class LlmProviderRegistry:
