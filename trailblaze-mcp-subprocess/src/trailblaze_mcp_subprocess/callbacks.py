@@ -276,6 +276,15 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if length > MAX_BODY_BYTES:
             self.close_connection = True
+            # Read (and drop) a moderately oversized body first: replying and closing while the client is
+            # still sending makes it see a broken pipe instead of the 413.
+            if length <= 4 * MAX_BODY_BYTES:
+                remaining = length
+                while remaining > 0:
+                    chunk = self.rfile.read(min(remaining, 65536))
+                    if not chunk:
+                        break
+                    remaining -= len(chunk)
             self._send(413, error_body(f"callback body too large: {length} bytes (limit {MAX_BODY_BYTES})"))
             return
         body = self.rfile.read(length)
