@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .driver import validate_config
 from .errors import ConfigError, SourceLocation
-from .yamlio import load_roundtrip, locate, read_text
+from .yamlio import load_roundtrip, locate, plain, read_text
 
 if TYPE_CHECKING:
     from .plugins import PluginHost
@@ -117,14 +117,7 @@ def load_workspace(root: Path | None, host: "PluginHost | None" = None) -> Works
                               hint=f"known sections: {known}; a plugin may be missing")
         model, owner = claimed[key]
         if model is not None and isinstance(model, type) and issubclass(model, BaseModel):
-            ws.sections[key] = validate_config(model, _plain(value), owner=f"section '{key}'",
+            ws.sections[key] = validate_config(model, plain(value), owner=f"section '{key}'",
                                                location=ws.location(key))
     return ws
 
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value

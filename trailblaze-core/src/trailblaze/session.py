@@ -111,7 +111,7 @@ class Dispatcher:
         session = self.session
         definition = session.registry.get(call.name)
         if definition is None:
-            raise UnknownToolError(f"unknown tool '{call.name}'", hint=_suggest(call.name, session.registry))
+            raise UnknownToolError(f"unknown tool '{call.name}'", hint=suggest_tool_name(call.name, session.registry))
         device = session.device
         if not definition.supports(driver=device.driver, platform=device.platform):
             raise UnknownToolError(f"tool '{call.name}' does not run on driver '{device.driver}' "
@@ -139,7 +139,7 @@ class Dispatcher:
             outcome = ToolResult(False, f"tool '{call.name}' raised {type(exc).__name__}: {exc}")
             session.options.setdefault("_tracebacks", []).append(traceback.format_exc())
         if isinstance(outcome, list):
-            result = self._delegate(call, resolved, outcome, ctx)
+            result = self._delegate(call, outcome, ctx)
             delegated = True
         else:
             result = outcome if isinstance(outcome, ToolResult) else ToolResult(True, str(outcome))
@@ -180,8 +180,7 @@ class Dispatcher:
         session.log.write("DelegatingTrailblazeToolLog" if delegated else "TrailblazeToolLog", payload)
         return result
 
-    def _delegate(self, parent: ToolCall, resolved: ToolCall, children: list[ToolCall],
-                  ctx: ToolContext) -> ToolResult:
+    def _delegate(self, parent: ToolCall, children: list[ToolCall], ctx: ToolContext) -> ToolResult:
         chain = (*ctx.chain, parent.name)
         if ctx.depth + 1 > MAX_DELEGATION_DEPTH:
             raise ToolExpansionError(f"tool expansion too deep (>{MAX_DELEGATION_DEPTH}): {' -> '.join(chain)}")
@@ -212,7 +211,7 @@ def _where(definition: Any) -> str:
     return "; ".join(parts) or "every driver"
 
 
-def _suggest(name: str, registry: ToolRegistry) -> str:
+def suggest_tool_name(name: str, registry: ToolRegistry) -> str:
     import difflib
 
     close = difflib.get_close_matches(name, registry.names(), n=3, cutoff=0.6)

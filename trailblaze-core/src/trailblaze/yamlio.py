@@ -9,7 +9,7 @@ when an error needs it.
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +88,18 @@ def dump_plain(data: Any) -> str:
     buf = io.StringIO()
     y.dump(data, buf)
     return buf.getvalue()
+
+
+def plain(value: Any, *, str_keys: bool = False) -> Any:
+    """Round-trip data (``CommentedMap``/``CommentedSeq``) as plain dicts and lists, for validation.
+
+    ``str_keys`` turns every mapping key into a string (YAML lets ``1:`` or ``true:`` be keys).
+    """
+    if isinstance(value, Mapping):
+        return {(str(k) if str_keys else k): plain(v, str_keys=str_keys) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v, str_keys=str_keys) for v in value]
+    return value
 
 
 def _syntax_error(exc: MarkedYAMLError, path: Path | str | None) -> YamlSyntaxError:

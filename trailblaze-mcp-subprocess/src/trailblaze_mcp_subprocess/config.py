@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from trailblaze.errors import BadInputError, ConfigError
 from trailblaze.tools.base import ToolSource, format_validation_error
+from trailblaze.yamlio import plain
 
 if TYPE_CHECKING:
     from trailblaze.config import WorkspaceConfig
@@ -185,7 +186,7 @@ def _load_section(config: WorkspaceConfig, table: WorkspaceServers) -> None:
         if not isinstance(value, Mapping):
             raise ConfigError("each server must be a map (name, command, args, ... or transport: http, url)",
                               location=where, key=SECTION)
-        data = {k: _plain(v) for k, v in value.items()}
+        data = {k: plain(v) for k, v in value.items()}
         if implied_name is not None:
             data.setdefault("name", implied_name)
         try:
@@ -253,10 +254,3 @@ def _anchored(path: str, anchor: Path) -> Path:
     p = Path(os.path.expanduser(path))
     return (p if p.is_absolute() else anchor / p).resolve()
 
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value

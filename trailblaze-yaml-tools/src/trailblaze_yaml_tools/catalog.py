@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from trailblaze.errors import BadInputError, SourceLocation, TrailblazeError
 from trailblaze.tools.base import ToolDefinition, ToolSource
-from trailblaze.yamlio import load_fast, read_text
+from trailblaze.yamlio import load_fast, plain, read_text
 
 from .descriptor import load_descriptor
 from .models import (
@@ -419,7 +419,7 @@ class _Loader:
             ctx = ToolFileContext(file=file or self.config.config_dir / "trailblaze.yaml", text=self.config_text(),
                                   source=self.workspace_source, kind=None, base=("tools", i))
             try:
-                loaded_tool = load_tool(_plain(entry), ctx, self.host, self.config)
+                loaded_tool = load_tool(plain(entry), ctx, self.host, self.config)
             except Problem as problem:
                 self.fail(problem, self.config_text(), file, ("tools", i))
                 continue
@@ -452,7 +452,7 @@ class _Loader:
             if read is None:
                 return None
             return path, read[0], read[1], ()
-        return file, self.config_text(), _plain(entry), where
+        return file, self.config_text(), plain(entry), where
 
     def _trailmap_of(self, path: Path) -> Trailmap | None:
         resolved = path.resolve()
@@ -553,13 +553,6 @@ def _as_list(value: Any) -> list[Any]:
         return []
     return list(value) if isinstance(value, list) else [value]
 
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
 
 
 __all__ = [

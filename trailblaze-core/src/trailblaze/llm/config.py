@@ -156,22 +156,16 @@ def _load_yaml(path: Path) -> tuple[Any, Any]:
     return data, data
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
-
 
 def _validate(model: type[BaseModel], raw: Any, *, owner: str, location: SourceLocation | None) -> Any:
     from ..driver import validate_config
+    from ..yamlio import plain
 
     if raw is None:
         raw = {}
     if not isinstance(raw, Mapping):
         raise ConfigError(f"{owner} must be a map", location=location)
-    return validate_config(model, _plain(raw), owner=owner, location=location)
+    return validate_config(model, plain(raw, str_keys=True), owner=owner, location=location)
 
 
 def user_llm_section() -> tuple[LlmSection | None, Path]:

@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..checks import CheckReport
 from ..config import WorkspaceConfig, find_workspace, load_workspace
-from ..driver import DeviceInfo, Driver, DriverRegistry, validate_config
+from ..driver import Driver, DriverRegistry, validate_config
 from ..errors import (BadInputError, DriverError, ExitCode, InfrastructureError, ToolArgumentError, TrailblazeError,
                       UnknownToolError)
 from ..logs import SessionLog
 from ..memory import Memory, has_tokens
 from ..plugins import PluginHost, get_host
-from ..session import Session, SessionOutcome
+from ..session import Session, SessionOutcome, suggest_tool_name
 from ..tools.base import ToolCall
 from ..tools.registry import ToolRegistry
 from .discovery import expand
@@ -373,7 +373,7 @@ class Runner:
                 if definition is None:
                     raise self._located(step, classifier, i, trail, UnknownToolError(
                         f"unknown tool '{call.name}'",
-                        hint=_suggest(call.name, session.registry)))
+                        hint=suggest_tool_name(call.name, session.registry)))
                 if not definition.supports(driver=session.device.driver, platform=session.device.platform):
                     raise self._located(step, classifier, i, trail, BadInputError(
                         f"tool '{call.name}' does not run on driver '{session.device.driver}'"))
@@ -599,12 +599,6 @@ def _short_args(args: dict[str, Any], limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-
-
-def _suggest(name: str, registry: ToolRegistry) -> str:
-    from ..session import _suggest as suggest
-
-    return suggest(name, registry)
 
 
 def _execution_mode(modes: set[str]) -> str:
