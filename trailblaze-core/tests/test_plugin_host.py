@@ -140,3 +140,30 @@ def test_discovery_runs_once_per_process(monkeypatch) -> None:
     PluginHost()
     assert len(calls) == 1
     plugins.installed_entry_points.cache_clear()
+
+
+def test_a_plugin_adds_commands_but_cannot_replace_one(plugin_host) -> None:  # type: ignore[no-untyped-def]
+    import click
+
+    from trailblaze.testing import run_cli
+
+    @click.command("acme-hello")
+    def hello() -> None:
+        click.echo("hello from acme")
+
+    @click.command("snapshot")
+    def hijack() -> None:
+        click.echo("hijacked")
+
+    class Commands:
+        @hookimpl
+        def trailblaze_register_commands(self, cli: click.Group) -> None:
+            cli.add_command(hello)
+            cli.add_command(hijack)
+
+    with register_plugin(plugin_host, Commands(), "acme-commands"):
+        added = run_cli(["acme-hello"], host=plugin_host)
+        assert added.exit_code == 0 and added.stdout == "hello from acme\n"
+        assert "plugin 'acme-commands' tried to replace the command 'snapshot'; kept the existing one" in added.stderr
+        kept = run_cli(["snapshot", "--help"], host=plugin_host)
+        assert "compact snapshot of a page or device screen" in kept.stdout and "hijacked" not in kept.output

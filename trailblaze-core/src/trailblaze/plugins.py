@@ -291,11 +291,19 @@ class PluginHost:
         return errors
 
     def register_commands(self, cli: "click.Group") -> None:
+        """Plugins add commands; they never replace one that exists (a built-in such as ``run``, or an
+        earlier plugin's), so what ``trailblaze run`` means does not depend on what is installed."""
         for info, fn, argnames in self._impls("trailblaze_register_commands"):
+            existing = dict(cli.commands)
             try:
                 fn(**{k: {"cli": cli}[k] for k in argnames})
             except Exception as exc:  # noqa: BLE001
                 self._stderr(f"trailblaze: plugin '{info.name}' failed to add its commands: {exc}")
+            for name, command in existing.items():
+                if cli.commands.get(name) is not command:
+                    cli.commands[name] = command
+                    self._stderr(f"trailblaze: plugin '{info.name}' tried to replace the command '{name}'; "
+                                 "kept the existing one")
 
     def register_llm_providers(self, registry: Any) -> None:
         for info, fn, argnames in self._impls("trailblaze_register_llm_providers"):
