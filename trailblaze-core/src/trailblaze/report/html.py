@@ -118,7 +118,7 @@ def _trail(trail: TrailResult) -> str:
     steps, loose = _steps(trail.log_entries)
     results = {s.index: s for s in trail.steps}
     for step in steps:
-        out.append(_step_html(step, trail, results.get(step.index)))
+        out.append(_step_html(step, trail, results.get(step.index) if step.index is not None else None))
     artifacts = _artifacts(trail, loose)
     if artifacts:
         out.append(artifacts)
