@@ -1,6 +1,7 @@
 """`trailblaze` + `trailblaze-driver-android` (and `-ios`) installed from wheels in a clean venv, with no
 workspace around: the plugins load, the drivers and the mobile tools are listed, the core still imports
-no Appium, and a fake-driver trail replays when Appium is installed (scripts/bootstrap.sh)."""
+no Appium, and a fake-driver trail replays and `trailblaze snapshot -d ios` prints the fake screen when
+Appium is installed (scripts/bootstrap.sh)."""
 
 from __future__ import annotations
 
@@ -72,3 +73,7 @@ def test_ios_driver_from_wheels_runs_a_fake_trail(wheelhouse, clean_venv, tmp_pa
                          "--no-report", cwd=work, env=env)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "Results: 1 passed, 0 failed, 0 skipped" in run.stdout
+    snap = clean_venv.run("trailblaze", "snapshot", "-d", "ios", "--bounds", cwd=work, env=env)
+    assert snap.returncode == 0, snap.stdout + snap.stderr
+    assert snap.stdout.startswith("# ios-appium-xcuitest · ")
+    assert 'Button "Sign in" [id=sign_in]' in snap.stdout and "{x:" in snap.stdout

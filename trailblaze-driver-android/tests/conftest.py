@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from ruamel.yaml import YAML
 import trailblaze_driver_android.appium.plugin as mobile_plugin
 import trailblaze_driver_android.plugin as android_plugin
 from trailblaze.plugins import PluginHost
@@ -172,3 +175,41 @@ def load_fixture(name: str, platform: str | None = None) -> Hierarchy:
 def fixture_tree() -> Callable[[str], Hierarchy]:
     """``fixture_tree("uia2_settings.xml")``: a parsed page-source fixture."""
     return load_fixture
+
+
+TRAILBLAZE = Path(sys.executable).parent / "trailblaze"
+
+
+def _run_trailblaze(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    full = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    full.update(env or {})
+    return subprocess.run([str(TRAILBLAZE), *args], cwd=cwd, capture_output=True, text=True, env=full, timeout=300,
+                          check=False)
+
+
+@pytest.fixture
+def run() -> Callable[..., subprocess.CompletedProcess[str]]:
+    """``run(["run", "trails"], cwd=ws, env={...})``: the installed ``trailblaze`` command in a subprocess."""
+    return _run_trailblaze
+
+
+def _fake_workspace(root: Path, server_url: str | None) -> Path:
+    shutil.copytree(FAKE_APP_DIR, root / "app")
+    drivers: dict[str, Any] = {}
+    for key, app in (("android-appium-uiautomator2", "app/shop-android.xml"), ("ios-appium-xcuitest", "app/shop-ios.xml")):
+        settings: dict[str, Any] = {"platform_name": "Fake", "automation_name": "Fake", "app": app,
+                                    "wait_timeout_ms": 800, "poll_interval_ms": 50}
+        if server_url:
+            settings["server_url"] = server_url
+        drivers[key] = settings
+    (root / "trails" / "config").mkdir(parents=True)
+    with open(root / "trails" / "config" / "trailblaze.yaml", "w", encoding="utf-8") as fh:
+        YAML().dump({"drivers": drivers}, fh)
+    return root
+
+
+@pytest.fixture
+def fake_workspace() -> Callable[[Path, str | None], Path]:
+    """``fake_workspace(dir, server_url)``: a workspace whose Android and iOS drivers use the fake app
+    (``server_url=None``: Trailblaze manages the Appium server)."""
+    return _fake_workspace

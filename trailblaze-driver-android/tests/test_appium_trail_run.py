@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,30 +17,6 @@ from trailblaze.tools.base import ToolCall
 pytestmark = pytest.mark.appium
 
 REPO = Path(__file__).resolve().parents[2]
-FAKE_APP_DIR = REPO / "examples" / "mobile" / "fake-shop" / "app"
-
-TRAILBLAZE = Path(sys.executable).parent / "trailblaze"
-
-
-def run(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    full = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
-    full.update(env or {})
-    return subprocess.run([str(TRAILBLAZE), *args], cwd=cwd, capture_output=True, text=True, env=full, timeout=300,
-                          check=False)
-
-
-def workspace(root: Path, server_url: str | None) -> Path:
-    shutil.copytree(FAKE_APP_DIR, root / "app")
-    settings: dict[str, Any] = {"platform_name": "Fake", "automation_name": "Fake", "app": "app/shop-android.xml",
-                                "wait_timeout_ms": 800, "poll_interval_ms": 50}
-    if server_url:
-        settings["server_url"] = server_url
-    (root / "trails" / "config").mkdir(parents=True)
-    yaml = YAML()
-    with open(root / "trails" / "config" / "trailblaze.yaml", "w", encoding="utf-8") as fh:
-        yaml.dump({"drivers": {"android-appium-uiautomator2": settings}}, fh)
-    return root
-
 
 def write_trail(path: Path, steps: list[dict[str, Any]]) -> Path:
     doc = {"config": {"id": "fake/recorded", "title": "Recorded on the fake driver",
@@ -69,7 +44,8 @@ def recorded_calls(session: Any) -> list[dict[str, Any]]:
     return out
 
 
-def test_a_recorded_trail_replays_with_trailblaze_run(fake_session, appium_server, tmp_path: Path) -> None:
+def test_a_recorded_trail_replays_with_trailblaze_run(fake_session, appium_server, fake_workspace, run,
+                                                     tmp_path: Path) -> None:
     session = fake_session()
     drv = session.driver
     tree = drv.capture(refs=True)
@@ -90,7 +66,7 @@ def test_a_recorded_trail_replays_with_trailblaze_run(fake_session, appium_serve
         steps.append({key: f"recorded step {i + 1}", "recording": {"android": recorded_calls(chunk)}})
     assert steps[0]["recording"]["android"][0] == {"tapOnElementBySelector": {"nodeSelector": {
         "androidAccessibility": {"resourceIdRegex": "com.example.fakeshop:id/email"}}}}
-    ws = workspace(tmp_path / "ws", appium_server.url)
+    ws = fake_workspace(tmp_path / "ws", appium_server.url)
     write_trail(ws / "trails" / "recorded.trail.yaml", steps)
     result = run(["run", "trails/recorded.trail.yaml", "--no-report"], cwd=ws)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -98,8 +74,8 @@ def test_a_recorded_trail_replays_with_trailblaze_run(fake_session, appium_serve
     assert summary(ws)
 
 
-def test_a_failing_step_exits_1_with_a_screenshot(appium_server, tmp_path: Path) -> None:
-    ws = workspace(tmp_path / "ws", appium_server.url)
+def test_a_failing_step_exits_1_with_a_screenshot(appium_server, fake_workspace, run, tmp_path: Path) -> None:
+    ws = fake_workspace(tmp_path / "ws", appium_server.url)
     write_trail(ws / "trails" / "fails.trail.yaml", [
         {"step": "Tap sign in", "recording": {"android": [
             {"tapOnElementBySelector": {"nodeSelector": {"androidAccessibility": {"textRegex": "Sign in"}}}}]}},
@@ -116,8 +92,8 @@ def test_a_failing_step_exits_1_with_a_screenshot(appium_server, tmp_path: Path)
     assert "step_001_failed.png" in files and "step_001_failed.xml" in files, files
 
 
-def test_bad_selector_in_a_recording_is_bad_input(appium_server, tmp_path: Path) -> None:
-    ws = workspace(tmp_path / "ws", appium_server.url)
+def test_bad_selector_in_a_recording_is_bad_input(appium_server, fake_workspace, run, tmp_path: Path) -> None:
+    ws = fake_workspace(tmp_path / "ws", appium_server.url)
     write_trail(ws / "trails" / "typo.trail.yaml", [
         {"step": "Tap", "recording": {"android": [
             {"tapOnElementBySelector": {"nodeSelector": {"androidAccessibility": {"textRegx": "Sign in"}}}}]}}])
@@ -127,7 +103,7 @@ def test_bad_selector_in_a_recording_is_bad_input(appium_server, tmp_path: Path)
     assert "typo.trail.yaml:" in result.stdout + result.stderr
 
 
-def test_managed_server_is_started_and_stopped(appium_env, appium_processes, tmp_path: Path) -> None:
+def test_managed_server_is_started_and_stopped(appium_env, appium_processes, run, tmp_path: Path) -> None:
     binary, env = appium_env
     shutil.copytree(REPO / "examples" / "mobile" / "fake-shop", tmp_path / "fake-shop")
     ws = tmp_path / "fake-shop"
@@ -143,8 +119,8 @@ def test_managed_server_is_started_and_stopped(appium_env, appium_processes, tmp
     assert not [p for p, cmd in appium_processes() if f"--port {port}" in cmd], "the managed server outlived the run"
 
 
-def test_no_appium_anywhere_is_exit_2(tmp_path: Path) -> None:
-    ws = workspace(tmp_path / "ws", None)
+def test_no_appium_anywhere_is_exit_2(fake_workspace, run, tmp_path: Path) -> None:
+    ws = fake_workspace(tmp_path / "ws", None)
     write_trail(ws / "trails" / "t.trail.yaml", [{"step": "Tap", "recording": {"android": [
         {"tapOnPoint": {"x": 1, "y": 1}}]}}])
     env = {"PATH": str(Path(sys.executable).parent) + os.pathsep + "/usr/bin:/bin", "TRAILBLAZE_APPIUM_BIN": ""}

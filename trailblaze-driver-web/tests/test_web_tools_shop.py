@@ -150,14 +150,34 @@ def test_secrets_are_redacted_from_logs(web_session: Any, tmp_path: Path) -> Non
 
 
 def test_snapshot_command(shop_server: str, chromium: str, tmp_path: Path) -> None:
-    result = run_cli(["snapshot", "--url", shop_server + "/", "--bounds"], cwd=tmp_path)
+    # No --driver: an http URL opens a browser even with the mobile drivers installed.
+    result = run_cli(["snapshot", "--url", shop_server + "/", "--bounds", "-o", "viewport=390x844"], cwd=tmp_path)
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert lines[0].startswith(f"# {shop_server}/ — Sign in · Trailblaze Outfitters")
+    assert lines[0].startswith("# playwright-native · Chromium ")
+    assert " 390x844 · " in lines[0]
+    assert lines[0].endswith(f" · {shop_server}/ — Sign in · Trailblaze Outfitters")
     assert any('heading "Sign in" [level=1] {' in ln for ln in lines)
     assert any("[e" in ln and 'textbox "Email" [placeholder="you@example.com"] {' in ln for ln in lines)
     assert not any(ln.strip().endswith('"Email"') and "textbox" not in ln for ln in lines)  # label not repeated
-    raw = run_cli(["snapshot", "--url", shop_server + "/", "--playwright"], cwd=tmp_path)
-    assert "[ref=e" in raw.stdout
-    bad = run_cli(["snapshot", "--url", "/relative"], cwd=tmp_path)
+    raw = run_cli(["snapshot", "--url", shop_server + "/", "--raw"], cwd=tmp_path)
+    assert raw.exit_code == 0 and "[ref=" in raw.stdout and not raw.stdout.startswith("#")
+    assert run_cli(["snapshot", "--url", shop_server + "/", "--playwright"], cwd=tmp_path).stdout == raw.stdout
+    bad = run_cli(["snapshot", "--driver", "playwright-native", "--url", "/relative"], cwd=tmp_path)
     assert bad.exit_code == 3 and "needs a base URL" in bad.output
+
+
+def test_snapshot_command_waits_for_text_and_saves_a_screenshot(shop_server: str, chromium: str,
+                                                                 tmp_path: Path) -> None:
+    shot = tmp_path / "shots" / "signin.png"
+    ok = run_cli(["snapshot", "--url", shop_server + "/", "--wait-for", "Sign in to browse", "--screenshot",
+                  str(shot)], cwd=tmp_path)
+    assert ok.exit_code == 0, ok.output
+    assert shot.read_bytes().startswith(b"\x89PNG")
+    missing = run_cli(["snapshot", "--url", shop_server + "/", "--wait-for", "No such words", "--timeout", "0.3"],
+                      cwd=tmp_path)
+    assert missing.exit_code == 1, missing.output
+    assert "'No such words' did not appear within 0.3 s" in missing.stderr
+    assert 'heading "Sign in"' in missing.stdout  # what was on screen instead
+    viewport = run_cli(["snapshot", "--url", shop_server + "/", "-o", "viewport=wide"], cwd=tmp_path)
+    assert viewport.exit_code == 3 and "setting 'viewport'" in viewport.stderr and "WIDTHxHEIGHT" in viewport.stderr

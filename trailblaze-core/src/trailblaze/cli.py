@@ -316,6 +316,55 @@ def check(paths: tuple[str, ...], strict: bool, workspace: Path | None) -> None:
     sys.exit(run_check(list(paths), strict=strict, workspace=workspace))
 
 
+@cli.command(context_settings=CONTEXT_SETTINGS)
+@click.option("--driver", metavar="NAME", help="Driver key or upstream name (playwright-native, android-appium-uiautomator2, ...).")
+@click.option("-d", "--device", metavar="PLATFORM[/ID]", help="Device to look at, as for `run` (e.g. android/emulator-5554, ios, web).")
+@click.option("-o", "--driver-option", "driver_options", multiple=True, metavar="KEY=VALUE",
+              help="Driver setting, e.g. -o viewport=390x844 or -o server_url=http://127.0.0.1:4723 (repeatable).")
+@click.option("--url", metavar="URL", help="Open this page or deep link first (web: relative to the configured base_url).")
+@click.option("--wait-for", metavar="TEXT", help="Wait until TEXT is on screen before taking the snapshot (exit 1 if it never is).")
+@click.option("--timeout", "timeout_s", type=click.FloatRange(min=0), default=10.0, show_default=True,
+              metavar="SECONDS", help="How long --wait-for waits.")
+@click.option("--bounds", is_flag=True, help="Add each element's box {x,y,w,h} in screen pixels.")
+@click.option("--offscreen", is_flag=True, help="Include elements scrolled out of view.")
+@click.option("--urls", is_flag=True, help="Show link targets (web).")
+@click.option("--all", "all_elements", is_flag=True, help="Everything: offscreen elements, and on devices the "
+              "layout containers the compact text folds away.")
+@click.option("--raw", "--playwright", "--page-source", "raw", is_flag=True,
+              help="Print the platform's own description instead (Playwright's aria snapshot, Appium's page-source XML).")
+@click.option("--screenshot", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
+              help="Also save a PNG screenshot of the screen to FILE.")
+@click.option("--headed", is_flag=True, help="Show the browser window.")
+@click.option("--workspace", type=click.Path(path_type=Path, file_okay=False),
+              help="Workspace whose drivers: settings apply (default: found from the current directory).")
+@handle_errors
+def snapshot(driver: str | None, device: str | None, driver_options: tuple[str, ...], url: str | None,
+             wait_for: str | None, timeout_s: float, bounds: bool, offscreen: bool, urls: bool, all_elements: bool,
+             raw: bool, screenshot: Path | None, headed: bool, workspace: Path | None) -> None:
+    """Print what the agent sees: the compact snapshot of a page or device screen, with refs.
+
+    The device starts exactly as in `trailblaze run` (driver choice, the workspace's drivers:
+    settings, -o, -d, managed Appium server, plugin hooks) and is stopped afterwards. Use it to find
+    refs, ARIA descriptors and resource ids for hand-written recordings. Without --driver/-d, a web
+    URL opens a browser; otherwise the workspace's defaults.driver or the only installed driver.
+
+    \b
+    Examples:
+      trailblaze snapshot --url http://127.0.0.1:8000/ --bounds
+      trailblaze snapshot --url /cart --wait-for "Your cart" -o viewport=390x844
+      trailblaze snapshot -d android/emulator-5554 --offscreen
+      trailblaze snapshot --driver ios-appium-xcuitest --raw > screen.xml
+    """
+    from .snapshot_command import SnapshotRequest, take_snapshot
+
+    flags = {"bounds": bounds, "offscreen": offscreen, "urls": urls, "all": all_elements}
+    request = SnapshotRequest(driver=driver, device=device, driver_options=_parse_driver_options(driver_options),
+                              url=url, wait_for=wait_for, timeout_s=timeout_s,
+                              detail=frozenset(name for name, on in flags.items() if on), raw=raw,
+                              screenshot=screenshot, headed=headed, workspace=workspace)
+    sys.exit(take_snapshot(request))
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
     cli.main(args=argv, prog_name="trailblaze")

@@ -92,9 +92,41 @@ class Driver(ABC):
         raise BadInputError(f"driver '{cls.key}' cannot be pointed at a device ('{instance_id}')",
                             hint="drop the instance id from -d, or configure the driver instead")
 
+    snapshot_details: ClassVar[tuple[str, ...]] = ()
+    """Detail names ``snapshot(detail=...)`` understands, e.g. ``bounds`` or ``offscreen``.
+    ``trailblaze snapshot`` refuses a detail the driver does not list, instead of silently ignoring it."""
+
     def snapshot(self, *, detail: frozenset[str] = frozenset()) -> str:
         """Compact text of the current screen for the agent and for authors (refs included)."""
-        raise NotImplementedError(f"driver '{self.key}' has no snapshot")
+        raise BadInputError(f"driver '{self.key}' has no screen to snapshot")
+
+    def native_snapshot(self, *, detail: frozenset[str] = frozenset()) -> str:
+        """The platform's own description of the screen (an aria snapshot, a page-source XML).
+
+        ``trailblaze snapshot --raw`` prints it so authors can see what the compact text was built from."""
+        raise BadInputError(f"driver '{self.key}' has no raw snapshot")
+
+    def describe_screen(self) -> str | None:
+        """One line naming what is on screen (a page's URL and title, an app's activity), or None."""
+        return None
+
+    def open_url(self, url: str) -> None:
+        """Open a URL or deep link (``trailblaze snapshot --url``). Raise ``BadInputError`` for a URL the
+        driver cannot resolve and ``DriverError`` when the device fails to open it."""
+        raise BadInputError(f"driver '{self.key}' cannot open URLs")
+
+    def wait_for_text(self, text: str, timeout_s: float) -> bool:
+        """Wait until ``text`` is on screen; False on timeout. The default polls ``snapshot()``, which
+        works for every driver; drivers with a native wait override it."""
+        import time
+
+        deadline = time.monotonic() + timeout_s
+        while True:
+            if text in self.snapshot(detail=frozenset()):
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.2)
 
     def screenshot(self) -> bytes | None:
         """PNG bytes of the current screen, or None when the device has no screen."""

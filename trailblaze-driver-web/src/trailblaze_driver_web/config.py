@@ -16,10 +16,22 @@ ScreenshotMode = Literal["on", "off", "only-on-failure"]
 
 
 class Viewport(BaseModel):
+    """``{width: 390, height: 844}`` or the shorthand ``390x844`` (handy with ``-o viewport=390x844``)."""
+
     model_config = ConfigDict(extra="forbid")
 
     width: int = Field(1280, ge=100, le=10_000)
     height: int = Field(720, ge=100, le=10_000)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shorthand(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            width, sep, height = value.lower().replace(" ", "").partition("x")
+            if not sep or not width.isdigit() or not height.isdigit():
+                raise ValueError("expected WIDTHxHEIGHT such as 390x844")
+            return {"width": int(width), "height": int(height)}
+        return value
 
 
 class WebDriverConfig(DriverConfig):

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urljoin, urlparse
 
 from trailblaze.driver import DeviceInfo, Driver, DriverConfig
-from trailblaze.errors import DriverError, ToolFailure
+from trailblaze.errors import BadInputError, DriverError, ToolFailure
 
 from .browser import open_browser
 from .config import WebDriverConfig
@@ -81,8 +81,8 @@ class PlaywrightDriver(Driver):
         return info
 
     def launch(self, *, title: str | None = None) -> DeviceInfo:
-        """Start Playwright, the browser, one context and its page. Used without a session by
-        ``trailblaze snapshot``."""
+        """Start Playwright, the browser, one context and its page (``start`` without a session: the
+        benchmarks and tests drive a bare browser this way)."""
         try:
             from playwright.sync_api import sync_playwright
         except ImportError as exc:  # pragma: no cover - a dependency of this distribution
@@ -102,7 +102,9 @@ class PlaywrightDriver(Driver):
         self.context.set_default_timeout(self.cfg.timeout_ms)
         self.context.set_default_navigation_timeout(self.cfg.navigation_timeout_ms)
         self.context.on("page", self._adopt)
-        if self.cfg.trace != "off" and self.session is not None:
+        # No trace without logs: a trace is an artifact of the session's log directory (``--no-logging``
+        # and ``trailblaze snapshot`` write none).
+        if self.cfg.trace != "off" and self.session is not None and self.session.log.enabled:
             self.context.tracing.start(title=title, screenshots=True, snapshots=True, sources=False)
             self.tracing = True
         self._adopt(self.context.new_page())
@@ -218,8 +220,39 @@ class PlaywrightDriver(Driver):
         self.last_snapshot = snap
         return snap
 
+    snapshot_details: ClassVar[tuple[str, ...]] = ("bounds", "offscreen", "urls", "all")
+
     def snapshot(self, *, detail: frozenset[str] = frozenset()) -> str:
         return self.take_snapshot().render(detail | self.pop_requested_detail())
+
+    def native_snapshot(self, *, detail: frozenset[str] = frozenset()) -> str:
+        return self.page.locator("body").aria_snapshot(mode="ai", boxes="bounds" in detail or "all" in detail,
+                                                       timeout=self.cfg.timeout_ms)
+
+    def describe_screen(self) -> str | None:
+        page = self.page
+        return f"{page.url} — {page.title()}"
+
+    def open_url(self, url: str) -> None:
+        from playwright.sync_api import Error as PlaywrightError
+
+        try:
+            target = self.resolve_url(url)
+        except ToolFailure as exc:
+            raise BadInputError(str(exc.message)) from None
+        try:
+            self.page.goto(target)
+        except PlaywrightError as exc:
+            raise DriverError(f"could not open {target}: {exc.message.splitlines()[0]}") from None
+
+    def wait_for_text(self, text: str, timeout_s: float) -> bool:
+        from playwright.sync_api import Error as PlaywrightError
+
+        try:
+            self.page.get_by_text(text).first.wait_for(state="visible", timeout=timeout_s * 1000)
+        except PlaywrightError:
+            return False
+        return True
 
     def pop_requested_detail(self) -> frozenset[str]:
         detail, self.requested_detail = self.requested_detail, frozenset()

@@ -1,4 +1,4 @@
-"""The ``web`` plugin: the Playwright driver, the ``web_*`` tools and the ``trailblaze snapshot`` command.
+"""The ``web`` plugin: the Playwright driver and the ``web_*`` tools (``trailblaze snapshot`` uses the driver).
 
 Hook implementations only; Playwright itself is imported when a browser starts.
 """
@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 from trailblaze import hookimpl
 
 if TYPE_CHECKING:
-    import click
     from trailblaze.driver import DriverRegistry
     from trailblaze.tools.registry import ToolRegistry
 
@@ -30,9 +29,3 @@ def trailblaze_register_tools(registry: ToolRegistry) -> None:
         registry.add_tool(tool)
 
 
-@hookimpl
-def trailblaze_register_commands(cli: click.Group) -> None:
-    from .commands import snapshot
-
-    if "snapshot" not in cli.commands:
-        cli.add_command(snapshot)

@@ -117,7 +117,7 @@ def run_one_shot(kind: str, text: str, options: Any, *, target: str | None = Non
     trail = Trail(path=Path(f"<trailblaze {kind}>"), format="unified",
                   config=TrailConfig(target=target, title=f"trailblaze {kind}"), steps=[step])
     driver_cls = runner._pick_driver(trail, ws.config)
-    driver = runner._make_driver(driver_cls, ws.config)
+    driver = runner.make_driver(driver_cls, ws.config)
     result = runner._run_session(trail, ws, driver, {}, time.time())
     run = RunResult(trails=[result], output_dir=runner.output_dir)
     progress.run_finished(run)

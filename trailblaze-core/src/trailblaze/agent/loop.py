@@ -238,7 +238,7 @@ class StepAgent:
         if driver is not None:
             try:
                 text = driver.snapshot()
-            except NotImplementedError:
+            except (NotImplementedError, BadInputError):  # a driver with no screen
                 text = "(this driver shows no screen text)"
             except InfrastructureError:
                 raise

@@ -15,12 +15,13 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..checks import CheckReport
 from ..config import WorkspaceConfig, find_workspace, load_workspace
-from ..driver import Driver, DriverRegistry, validate_config
+from ..driver import DeviceInfo, Driver, DriverRegistry, validate_config
 from ..errors import (BadInputError, DriverError, ExitCode, InfrastructureError, ToolArgumentError, TrailblazeError,
                       UnknownToolError)
 from ..logs import SessionLog
@@ -103,7 +104,7 @@ class Runner:
         if not paths:
             raise BadInputError("no trails given", hint="usage: trailblaze run PATH... (files, directories or globs)")
         files = expand(paths)
-        devices: list[Device | None] = [Device.parse(spec) for spec in self.options.devices] or [None]
+        devices: list[Device | None] = [self.parse_device(spec) for spec in self.options.devices] or [None]
         try:
             if len(devices) == 1:
                 self._run_files(files, devices[0], result)
@@ -117,6 +118,9 @@ class Runner:
             self._write_outputs(result)
             self.progress.run_finished(result)
         return result
+
+    def parse_device(self, spec: str) -> "Device":
+        return Device.parse(spec, {cls.platform for cls in self.drivers})
 
     def _run_files(self, files: list[Path], device: "Device | None", result: RunResult) -> None:
         for path in files:
@@ -186,7 +190,7 @@ class Runner:
             from ..trail.args import bind_args
 
             bound = bind_args(trail, self.options.args, self.options.args_file)
-            driver = self._make_driver(driver_cls, ws.config, device)
+            driver = self.make_driver(driver_cls, ws.config, device)
         except TrailblazeError as exc:
             return self._early_result(path, trail.name, exc, started)
         return self._run_session(trail, ws, driver, bound, started, device)
@@ -206,15 +210,22 @@ class Runner:
 
     # -- drivers ------------------------------------------------------------------------------
     def _pick_driver(self, trail: "Trail", ws: WorkspaceConfig, device: "Device | None" = None) -> type[Driver]:
-        """``--driver`` > the trail's ``devices``/``driver`` pin > workspace default > ``host``.
-
-        With ``-d platform/id`` only drivers of that platform are candidates."""
-        if self.options.driver:
-            return self.drivers.resolve(self.options.driver)
-        platform = device.platform if device is not None else None
         wanted = list(trail.config.devices.values())
         if trail.config.driver:
             wanted.append(trail.config.driver)
+        cls = self.pick_driver(ws, device, wanted=wanted)
+        assert cls is not None  # the host fallback always resolves
+        return cls
+
+    def pick_driver(self, ws: WorkspaceConfig, device: "Device | None" = None, *, wanted: Sequence[str] = (),
+                    fallback: str | None = "host") -> type[Driver] | None:
+        """``--driver`` > ``wanted`` (a trail's ``devices``/``driver`` pin) > workspace default > ``fallback``.
+
+        With ``-d platform/id`` only drivers of that platform are candidates. Without a fallback, None
+        means nothing chose a driver (``trailblaze snapshot`` then asks the user)."""
+        if self.options.driver:
+            return self.drivers.resolve(self.options.driver)
+        platform = device.platform if device is not None else None
         for name in wanted:
             cls = self.drivers.get(name)
             if cls is not None and (platform is None or cls.platform == platform):
@@ -232,9 +243,9 @@ class Runner:
                      "trailblaze-driver-android or trailblaze-driver-ios, or pass --driver")
         if ws.defaults.driver:
             return self.drivers.resolve(ws.defaults.driver)
-        return self.drivers.resolve("host")
+        return self.drivers.resolve(fallback) if fallback else None
 
-    def _make_driver(self, cls: type[Driver], ws: WorkspaceConfig, device: "Device | None" = None) -> Driver:
+    def make_driver(self, cls: type[Driver], ws: WorkspaceConfig, device: "Device | None" = None) -> Driver:
         raw = dict(ws.driver_settings(cls.key))
         for alias in cls.aliases:
             raw.update(ws.driver_settings(alias))
@@ -248,7 +259,7 @@ class Runner:
         return cls(config)
 
     # -- the session --------------------------------------------------------------------------
-    def _new_session(self, trail: "Trail", ws: _Workspace, bound: dict[str, Any],
+    def new_session(self, trail: "Trail", ws: _Workspace, bound: dict[str, Any],
                      device: "Device | None" = None) -> Session:
         name = self.options.test_name or trail.name
         if device is not None:
@@ -267,7 +278,7 @@ class Runner:
 
     def _run_session(self, trail: "Trail", ws: _Workspace, driver: Driver, bound: dict[str, Any],
                      started: float, device: "Device | None" = None) -> TrailResult:
-        session = self._new_session(trail, ws, bound, device)
+        session = self.new_session(trail, ws, bound, device)
         session.driver = driver
         result = TrailResult(trail.path, trail.name, SessionOutcome.ERROR, ExitCode.INFRASTRUCTURE,
                              session_id=session.id, log_dir=session.log_dir, driver=driver.key,
@@ -279,13 +290,8 @@ class Runner:
         hooks_started = False
         outcome = SessionOutcome.ERROR
         try:
-            try:
-                session.device = driver.start(session)
-                driver_started = True
-            except TrailblazeError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - a driver's own failure is infrastructure
-                raise DriverError(f"driver '{driver.key}' failed to start: {type(exc).__name__}: {exc}") from exc
+            session.device = start_driver(driver, session)
+            driver_started = True
             classifiers = session.device.classifiers or list(driver.default_classifiers)
             result.classifier = "-".join(classifiers)
             from ..trail.parser import require_classifiers
@@ -538,6 +544,16 @@ class Runner:
                              f"{steps} ({writable[0][1]}) into {trail.path}")
 
 
+def start_driver(driver: Driver, session: Session) -> DeviceInfo:
+    """Start ``driver`` for ``session``; a driver's own exception becomes a ``DriverError`` (exit 2)."""
+    try:
+        return driver.start(session)
+    except TrailblazeError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a driver's own failure is infrastructure
+        raise DriverError(f"driver '{driver.key}' failed to start: {type(exc).__name__}: {exc}") from exc
+
+
 @dataclass(frozen=True)
 class Device:
     """A ``-d`` argument: ``platform``, ``platform/instanceId`` or a bare ``instanceId``."""
@@ -547,11 +563,13 @@ class Device:
     instance_id: str | None
 
     @classmethod
-    def parse(cls, spec: str) -> "Device":
+    def parse(cls, spec: str, platforms: Iterable[str] = ()) -> "Device":
+        """``platforms`` are the installed drivers' platforms: a bare ``tv`` is a platform when a plugin
+        drives one, not an instance id."""
         spec = spec.strip()
         if not spec:
             raise BadInputError("-d/--device needs a value such as android/emulator-5554")
-        known = {"android", "ios", "web", "host"}
+        known = {"android", "ios", "web", "host", *(p.lower() for p in platforms)}
         if "/" in spec:
             platform, _, instance = spec.partition("/")
             return cls(spec, platform.strip().lower() or None, instance.strip() or None)

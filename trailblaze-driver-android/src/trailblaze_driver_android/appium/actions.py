@@ -127,6 +127,10 @@ class Actions:
     def open_url(self, url: str) -> None:
         self.driver.get(url)
 
+    def describe_screen(self) -> str | None:
+        """What is in front (the app and its screen), for ``trailblaze snapshot``'s header line."""
+        return f"app {self.app_id}" if self.app_id else None
+
     def set_clipboard(self, text: str) -> None:
         self.driver.execute_script("mobile: setClipboard", {
             "content": base64.b64encode(text.encode()).decode(), "contentType": "plaintext"})
@@ -173,6 +177,9 @@ class UiAutomator2Actions(Actions):
         if self.app_id:
             args["package"] = self.app_id
         self.driver.execute_script("mobile: deepLink", args)
+
+    def describe_screen(self) -> str | None:
+        return f"{self.driver.current_package}/{self.driver.current_activity}"
 
     def list_apps(self) -> list[str]:
         try:
@@ -238,6 +245,10 @@ class XCUITestActions(Actions):
         if self.app_id:
             args["bundleId"] = self.app_id
         self.driver.execute_script("mobile: deepLink", args)
+
+    def describe_screen(self) -> str | None:
+        info = self.driver.execute_script("mobile: activeAppInfo", {})
+        return str(info.get("bundleId")) if isinstance(info, dict) and info.get("bundleId") else None
 
     def list_apps(self) -> list[str]:
         apps = self.driver.execute_script("mobile: listApps", {"applicationType": "User"})

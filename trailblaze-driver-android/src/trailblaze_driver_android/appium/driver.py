@@ -283,9 +283,33 @@ class AppiumDriver(Driver):
                 return node
         return None
 
+    snapshot_details: ClassVar[tuple[str, ...]] = ("bounds", "offscreen", "all")
+
     def snapshot(self, *, detail: frozenset[str] = frozenset()) -> str:
         h = self.capture()
         return build_snapshot(h, detail).text
+
+    def native_snapshot(self, *, detail: frozenset[str] = frozenset()) -> str:
+        return str(self.driver.page_source)
+
+    def describe_screen(self) -> str | None:
+        if self.actions is None:
+            return None
+        try:
+            return self.actions.describe_screen()
+        except Exception:  # noqa: BLE001 - a label is a nicety; not every automation can tell
+            return None
+
+    def open_url(self, url: str) -> None:
+        from selenium.common.exceptions import WebDriverException
+
+        assert self.actions is not None
+        try:
+            self.actions.open_url(url)
+        except (ToolFailure, WebDriverException) as exc:
+            raise DriverError(f"could not open {url} on Appium automation '{self.automation}': "
+                              f"{_first_line(exc)}") from None
+        self.note_action()
 
     def screenshot(self) -> bytes | None:
         if self.web is None:

@@ -1,0 +1,148 @@
+"""``trailblaze snapshot``: print what the agent would see on a browser page or a device screen.
+
+Authors use it to find refs, ARIA descriptors and accessibility ids for hand-written recordings and to
+check what a selector will match, without an LLM and without writing a trail. The device is set up
+exactly as ``trailblaze run`` sets it up — same driver choice, workspace ``drivers:`` settings,
+``-o`` overrides, ``-d`` device, managed servers and plugin session hooks (so a plugin that starts the
+app under test starts it here too) — which is why this lives in the core and asks the driver contract
+(``Driver.snapshot``/``native_snapshot``/``open_url``/``wait_for_text``) rather than any one driver.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlparse
+
+import click
+
+from .driver import Driver, DriverRegistry
+from .errors import BadInputError, ExitCode
+from .plugins import PluginHost
+
+
+@dataclass
+class SnapshotRequest:
+    """Everything ``trailblaze snapshot`` was asked for (CLI flags map onto it 1:1)."""
+
+    driver: str | None = None
+    device: str | None = None
+    driver_options: dict[str, object] = field(default_factory=dict)
+    url: str | None = None
+    wait_for: str | None = None
+    timeout_s: float = 10.0
+    detail: frozenset[str] = frozenset()
+    raw: bool = False
+    screenshot: Path | None = None
+    headed: bool = False
+    workspace: Path | None = None
+
+
+def choose_driver(drivers: DriverRegistry, url: str | None) -> type[Driver]:
+    """The driver when neither ``--driver``, ``-d`` nor the workspace's ``defaults.driver`` picked one.
+
+    A web URL means a browser; otherwise the only installed driver with a screen. Anything else is
+    ambiguous and the user is asked, with the choices listed."""
+    screens = [cls for cls in drivers if cls.platform != "host"]
+    if url is not None and urlparse(url).scheme in ("http", "https"):
+        web = [cls for cls in screens if cls.platform == "web"]
+        if web:
+            return web[0]
+    if len(screens) == 1:
+        return screens[0]
+    if not screens:
+        raise BadInputError("no installed driver has a screen to snapshot",
+                            hint="pip install trailblaze-driver-web (or -android / -ios)")
+    names = ", ".join(sorted(cls.key for cls in screens))
+    raise BadInputError("which device? several drivers are installed",
+                        hint=f"pass --driver NAME or -d PLATFORM[/ID] (installed: {names}), "
+                             "or set defaults.driver in trailblaze.yaml")
+
+
+def take_snapshot(request: SnapshotRequest, *, host: PluginHost | None = None) -> int:
+    """Start the device, optionally open a URL and wait for text, print the snapshot, stop the device.
+
+    Returns the exit code: 0, or 1 when ``--wait-for`` text never appeared (the snapshot is printed
+    anyway so the author sees what was there instead)."""
+    from .runner.options import RunOptions
+    from .runner.progress import Progress
+    from .runner.run import Runner, start_driver
+    from .session import SessionOutcome
+    from .trail.model import Trail, TrailConfig
+
+    options = RunOptions(driver=request.driver, driver_options=dict(request.driver_options), headed=request.headed,
+                         logging=False, report=False, save_recording=False, test_name="snapshot")
+    runner = Runner(options, host=host, progress=Progress(stream=sys.stderr))
+    ws = runner.workspace_for(request.workspace.resolve() if request.workspace else None)
+    if ws.error is not None:
+        raise ws.error
+    device = runner.parse_device(request.device) if request.device else None
+    cls = runner.pick_driver(ws.config, device, fallback=None) or choose_driver(runner.drivers, request.url)
+    unsupported = sorted(request.detail - set(cls.snapshot_details))
+    if unsupported:
+        offered = ", ".join(f"--{d}" for d in cls.snapshot_details) or "none"
+        raise BadInputError(f"driver '{cls.key}' has no {', '.join('--' + d for d in unsupported)} snapshot detail",
+                            hint=f"it offers: {offered}")
+    driver = runner.make_driver(cls, ws.config, device)
+    trail = Trail(path=Path("<trailblaze snapshot>"), format="unified",
+                  config=TrailConfig(title="trailblaze snapshot"), steps=[])
+    session = runner.new_session(trail, ws, {}, device)
+    session.driver = driver
+    started = hooks = False
+    outcome = SessionOutcome.ERROR
+    try:
+        session.device = start_driver(driver, session)
+        started = True
+        runner.host.session_started(session)
+        hooks = True
+        if request.url:
+            driver.open_url(request.url)
+        found = True
+        if request.wait_for:
+            found = driver.wait_for_text(request.wait_for, request.timeout_s)
+        if request.raw:
+            click.echo(driver.native_snapshot(detail=request.detail))
+        else:
+            click.echo(_header(driver, session.device))
+            click.echo(driver.snapshot(detail=request.detail))
+        if request.screenshot is not None:
+            _save_screenshot(driver, request.screenshot)
+        outcome = SessionOutcome.SUCCEEDED if found else SessionOutcome.FAILED
+        if not found:
+            click.echo(f"trailblaze: '{request.wait_for}' did not appear within {request.timeout_s:g} s "
+                       "(the snapshot above is what was on screen)", err=True)
+            return int(ExitCode.TRAIL_FAILED)
+        return 0
+    finally:
+        problems = runner.host.session_finished(session, outcome) if hooks else []
+        if started:
+            try:
+                driver.stop()
+            except Exception as exc:  # noqa: BLE001 - stopping must not hide the snapshot's own error
+                problems.append(f"driver '{driver.key}' failed to stop: {exc}")
+        session.log.close()
+        for line in problems:
+            click.echo(f"trailblaze: warning: {line}", err=True)
+
+
+def _header(driver: Driver, device: object) -> str:
+    from .driver import DeviceInfo
+
+    parts = [driver.key]
+    if isinstance(device, DeviceInfo):
+        size = f" {device.width}x{device.height}" if device.width and device.height else ""
+        parts.append(f"{device.name or device.platform}{size}")
+    screen = driver.describe_screen()
+    if screen:
+        parts.append(screen)
+    return "# " + " · ".join(parts)
+
+
+def _save_screenshot(driver: Driver, path: Path) -> None:
+    png = driver.screenshot()
+    if not png:
+        raise BadInputError(f"driver '{driver.key}' cannot take screenshots")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(png)
+    click.echo(f"Screenshot saved to {path}", err=True)
