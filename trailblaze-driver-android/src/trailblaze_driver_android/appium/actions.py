@@ -22,13 +22,25 @@ if TYPE_CHECKING:
 ANDROID_KEYCODES = {"BACK": 4, "ENTER": 66, "HOME": 3, "BACKSPACE": 67, "TAB": 61, "ESCAPE": 111}
 
 
-def _touch_builder(driver: WebDriver) -> Any:
-    from selenium.webdriver.common.actions import interaction
-    from selenium.webdriver.common.actions.action_builder import ActionBuilder
-    from selenium.webdriver.common.actions.pointer_input import PointerInput
+def _move(x: int, y: int, duration_ms: int = 0) -> dict[str, Any]:
+    return {"type": "pointerMove", "duration": duration_ms, "x": x, "y": y, "origin": "viewport"}
 
-    finger = PointerInput(interaction.POINTER_TOUCH, "finger")  # type: ignore[no-untyped-call]
-    return ActionBuilder(driver, mouse=finger, duration=0)
+
+_DOWN = {"type": "pointerDown", "button": 0}
+_UP = {"type": "pointerUp", "button": 0}
+
+
+def _pause(ms: int) -> dict[str, Any]:
+    return {"type": "pause", "duration": ms}
+
+
+def perform_touch(driver: WebDriver, steps: list[dict[str, Any]]) -> None:
+    """One W3C ``POST /actions`` with a single touch pointer.
+
+    Written as the payload rather than through Selenium's ``ActionBuilder``, which also sends idle key
+    and wheel sources and builds an object per step: a tap is the hottest device call there is."""
+    driver.execute("actions", {"actions": [{"type": "pointer", "id": "finger",
+                                            "parameters": {"pointerType": "touch"}, "actions": steps}]})
 
 
 class Actions:
@@ -45,25 +57,14 @@ class Actions:
 
     # -- gestures --------------------------------------------------------------------------
     def tap(self, x: int, y: int) -> None:
-        builder = _touch_builder(self.driver)
-        builder.pointer_action.move_to_location(x, y).pointer_down().pause(0.05).pointer_up()
-        builder.perform()
+        perform_touch(self.driver, [_move(x, y), _DOWN, _pause(50), _UP])
 
     def long_press(self, x: int, y: int, duration_ms: int = 1000) -> None:
-        builder = _touch_builder(self.driver)
-        builder.pointer_action.move_to_location(x, y).pointer_down().pause(duration_ms / 1000).pointer_up()
-        builder.perform()
+        perform_touch(self.driver, [_move(x, y), _DOWN, _pause(duration_ms), _UP])
 
     def drag(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 400) -> None:
-        from selenium.webdriver.common.actions import interaction
-        from selenium.webdriver.common.actions.action_builder import ActionBuilder
-        from selenium.webdriver.common.actions.pointer_input import PointerInput
-
-        finger = PointerInput(interaction.POINTER_TOUCH, "finger")  # type: ignore[no-untyped-call]
-        builder = ActionBuilder(self.driver, mouse=finger, duration=max(1, duration_ms))
-        builder.pointer_action.move_to_location(x1, y1).pointer_down().pause(0.05)  # type: ignore[no-untyped-call]
-        builder.pointer_action.move_to_location(x2, y2).release()  # type: ignore[no-untyped-call]
-        builder.perform()
+        duration = max(1, duration_ms)
+        perform_touch(self.driver, [_move(x1, y1, duration), _DOWN, _pause(50), _move(x2, y2, duration), _UP])
 
     # -- text ------------------------------------------------------------------------------
     def element_for(self, node: Node) -> Any:
