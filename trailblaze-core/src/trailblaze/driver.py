@@ -7,6 +7,7 @@ imports a driver SDK: drivers import theirs lazily in ``start``. One driver inst
 from __future__ import annotations
 
 import re
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -118,8 +119,6 @@ class Driver(ABC):
     def wait_for_text(self, text: str, timeout_s: float) -> bool:
         """Wait until ``text`` is on screen; False on timeout. The default polls ``snapshot()``, which
         works for every driver; drivers with a native wait override it."""
-        import time
-
         deadline = time.monotonic() + timeout_s
         while True:
             if text in self.snapshot(detail=frozenset()):
