@@ -118,3 +118,17 @@ def test_the_default_wait_gives_up_on_an_empty_screen() -> None:
     assert driver.wait_for_text("anything", 0) is False
     driver.elements.append("anything")
     assert driver.wait_for_text("anything", 0) is True
+
+
+def test_a_bad_setting_points_at_the_file_or_at_the_command_line(tmp_path: Path, plugin_host) -> None:  # type: ignore[no-untyped-def]
+    config = tmp_path / "trails" / "config"
+    config.mkdir(parents=True)
+    (config / "trailblaze.yaml").write_text("drivers:\n  in-memory:\n    width: 500\n")
+    from_cli = run_cli(["snapshot", "-o", "width=wide"], host=plugin_host, cwd=tmp_path)
+    assert from_cli.exit_code == 3
+    assert "trailblaze.yaml" not in from_cli.stderr and "(from the command line: -o/-d)" in from_cli.stderr
+    assert "setting 'width'" in from_cli.stderr
+    (config / "trailblaze.yaml").write_text("drivers:\n  in-memory:\n    width: narrow\n")
+    from_file = run_cli(["snapshot", "-o", "height=100"], host=plugin_host, cwd=tmp_path)
+    assert from_file.exit_code == 3
+    assert "trailblaze.yaml:2:3: " in from_file.stderr and "setting 'width'" in from_file.stderr

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 from ..checks import CheckReport
 from ..config import WorkspaceConfig, find_workspace, load_workspace
 from ..driver import DeviceInfo, Driver, DriverRegistry, validate_config
-from ..errors import (BadInputError, DriverError, ExitCode, InfrastructureError, ToolArgumentError, TrailblazeError,
-                      UnknownToolError)
+from ..errors import (BadInputError, ConfigError, DriverError, ExitCode, InfrastructureError, ToolArgumentError,
+                      TrailblazeError, UnknownToolError)
 from ..logs import SessionLog
 from ..memory import Memory, has_tokens
 from ..plugins import PluginHost, get_host
@@ -246,17 +246,23 @@ class Runner:
         return self.drivers.resolve(fallback) if fallback else None
 
     def make_driver(self, cls: type[Driver], ws: WorkspaceConfig, device: "Device | None" = None) -> Driver:
-        raw = dict(ws.driver_settings(cls.key))
+        """The workspace's ``drivers:`` settings, then ``-o``, then ``-d``'s device, validated at once."""
+        configured = dict(ws.driver_settings(cls.key))
         for alias in cls.aliases:
-            raw.update(ws.driver_settings(alias))
-        raw.update(self.options.driver_options)
+            configured.update(ws.driver_settings(alias))
+        raw = {**configured, **self.options.driver_options}
         if device is not None and device.instance_id:
             raw.update(cls.device_settings(device.instance_id))
         if self.options.headed and "headless" in cls.config_model.model_fields:
             raw["headless"] = False
-        location = ws.location("drivers", cls.key) if ws.file else None
-        config = validate_config(cls.config_model, raw, owner=f"driver '{cls.key}'", location=location)
-        return cls(config)
+        owner = f"driver '{cls.key}'"
+        try:
+            return cls(validate_config(cls.config_model, raw, owner=owner))
+        except ConfigError as exc:
+            # Point at the file only when the file is what is wrong: a bad -o value is the command line's.
+            location = ws.location("drivers", cls.key) if ws.file else None
+            validate_config(cls.config_model, configured, owner=owner, location=location)
+            raise ConfigError(f"{exc.message} (from the command line: -o/-d)", hint=exc.hint) from None
 
     # -- the session --------------------------------------------------------------------------
     def new_session(self, trail: "Trail", ws: _Workspace, bound: dict[str, Any],
