@@ -6,9 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from trailblaze.selectors import NodeSelector, parse_selector
 from trailblaze_driver_android.appium.generator import best_selector
 from trailblaze_driver_android.appium.hierarchy import Hierarchy, Node, parse_page_source
-from trailblaze_driver_android.appium.selectors import NodeSelector, parse_selector, resolve
+from trailblaze_driver_android.appium.selectors import resolve
 from trailblaze_driver_android.appium.snapshot import build_snapshot
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from trailblaze.driver import validate_config
 from trailblaze.errors import ConfigError
+from trailblaze.selectors import parse_selector
 from trailblaze_driver_web.config import WebDriverConfig
-from trailblaze_driver_web.selectors import REF, _pattern, parse_selector
+from trailblaze_driver_web.selectors import REF, _pattern
 from trailblaze_driver_web.targets import escape_regex
 
 

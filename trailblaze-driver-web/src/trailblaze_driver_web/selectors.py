@@ -7,11 +7,12 @@ A tool's ``ref`` may be
   ``link /Order #\\d+/`` for a regex name, ``[nth=1]`` for the second match, ``text "Total"`` for text);
 * ``css=<selector>``.
 
-A ``nodeSelector`` is upstream's ``TrailblazeNodeSelector`` with its ``web`` match (``ariaRole``,
-``ariaNameRegex``, ``ariaDescriptorRegex``, ``headingLevel``, ``cssSelector``, ``dataTestId``,
-``nthIndex``) and the relative fields (``childOf``, ``containsChild``, ``containsDescendants``,
-``below``, ``above``, ``leftOf``, ``rightOf``, ``index``). Regexes match the whole name and fall back
-to literal equality (``$3.00`` matches the text ``$3.00``), as upstream's resolver does.
+A ``nodeSelector`` is upstream's ``TrailblazeNodeSelector`` (decoded by :mod:`trailblaze.selectors`,
+shared with the mobile drivers) with its ``web`` match (``ariaRole``, ``ariaNameRegex``,
+``ariaDescriptorRegex``, ``headingLevel``, ``cssSelector``, ``dataTestId``, ``nthIndex``) and the
+relative fields (``childOf``, ``containsChild``, ``containsDescendants``, ``below``, ``above``,
+``leftOf``, ``rightOf``, ``index``). Regexes match the whole name and fall back to literal equality
+(``$3.00`` matches the text ``$3.00``), as upstream's resolver does.
 
 Everything here becomes a Playwright locator, so actions keep Playwright's auto-waiting. Only the
 geometric fields (``below``...) and ``index`` need boxes, and are resolved by polling.
@@ -25,7 +26,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from trailblaze.selectors import NodeSelector, WebMatch
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
@@ -38,80 +39,6 @@ _DESCRIPTOR = re.compile(
 _OPT = re.compile(r"\[([a-z]+)=(\d+)\]")
 
 ARIA_ROLES = frozenset(["alert", "alertdialog", "application", "article", "banner", "blockquote", "button", "caption", "cell", "checkbox", "code", "columnheader", "combobox", "complementary", "contentinfo", "definition", "deletion", "dialog", "directory", "document", "emphasis", "feed", "figure", "form", "generic", "grid", "gridcell", "group", "heading", "img", "insertion", "link", "list", "listbox", "listitem", "log", "main", "marquee", "math", "meter", "menu", "menubar", "menuitem", "menuitemcheckbox", "menuitemradio", "navigation", "none", "note", "option", "paragraph", "presentation", "progressbar", "radio", "radiogroup", "region", "row", "rowgroup", "rowheader", "scrollbar", "search", "searchbox", "separator", "slider", "spinbutton", "status", "strong", "subscript", "superscript", "switch", "tab", "table", "tablist", "tabpanel", "term", "textbox", "time", "timer", "toolbar", "tooltip", "tree", "treegrid", "treeitem"])
-OTHER_DRIVER_KEYS = ("androidAccessibility", "androidMaestro", "iosMaestro", "iosAxe", "compose")
-
-
-class WebMatch(BaseModel):
-    """The ``web:`` part of a node selector; every field set must hold."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    ariaRole: str | None = None
-    ariaNameRegex: str | None = None
-    ariaDescriptorRegex: str | None = None
-    headingLevel: int | None = None
-    cssSelector: str | None = None
-    dataTestId: str | None = None
-    nthIndex: int | None = Field(None, ge=0)
-
-
-class NodeSelector(BaseModel):
-    """Upstream's ``TrailblazeNodeSelector``, as far as the web needs it."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    web: WebMatch | None = None
-    childOf: NodeSelector | None = None
-    containsChild: NodeSelector | None = None
-    containsDescendants: list[NodeSelector] | None = None
-    below: NodeSelector | None = None
-    above: NodeSelector | None = None
-    leftOf: NodeSelector | None = None
-    rightOf: NodeSelector | None = None
-    index: int | None = Field(None, ge=0)
-    androidAccessibility: dict[str, Any] | None = None
-    androidMaestro: dict[str, Any] | None = None
-    iosMaestro: dict[str, Any] | None = None
-    iosAxe: dict[str, Any] | None = None
-    compose: dict[str, Any] | None = None
-
-    def to_yaml(self) -> dict[str, Any]:
-        return self.model_dump(exclude_none=True)
-
-    def describe(self) -> str:
-        return "nodeSelector " + json.dumps(self.to_yaml(), ensure_ascii=False, separators=(", ", ": "))
-
-    @property
-    def geometric(self) -> bool:
-        return any(v is not None for v in (self.below, self.above, self.leftOf, self.rightOf, self.index))
-
-
-NodeSelector.model_rebuild()
-
-
-def parse_selector(value: Any, *, owner: str = "nodeSelector") -> NodeSelector:
-    """Validate a recorded selector; errors name the key (they are bad input, exit 3)."""
-    if isinstance(value, NodeSelector):
-        return value
-    if not isinstance(value, dict):
-        raise ValueError(f"{owner} must be a map of selector fields, got {type(value).__name__}")
-    try:
-        sel = NodeSelector.model_validate(value)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(x) for x in err.get("loc", ()))
-        raise ValueError(f"{owner}.{loc}: {err.get('msg', 'invalid')}") from None
-    _check_depth(sel, owner, 0)
-    return sel
-
-
-def _check_depth(sel: NodeSelector, owner: str, depth: int) -> None:
-    if depth > 10:
-        raise ValueError(f"{owner}: selectors nest at most 10 levels")
-    for child in (sel.childOf, sel.containsChild, sel.below, sel.above, sel.leftOf, sel.rightOf,
-                  *(sel.containsDescendants or [])):
-        if child is not None:
-            _check_depth(child, owner, depth + 1)
 
 
 # -- regex semantics --------------------------------------------------------------------------------
@@ -186,7 +113,7 @@ def _match_locator(page: Page, base: Page | Locator, web: WebMatch) -> Locator:
 def selector_locator(page: Page, sel: NodeSelector, base: Page | Locator | None = None) -> Locator:
     """The locator of ``sel`` without its geometric fields (which ``resolve`` applies)."""
     if sel.web is None:
-        other = next((k for k in OTHER_DRIVER_KEYS if getattr(sel, k) is not None), None)
+        other = sel.driver_key
         if other:
             raise ValueError(f"this selector matches with '{other}', which is for another driver; the web "
                              "driver needs a 'web:' match")
@@ -304,7 +231,7 @@ def _pick(page: Page, sel: NodeSelector, loc: Locator) -> tuple[int | None, int]
         return None, 0
     if sel.index is not None:
         ordered = sorted(matches, key=lambda m: (round(m[1][1]), round(m[1][0])))
-        if sel.index >= len(ordered):
+        if not 0 <= sel.index < len(ordered):
             return None, len(ordered)
         return ordered[sel.index][0], len(ordered)
     if anchors:

@@ -17,16 +17,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from trailblaze.errors import ToolFailure
+from trailblaze.selectors import NodeSelector, WebMatch, parse_selector
 
-from .selectors import (
-    REF,
-    NodeSelector,
-    WebMatch,
-    descriptor_locator,
-    parse_selector,
-    resolve,
-    selector_locator,
-)
+from .selectors import REF, descriptor_locator, resolve, selector_locator
 from .snapshot import AriaNode
 
 if TYPE_CHECKING:

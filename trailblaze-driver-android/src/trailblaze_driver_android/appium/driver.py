@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from trailblaze.driver import DeviceInfo, Driver, DriverConfig
 from trailblaze.errors import DriverError, ToolFailure
+from trailblaze.selectors import NodeSelector
 
 from . import server as managed
 from .actions import Actions, actions_for
 from .claims import Claims
 from .config import AppiumDriverConfig, is_loopback
 from .hierarchy import Hierarchy, Node, parse_page_source
-from .selectors import NodeSelector, ResolveResult, resolve
+from .selectors import ResolveResult, resolve
 from .snapshot import build_snapshot
 
 if TYPE_CHECKING:

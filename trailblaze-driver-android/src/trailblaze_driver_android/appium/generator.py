@@ -15,9 +15,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from trailblaze.selectors import NodeSelector
+
 from .hierarchy import ANDROID, Hierarchy, Node, normalize_label
 from .patterns import escape_for_selector
-from .selectors import NodeSelector, resolve
+from .selectors import resolve
 
 
 def _match_dict(node: Node, fields: dict[str, str | bool]) -> dict[str, Any]:

@@ -1,6 +1,7 @@
-"""``nodeSelector`` (upstream ``TrailblazeNodeSelector``): the model and its resolver.
+"""Resolving a ``nodeSelector`` (upstream ``TrailblazeNodeSelector``) over an Appium node tree.
 
-The resolver is a port of ``TrailblazeNodeSelectorResolver``:
+The recorded shape is shared by every driver and lives in :mod:`trailblaze.selectors`; this module is
+the mobile resolver, a port of ``TrailblazeNodeSelectorResolver``:
 
 1. the search scope is every node, or the descendants of the ``childOf`` matches (not the parent);
 2. a node must satisfy the driver match, then ``below``/``above``/``leftOf``/``rightOf`` (against the
@@ -25,170 +26,25 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from trailblaze.selectors import (
+    MAX_DEPTH,
+    AndroidAccessibilityMatch,
+    AndroidMaestroMatch,
+    DriverMatch,
+    IosAxeMatch,
+    IosMaestroMatch,
+    NodeSelector,
+)
 
 from .hierarchy import ANDROID, IOS, Bounds, Hierarchy, Node
 from .patterns import matcher
 
+# NodeSelector is re-exported for benchmarks/bench_appium_selectors.py, which imports it from here.
+__all__ = ["NodePred", "NodeSelector", "ResolveResult", "driver_predicates", "resolve"]
+
 _META = frozenset("\\^$.|?*+()[]{}")
 
-MAX_RESOLVE_DEPTH = 10
 _BIG = sys.maxsize
-
-
-class _Match(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
-
-
-class AndroidAccessibilityMatch(_Match):
-    classNameRegex: str | None = None
-    resourceIdRegex: str | None = None
-    uniqueId: str | None = None
-    composeTestTagRegex: str | None = None
-    textRegex: str | None = None
-    contentDescriptionRegex: str | None = None
-    hintTextRegex: str | None = None
-    labeledByTextRegex: str | None = None
-    stateDescriptionRegex: str | None = None
-    paneTitleRegex: str | None = None
-    roleDescriptionRegex: str | None = None
-    isEnabled: bool | None = None
-    isClickable: bool | None = None
-    isCheckable: bool | None = None
-    isChecked: bool | None = None
-    isSelected: bool | None = None
-    isFocused: bool | None = None
-    isEditable: bool | None = None
-    isScrollable: bool | None = None
-    isPassword: bool | None = None
-    isHeading: bool | None = None
-    isMultiLine: bool | None = None
-    inputType: int | None = None
-    collectionItemRowIndex: int | None = None
-    collectionItemColumnIndex: int | None = None
-
-
-class AndroidMaestroMatch(_Match):
-    textRegex: str | None = None
-    resourceIdRegex: str | None = None
-    accessibilityTextRegex: str | None = None
-    classNameRegex: str | None = None
-    hintTextRegex: str | None = None
-    clickable: bool | None = None
-    enabled: bool | None = None
-    focused: bool | None = None
-    checked: bool | None = None
-    selected: bool | None = None
-
-
-class IosMaestroMatch(_Match):
-    textRegex: str | None = None
-    resourceIdRegex: str | None = None
-    accessibilityTextRegex: str | None = None
-    classNameRegex: str | None = None
-    hintTextRegex: str | None = None
-    focused: bool | None = None
-    selected: bool | None = None
-
-
-class IosAxeMatch(_Match):
-    roleRegex: str | None = None
-    subroleRegex: str | None = None
-    labelRegex: str | None = None
-    valueRegex: str | None = None
-    uniqueId: str | None = None
-    typeRegex: str | None = None
-    titleRegex: str | None = None
-    customAction: str | None = None
-    enabled: bool | None = None
-
-
-class WebMatch(_Match):
-    ariaRole: str | None = None
-    ariaNameRegex: str | None = None
-    ariaDescriptorRegex: str | None = None
-    headingLevel: int | None = None
-    cssSelector: str | None = None
-    dataTestId: str | None = None
-    nthIndex: int | None = None
-
-
-class ComposeMatch(_Match):
-    testTag: str | None = None
-    role: str | None = None
-    textRegex: str | None = None
-    editableTextRegex: str | None = None
-    contentDescriptionRegex: str | None = None
-    toggleableState: str | None = None
-    isEnabled: bool | None = None
-    isFocused: bool | None = None
-    isSelected: bool | None = None
-    isPassword: bool | None = None
-
-
-DriverMatch = (AndroidAccessibilityMatch | AndroidMaestroMatch | IosMaestroMatch | IosAxeMatch | WebMatch
-               | ComposeMatch)
-
-
-class NodeSelector(BaseModel):
-    """Upstream ``TrailblazeNodeSelector``: at most one driver match, relations, ``index``."""
-
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
-
-    androidAccessibility: AndroidAccessibilityMatch | None = None
-    androidMaestro: AndroidMaestroMatch | None = None
-    web: WebMatch | None = None
-    compose: ComposeMatch | None = None
-    iosMaestro: IosMaestroMatch | None = None
-    iosAxe: IosAxeMatch | None = None
-    below: NodeSelector | None = None
-    above: NodeSelector | None = None
-    leftOf: NodeSelector | None = None
-    rightOf: NodeSelector | None = None
-    childOf: NodeSelector | None = None
-    containsChild: NodeSelector | None = None
-    containsDescendants: list[NodeSelector] | None = None
-    index: int | None = Field(default=None)
-
-    @property
-    def driver_match(self) -> DriverMatch | None:
-        return (self.androidAccessibility or self.androidMaestro or self.web or self.compose or self.iosMaestro
-                or self.iosAxe)
-
-    def to_yaml(self) -> dict[str, Any]:
-        """The recording form: only the fields that are set."""
-        return self.model_dump(mode="json", exclude_none=True)
-
-    def description(self) -> str:
-        parts: list[str] = []
-        match = self.driver_match
-        if match is not None:
-            fields = match.model_dump(exclude_none=True)
-            parts.append(", ".join(f"{k}={v!r}" for k, v in fields.items()))
-        for rel in ("below", "above", "leftOf", "rightOf", "childOf", "containsChild"):
-            sub = getattr(self, rel)
-            if sub is not None:
-                parts.append(f"{rel} ({sub.description()})")
-        if self.containsDescendants:
-            parts.append("containsDescendants [" + "; ".join(s.description() for s in self.containsDescendants) + "]")
-        if self.index is not None:
-            parts.append(f"index={self.index}")
-        return ", ".join(p for p in parts if p) or "any element"
-
-
-def parse_selector(raw: Any, *, owner: str = "nodeSelector") -> NodeSelector:
-    """Validate a selector from YAML/JSON; errors name the offending key path."""
-    if isinstance(raw, NodeSelector):
-        return raw
-    try:
-        return NodeSelector.model_validate(raw)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = ".".join(str(x) for x in first.get("loc", ()))
-        kind = first.get("type", "")
-        if kind == "extra_forbidden":
-            raise ValueError(f"{owner}: unknown selector key '{loc}'") from None
-        raise ValueError(f"{owner}: '{loc}': {first.get('msg', 'invalid')}") from None
 
 
 # -- compiled predicates ---------------------------------------------------------------------------
@@ -388,7 +244,7 @@ class _Resolver:
         return found
 
     def resolve(self, sel: NodeSelector, depth: int) -> list[Node]:
-        if depth > MAX_RESOLVE_DEPTH:
+        if depth > MAX_DEPTH:
             return []
         key = (id(sel), depth)
         cached = self._resolved.get(key)
@@ -415,7 +271,7 @@ class _Resolver:
 
     def filter(self, nodes: list[Node], sel: NodeSelector, depth: int) -> list[Node]:
         """``nodes`` that satisfy ``sel`` (all but ``childOf``/``index``), cheapest test first."""
-        if depth > MAX_RESOLVE_DEPTH:
+        if depth > MAX_DEPTH:
             return []
         out = nodes
         for pred in self.preds(sel):

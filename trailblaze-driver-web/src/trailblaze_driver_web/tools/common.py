@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from pydantic import Field, field_validator
 from trailblaze.errors import ToolFailure
+from trailblaze.selectors import parse_selector
 from trailblaze.tools.base import Tool, ToolResult
 
 from ..driver import DRIVER_KEY, PlaywrightDriver, web_driver
-from ..selectors import parse_selector
 from ..targets import Target, resolve_target, what_the_page_has
 
 if TYPE_CHECKING:

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 from trailblaze.errors import ToolFailure
+from trailblaze.selectors import NodeSelector, parse_selector
 
 from ..hierarchy import ANDROID, Node
-from ..selectors import NodeSelector, parse_selector
 
 if TYPE_CHECKING:
     from trailblaze.context import ToolContext

@@ -16,9 +16,9 @@ from typing import Any, ClassVar
 from pydantic import Field, field_validator
 from trailblaze.context import ToolContext
 from trailblaze.errors import ToolFailure
+from trailblaze.selectors import NodeSelector
 from trailblaze.tools.base import Tool, ToolResult
 
-from ..selectors import NodeSelector
 from .common import MOBILE_DRIVERS, appium_driver, device_errors, maestro_match, selector
 from .interaction import _tap_node, parse_relative, swipe_points, type_text
 from .verification import assert_not_visible, assert_visible

@@ -8,12 +8,13 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator
 from trailblaze.context import ToolContext
+from trailblaze.selectors import NodeSelector
 from trailblaze.tools.base import DelegatingTool, Tool, ToolCall, ToolResult
 
 from ..generator import best_selector
 from ..hierarchy import ANDROID, Hierarchy, Node
 from ..patterns import escape_for_selector, lenient_pattern, matches
-from ..selectors import NodeSelector, resolve
+from ..selectors import resolve
 from .common import (
     MOBILE_DRIVERS,
     appium_driver,
