@@ -10,9 +10,9 @@ A tool's ``ref`` may be
 A ``nodeSelector`` is upstream's ``TrailblazeNodeSelector`` (decoded by :mod:`trailblaze.selectors`,
 shared with the mobile drivers) with its ``web`` match (``ariaRole``, ``ariaNameRegex``,
 ``ariaDescriptorRegex``, ``headingLevel``, ``cssSelector``, ``dataTestId``, ``nthIndex``) and the
-relative fields (``childOf``, ``containsChild``, ``containsDescendants``, ``below``, ``above``,
-``leftOf``, ``rightOf``, ``index``). Regexes match the whole name and fall back to literal equality
-(``$3.00`` matches the text ``$3.00``), as upstream's resolver does.
+relative fields (``childOf``, ``containsChild`` (a direct child), ``containsDescendants`` (any
+descendant), ``below``, ``above``, ``leftOf``, ``rightOf``, ``index``). Regexes match the whole name
+and fall back to literal equality (``$3.00`` matches the text ``$3.00``), as upstream's resolver does.
 
 Everything here becomes a Playwright locator, so actions keep Playwright's auto-waiting. Only the
 geometric fields (``below``...) and ``index`` need boxes, and are resolved by polling.
@@ -123,7 +123,9 @@ def selector_locator(page: Page, sel: NodeSelector, base: Page | Locator | None 
         root = selector_locator(page, sel.childOf, base)
     loc = _match_locator(page, root, sel.web)
     if sel.containsChild is not None:
-        loc = loc.filter(has=selector_locator(page, sel.containsChild))
+        # ``has`` alone would accept any descendant; ``:scope > *`` (relative to the candidate) keeps
+        # only its direct children, upstream's meaning of containsChild.
+        loc = loc.filter(has=page.locator(":scope > *").and_(selector_locator(page, sel.containsChild)))
     for inner in sel.containsDescendants or []:
         loc = loc.filter(has=selector_locator(page, inner))
     return loc
