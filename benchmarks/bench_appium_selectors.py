@@ -12,7 +12,8 @@ from collections.abc import Callable
 from typing import Any
 
 from trailblaze_driver_android.appium.hierarchy import Hierarchy, Node, parse_page_source
-from trailblaze_driver_android.appium.selectors import NodeSelector, resolve
+from trailblaze.selectors import NodeSelector
+from trailblaze_driver_android.appium.selectors import resolve
 
 
 def page_source(rows: int) -> str:

@@ -39,8 +39,7 @@ from trailblaze.selectors import (
 from .hierarchy import ANDROID, IOS, Bounds, Hierarchy, Node
 from .patterns import matcher
 
-# NodeSelector is re-exported for benchmarks/bench_appium_selectors.py, which imports it from here.
-__all__ = ["NodePred", "NodeSelector", "ResolveResult", "driver_predicates", "resolve"]
+__all__ = ["NodePred", "ResolveResult", "driver_predicates", "resolve"]
 
 _META = frozenset("\\^$.|?*+()[]{}")
 
