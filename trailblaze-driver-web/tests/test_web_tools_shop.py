@@ -149,6 +149,29 @@ def test_secrets_are_redacted_from_logs(web_session: Any, tmp_path: Path) -> Non
     assert any(e.get("text") == "typed ***" for e in ws.session.log.entries)  # console, redacted
 
 
+def test_secrets_typed_into_a_text_field_stay_out_of_screenshots(web_session: Any) -> None:
+    ws = web_session(secrets={"token": "tok-4711-secret"})
+    ws.ok("web_navigate", url="/")
+    ws.ok("web_type", ref='textbox "Password"', text="not a secret")
+    assert ws.driver.secret_fields == []  # plain text is not masked
+    ws.ok("web_type", ref='textbox "Email"', text="{{token}}")
+    assert len(ws.driver.secret_fields) == 1
+    email = ws.driver.page.get_by_role("textbox", name="Email")
+    masked = ws.driver.screenshot()
+    email.fill("something else entirely, much longer")
+    # Whatever the field holds, the picture is the same: the field is painted over.
+    assert ws.driver.screenshot() == masked
+    ws.driver.secret_fields.clear()
+    assert ws.driver.screenshot() != masked  # without the mask the field's text shows
+    ws.ok("web_fillSecret", ref='textbox "Email"', value="{{token}}")
+    assert len(ws.driver.secret_fields) == 1
+    first = ws.driver.save_screenshot("step_a")  # the per-step JPEG artifacts are masked too
+    email.fill("another value")
+    second = ws.driver.save_screenshot("step_b")
+    assert first and second
+    assert (ws.session.log_dir / first).read_bytes() == (ws.session.log_dir / second).read_bytes()
+
+
 def test_snapshot_command(shop_server: str, chromium: str, tmp_path: Path) -> None:
     # No --driver: an http URL opens a browser even with the mobile drivers installed.
     result = run_cli(["snapshot", "--url", shop_server + "/", "--bounds", "-o", "viewport=390x844"], cwd=tmp_path)

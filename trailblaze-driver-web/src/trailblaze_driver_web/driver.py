@@ -68,6 +68,8 @@ class PlaywrightDriver(Driver):
         self.failed_requests: list[dict[str, Any]] = []
         self._shots = 0
         self.requested_detail: frozenset[str] = frozenset()
+        self.secret_fields: list[Locator] = []
+        """Fields a secret was typed into; every screenshot paints over them (``mask_secret``)."""
         """Extra snapshot detail asked for by ``web_requestDetails``, applied to the next snapshot only."""
 
     # -- lifecycle ---------------------------------------------------------------------------------
@@ -258,9 +260,20 @@ class PlaywrightDriver(Driver):
         detail, self.requested_detail = self.requested_detail, frozenset()
         return detail
 
+    def mask_secret(self, locator: Locator) -> None:
+        """Keep ``locator``'s field out of every later screenshot: logs redact a secret's text, but a
+        text field (unlike a password field) would still show it in the picture."""
+        self.secret_fields.append(locator)
+
+    def _masks(self, page: Page) -> list[Locator]:
+        return [loc for loc in self.secret_fields if loc.page == page]
+
+    def _shoot(self, page: Page, **options: Any) -> bytes:
+        return page.screenshot(timeout=self.cfg.timeout_ms, mask=self._masks(page), **options)
+
     def screenshot(self) -> bytes | None:
         try:
-            return self.page.screenshot(type="png", timeout=self.cfg.timeout_ms)
+            return self._shoot(self.page, type="png")
         except Exception:  # noqa: BLE001 - a crashed page has no picture
             return None
 
@@ -272,10 +285,10 @@ class PlaywrightDriver(Driver):
         try:
             page = self.page
             if failed:
-                data = page.screenshot(type="png", timeout=self.cfg.timeout_ms)
+                data = self._shoot(page, type="png")
                 name += ".png"
             else:
-                data = page.screenshot(type="jpeg", quality=70, timeout=self.cfg.timeout_ms)
+                data = self._shoot(page, type="jpeg", quality=70)
                 name += ".jpg"
             url = page.url
         except Exception as exc:  # noqa: BLE001

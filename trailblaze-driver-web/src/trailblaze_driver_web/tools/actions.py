@@ -66,7 +66,15 @@ class WebType(TargetedTool):
     def execute(self, ctx: ToolContext) -> ToolResult:
         if self.ref is None and self.nodeSelector is None:
             self.ref = "css=:focus"
-        return act(ctx, self, "type into", self._type, done=f"Typed {len(self.text)} characters into")
+        secrets = ctx.session.memory.secret_values()
+        holds_secret = any(secret and secret in self.text for secret in secrets)
+
+        def type_into(loc: Locator) -> None:
+            self._type(loc)
+            if holds_secret:  # typed through a {{secret}} token: keep the field out of screenshots
+                driver_for(ctx).mask_secret(loc)
+
+        return act(ctx, self, "type into", type_into, done=f"Typed {len(self.text)} characters into")
 
     def _type(self, loc: Locator) -> None:
         if self.clearFirst:
@@ -290,4 +298,10 @@ class WebFillSecret(TargetedTool):
         memory = ctx.session.memory
         if self.value and self.value not in memory.secret_values():
             memory.remember(f"web_fillSecret.{len(memory.sensitive_keys) + 1}", self.value, sensitive=True)
-        return act(ctx, self, "fill a secret into", lambda loc: loc.fill(self.value), done="Filled a secret into")
+        drv = driver_for(ctx)
+
+        def fill(loc: Locator) -> None:
+            loc.fill(self.value)
+            drv.mask_secret(loc)
+
+        return act(ctx, self, "fill a secret into", fill, done="Filled a secret into")
