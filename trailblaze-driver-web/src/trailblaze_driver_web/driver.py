@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         BrowserContext,
         ConsoleMessage,
         Dialog,
+        Locator,
         Page,
         Playwright,
         Request,

@@ -241,7 +241,7 @@ def _pick(page: Page, sel: NodeSelector, loc: Locator) -> tuple[int | None, int]
 
         def distance(m: tuple[int, list[Any]]) -> float:
             b = m[1]
-            return {"below": b[1] - ab, "above": at - b[3], "leftOf": al - b[2], "rightOf": b[0] - ar}[key]
+            return float({"below": b[1] - ab, "above": at - b[3], "leftOf": al - b[2], "rightOf": b[0] - ar}[key])
 
         matches.sort(key=distance)
     return matches[0][0], len(matches)

@@ -288,7 +288,7 @@ class WebFillSecret(TargetedTool):
     """Fill an input with a secret (a password). The value never appears in logs, reports or traces."""
 
     name: ClassVar[str] = "web_fillSecret"
-    ref: str = Field(..., description=REF_DESCRIPTION)  # type: ignore[assignment]
+    ref: str = Field(..., description=REF_DESCRIPTION)
     value: str = Field(..., description="The secret, usually a memory token like {{password}}.",
                        json_schema_extra={"secret": True})
 

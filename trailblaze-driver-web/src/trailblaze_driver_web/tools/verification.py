@@ -206,7 +206,7 @@ class WebVerifyListVisible(WebVerification, TargetedTool):
 
         if poll(drv, check, timeout) is None:
             where = f"in {target.description}" if target is not None else "on the page"
-            container = scope if target is not None else page.locator("body")
+            container = target.locator if target is not None else page.locator("body")
             try:
                 shown = " ".join(str(container.inner_text(timeout=500)).split())
             except Exception:  # noqa: BLE001
