@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import time
 import zipfile
+from collections import deque
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urljoin, urlparse
@@ -67,6 +69,8 @@ class PlaywrightDriver(Driver):
         self._group_step: int | None = None
         self.console: list[dict[str, Any]] = []
         self.failed_requests: list[dict[str, Any]] = []
+        self.requests: deque[SentRequest] = deque(maxlen=MAX_CAPTURED_REQUESTS)
+        """Every request the pages sent, newest last (``web_assertNetworkEvent`` searches them)."""
         self._shots = 0
         self.requested_detail: frozenset[str] = frozenset()
         self.secret_fields: list[Locator] = []
@@ -105,6 +109,7 @@ class PlaywrightDriver(Driver):
         self.context.set_default_timeout(self.cfg.timeout_ms)
         self.context.set_default_navigation_timeout(self.cfg.navigation_timeout_ms)
         self.context.on("page", self._adopt)
+        self.context.on("request", self._on_request)
         # No trace without logs: a trace is an artifact of the session's log directory (``--no-logging``
         # and ``trailblaze snapshot`` write none).
         if self.cfg.trace != "off" and self.session is not None and self.session.log.enabled:
@@ -167,6 +172,13 @@ class PlaywrightDriver(Driver):
         entry = {"type": "pageerror", "text": str(error)}
         self.console.append(entry)
         self._log("WebConsoleLog", entry)
+
+    def _on_request(self, request: Request) -> None:
+        try:
+            body = request.post_data or ""
+        except Exception:  # noqa: BLE001 - a binary body that is not text
+            body = ""
+        self.requests.append(SentRequest(request.method, request.url, body[:MAX_CAPTURED_BODY]))
 
     def _on_request_failed(self, request: Request) -> None:
         entry = {"url": request.url, "method": request.method, "failure": request.failure,
@@ -363,6 +375,22 @@ class PlaywrightDriver(Driver):
             scrub_zip(path, secrets)
         self._log("WebTraceLog", {"trace": TRACE_FILE, "path": str(path),
                                   "view": f"playwright show-trace {path}"})
+
+
+MAX_CAPTURED_REQUESTS = 5000
+MAX_CAPTURED_BODY = 64 * 1024
+
+
+@dataclass(frozen=True)
+class SentRequest:
+    """A request a page sent: what ``web_assertNetworkEvent`` looks for event names in."""
+
+    method: str
+    url: str
+    body: str
+
+    def mentions(self, needle_lower: str) -> bool:
+        return needle_lower in self.url.lower() or needle_lower in self.body.lower()
 
 
 def _safe_url(page: Page | None) -> str | None:

@@ -25,6 +25,7 @@ def all_tools() -> list[type[Tool]]:
         WebWaitForUrl,
     )
     from .verification import (
+        WebAssertNetworkEvent,
         WebEvaluate,
         WebVerifyElementVisible,
         WebVerifyListVisible,
@@ -35,4 +36,4 @@ def all_tools() -> list[type[Tool]]:
     return [WebNavigate, WebClick, WebType, WebHover, WebPressKey, WebSelectOption, WebScroll, WebWait,
             WebWaitForUrl, WebCurrentUrl, WebSnapshot, WebRequestDetails, WebResize, WebApplyCookies,
             WebGetStorageState, WebFillSecret, WebVerifyTextVisible, WebVerifyElementVisible, WebVerifyValue,
-            WebVerifyListVisible, WebEvaluate]
+            WebVerifyListVisible, WebAssertNetworkEvent, WebEvaluate]

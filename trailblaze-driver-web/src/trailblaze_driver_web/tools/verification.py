@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from trailblaze.errors import ToolFailure
 from trailblaze.tools.base import ToolResult
 
@@ -219,6 +219,38 @@ class WebVerifyListVisible(WebVerification, TargetedTool):
                 + (f"; it shows: {json.dumps(shown[:300], ensure_ascii=False)}" if shown else ""))
         return ToolResult(True, f"All {len(self.items)} items are visible",
                           recorded_args=target.recorded if target else None)
+
+
+class WebAssertNetworkEvent(WebVerification):
+    """Verify that the page sent a network request naming an event (an analytics beacon, an API call).
+    eventName is matched case-insensitively against every captured request's URL and body."""
+
+    name: ClassVar[str] = "web_assertNetworkEvent"
+    eventName: str = Field(..., min_length=1, description=(
+        "The event name to look for in captured network traffic, matched case-insensitively against "
+        "request URLs and request bodies."))
+    timeoutMs: int = Field(5000, ge=0, description=(
+        "How long to wait for the request, in milliseconds (one full scan always runs)."))
+
+    @field_validator("eventName")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("eventName must not be blank")
+        return value
+
+    def execute(self, ctx: ToolContext) -> ToolResult:
+        drv = driver_for(ctx)
+        needle = self.eventName.lower()
+        found = poll(drv, lambda: next((r for r in list(drv.requests) if r.mentions(needle)), None), self.timeoutMs)
+        name = json.dumps(self.eventName, ensure_ascii=False)
+        if found is None:
+            seen = list(drv.requests)
+            last = f"; the last was {seen[-1].method} {seen[-1].url}" if seen else ""
+            raise ToolFailure(f"web_assertNetworkEvent: no request the page sent mentions {name} in its URL or "
+                              f"body within {self.timeoutMs} ms ({len(seen)} requests captured{last})")
+        return ToolResult(True, f"Network event {name} found: {found.method} {found.url}",
+                          data={"method": found.method, "url": found.url})
 
 
 class WebEvaluate(WebTool):
