@@ -63,6 +63,7 @@ class SessionLog:
         return path
 
     def _drain(self) -> None:
+        _yield_cpu()
         while True:
             item = self._queue.get()
             if item is None:
@@ -86,6 +87,18 @@ class SessionLog:
         if self._thread is not None:
             self._queue.put(None)
             self._thread.join()
+
+
+def _yield_cpu() -> None:
+    """Lower this (writer) thread's scheduling priority where the OS allows it.
+
+    Log files are written behind the session, and on a small machine the writer competes for a core
+    with the browser or device server the session is waiting on; at a lower priority it takes the idle
+    time instead. Everything is still written: ``close`` waits for the queue."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)  # Linux: per thread
+    except (AttributeError, OSError):  # pragma: no cover - other systems: normal priority
+        pass
 
 
 def _json_default(value: Any) -> Any:
