@@ -124,6 +124,7 @@ def cli(debug: bool) -> None:
       trailblaze run examples/web-shop/trails     run trails (files, directories or globs)
       trailblaze tools --driver playwright-native list the tools a trail can call
       trailblaze check trails/                    validate trails and tool definitions
+      trailblaze snapshot --url URL | -d android  what the agent sees on a page or screen
       trailblaze plugins                          list installed plugins and their status
 
     Exit codes: 0 passed, 1 a trail failed, 2 infrastructure failure, 3 bad input or usage.
