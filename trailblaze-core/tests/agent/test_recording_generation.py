@@ -59,10 +59,42 @@ class Macro(DelegatingTool):
         return [ToolCall("key_press", {"key": c}) for c in self.word]
 
 
+class CheckByRef(DelegatingTool):
+    """A verification wrapper (like ``assertVisible`` by ref): its recordable check is what is recorded."""
+
+    name = "key_checkRef"
+    is_recordable = False
+    is_verification = True
+    ref: str = Field(...)
+
+    def expand(self, ctx: ToolContext) -> list[ToolCall]:
+        return [ToolCall("key_checkStable", {"what": f"stable-{self.ref}"})]
+
+
+class CheckStable(Tool):
+    """The recordable form of a check (like ``assertVisibleBySelector``)."""
+
+    name = "key_checkStable"
+    is_verification = True
+    what: str = Field(...)
+
+    def execute(self, ctx: ToolContext) -> ToolResult:
+        return ToolResult.ok()
+
+
 class Plugin:
     @hookimpl
     def trailblaze_register_tools(self, registry: ToolRegistry) -> None:
-        registry.add_tools([Press, Check, Chord, Macro])
+        registry.add_tools([Press, Check, Chord, Macro, CheckByRef, CheckStable])
+
+
+def test_a_verification_wrapper_records_its_expansion(tmp_path: Path) -> None:
+    s = session(tmp_path)
+    s.dispatcher.call(ToolCall("key_checkRef", {"ref": "e7"}), s.context(step_index=0))
+    s.log.close()
+    expected = {0: [ToolCall("key_checkStable", {"what": "stable-e7"})]}
+    assert recordings_from_executed(s.executed) == expected
+    assert recordings_from_logs(s.log.entries) == expected
 
 
 def session(tmp_path: Path) -> Any:

@@ -6,7 +6,8 @@ record instead, e.g. a selector for a snapshot ref). A top-level call that is *n
 delegates (a wrapper) contributes its recordable expansion instead; anything else not recordable
 (``objectiveStatus``, ``exec``) is left out. Verifications are always kept, even when their tool is
 flagged not recordable (upstream's web verifications are): a ``verify:`` step's recording *is* its
-assertions, and replaying an assertion changes nothing. Immediate repeats of the same verification are
+assertions, and replaying an assertion changes nothing. A verification that delegates (``assertVisible``
+by ref) is recorded as its expansion (``assertVisibleBySelector``), like any wrapper. Immediate repeats of the same verification are
 kept once.
 Zero calls means "no recording": the step is written without a ``recording`` slot, never ``[]``.
 
@@ -50,10 +51,16 @@ def _tree(items: Iterable[tuple[int, _Node]]) -> list[_Node]:
 def _walk(node: _Node) -> list[_Node]:
     if not node.success:
         return []
-    if node.recordable or node.verification:
+    if node.recordable:
         return [node]
     if node.delegating:
-        return [leaf for child in node.children for leaf in _walk(child)]
+        # A wrapper (``tap``/``assertVisible`` by ref, a YAML tool) records what it expanded to; only a
+        # verification wrapper whose expansion records nothing is kept as itself.
+        leaves = [leaf for child in node.children for leaf in _walk(child)]
+        if leaves or not node.verification:
+            return leaves
+    if node.verification:
+        return [node]
     return []
 
 
