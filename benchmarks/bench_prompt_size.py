@@ -15,7 +15,6 @@ product and checks the page, reading refs from the snapshot as a real model woul
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import statistics
 import sys
@@ -39,33 +38,23 @@ trail:
 """
 
 
-def ref_of(screen: str, label: str) -> str:
-    for line in screen.splitlines():
-        if label in line:
-            found = re.search(r"\[([a-z0-9]+)\]", line)
-            if found:
-                return found.group(1)
-    raise RuntimeError(f"{label!r} not on screen:\n{screen[:2000]}")
-
-
 def model(request: Any) -> Any:
     from trailblaze.testing_llm import call, done
 
-    step = request.body["messages"][1]["content"].splitlines()[0]
+    step = request.objective
     n = len(request.tool_results())
-    screen = request.last_user_text()
     if "sign-in page" in step:
         return [call("web_navigate", url="/"), done()][min(n, 1)]
     if "Sign in with" in step:
-        plan = [lambda: call("web_type", ref=ref_of(screen, 'textbox "Email"'), text="{{email}}"),
-                lambda: call("web_fillSecret", ref=ref_of(screen, 'textbox "Password"'), value="{{password}}"),
-                lambda: call("web_click", ref=ref_of(screen, 'button "Sign in"')),
+        plan = [lambda: call("web_type", ref=request.ref_on_screen('textbox "Email"'), text="{{email}}"),
+                lambda: call("web_fillSecret", ref=request.ref_on_screen('textbox "Password"'), value="{{password}}"),
+                lambda: call("web_click", ref=request.ref_on_screen('button "Sign in"')),
                 lambda: call("web_waitForUrl", pattern=r"/products\.html$"),
                 lambda: done()]
         return plan[min(n, 4)]()
     if "Search the catalogue" in step:
-        plan = [lambda: call("web_type", ref=ref_of(screen, 'searchbox'), text="compass"),
-                lambda: call("web_click", ref=ref_of(screen, 'link "View Compass"')),
+        plan = [lambda: call("web_type", ref=request.ref_on_screen('searchbox'), text="compass"),
+                lambda: call("web_click", ref=request.ref_on_screen('link "View Compass"')),
                 lambda: done()]
         return plan[min(n, 2)]()
     return call("web_verifyTextVisible", text="Compass")

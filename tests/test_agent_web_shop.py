@@ -37,29 +37,18 @@ trail:
 """
 
 
-def ref_of(screen: str, label: str) -> str:
-    """What a model does with the snapshot: find the line naming the element, take its ref."""
-    for line in screen.splitlines():
-        if label in line:
-            found = re.search(r"\[([a-z0-9]+)\]", line)
-            if found:
-                return found.group(1)
-    raise AssertionError(f"{label!r} is not on the screen:\n{screen}")
-
-
 class ShopModel:
     """A scripted model for the shop: picks its next call from the step text and the calls made so far."""
 
     def __call__(self, request: RecordedRequest) -> Reply:
-        objective = request.body["messages"][1]["content"].splitlines()[0]  # "Step 2 of 3: ..."
+        objective = request.objective  # "Step 2 of 3: ..."
         done_so_far = len(request.tool_results())
-        screen = request.last_user_text()
         if "Open the shop's sign-in page" in objective:
             return [call("web_navigate", url="/"), done("the sign-in page is open")][min(done_so_far, 1)]
         if "Sign in with the remembered" in objective:
-            plan = [lambda: call("web_type", ref=ref_of(screen, 'textbox "Email"'), text="{{email}}"),
-                    lambda: call("web_fillSecret", ref=ref_of(screen, 'textbox "Password"'), value="{{password}}"),
-                    lambda: call("web_click", ref=ref_of(screen, 'button "Sign in"')),
+            plan = [lambda: call("web_type", ref=request.ref_on_screen('textbox "Email"'), text="{{email}}"),
+                    lambda: call("web_fillSecret", ref=request.ref_on_screen('textbox "Password"'), value="{{password}}"),
+                    lambda: call("web_click", ref=request.ref_on_screen('button "Sign in"')),
                     lambda: done("signed in")]
             return plan[min(done_so_far, 3)]()
         if "welcomes the user" in objective:

@@ -5,7 +5,6 @@ it without a single model request."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -25,41 +24,21 @@ trail:
 """
 
 
-def ref_of(screen: str, label: str) -> str:
-    """What a model does with the snapshot: the ref on the line naming the element."""
-    for line in screen.splitlines():
-        if label in line:
-            found = re.match(r"\s*\[([a-z0-9]+)\]", line)
-            if found:
-                return found.group(1)
-    raise AssertionError(f"{label!r} is not on the screen:\n{screen}")
-
-
-def objective_of(request: RecordedRequest) -> str:
-    """The first line of the first user turn: "Step N of M: <the step>"."""
-    first = next(m for m in request.body["messages"] if m.get("role") == "user")
-    content = first["content"]
-    text = content if isinstance(content, str) else "\n".join(b.get("text", "") for b in content
-                                                               if isinstance(b, dict))
-    return text.splitlines()[0]
-
-
 class PhoneModel:
     """A scripted model: its next call follows from the step and how many calls it has made."""
 
     def __call__(self, request: RecordedRequest) -> Reply:
-        objective = objective_of(request)
+        objective = request.objective
         steps_done = len(request.tool_results())
-        screen = request.last_user_text()
         if "Type ada@example.com" in objective:
-            plan = [lambda: call("tap", ref=ref_of(screen, 'EditText "Email"')),
+            plan = [lambda: call("tap", ref=request.ref_on_screen('EditText "Email"')),
                     lambda: call("inputText", text="ada@example.com"), lambda: done("typed")]
             return plan[min(steps_done, 2)]()
         if "Tap Sign in" in objective:
-            return [lambda: call("tap", ref=ref_of(screen, 'Button "Sign in"')), lambda: done("tapped")][
+            return [lambda: call("tap", ref=request.ref_on_screen('Button "Sign in"')), lambda: done("tapped")][
                 min(steps_done, 1)]()
         if "promotion is shown" in objective:
-            return call("assertVisible", ref=ref_of(screen, '"$3.00 off your first order"'))
+            return call("assertVisible", ref=request.ref_on_screen('"$3.00 off your first order"'))
         raise AssertionError(f"unexpected objective: {objective[:200]}")
 
 

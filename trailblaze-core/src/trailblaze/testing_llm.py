@@ -21,12 +21,15 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import threading
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+_REF = re.compile(r"\[([a-z0-9]+)\]")
 
 
 @dataclass
@@ -112,6 +115,28 @@ class RecordedRequest:
                 return content
             return "\n".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
         return ""
+
+    @property
+    def objective(self) -> str:
+        """The first line of the first user turn: ``Step N of M: <the step's text>``."""
+        for message in self.body.get("messages") or []:
+            if message.get("role") == "user":
+                content = message.get("content")
+                text = content if isinstance(content, str) else "\n".join(
+                    b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text")
+                return text.splitlines()[0] if text else ""
+        return ""
+
+    def ref_on_screen(self, label: str) -> str:
+        """What a model does with the snapshot: the ``[ref]`` on the first line that mentions ``label``
+        (``'button "Sign in"'``, ``'EditText "Email"'``). AssertionError when the screen has none."""
+        screen = self.last_user_text()
+        for line in screen.splitlines():
+            if label in line:
+                found = _REF.search(line)
+                if found:
+                    return found.group(1)
+        raise AssertionError(f"{label!r} is not on the screen:\n{screen[:2000]}")
 
     def tool_results(self) -> list[str]:
         """Every tool result in the conversation, in order (both wires)."""
