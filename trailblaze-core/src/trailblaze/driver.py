@@ -121,7 +121,7 @@ class Driver(ABC):
         works for every driver; drivers with a native wait override it."""
         deadline = time.monotonic() + timeout_s
         while True:
-            if text in self.snapshot(detail=frozenset()):
+            if text in self.snapshot():
                 return True
             if time.monotonic() >= deadline:
                 return False

@@ -17,7 +17,7 @@ from urllib.parse import urlparse
 
 import click
 
-from .driver import Driver, DriverRegistry
+from .driver import DeviceInfo, Driver, DriverRegistry
 from .errors import BadInputError, ExitCode
 from .plugins import PluginHost
 
@@ -126,13 +126,9 @@ def take_snapshot(request: SnapshotRequest, *, host: PluginHost | None = None) -
             click.echo(f"trailblaze: warning: {line}", err=True)
 
 
-def _header(driver: Driver, device: object) -> str:
-    from .driver import DeviceInfo
-
-    parts = [driver.key]
-    if isinstance(device, DeviceInfo):
-        size = f" {device.width}x{device.height}" if device.width and device.height else ""
-        parts.append(f"{device.name or device.platform}{size}")
+def _header(driver: Driver, device: DeviceInfo) -> str:
+    size = f" {device.width}x{device.height}" if device.width and device.height else ""
+    parts = [driver.key, f"{device.name or device.platform}{size}"]
     screen = driver.describe_screen()
     if screen:
         parts.append(screen)
