@@ -11,6 +11,7 @@ stderr line, not the CLI. Switches (environment variables):
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 import sys
@@ -26,7 +27,7 @@ import pluggy
 from . import hookspecs
 from ._names import ENTRY_POINT_GROUP, PROJECT_NAME
 from ._version import __version__
-from .errors import PluginLoadError
+from .errors import PluginHookError, PluginLoadError, TrailblazeError
 from .tools.base import ToolSource
 
 if TYPE_CHECKING:
@@ -138,6 +139,55 @@ class PluginHost:
             return
         info.hooks = sorted(h.name for h in self.pm.get_hookcallers(obj) or [])
         self._infos[name] = info
+        self._guard_impls(obj, info)
+
+    def _guard_impls(self, obj: Any, info: PluginInfo) -> None:
+        """Make every hook implementation of ``obj`` fail as the plugin's failure, by name.
+
+        A plugin's bug (``from missing_sdk import ...`` inside ``trailblaze_register_drivers``) then
+        reads "plugin 'x' (dist 1.0) failed in trailblaze_register_drivers: ModuleNotFoundError: ...
+        -- disable it with TRAILBLAZE_DISABLE_PLUGINS=x" (exit 2), and ``trailblaze plugins`` shows the
+        plugin as ``error: ...``. ``TrailblazeError``s pass through: a plugin raising one means it.
+        Not guarded: wrappers, and ``trailblaze_execute_tool``, whose exceptions the dispatcher already
+        turns into the failure of the tool being called (a tool's bug fails its step, not the run)."""
+        for caller in self.pm.get_hookcallers(obj) or []:
+            if caller.name in _UNGUARDED_HOOKS:
+                continue
+            for impl in caller.get_hookimpls():
+                if impl.plugin is obj and not (impl.hookwrapper or impl.wrapper):
+                    impl.function = self._guarded(info, caller.name, impl.function)
+
+    def _guarded(self, info: PluginInfo, hook: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(fn)
+        def guarded(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(*args, **kwargs)
+            except TrailblazeError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - whatever a plugin raises is reported as its own
+                raise self.hook_failed(info, hook, exc) from exc
+        return guarded
+
+    def hook_failed(self, info: PluginInfo, hook: str, exc: BaseException) -> PluginHookError:
+        """Mark ``info`` as failed and build the one-line error naming it (see ``_guard_impls``)."""
+        err = (f"{type(exc).__name__}: {exc}".strip().splitlines() or [type(exc).__name__])[0]
+        info.status = f"error: {hook}: {err}"
+        info.error = err
+        dist = f" ({info.distribution} {info.version})" if info.distribution else ""
+        return PluginHookError(f"plugin '{info.name}'{dist} failed in {hook}: {err} "
+                               f"-- disable it with TRAILBLAZE_DISABLE_PLUGINS={info.name}",
+                               plugin=info.name, hook=hook)
+
+    def probe(self) -> None:
+        """Run the cheap discovery hooks into scratch registries, so ``trailblaze plugins`` can show a
+        plugin that imports or registers something broken as ``error`` instead of ``ok``."""
+        from .driver import DriverRegistry
+
+        for step in (lambda: self.register_drivers(DriverRegistry()), self.config_sections, self.trailmap_dirs):
+            try:
+                step()
+            except PluginHookError:
+                pass  # the guard recorded it on the plugin's status
 
     def _check_pending(self, name: str) -> None:
         plugin = self.pm.get_plugin(name)
@@ -299,8 +349,10 @@ class PluginHost:
             kwargs = {"session": session, "outcome": outcome}
             try:
                 fn(**{k: kwargs[k] for k in argnames})
-            except Exception as exc:  # noqa: BLE001
-                errors.append(f"plugin '{info.name}' failed while finishing the session: {exc}")
+            except PluginHookError as exc:
+                errors.append(exc.message)
+            except Exception as exc:  # noqa: BLE001 - a TrailblazeError raised by the plugin itself
+                errors.append(f"plugin '{info.name}' failed in trailblaze_session_finished: {exc}")
         return errors
 
     def register_commands(self, cli: "click.Group") -> None:
@@ -310,6 +362,8 @@ class PluginHost:
             existing = dict(cli.commands)
             try:
                 fn(**{k: {"cli": cli}[k] for k in argnames})
+            except PluginHookError as exc:
+                self._stderr(f"trailblaze: {exc.message}")
             except Exception as exc:  # noqa: BLE001
                 self._stderr(f"trailblaze: plugin '{info.name}' failed to add its commands: {exc}")
             for name, command in existing.items():
@@ -326,6 +380,8 @@ class PluginHost:
         results = self.pm.hook.trailblaze_agent_prompts(session=session)
         return [r for r in results if isinstance(r, str) and r.strip()]
 
+
+_UNGUARDED_HOOKS = frozenset({"trailblaze_execute_tool"})
 
 _HOST: PluginHost | None = None
 
