@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from .tools.registry import ToolRegistry
 
 DEFAULT_PLUGINS: tuple[str, ...] = (
+    "trailblaze.builtin.contract",
     "trailblaze.builtin.tools",
     "trailblaze.builtin.host_driver",
     "trailblaze.llm.llm_config",
@@ -299,23 +300,31 @@ class PluginHost:
                 sections[key] = (model, info)
         return sections
 
-    def tool_descriptor(self, definition: "ToolDefinition") -> "ToolDescriptor | None":
-        return self.pm.hook.trailblaze_tool_descriptor(definition=definition)  # type: ignore[no-any-return]
+    # The four contract calls. The core's built-in plugin (``builtin.contract``) answers each last, so
+    # a None here only happens on a host built without it; it is then an error, not a silent default.
+    def tool_descriptor(self, definition: "ToolDefinition", provider: str | None = None) -> "ToolDescriptor":
+        found = self.pm.hook.trailblaze_tool_descriptor(definition=definition, provider=provider)
+        return found if found is not None else self._unanswered("trailblaze_tool_descriptor", definition.name)
 
-    def decode_tool(self, name: str, args: dict[str, Any], registry: "ToolRegistry | None") -> "ToolCall | None":
-        return self.pm.hook.trailblaze_decode_tool(name=name, args=args, registry=registry)  # type: ignore[no-any-return]
+    def decode_tool(self, name: str, args: dict[str, Any], registry: "ToolRegistry | None") -> "ToolCall":
+        found = self.pm.hook.trailblaze_decode_tool(name=name, args=args, registry=registry)
+        return found if found is not None else self._unanswered("trailblaze_decode_tool", name)
 
-    def encode_tool(self, call: "ToolCall") -> dict[str, Any] | None:
-        return self.pm.hook.trailblaze_encode_tool(call=call)  # type: ignore[no-any-return]
+    def encode_tool(self, call: "ToolCall") -> dict[str, Any]:
+        found = self.pm.hook.trailblaze_encode_tool(call=call)
+        return found if found is not None else self._unanswered("trailblaze_encode_tool", call.name)
 
     def execute_tool(self, call: "ToolCall", definition: "ToolDefinition", prepared: Any,
-                     context: "ToolContext") -> "ToolResult | list[ToolCall] | None":
-        return self.pm.hook.trailblaze_execute_tool(  # type: ignore[no-any-return]
-            call=call, definition=definition, prepared=prepared, context=context)
+                     context: "ToolContext") -> "ToolResult | list[ToolCall]":
+        found = self.pm.hook.trailblaze_execute_tool(call=call, definition=definition, prepared=prepared,
+                                                     context=context)
+        return found if found is not None else self._unanswered("trailblaze_execute_tool", call.name)
 
-    @property
-    def has_execute_impls(self) -> bool:
-        return bool(self.pm.hook.trailblaze_execute_tool.get_hookimpls())
+    def _unanswered(self, hook: str, name: str) -> Any:
+        from .errors import InfrastructureError
+
+        raise InfrastructureError(f"no plugin answered {hook} for tool '{name}'",
+                                  hint="the core's builtin.contract plugin answers it; was this host built without it?")
 
     def filter_tools(self, session: "Session", tools: "list[ToolDefinition]") -> "list[ToolDefinition]":
         kept = list(tools)

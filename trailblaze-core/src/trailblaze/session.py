@@ -125,12 +125,9 @@ class Dispatcher:
         start = time.perf_counter()
         error: str | None = None
         result: ToolResult
-        outcome: Any = None
+        outcome: Any
         try:
-            if session.host.has_execute_impls:
-                outcome = session.host.execute_tool(resolved, definition, prepared, ctx)
-            if outcome is None:
-                outcome = definition.invoke(prepared, ctx)
+            outcome = session.host.execute_tool(resolved, definition, prepared, ctx)
         except ToolFailure as exc:
             outcome = ToolResult(False, exc.message)
         except TrailblazeError:

@@ -6,7 +6,8 @@
 * ``trailblaze_trailmap_dirs`` — ships the framework trailmap ``trailblaze`` (platform defaults).
 * ``trailblaze_filter_tools`` — narrows a session to its target's effective tool set.
 * ``trailblaze_check_tools`` — file errors, trailmap problems, tool bodies, trailmap-scoping advisories.
-* ``trailblaze_tool_descriptor`` — adds shortcut/trailhead metadata to YAML tools' MCP descriptors.
+* ``trailblaze_tool_descriptor`` — describes YAML tools (with shortcut/trailhead metadata for MCP).
+* ``trailblaze_execute_tool`` — runs a YAML tool: its body, with the arguments substituted, as calls.
 * ``trailblaze_session_started`` — applies metadata-only files to tools registered per session, and
   prints file errors when ``trailblaze tools`` lists (no check runs there).
 * ``trailblaze_agent_prompts`` — the session target's ``system_prompt_file``, for the LLM agent.
@@ -27,9 +28,10 @@ from .definitions import YamlToolDefinition
 if TYPE_CHECKING:
     from trailblaze.checks import CheckReport
     from trailblaze.config import WorkspaceConfig
+    from trailblaze.context import ToolContext
     from trailblaze.plugins import PluginHost
     from trailblaze.session import Session
-    from trailblaze.tools.base import ToolDefinition
+    from trailblaze.tools.base import ToolCall, ToolDefinition
     from trailblaze.tools.descriptors import ToolDescriptor
     from trailblaze.tools.registry import ToolRegistry
 
@@ -101,14 +103,20 @@ def trailblaze_check_tools(registry: ToolRegistry, report: CheckReport, config: 
 
 @hookimpl
 def trailblaze_tool_descriptor(definition: ToolDefinition) -> ToolDescriptor | None:
-    if not isinstance(definition, YamlToolDefinition) or not (
-            "shortcut" in definition.meta or "trailhead" in definition.meta):
+    if not isinstance(definition, YamlToolDefinition):
         return None
     from trailblaze.tools.descriptors import default_descriptor
 
     descriptor = default_descriptor(definition)
     extra = {f"trailblaze/{k}": definition.meta[k] for k in ("shortcut", "trailhead") if k in definition.meta}
-    return replace(descriptor, meta={**descriptor.meta, **extra})
+    return replace(descriptor, meta={**descriptor.meta, **extra}) if extra else descriptor
+
+
+@hookimpl
+def trailblaze_execute_tool(definition: ToolDefinition, prepared: Any, context: ToolContext) -> list[ToolCall] | None:
+    if isinstance(definition, YamlToolDefinition):
+        return definition.expansion(prepared, context)
+    return None
 
 
 @hookimpl

@@ -121,7 +121,7 @@ class Runner(SessionFactory):
         try:
             if ws.error is not None:
                 raise ws.error
-            trail = load_trail(path)
+            trail = load_trail(path, host=self.host, registry=ws.registry)
         except TrailblazeError as exc:
             return self._early_result(path, path.name, exc, started)
         if self.options.tags and not set(self.options.tags) & set(trail.config.tags):

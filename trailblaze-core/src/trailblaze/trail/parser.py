@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from .. import yamlio
 from ..errors import BadInputError, SourceLocation, TrailFormatError
 from ..tools.base import ToolCall
-from ..tools.serialization import RESERVED_NAMES, ToolCallFormatError, decode_yaml_item
+from ..tools.serialization import RESERVED_NAMES, ToolCallFormatError, decode_json, decode_yaml_item
 from . import args as _args
 from .model import Trail, TrailConfig, TrailStep
 from .nodes import MappingNode, Node, NodeReader, ScalarNode, SequenceNode, compose
@@ -459,6 +459,14 @@ class _Parser:
         if not isinstance(knode, ScalarNode) or knode.tag != "tag:yaml.org,2002:str":
             r.fail(knode, "a tool name must be text")
         name = knode.value
+        if name == "class" and isinstance(vnode, ScalarNode) and len(node.value) > 1:
+            # Upstream's legacy form {"class": "<Kotlin FQCN>", ...fields}: the plugin owning the tool
+            # maps the class (trailblaze_decode_tool).
+            fields = r.plain(node)
+            try:
+                return decode_json(fields, registry=self.registry, host=self.host), r.loc(knode)
+            except ToolCallFormatError as exc:
+                r.fail(node, str(exc), name)
         if len(node.value) > 1:
             other = node.value[1][0]
             r.fail(other, f"a tool call has exactly one key, the tool name; found '{name}' and "
