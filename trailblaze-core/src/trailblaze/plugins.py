@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib.metadata import EntryPoint, entry_points
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import pluggy
 
@@ -156,7 +156,8 @@ class PluginHost:
                 continue
             for impl in caller.get_hookimpls():
                 if impl.plugin is obj and not (impl.hookwrapper or impl.wrapper):
-                    impl.function = self._guarded(info, caller.name, impl.function)
+                    # pluggy marks ``function`` final for its users; the host owns these impls.
+                    setattr(impl, "function", self._guarded(info, caller.name, impl.function))  # noqa: B010
 
     def _guarded(self, info: PluginInfo, hook: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(fn)
@@ -303,24 +304,24 @@ class PluginHost:
     # The four contract calls. The core's built-in plugin (``builtin.contract``) answers each last, so
     # a None here only happens on a host built without it; it is then an error, not a silent default.
     def tool_descriptor(self, definition: "ToolDefinition", provider: str | None = None) -> "ToolDescriptor":
-        found = self.pm.hook.trailblaze_tool_descriptor(definition=definition, provider=provider)
+        found: ToolDescriptor | None = self.pm.hook.trailblaze_tool_descriptor(definition=definition, provider=provider)
         return found if found is not None else self._unanswered("trailblaze_tool_descriptor", definition.name)
 
     def decode_tool(self, name: str, args: dict[str, Any], registry: "ToolRegistry | None") -> "ToolCall":
-        found = self.pm.hook.trailblaze_decode_tool(name=name, args=args, registry=registry)
+        found: ToolCall | None = self.pm.hook.trailblaze_decode_tool(name=name, args=args, registry=registry)
         return found if found is not None else self._unanswered("trailblaze_decode_tool", name)
 
     def encode_tool(self, call: "ToolCall") -> dict[str, Any]:
-        found = self.pm.hook.trailblaze_encode_tool(call=call)
+        found: dict[str, Any] | None = self.pm.hook.trailblaze_encode_tool(call=call)
         return found if found is not None else self._unanswered("trailblaze_encode_tool", call.name)
 
     def execute_tool(self, call: "ToolCall", definition: "ToolDefinition", prepared: Any,
                      context: "ToolContext") -> "ToolResult | list[ToolCall]":
-        found = self.pm.hook.trailblaze_execute_tool(call=call, definition=definition, prepared=prepared,
-                                                     context=context)
+        found: ToolResult | list[ToolCall] | None = self.pm.hook.trailblaze_execute_tool(
+            call=call, definition=definition, prepared=prepared, context=context)
         return found if found is not None else self._unanswered("trailblaze_execute_tool", call.name)
 
-    def _unanswered(self, hook: str, name: str) -> Any:
+    def _unanswered(self, hook: str, name: str) -> NoReturn:
         from .errors import InfrastructureError
 
         raise InfrastructureError(f"no plugin answered {hook} for tool '{name}'",
