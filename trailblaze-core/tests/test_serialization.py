@@ -75,3 +75,28 @@ def test_malformed_calls_are_rejected(item: object, message: str) -> None:
 def test_empty_args_mean_no_arguments() -> None:
     assert decode_yaml_item({"dumpMemory": None}).args == {}
     assert decode_yaml_item({"dumpMemory": {}}).args == {}
+
+
+def test_every_written_recording_goes_through_the_encoder(plugin_host, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A team policy as a plugin: recordings it writes never keep the model's ``reasoning`` annotation."""
+    from trailblaze import hookimpl
+    from trailblaze.testing import register_plugin
+    from trailblaze.trail.saveback import append_step
+
+    class NoReasoning:
+        @hookimpl
+        def trailblaze_encode_tool(self, call: ToolCall) -> dict[str, object] | None:
+            if "reasoning" not in call.args:
+                return None
+            return {call.name: {k: v for k, v in call.args.items() if k != "reasoning"}}
+
+    trail = tmp_path / "t.trail.yaml"
+    calls = [ToolCall("wait", {"timeToWaitInSeconds": 1, "reasoning": "the page is still loading"})]
+    with register_plugin(plugin_host, NoReasoning(), "no_reasoning"):
+        append_step(trail, "Wait for the page", classifier="host", calls=calls, host=plugin_host)
+    text = trail.read_text()
+    assert "reasoning" not in text and "timeToWaitInSeconds: 1" in text
+    from trailblaze.trail.parser import load_trail
+
+    (call,) = load_trail(trail).steps[0].recordings["host"]
+    assert (call.name, call.args) == ("wait", {"timeToWaitInSeconds": 1})
