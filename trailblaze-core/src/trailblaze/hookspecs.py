@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from .driver import DriverRegistry
     from .plugins import PluginHost
     from .session import Session, SessionOutcome
+    from .targets import TargetInfo
     from .tools.base import ToolCall, ToolDefinition, ToolResult
     from .tools.descriptors import ToolDescriptor
     from .tools.registry import ToolRegistry
@@ -177,6 +178,21 @@ def trailblaze_filter_tools(session: "Session", tools: "list[ToolDefinition]") -
     :param session: the running session (driver, device, target, workspace).
     :param tools: the candidate definitions, already filtered by driver and platform.
     :return: the subset to keep, or None.
+    """
+
+
+# -- targets --------------------------------------------------------------------------------------
+@hookspec(firstresult=True)
+def trailblaze_target_info(target: str, config: "WorkspaceConfig") -> "TargetInfo | None":
+    """Describe the target (app under test) ``target`` of a workspace. ``firstresult``.
+
+    Drivers and the agent read the answer as ``session.target_info`` (the web driver's base URL, the
+    agent's target system prompt), so they never import the plugin that knows targets.
+    ``trailblaze-yaml-tools`` answers from trailmaps and ``targets:``.
+
+    :param target: the target id (the trail's ``config.target`` or the workspace default).
+    :param config: the workspace configuration.
+    :return: a ``trailblaze.targets.TargetInfo``, or None when this plugin does not know the target.
     """
 
 

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from .context import ToolContext
     from .driver import DriverRegistry
     from .session import Session, SessionOutcome
+    from .targets import TargetInfo
     from .tools.base import ToolCall, ToolDefinition, ToolResult
     from .tools.descriptors import ToolDescriptor
     from .tools.registry import ToolRegistry
@@ -326,6 +327,10 @@ class PluginHost:
 
         raise InfrastructureError(f"no plugin answered {hook} for tool '{name}'",
                                   hint="the core's builtin.contract plugin answers it; was this host built without it?")
+
+    def target_info(self, target: str, config: "WorkspaceConfig") -> "TargetInfo | None":
+        found: TargetInfo | None = self.pm.hook.trailblaze_target_info(target=target, config=config)
+        return found
 
     def filter_tools(self, session: "Session", tools: "list[ToolDefinition]") -> "list[ToolDefinition]":
         kept = list(tools)

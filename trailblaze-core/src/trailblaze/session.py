@@ -27,8 +27,10 @@ from .tools.registry import ToolRegistry
 if TYPE_CHECKING:
     from .config import WorkspaceConfig
     from .plugins import PluginHost
+    from .targets import TargetInfo
 
 MAX_DELEGATION_DEPTH = 16
+_TARGET_KEY = "trailblaze.target_info"
 
 
 class SessionOutcome(str, enum.Enum):
@@ -96,6 +98,16 @@ class Session:
 
     def context(self, *, step_index: int | None = None) -> ToolContext:
         return ToolContext(self, step_index=step_index)
+
+    @property
+    def target_info(self) -> "TargetInfo | None":
+        """This session's target (``target``, else the workspace's ``defaults.target``) as the plugins
+        describe it (``trailblaze_target_info``); asked once per session."""
+        if _TARGET_KEY not in self.resources:
+            target = self.target or self.workspace.defaults.target
+            self.resources[_TARGET_KEY] = self.host.target_info(target, self.workspace) if target else None
+        found: TargetInfo | None = self.resources[_TARGET_KEY]
+        return found
 
 
 class Dispatcher:

@@ -418,10 +418,10 @@ class StepAgent:
 
 # -- helpers --------------------------------------------------------------------------------------
 def _target_prompts(session: "Session") -> list[str]:
-    hook = getattr(session.host, "agent_prompts", None)
-    if hook is None:
-        return []
-    return [p for p in hook(session) if p]
+    """The target's own system prompt (``session.target_info``), then what plugins add for this session."""
+    info = session.target_info
+    own = [info.system_prompt] if info is not None and info.system_prompt else []
+    return own + [p for p in session.host.agent_prompts(session) if p]
 
 
 def _redacted(request: LlmRequest, memory: Any) -> LlmRequest:
