@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from .context import ToolContext
     from .driver import DriverRegistry
     from .session import Session, SessionOutcome
+    from .llm.registry import LlmProviderRegistry
     from .targets import TargetInfo
     from .tools.base import ToolCall, ToolDefinition, ToolResult
     from .tools.descriptors import ToolDescriptor
@@ -98,6 +99,7 @@ class PluginHost:
         self.pm = pluggy.PluginManager(PROJECT_NAME)
         self.pm.add_hookspecs(hookspecs)
         self._infos: dict[str, PluginInfo] = {}
+        self._llm_providers: LlmProviderRegistry | None = None
         self._stderr = stderr or (lambda line: print(line, file=sys.stderr))
         self.strict = os.environ.get("TRAILBLAZE_STRICT_PLUGINS") == "1"
         self.trace = os.environ.get("TRAILBLAZE_TRACE_PLUGINS") == "1"
@@ -289,11 +291,8 @@ class PluginHost:
 
     def register_drivers(self, registry: "DriverRegistry") -> None:
         for info, fn, argnames in self._impls("trailblaze_register_drivers"):
-            registry._current_source = info.source
-            try:
+            with registry.contributing(info.source):
                 fn(**{k: {"registry": registry}[k] for k in argnames})
-            finally:
-                registry._current_source = None
 
     def config_sections(self) -> dict[str, tuple[type[Any], PluginInfo]]:
         sections: dict[str, tuple[type[Any], PluginInfo]] = {}
@@ -389,7 +388,18 @@ class PluginHost:
 
     def register_llm_providers(self, registry: Any) -> None:
         for info, fn, argnames in self._impls("trailblaze_register_llm_providers"):
-            fn(**{k: {"registry": registry}[k] for k in argnames})
+            with registry.contributing(info.source):
+                fn(**{k: {"registry": registry}[k] for k in argnames})
+
+    def llm_providers(self) -> "LlmProviderRegistry":
+        """The LLM provider types this host's plugins register, built on first use."""
+        if self._llm_providers is None:
+            from .llm.registry import LlmProviderRegistry
+
+            registry = LlmProviderRegistry()
+            self.register_llm_providers(registry)
+            self._llm_providers = registry
+        return self._llm_providers
 
     def agent_prompts(self, session: "Session") -> list[str]:
         results = self.pm.hook.trailblaze_agent_prompts(session=session)
