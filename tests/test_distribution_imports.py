@@ -57,3 +57,43 @@ def test_no_distribution_imports_a_sibling_it_does_not_declare(dist: Path) -> No
             if owner is not None and owner != name and owner not in declared:
                 wrong.append(f"{path.relative_to(REPO)}:{line}: imports {module} from {owner}, not a dependency of {name}")
     assert wrong == []
+
+
+PUBLIC_MODULES = (
+    "trailblaze", "trailblaze.tools", "trailblaze.tools.base", "trailblaze.tools.descriptors",
+    "trailblaze.tools.params", "trailblaze.tools.registry", "trailblaze.tools.serialization",
+    "trailblaze.selectors", "trailblaze.driver", "trailblaze.session", "trailblaze.context", "trailblaze.memory",
+    "trailblaze.errors", "trailblaze.config", "trailblaze.checks", "trailblaze.targets", "trailblaze.plugins",
+    "trailblaze.yamlio", "trailblaze.testing", "trailblaze.testing_llm", "trailblaze.runner",
+    "trailblaze.runner.lifecycle",
+)
+"""The core's public surface, as ``trailblaze/__init__.py`` documents it: these modules, each through its
+``__all__``."""
+
+EXAMPLE_SOURCES = sorted(p for p in (REPO / "examples").rglob("*.py")
+                         if "tests" not in p.parts and "node_modules" not in p.parts)
+
+
+def test_every_public_module_declares_its_surface() -> None:
+    for name in PUBLIC_MODULES:
+        module = importlib.import_module(name)
+        assert isinstance(getattr(module, "__all__", None), (list, tuple)), f"{name} has no __all__"
+        missing = [n for n in module.__all__ if not hasattr(module, n)]
+        assert missing == [], f"{name}.__all__ names what it does not define: {missing}"
+
+
+def test_siblings_and_examples_use_only_the_public_core_api() -> None:
+    sources = [p for dist in DISTRIBUTIONS if _meta(dist)[0] != "trailblaze" for p in _sources(dist)]
+    wrong = []
+    for path in sorted({*sources, *EXAMPLE_SOURCES}):
+        for line, module, names in _imports(path):
+            if module.split(".")[0] != "trailblaze":
+                continue
+            where = f"{path.relative_to(REPO)}:{line}"
+            if module not in PUBLIC_MODULES:
+                wrong.append(f"{where}: imports the internal module {module}")
+                continue
+            public = set(importlib.import_module(module).__all__)
+            wrong += [f"{where}: {module}.{n} is not public" for n in names if n not in public
+                      and f"{module}.{n}" not in PUBLIC_MODULES]
+    assert wrong == []

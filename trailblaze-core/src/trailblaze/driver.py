@@ -204,3 +204,7 @@ def validate_config(model: type[BaseModel], raw: Mapping[str, Any] | None, *, ow
     except ValidationError as exc:
         raise ConfigError(format_validation_error(exc, owner=owner).replace("argument", "setting"),
                           location=location) from None
+
+__all__ = [
+    "DeviceInfo", "Driver", "DriverConfig", "DriverRegistry", "validate_config",
+]

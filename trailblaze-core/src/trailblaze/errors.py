@@ -139,3 +139,9 @@ class PluginHookError(InfrastructureError):
         super().__init__(message)
         self.plugin = plugin
         self.hook = hook
+
+__all__ = [
+    "BadInputError", "ConfigError", "DriverError", "DuplicateToolError", "ExitCode", "InfrastructureError",
+    "PluginHookError", "PluginLoadError", "SourceLocation", "ToolArgumentError", "ToolExpansionError",
+    "ToolFailure", "TrailFormatError", "TrailblazeError", "UnknownToolError",
+]

@@ -428,3 +428,7 @@ def set_host(host: PluginHost | None) -> PluginHost | None:
 
 def import_module_lazily(name: str) -> ModuleType:
     return importlib.import_module(name)
+
+__all__ = [
+    "PluginHost", "PluginInfo", "get_host", "set_host",
+]

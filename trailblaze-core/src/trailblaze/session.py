@@ -227,3 +227,7 @@ def suggest_tool_name(name: str, registry: ToolRegistry) -> str:
     if close:
         return "did you mean " + " or ".join(f"'{c}'" for c in close) + "?"
     return "run `trailblaze tools` to list the tools of this workspace and driver"
+
+__all__ = [
+    "Dispatcher", "ExecutedCall", "Session", "SessionOutcome",
+]

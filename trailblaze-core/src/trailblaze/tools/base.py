@@ -298,3 +298,8 @@ def format_validation_error(exc: ValidationError, *, owner: str) -> str:
             got = err.get("input")
             parts.append(f"{owner}: argument '{loc}': {err.get('msg', 'invalid')}, got {got!r}")
     return "; ".join(parts)
+
+__all__ = [
+    "ANNOTATION_KEYS", "ClassToolDefinition", "Contributions", "DelegatingTool", "OtherTool", "Tool",
+    "ToolCall", "ToolDefinition", "ToolResult", "ToolSource", "format_validation_error",
+]

@@ -65,3 +65,7 @@ def describe(definition: ToolDefinition, host: "PluginHost", provider: str | Non
     """The descriptor for ``definition`` through ``trailblaze_tool_descriptor`` (the plugin owning the
     kind answers, the core last), for the model ``provider`` type or None (listings, MCP clients)."""
     return host.tool_descriptor(definition, provider)
+
+__all__ = [
+    "ToolDescriptor", "default_descriptor", "describe",
+]

@@ -103,3 +103,7 @@ class ToolRegistry(Contributions):
 def warn_names(registry: ToolRegistry) -> None:
     for msg in registry.warnings:
         warnings.warn(msg, ToolNameWarning, stacklevel=2)
+
+__all__ = [
+    "WIRE_NAME", "ToolNameWarning", "ToolRegistry",
+]

@@ -103,3 +103,8 @@ def encode_yaml(call: ToolCall, host: "PluginHost | None" = None) -> dict[str, A
 
 def encode_json(call: ToolCall) -> dict[str, Any]:
     return {"toolName": call.name, "raw": call.args}
+
+__all__ = [
+    "RESERVED_NAMES", "ToolCallFormatError", "decode", "decode_json", "decode_yaml_item", "encode_json",
+    "encode_yaml", "upstream_class_decoder",
+]
