@@ -61,12 +61,13 @@ def parse_trail(text: str, path: Path | str | None = None, *, strict: bool = Fal
     ``host``/``registry`` let plugins decode calls (``trailblaze_decode_tool``); without them every
     call is a plain ``ToolCall``/``OtherTool`` resolved at dispatch, as upstream does.
     """
-    trail, _root = _parse(text, path, strict=strict, host=host, registry=registry)
+    trail, _root = parse_with_nodes(text, path, strict=strict, host=host, registry=registry)
     return trail
 
 
-def _parse(text: str, path: Path | str | None, *, strict: bool = False, host: PluginHost | None = None,
-           registry: ToolRegistry | None = None) -> tuple[Trail, Node | None]:
+def parse_with_nodes(text: str, path: Path | str | None, *, strict: bool = False, host: PluginHost | None = None,
+                     registry: ToolRegistry | None = None) -> tuple[Trail, Node | None]:
+    """``parse_trail`` plus the YAML node tree, for code that edits the text in place (save-back)."""
     file = Path(path) if isinstance(path, str) else path
     root, yaml = compose(text, file)
     parser = _Parser(file, NodeReader(file, yaml), strict=strict, host=host, registry=registry)
@@ -601,7 +602,7 @@ class _Parser:
 # -- locating at run time -----------------------------------------------------------------------
 @functools.lru_cache(maxsize=4)
 def _recompose(text: str, file: str | None) -> tuple[Trail, Node | None]:
-    return _parse(text, Path(file) if file else None)
+    return parse_with_nodes(text, Path(file) if file else None)
 
 
 def locate_step(trail: Trail, step_index: int) -> SourceLocation:
