@@ -98,6 +98,7 @@ class PluginHost:
                  stderr: Callable[[str], None] | None = None) -> None:
         self.pm = pluggy.PluginManager(PROJECT_NAME)
         self.pm.add_hookspecs(hookspecs)
+        self._execute_hook = self.pm.hook.trailblaze_execute_tool  # on every tool call: one lookup, once
         self._infos: dict[str, PluginInfo] = {}
         self._llm_providers: LlmProviderRegistry | None = None
         self._stderr = stderr or (lambda line: print(line, file=sys.stderr))
@@ -317,7 +318,7 @@ class PluginHost:
 
     def execute_tool(self, call: "ToolCall", definition: "ToolDefinition", prepared: Any,
                      context: "ToolContext") -> "ToolResult | list[ToolCall]":
-        found: ToolResult | list[ToolCall] | None = self.pm.hook.trailblaze_execute_tool(
+        found: ToolResult | list[ToolCall] | None = self._execute_hook(
             call=call, definition=definition, prepared=prepared, context=context)
         return found if found is not None else self._unanswered("trailblaze_execute_tool", call.name)
 
