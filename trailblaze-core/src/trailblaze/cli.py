@@ -313,7 +313,7 @@ def check(paths: tuple[str, ...], strict: bool, workspace: Path | None) -> None:
     the registered tools and their argument schemas, and runs the plugins' checks (e.g. trailmap
     naming). Exit 0 when clean (advisories are printed), 3 on errors; --strict makes advisories errors.
     """
-    from .check_command import run_check
+    from .commands.check import run_check
 
     sys.exit(run_check(list(paths), strict=strict, workspace=workspace))
 
@@ -357,7 +357,7 @@ def snapshot(driver: str | None, device: str | None, driver_options: tuple[str, 
       trailblaze snapshot -d android/emulator-5554 --offscreen
       trailblaze snapshot --driver ios-appium-xcuitest --raw > screen.xml
     """
-    from .snapshot_command import SnapshotRequest, take_snapshot
+    from .commands.snapshot import SnapshotRequest, take_snapshot
 
     flags = {"bounds": bounds, "offscreen": offscreen, "urls": urls, "all": all_elements}
     request = SnapshotRequest(driver=driver, device=device, driver_options=parse_driver_options(driver_options),
