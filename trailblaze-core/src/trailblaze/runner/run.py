@@ -27,6 +27,7 @@ from ..errors import (BadInputError, ConfigError, DriverError, ExitCode, Infrast
 from ..logs import SessionLog
 from ..memory import Memory, has_tokens
 from ..plugins import PluginHost, get_host
+from ..reuse import reuse_scope
 from ..session import Session, SessionOutcome, suggest_tool_name
 from ..tools.base import ToolCall
 from ..tools.registry import ToolRegistry
@@ -123,6 +124,10 @@ class Runner:
         return Device.parse(spec, {cls.platform for cls in self.drivers})
 
     def _run_files(self, files: list[Path], device: "Device | None", result: RunResult) -> None:
+        with reuse_scope():  # one browser (or device server) for this device's trails, a fresh context each
+            self._run_files_in_scope(files, device, result)
+
+    def _run_files_in_scope(self, files: list[Path], device: "Device | None", result: RunResult) -> None:
         for path in files:
             trail_result = self.run_trail(path, device)
             ws = self.workspace_for(path)
@@ -156,6 +161,10 @@ class Runner:
             path = reports / f"trailblaze_report_{stamp}.html"
             write_html_report(result, path)
             result.report_path = path
+        if self.options.junit_xml is not None:
+            from ..report.junit import write_junit_xml
+
+            write_junit_xml(result, self.options.junit_xml, secrets=list(self.options.secrets.values()))
 
     def run_trail(self, path: Path, device: "Device | None" = None) -> TrailResult | None:
         from ..trail.parser import load_trail
