@@ -83,11 +83,11 @@ class _State:
     @property
     def runner(self) -> "Runner":
         if self._runner is None:
-            from .reuse import open_scope
+            from .reuse import ReuseScope
             from .runner.run import Runner
 
             self._runner = Runner(self.options(), progress=_captured_progress())
-            self.scope = open_scope()
+            self.scope = ReuseScope()
         return self._runner
 
     def options(self) -> Any:
@@ -135,13 +135,11 @@ class _State:
                 self.worker_lines.append(f"summary: {run.summary_path}")
         scope, self.scope = self.scope, None
         if scope is not None:
-            from .reuse import close_scope
-
             opened = sum(scope.opened.values())
             if opened:
                 kinds = ", ".join(f"{key[0] if isinstance(key, tuple) else key} ×{n}" for key, n in scope.opened.items())
                 self.worker_lines.append(f"shared resources opened: {kinds}")
-            close_scope(scope)
+            scope.close()
 
 
 STATE = pytest.StashKey[_State]()
@@ -277,14 +275,20 @@ class TrailItem(pytest.Item):
     def runtest(self) -> None:
         from .session import SessionOutcome
 
+        from .reuse import active
+
         state = self.config.stash[STATE]
-        result = state.runner.run_trail(self.path, self.device)
+        runner = state.runner
+        assert state.scope is not None
+        with active(state.scope):  # the worker's browser, kept open between this worker's trails
+            result = runner.run_trail(self.path, self.device)
         if result is None:  # not possible without --tags, which pytest expresses with -m
             raise pytest.skip.Exception("not selected", _use_item_location=True)
         state.results.append(result)
         secrets = list(state.runner.options.secrets.values())
-        for key, value in _properties(result, worker_id(self.config)).items():
-            self.user_properties.append((key, _redact(value, secrets)))
+        properties = {k: _redact(v, secrets) for k, v in _properties(result, worker_id(self.config)).items()}
+        self.user_properties.extend(properties.items())  # pytest's --junitxml writes them as <property>
+        self.add_report_section("call", "trailblaze", "\n".join(f"{k}: {v}" for k, v in properties.items()))
         if result.outcome is SessionOutcome.SKIPPED:
             # Reported at the trail file, not at this line.
             raise pytest.skip.Exception(result.skip_reason or "skipped", _use_item_location=True)
@@ -306,7 +310,7 @@ def failure_text(result: TrailResult, secrets: list[str]) -> str:
     screenshot, trace and logs are."""
     from .report.junit import artifact_paths
 
-    lines = [f"{result.outcome.value}: {result.title}", result.message or "(no message)"]
+    lines = [result.message or f"{result.title}: {result.outcome.value}"]
     for key, value in artifact_paths(result).items():
         lines.append(f"{key}: {value}")
     return str(_redact("\n".join(lines), secrets))
@@ -421,8 +425,12 @@ def trailblaze_session(request: pytest.FixtureRequest) -> Iterator[TrailblazeSes
         workspace = Path(str(request.node.path)).parent
     elif not Path(workspace).is_absolute():
         workspace = Path(str(request.config.rootpath)) / workspace
-    with runner.open(workspace=Path(workspace), driver=kwargs.get("driver"), device=kwargs.get("device"),
-                     target=kwargs.get("target")) as lifecycle:
+    from .reuse import reuse_scope
+
+    # A browser of its own, closed after the test (trail items share the worker's instead): a test
+    # suite's other tests never find a browser left running by this one.
+    with reuse_scope(), runner.open(workspace=Path(workspace), driver=kwargs.get("driver"),
+                                    device=kwargs.get("device"), target=kwargs.get("target")) as lifecycle:
         yield TrailblazeSession(lifecycle, runner)
         report = request.node.stash.get(CALL_REPORT, None)
         if report is not None and report.failed:

@@ -55,6 +55,12 @@ class ReuseScope:
         result: T = held.value
         return result
 
+    def discard(self, key: Hashable) -> None:
+        """Close and forget ``key``'s value (it turned out broken); the next ``get`` opens a new one."""
+        held = self.held.pop(key, None)
+        if held is not None:
+            _quietly(held.close)
+
     def close(self) -> None:
         """Close everything held, newest first; a closer that fails never stops the others."""
         while self.held:
@@ -68,31 +74,39 @@ def current_scope() -> ReuseScope | None:
     return stack[-1] if stack else None
 
 
-def open_scope() -> ReuseScope:
-    """Push a scope for this thread (pair with ``close_scope``; ``reuse_scope`` does both)."""
-    scope = ReuseScope()
+@contextmanager
+def active(scope: ReuseScope) -> Iterator[ReuseScope]:
+    """Make ``scope`` this thread's current one for the block, without closing it afterwards (the pytest
+    plugin keeps one scope for a worker's trails and activates it around each trail only)."""
     stack: list[ReuseScope] | None = getattr(_local, "stack", None)
     if stack is None:
         stack = _local.stack = []
     stack.append(scope)
-    return scope
-
-
-def close_scope(scope: ReuseScope) -> None:
-    stack: list[ReuseScope] = getattr(_local, "stack", [])
-    if scope in stack:
-        stack.remove(scope)
-    scope.close()
+    try:
+        yield scope
+    finally:
+        if stack and stack[-1] is scope:
+            stack.pop()
+        elif scope in stack:
+            stack.remove(scope)
 
 
 @contextmanager
 def reuse_scope() -> Iterator[ReuseScope]:
-    """Share expensive resources between the sessions run inside the ``with`` block, in this thread."""
-    scope = open_scope()
+    """Share expensive resources between the sessions run inside the ``with`` block, in this thread.
+
+    Inside a scope that is already active (``trailblaze_session.run_trail`` in a pytest worker), that
+    scope is used and left open: the outer owner closes it."""
+    current = current_scope()
+    if current is not None:
+        yield current
+        return
+    scope = ReuseScope()
     try:
-        yield scope
+        with active(scope):
+            yield scope
     finally:
-        close_scope(scope)
+        scope.close()
 
 
 def _quietly(close: Callable[[], None]) -> None:

@@ -97,24 +97,35 @@ class PlaywrightDriver(Driver):
         except ImportError as exc:  # pragma: no cover - a dependency of this distribution
             raise DriverError(f"the web driver needs the 'playwright' package: {exc}",
                               hint="pip install trailblaze-driver-web") from None
-        scope = current_scope()
-        if scope is None:
-            self.playwright, self.browser, self.browser_description = _start_browser(sync_playwright, self.cfg)
-            self._owns_browser = True
-        else:
-            # A run of several trails shares one browser per thread; each trail still gets its own
-            # context below, so cookies and storage never leak from one trail into the next.
-            shared = scope.get(("playwright-browser", browser_key(self.cfg)),
-                               lambda: _open_shared(sync_playwright, self.cfg), alive=_SharedBrowser.alive)
-            self.playwright, self.browser, self.browser_description = shared.playwright, shared.browser, \
-                shared.description
-            self._owns_browser = False
-        self.playwright.selectors.set_test_id_attribute(self.cfg.test_id_attribute)
         viewport = {"width": self.cfg.viewport.width, "height": self.cfg.viewport.height}
         options: dict[str, Any] = {"viewport": viewport}
         if self.cfg.locale:
             options["locale"] = self.cfg.locale
-        self.context = self.browser.new_context(**options)
+        scope = current_scope()
+        if scope is None:
+            self.playwright, self.browser, self.browser_description = _start_browser(sync_playwright, self.cfg)
+            self._owns_browser = True
+            self.playwright.selectors.set_test_id_attribute(self.cfg.test_id_attribute)
+            self.context = self.browser.new_context(**options)
+        else:
+            # A run of several trails shares one browser per thread; each trail still gets its own
+            # context, so cookies and storage never leak from one trail into the next. A shared browser
+            # that died since the last trail (crashed, killed) is replaced once.
+            key = ("playwright-browser", browser_key(self.cfg))
+            self._owns_browser = False
+            for attempt in (1, 2):
+                shared = scope.get(key, lambda: _open_shared(sync_playwright, self.cfg), alive=_SharedBrowser.alive)
+                self.playwright, self.browser, self.browser_description = shared.playwright, shared.browser, \
+                    shared.description
+                try:
+                    self.playwright.selectors.set_test_id_attribute(self.cfg.test_id_attribute)
+                    self.context = self.browser.new_context(**options)
+                    break
+                except Exception:
+                    if attempt == 2:
+                        raise
+                    scope.discard(key)
+        assert self.context is not None
         self.context.set_default_timeout(self.cfg.timeout_ms)
         self.context.set_default_navigation_timeout(self.cfg.navigation_timeout_ms)
         self.context.on("page", self._adopt)
