@@ -92,12 +92,22 @@ def test_trails_are_collected_only_when_asked(tmp_path: Path) -> None:
     assert [i.split("::")[1] for i in _ids(two.stdout)] == ["Web shop: sign in [web/second]", "Web shop: sign in [web]"]
 
 
+def test_shards_split_the_trails_so_every_trail_runs_exactly_once(tmp_path: Path) -> None:
+    everything = _ids(_pytest(tmp_path, "--trails", str(TRAILS), "--collect-only", "-q").stdout)
+    shards = [_ids(_pytest(tmp_path, "--trails", str(TRAILS), "--trailblaze-shard", f"{i}/3", "--collect-only",
+                           "-q").stdout) for i in (1, 2, 3)]
+    assert sorted(i for shard in shards for i in shard) == everything
+    assert sorted(len(shard) for shard in shards) == [2, 2, 3]
+    bad = _pytest(tmp_path, "--trails", str(TRAILS), "--trailblaze-shard", "4/3", "--collect-only")
+    assert bad.returncode == 4 and "--trailblaze-shard expects I/N" in bad.stderr
+
+
 def test_help_lists_the_trailblaze_options(tmp_path: Path) -> None:
     out = _pytest(tmp_path, "--help").stdout
     section = out[out.index("trailblaze:"):]
     for option in ("--trails=PATH", "--trailblaze-driver", "--trailblaze-device", "--trailblaze-option",
                    "--trailblaze-memory", "--trailblaze-secret", "--trailblaze-arg", "--trailblaze-llm",
-                   "--trailblaze-self-heal", "--trailblaze-headed", "--trailblaze-output-dir"):
+                   "--trailblaze-self-heal", "--trailblaze-headed", "--trailblaze-output-dir", "--trailblaze-shard"):
         assert option in section, option
     assert "trailblaze_trails" in out
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -61,6 +61,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="Show the browser window (pytest-playwright's --headed is honoured too).")
     group.addoption("--trailblaze-output-dir", metavar="DIR",
                     help="Where logs and reports go (default: ./logs; each xdist worker writes below DIR/<worker>).")
+    group.addoption("--trailblaze-shard", metavar="I/N",
+                    help="Run only shard I of N (1-based) of the collected tests, for CI machines that split a "
+                         "suite: every test lands in exactly one shard, the same one on every machine.")
     parser.addini("trailblaze_trails", type="paths", default=[],
                   help="Trail paths to collect as tests (relative to the ini file), like --trails.")
     parser.addini("trailblaze_output_dir", default="", help="Default for --trailblaze-output-dir.")
@@ -170,6 +173,27 @@ def pytest_configure(config: pytest.Config) -> None:
         config.args = [*config.args, *[str(p) for p in paths]]
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    shard = config.getoption("trailblaze_shard")
+    if not shard:
+        return
+    index, total = parse_shard(shard)
+    # Round-robin over the sorted node ids: the same split on every machine, shard sizes differ by one.
+    order = {nodeid: n for n, nodeid in enumerate(sorted(item.nodeid for item in items))}
+    keep = [item for item in items if order[item.nodeid] % total == index - 1]
+    dropped = [item for item in items if order[item.nodeid] % total != index - 1]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text)
+    if not match or not 1 <= int(match.group(1)) <= int(match.group(2)):
+        raise pytest.UsageError(f"trailblaze: --trailblaze-shard expects I/N with 1 <= I <= N, got '{text}'")
+    return int(match.group(1)), int(match.group(2))
+
+
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     state = parent.config.stash.get(STATE, None)
     if state is None or not state.trail_paths:
@@ -219,7 +243,8 @@ CALL_REPORT = pytest.StashKey[pytest.TestReport]()
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[pytest.TestReport]:
+def pytest_runtest_makereport(item: pytest.Item,
+                              call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """Keep the test's own outcome, so ``trailblaze_session`` closes its session as failed when it failed."""
     report: pytest.TestReport = yield
     if report.when == "call":

@@ -125,7 +125,7 @@ class PlaywrightDriver(Driver):
                     if attempt == 2:
                         raise
                     scope.discard(key)
-        assert self.context is not None
+        assert self.context is not None and self.browser is not None
         self.context.set_default_timeout(self.cfg.timeout_ms)
         self.context.set_default_navigation_timeout(self.cfg.navigation_timeout_ms)
         self.context.on("page", self._adopt)
