@@ -27,6 +27,7 @@ import pytest
 if TYPE_CHECKING:
     from .reuse import ReuseScope
     from .runner.lifecycle import Device, SessionLifecycle
+    from .runner.options import RunOptions
     from .runner.results import RunResult, TrailResult
     from .runner.run import Runner
     from .session import Session
@@ -93,7 +94,7 @@ class _State:
             self.scope = ReuseScope()
         return self._runner
 
-    def options(self) -> Any:
+    def options(self) -> RunOptions:
         from .cli import parse_driver_options, parse_kv
         from .errors import TrailblazeError
         from .runner.options import RunOptions
