@@ -32,7 +32,7 @@ def run_check(paths: list[str], *, strict: bool = False, workspace: Path | None 
     trails = 0
     for path in files:
         try:
-            trail = load_trail(path, strict=strict)
+            trail = load_trail(path, strict=strict, host=host, registry=registry)
         except TrailblazeError as exc:
             report.error("TrailFormat", exc.render())
             continue

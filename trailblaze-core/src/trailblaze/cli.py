@@ -229,7 +229,7 @@ def run(paths: tuple[str, ...], tags: tuple[str, ...], driver: str | None, devic
 @cli.command(context_settings=CONTEXT_SETTINGS)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--all", "show_all", is_flag=True, help="Include the core's built-in plugins (always in --json).")
-@click.option("--hook", metavar="NAME", help="Only plugins implementing this hook.")
+@click.option("--hook", metavar="NAME", help="Only plugins implementing this hook (built-ins included).")
 @handle_errors
 def plugins(as_json: bool, show_all: bool, hook: str | None) -> None:
     """List installed plugins with version, hooks and status.
@@ -241,7 +241,8 @@ def plugins(as_json: bool, show_all: bool, hook: str | None) -> None:
     from .plugins import get_host
 
     host = get_host()
-    infos = host.plugins(include_builtins=show_all or as_json)
+    host.probe()
+    infos = host.plugins(include_builtins=show_all or as_json or bool(hook))
     if hook:
         infos = [i for i in infos if hook in i.hooks]
     if as_json:
