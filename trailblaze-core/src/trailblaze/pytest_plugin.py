@@ -129,7 +129,7 @@ class _State:
         if self.results:
             run = RunResult(trails=list(self.results), output_dir=runner.output_dir)
             try:
-                runner._write_outputs(run)
+                runner.write_outputs(run)
             except Exception as exc:  # noqa: BLE001 - a report must not turn a green run red
                 self.worker_lines.append(f"could not write the report: {exc}")
             self.run = run
@@ -462,3 +462,7 @@ def trailblaze_session(request: pytest.FixtureRequest) -> Iterator[TrailblazeSes
         if report is not None and report.failed:
             lifecycle.outcome = SessionOutcome.FAILED
     request.node.user_properties.append(("trailblaze_log_dir", str(lifecycle.session.log_dir)))
+
+
+__all__ = ["ToolFailed", "TrailFailed", "TrailFile", "TrailItem", "TrailblazeSession", "failure_text", "parse_shard",
+           "trailblaze_session", "worker_id"]

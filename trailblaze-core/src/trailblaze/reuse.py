@@ -114,3 +114,6 @@ def _quietly(close: Callable[[], None]) -> None:
         close()
     except Exception:  # noqa: BLE001 - already gone (a crashed browser, a killed server)
         pass
+
+
+__all__ = ["ReuseScope", "active", "current_scope", "reuse_scope"]

@@ -75,7 +75,7 @@ class Runner(SessionFactory):
                     for future in [pool.submit(self._run_files, files, d, result) for d in devices]:
                         future.result()
         finally:
-            self._write_outputs(result)
+            self.write_outputs(result)
             self.progress.run_finished(result)
         return result
 
@@ -96,7 +96,8 @@ class Runner(SessionFactory):
                 if trail_result is not None:
                     result.trails.append(trail_result)
 
-    def _write_outputs(self, result: RunResult) -> None:
+    def write_outputs(self, result: RunResult) -> None:
+        """The JSON summary, the HTML report and the JUnit XML of a run (the pytest plugin calls it per worker)."""
         if not result.trails:
             return
         from ..logs import dumps
