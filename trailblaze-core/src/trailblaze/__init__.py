@@ -9,7 +9,8 @@ The documented submodules are public too, each through its ``__all__``: ``trailb
 ``trailblaze.driver``, ``trailblaze.session``, ``trailblaze.context``, ``trailblaze.memory``,
 ``trailblaze.errors``, ``trailblaze.config``, ``trailblaze.checks``, ``trailblaze.targets``,
 ``trailblaze.plugins``, ``trailblaze.yamlio``, ``trailblaze.testing``, ``trailblaze.testing_llm``,
-``trailblaze.runner`` and ``trailblaze.runner.lifecycle`` (see docs/writing-a-plugin.md). Anything
+``trailblaze.runner``, ``trailblaze.runner.lifecycle``, ``trailblaze.reuse`` (resources a driver shares
+between the sessions of a run) and ``trailblaze.pytest_plugin`` (see docs/writing-a-plugin.md, docs/pytest.md). Anything
 else, and any name outside a module's ``__all__``, is internal and may change; a test keeps the
 in-repo plugins and examples on this surface.
 """

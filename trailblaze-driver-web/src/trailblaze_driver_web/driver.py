@@ -22,6 +22,7 @@ from urllib.parse import urljoin, urlparse
 
 from trailblaze.driver import DeviceInfo, Driver, DriverConfig
 from trailblaze.errors import BadInputError, DriverError, ToolFailure
+from trailblaze.reuse import current_scope
 
 from .browser import open_browser
 from .config import WebDriverConfig
@@ -64,6 +65,7 @@ class PlaywrightDriver(Driver):
         self.context: BrowserContext | None = None
         self._page: Page | None = None
         self.browser_description = ""
+        self._owns_browser = True
         self.last_snapshot: PageSnapshot | None = None
         self.tracing = False
         self._group_step: int | None = None
@@ -95,17 +97,35 @@ class PlaywrightDriver(Driver):
         except ImportError as exc:  # pragma: no cover - a dependency of this distribution
             raise DriverError(f"the web driver needs the 'playwright' package: {exc}",
                               hint="pip install trailblaze-driver-web") from None
-        try:
-            self.playwright = sync_playwright().start()
-        except Exception as exc:  # noqa: BLE001 - e.g. called inside a running asyncio loop
-            raise DriverError(f"Playwright could not start: {exc}") from None
-        self.playwright.selectors.set_test_id_attribute(self.cfg.test_id_attribute)
-        self.browser, self.browser_description = open_browser(self.playwright, self.cfg)
         viewport = {"width": self.cfg.viewport.width, "height": self.cfg.viewport.height}
         options: dict[str, Any] = {"viewport": viewport}
         if self.cfg.locale:
             options["locale"] = self.cfg.locale
-        self.context = self.browser.new_context(**options)
+        scope = current_scope()
+        if scope is None:
+            self.playwright, self.browser, self.browser_description = _start_browser(sync_playwright, self.cfg)
+            self._owns_browser = True
+            self.playwright.selectors.set_test_id_attribute(self.cfg.test_id_attribute)
+            self.context = self.browser.new_context(**options)
+        else:
+            # A run of several trails shares one browser per thread; each trail still gets its own
+            # context, so cookies and storage never leak from one trail into the next. A shared browser
+            # that died since the last trail (crashed, killed) is replaced once.
+            key = ("playwright-browser", browser_key(self.cfg))
+            self._owns_browser = False
+            for attempt in (1, 2):
+                shared = scope.get(key, lambda: _open_shared(sync_playwright, self.cfg), alive=_SharedBrowser.alive)
+                self.playwright, self.browser, self.browser_description = shared.playwright, shared.browser, \
+                    shared.description
+                try:
+                    self.playwright.selectors.set_test_id_attribute(self.cfg.test_id_attribute)
+                    self.context = self.browser.new_context(**options)
+                    break
+                except Exception:
+                    if attempt == 2:
+                        raise
+                    scope.discard(key)
+        assert self.context is not None and self.browser is not None
         self.context.set_default_timeout(self.cfg.timeout_ms)
         self.context.set_default_navigation_timeout(self.cfg.navigation_timeout_ms)
         self.context.on("page", self._adopt)
@@ -126,6 +146,8 @@ class PlaywrightDriver(Driver):
         context, self.context = self.context, None
         browser, self.browser = self.browser, None
         playwright, self.playwright = self.playwright, None
+        if not self._owns_browser:  # the reuse scope that opened it closes it
+            browser = playwright = None
         self._page = None
         for closer in (context.close if context else None, browser.close if browser else None,
                        playwright.stop if playwright else None):
@@ -379,6 +401,53 @@ class PlaywrightDriver(Driver):
 
 MAX_CAPTURED_REQUESTS = 5000
 MAX_CAPTURED_BODY = 64 * 1024
+
+
+@dataclass
+class _SharedBrowser:
+    """One Playwright connection and browser, shared by the sessions of a reuse scope."""
+
+    playwright: Playwright
+    browser: Browser
+    description: str
+
+    def alive(self) -> bool:
+        return self.browser.is_connected()
+
+    def close(self) -> None:
+        for closer in (self.browser.close, self.playwright.stop):
+            try:
+                closer()
+            except Exception:  # noqa: BLE001 - already gone
+                pass
+
+
+def _start_browser(sync_playwright: Any, cfg: WebDriverConfig) -> tuple[Playwright, Browser, str]:
+    try:
+        playwright: Playwright = sync_playwright().start()
+    except Exception as exc:  # noqa: BLE001 - e.g. called inside a running asyncio loop
+        raise DriverError(f"Playwright could not start: {exc}") from None
+    try:
+        browser, description = open_browser(playwright, cfg)
+    except BaseException:
+        playwright.stop()
+        raise
+    return playwright, browser, description
+
+
+def _open_shared(sync_playwright: Any, cfg: WebDriverConfig) -> tuple[_SharedBrowser, Any]:
+    shared = _SharedBrowser(*_start_browser(sync_playwright, cfg))
+    return shared, shared.close
+
+
+def browser_key(cfg: WebDriverConfig) -> str:
+    """The settings that decide which browser is launched or reached: trails whose settings differ only in
+    context options (viewport, locale, timeouts, trace) share a browser; others get their own."""
+    import json
+
+    fields = ("executable_path", "headless", "connect", "cdp_url", "connect_headers", "connect_launch_options",
+              "launch_args", "slow_mo_ms")
+    return json.dumps({f: getattr(cfg, f) for f in fields}, sort_keys=True, default=str)
 
 
 @dataclass(frozen=True)

@@ -30,5 +30,7 @@ class RunOptions:
     """Write per-event log files (the JSON summary and the HTML report are written regardless)."""
     headed: bool = False
     test_name: str | None = None
+    junit_xml: Path | None = None
+    """Also write a JUnit XML report there (a testcase per trail and device)."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Options plugins read (by their own key)."""

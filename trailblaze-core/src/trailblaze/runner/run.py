@@ -19,6 +19,7 @@ from ..driver import Driver
 from ..errors import BadInputError, ExitCode, ToolArgumentError, TrailblazeError, UnknownToolError
 from ..memory import has_tokens
 from ..plugins import PluginHost
+from ..reuse import reuse_scope
 from ..session import Session, SessionOutcome, suggest_tool_name
 from ..tools.base import ToolCall
 from .discovery import expand
@@ -74,11 +75,15 @@ class Runner(SessionFactory):
                     for future in [pool.submit(self._run_files, files, d, result) for d in devices]:
                         future.result()
         finally:
-            self._write_outputs(result)
+            self.write_outputs(result)
             self.progress.run_finished(result)
         return result
 
     def _run_files(self, files: list[Path], device: "Device | None", result: RunResult) -> None:
+        with reuse_scope():  # one browser (or device server) for this device's trails, a fresh context each
+            self._run_files_in_scope(files, device, result)
+
+    def _run_files_in_scope(self, files: list[Path], device: "Device | None", result: RunResult) -> None:
         for path in files:
             trail_result = self.run_trail(path, device)
             ws = self.workspace_for(path)
@@ -91,7 +96,8 @@ class Runner(SessionFactory):
                 if trail_result is not None:
                     result.trails.append(trail_result)
 
-    def _write_outputs(self, result: RunResult) -> None:
+    def write_outputs(self, result: RunResult) -> None:
+        """The JSON summary, the HTML report and the JUnit XML of a run (the pytest plugin calls it per worker)."""
         if not result.trails:
             return
         from ..logs import dumps
@@ -112,6 +118,10 @@ class Runner(SessionFactory):
             path = reports / f"trailblaze_report_{stamp}.html"
             write_html_report(result, path)
             result.report_path = path
+        if self.options.junit_xml is not None:
+            from ..report.junit import write_junit_xml
+
+            write_junit_xml(result, self.options.junit_xml, secrets=list(self.options.secrets.values()))
 
     def run_trail(self, path: Path, device: "Device | None" = None) -> TrailResult | None:
         from ..trail.parser import load_trail

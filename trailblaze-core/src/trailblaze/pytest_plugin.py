@@ -1,0 +1,468 @@
+"""Trails as pytest tests, and Trailblaze sessions inside pytest tests.
+
+Installed with ``trailblaze`` through the ``pytest11`` entry point, so it is imported only when pytest
+runs (``trailblaze`` does not depend on pytest) and costs nothing else there: nothing is loaded until
+trails are asked for or the ``trailblaze_session`` fixture is used. ``-p no:trailblaze`` turns it off.
+
+Collection is opt-in: trail files are collected only from the paths given with ``--trails PATH`` or the
+``trailblaze_trails`` ini option, so a suite that happens to contain trail files (this repository's own
+``examples/``) keeps collecting exactly what it did before. See docs/pytest.md.
+
+Each worker process (pytest-xdist) has one ``Runner`` and one reuse scope: one browser per worker, a
+fresh browser context per trail, its own output directory (``<output>/<worker id>``), and at the end
+its own JSON summary and HTML report.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Generator, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from .reuse import ReuseScope
+    from .runner.lifecycle import Device, SessionLifecycle
+    from .runner.options import RunOptions
+    from .runner.results import RunResult, TrailResult
+    from .runner.run import Runner
+    from .session import Session
+    from .tools.base import ToolResult
+
+GROUP = "trailblaze"
+MARKER = "trailblaze"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup(GROUP, "trailblaze: run trail files as tests, and drive sessions from tests")
+    group.addoption("--trails", action="append", default=[], metavar="PATH",
+                    help="Collect trail files (*.trail.yaml, trail.yaml) under PATH as tests (repeatable). Without "
+                         "other test paths on the command line, only the trails are collected.")
+    group.addoption("--trailblaze-driver", metavar="NAME",
+                    help="Driver key or upstream name for every trail (as trailblaze run --driver).")
+    group.addoption("--trailblaze-device", action="append", default=[], metavar="PLATFORM[/ID]",
+                    help="Run each trail on this device (as trailblaze run -d); repeat for one test per device.")
+    group.addoption("--trailblaze-option", action="append", default=[], metavar="KEY=VALUE",
+                    help="Driver setting (as trailblaze run -o), e.g. --trailblaze-option timeout_ms=2000.")
+    group.addoption("--trailblaze-memory", action="append", default=[], metavar="KEY=VALUE",
+                    help="Seed a memory value (as trailblaze run --memory).")
+    group.addoption("--trailblaze-secret", action="append", default=[], metavar="KEY=VALUE",
+                    help="Like --trailblaze-memory, redacted from logs, reports and failure messages.")
+    group.addoption("--trailblaze-arg", action="append", default=[], metavar="NAME=VALUE",
+                    help="Set a declared trail argument (as trailblaze run --arg).")
+    group.addoption("--trailblaze-llm", metavar="PROVIDER/MODEL",
+                    help="Model for steps without a recording (as trailblaze run --llm).")
+    group.addoption("--trailblaze-self-heal", action="store_true", default=None,
+                    help="Let the agent re-solve a step whose recording fails.")
+    group.addoption("--trailblaze-headed", action="store_true", default=False,
+                    help="Show the browser window (pytest-playwright's --headed is honoured too).")
+    group.addoption("--trailblaze-output-dir", metavar="DIR",
+                    help="Where logs and reports go (default: ./logs; each xdist worker writes below DIR/<worker>).")
+    group.addoption("--trailblaze-shard", metavar="I/N",
+                    help="Run only shard I of N (1-based) of the collected tests, for CI machines that split a "
+                         "suite: every test lands in exactly one shard, the same one on every machine.")
+    parser.addini("trailblaze_trails", type="paths", default=[],
+                  help="Trail paths to collect as tests (relative to the ini file), like --trails.")
+    parser.addini("trailblaze_output_dir", default="", help="Default for --trailblaze-output-dir.")
+
+
+# -- configuration ------------------------------------------------------------------------------------
+class _State:
+    """One per pytest process (a worker under xdist): the runner, its reuse scope, what ran."""
+
+    def __init__(self, config: pytest.Config, trail_paths: list[Path]) -> None:
+        self.config = config
+        self.trail_paths = trail_paths
+        self.trail_files: set[Path] | None = None
+        self._runner: Runner | None = None
+        self.scope: ReuseScope | None = None
+        self.results: list[TrailResult] = []
+        self.run: RunResult | None = None
+        self.worker_lines: list[str] = []
+
+    @property
+    def runner(self) -> "Runner":
+        if self._runner is None:
+            from .reuse import ReuseScope
+            from .runner.run import Runner
+
+            self._runner = Runner(self.options(), progress=_captured_progress())
+            self.scope = ReuseScope()
+        return self._runner
+
+    def options(self) -> RunOptions:
+        from .cli import parse_driver_options, parse_kv
+        from .errors import TrailblazeError
+        from .runner.options import RunOptions
+
+        get = self.config.getoption
+        output = get("trailblaze_output_dir") or self.config.getini("trailblaze_output_dir") or None
+        out_dir = Path(output) if output else Path.cwd() / "logs"
+        worker = worker_id(self.config)
+        if worker is not None:
+            out_dir = out_dir / worker  # workers never write into each other's directories
+        try:
+            return RunOptions(
+                driver=get("trailblaze_driver"), devices=list(get("trailblaze_device")),
+                driver_options=parse_driver_options(tuple(get("trailblaze_option"))),
+                memory=parse_kv(tuple(get("trailblaze_memory")), "--trailblaze-memory"),
+                secrets=parse_kv(tuple(get("trailblaze_secret")), "--trailblaze-secret"),
+                args=parse_kv(tuple(get("trailblaze_arg")), "--trailblaze-arg"),
+                llm=get("trailblaze_llm"), self_heal=get("trailblaze_self_heal"),
+                headed=bool(get("trailblaze_headed") or get("headed", False)),
+                output_dir=out_dir)
+        except TrailblazeError as exc:
+            raise pytest.UsageError(f"trailblaze: {exc}") from None
+
+    def finish(self) -> None:
+        """Write this process's summary and report, then close the shared browser (and what else the
+        scope holds); called once, at the end of the session."""
+        if self._runner is None:
+            return
+        from .runner.results import RunResult
+
+        runner, self._runner = self._runner, None
+        if self.results:
+            run = RunResult(trails=list(self.results), output_dir=runner.output_dir)
+            try:
+                runner.write_outputs(run)
+            except Exception as exc:  # noqa: BLE001 - a report must not turn a green run red
+                self.worker_lines.append(f"could not write the report: {exc}")
+            self.run = run
+            if run.report_path:
+                self.worker_lines.append(f"report: {run.report_path}")
+            if run.summary_path:
+                self.worker_lines.append(f"summary: {run.summary_path}")
+        scope, self.scope = self.scope, None
+        if scope is not None:
+            opened = sum(scope.opened.values())
+            if opened:
+                kinds = ", ".join(f"{key[0] if isinstance(key, tuple) else key} ×{n}" for key, n in scope.opened.items())
+                self.worker_lines.append(f"shared resources opened: {kinds}")
+            scope.close()
+
+
+STATE = pytest.StashKey[_State]()
+
+
+def worker_id(config: pytest.Config) -> str | None:
+    """The xdist worker id (``gw0``...), or None outside a worker."""
+    workerinput = getattr(config, "workerinput", None)
+    return str(workerinput["workerid"]) if workerinput else None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", f"{MARKER}: a trail run as a test, or a test using trailblaze_session "
+                                       "(keyword arguments: workspace, driver, device, target)")
+    given = [Path(p) for p in config.getoption("trails") or []]
+    ini: list[Path] = list(config.getini("trailblaze_trails") or [])
+    paths = [p if p.is_absolute() else Path(config.invocation_params.dir) / p for p in given] + ini
+    config.stash[STATE] = _State(config, [p.resolve() for p in paths])
+    if not paths:
+        return
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        raise pytest.UsageError(f"trailblaze: trail path not found: {', '.join(missing)}")
+    if config.args_source is not pytest.Config.ArgsSource.ARGS:
+        # `pytest --trails x` means "run the trails", not "run testpaths and the trails too".
+        config.args = [str(p) for p in paths]
+    else:
+        config.args = [*config.args, *[str(p) for p in paths]]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    shard = config.getoption("trailblaze_shard")
+    if not shard:
+        return
+    index, total = parse_shard(shard)
+    # Round-robin over the sorted node ids: the same split on every machine, shard sizes differ by one.
+    order = {nodeid: n for n, nodeid in enumerate(sorted(item.nodeid for item in items))}
+    keep = [item for item in items if order[item.nodeid] % total == index - 1]
+    dropped = [item for item in items if order[item.nodeid] % total != index - 1]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text)
+    if not match or not 1 <= int(match.group(1)) <= int(match.group(2)):
+        raise pytest.UsageError(f"trailblaze: --trailblaze-shard expects I/N with 1 <= I <= N, got '{text}'")
+    return int(match.group(1)), int(match.group(2))
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    state = parent.config.stash.get(STATE, None)
+    if state is None or not state.trail_paths:
+        return None
+    from .runner.discovery import expand, is_trail_file
+
+    if not is_trail_file(file_path):
+        return None
+    if state.trail_files is None:
+        try:
+            state.trail_files = {p.resolve() for p in expand([str(p) for p in state.trail_paths])}
+        except Exception as exc:  # noqa: BLE001 - BadInputError: e.g. a directory with no trails
+            raise pytest.UsageError(f"trailblaze: {exc}") from None
+    if file_path.resolve() not in state.trail_files:
+        return None  # under trails/config, or outside the trail paths
+    return TrailFile.from_parent(parent, path=file_path)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    state = session.config.stash.get(STATE, None)
+    if state is None:
+        return
+    state.finish()
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None and state.worker_lines:
+        workeroutput["trailblaze"] = [f"{worker_id(session.config)}: {line}" for line in state.worker_lines]
+
+
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """xdist controller: collect each worker's report lines for the terminal summary."""
+    lines = (getattr(node, "workeroutput", None) or {}).get("trailblaze")
+    state = node.config.stash.get(STATE, None)
+    if lines and state is not None:
+        state.worker_lines.extend(lines)
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    state = config.stash.get(STATE, None)
+    if state is None or not state.worker_lines:
+        return
+    terminalreporter.section("trailblaze")
+    for line in state.worker_lines:
+        terminalreporter.write_line(line)
+
+
+CALL_REPORT = pytest.StashKey[pytest.TestReport]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item,
+                              call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Keep the test's own outcome, so ``trailblaze_session`` closes its session as failed when it failed."""
+    report: pytest.TestReport = yield
+    if report.when == "call":
+        item.stash[CALL_REPORT] = report
+    return report
+
+
+# -- trails as items ----------------------------------------------------------------------------------
+class TrailFile(pytest.File):
+    """One trail file: one item per device (``--trailblaze-device``), or one for the trail's own driver."""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        from .errors import TrailblazeError
+        from .trail.parser import load_trail
+
+        state = self.config.stash[STATE]
+        runner = state.runner
+        try:
+            ws = runner.workspace_for(self.path)
+            if ws.error is not None:
+                raise ws.error
+            trail = load_trail(self.path)
+        except TrailblazeError as exc:
+            raise self.CollectError(f"{exc}") from None
+        devices: list[Device | None] = [runner.parse_device(d) for d in runner.options.devices] or [None]
+        markers = [_marker_name(tag) for tag in trail.config.tags]
+        for name in markers:
+            self.config.addinivalue_line("markers", f"{name}: trail tag")
+        for device in devices:
+            label = device.spec if device is not None else _default_label(runner, trail, ws.config)
+            item = TrailItem.from_parent(self, name=f"{trail.name} [{label}]", device=device, title=trail.name)
+            item.add_marker(MARKER)
+            for name in markers:
+                item.add_marker(name)
+            yield item
+
+
+class TrailFailed(Exception):
+    """A trail that did not pass; ``repr_failure`` shows its message like ``trailblaze run`` does."""
+
+    def __init__(self, result: TrailResult, text: str) -> None:
+        super().__init__(text)
+        self.result = result
+        self.text = text
+
+
+class TrailItem(pytest.Item):
+    def __init__(self, *, device: Device | None, title: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.device = device
+        self.title = title
+
+    def runtest(self) -> None:
+        from .session import SessionOutcome
+
+        from .reuse import active
+
+        state = self.config.stash[STATE]
+        runner = state.runner
+        assert state.scope is not None
+        with active(state.scope):  # the worker's browser, kept open between this worker's trails
+            result = runner.run_trail(self.path, self.device)
+        if result is None:  # not possible without --tags, which pytest expresses with -m
+            raise pytest.skip.Exception("not selected", _use_item_location=True)
+        state.results.append(result)
+        secrets = list(state.runner.options.secrets.values())
+        properties = {k: _redact(v, secrets) for k, v in _properties(result, worker_id(self.config)).items()}
+        self.user_properties.extend(properties.items())  # pytest's --junitxml writes them as <property>
+        self.add_report_section("call", "trailblaze", "\n".join(f"{k}: {v}" for k, v in properties.items()))
+        if result.outcome is SessionOutcome.SKIPPED:
+            # Reported at the trail file, not at this line.
+            raise pytest.skip.Exception(result.skip_reason or "skipped", _use_item_location=True)
+        if not result.passed:
+            raise TrailFailed(result, failure_text(result, secrets))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
+                     style: Any = None) -> str:
+        if isinstance(excinfo.value, TrailFailed):
+            return excinfo.value.text
+        return str(super().repr_failure(excinfo, style=style))
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, 0, f"trail: {self.name}"
+
+
+def failure_text(result: TrailResult, secrets: list[str]) -> str:
+    """The CLI's failure line (step, tool, file:line:col, selector, what the page had), then where the
+    screenshot, trace and logs are."""
+    from .report.junit import artifact_paths
+
+    lines = [result.message or f"{result.title}: {result.outcome.value}"]
+    for key, value in artifact_paths(result).items():
+        lines.append(f"{key}: {value}")
+    return str(_redact("\n".join(lines), secrets))
+
+
+def _properties(result: TrailResult, worker: str | None) -> dict[str, str]:
+    from .report.junit import artifact_paths
+
+    props = {"trail": str(result.path), "trail_id": result.trail_id or "", "outcome": result.outcome.value,
+             "driver": result.driver or "", "classifier": result.classifier or "",
+             "session_id": result.session_id or ""}
+    if worker:
+        props["worker"] = worker
+    props.update(artifact_paths(result))
+    return {k: v for k, v in props.items() if v}
+
+
+def _redact(text: str, secrets: list[str]) -> str:
+    from .memory import redact
+
+    return str(redact(text, [s for s in secrets if s])) if secrets else text
+
+
+def _marker_name(tag: str) -> str:
+    """A trail tag as a marker usable in ``-m`` (``smoke``, ``needs_login`` for ``needs-login``)."""
+    name = re.sub(r"\W", "_", tag.strip())
+    return name if name and not name[0].isdigit() else f"tag_{name}"
+
+
+def _default_label(runner: Runner, trail: Any, ws: Any) -> str:
+    try:
+        cls = runner.driver_for_trail(trail, ws)
+    except Exception:  # noqa: BLE001 - the item fails with the runner's message when it runs
+        return "default"
+    return "-".join(cls.default_classifiers) or cls.platform
+
+
+def _captured_progress() -> Any:
+    """The runner's progress lines go to whatever ``sys.stdout`` is now, so pytest captures them per item
+    (shown with a failure, or with ``-s``)."""
+    from .runner.progress import Progress
+
+    class CapturedProgress(Progress):
+        def _print(self, text: str) -> None:
+            print(text, file=sys.stdout, flush=True)
+
+    return CapturedProgress(stream=sys.stdout, live=False)
+
+
+# -- sessions inside tests ----------------------------------------------------------------------------
+class ToolFailed(AssertionError):
+    """A tool call a test made through ``trailblaze_session.call`` failed."""
+
+
+class TrailblazeSession:
+    """What the ``trailblaze_session`` fixture gives a test: a started session and short ways to use it."""
+
+    def __init__(self, lifecycle: SessionLifecycle, runner: Runner) -> None:
+        self.lifecycle = lifecycle
+        self.runner = runner
+
+    @property
+    def session(self) -> Session:
+        return self.lifecycle.session
+
+    @property
+    def memory(self) -> Any:
+        return self.session.memory
+
+    def call(self, tool: str, /, *, check: bool = True, **args: Any) -> ToolResult:
+        """Run one tool through the session's dispatcher (the path a recording takes). A failed tool raises
+        ``ToolFailed`` with the tool's message unless ``check=False``."""
+        from .tools.base import ToolCall
+
+        result = self.session.dispatcher.call(ToolCall(tool, args), self.session.context())
+        if check and not result.success:
+            raise ToolFailed(str(self.memory.redact(f"{tool} failed: {result.message}")))
+        return result
+
+    def snapshot(self, **detail: bool) -> str:
+        """The compact snapshot of the screen the agent would see (``detail``: bounds, offscreen, ...)."""
+        driver = self.session.driver
+        if driver is None:
+            raise RuntimeError("this session has no driver")
+        return str(self.memory.redact(driver.snapshot(detail=frozenset(k for k, on in detail.items() if on))))
+
+    def run_trail(self, path: str | os.PathLike[str]) -> TrailResult:
+        """Run a trail file in its own session (same options and shared browser); fails the test if the
+        trail does not pass."""
+        result = self.runner.run_trail(Path(path))
+        assert result is not None
+        if not result.passed and result.skip_reason is None:
+            raise ToolFailed(failure_text(result, list(self.runner.options.secrets.values())))
+        return result
+
+
+@pytest.fixture
+def trailblaze_session(request: pytest.FixtureRequest) -> Iterator[TrailblazeSession]:
+    """A session opened with the one session lifecycle (driver started, plugins told), closed after the test.
+
+    Configure it with ``@pytest.mark.trailblaze(workspace=..., driver=..., device=..., target=...)``;
+    without a workspace, the one holding the test file is used. The driver comes from the marker,
+    ``--trailblaze-driver``, or the workspace's ``defaults.driver``."""
+    from .session import SessionOutcome
+
+    state = request.config.stash[STATE]
+    runner = state.runner
+    marker = request.node.get_closest_marker(MARKER)
+    kwargs: dict[str, Any] = dict(marker.kwargs) if marker is not None else {}
+    workspace = kwargs.get("workspace")
+    if workspace is None:
+        workspace = Path(str(request.node.path)).parent
+    elif not Path(workspace).is_absolute():
+        workspace = Path(str(request.config.rootpath)) / workspace
+    from .reuse import reuse_scope
+
+    # A browser of its own, closed after the test (trail items share the worker's instead): a test
+    # suite's other tests never find a browser left running by this one.
+    with reuse_scope(), runner.open(workspace=Path(workspace), driver=kwargs.get("driver"),
+                                    device=kwargs.get("device"), target=kwargs.get("target")) as lifecycle:
+        yield TrailblazeSession(lifecycle, runner)
+        report = request.node.stash.get(CALL_REPORT, None)
+        if report is not None and report.failed:
+            lifecycle.outcome = SessionOutcome.FAILED
+    request.node.user_properties.append(("trailblaze_log_dir", str(lifecycle.session.log_dir)))
+
+
+__all__ = ["ToolFailed", "TrailFailed", "TrailFile", "TrailItem", "TrailblazeSession", "failure_text", "parse_shard",
+           "trailblaze_session", "worker_id"]

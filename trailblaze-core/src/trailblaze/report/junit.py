@@ -1,0 +1,112 @@
+"""JUnit XML for CI systems that read test results, for ``trailblaze run --junit-xml PATH``.
+
+Every CI server (GitHub Actions' test reporters, GitLab's ``artifacts:reports:junit``, Jenkins,
+Buildkite) understands this one shape, so a run that does not go through pytest still shows up as
+tests there: one ``testsuite`` per run, one ``testcase`` per trail and device, with the failure
+message and, in ``system-out``, where the logs, the failing screenshot and the trace are. The file is
+built from the run's results and redacted with the run's secrets (messages are written in plain
+text; the log entries the paths point to are redacted when they were written).
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..memory import redact
+from ..session import SessionOutcome
+
+if TYPE_CHECKING:
+    from ..runner.results import RunResult, TrailResult
+
+FAILED = frozenset({SessionOutcome.FAILED, SessionOutcome.FAILED_WITH_SELF_HEAL, SessionOutcome.CANCELLED,
+                    SessionOutcome.TIMEOUT_REACHED, SessionOutcome.MAX_CALLS_LIMIT_REACHED})
+"""Outcomes that are the trail's fault (``failure``); ``ERROR`` is infrastructure or bad input (``error``)."""
+
+
+def artifact_paths(trail: TrailResult) -> dict[str, str]:
+    """Where to look when a trail failed: its log directory, the last screenshot, the Playwright trace.
+
+    Read from the session's log entries, so any driver that logs ``screenshot``/``trace`` entries gets
+    them listed (the JUnit ``system-out``, the pytest item's properties)."""
+    out: dict[str, str] = {}
+    if trail.log_dir is None:
+        return out
+    out["log_dir"] = str(trail.log_dir)
+    for entry in trail.log_entries:
+        if entry.get("screenshot"):
+            out["screenshot"] = str(trail.log_dir / str(entry["screenshot"]))
+        if entry.get("trace"):
+            out["trace"] = str(entry.get("path") or trail.log_dir / str(entry["trace"]))
+    return out
+
+
+def case_name(trail: TrailResult) -> str:
+    """``title [device]``: the same trail on two devices is two test cases."""
+    device = trail.classifier or trail.platform or trail.driver
+    return f"{trail.title} [{device}]" if device else trail.title
+
+
+def build_junit_xml(result: RunResult, *, secrets: list[str] | None = None, suite_name: str = "trailblaze") -> ET.Element:
+    secrets = [s for s in (secrets or []) if s]
+
+    def clean(text: str | None) -> str:
+        return str(redact(text or "", secrets)) if secrets else (text or "")
+
+    trails = result.trails
+    failures = sum(1 for t in trails if t.outcome in FAILED)
+    errors = sum(1 for t in trails if t.outcome is SessionOutcome.ERROR)
+    skipped = sum(1 for t in trails if t.outcome is SessionOutcome.SKIPPED)
+    started = min((t.started_at for t in trails), default=time.time())
+    total = sum(_duration(t) for t in trails)
+    root = ET.Element("testsuites", name=suite_name, tests=str(len(trails)), failures=str(failures),
+                      errors=str(errors), skipped=str(skipped), time=f"{total:.3f}")
+    suite = ET.SubElement(root, "testsuite", name=suite_name, tests=str(len(trails)), failures=str(failures),
+                          errors=str(errors), skipped=str(skipped), time=f"{total:.3f}",
+                          timestamp=time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(started)),
+                          hostname=socket.gethostname())
+    for trail in trails:
+        case = ET.SubElement(suite, "testcase", classname=_classname(trail), name=clean(case_name(trail)),
+                             time=f"{_duration(trail):.3f}", file=str(trail.path))
+        message = clean(trail.message)
+        if trail.outcome is SessionOutcome.SKIPPED:
+            ET.SubElement(case, "skipped", message=clean(trail.skip_reason or "skipped"))
+        elif trail.outcome in FAILED:
+            node = ET.SubElement(case, "failure", message=_first_line(message), type=trail.failure_kind or "TrailFailed")
+            node.text = message
+        elif trail.outcome is SessionOutcome.ERROR:
+            node = ET.SubElement(case, "error", message=_first_line(message), type=trail.failure_kind or "Error")
+            node.text = message
+        lines = [f"{key}: {value}" for key, value in artifact_paths(trail).items()]
+        if trail.session_id:
+            lines.insert(0, f"session: {trail.session_id}")
+        if lines:
+            ET.SubElement(case, "system-out").text = clean("\n".join(lines))
+    return root
+
+
+def write_junit_xml(result: RunResult, path: Path, *, secrets: list[str] | None = None) -> Path:
+    root = build_junit_xml(result, secrets=secrets)
+    ET.indent(root)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
+    return path
+
+
+def _classname(trail: TrailResult) -> str:
+    """The trail id (``web-shop/cart``) dotted the way JUnit viewers group classes, else the file stem."""
+    raw = trail.trail_id or trail.path.name.removesuffix(".yaml").removesuffix(".yml")
+    return raw.replace("/", ".")
+
+
+def _duration(trail: TrailResult) -> float:
+    return max(0.0, (trail.completed_at or trail.started_at) - trail.started_at)
+
+
+def _first_line(text: str, limit: int = 300) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit else line[: limit - 1] + "…"
