@@ -131,7 +131,7 @@ def cli(debug: bool) -> None:
     """
 
 
-def _kv(values: tuple[str, ...], flag: str) -> dict[str, str]:
+def parse_kv(values: tuple[str, ...], flag: str) -> dict[str, str]:
     from .errors import BadInputError
 
     out: dict[str, str] = {}
@@ -145,12 +145,12 @@ def _kv(values: tuple[str, ...], flag: str) -> dict[str, str]:
     return out
 
 
-def _parse_driver_options(values: tuple[str, ...]) -> dict[str, Any]:
+def parse_driver_options(values: tuple[str, ...]) -> dict[str, Any]:
     """``-o headless=false -o viewport.width=800``: YAML scalars, dotted keys build nested maps."""
     from .yamlio import load_fast
 
     out: dict[str, Any] = {}
-    for key, raw in _kv(values, "--driver-option").items():
+    for key, raw in parse_kv(values, "--driver-option").items():
         try:
             value = load_fast(raw) if raw.strip() else ""
         except Exception:  # noqa: BLE001
@@ -213,8 +213,8 @@ def run(paths: tuple[str, ...], tags: tuple[str, ...], driver: str | None, devic
     options = RunOptions(
         tags=[t.strip() for group in tags for t in group.split(",") if t.strip()],
         driver=driver, devices=[d for group in devices for d in group.split(",") if d.strip()],
-        driver_options=_parse_driver_options(driver_options), headed=headed,
-        memory=_kv(memory, "--memory"), secrets=_kv(secret, "--secret"), args=_kv(args, "--arg"),
+        driver_options=parse_driver_options(driver_options), headed=headed,
+        memory=parse_kv(memory, "--memory"), secrets=parse_kv(secret, "--secret"), args=parse_kv(args, "--arg"),
         args_file=args_file, output_dir=output_dir, llm=llm, max_llm_calls=max_llm_calls,
         self_heal=self_heal, use_recorded_steps=use_recorded_steps, save_recording=save_recording,
         report=not no_report, logging=not no_logging, test_name=test_name,
@@ -359,7 +359,7 @@ def snapshot(driver: str | None, device: str | None, driver_options: tuple[str, 
     from .snapshot_command import SnapshotRequest, take_snapshot
 
     flags = {"bounds": bounds, "offscreen": offscreen, "urls": urls, "all": all_elements}
-    request = SnapshotRequest(driver=driver, device=device, driver_options=_parse_driver_options(driver_options),
+    request = SnapshotRequest(driver=driver, device=device, driver_options=parse_driver_options(driver_options),
                               url=url, wait_for=wait_for, timeout_s=timeout_s,
                               detail=frozenset(name for name, on in flags.items() if on), raw=raw,
                               screenshot=screenshot, headed=headed, workspace=workspace)

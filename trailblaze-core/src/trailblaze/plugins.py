@@ -198,6 +198,8 @@ class PluginHost:
         caller = getattr(self.pm.hook, hook_name)
         out = []
         for impl in caller.get_hookimpls():
+            if impl.hookwrapper or impl.wrapper:
+                continue  # wrappers wrap ``pm.hook`` calls; a per-plugin call has nothing to wrap
             info = self._infos.get(impl.plugin_name) or PluginInfo(impl.plugin_name, None, None, False)
             out.append((info, impl.function, list(impl.argnames)))
         if self.trace:
@@ -276,13 +278,24 @@ class PluginHost:
     def check_tools(self, registry: "ToolRegistry", report: "CheckReport", config: "WorkspaceConfig") -> None:
         self.pm.hook.trailblaze_check_tools(registry=registry, report=report, config=config)
 
-    def session_started(self, session: "Session") -> None:
-        self.pm.hook.trailblaze_session_started(session=session)
+    def session_started(self, session: "Session", *, started: list[str] | None = None) -> None:
+        """Call each plugin's hook in hook order, appending its name to ``started`` *before* the call,
+        so that a plugin failing halfway is still told the session finished (see ``runner.lifecycle``)."""
+        for info, fn, argnames in reversed(self._impls("trailblaze_session_started")):
+            if started is not None:
+                started.append(info.name)
+            fn(**{k: {"session": session}[k] for k in argnames})
 
-    def session_finished(self, session: "Session", outcome: "SessionOutcome") -> list[str]:
-        """Call every implementation even if one raises; return the errors as lines."""
+    def session_finished(self, session: "Session", outcome: "SessionOutcome", *,
+                         only: Sequence[str] | None = None) -> list[str]:
+        """Call every implementation (or those of the plugins in ``only``, last started first) even if
+        one raises; return the errors as lines."""
         errors = []
-        for info, fn, argnames in self._impls("trailblaze_session_finished"):
+        impls = self._impls("trailblaze_session_finished")
+        if only is not None:
+            order = {name: i for i, name in enumerate(only)}
+            impls = sorted((i for i in impls if i[0].name in order), key=lambda i: -order[i[0].name])
+        for info, fn, argnames in impls:
             kwargs = {"session": session, "outcome": outcome}
             try:
                 fn(**{k: kwargs[k] for k in argnames})

@@ -10,7 +10,6 @@ app under test starts it here too) — which is why this lives in the core and a
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
@@ -65,37 +64,27 @@ def take_snapshot(request: SnapshotRequest, *, host: PluginHost | None = None) -
 
     Returns the exit code: 0, or 1 when ``--wait-for`` text never appeared (the snapshot is printed
     anyway so the author sees what was there instead)."""
+    from .runner.lifecycle import SessionFactory
     from .runner.options import RunOptions
-    from .runner.progress import Progress
-    from .runner.run import Runner, start_driver
     from .session import SessionOutcome
-    from .trail.model import Trail, TrailConfig
 
     options = RunOptions(driver=request.driver, driver_options=dict(request.driver_options), headed=request.headed,
                          logging=False, report=False, save_recording=False, test_name="snapshot")
-    runner = Runner(options, host=host, progress=Progress(stream=sys.stderr))
-    ws = runner.workspace_for(request.workspace.resolve() if request.workspace else None)
+    factory = SessionFactory(options, host=host)
+    ws = factory.workspace_for(request.workspace.resolve() if request.workspace else None)
     if ws.error is not None:
         raise ws.error
-    device = runner.parse_device(request.device) if request.device else None
-    cls = runner.pick_driver(ws.config, device, fallback=None) or choose_driver(runner.drivers, request.url)
+    device = factory.parse_device(request.device) if request.device else None
+    cls = factory.pick_driver(ws.config, device, fallback=None) or choose_driver(factory.drivers, request.url)
     unsupported = sorted(request.detail - set(cls.snapshot_details))
     if unsupported:
         offered = ", ".join(f"--{d}" for d in cls.snapshot_details) or "none"
         raise BadInputError(f"driver '{cls.key}' has no {', '.join('--' + d for d in unsupported)} snapshot detail",
                             hint=f"it offers: {offered}")
-    driver = runner.make_driver(cls, ws.config, device)
-    trail = Trail(path=Path("<trailblaze snapshot>"), format="unified",
-                  config=TrailConfig(title="trailblaze snapshot"), steps=[])
-    session = runner.new_session(trail, ws, {}, device)
-    session.driver = driver
-    started = hooks = False
-    outcome = SessionOutcome.ERROR
-    try:
-        session.device = start_driver(driver, session)
-        started = True
-        runner.host.session_started(session)
-        hooks = True
+    with factory.open(workspace=ws, driver=cls, device=device) as lifecycle:
+        session = lifecycle.session
+        driver = session.driver
+        assert driver is not None
         if request.url:
             driver.open_url(request.url)
         found = True
@@ -108,22 +97,12 @@ def take_snapshot(request: SnapshotRequest, *, host: PluginHost | None = None) -
             click.echo(driver.snapshot(detail=request.detail))
         if request.screenshot is not None:
             _save_screenshot(driver, request.screenshot)
-        outcome = SessionOutcome.SUCCEEDED if found else SessionOutcome.FAILED
+        lifecycle.outcome = SessionOutcome.SUCCEEDED if found else SessionOutcome.FAILED
         if not found:
             click.echo(f"trailblaze: '{request.wait_for}' did not appear within {request.timeout_s:g} s "
                        "(the snapshot above is what was on screen)", err=True)
             return int(ExitCode.TRAIL_FAILED)
         return 0
-    finally:
-        problems = runner.host.session_finished(session, outcome) if hooks else []
-        if started:
-            try:
-                driver.stop()
-            except Exception as exc:  # noqa: BLE001 - stopping must not hide the snapshot's own error
-                problems.append(f"driver '{driver.key}' failed to stop: {exc}")
-        session.log.close()
-        for line in problems:
-            click.echo(f"trailblaze: warning: {line}", err=True)
 
 
 def _header(driver: Driver, device: DeviceInfo) -> str:

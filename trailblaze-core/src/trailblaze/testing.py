@@ -9,7 +9,8 @@ auto-loaded, so it never touches unrelated suites). It gives you:
 * ``MemoryDriver`` — an in-memory device (driver key ``in-memory``): a list of on-screen elements
   you set, and a record of every action tools performed on it, for testing tools without a device.
 * ``make_session(host, ...)`` / ``memory_session`` fixture — a started session on the in-memory device,
-  to call tools through the real dispatcher.
+  to call tools through the real dispatcher; ``finish_session(session)`` closes it (plugins, driver,
+  log) in the order ``trailblaze.runner.lifecycle`` documents.
 * ``run_cli(args, ...)`` — run the ``trailblaze`` command in-process and capture exit code and output.
 """
 
@@ -28,7 +29,8 @@ from .driver import DeviceInfo, Driver, DriverConfig, DriverRegistry
 from .logs import SessionLog
 from .memory import Memory
 from .plugins import PluginHost, set_host
-from .session import Session
+from .runner.lifecycle import SessionLifecycle, finish_session
+from .session import Session, SessionOutcome
 from .tools.registry import ToolRegistry
 
 
@@ -115,7 +117,11 @@ def installed_host(host: PluginHost) -> Iterator[PluginHost]:
 def make_session(host: PluginHost, *, root: Path, driver: Driver | None = None,
                  memory: Mapping[str, Any] | None = None, secrets: Mapping[str, Any] | None = None,
                  workspace: WorkspaceConfig | None = None, start: bool = True, session_id: str = "test-session") -> Session:
-    """A session on ``driver`` (default: a new ``MemoryDriver``) with every registered tool."""
+    """A session on ``driver`` (default: a new ``MemoryDriver``) with every registered tool.
+
+    With ``start`` (the default) it is opened by the same lifecycle as ``trailblaze run``'s sessions;
+    close it with ``finish_session(session)`` (the ``memory_session`` fixture does). With
+    ``start=False`` it is only built: start and finish it yourself."""
     ws = workspace or WorkspaceConfig(root=root)
     registry = ToolRegistry()
     host.register_tools(registry, ws)
@@ -125,8 +131,12 @@ def make_session(host: PluginHost, *, root: Path, driver: Driver | None = None,
                       log=SessionLog(log_dir, session_id, redact=mem.redact), log_dir=log_dir)
     session.driver = driver if driver is not None else MemoryDriver()
     if start:
-        session.device = session.driver.start(session)
-        host.session_started(session)
+        lifecycle = SessionLifecycle(session)
+        try:
+            lifecycle.start()
+        except BaseException:
+            lifecycle.finish(SessionOutcome.ERROR)
+            raise
     return session
 
 
@@ -179,17 +189,12 @@ if _pytest is not None:
     @_pytest.fixture
     def memory_session(plugin_host: PluginHost, tmp_path: Path) -> Iterator[Session]:
         """A started session on a ``MemoryDriver``; finished and its log flushed afterwards."""
-        from .session import SessionOutcome
-
         session = make_session(plugin_host, root=tmp_path)
         try:
             yield session
         finally:
-            plugin_host.session_finished(session, SessionOutcome.SUCCEEDED)
-            if session.driver is not None:
-                session.driver.stop()
-            session.log.close()
+            finish_session(session)
 
 
-__all__ = ["CliResult", "MemoryDriver", "MemoryDriverConfig", "installed_host", "make_session", "new_host",
+__all__ = ["CliResult", "MemoryDriver", "MemoryDriverConfig", "finish_session", "installed_host", "make_session", "new_host",
            "register_plugin", "run_cli"]

@@ -5,35 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .config import find_workspace, load_workspace
-from .driver import DeviceInfo, DriverRegistry
-from .logs import SessionLog
-from .memory import Memory
-from .plugins import PluginHost, get_host
+from .plugins import PluginHost
+from .runner.lifecycle import open_session
+from .runner.options import RunOptions
 from .session import Session
 from .tools.base import ToolDefinition
 from .tools.descriptors import describe
-from .tools.registry import ToolRegistry
-
-
-def listing_session(*, driver: str | None, target: str | None, workspace: Path | None,
-                    host: PluginHost | None = None) -> Session:
-    """A session that is never started: enough context for plugins to filter and describe tools."""
-    host = host or get_host()
-    root = workspace.resolve() if workspace else find_workspace()
-    config = load_workspace(root, host)
-    registry = ToolRegistry()
-    host.register_tools(registry, config)
-    device = DeviceInfo(platform="any", driver="any")
-    if driver:
-        drivers = DriverRegistry()
-        host.register_drivers(drivers)
-        cls = drivers.resolve(driver)
-        device = DeviceInfo(platform=cls.platform, driver=cls.key, classifiers=list(cls.default_classifiers))
-    log_dir = config.root / "logs" / "_listing"
-    return Session(id="listing", host=host, workspace=config, registry=registry, memory=Memory(),
-                   log=SessionLog(log_dir, "listing", enabled=False), log_dir=log_dir, device=device,
-                   target=target, options={"listing": True})
 
 
 def session_tools(session: Session, *, for_llm: bool = False, verification_only: bool = False) -> list[ToolDefinition]:
@@ -50,18 +27,17 @@ def session_tools(session: Session, *, for_llm: bool = False, verification_only:
 
 
 def list_toolbox(*, driver: str | None = None, target: str | None = None, search: str | None = None,
-                 include_hidden: bool = False, workspace: Path | None = None) -> list[dict[str, Any]]:
-    session = listing_session(driver=driver, target=target, workspace=workspace)
-    host = session.host
-    # Listing runs the session hooks too, so plugins whose tools only exist per session (MCP servers)
-    # can list them; ``session.options["listing"]`` tells them no trail will run.
-    from .session import SessionOutcome
-
-    try:
-        host.session_started(session)
+                 include_hidden: bool = False, workspace: Path | None = None,
+                 host: PluginHost | None = None) -> list[dict[str, Any]]:
+    # Listing opens a session (plugin session hooks included, the driver never started) so plugins
+    # whose tools only exist per session (MCP servers) can list them; ``session.options["listing"]``
+    # tells them no trail will run.
+    options = RunOptions(logging=False, report=False, save_recording=False, test_name="listing")
+    with open_session(host=host, options=options, workspace=workspace, driver=driver, target=target,
+                      start_driver=False, extra={"listing": True}) as lifecycle:
+        session = lifecycle.session
+        host = session.host
         tools = session_tools(session, for_llm=not include_hidden)
-    finally:
-        host.session_finished(session, SessionOutcome.SUCCEEDED)
     if search:
         needle = search.lower()
         tools = [t for t in tools if needle in t.name.lower() or needle in (t.description or "").lower()]

@@ -10,7 +10,6 @@ step by step from the command line.
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -83,12 +82,12 @@ def _make_command(kind: str) -> "click.Command":
     def command(driver: str | None, driver_options: tuple[str, ...], headed: bool, target: str | None,
                 llm: str | None, max_llm_calls: int | None, memory: tuple[str, ...], secret: tuple[str, ...],
                 save: Path | None, output_dir: Path | None, **kwargs: Any) -> None:
-        from ..cli import _kv, _parse_driver_options
+        from ..cli import parse_driver_options, parse_kv
         from ..runner import RunOptions
 
         text = str(kwargs[noun])
-        options = RunOptions(driver=driver, driver_options=_parse_driver_options(driver_options), headed=headed,
-                             memory=_kv(memory, "--memory"), secrets=_kv(secret, "--secret"), llm=llm,
+        options = RunOptions(driver=driver, driver_options=parse_driver_options(driver_options), headed=headed,
+                             memory=parse_kv(memory, "--memory"), secrets=parse_kv(secret, "--secret"), llm=llm,
                              max_llm_calls=max_llm_calls, save_recording=False, report=False,
                              output_dir=output_dir, test_name=kind,
                              debug=bool(click.get_current_context().find_root().params.get("debug")))
@@ -116,9 +115,7 @@ def run_one_shot(kind: str, text: str, options: Any, *, target: str | None = Non
     step = TrailStep(kind="verify" if kind == "verify" else "step", text=text, index=0)
     trail = Trail(path=Path(f"<trailblaze {kind}>"), format="unified",
                   config=TrailConfig(target=target, title=f"trailblaze {kind}"), steps=[step])
-    driver_cls = runner._pick_driver(trail, ws.config)
-    driver = runner.make_driver(driver_cls, ws.config)
-    result = runner._run_session(trail, ws, driver, {}, time.time())
+    result = runner.run_loaded_trail(trail, ws)
     run = RunResult(trails=[result], output_dir=runner.output_dir)
     progress.run_finished(run)
     if result.passed and save is not None:
@@ -128,5 +125,5 @@ def run_one_shot(kind: str, text: str, options: Any, *, target: str | None = Non
         index = append_step(save, text, "verify" if kind == "verify" else "step", classifier=result.classifier,
                             calls=calls or None, host=runner.host)
         what = f"with its {result.classifier} recording" if calls else "without a recording"
-        progress._print(f"Saved as step {index + 1} of {save} ({what})")
+        progress.note(f"Saved as step {index + 1} of {save} ({what})")
     return int(result.exit_code)

@@ -28,6 +28,10 @@ class Progress:
         else:
             print(text, file=self.stream, flush=True)
 
+    def note(self, text: str) -> None:
+        """A line of its own between the run's progress lines (warnings, "saved ..." notices)."""
+        self._print(text)
+
     def trail_started(self, title: str, path: str, driver: str) -> None:
         self._print(f"▶ {title}  ({path}, {driver})")
 

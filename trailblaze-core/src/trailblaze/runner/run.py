@@ -9,43 +9,26 @@ whatever happens the driver is stopped, session hooks are told, and logs are flu
 from __future__ import annotations
 
 import os
-import random
-import re
-import threading
 import time
-from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..checks import CheckReport
-from ..config import WorkspaceConfig, find_workspace, load_workspace
-from ..driver import DeviceInfo, Driver, DriverRegistry, validate_config
-from ..errors import (BadInputError, ConfigError, DriverError, ExitCode, InfrastructureError, ToolArgumentError,
-                      TrailblazeError, UnknownToolError)
-from ..logs import SessionLog
-from ..memory import Memory, has_tokens
-from ..plugins import PluginHost, get_host
+from ..driver import Driver
+from ..errors import BadInputError, ExitCode, ToolArgumentError, TrailblazeError, UnknownToolError
+from ..memory import has_tokens
+from ..plugins import PluginHost
 from ..session import Session, SessionOutcome, suggest_tool_name
 from ..tools.base import ToolCall
-from ..tools.registry import ToolRegistry
 from .discovery import expand
+from .lifecycle import Device, SessionFactory, SessionLifecycle, ToolWorkspace
 from .options import RunOptions
 from .progress import Progress
 from .results import RunResult, StepResult, TrailResult
 
 if TYPE_CHECKING:
     from ..trail.model import Trail, TrailStep
-
-
-@dataclass
-class _Workspace:
-    config: WorkspaceConfig
-    registry: ToolRegistry
-    check: CheckReport
-    error: TrailblazeError | None = None
-    reported: bool = False
 
 
 class StepFailed(Exception):
@@ -60,43 +43,19 @@ class StepFailed(Exception):
         self.kind = kind
 
 
-class Runner:
-    """Runs trails. ``Runner(options).run(["trails/"])`` is what ``trailblaze run`` does."""
+class Runner(SessionFactory):
+    """Runs trails. ``Runner(options).run(["trails/"])`` is what ``trailblaze run`` does.
+
+    Driver choice, workspaces and sessions come from ``SessionFactory``; every session is opened and
+    closed by ``SessionLifecycle`` (``runner/lifecycle.py``), like every other entry point's."""
 
     def __init__(self, options: RunOptions | None = None, *, host: PluginHost | None = None,
                  progress: Progress | None = None) -> None:
-        self.options = options or RunOptions()
-        self.host = host or get_host()
         self.progress = progress or Progress()
-        self.drivers = DriverRegistry()
-        self.host.register_drivers(self.drivers)
-        self._workspaces: dict[Path | None, _Workspace] = {}
-        self._lock = threading.Lock()
-        self.output_dir = (self.options.output_dir or Path.cwd() / "logs").resolve()
+        super().__init__(options, host=host, warn=lambda line: self.progress._print(f"  ! {line}"))
 
-    # -- workspace ----------------------------------------------------------------------------
-    def workspace_for(self, trail_path: Path | None) -> _Workspace:
-        with self._lock:
-            return self._workspace_for(trail_path)
-
-    def _workspace_for(self, trail_path: Path | None) -> _Workspace:
-        root = find_workspace(trail_path)
-        cached = self._workspaces.get(root)
-        if cached is not None:
-            return cached
-        registry = ToolRegistry()
-        check = CheckReport()
-        try:
-            config = load_workspace(root, self.host)
-            self.host.register_tools(registry, config)
-            self.host.check_tools(registry, check, config)
-            ws = _Workspace(config, registry, check)
-            for finding in check.findings:
-                self.progress._print(finding.render())
-        except TrailblazeError as exc:
-            ws = _Workspace(WorkspaceConfig(root=root or Path.cwd()), registry, check, exc)
-        self._workspaces[root] = ws
-        return ws
+    def show_finding(self, line: str) -> None:
+        self.progress._print(line)
 
     # -- the run ------------------------------------------------------------------------------
     def run(self, paths: list[str]) -> RunResult:
@@ -118,9 +77,6 @@ class Runner:
             self._write_outputs(result)
             self.progress.run_finished(result)
         return result
-
-    def parse_device(self, spec: str) -> "Device":
-        return Device.parse(spec, {cls.platform for cls in self.drivers})
 
     def _run_files(self, files: list[Path], device: "Device | None", result: RunResult) -> None:
         for path in files:
@@ -170,6 +126,13 @@ class Runner:
             return self._early_result(path, path.name, exc, started)
         if self.options.tags and not set(self.options.tags) & set(trail.config.tags):
             return None
+        return self.run_loaded_trail(trail, ws, device, started=started)
+
+    def run_loaded_trail(self, trail: "Trail", ws: ToolWorkspace, device: "Device | None" = None, *,
+                         started: float | None = None) -> TrailResult:
+        """Run a trail already in memory (``trailblaze step``/``verify`` build a one-step trail)."""
+        path = trail.path
+        started = time.time() if started is None else started
         if not trail.steps:
             self.progress.trail_skipped(str(path), "config-only document: no steps to run")
             return TrailResult(path, trail.name, SessionOutcome.SKIPPED, ExitCode.SUCCESS, started_at=started,
@@ -177,7 +140,7 @@ class Runner:
         for warning in trail.warnings:
             self.progress._print(f"  ! {warning}")
         try:
-            driver_cls = self._pick_driver(trail, ws.config, device)
+            driver_cls = self.driver_for_trail(trail, ws.config, device)
         except TrailblazeError as exc:
             return self._early_result(path, trail.name, exc, started)
         reason = trail.config.skip_reason(list(driver_cls.default_classifiers) or None)
@@ -195,7 +158,7 @@ class Runner:
             return self._early_result(path, trail.name, exc, started)
         return self._run_session(trail, ws, driver, bound, started, device)
 
-    def _check_result(self, ws: _Workspace) -> TrailResult:
+    def _check_result(self, ws: ToolWorkspace) -> TrailResult:
         where = ws.config.file or ws.config.root
         message = "; ".join(f.render() for f in ws.check.errors)
         return TrailResult(Path(where), "workspace checks", SessionOutcome.ERROR, ExitCode.BAD_INPUT,
@@ -208,81 +171,8 @@ class Runner:
         self.progress._print(f"✗ {path}: {exc}")
         return result
 
-    # -- drivers ------------------------------------------------------------------------------
-    def _pick_driver(self, trail: "Trail", ws: WorkspaceConfig, device: "Device | None" = None) -> type[Driver]:
-        wanted = list(trail.config.devices.values())
-        if trail.config.driver:
-            wanted.append(trail.config.driver)
-        cls = self.pick_driver(ws, device, wanted=wanted)
-        assert cls is not None  # the host fallback always resolves
-        return cls
-
-    def pick_driver(self, ws: WorkspaceConfig, device: "Device | None" = None, *, wanted: Sequence[str] = (),
-                    fallback: str | None = "host") -> type[Driver] | None:
-        """``--driver`` > ``wanted`` (a trail's ``devices``/``driver`` pin) > workspace default > ``fallback``.
-
-        With ``-d platform/id`` only drivers of that platform are candidates. Without a fallback, None
-        means nothing chose a driver (``trailblaze snapshot`` then asks the user)."""
-        if self.options.driver:
-            return self.drivers.resolve(self.options.driver)
-        platform = device.platform if device is not None else None
-        for name in wanted:
-            cls = self.drivers.get(name)
-            if cls is not None and (platform is None or cls.platform == platform):
-                return cls
-        if platform is not None:
-            candidates = self.drivers.for_platform(platform)
-            if not candidates:
-                raise InfrastructureError(f"no installed driver drives platform '{platform}'",
-                                          hint=f"installed drivers: {', '.join(self.drivers.keys())}")
-            return candidates[0]
-        if wanted:
-            raise InfrastructureError(
-                f"this trail wants driver {' or '.join(repr(w) for w in wanted)}, which no installed plugin provides",
-                hint=f"installed drivers: {', '.join(self.drivers.keys())}; install e.g. trailblaze-driver-web, "
-                     "trailblaze-driver-android or trailblaze-driver-ios, or pass --driver")
-        if ws.defaults.driver:
-            return self.drivers.resolve(ws.defaults.driver)
-        return self.drivers.resolve(fallback) if fallback else None
-
-    def make_driver(self, cls: type[Driver], ws: WorkspaceConfig, device: "Device | None" = None) -> Driver:
-        """The workspace's ``drivers:`` settings, then ``-o``, then ``-d``'s device, validated at once."""
-        configured = dict(ws.driver_settings(cls.key))
-        for alias in cls.aliases:
-            configured.update(ws.driver_settings(alias))
-        raw = {**configured, **self.options.driver_options}
-        if device is not None and device.instance_id:
-            raw.update(cls.device_settings(device.instance_id))
-        if self.options.headed and "headless" in cls.config_model.model_fields:
-            raw["headless"] = False
-        owner = f"driver '{cls.key}'"
-        try:
-            return cls(validate_config(cls.config_model, raw, owner=owner))
-        except ConfigError as exc:
-            # Point at the file only when the file is what is wrong: a bad -o value is the command line's.
-            location = ws.location("drivers", cls.key) if ws.file else None
-            validate_config(cls.config_model, configured, owner=owner, location=location)
-            raise ConfigError(f"{exc.message} (from the command line: -o/-d)", hint=exc.hint) from None
-
     # -- the session --------------------------------------------------------------------------
-    def new_session(self, trail: "Trail", ws: _Workspace, bound: dict[str, Any],
-                     device: "Device | None" = None) -> Session:
-        name = self.options.test_name or trail.name
-        if device is not None:
-            name = f"{name}_{device.spec}"
-        seed = re.sub(r"[^A-Za-z0-9_]+", "_", name).strip("_")[:60] or "trail"
-        session_id = f"{time.strftime('%Y_%m_%d_%H_%M_%S')}_{seed}_{random.randint(0, 9998)}"
-        log_dir = self.output_dir / session_id
-        memory = Memory.seeded(config_memory=trail.config.memory, cli_memory=self.options.memory,
-                               secrets=self.options.secrets, args=bound)
-        memory.on_unknown_token = lambda message: self.progress._print(f"  ! {message}")
-        log = SessionLog(log_dir, session_id, redact=memory.redact, enabled=self.options.logging)
-        session = Session(id=session_id, host=self.host, workspace=ws.config, registry=ws.registry.copy(),
-                          memory=memory, log=log, log_dir=log_dir, target=trail.config.target, trail=trail,
-                          title=trail.name, options={"run": self.options})
-        return session
-
-    def _run_session(self, trail: "Trail", ws: _Workspace, driver: Driver, bound: dict[str, Any],
+    def _run_session(self, trail: "Trail", ws: ToolWorkspace, driver: Driver, bound: dict[str, Any],
                      started: float, device: "Device | None" = None) -> TrailResult:
         session = self.new_session(trail, ws, bound, device)
         session.driver = driver
@@ -292,63 +182,48 @@ class Runner:
                              has_recorded_steps=trail.has_recordings, trail_id=trail.config.id)
         self.progress.trail_started(trail.name, str(trail.path),
                                     driver.key + (f" on {device.spec}" if device is not None else ""))
-        driver_started = False
-        hooks_started = False
-        outcome = SessionOutcome.ERROR
+        lifecycle = SessionLifecycle(session, warn=self.warn)
+        lifecycle.closing.append(lambda s: self._write_recording_log(s, result))
         try:
-            session.device = start_driver(driver, session)
-            driver_started = True
-            classifiers = session.device.classifiers or list(driver.default_classifiers)
+            with lifecycle:
+                self._run_started(trail, session, lifecycle, result)
+        finally:
+            result.completed_at = time.time()
+            result.log_entries = session.log.entries
+            self.progress.trail_finished(result)
+        return result
+
+    def _run_started(self, trail: "Trail", session: Session, lifecycle: SessionLifecycle,
+                     result: TrailResult) -> None:
+        """Everything between opening and closing the session; records the outcome on ``lifecycle``."""
+        lifecycle.outcome = SessionOutcome.ERROR
+        try:
+            device = lifecycle.start_driver()
+            classifiers = device.classifiers or list(session.driver.default_classifiers if session.driver else ())
             result.classifier = "-".join(classifiers)
             from ..trail.parser import require_classifiers
 
             require_classifiers(trail, classifiers)
-            hooks_started = True
-            self.host.session_started(session)
+            lifecycle.start_plugins()
             self._log_started(session, trail)
             self._prevalidate(trail, session, classifiers)
             self._run_steps(trail, session, classifiers, result)
-            outcome = result.outcome
+            lifecycle.outcome = result.outcome
         except StepFailed as exc:
-            outcome = exc.outcome
+            lifecycle.outcome = exc.outcome
             result.outcome, result.exit_code, result.message = exc.outcome, exc.code, exc.message
             result.failure_kind = exc.kind
         except TrailblazeError as exc:
             outcome = SessionOutcome.ERROR if exc.exit_code != ExitCode.TRAIL_FAILED else SessionOutcome.FAILED
+            lifecycle.outcome = outcome
             result.outcome, result.exit_code, result.message = outcome, exc.exit_code, str(exc)
             result.failure_kind = type(exc).__name__
         except KeyboardInterrupt:
-            outcome = SessionOutcome.CANCELLED
-            result.outcome, result.exit_code, result.message = outcome, ExitCode.INFRASTRUCTURE, "interrupted"
+            lifecycle.outcome = SessionOutcome.CANCELLED
+            result.outcome, result.exit_code, result.message = lifecycle.outcome, ExitCode.INFRASTRUCTURE, "interrupted"
             raise
         finally:
-            self._finish(session, driver, driver_started, hooks_started, outcome, result)
-            self.progress.trail_finished(result)
-        return result
-
-    def _finish(self, session: Session, driver: Driver, driver_started: bool, hooks_started: bool,
-                outcome: SessionOutcome, result: TrailResult) -> None:
-        errors: list[str] = []
-        if driver_started:
-            try:
-                driver.trail_finished(session, outcome.passed)
-            except Exception as exc:  # noqa: BLE001
-                errors.append(f"driver '{driver.key}' failed to finish the trail: {exc}")
-        if hooks_started:
-            errors.extend(self.host.session_finished(session, outcome))
-        if driver_started:
-            try:
-                driver.stop()
-            except Exception as exc:  # noqa: BLE001
-                errors.append(f"driver '{driver.key}' failed to stop: {exc}")
-        session.log.write("TrailblazeSessionStatusChangeLog",
-                          {"sessionStatus": {"status": f"Ended.{outcome.value}", "message": result.message}})
-        self._write_recording_log(session, result)
-        session.log.close()
-        result.completed_at = time.time()
-        result.log_entries = session.log.entries
-        for line in errors:
-            self.progress._print(f"  ! {line}")
+            lifecycle.message = result.message
 
     def _write_recording_log(self, session: Session, result: TrailResult) -> None:
         """``logs/<session>/recording.trail.yaml``: the trail as it ran, recordings generated from the logs."""
@@ -548,40 +423,6 @@ class Runner:
         steps = ", ".join(str(i + (0 if trail.trailhead is not None else 1)) for i, _, _ in writable)
         self.progress._print(f"  ↳ saved recording{'s' if len(writable) > 1 else ''} for step{'s' if len(writable) > 1 else ''} "
                              f"{steps} ({writable[0][1]}) into {trail.path}")
-
-
-def start_driver(driver: Driver, session: Session) -> DeviceInfo:
-    """Start ``driver`` for ``session``; a driver's own exception becomes a ``DriverError`` (exit 2)."""
-    try:
-        return driver.start(session)
-    except TrailblazeError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - a driver's own failure is infrastructure
-        raise DriverError(f"driver '{driver.key}' failed to start: {type(exc).__name__}: {exc}") from exc
-
-
-@dataclass(frozen=True)
-class Device:
-    """A ``-d`` argument: ``platform``, ``platform/instanceId`` or a bare ``instanceId``."""
-
-    spec: str
-    platform: str | None
-    instance_id: str | None
-
-    @classmethod
-    def parse(cls, spec: str, platforms: Iterable[str] = ()) -> "Device":
-        """``platforms`` are the installed drivers' platforms: a bare ``tv`` is a platform when a plugin
-        drives one, not an instance id."""
-        spec = spec.strip()
-        if not spec:
-            raise BadInputError("-d/--device needs a value such as android/emulator-5554")
-        known = {"android", "ios", "web", "host", *(p.lower() for p in platforms)}
-        if "/" in spec:
-            platform, _, instance = spec.partition("/")
-            return cls(spec, platform.strip().lower() or None, instance.strip() or None)
-        if spec.lower() in known:
-            return cls(spec, spec.lower(), None)
-        return cls(spec, None, spec)
 
 
 @dataclass

@@ -1,0 +1,422 @@
+"""One session lifecycle for every entry point: ``run``, ``snapshot``, ``tools``, ``step``/``verify``,
+``trailblaze.testing`` and anything built on top (a pytest plugin, an MCP server).
+
+Sessions used to be opened and closed in four places that drifted apart (one told plugins the session
+had started only after every plugin's hook had run, so a plugin failing there left the others' servers
+running). Here the order is written down once and every caller gets it:
+
+Opening
+  1. pick the driver class: ``--driver`` > the trail's ``devices``/``driver`` pin > ``-d``'s platform >
+     the workspace's ``defaults.driver`` > the fallback (``host``);
+  2. build the driver (workspace ``drivers:`` settings, then ``-o``, then ``-d``) and the session
+     (a copy of the workspace's tool registry, memory, log);
+  3. start the driver (``session.device`` is what it reports);
+  4. ``trailblaze_session_started`` for each plugin in hook order; a plugin is recorded as started
+     *before* its hook runs, so one that fails halfway is still told to finish.
+
+Closing, on every exit path (normal return, exception, ``KeyboardInterrupt``), at most once
+  5. ``driver.trail_finished(session, passed)`` if the driver started;
+  6. ``trailblaze_session_finished`` for every started plugin, last started first, each isolated (one
+     raising does not stop the rest; its error becomes a warning line naming the plugin);
+  7. ``driver.stop()`` if the driver started;
+  8. the ``Ended`` status log entry, the caller's ``closing`` callbacks, then ``session.log.close()``.
+
+``open_session(...)`` does all of it as a context manager. Callers that must observe the steps one by
+one (the runner checks a trail's classifiers between 3 and 4) use ``SessionLifecycle`` directly.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from ..checks import CheckReport
+from ..config import WorkspaceConfig, find_workspace, load_workspace
+from ..driver import DeviceInfo, Driver, DriverRegistry, validate_config
+from ..errors import BadInputError, ConfigError, DriverError, InfrastructureError, TrailblazeError
+from ..logs import SessionLog
+from ..memory import Memory
+from ..plugins import PluginHost, get_host
+from ..session import Session, SessionOutcome
+from ..tools.registry import ToolRegistry
+from .options import RunOptions
+
+if TYPE_CHECKING:
+    from ..trail.model import Trail
+
+Warn = Callable[[str], None]
+
+LIFECYCLE_KEY = "trailblaze.lifecycle"
+"""``session.resources`` key under which a session's ``SessionLifecycle`` is kept (see ``lifecycle_of``)."""
+
+
+def _stderr_warning(line: str) -> None:
+    print(f"trailblaze: warning: {line}", file=sys.stderr)
+
+
+@dataclass(frozen=True)
+class Device:
+    """A ``-d`` argument: ``platform``, ``platform/instanceId`` or a bare ``instanceId``."""
+
+    spec: str
+    platform: str | None
+    instance_id: str | None
+
+    @classmethod
+    def parse(cls, spec: str, platforms: Iterable[str] = ()) -> "Device":
+        """``platforms`` are the installed drivers' platforms: a bare ``tv`` is a platform when a plugin
+        drives one, not an instance id."""
+        spec = spec.strip()
+        if not spec:
+            raise BadInputError("-d/--device needs a value such as android/emulator-5554")
+        known = {"android", "ios", "web", "host", *(p.lower() for p in platforms)}
+        if "/" in spec:
+            platform, _, instance = spec.partition("/")
+            return cls(spec, platform.strip().lower() or None, instance.strip() or None)
+        if spec.lower() in known:
+            return cls(spec, spec.lower(), None)
+        return cls(spec, None, spec)
+
+
+@dataclass
+class ToolWorkspace:
+    """A workspace with its tools registered and checked once; sessions get a copy of the registry."""
+
+    config: WorkspaceConfig
+    registry: ToolRegistry
+    check: CheckReport
+    error: TrailblazeError | None = None
+    """Set when the workspace could not be loaded; every session in it fails with this error."""
+    reported: bool = False
+
+
+def load_tool_workspace(root: Path | None, host: PluginHost) -> ToolWorkspace:
+    """Load ``trailblaze.yaml``, register every plugin's tools and run the tool checks.
+
+    A broken workspace is returned with ``error`` set rather than raised, so a run can report it once
+    per trail instead of failing every other workspace's trails."""
+    registry = ToolRegistry()
+    check = CheckReport()
+    try:
+        config = load_workspace(root, host)
+        host.register_tools(registry, config)
+        host.check_tools(registry, check, config)
+        return ToolWorkspace(config, registry, check)
+    except TrailblazeError as exc:
+        return ToolWorkspace(WorkspaceConfig(root=root or Path.cwd()), registry, check, exc)
+
+
+def start_driver(driver: Driver, session: Session) -> DeviceInfo:
+    """Start ``driver`` for ``session``; a driver's own exception becomes a ``DriverError`` (exit 2)."""
+    try:
+        return driver.start(session)
+    except TrailblazeError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a driver's own failure is infrastructure
+        raise DriverError(f"driver '{driver.key}' failed to start: {type(exc).__name__}: {exc}") from exc
+
+
+class SessionFactory:
+    """Picks drivers, loads workspaces (cached per root) and builds sessions for one set of options.
+
+    ``Runner`` is one; ``open_session`` makes a throwaway one. Thread-safe: the runner drives several
+    devices from one factory."""
+
+    def __init__(self, options: RunOptions | None = None, *, host: PluginHost | None = None,
+                 warn: Warn | None = None) -> None:
+        self.options = options or RunOptions()
+        self.host = host or get_host()
+        self.warn: Warn = warn or _stderr_warning
+        self.drivers = DriverRegistry()
+        self.host.register_drivers(self.drivers)
+        self._workspaces: dict[Path | None, ToolWorkspace] = {}
+        self._lock = threading.Lock()
+        self.output_dir = (self.options.output_dir or Path.cwd() / "logs").resolve()
+
+    # -- workspaces ---------------------------------------------------------------------------
+    def workspace_for(self, path: Path | None) -> ToolWorkspace:
+        """The workspace that ``path`` (a trail, a directory, or None for the current directory) is in."""
+        with self._lock:
+            root = find_workspace(path)
+            cached = self._workspaces.get(root)
+            if cached is None:
+                cached = self._workspaces[root] = load_tool_workspace(root, self.host)
+                for finding in cached.check.findings:
+                    self.show_finding(finding.render())
+            return cached
+
+    def show_finding(self, line: str) -> None:
+        """A tool check's finding (its line already says ``error:``/``warning:``)."""
+        print(line, file=sys.stderr)
+
+    # -- drivers ------------------------------------------------------------------------------
+    def parse_device(self, spec: str) -> Device:
+        return Device.parse(spec, {cls.platform for cls in self.drivers})
+
+    def driver_for_trail(self, trail: "Trail", ws: WorkspaceConfig, device: Device | None = None) -> type[Driver]:
+        """The driver a trail runs on: its ``devices``/``driver`` pins count, the host is the fallback."""
+        wanted = list(trail.config.devices.values())
+        if trail.config.driver:
+            wanted.append(trail.config.driver)
+        cls = self.pick_driver(ws, device, wanted=wanted)
+        assert cls is not None  # the host fallback always resolves
+        return cls
+
+    def pick_driver(self, ws: WorkspaceConfig, device: Device | None = None, *, wanted: Sequence[str] = (),
+                    fallback: str | None = "host") -> type[Driver] | None:
+        """``--driver`` > ``wanted`` (a trail's ``devices``/``driver`` pin) > workspace default > ``fallback``.
+
+        With ``-d platform/id`` only drivers of that platform are candidates. Without a fallback, None
+        means nothing chose a driver (``trailblaze snapshot`` then asks the user)."""
+        if self.options.driver:
+            return self.drivers.resolve(self.options.driver)
+        platform = device.platform if device is not None else None
+        for name in wanted:
+            cls = self.drivers.get(name)
+            if cls is not None and (platform is None or cls.platform == platform):
+                return cls
+        if platform is not None:
+            candidates = self.drivers.for_platform(platform)
+            if not candidates:
+                raise InfrastructureError(f"no installed driver drives platform '{platform}'",
+                                          hint=f"installed drivers: {', '.join(self.drivers.keys())}")
+            return candidates[0]
+        if wanted:
+            raise InfrastructureError(
+                f"this trail wants driver {' or '.join(repr(w) for w in wanted)}, which no installed plugin provides",
+                hint=f"installed drivers: {', '.join(self.drivers.keys())}; install e.g. trailblaze-driver-web, "
+                     "trailblaze-driver-android or trailblaze-driver-ios, or pass --driver")
+        if ws.defaults.driver:
+            return self.drivers.resolve(ws.defaults.driver)
+        return self.drivers.resolve(fallback) if fallback else None
+
+    def make_driver(self, cls: type[Driver], ws: WorkspaceConfig, device: Device | None = None) -> Driver:
+        """The workspace's ``drivers:`` settings, then ``-o``, then ``-d``'s device, validated at once."""
+        configured = dict(ws.driver_settings(cls.key))
+        for alias in cls.aliases:
+            configured.update(ws.driver_settings(alias))
+        raw = {**configured, **self.options.driver_options}
+        if device is not None and device.instance_id:
+            raw.update(cls.device_settings(device.instance_id))
+        if self.options.headed and "headless" in cls.config_model.model_fields:
+            raw["headless"] = False
+        owner = f"driver '{cls.key}'"
+        try:
+            return cls(validate_config(cls.config_model, raw, owner=owner))
+        except ConfigError as exc:
+            # Point at the file only when the file is what is wrong: a bad -o value is the command line's.
+            location = ws.location("drivers", cls.key) if ws.file else None
+            validate_config(cls.config_model, configured, owner=owner, location=location)
+            raise ConfigError(f"{exc.message} (from the command line: -o/-d)", hint=exc.hint) from None
+
+    # -- sessions -----------------------------------------------------------------------------
+    def new_session(self, trail: "Trail | None", ws: ToolWorkspace, bound: Mapping[str, Any] | None = None,
+                    device: Device | None = None, *, target: str | None = None,
+                    extra: Mapping[str, Any] | None = None) -> Session:
+        """A session that is built but not started: id, log directory, memory, a registry copy."""
+        name = self.options.test_name or (trail.name if trail is not None else "session")
+        if device is not None:
+            name = f"{name}_{device.spec}"
+        seed = re.sub(r"[^A-Za-z0-9_]+", "_", name).strip("_")[:60] or "trail"
+        session_id = f"{time.strftime('%Y_%m_%d_%H_%M_%S')}_{seed}_{random.randint(0, 9998)}"
+        log_dir = self.output_dir / session_id
+        memory = Memory.seeded(config_memory=trail.config.memory if trail is not None else None,
+                               cli_memory=self.options.memory, secrets=self.options.secrets, args=dict(bound or {}))
+        memory.on_unknown_token = lambda message: self.warn(message)
+        log = SessionLog(log_dir, session_id, redact=memory.redact, enabled=self.options.logging)
+        return Session(id=session_id, host=self.host, workspace=ws.config, registry=ws.registry.copy(),
+                       memory=memory, log=log, log_dir=log_dir,
+                       target=target if target is not None else (trail.config.target if trail is not None else None),
+                       trail=trail, title=trail.name if trail is not None else None,
+                       options={"run": self.options, **(extra or {})})
+
+    @contextmanager
+    def open(self, *, workspace: Path | ToolWorkspace | None = None, driver: str | type[Driver] | Driver | None = None,
+             device: str | Device | None = None, trail: "Trail | None" = None, target: str | None = None,
+             args: Mapping[str, Any] | None = None, start_driver: bool = True,
+             extra: Mapping[str, Any] | None = None) -> Iterator["SessionLifecycle"]:
+        """Open a session (steps 1-4 of the module docstring), yield its lifecycle, close it (5-8).
+
+        ``driver`` is a key, a class or a ready instance; None picks as ``trailblaze run`` does. With
+        ``start_driver=False`` the driver is never started (``trailblaze tools`` lists tools for a
+        driver without launching it) and the device is described from the driver class, or as
+        ``any`` when no driver was asked for."""
+        ws = workspace if isinstance(workspace, ToolWorkspace) else self.workspace_for(
+            workspace.resolve() if workspace is not None else None)
+        if ws.error is not None:
+            raise ws.error
+        dev = self.parse_device(device) if isinstance(device, str) else device
+        instance: Driver | None = None
+        cls: type[Driver] | None = None
+        if isinstance(driver, Driver):
+            instance = driver
+        elif isinstance(driver, type):
+            cls = driver
+        elif isinstance(driver, str):
+            cls = self.drivers.resolve(driver)
+        elif start_driver:
+            if trail is not None:
+                cls = self.driver_for_trail(trail, ws.config, dev)
+            else:
+                cls = self.pick_driver(ws.config, dev)
+        session = self.new_session(trail, ws, args, dev, target=target, extra=extra)
+        if start_driver:
+            if instance is None:
+                assert cls is not None
+                instance = self.make_driver(cls, ws.config, dev)
+            session.driver = instance
+        else:
+            described = cls or (type(instance) if instance is not None else None)
+            session.device = DeviceInfo(platform="any", driver="any") if described is None else DeviceInfo(
+                platform=described.platform, driver=described.key, classifiers=list(described.default_classifiers))
+        with SessionLifecycle(session, warn=self.warn) as lifecycle:
+            lifecycle.start(start_driver=start_driver)
+            yield lifecycle
+
+
+class SessionLifecycle:
+    """Steps 3-8 of the module docstring for one built session; a context manager that closes it.
+
+    ``outcome`` defaults to ``SUCCEEDED`` for a block that returns, ``ERROR`` for one that raises and
+    ``CANCELLED`` for ``KeyboardInterrupt``; set it (and ``message``) to report something else.
+    ``closing`` callbacks run after the plugins and the driver are done and before the log closes, for
+    last log artifacts (the runner writes ``recording.trail.yaml`` there)."""
+
+    def __init__(self, session: Session, *, warn: Warn | None = None) -> None:
+        self.session = session
+        self.warn: Warn = warn or _stderr_warning
+        self.driver_started = False
+        self.started_plugins: list[str] = []
+        self.all_plugins_started = False
+        """Set for a session whose plugins were started by hand: finishing then tells every plugin."""
+        self.outcome: SessionOutcome | None = None
+        self.message: str | None = None
+        self.closing: list[Callable[[Session], None]] = []
+        self.problems: list[str] = []
+        self.finished = False
+        session.resources[LIFECYCLE_KEY] = self
+
+    @property
+    def driver(self) -> Driver | None:
+        return self.session.driver
+
+    # -- opening ------------------------------------------------------------------------------
+    def start(self, *, start_driver: bool = True) -> Session:
+        """Start the driver (unless told not to or there is none), then every plugin's session hook."""
+        if start_driver:
+            self.start_driver()
+        self.start_plugins()
+        return self.session
+
+    def start_driver(self) -> DeviceInfo:
+        driver = self.session.driver
+        if driver is None:
+            raise InfrastructureError("this session has no driver to start")
+        self.session.device = start_driver(driver, self.session)
+        self.driver_started = True
+        return self.session.device
+
+    def start_plugins(self) -> None:
+        self.session.host.session_started(self.session, started=self.started_plugins)
+
+    # -- closing ------------------------------------------------------------------------------
+    def finish(self, outcome: SessionOutcome | None = None, message: str | None = None) -> list[str]:
+        """Close the session (idempotent); returns the problems met, already passed to ``warn``."""
+        if self.finished:
+            return self.problems
+        self.finished = True
+        if outcome is not None:
+            self.outcome = outcome
+        if message is not None:
+            self.message = message
+        final = self.outcome or SessionOutcome.SUCCEEDED
+        session, driver, problems = self.session, self.session.driver, self.problems
+        if self.driver_started and driver is not None:
+            try:
+                driver.trail_finished(session, final.passed)
+            except Exception as exc:  # noqa: BLE001 - finishing must reach every later step
+                problems.append(f"driver '{driver.key}' failed to finish the trail: {exc}")
+        if self.all_plugins_started:
+            problems.extend(session.host.session_finished(session, final))
+        elif self.started_plugins:
+            problems.extend(session.host.session_finished(session, final, only=self.started_plugins))
+        if self.driver_started and driver is not None:
+            try:
+                driver.stop()
+            except Exception as exc:  # noqa: BLE001
+                problems.append(f"driver '{driver.key}' failed to stop: {exc}")
+        try:
+            session.log.write("TrailblazeSessionStatusChangeLog",
+                              {"sessionStatus": {"status": f"Ended.{final.value}", "message": self.message}})
+            for callback in self.closing:
+                try:
+                    callback(session)
+                except Exception as exc:  # noqa: BLE001 - a log artifact never fails the session
+                    problems.append(f"could not finish the session's logs: {exc}")
+        finally:
+            session.log.close()
+        for line in problems:
+            self.warn(line)
+        return problems
+
+    def __enter__(self) -> "SessionLifecycle":
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if self.outcome is None and exc_type is not None:
+            self.outcome = SessionOutcome.CANCELLED if issubclass(exc_type, KeyboardInterrupt) else SessionOutcome.ERROR
+            if self.message is None and exc is not None:
+                self.message = "interrupted" if isinstance(exc, KeyboardInterrupt) else str(exc)
+        self.finish()
+
+
+@contextmanager
+def open_session(*, host: PluginHost | None = None, options: RunOptions | None = None,
+                 workspace: Path | None = None, driver: str | type[Driver] | Driver | None = None,
+                 device: str | Device | None = None, trail: "Trail | None" = None, target: str | None = None,
+                 args: Mapping[str, Any] | None = None, start_driver: bool = True,
+                 extra: Mapping[str, Any] | None = None, warn: Warn | None = None) -> Iterator[SessionLifecycle]:
+    """Open one session the way ``trailblaze run`` does, and close it on every exit path.
+
+    Example (a pytest plugin or an MCP server)::
+
+        with open_session(driver="playwright-native", workspace=Path("."), options=RunOptions(logging=False)) as lc:
+            lc.session.dispatcher.call(ToolCall("web_navigate", {"url": "/"}), lc.session.context())
+
+    ``options`` carries ``--driver``, ``-o``, ``--headed``, memory, secrets and the output directory;
+    ``extra`` is merged into ``session.options`` for plugins to read. See the module docstring for the
+    order of what happens."""
+    factory = SessionFactory(options, host=host, warn=warn)
+    with factory.open(workspace=workspace, driver=driver, device=device, trail=trail, target=target, args=args,
+                      start_driver=start_driver, extra=extra) as lifecycle:
+        yield lifecycle
+
+
+def lifecycle_of(session: Session) -> SessionLifecycle | None:
+    """The lifecycle that opened ``session`` (None for a session built by hand)."""
+    found = session.resources.get(LIFECYCLE_KEY)
+    return found if isinstance(found, SessionLifecycle) else None
+
+
+def finish_session(session: Session, outcome: SessionOutcome = SessionOutcome.SUCCEEDED) -> list[str]:
+    """Close a session opened without a ``with`` block (``trailblaze.testing.make_session``)."""
+    lifecycle = lifecycle_of(session)
+    if lifecycle is None:
+        lifecycle = SessionLifecycle(session)
+        lifecycle.driver_started = session.driver is not None
+        lifecycle.all_plugins_started = True
+    return lifecycle.finish(outcome)
+
+
+__all__ = ["Device", "LIFECYCLE_KEY", "SessionFactory", "SessionLifecycle", "ToolWorkspace", "finish_session",
+           "lifecycle_of", "load_tool_workspace", "open_session", "start_driver"]
