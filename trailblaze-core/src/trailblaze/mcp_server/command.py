@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from ..cli import CONTEXT_SETTINGS, _kv, _parse_driver_options, handle_errors
+from ..cli import CONTEXT_SETTINGS, handle_errors, parse_driver_options, parse_kv
 
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
 TOKEN_ENV = "TRAILBLAZE_MCP_TOKEN"
@@ -75,8 +75,8 @@ def mcp(use_http: bool, port: int, host: str, allow_remote: bool, token_file: Pa
     from .workbench import McpSettings, Workbench
 
     settings = McpSettings(workspace=workspace, target=target, allow_host_tools=allow_host_tools,
-                           secrets=_kv(secret, "--secret"), memory=_kv(memory, "--memory"),
-                           driver_options=_parse_driver_options(driver_options), headed=headed, llm=llm,
+                           secrets=parse_kv(secret, "--secret"), memory=parse_kv(memory, "--memory"),
+                           driver_options=parse_driver_options(driver_options), headed=headed, llm=llm,
                            max_llm_calls=max_llm_calls, output_dir=output_dir, logging=not no_logging)
     workbench = Workbench(settings)
     _interrupt_on(signal.SIGTERM, signal.SIGHUP)

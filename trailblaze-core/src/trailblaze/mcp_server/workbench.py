@@ -14,28 +14,24 @@ trail written here replays exactly like one the agent wrote during ``trailblaze 
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import dataclasses
 import io
 import re
-import sys
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from ..driver import Driver
 from ..errors import BadInputError, TrailblazeError, UnknownToolError
 from ..plugins import PluginHost, get_host
+from ..runner.lifecycle import SessionFactory, SessionLifecycle
 from ..runner.options import RunOptions
-from ..runner.progress import Progress
-from ..runner.run import Device, Runner, start_driver
 from ..session import Session, SessionOutcome
 from ..tools.base import ToolCall, ToolDefinition
 from ..trail.model import Trail, TrailConfig, TrailStep
-
-if TYPE_CHECKING:
-    from ..runner.run import _Workspace
 
 T = TypeVar("T")
 StepKind = Literal["step", "verify"]
@@ -107,23 +103,30 @@ class Outcome:
 
 @dataclass
 class _Connected:
-    session: Session
-    driver: Driver
-    hooks_started: bool
+    lifecycle: SessionLifecycle
+    close: contextlib.ExitStack
+
+    @property
+    def session(self) -> Session:
+        return self.lifecycle.session
+
+    @property
+    def driver(self) -> Driver:
+        driver = self.lifecycle.session.driver
+        assert driver is not None
+        return driver
 
 
 class Workbench:
     """One ``trailblaze mcp`` process's devices and recording. See the module docstring."""
 
-    def __init__(self, settings: McpSettings | None = None, *, host: PluginHost | None = None,
-                 progress_stream: io.TextIOBase | None = None) -> None:
+    def __init__(self, settings: McpSettings | None = None, *, host: PluginHost | None = None) -> None:
         self.settings = settings or McpSettings()
         self.host = host or get_host()
         self._base_options = self.settings.run_options()
-        stream: Any = progress_stream or sys.stderr
-        self.runner = Runner(self._base_options, host=self.host, progress=Progress(stream=stream, live=False))
+        self.factory = SessionFactory(self._base_options, host=self.host)
         root = self.settings.workspace.resolve() if self.settings.workspace else None
-        self.ws: _Workspace = self.runner.workspace_for(root)
+        self.ws = self.factory.workspace_for(root)
         if self.ws.error is not None:
             raise self.ws.error
         self.connected: _Connected | None = None
@@ -160,7 +163,7 @@ class Workbench:
     # -- devices ----------------------------------------------------------------------------------
     def drivers(self) -> list[dict[str, Any]]:
         return [{"key": cls.key, "platform": cls.platform, "aliases": list(cls.aliases),
-                 "description": cls.description} for cls in self.runner.drivers]
+                 "description": cls.description} for cls in self.factory.drivers]
 
     def devices_document(self) -> dict[str, Any]:
         return {"drivers": self.drivers(), "connected": self.device_info()}
@@ -180,64 +183,43 @@ class Workbench:
 
     def connect(self, *, platform: str | None = None, driver: str | None = None, device_id: str | None = None,
                 options: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """Start a device (device thread). A connected one is ended first: one device at a time."""
+        """Start a device (device thread) through the one session lifecycle, exactly as ``trailblaze run``
+        starts one. A connected device is ended first: one device at a time."""
         self.disconnect(SessionOutcome.SUCCEEDED)
-        runner, ws = self.runner, self.ws
+        factory, ws = self.factory, self.ws
         spec = device_id or platform
         if device_id and platform and "/" not in device_id:
             spec = f"{platform}/{device_id}"
-        device = runner.parse_device(spec) if spec else None
-        runner.options = dataclasses.replace(self._base_options,
-                                             driver_options={**self.settings.driver_options, **dict(options or {})})
+        device = factory.parse_device(spec) if spec else None
+        factory.options = dataclasses.replace(self._base_options,
+                                              driver_options={**self.settings.driver_options, **dict(options or {})})
         if driver:
-            cls = runner.drivers.resolve(driver)
+            cls = factory.drivers.resolve(driver)
         else:
-            picked = runner.pick_driver(ws.config, device, fallback=None)
+            picked = factory.pick_driver(ws.config, device, fallback=None)
             if picked is None:
                 from ..snapshot_command import choose_driver
 
-                picked = choose_driver(runner.drivers, None)
+                picked = choose_driver(factory.drivers, None)
             cls = picked
-        instance = runner.make_driver(cls, ws.config, device)
-        target = self.settings.target or ws.config.defaults.target
-        trail = Trail(path=Path("<trailblaze mcp>"), format="unified",
-                      config=TrailConfig(title=self.trail_name or "trailblaze mcp", target=target), steps=[])
-        session = runner.new_session(trail, ws, {}, device)
-        session.driver = instance
-        session.device = start_driver(instance, session)
-        connected = _Connected(session, instance, hooks_started=True)
-        try:
-            self.host.session_started(session)
-        except BaseException:
-            self._end(connected, SessionOutcome.ERROR)
-            raise
-        self.connected = connected
+        stack = contextlib.ExitStack()
+        lifecycle = stack.enter_context(factory.open(workspace=ws, driver=cls, device=device,
+                                                     target=self.settings.target, extra={"mcp": True}))
+        self.connected = _Connected(lifecycle, stack)
         self.last_snapshot = None
         info = self.device_info()
         assert info is not None
         return info
 
     def disconnect(self, outcome: SessionOutcome = SessionOutcome.SUCCEEDED) -> list[str]:
-        """End the device session, if any (device thread). Unsaved recorded steps stay."""
+        """End the device session, if any (device thread): driver finished, plugins told, driver
+        stopped, logs flushed. Unsaved recorded steps stay."""
         connected, self.connected = self.connected, None
         if connected is None:
             return []
-        return self._end(connected, outcome)
-
-    def _end(self, c: _Connected, outcome: SessionOutcome) -> list[str]:
-        problems: list[str] = []
-        try:
-            c.driver.trail_finished(c.session, outcome.passed)
-        except Exception as exc:  # noqa: BLE001 - every step of the teardown runs
-            problems.append(f"driver '{c.driver.key}' failed to finish: {exc}")
-        if c.hooks_started:
-            problems.extend(self.host.session_finished(c.session, outcome))
-        try:
-            c.driver.stop()
-        except Exception as exc:  # noqa: BLE001
-            problems.append(f"driver '{c.driver.key}' failed to stop: {exc}")
-        c.session.log.close()
-        return problems
+        connected.lifecycle.outcome = outcome
+        connected.close.close()
+        return list(connected.lifecycle.problems)
 
     def _require(self) -> _Connected:
         if self.connected is None:
@@ -354,7 +336,7 @@ class Workbench:
         trail = Trail(path=Path("<trailblaze mcp>"), format="unified",
                       config=TrailConfig(title=self.trail_name, target=c.session.target), steps=[*earlier, step])
         try:
-            result = solve_step(c.session, step, trail=trail, options=self.runner.options)
+            result = solve_step(c.session, step, trail=trail, options=self.factory.options)
         except LlmNotConfiguredError:
             raise BadInputError("no model is configured for natural-language steps",
                                 hint="start `trailblaze mcp --llm provider/model` (or set llm: in trailblaze.yaml), "
@@ -539,6 +521,9 @@ class Workbench:
         path = self.trail_path(file)
         if not path.is_file():
             raise BadInputError(f"file not found: {path}")
+        from ..runner.progress import Progress
+        from ..runner.run import Runner
+
         out = progress_stream or io.StringIO()
         options = dataclasses.replace(self._base_options, save_recording=True)
         runner = Runner(options, host=self.host, progress=Progress(stream=out, live=False))
@@ -579,4 +564,4 @@ def _safe(fn: Callable[[], str | None]) -> str | None:
         return None
 
 
-__all__ = ["Device", "McpSettings", "Outcome", "PLATFORM_ACTIONS", "RecordedStep", "SESSION_TOOLS", "Workbench"]
+__all__ = ["McpSettings", "Outcome", "PLATFORM_ACTIONS", "RecordedStep", "SESSION_TOOLS", "Workbench"]
