@@ -153,3 +153,179 @@ def test_streamable_http_needs_the_token_and_records_the_same_trail(tmp_path: Pa
     result = replay(ws, "--secret", f"password={PASSWORD}")
     assert result.returncode == 0, result.stdout + result.stderr
     assert_no_secret(ws)
+
+
+class ShopModel:
+    """A scripted model for the shop: picks its next call from the step text and the calls made so far."""
+
+    def __call__(self, request: RecordedRequest) -> Reply:
+        objective, so_far = request.objective, len(request.tool_results())
+        if "Open the shop's sign-in page" in objective:
+            return [call("web_navigate", url="/"), done("the sign-in page is open")][min(so_far, 1)]
+        if "Sign in as the hiker" in objective:
+            plan = [lambda: call("web_type", ref=request.ref_on_screen('textbox "Email"'), text=EMAIL),
+                    lambda: call("web_fillSecret", ref=request.ref_on_screen('textbox "Password"'), value="{{password}}"),
+                    lambda: call("web_click", ref=request.ref_on_screen('button "Sign in"')),
+                    lambda: done("signed in")]
+            return plan[min(so_far, 3)]()
+        if "welcomes the hiker" in objective:
+            return call("web_verifyTextVisible", text=f"Welcome, {EMAIL}")
+        raise AssertionError(f"unexpected objective: {objective}")
+
+
+def llm_section(server: ScriptedLlmServer) -> str:
+    return (f"llm:\n  providers:\n    openai:\n      base_url: {server.openai_base_url}\n"
+            f"      auth: {{required: false}}\n      retry_backoff_seconds: 0\n"
+            f"      models: [{{id: gpt-4.1, vision: false}}]\n  defaults: {{model: openai/gpt-4.1}}\n")
+
+
+def test_natural_language_steps_are_solved_by_the_model_and_recorded(tmp_path: Path) -> None:
+    with ScriptedLlmServer(ShopModel()) as model:
+        ws = shop_workspace(tmp_path / "shop", llm_section(model))
+        progress: list[Any] = []
+
+        async def on_progress(done_so_far: float, total: float | None, message: str | None) -> None:
+            progress.append(message)
+
+        async def main() -> list[Any]:
+            async with stdio_session(ws, "--secret", f"password={PASSWORD}") as session:
+                await session.initialize()
+                results = [await session.call_tool("device", {"action": "WEB"})]
+                await session.call_tool("trail", {"action": "START", "name": "Sign in (agent over MCP)"})
+                for tool, args in (("step", {"objective": "Open the shop's sign-in page"}),
+                                   ("step", {"objective": "Sign in as the hiker with the password"}),
+                                   ("verify", {"assertion": "The header welcomes the hiker"})):
+                    results.append(await session.call_tool(tool, args, progress_callback=on_progress))
+                results.append(await session.call_tool("trail", {"action": "SAVE", "file": SAVED}))
+                return results
+
+        results = anyio.run(main)
+        for result in results:
+            assert not result.is_error, text_of(result)
+        assert results[2].structured_content["data"]["llmCalls"] == 4
+        assert any(m and m.startswith("web_click") for m in progress), progress
+        requests = len(model.requests)
+        assert PASSWORD not in model.bodies_text()  # the model never saw the secret
+    text = (ws / SAVED).read_text()
+    assert "title: Sign in (agent over MCP)" in text
+    assert "- step: Sign in as the hiker with the password" in text and "{{password}}" in text
+    assert "ref: e" not in text and "ariaNameRegex: Sign in" in text
+    assert "- verify: The header welcomes the hiker" in text
+    result = replay(ws, "--secret", f"password={PASSWORD}")  # the model server is gone: no model needed
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert requests == 7
+    assert_no_secret(ws)
+
+
+@pytest.mark.appium
+def test_switching_to_the_appium_fake_driver_swaps_the_tool_list(tmp_path: Path) -> None:
+    ws = devices_workspace(tmp_path / "ws")
+    messages: list[Any] = []
+
+    async def main() -> dict[str, Any]:
+        async with stdio_session(ws, messages=messages) as session:
+            await session.initialize()
+            out: dict[str, Any] = {}
+            await session.call_tool("device", {"action": "WEB"})
+            out["web"] = {t.name for t in (await session.list_tools()).tools}
+            seen = len(messages)
+            android = await session.call_tool("device", {"action": "ANDROID"})
+            assert not android.is_error, text_of(android)
+            out["changed"] = [getattr(m, "method", "") for m in messages[seen:]]
+            out["android"] = {t.name for t in (await session.list_tools()).tools}
+            snapshot = text_of(await session.call_tool("snapshot", {}))
+            out["ref"] = ref(snapshot, 'Button "Sign in"')
+            tapped = await session.call_tool("tap", {"ref": out["ref"]}, meta={"trailblaze/step": "Tap sign in"})
+            assert not tapped.is_error, text_of(tapped)
+            out["recording"] = json.loads((await session.read_resource("trailblaze://recording")).contents[0].text)
+            return out
+
+    out = anyio.run(main)
+    assert "notifications/tools/list_changed" in out["changed"]
+    assert {"web_click", "web_navigate", "web_verifyTextVisible"} <= out["web"]
+    assert not any(name.startswith("web_") for name in out["android"])
+    assert {"tap", "inputText", "assertVisible", "pressBack"} <= out["android"]
+    assert {"tap", "inputText"}.isdisjoint(out["web"])
+    step = out["recording"]["steps"][0]
+    assert step["text"] == "Tap sign in" and step["classifier"].startswith("android")
+    assert out["ref"] not in json.dumps(step["recording"])  # the ref became a selector
+    assert "com.example.fakeshop:id/sign_in" in json.dumps(step["recording"])
+
+
+def test_exec_is_offered_only_with_the_opt_in_flag(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / "trails" / "config").mkdir(parents=True)
+    (ws / "trails" / "config" / "trailblaze.yaml").write_text("{}\n")
+
+    async def main(*flags: str) -> tuple[set[str], Any, dict[str, Any]]:
+        async with stdio_session(ws, *flags) as session:
+            await session.initialize()
+            await session.call_tool("device", {"action": "HOST"})
+            names = {t.name for t in (await session.list_tools()).tools}
+            result = await session.call_tool("exec", {"argv": [sys.executable, "-c", "print('hello from exec')"]})
+            registry = json.loads((await session.read_resource("trailblaze://registry")).contents[0].text)
+            return names, result, registry
+
+    names, refused, registry = anyio.run(main)
+    assert "exec" not in names and "exec" not in registry["tools"]
+    assert refused.is_error and "--allow-host-tools" in text_of(refused)
+    names, ran, registry = anyio.run(main, "--allow-host-tools")
+    assert "exec" in names and registry["tools"]["exec"]["requiresHost"] is True
+    assert not ran.is_error and "hello from exec" in text_of(ran)
+    assert ran.structured_content["recorded"] == []  # exec is not recordable: a trail never runs it
+
+
+CLIENT = textwrap.dedent("""\
+    import os, sys, anyio
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    async def main():
+        params = StdioServerParameters(command=sys.argv[1], args=["mcp", "--output-dir", "logs"], cwd=sys.argv[2],
+                                       env=dict(os.environ))
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write, read_timeout_seconds=120) as session:
+                await session.initialize()
+                result = await session.call_tool("device", {"action": sys.argv[3]})
+                assert not result.is_error, result
+                print("connected", flush=True)
+                await session.call_tool("wait", {"timeToWaitInSeconds": 4})
+
+    anyio.run(main)
+""")
+
+
+@pytest.mark.appium
+@pytest.mark.parametrize("action, device_process", [("WEB", "chrom"), ("ANDROID", "appium")])
+def test_killing_the_client_mid_call_leaves_no_process_behind(tmp_path: Path, action: str,
+                                                              device_process: str) -> None:
+    ws = devices_workspace(tmp_path / "ws")
+    (tmp_path / "client.py").write_text(CLIENT)
+    client = subprocess.Popen([sys.executable, str(tmp_path / "client.py"), str(TRAILBLAZE), str(ws), action],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=server_env())
+    try:
+        assert client.stdout is not None
+        line = client.stdout.readline()
+        assert line.strip() == "connected", line + (client.stderr.read() if client.stderr else "")
+        time.sleep(1.0)  # the client is now inside its `wait` call
+        tree = live_tree(client.pid)
+        server = next(pid for pid, cmd in tree.items() if " mcp " in f"{cmd} " and "trailblaze" in cmd)
+        assert any(device_process in cmd for cmd in tree.values()), tree
+        assert any("inventory.py" in cmd for cmd in tree.values()), tree  # the workspace's tool server
+        os.kill(client.pid, signal.SIGKILL)
+        client.wait(timeout=10)
+    finally:
+        if client.poll() is None:
+            client.kill()
+    deadline = time.monotonic() + 90
+    while alive(list(tree)) and time.monotonic() < deadline:
+        time.sleep(0.25)
+    left = {pid: tree[pid] for pid in alive(list(tree))}
+    assert left == {}, left
+    assert server in tree
+    # Not only did the processes die: the server ended the session through its lifecycle (hooks told,
+    # tool server stopped, driver stopped), which logs the end of the session.
+    ended = [json.loads(p.read_text())["sessionStatus"]["status"]
+             for p in (ws / "logs").glob("*/*_TrailblazeSessionStatusChangeLog.json")]
+    assert "Ended.Cancelled" in ended, ended
+    assert list((ws / "logs").glob("*/*_McpServerStoppedLog.json"))
