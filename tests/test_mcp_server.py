@@ -26,7 +26,7 @@ from mcp.client.stdio import stdio_client
 from trailblaze.testing_llm import RecordedRequest, Reply, ScriptedLlmServer, call, done
 
 sys.path.insert(0, str(Path(__file__).parent))
-from mcp_server_helpers import (EMAIL, PASSWORD, SAVED, TRAILBLAZE, alive, devices_workspace,  # noqa: E402
+from mcp_server_helpers import (EMAIL, PASSWORD, REPO, SAVED, TRAILBLAZE, alive, devices_workspace,  # noqa: E402
                                 explore_and_save, live_tree, ref, server_env, shop_workspace, text_of)
 
 pytestmark = [pytest.mark.browser]
@@ -329,3 +329,32 @@ def test_killing_the_client_mid_call_leaves_no_process_behind(tmp_path: Path, ac
              for p in (ws / "logs").glob("*/*_TrailblazeSessionStatusChangeLog.json")]
     assert "Ended.Cancelled" in ended, ended
     assert list((ws / "logs").glob("*/*_McpServerStoppedLog.json"))
+
+
+@pytest.mark.node
+def test_the_typescript_sdk_client_records_a_trail_that_replays(tmp_path: Path) -> None:
+    from trailblaze_mcp_subprocess.runtimes import MissingRuntimeError, runtime_for
+
+    node_modules = REPO / ".tools" / "node" / "node_modules"
+    path = os.pathsep.join([str(node_modules / ".bin"), os.environ.get("PATH", "")])
+    script = Path(__file__).with_name("mcp_server_client.ts")
+    try:
+        runtime = runtime_for(script, path=path)
+    except MissingRuntimeError as exc:
+        pytest.fail(f"{exc} (scripts/bootstrap.sh installs bun and tsx into .tools)")
+    ws = shop_workspace(tmp_path / "shop")
+    env = server_env(PATH=path, NODE_PATH=os.environ.get("NODE_PATH") or str(node_modules))
+    ran = subprocess.run([*runtime.argv, str(script), str(TRAILBLAZE), str(ws), PASSWORD, SAVED], cwd=ws, env=env,
+                         capture_output=True, text=True, timeout=300, check=False)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    seen = json.loads(ran.stdout.strip().splitlines()[-1])
+    assert seen["server"]["name"] == "Trailblaze MCP server"
+    assert seen["before"] == ["device", "snapshot", "step", "verify", "trail", "toolbox"]
+    assert "web_click" in seen["after"] and seen["listChanged"] >= 1
+    assert not any(PASSWORD in text for text in seen["texts"])
+    assert PASSWORD not in ran.stderr
+    text = (ws / SAVED).read_text()
+    assert "{{password}}" in text and "ariaNameRegex: Sign in" in text and "ref: e" not in text
+    result = replay(ws, "--secret", f"password={PASSWORD}")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert_no_secret(ws)
