@@ -367,9 +367,9 @@ def snapshot(driver: str | None, device: str | None, driver_options: tuple[str, 
 
 
 # `trailblaze mcp`: the command module imports click only; the MCP SDK loads when the command runs.
-from .mcp_server.command import mcp as _mcp_command  # noqa: E402 - needs the helpers above
+from .mcp_server.command import make_command as _make_mcp_command  # noqa: E402
 
-cli.add_command(_mcp_command)
+cli.add_command(_make_mcp_command())
 
 
 def main(argv: list[str] | None = None) -> None:

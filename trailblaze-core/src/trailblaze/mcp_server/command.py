@@ -13,87 +13,91 @@ from typing import Any
 
 import click
 
-from ..cli import CONTEXT_SETTINGS, handle_errors, parse_driver_options, parse_kv
-
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
 TOKEN_ENV = "TRAILBLAZE_MCP_TOKEN"
 
 
-@click.command("mcp", context_settings=CONTEXT_SETTINGS)
-@click.option("--http", "use_http", is_flag=True, help="Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio.")
-@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
-              help="HTTP port (0: a free one, printed at start).")
-@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP address to bind.")
-@click.option("--allow-remote", is_flag=True, help="Allow --host to be a non-loopback address (other machines can "
-              "then reach the server; they still need the token).")
-@click.option("--token-file", type=click.Path(path_type=Path, dir_okay=False),
-              help=f"Write the HTTP URL and bearer token to this file (mode 600). The token is random per start "
-                   f"unless {TOKEN_ENV} is set.")
-@click.option("--workspace", type=click.Path(path_type=Path, file_okay=False),
-              help="Workspace directory (default: found from the current directory).")
-@click.option("--target", metavar="ID", help="Target app (trailmap) whose tools are offered.")
-@click.option("--allow-host-tools", is_flag=True,
-              help="Offer host-only tools (exec, android_adbShell): they run programs on this machine.")
-@click.option("-o", "--driver-option", "driver_options", multiple=True, metavar="KEY=VALUE",
-              help="Driver setting for every device connected, e.g. -o headless=false (repeatable).")
-@click.option("--headed", is_flag=True, help="Show the browser window.")
-@click.option("--memory", multiple=True, metavar="KEY=VALUE", help="Seed a memory value, usable as {{KEY}} (repeatable).")
-@click.option("--secret", multiple=True, metavar="KEY=VALUE",
-              help="A secret usable as {{KEY}}; its value never appears in tool results, logs or saved trails.")
-@click.option("--llm", metavar="PROVIDER/MODEL", help="Model for natural-language `step`s, e.g. openai/gpt-4.1.")
-@click.option("--max-llm-calls", type=int, help="Per-step cap on model calls (default 50).")
-@click.option("--output-dir", type=click.Path(path_type=Path), help="Where session logs go (default: ./logs).")
-@click.option("--no-logging", is_flag=True, help="Do not write per-event log files.")
-@handle_errors
-def mcp(use_http: bool, port: int, host: str, allow_remote: bool, token_file: Path | None, workspace: Path | None,
-        target: str | None, allow_host_tools: bool, driver_options: tuple[str, ...], headed: bool,
-        memory: tuple[str, ...], secret: tuple[str, ...], llm: str | None, max_llm_calls: int | None,
-        output_dir: Path | None, no_logging: bool) -> None:
-    """Serve Trailblaze to coding agents over MCP; what they do on a device becomes a replayable trail.
+def make_command() -> click.Command:
+    """The ``mcp`` click command (built on demand: ``cli`` imports this module while it is loading)."""
+    from ..cli import CONTEXT_SETTINGS, handle_errors, parse_driver_options, parse_kv
 
-    Agents connect a browser or phone (`device`), read the screen (`snapshot`), act with the device's
-    tools or natural-language `step`s, and `trail` SAVE writes a *.trail.yaml that `trailblaze run`
-    replays with no model. stdio by default (one client); --http serves Streamable HTTP on 127.0.0.1
-    with a bearer token. See docs/mcp-server.md for client configuration.
+    @click.command("mcp", context_settings=CONTEXT_SETTINGS)
+    @click.option("--http", "use_http", is_flag=True, help="Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio.")
+    @click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
+                  help="HTTP port (0: a free one, printed at start).")
+    @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP address to bind.")
+    @click.option("--allow-remote", is_flag=True, help="Allow --host to be a non-loopback address (other machines can "
+                  "then reach the server; they still need the token).")
+    @click.option("--token-file", type=click.Path(path_type=Path, dir_okay=False),
+                  help=f"Write the HTTP URL and bearer token to this file (mode 600). The token is random per start "
+                       f"unless {TOKEN_ENV} is set.")
+    @click.option("--workspace", type=click.Path(path_type=Path, file_okay=False),
+                  help="Workspace directory (default: found from the current directory).")
+    @click.option("--target", metavar="ID", help="Target app (trailmap) whose tools are offered.")
+    @click.option("--allow-host-tools", is_flag=True,
+                  help="Offer host-only tools (exec, android_adbShell): they run programs on this machine.")
+    @click.option("-o", "--driver-option", "driver_options", multiple=True, metavar="KEY=VALUE",
+                  help="Driver setting for every device connected, e.g. -o headless=false (repeatable).")
+    @click.option("--headed", is_flag=True, help="Show the browser window.")
+    @click.option("--memory", multiple=True, metavar="KEY=VALUE", help="Seed a memory value, usable as {{KEY}} (repeatable).")
+    @click.option("--secret", multiple=True, metavar="KEY=VALUE",
+                  help="A secret usable as {{KEY}}; its value never appears in tool results, logs or saved trails.")
+    @click.option("--llm", metavar="PROVIDER/MODEL", help="Model for natural-language `step`s, e.g. openai/gpt-4.1.")
+    @click.option("--max-llm-calls", type=int, help="Per-step cap on model calls (default 50).")
+    @click.option("--output-dir", type=click.Path(path_type=Path), help="Where session logs go (default: ./logs).")
+    @click.option("--no-logging", is_flag=True, help="Do not write per-event log files.")
+    @handle_errors
+    def mcp(use_http: bool, port: int, host: str, allow_remote: bool, token_file: Path | None, workspace: Path | None,
+            target: str | None, allow_host_tools: bool, driver_options: tuple[str, ...], headed: bool,
+            memory: tuple[str, ...], secret: tuple[str, ...], llm: str | None, max_llm_calls: int | None,
+            output_dir: Path | None, no_logging: bool) -> None:
+        """Serve Trailblaze to coding agents over MCP; what they do on a device becomes a replayable trail.
 
-    \b
-    Examples:
-      trailblaze mcp                                   (in .mcp.json / mcp.json of your agent)
-      trailblaze mcp --workspace examples/web-shop --secret password=secret123
-      trailblaze mcp --http --port 8765 --token-file .trailblaze-mcp.json
-    """
-    from ..errors import BadInputError, InfrastructureError
+        Agents connect a browser or phone (`device`), read the screen (`snapshot`), act with the device's
+        tools or natural-language `step`s, and `trail` SAVE writes a *.trail.yaml that `trailblaze run`
+        replays with no model. stdio by default (one client); --http serves Streamable HTTP on 127.0.0.1
+        with a bearer token. See docs/mcp-server.md for client configuration.
 
-    try:
-        import mcp as _sdk  # noqa: F401 - fail early with the fix, before a device starts
-    except ImportError:
-        raise InfrastructureError("the MCP SDK is not installed",
-                                  hint="pip install 'trailblaze[mcp]' (or: pip install 'mcp>=2.3,<3')") from None
-    if use_http and host not in LOOPBACK and not allow_remote:
-        raise BadInputError(f"--host {host} is not a loopback address",
-                            hint="pass --allow-remote as well to serve other machines (they still need the token)")
-    from .workbench import McpSettings, Workbench
+        \b
+        Examples:
+          trailblaze mcp                                   (in .mcp.json / mcp.json of your agent)
+          trailblaze mcp --workspace examples/web-shop --secret password=secret123
+          trailblaze mcp --http --port 8765 --token-file .trailblaze-mcp.json
+        """
+        from ..errors import BadInputError, InfrastructureError
 
-    settings = McpSettings(workspace=workspace, target=target, allow_host_tools=allow_host_tools,
-                           secrets=parse_kv(secret, "--secret"), memory=parse_kv(memory, "--memory"),
-                           driver_options=parse_driver_options(driver_options), headed=headed, llm=llm,
-                           max_llm_calls=max_llm_calls, output_dir=output_dir, logging=not no_logging)
-    workbench = Workbench(settings)
-    _interrupt_on(signal.SIGTERM, signal.SIGHUP)
-    try:
-        if use_http:
-            _run_http(workbench, host, port, token_file, allow_remote)
-        else:
-            import anyio
+        try:
+            import mcp as _sdk  # noqa: F401 - fail early with the fix, before a device starts
+        except ImportError:
+            raise InfrastructureError("the MCP SDK is not installed",
+                                      hint="pip install 'trailblaze[mcp]' (or: pip install 'mcp>=2.3,<3')") from None
+        if use_http and host not in LOOPBACK and not allow_remote:
+            raise BadInputError(f"--host {host} is not a loopback address",
+                                hint="pass --allow-remote as well to serve other machines (they still need the token)")
+        from .workbench import McpSettings, Workbench
 
-            from .server import serve_stdio
+        settings = McpSettings(workspace=workspace, target=target, allow_host_tools=allow_host_tools,
+                               secrets=parse_kv(secret, "--secret"), memory=parse_kv(memory, "--memory"),
+                               driver_options=parse_driver_options(driver_options), headed=headed, llm=llm,
+                               max_llm_calls=max_llm_calls, output_dir=output_dir, logging=not no_logging)
+        workbench = Workbench(settings)
+        _interrupt_on(signal.SIGTERM, signal.SIGHUP)
+        try:
+            if use_http:
+                _run_http(workbench, host, port, token_file, allow_remote)
+            else:
+                import anyio
 
-            anyio.run(serve_stdio, workbench)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        for problem in workbench.close():
-            click.echo(f"trailblaze mcp: warning: {problem}", err=True)
+                from .server import serve_stdio
+
+                anyio.run(serve_stdio, workbench)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            for problem in workbench.close():
+                click.echo(f"trailblaze mcp: warning: {problem}", err=True)
+
+    return mcp
 
 
 def _run_http(workbench: Any, host: str, port: int, token_file: Path | None, allow_remote: bool) -> None:
@@ -149,4 +153,4 @@ def _interrupt_on(*signals: signal.Signals) -> None:
             pass
 
 
-__all__ = ["mcp"]
+__all__ = ["make_command"]
