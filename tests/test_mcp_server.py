@@ -86,6 +86,11 @@ def test_stdio_session_records_a_trail_that_replays_without_a_model(tmp_path: Pa
             before = [t.name for t in (await session.list_tools()).tools]
             assert before == ["device", "snapshot", "step", "verify", "trail", "toolbox"]
             seen = await explore_and_save(session)
+            ran = await session.call_tool("trail", {"action": "RUN", "file": SAVED})
+            assert not ran.is_error and ran.structured_content["passed"], text_of(ran)
+            found = await session.call_tool("toolbox", {"search": "verifyText"})
+            seen["toolbox"] = [t["name"] for t in found.structured_content["tools"]]
+            seen["devices"] = json.loads((await session.read_resource("trailblaze://devices")).contents[0].text)
             seen["registry"] = json.loads((await session.read_resource("trailblaze://registry")).contents[0].text)
             seen["trails"] = json.loads((await session.read_resource("trailblaze://trails")).contents[0].text)
             seen["last"] = (await session.read_resource("trailblaze://snapshot")).contents[0].text
@@ -98,6 +103,9 @@ def test_stdio_session_records_a_trail_that_replays_without_a_model(tmp_path: Pa
     assert "web_core" in seen["registry"]["groups"]
     assert SAVED in [t["file"] for t in seen["trails"]["trails"]]
     assert seen["last"] == seen["snapshot"]
+    assert seen["toolbox"] == ["web_verifyTextVisible"]
+    assert seen["devices"]["connected"]["driver"] == "playwright-native"
+    assert {"playwright-native", "host"} <= {d["key"] for d in seen["devices"]["drivers"]}
     assert any(getattr(m, "method", "") == "notifications/tools/list_changed" for m in messages)
     assert any(getattr(m, "method", "") == "notifications/message" for m in messages)
     check_saved_trail(ws, seen)
@@ -258,11 +266,13 @@ def test_exec_is_offered_only_with_the_opt_in_flag(tmp_path: Path) -> None:
     (ws / "trails" / "config" / "trailblaze.yaml").write_text("{}\n")
 
     async def main(*flags: str) -> tuple[set[str], Any, dict[str, Any]]:
-        async with stdio_session(ws, *flags) as session:
+        async with stdio_session(ws, "--secret", f"token={PASSWORD}", *flags) as session:
             await session.initialize()
             await session.call_tool("device", {"action": "HOST"})
             names = {t.name for t in (await session.list_tools()).tools}
-            result = await session.call_tool("exec", {"argv": [sys.executable, "-c", "print('hello from exec')"]})
+            # The program prints the secret: the result shows it redacted.
+            result = await session.call_tool("exec", {"argv": [sys.executable, "-c", f"print('hello from exec {PASSWORD}')"]},
+                                             meta={"trailblaze/step": f"Run a program with {PASSWORD}"})
             registry = json.loads((await session.read_resource("trailblaze://registry")).contents[0].text)
             return names, result, registry
 
@@ -271,8 +281,17 @@ def test_exec_is_offered_only_with_the_opt_in_flag(tmp_path: Path) -> None:
     assert refused.is_error and "--allow-host-tools" in text_of(refused)
     names, ran, registry = anyio.run(main, "--allow-host-tools")
     assert "exec" in names and registry["tools"]["exec"]["requiresHost"] is True
-    assert not ran.is_error and "hello from exec" in text_of(ran)
+    assert not ran.is_error and "hello from exec ***" in text_of(ran)
     assert ran.structured_content["recorded"] == []  # exec is not recordable: a trail never runs it
+    assert_no_secret(ws)  # results aside, neither the logs nor the server's stderr hold it
+
+
+def test_http_refuses_a_non_loopback_address_without_the_explicit_flag(tmp_path: Path) -> None:
+    ran = subprocess.run([str(TRAILBLAZE), "mcp", "--http", "--host", "0.0.0.0"], cwd=tmp_path, capture_output=True,
+                         text=True, env=server_env(), timeout=60, check=False)
+    assert ran.returncode == 3, ran.stdout + ran.stderr
+    assert "--host 0.0.0.0 is not a loopback address" in ran.stderr and "--allow-remote" in ran.stderr
+    assert "Traceback" not in ran.stderr
 
 
 CLIENT = textwrap.dedent("""\

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import concurrent.futures
 import hmac
 import json
 import logging
+import threading
 import warnings
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -146,6 +148,21 @@ class Handlers:
     async def _on_device(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
         return await asyncio.wrap_future(self.wb.submit(fn, *args, **kwargs))
 
+    async def _in_new_thread(self, fn: Callable[..., Any], /, *args: Any) -> Any:
+        """Run ``fn`` on a thread of its own, started from a clean context. Not ``asyncio.to_thread``: it
+        copies this task's context into the thread, and Playwright's sync API (a trail RUN starts a
+        browser) then runs its own event loop under that context and corrupts the server's task state."""
+        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+
+        def target() -> None:
+            try:
+                future.set_result(fn(*args))
+            except BaseException as exc:  # noqa: BLE001 - handed to the awaiting handler
+                future.set_exception(exc)
+
+        threading.Thread(target=target, name="trailblaze-mcp-worker", daemon=True).start()
+        return await asyncio.wrap_future(future)
+
     async def _notify_log(self, ctx: Ctx, level: types.LoggingLevel, text: str) -> None:
         text = str(self._redact(text))
         self._log.info(text)
@@ -209,10 +226,12 @@ class Handlers:
 
     async def _device(self, ctx: Ctx, args: dict[str, Any]) -> types.CallToolResult:
         action = str(args.get("action") or "LIST").upper()
+        # Describing the device asks the driver, and a driver is only ever used from the device thread.
         if action == "LIST":
-            return self._result(json.dumps(self.wb.devices_document(), indent=2), self.wb.devices_document())
+            document = await self._on_device(self.wb.devices_document)
+            return self._result(json.dumps(document, indent=2), document)
         if action == "INFO":
-            info = self.wb.device_info()
+            info = await self._on_device(self.wb.device_info)
             return self._result(json.dumps(info, indent=2) if info else "no device is connected", {"connected": info})
         before = {d["name"] for d in await self._on_device(self.wb.descriptors)}
         if action == "DISCONNECT":
@@ -291,7 +310,7 @@ class Handlers:
         if action == "END":
             return self._result(await self._on_device(self.wb.end_trail))
         if action == "LIST":
-            trails = await asyncio.to_thread(self.wb.list_trails)
+            trails = await self._in_new_thread(self.wb.list_trails)
             return self._result("\n".join(t["file"] for t in trails) or "no trails in this workspace", {"trails": trails})
         if action == "SAVE":
             saved = await self._on_device(self.wb.save_trail, file)
@@ -303,14 +322,14 @@ class Handlers:
             if not file:
                 return self._result("error: RUN needs 'file'", error=True)
             await ctx.session.report_progress(0, 1, f"running {file}")
-            ran = await asyncio.to_thread(self.wb.run_trail, file)
+            ran = await self._in_new_thread(self.wb.run_trail, file)
             await ctx.session.report_progress(1, 1, "done")
             return self._result(ran["output"] or f"exit code {ran['exitCode']}", ran, error=not ran["passed"])
         return self._result(f"error: unknown action {action!r}; one of {', '.join(_TRAIL_ACTIONS)}", error=True)
 
     async def _toolbox(self, ctx: Ctx, args: dict[str, Any]) -> types.CallToolResult:
         search = args.get("search") if isinstance(args.get("search"), str) else None
-        entries = await self._on_device(self.wb.toolbox, search, bool(args.get("all")))
+        entries = await self._in_new_thread(self.wb.toolbox, search, bool(args.get("all")))
         lines = [f"{e['name']} — {e['source']}" + (f"\n    {e['description'].strip().splitlines()[0][:110]}"
                                                   if (e['description'] or '').strip() else "") for e in entries]
         return self._result("\n".join(lines) or "no tools match", {"tools": entries})
@@ -324,9 +343,9 @@ class Handlers:
         if uri == "trailblaze://registry":
             body: Any = await self._on_device(self.wb.registry_document)
         elif uri == "trailblaze://trails":
-            body = {"trails": await asyncio.to_thread(self.wb.list_trails)}
+            body = {"trails": await self._in_new_thread(self.wb.list_trails)}
         elif uri == "trailblaze://devices":
-            body = self.wb.devices_document()
+            body = await self._on_device(self.wb.devices_document)
         elif uri == "trailblaze://recording":
             body = {"name": self.wb.trail_name, "steps": [s.to_json() for s in list(self.wb.steps)]}
         elif uri == "trailblaze://snapshot":
