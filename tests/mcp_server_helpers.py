@@ -110,9 +110,10 @@ def ref(snapshot: str, element: str) -> str:
     return found.group(1)
 
 
-async def explore_and_save(session: Any, saved: str = SAVED) -> dict[str, Any]:
+async def explore_and_save(session: Any, saved: str = SAVED, password: str = "{{password}}") -> dict[str, Any]:
     """What an agent does on the shop: connect a browser, open the sign-in page, read the page, sign in by
-    refs (the password as its secret token), check the welcome, save the trail. Returns what it saw."""
+    refs (the password as its secret token, or typed in literally), check the welcome, save the trail.
+    Returns what it saw."""
     seen: dict[str, Any] = {"results": []}
 
     async def call(name: str, args: dict[str, Any], step: str | None = None) -> Any:
@@ -128,7 +129,7 @@ async def explore_and_save(session: Any, saved: str = SAVED) -> dict[str, Any]:
     snapshot = text_of(await call("snapshot", {}))
     seen["snapshot"] = snapshot
     await call("web_type", {"ref": ref(snapshot, 'textbox "Email"'), "text": EMAIL}, "Sign in")
-    await call("web_fillSecret", {"ref": ref(snapshot, 'textbox "Password"'), "value": "{{password}}"}, "Sign in")
+    await call("web_fillSecret", {"ref": ref(snapshot, 'textbox "Password"'), "value": password}, "Sign in")
     await call("web_click", {"ref": ref(snapshot, 'button "Sign in"')}, "Sign in")
     verified = await call("verify", {"assertion": "The header welcomes the user by email",
                                      "tools": [{"web_verifyTextVisible": {"text": f"Welcome, {EMAIL}"}}]})

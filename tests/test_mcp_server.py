@@ -146,10 +146,12 @@ def test_streamable_http_needs_the_token_and_records_the_same_trail(tmp_path: Pa
                 async with ClientSession(read, write, read_timeout_seconds=120) as session:
                     init = await session.initialize()
                     assert init.capabilities.tools is not None and init.capabilities.tools.list_changed
-                    return await explore_and_save(session)
+                    # This agent types the password in literally: the trail still gets the token.
+                    return await explore_and_save(session, password=PASSWORD)
 
         seen = anyio.run(main)
         check_saved_trail(ws, seen)
+        assert not any(PASSWORD in text for text in seen["results"])
         # The browser belongs to the server process, not to one HTTP session: it is still up.
         tree = live_tree(proc.pid)
         assert any("chrom" in cmd for cmd in tree.values()), tree
