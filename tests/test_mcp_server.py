@@ -379,3 +379,29 @@ def test_the_typescript_sdk_client_records_a_trail_that_replays(tmp_path: Path) 
     result = replay(ws, "--secret", f"password={PASSWORD}")
     assert result.returncode == 0, result.stdout + result.stderr
     assert_no_secret(ws)
+
+
+def test_a_tool_server_that_adds_a_tool_changes_the_list_after_reload(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / "trails" / "config").mkdir(parents=True)
+    py_tools = REPO / "trailblaze-mcp-subprocess" / "tests" / "servers" / "py_tools.py"
+    (ws / "trails" / "config" / "trailblaze.yaml").write_text(f"mcpServers:\n  - name: py\n    script: {py_tools}\n")
+    messages: list[Any] = []
+
+    async def main() -> tuple[set[str], set[str], list[str]]:
+        async with stdio_session(ws, "--allow-host-tools", messages=messages) as session:
+            await session.initialize()
+            await session.call_tool("device", {"action": "HOST"})
+            before = {t.name for t in (await session.list_tools()).tools}
+            grown = await session.call_tool("py_grow", {"name": "py_fresh"})
+            assert not grown.is_error, text_of(grown)
+            seen = len(messages)
+            reloaded = await session.call_tool("reloadTools", {})
+            assert not reloaded.is_error, text_of(reloaded)
+            after = {t.name for t in (await session.list_tools()).tools}
+            return before, after, [getattr(m, "method", "") for m in messages[seen:]]
+
+    before, after, notes = anyio.run(main)
+    assert "py_echo" in before and "py_fresh" not in before
+    assert "py_fresh" in after
+    assert "notifications/tools/list_changed" in notes

@@ -173,9 +173,13 @@ class Handlers:
             except Exception:  # noqa: BLE001 - a client gone mid-call must not turn a result into an error
                 pass
 
-    async def _tools_changed(self, ctx: Ctx, before: set[str]) -> bool:
-        after = {d["name"] for d in await self._on_device(self.wb.descriptors)}
-        if after == before:
+    def _tool_names(self) -> set[str]:
+        return {d["name"] for d in self.wb.tool_descriptors}
+
+    async def _tools_changed(self, ctx: Ctx, before: set[str], *, changed: bool = False) -> bool:
+        """Send ``notifications/tools/list_changed`` when the offered tools differ from ``before``."""
+        after = self._tool_names()
+        if after == before and not changed:
             return False
         await ctx.session.send_notification(types.ToolListChangedNotification(), related_request_id=ctx.request_id)
         await self._notify_log(ctx, "info", f"tools changed: {len(after - before)} added, {len(before - after)} removed")
@@ -199,7 +203,7 @@ class Handlers:
     # -- tools/list and tools/call -------------------------------------------------------------------
     async def list_tools(self, ctx: Ctx, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         tools = [types.Tool.model_validate(spec) for spec in SESSION_TOOL_SPECS]
-        for d in await self._on_device(self.wb.descriptors):
+        for d in list(self.wb.tool_descriptors):
             tools.append(types.Tool.model_validate(d))
         return types.ListToolsResult(tools=tools)
 
@@ -211,10 +215,13 @@ class Handlers:
                 handler: Callable[[Ctx, dict[str, Any]], Awaitable[types.CallToolResult]] = getattr(self, f"_{params.name}")
                 return await handler(ctx, args)
             step = meta.get(STEP_META_KEY)
+            before = self._tool_names()
             outcome = await self._on_device(self.wb.call_tool, params.name, args,
                                             step_text=step if isinstance(step, str) and step.strip() else None)
             await self._notify_log(ctx, "info" if outcome.success else "warning",
                                    f"{params.name}: {outcome.message.splitlines()[0] if outcome.message else ''}")
+            if outcome.tools_changed:
+                await self._tools_changed(ctx, before, changed=True)
             return self._outcome(outcome)
         except TrailblazeError as exc:
             text = exc.message + (f" ({exc.hint})" if exc.hint else "")
@@ -233,7 +240,7 @@ class Handlers:
         if action == "INFO":
             info = await self._on_device(self.wb.device_info)
             return self._result(json.dumps(info, indent=2) if info else "no device is connected", {"connected": info})
-        before = {d["name"] for d in await self._on_device(self.wb.descriptors)}
+        before = self._tool_names()
         if action == "DISCONNECT":
             problems = await self._on_device(self.wb.disconnect)
             await self._tools_changed(ctx, before)
@@ -250,7 +257,7 @@ class Handlers:
         await ctx.session.report_progress(1, 1, "connected")
         await self._notify_log(ctx, "info", f"connected {info['driver']} ({info['classifier']})")
         await self._tools_changed(ctx, before)
-        count = len(await self._on_device(self.wb.descriptors))
+        count = len(self.wb.tool_descriptors)
         return self._result(f"connected {info['driver']} · {info.get('screen') or info['platform']} · "
                             f"{count} device tools offered (recording under classifier '{info['classifier']}')", info)
 
@@ -271,6 +278,7 @@ class Handlers:
 
     async def _step_or_verify(self, ctx: Ctx, kind: str, text: Any, tools: Any) -> types.CallToolResult:
         text = text if isinstance(text, str) else ""
+        before = self._tool_names()
         if tools is not None:
             if not isinstance(tools, list):
                 return self._result("error: 'tools' must be a list of {toolName: {args}}", error=True)
@@ -278,6 +286,8 @@ class Handlers:
         else:
             outcome = await self._solve_with_progress(ctx, kind, text)
         await self._notify_log(ctx, "info" if outcome.success else "warning", f"{kind} {text!r}: {outcome.message}")
+        if outcome.tools_changed:
+            await self._tools_changed(ctx, before, changed=True)
         return self._outcome(outcome)
 
     async def _solve_with_progress(self, ctx: Ctx, kind: str, text: str) -> Outcome:
@@ -341,7 +351,7 @@ class Handlers:
     async def read_resource(self, ctx: Ctx, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         uri = str(params.uri)
         if uri == "trailblaze://registry":
-            body: Any = await self._on_device(self.wb.registry_document)
+            body: Any = self.wb.registry_document()
         elif uri == "trailblaze://trails":
             body = {"trails": await self._in_new_thread(self.wb.list_trails)}
         elif uri == "trailblaze://devices":

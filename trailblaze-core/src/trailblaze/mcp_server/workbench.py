@@ -90,6 +90,8 @@ class Outcome:
     recorded: list[ToolCall] = field(default_factory=list)
     step: RecordedStep | None = None
     data: Any = None
+    tools_changed: bool = False
+    """The call changed the offered tools (a tool server reloaded its tools): clients must be told."""
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"success": self.success, "message": self.message,
@@ -133,6 +135,9 @@ class Workbench:
         self.steps: list[RecordedStep] = []
         self.trail_name: str | None = None
         self.last_snapshot: str | None = None
+        self.tool_descriptors: list[dict[str, Any]] = []
+        """The offered device tools as of the last device-thread operation; read by ``tools/list`` without
+        waiting for a long call on the device to finish."""
         self._next_index = 0
         self._executor = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="trailblaze-device")
         self._closed = False
@@ -207,6 +212,7 @@ class Workbench:
                                                      target=self.settings.target, extra={"mcp": True}))
         self.connected = _Connected(lifecycle, stack)
         self.last_snapshot = None
+        self.refresh_tools()
         info = self.device_info()
         assert info is not None
         return info
@@ -217,6 +223,7 @@ class Workbench:
         connected, self.connected = self.connected, None
         if connected is None:
             return []
+        self.tool_descriptors = []
         connected.lifecycle.outcome = outcome
         connected.close.close()
         return list(connected.lifecycle.problems)
@@ -245,10 +252,20 @@ class Workbench:
         return [t for t in tools if t.name not in SESSION_TOOLS]
 
     def descriptors(self) -> list[dict[str, Any]]:
-        """MCP ``Tool`` shapes of ``offered_tools``, through the descriptor hook like the agent's."""
+        """MCP ``Tool`` shapes of ``offered_tools``, through the descriptor hook like the agent's
+        (device thread; ``tool_descriptors`` is the copy any thread may read)."""
         from ..tools.descriptors import describe
 
         return [describe(t, self.host).mcp() for t in self.offered_tools()]
+
+    def refresh_tools(self) -> bool:
+        """Recompute ``tool_descriptors`` (device thread) after anything that can change the toolbox: a
+        device connected or ended, or a call that changed the registry (``reloadTools`` of a tool
+        server). Returns whether the list changed, i.e. whether clients must be told."""
+        fresh = self.descriptors()
+        changed = fresh != self.tool_descriptors
+        self.tool_descriptors = fresh
+        return changed
 
     def toolbox(self, search: str | None = None, include_hidden: bool = False) -> list[dict[str, Any]]:
         """``trailblaze tools`` for the connected driver (or every driver when none is connected)."""
@@ -318,7 +335,10 @@ class Workbench:
                 call = decode_yaml_item(item, registry=c.session.registry, host=self.host)
             except ToolCallFormatError as exc:
                 raise BadInputError(f"tools[{i}]: {exc}") from None
-            self._offered(call.name)
+            definition = self._offered(call.name)
+            if kind == "verify" and not definition.is_verification:
+                raise BadInputError(f"tools[{i}]: '{call.name}' is not a verification tool; a verify step only checks",
+                                    hint="use 'step' for actions")
             calls.append(call)
         if not calls:
             raise BadInputError("'tools' is empty: give at least one {toolName: {args}}")
@@ -345,8 +365,10 @@ class Workbench:
         recorded = self._tokenized(list(result.recording)) if result.success else []
         recorded_step = self._record(kind, text, recorded) if result.success else None
         message = str(memory.redact(result.message or ("done" if result.success else "failed")))
-        return Outcome(result.success, message, recorded, recorded_step,
-                       {"llmCalls": result.llm_call_count, "calls": [memory.redact(x.to_json()) for x in result.calls]})
+        outcome = Outcome(result.success, message, recorded, recorded_step,
+                          {"llmCalls": result.llm_call_count, "calls": [memory.redact(x.to_json()) for x in result.calls]})
+        outcome.tools_changed = self.refresh_tools()
+        return outcome
 
     def _offered(self, name: str) -> ToolDefinition:
         c = self._require()
@@ -396,7 +418,9 @@ class Workbench:
         if error is not None:
             detail = f"{error.message}" + (f" ({error.hint})" if error.hint else "")
             messages.append(f"error: {detail}")
-        return Outcome(ok, str(memory.redact("\n".join(messages))), recorded, step)
+        outcome = Outcome(ok, str(memory.redact("\n".join(messages))), recorded, step)
+        outcome.tools_changed = self.refresh_tools()
+        return outcome
 
     def _tokenized(self, calls: list[ToolCall]) -> list[ToolCall]:
         """Recorded calls with every literal secret value written as its ``{{key}}`` token, so a trail
