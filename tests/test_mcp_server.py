@@ -405,3 +405,14 @@ def test_a_tool_server_that_adds_a_tool_changes_the_list_after_reload(tmp_path: 
     assert "py_echo" in before and "py_fresh" not in before
     assert "py_fresh" in after
     assert "notifications/tools/list_changed" in notes
+
+
+@pytest.mark.wheels
+def test_without_the_extra_the_command_says_how_to_get_it(wheelhouse: Any, clean_venv: Any, tmp_path: Path) -> None:
+    clean_venv.install(wheelhouse("trailblaze-core"))
+    assert clean_venv.run("python", "-c", "import mcp").returncode != 0  # the core alone has no MCP SDK
+    helped = clean_venv.run("trailblaze", "mcp", "--help", cwd=tmp_path)
+    assert helped.returncode == 0 and "--allow-host-tools" in helped.stdout
+    ran = clean_venv.run("trailblaze", "mcp", cwd=tmp_path)
+    assert ran.returncode == 2, ran.stdout + ran.stderr
+    assert "the MCP SDK is not installed" in ran.stderr and "pip install 'trailblaze[mcp]'" in ran.stderr
