@@ -12,8 +12,9 @@
 
 The click is on the sign-in page's ``textbox "Email"`` by its snapshot ref (``e12``-style), an action that
 changes nothing, so every call does the same work. Browser start, server start and the first snapshot are
-outside the timed loop for all three. Prints ms per call (median of the rounds) and ratios to the
-dispatcher.
+outside the timed loop for all three. Ours is measured with the shop workspace's settings (a Playwright
+trace recorded, kept on failure) and with ``-o trace=off``. Prints ms per call (median of the rounds) and
+ratios.
 
     uv run python benchmarks/bench_mcp_server.py [--calls 50] [--rounds 3] [--no-playwright-mcp]
 """
@@ -48,12 +49,13 @@ def _ref(snapshot: str) -> str:
     return found.group(1)
 
 
-def bench_dispatcher(ws: Path, calls: int, rounds: int) -> list[float]:
+def bench_dispatcher(ws: Path, calls: int, rounds: int, driver_options: dict[str, Any]) -> list[float]:
     from trailblaze.runner.lifecycle import open_session
     from trailblaze.runner.options import RunOptions
     from trailblaze.tools.base import ToolCall
 
-    options = RunOptions(output_dir=ws / "logs-dispatcher", report=False, save_recording=False, test_name="bench")
+    options = RunOptions(output_dir=ws / "logs-dispatcher", report=False, save_recording=False, test_name="bench",
+                         driver_options=dict(driver_options))
     out = []
     with open_session(options=options, workspace=ws, driver="playwright-native") as lifecycle:
         session = lifecycle.session
@@ -91,15 +93,16 @@ async def _stdio_loop(command: str, args: list[str], cwd: Path, env: dict[str, s
                 return out
 
 
-def bench_trailblaze_mcp(ws: Path, calls: int, rounds: int) -> list[float]:
+def bench_trailblaze_mcp(ws: Path, calls: int, rounds: int, driver_options: dict[str, Any]) -> list[float]:
     async def setup(session: Any) -> tuple[str, dict[str, Any]]:
         await session.call_tool("device", {"action": "WEB"})
         await session.call_tool("web_navigate", {"url": "/"})
         snapshot = (await session.call_tool("snapshot", {})).content[0].text
         return "web_click", {"ref": _ref(snapshot)}
 
-    return anyio.run(_stdio_loop, str(TRAILBLAZE), ["mcp", "--output-dir", str(ws / "logs-mcp")], ws, server_env(),
-                     setup, calls, rounds)
+    flags = [f for key, value in driver_options.items() for f in ("-o", f"{key}={value}")]
+    return anyio.run(_stdio_loop, str(TRAILBLAZE), ["mcp", "--output-dir", str(ws / "logs-mcp"), *flags], ws,
+                     server_env(), setup, calls, rounds)
 
 
 def install_playwright_mcp(into: Path) -> tuple[Path | None, str]:
@@ -138,8 +141,13 @@ def main() -> None:
     notes: list[str] = []
     with tempfile.TemporaryDirectory(prefix="bench-mcp-server-") as tmp:
         ws = shop_workspace(Path(tmp) / "shop")
-        results["dispatcher (trailblaze run)"] = statistics.median(bench_dispatcher(ws, args.calls, args.rounds))
-        results["trailblaze mcp (stdio)"] = statistics.median(bench_trailblaze_mcp(ws, args.calls, args.rounds))
+        # The shop's workspace records a Playwright trace (kept on failure), which costs every action
+        # something; @playwright/mcp records none, so ours is also measured with -o trace=off.
+        for suffix, driver_options in (("", {}), (", trace off", {"trace": "off"})):
+            results[f"dispatcher (trailblaze run){suffix}"] = statistics.median(
+                bench_dispatcher(ws, args.calls, args.rounds, driver_options))
+            results[f"trailblaze mcp (stdio){suffix}"] = statistics.median(
+                bench_trailblaze_mcp(ws, args.calls, args.rounds, driver_options))
         chromium = os.environ.get("TRAILBLAZE_CHROMIUM") or "/usr/bin/chromium-headless-shell"
         if args.no_playwright_mcp:
             notes.append("@playwright/mcp skipped (--no-playwright-mcp)")
@@ -172,11 +180,11 @@ def main() -> None:
     print(f"web_click by ref on the example shop, {args.calls} calls x {args.rounds} rounds (median ms per call)")
     for label, ms in results.items():
         print(f"  {label:<60} {ms:8.2f} ms   x{ms / base:5.2f} vs dispatcher")
-    if "trailblaze mcp (stdio)" in results:
-        ours = results["trailblaze mcp (stdio)"]
-        for label, ms in results.items():
-            if label.startswith("@playwright/mcp"):
-                print(f"  trailblaze mcp / {label}: x{ours / ms:.2f}")
+    off = results["trailblaze mcp (stdio), trace off"]
+    print(f"  trailblaze mcp / dispatcher, trace off: x{off / results['dispatcher (trailblaze run), trace off']:.2f}")
+    for label, ms in results.items():
+        if label.startswith("@playwright/mcp"):
+            print(f"  trailblaze mcp (trace off) / {label}: x{off / ms:.2f}")
     for note in notes:
         print(f"  note: {note}")
 
