@@ -33,7 +33,7 @@ async function call(name: string, args: Record<string, unknown>, step?: string):
 }
 function ref(snapshot: string, element: string): string {
   const line = snapshot.split("\n").find((l) => l.includes(element));
-  const found = line?.match(/\[([a-z]\d+)\]/);
+  const found = line?.match(/\[([a-z][a-z0-9]*\d)\]/);
   if (!found) throw new Error(`${element} is not on screen:\n${snapshot}`);
   return found[1];
 }

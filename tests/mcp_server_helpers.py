@@ -105,7 +105,7 @@ def text_of(result: Any) -> str:
 
 
 def ref(snapshot: str, element: str) -> str:
-    found = re.search(r"\[([a-z]\d+)\] " + re.escape(element), snapshot)
+    found = re.search(r"\[([a-z][a-z0-9]*\d)\] " + re.escape(element), snapshot)
     assert found, f"{element} not on screen:\n{snapshot}"
     return found.group(1)
 

@@ -4,8 +4,10 @@ driver, and the trail it saves replays with ``trailblaze run`` and no model."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -20,6 +22,7 @@ from typing import Any
 
 import anyio
 import pytest
+import trailblaze
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
@@ -81,11 +84,15 @@ def test_stdio_session_records_a_trail_that_replays_without_a_model(tmp_path: Pa
         async with stdio_session(ws, "--secret", f"password={PASSWORD}", messages=messages) as session:
             init = await session.initialize()
             assert init.server_info.name == "Trailblaze MCP server"
+            assert init.server_info.version == trailblaze.__version__
             assert init.capabilities.tools is not None and init.capabilities.tools.list_changed
             assert init.capabilities.resources is not None and init.capabilities.logging is not None
             before = [t.name for t in (await session.list_tools()).tools]
             assert before == ["device", "snapshot", "step", "verify", "trail", "toolbox"]
             seen = await explore_and_save(session)
+            shot = await session.call_tool("snapshot", {"screenshot": True, "detail": ["bounds"]})
+            seen["image"] = [c for c in shot.content if c.type == "image"]
+            seen["bounds"] = shot.content[0].text
             ran = await session.call_tool("trail", {"action": "RUN", "file": SAVED})
             assert not ran.is_error and ran.structured_content["passed"], text_of(ran)
             found = await session.call_tool("toolbox", {"search": "verifyText"})
@@ -102,7 +109,10 @@ def test_stdio_session_records_a_trail_that_replays_without_a_model(tmp_path: Pa
     assert seen["registry"]["tools"]["web_click"]["source"].startswith("plugin 'web'")
     assert "web_core" in seen["registry"]["groups"]
     assert SAVED in [t["file"] for t in seen["trails"]["trails"]]
-    assert seen["last"] == seen["snapshot"]
+    assert seen["last"] == seen["bounds"]  # the resource is the latest snapshot
+    assert len(seen["image"]) == 1 and seen["image"][0].mime_type in ("image/png", "image/jpeg")
+    assert base64.b64decode(seen["image"][0].data)[:3] in (b"\x89PN", b"\xff\xd8\xff")
+    assert re.search(r"\{\d+,\d+,\d+,\d+\}", seen["bounds"]), seen["bounds"]
     assert seen["toolbox"] == ["web_verifyTextVisible"]
     assert seen["devices"]["connected"]["driver"] == "playwright-native"
     assert {"playwright-native", "host"} <= {d["key"] for d in seen["devices"]["drivers"]}
