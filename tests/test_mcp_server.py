@@ -327,9 +327,11 @@ CLIENT = textwrap.dedent("""\
 
 
 @pytest.mark.appium
-@pytest.mark.parametrize("action, device_process", [("WEB", "chrom"), ("ANDROID", "appium")])
-def test_killing_the_client_mid_call_leaves_no_process_behind(tmp_path: Path, action: str,
-                                                              device_process: str) -> None:
+@pytest.mark.parametrize("action, device_process, stop", [("WEB", "chrom", "kill the client"),
+                                                           ("ANDROID", "appium", "kill the client"),
+                                                           ("WEB", "chrom", "SIGTERM the server")])
+def test_killing_the_client_mid_call_leaves_no_process_behind(tmp_path: Path, action: str, device_process: str,
+                                                              stop: str) -> None:
     ws = devices_workspace(tmp_path / "ws")
     (tmp_path / "client.py").write_text(CLIENT)
     client = subprocess.Popen([sys.executable, str(tmp_path / "client.py"), str(TRAILBLAZE), str(ws), action],
@@ -343,8 +345,12 @@ def test_killing_the_client_mid_call_leaves_no_process_behind(tmp_path: Path, ac
         server = next(pid for pid, cmd in tree.items() if " mcp " in f"{cmd} " and "trailblaze" in cmd)
         assert any(device_process in cmd for cmd in tree.values()), tree
         assert any("inventory.py" in cmd for cmd in tree.values()), tree  # the workspace's tool server
-        os.kill(client.pid, signal.SIGKILL)
-        client.wait(timeout=10)
+        if stop == "kill the client":
+            os.kill(client.pid, signal.SIGKILL)
+            client.wait(timeout=10)
+        else:
+            os.kill(server, signal.SIGTERM)
+            assert client.wait(timeout=90) != 0  # the client sees its server go away mid-call
     finally:
         if client.poll() is None:
             client.kill()

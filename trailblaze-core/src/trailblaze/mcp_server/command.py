@@ -82,6 +82,7 @@ def make_command() -> click.Command:
                                max_llm_calls=max_llm_calls, output_dir=output_dir, logging=not no_logging)
         workbench = Workbench(settings)
         _interrupt_on(signal.SIGTERM, signal.SIGHUP)
+        interrupted = False
         try:
             if use_http:
                 _run_http(workbench, host, port, token_file, allow_remote)
@@ -92,10 +93,12 @@ def make_command() -> click.Command:
 
                 anyio.run(serve_stdio, workbench)
         except KeyboardInterrupt:
-            pass
+            interrupted = True
         finally:
             for problem in workbench.close():
                 click.echo(f"trailblaze mcp: warning: {problem}", err=True)
+        if interrupted and not use_http:
+            _exit_now()
 
     return mcp
 
@@ -138,6 +141,19 @@ def _run_http(workbench: Any, host: str, port: int, token_file: Path | None, all
         anyio.run(serve_http, workbench, sock, token, host)
     finally:
         sock.close()
+
+
+def _exit_now() -> None:
+    """Leave after a signal, with the devices already stopped. A normal exit would wait for the SDK's
+    stdin reader thread, blocked until the client closes the pipe (which a client that only signalled
+    may never do); the exit handlers (a managed Appium server's shutdown) still run first."""
+    import atexit
+    import sys
+
+    sys.stdout.flush()
+    sys.stderr.flush()
+    atexit._run_exitfuncs()
+    os._exit(0)
 
 
 def _interrupt_on(*signals: signal.Signals) -> None:
