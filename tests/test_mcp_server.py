@@ -152,16 +152,22 @@ def test_streamable_http_needs_the_token_and_records_the_same_trail(tmp_path: Pa
             from mcp.client.streamable_http import streamable_http_client
 
             client = httpx2.AsyncClient(headers=info["headers"], timeout=httpx2.Timeout(120.0))
+
+            async def on_message(message: Any) -> None:
+                notes.append(getattr(message, "method", ""))
+
             async with client, streamable_http_client(info["url"], http_client=client) as (read, write):
-                async with ClientSession(read, write, read_timeout_seconds=120) as session:
+                async with ClientSession(read, write, read_timeout_seconds=120, message_handler=on_message) as session:
                     init = await session.initialize()
                     assert init.capabilities.tools is not None and init.capabilities.tools.list_changed
                     # This agent types the password in literally: the trail still gets the token.
                     return await explore_and_save(session, password=PASSWORD)
 
+        notes: list[str] = []
         seen = anyio.run(main)
         check_saved_trail(ws, seen)
         assert not any(PASSWORD in text for text in seen["results"])
+        assert "notifications/tools/list_changed" in notes and "notifications/message" in notes
         # The browser belongs to the server process, not to one HTTP session: it is still up.
         tree = live_tree(proc.pid)
         assert any("chrom" in cmd for cmd in tree.values()), tree
