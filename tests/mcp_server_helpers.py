@@ -44,6 +44,12 @@ drivers:
     app: {root / 'app' / 'shop-android.xml'}
     wait_timeout_ms: 800
     poll_interval_ms: 50
+  ios-appium-xcuitest:
+    platform_name: Fake
+    automation_name: Fake
+    app: {root / 'app' / 'shop-ios.xml'}
+    wait_timeout_ms: 800
+    poll_interval_ms: 50
 mcpServers:
   - name: inventory
     script: {INVENTORY_SERVER}

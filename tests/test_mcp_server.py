@@ -264,6 +264,9 @@ def test_switching_to_the_appium_fake_driver_swaps_the_tool_list(tmp_path: Path)
             tapped = await session.call_tool("tap", {"ref": out["ref"]}, meta={"trailblaze/step": "Tap sign in"})
             assert not tapped.is_error, text_of(tapped)
             out["recording"] = json.loads((await session.read_resource("trailblaze://recording")).contents[0].text)
+            ios = await session.call_tool("device", {"action": "IOS"})
+            assert not ios.is_error, text_of(ios)
+            out["ios"] = ios.structured_content
             return out
 
     out = anyio.run(main)
@@ -276,6 +279,7 @@ def test_switching_to_the_appium_fake_driver_swaps_the_tool_list(tmp_path: Path)
     assert step["text"] == "Tap sign in" and step["classifier"].startswith("android")
     assert out["ref"] not in json.dumps(step["recording"])  # the ref became a selector
     assert "com.example.fakeshop:id/sign_in" in json.dumps(step["recording"])
+    assert out["ios"]["driver"] == "ios-appium-xcuitest" and out["ios"]["platform"] == "ios"
 
 
 def test_exec_is_offered_only_with_the_opt_in_flag(tmp_path: Path) -> None:
