@@ -61,13 +61,22 @@ def through_runner(trail: Path, out: Path, *, logging: bool = True) -> float:
     return total
 
 
-def dispatcher_only(calls: int, root: Path) -> float:
-    """The single dispatch path alone (interpolate, validate, execute, log entry), no parsing or files."""
+def dispatcher_only(calls: int, root: Path, *, kind_owners: bool = False) -> float:
+    """The single dispatch path alone (interpolate, validate, execute, log entry), no parsing or files.
+
+    With ``kind_owners`` the YAML-tools and MCP plugins are registered too, so every call also passes
+    their ``trailblaze_execute_tool`` implementations (which answer only for their own kinds)."""
     from trailblaze import ToolCall
     from trailblaze.testing import make_session
 
     host = new_host()
     host.register(Plugin(), "bench")
+    if kind_owners:
+        import trailblaze_mcp_subprocess.plugin as mcp_plugin
+        import trailblaze_yaml_tools.plugin as yaml_plugin
+
+        host.register(yaml_plugin, "yaml_tools")
+        host.register(mcp_plugin, "mcp_subprocess")
     session = make_session(host, root=root)
     session.log.enabled = False
     ctx = session.context(step_index=0)
@@ -99,9 +108,16 @@ def main() -> None:
         quiet = min(through_runner(trail, Path(tmp) / f"q{i}", logging=False) for i in range(ns.repeat))
         parse = min(timed_parse(trail) for _ in range(ns.repeat))
         alone = min(dispatcher_only(ns.calls, Path(tmp) / f"d{i}") for i in range(ns.repeat))
+        try:
+            owners: float | None = min(dispatcher_only(ns.calls, Path(tmp) / f"o{i}", kind_owners=True)
+                                       for i in range(ns.repeat))
+        except ImportError:  # the YAML-tools / MCP distributions are not installed
+            owners = None
     print(f"direct calls:                    {base * 1e3:8.1f} ms for {ns.calls} calls ({base / ns.calls * 1e6:.2f} µs/call)")
     print(f"parsing the trail alone:         {parse * 1e3:8.1f} ms (see bench_trail_parse.py)")
     print(f"dispatcher alone (no files):     {alone * 1e3:8.1f} ms  overhead {(alone - base) / ns.calls * 1e6:6.1f} µs/call (aim <= 30)")
+    if owners is not None:
+        print(f"  + YAML-tools and MCP plugins:  {owners * 1e3:8.1f} ms  overhead {(owners - base) / ns.calls * 1e6:6.1f} µs/call (aim <= 30)")
     for label, total in (("runner, one log file per call", ours), ("runner, --no-logging", quiet)):
         overhead_us = (total - base) / ns.calls * 1e6
         dispatch_us = (total - parse - base) / ns.calls * 1e6

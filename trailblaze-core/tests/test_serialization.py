@@ -38,11 +38,27 @@ def test_othertool_round_trips_unchanged_through_yaml_and_json() -> None:
     assert encode_yaml(again) == raw
 
 
-def test_legacy_class_shape_is_accepted() -> None:
-    call = decode_json({"class": "xyz.block.trailblaze.toolcalls.commands.TapOnElementBySelectorTrailblazeTool",
-                        "nodeSelector": {"textRegex": "OK"}})
-    assert call.name == "tapOnElementBySelector"
-    assert call.args == {"nodeSelector": {"textRegex": "OK"}}
+def test_legacy_class_shape_is_decoded_by_the_plugin_owning_the_class(plugin_host) -> None:  # type: ignore[no-untyped-def]
+    legacy = {"class": "xyz.block.trailblaze.toolcalls.commands.WaitForIdleSyncTrailblazeTool",
+              "timeToWaitInSeconds": 0}
+    call = decode_json(legacy, host=plugin_host)  # the core's builtin tools plugin owns `wait`
+    assert (call.name, call.args) == ("wait", {"timeToWaitInSeconds": 0})
+    # Nobody guesses a tool from a class name: an unclaimed class stays as written, an OtherTool that
+    # fails at dispatch naming the class.
+    other = decode_json({"class": "com.example.ShinyTrailblazeTool", "x": 1}, host=plugin_host)
+    assert isinstance(other, OtherTool) and other.name == "com.example.ShinyTrailblazeTool"
+
+
+def test_upstream_class_decoder_is_a_hook_a_plugin_uses(plugin_host) -> None:  # type: ignore[no-untyped-def]
+    from trailblaze.testing import register_plugin
+    from trailblaze.tools.serialization import upstream_class_decoder
+
+    class Plugin:
+        trailblaze_decode_tool = staticmethod(upstream_class_decoder({"com.acme.GreetTool": "acme_greet"}))
+
+    with register_plugin(plugin_host, Plugin(), "acme"):
+        call = decode_json({"class": "com.acme.GreetTool", "person": "Ada"}, host=plugin_host)
+    assert (call.name, call.args) == ("acme_greet", {"person": "Ada"})
 
 
 @pytest.mark.parametrize("item, message", [
@@ -59,3 +75,28 @@ def test_malformed_calls_are_rejected(item: object, message: str) -> None:
 def test_empty_args_mean_no_arguments() -> None:
     assert decode_yaml_item({"dumpMemory": None}).args == {}
     assert decode_yaml_item({"dumpMemory": {}}).args == {}
+
+
+def test_every_written_recording_goes_through_the_encoder(plugin_host, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A team policy as a plugin: recordings it writes never keep the model's ``reasoning`` annotation."""
+    from trailblaze import hookimpl
+    from trailblaze.testing import register_plugin
+    from trailblaze.trail.saveback import append_step
+
+    class NoReasoning:
+        @hookimpl
+        def trailblaze_encode_tool(self, call: ToolCall) -> dict[str, object] | None:
+            if "reasoning" not in call.args:
+                return None
+            return {call.name: {k: v for k, v in call.args.items() if k != "reasoning"}}
+
+    trail = tmp_path / "t.trail.yaml"
+    calls = [ToolCall("wait", {"timeToWaitInSeconds": 1, "reasoning": "the page is still loading"})]
+    with register_plugin(plugin_host, NoReasoning(), "no_reasoning"):
+        append_step(trail, "Wait for the page", classifier="host", calls=calls, host=plugin_host)
+    text = trail.read_text()
+    assert "reasoning" not in text and "timeToWaitInSeconds: 1" in text
+    from trailblaze.trail.parser import load_trail
+
+    (call,) = load_trail(trail).steps[0].recordings["host"]
+    assert (call.name, call.args) == ("wait", {"timeToWaitInSeconds": 1})

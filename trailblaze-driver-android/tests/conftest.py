@@ -19,8 +19,8 @@ from ruamel.yaml import YAML
 import trailblaze_driver_android.appium.plugin as mobile_plugin
 import trailblaze_driver_android.plugin as android_plugin
 from trailblaze.plugins import PluginHost
-from trailblaze.session import Session, SessionOutcome
-from trailblaze.testing import installed_host, make_session, new_host
+from trailblaze.session import Session
+from trailblaze.testing import finish_session, installed_host, make_session, new_host
 from trailblaze_driver_android.appium import server as managed
 from trailblaze_driver_android.appium.hierarchy import Hierarchy, parse_page_source
 
@@ -161,10 +161,7 @@ def fake_session(mobile_host: PluginHost, appium_server: managed.ManagedServer,
         yield make
     finally:
         for session in sessions:
-            mobile_host.session_finished(session, SessionOutcome.SUCCEEDED)
-            if session.driver is not None:
-                session.driver.stop()
-            session.log.close()
+            finish_session(session)
 
 
 def load_fixture(name: str, platform: str | None = None) -> Hierarchy:

@@ -12,8 +12,8 @@ import trailblaze_yaml_tools.plugin as yaml_plugin
 from trailblaze.checks import CheckReport
 from trailblaze.config import WorkspaceConfig, load_workspace
 from trailblaze.plugins import PluginHost
-from trailblaze.session import Session, SessionOutcome
-from trailblaze.testing import installed_host, make_session, new_host
+from trailblaze.session import Session
+from trailblaze.testing import finish_session, installed_host, make_session, new_host
 from trailblaze.tools.registry import ToolRegistry
 from trailblaze_yaml_tools.catalog import Catalog, catalog_for
 
@@ -81,10 +81,7 @@ class Workspace:
 
     def close(self) -> None:
         for session in self._sessions:
-            self.host.session_finished(session, SessionOutcome.SUCCEEDED)
-            if session.driver is not None:
-                session.driver.stop()
-            session.log.close()
+            finish_session(session)
 
 
 @pytest.fixture

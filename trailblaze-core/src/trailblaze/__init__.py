@@ -3,6 +3,15 @@
 The public API for plugin authors lives here: ``hookimpl`` to implement hooks, ``Tool`` and
 ``DelegatingTool`` to write class-backed tools, ``Driver`` to add a device kind. Attributes are
 resolved lazily so ``import trailblaze`` stays cheap for the CLI.
+
+The documented submodules are public too, each through its ``__all__``: ``trailblaze.tools`` (and
+``.base``, ``.descriptors``, ``.params``, ``.registry``, ``.serialization``), ``trailblaze.selectors``,
+``trailblaze.driver``, ``trailblaze.session``, ``trailblaze.context``, ``trailblaze.memory``,
+``trailblaze.errors``, ``trailblaze.config``, ``trailblaze.checks``, ``trailblaze.targets``,
+``trailblaze.plugins``, ``trailblaze.yamlio``, ``trailblaze.testing``, ``trailblaze.testing_llm``,
+``trailblaze.runner`` and ``trailblaze.runner.lifecycle`` (see docs/writing-a-plugin.md). Anything
+else, and any name outside a module's ``__all__``, is internal and may change; a test keeps the
+in-repo plugins and examples on this surface.
 """
 
 from __future__ import annotations
@@ -35,12 +44,10 @@ _LAZY = {
     "DriverRegistry": "trailblaze.driver",
     "DeviceInfo": "trailblaze.driver",
     "ToolContext": "trailblaze.context",
-    "Session": "trailblaze.session",
     "SessionOutcome": "trailblaze.session",
-    "Memory": "trailblaze.memory",
     "WorkspaceConfig": "trailblaze.config",
+    "TargetInfo": "trailblaze.targets",
     "CheckReport": "trailblaze.checks",
-    "PluginHost": "trailblaze.plugins",
     "TrailblazeError": "trailblaze.errors",
     "BadInputError": "trailblaze.errors",
     "InfrastructureError": "trailblaze.errors",
@@ -59,9 +66,8 @@ if TYPE_CHECKING:
     from .driver import DeviceInfo, Driver, DriverConfig, DriverRegistry
     from .errors import (BadInputError, ConfigError, DriverError, ExitCode, InfrastructureError, ToolFailure,
                          TrailblazeError)
-    from .memory import Memory
-    from .plugins import PluginHost
-    from .session import Session, SessionOutcome
+    from .session import SessionOutcome
+    from .targets import TargetInfo
     from .tools.base import DelegatingTool, OtherTool, Tool, ToolCall, ToolDefinition, ToolResult, ToolSource
     from .tools.descriptors import ToolDescriptor
     from .tools.params import ParameterDefinition, ParameterSchema, ParamType

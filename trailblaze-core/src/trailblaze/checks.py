@@ -51,3 +51,7 @@ class CheckReport:
     @property
     def ok(self) -> bool:
         return not self.errors
+
+__all__ = [
+    "CheckReport", "Finding",
+]

@@ -227,7 +227,7 @@ def run(paths: tuple[str, ...], tags: tuple[str, ...], driver: str | None, devic
 @cli.command(context_settings=CONTEXT_SETTINGS)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--all", "show_all", is_flag=True, help="Include the core's built-in plugins (always in --json).")
-@click.option("--hook", metavar="NAME", help="Only plugins implementing this hook.")
+@click.option("--hook", metavar="NAME", help="Only plugins implementing this hook (built-ins included).")
 @handle_errors
 def plugins(as_json: bool, show_all: bool, hook: str | None) -> None:
     """List installed plugins with version, hooks and status.
@@ -239,7 +239,8 @@ def plugins(as_json: bool, show_all: bool, hook: str | None) -> None:
     from .plugins import get_host
 
     host = get_host()
-    infos = host.plugins(include_builtins=show_all or as_json)
+    host.probe()
+    infos = host.plugins(include_builtins=show_all or as_json or bool(hook))
     if hook:
         infos = [i for i in infos if hook in i.hooks]
     if as_json:
@@ -312,7 +313,7 @@ def check(paths: tuple[str, ...], strict: bool, workspace: Path | None) -> None:
     the registered tools and their argument schemas, and runs the plugins' checks (e.g. trailmap
     naming). Exit 0 when clean (advisories are printed), 3 on errors; --strict makes advisories errors.
     """
-    from .check_command import run_check
+    from .commands.check import run_check
 
     sys.exit(run_check(list(paths), strict=strict, workspace=workspace))
 
@@ -356,7 +357,7 @@ def snapshot(driver: str | None, device: str | None, driver_options: tuple[str, 
       trailblaze snapshot -d android/emulator-5554 --offscreen
       trailblaze snapshot --driver ios-appium-xcuitest --raw > screen.xml
     """
-    from .snapshot_command import SnapshotRequest, take_snapshot
+    from .commands.snapshot import SnapshotRequest, take_snapshot
 
     flags = {"bounds": bounds, "offscreen": offscreen, "urls": urls, "all": all_elements}
     request = SnapshotRequest(driver=driver, device=device, driver_options=parse_driver_options(driver_options),

@@ -121,3 +121,6 @@ def load_workspace(root: Path | None, host: "PluginHost | None" = None) -> Works
                                                location=ws.location(key))
     return ws
 
+__all__ = [
+    "Defaults", "WorkspaceConfig", "find_workspace", "load_workspace",
+]

@@ -57,3 +57,7 @@ class ToolContext:
 
     def run(self, call: "ToolCall") -> "ToolResult":
         return self.session.dispatcher.call(call, self, top_level=False)
+
+__all__ = [
+    "ToolContext",
+]

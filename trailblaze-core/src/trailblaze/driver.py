@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .errors import BadInputError, ConfigError, SourceLocation
-from .tools.base import ToolSource, format_validation_error
+from .tools.base import Contributions, ToolSource, format_validation_error
 
 if TYPE_CHECKING:
     from .session import Session
@@ -152,20 +152,20 @@ def _canon(name: str) -> str:
 
 
 @dataclass
-class DriverRegistry:
-    """Drivers by key; aliases (upstream enum names) resolve case- and separator-insensitively."""
+class DriverRegistry(Contributions):
+    """Drivers by key; aliases (upstream enum names) resolve case- and separator-insensitively. The
+    plugin adding a driver is recorded through ``contributing`` (``Contributions``)."""
 
     _drivers: dict[str, DriverEntry] = field(default_factory=dict)
     _aliases: dict[str, str] = field(default_factory=dict)
-    _current_source: ToolSource | None = None
 
     def add_driver(self, cls: type[Driver]) -> None:
         key = cls.key
         if key in self._drivers:
             other = self._drivers[key]
             raise BadInputError(f"driver '{key}' is registered twice: by {other.source} and by "
-                                f"{self._current_source or ToolSource()}")
-        self._drivers[key] = DriverEntry(cls, self._current_source or ToolSource())
+                                f"{self.current_source or ToolSource()}")
+        self._drivers[key] = DriverEntry(cls, self.current_source or ToolSource())
         for alias in (key, *cls.aliases):
             self._aliases[_canon(alias)] = key
 
@@ -204,3 +204,7 @@ def validate_config(model: type[BaseModel], raw: Mapping[str, Any] | None, *, ow
     except ValidationError as exc:
         raise ConfigError(format_validation_error(exc, owner=owner).replace("argument", "setting"),
                           location=location) from None
+
+__all__ = [
+    "DeviceInfo", "Driver", "DriverConfig", "DriverRegistry", "validate_config",
+]

@@ -127,3 +127,21 @@ class ToolFailure(TrailblazeError):
 
 class PluginLoadError(InfrastructureError):
     """A plugin failed to import or register and ``TRAILBLAZE_STRICT_PLUGINS=1`` made that fatal."""
+
+
+class PluginHookError(InfrastructureError):
+    """A plugin's hook implementation raised something that is not a ``TrailblazeError`` (exit 2).
+
+    The message names the plugin, its distribution and version, the hook and the error, and says how
+    to disable the plugin: the user can act on it without a traceback (``--debug`` shows one)."""
+
+    def __init__(self, message: str, *, plugin: str, hook: str) -> None:
+        super().__init__(message)
+        self.plugin = plugin
+        self.hook = hook
+
+__all__ = [
+    "BadInputError", "ConfigError", "DriverError", "DuplicateToolError", "ExitCode", "InfrastructureError",
+    "PluginHookError", "PluginLoadError", "SourceLocation", "ToolArgumentError", "ToolExpansionError",
+    "ToolFailure", "TrailFormatError", "TrailblazeError", "UnknownToolError",
+]

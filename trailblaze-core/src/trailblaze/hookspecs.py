@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from .driver import DriverRegistry
     from .plugins import PluginHost
     from .session import Session, SessionOutcome
+    from .targets import TargetInfo
     from .tools.base import ToolCall, ToolDefinition, ToolResult
     from .tools.descriptors import ToolDescriptor
     from .tools.registry import ToolRegistry
@@ -100,33 +101,49 @@ def trailblaze_config_sections() -> "dict[str, type[Any]] | None":
     """
 
 
-# -- descriptors and serialization ------------------------------------------------------------------
+# -- descriptors and serialization (the contract: every tool takes these paths) -------------------
 @hookspec(firstresult=True)
-def trailblaze_tool_descriptor(definition: "ToolDefinition") -> "ToolDescriptor | None":
-    """Describe a tool for models and MCP clients. ``firstresult``: the plugin owning the
-    definition's kind may return a custom descriptor; None falls back to the core generator.
+def trailblaze_tool_descriptor(definition: "ToolDefinition", provider: "str | None") -> "ToolDescriptor | None":
+    """Describe a tool for a model or an MCP client. ``firstresult``.
+
+    Every descriptor the agent, ``trailblaze tools`` or an MCP client sees comes from this hook. The
+    plugin owning the definition's kind answers (YAML tools, MCP tools); the core answers last for
+    everything else. A wrapper (``@hookimpl(wrapper=True)``) can adjust whatever the owner produced,
+    e.g. reword a description for one model provider.
 
     :param definition: the tool definition to describe.
-    :return: a ``ToolDescriptor`` or None.
+    :param provider: the model provider type the descriptor is for (``openai``, ``anthropic``, ...),
+        or None when it is not for a model (``trailblaze tools``, MCP clients).
+    :return: a ``ToolDescriptor``, or None to let the next plugin answer.
     """
 
 
 @hookspec(firstresult=True)
 def trailblaze_decode_tool(name: str, args: "dict[str, Any]", registry: "ToolRegistry | None") -> "ToolCall | None":
-    """Decode a tool call read from YAML or JSON. ``firstresult``; None falls back to the core,
-    which returns a ``ToolCall`` (known name) or an ``OtherTool`` (unknown name, resolved at dispatch).
+    """Decode one tool call read from a trail, a tool body or a log. ``firstresult``.
 
-    :param name: the tool name as written.
+    Every recorded call the core reads goes through this hook. ``name`` is the name as written; for
+    upstream's legacy JSON form ``{"class": "<Kotlin FQCN>", ...fields}`` it is the class name, which
+    the plugin owning that tool maps to its own name (the web plugin maps
+    ``xyz.block.trailblaze.playwright.tools.PlaywrightNativeClickTool`` to ``web_click``). The core
+    answers last: a ``ToolCall`` for a registered name, else an ``OtherTool`` resolved at dispatch.
+
+    :param name: the tool name (or legacy class name) as written.
     :param args: the raw arguments as written.
-    :param registry: the session registry when one exists, else None.
+    :param registry: the session or workspace registry when one exists, else None.
+    :return: a ``ToolCall``, or None to let the next plugin answer.
     """
 
 
 @hookspec(firstresult=True)
 def trailblaze_encode_tool(call: "ToolCall") -> "dict[str, Any] | None":
-    """Encode a tool call for a recording (``{name: args}``). ``firstresult``; None = core encoding.
+    """Encode one tool call for a recording written into a trail (``{name: args}``). ``firstresult``.
+
+    Every call the core writes back (agent recordings, self-heal, ``step --save``, the session's
+    ``recording.trail.yaml``) goes through this hook; the core answers last with ``{name: args}``.
 
     :param call: the call to encode.
+    :return: a one-key map ``{name: args}``, or None to let the next plugin answer.
     """
 
 
@@ -134,15 +151,19 @@ def trailblaze_encode_tool(call: "ToolCall") -> "dict[str, Any] | None":
 @hookspec(firstresult=True)
 def trailblaze_execute_tool(call: "ToolCall", definition: "ToolDefinition", prepared: Any,
                             context: "ToolContext") -> "ToolResult | list[ToolCall] | None":
-    """Execute a tool call in place of ``definition.invoke``. ``firstresult``.
+    """Execute one tool call. ``firstresult``.
 
-    Return a ``ToolResult``, a list of ``ToolCall`` (the call delegates to them), or None to let the
-    next plugin, and finally the definition itself, run it.
+    The dispatcher makes every call through this hook: the plugin owning the definition's kind
+    answers (YAML tools expand into calls, MCP tools call their server); the core answers last with
+    ``definition.invoke`` (class tools). A wrapper (``@hookimpl(wrapper=True)``) sees every call of
+    every kind, so it can time, retry or veto calls without touching any driver.
 
     :param call: the call after memory interpolation.
     :param definition: the registered definition for ``call.name``.
     :param prepared: the validated arguments (a dict, or a ``Tool`` instance for class tools).
     :param context: the running tool context.
+    :return: a ``ToolResult``, a list of ``ToolCall`` (the call delegates to them), or None to let
+        the next plugin answer.
     """
 
 
@@ -157,6 +178,21 @@ def trailblaze_filter_tools(session: "Session", tools: "list[ToolDefinition]") -
     :param session: the running session (driver, device, target, workspace).
     :param tools: the candidate definitions, already filtered by driver and platform.
     :return: the subset to keep, or None.
+    """
+
+
+# -- targets --------------------------------------------------------------------------------------
+@hookspec(firstresult=True)
+def trailblaze_target_info(target: str, config: "WorkspaceConfig") -> "TargetInfo | None":
+    """Describe the target (app under test) ``target`` of a workspace. ``firstresult``.
+
+    Drivers and the agent read the answer as ``session.target_info`` (the web driver's base URL, the
+    agent's target system prompt), so they never import the plugin that knows targets.
+    ``trailblaze-yaml-tools`` answers from trailmaps and ``targets:``.
+
+    :param target: the target id (the trail's ``config.target`` or the workspace default).
+    :param config: the workspace configuration.
+    :return: a ``trailblaze.targets.TargetInfo``, or None when this plugin does not know the target.
     """
 
 

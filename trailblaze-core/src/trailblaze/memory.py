@@ -208,3 +208,7 @@ def _as_text(value: Any) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value)) if abs(value) < 1e16 else str(value)
     return str(value)
+
+__all__ = [
+    "REDACTED", "Memory", "has_tokens", "redact",
+]

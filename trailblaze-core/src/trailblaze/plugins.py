@@ -11,6 +11,7 @@ stderr line, not the CLI. Switches (environment variables):
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 import sys
@@ -19,14 +20,14 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib.metadata import EntryPoint, entry_points
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import pluggy
 
 from . import hookspecs
 from ._names import ENTRY_POINT_GROUP, PROJECT_NAME
 from ._version import __version__
-from .errors import PluginLoadError
+from .errors import PluginHookError, PluginLoadError, TrailblazeError
 from .tools.base import ToolSource
 
 if TYPE_CHECKING:
@@ -39,11 +40,14 @@ if TYPE_CHECKING:
     from .context import ToolContext
     from .driver import DriverRegistry
     from .session import Session, SessionOutcome
+    from .llm.registry import LlmProviderRegistry
+    from .targets import TargetInfo
     from .tools.base import ToolCall, ToolDefinition, ToolResult
     from .tools.descriptors import ToolDescriptor
     from .tools.registry import ToolRegistry
 
 DEFAULT_PLUGINS: tuple[str, ...] = (
+    "trailblaze.builtin.contract",
     "trailblaze.builtin.tools",
     "trailblaze.builtin.host_driver",
     "trailblaze.llm.llm_config",
@@ -94,7 +98,9 @@ class PluginHost:
                  stderr: Callable[[str], None] | None = None) -> None:
         self.pm = pluggy.PluginManager(PROJECT_NAME)
         self.pm.add_hookspecs(hookspecs)
+        self._execute_hook = self.pm.hook.trailblaze_execute_tool  # on every tool call: one lookup, once
         self._infos: dict[str, PluginInfo] = {}
+        self._llm_providers: LlmProviderRegistry | None = None
         self._stderr = stderr or (lambda line: print(line, file=sys.stderr))
         self.strict = os.environ.get("TRAILBLAZE_STRICT_PLUGINS") == "1"
         self.trace = os.environ.get("TRAILBLAZE_TRACE_PLUGINS") == "1"
@@ -138,6 +144,56 @@ class PluginHost:
             return
         info.hooks = sorted(h.name for h in self.pm.get_hookcallers(obj) or [])
         self._infos[name] = info
+        self._guard_impls(obj, info)
+
+    def _guard_impls(self, obj: Any, info: PluginInfo) -> None:
+        """Make every hook implementation of ``obj`` fail as the plugin's failure, by name.
+
+        A plugin's bug (``from missing_sdk import ...`` inside ``trailblaze_register_drivers``) then
+        reads "plugin 'x' (dist 1.0) failed in trailblaze_register_drivers: ModuleNotFoundError: ...
+        -- disable it with TRAILBLAZE_DISABLE_PLUGINS=x" (exit 2), and ``trailblaze plugins`` shows the
+        plugin as ``error: ...``. ``TrailblazeError``s pass through: a plugin raising one means it.
+        Not guarded: wrappers, and ``trailblaze_execute_tool``, whose exceptions the dispatcher already
+        turns into the failure of the tool being called (a tool's bug fails its step, not the run)."""
+        for caller in self.pm.get_hookcallers(obj) or []:
+            if caller.name in _UNGUARDED_HOOKS:
+                continue
+            for impl in caller.get_hookimpls():
+                if impl.plugin is obj and not (impl.hookwrapper or impl.wrapper):
+                    # pluggy marks ``function`` final for its users; the host owns these impls.
+                    setattr(impl, "function", self._guarded(info, caller.name, impl.function))  # noqa: B010
+
+    def _guarded(self, info: PluginInfo, hook: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(fn)
+        def guarded(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(*args, **kwargs)
+            except TrailblazeError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - whatever a plugin raises is reported as its own
+                raise self.hook_failed(info, hook, exc) from exc
+        return guarded
+
+    def hook_failed(self, info: PluginInfo, hook: str, exc: BaseException) -> PluginHookError:
+        """Mark ``info`` as failed and build the one-line error naming it (see ``_guard_impls``)."""
+        err = (f"{type(exc).__name__}: {exc}".strip().splitlines() or [type(exc).__name__])[0]
+        info.status = f"error: {hook}: {err}"
+        info.error = err
+        dist = f" ({info.distribution} {info.version})" if info.distribution else ""
+        return PluginHookError(f"plugin '{info.name}'{dist} failed in {hook}: {err} "
+                               f"-- disable it with TRAILBLAZE_DISABLE_PLUGINS={info.name}",
+                               plugin=info.name, hook=hook)
+
+    def probe(self) -> None:
+        """Run the cheap discovery hooks into scratch registries, so ``trailblaze plugins`` can show a
+        plugin that imports or registers something broken as ``error`` instead of ``ok``."""
+        from .driver import DriverRegistry
+
+        for step in (lambda: self.register_drivers(DriverRegistry()), self.config_sections, self.trailmap_dirs):
+            try:
+                step()
+            except PluginHookError:
+                pass  # the guard recorded it on the plugin's status
 
     def _check_pending(self, name: str) -> None:
         plugin = self.pm.get_plugin(name)
@@ -236,11 +292,8 @@ class PluginHost:
 
     def register_drivers(self, registry: "DriverRegistry") -> None:
         for info, fn, argnames in self._impls("trailblaze_register_drivers"):
-            registry._current_source = info.source
-            try:
+            with registry.contributing(info.source):
                 fn(**{k: {"registry": registry}[k] for k in argnames})
-            finally:
-                registry._current_source = None
 
     def config_sections(self) -> dict[str, tuple[type[Any], PluginInfo]]:
         sections: dict[str, tuple[type[Any], PluginInfo]] = {}
@@ -249,23 +302,35 @@ class PluginHost:
                 sections[key] = (model, info)
         return sections
 
-    def tool_descriptor(self, definition: "ToolDefinition") -> "ToolDescriptor | None":
-        return self.pm.hook.trailblaze_tool_descriptor(definition=definition)  # type: ignore[no-any-return]
+    # The four contract calls. The core's built-in plugin (``builtin.contract``) answers each last, so
+    # a None here only happens on a host built without it; it is then an error, not a silent default.
+    def tool_descriptor(self, definition: "ToolDefinition", provider: str | None = None) -> "ToolDescriptor":
+        found: ToolDescriptor | None = self.pm.hook.trailblaze_tool_descriptor(definition=definition, provider=provider)
+        return found if found is not None else self._unanswered("trailblaze_tool_descriptor", definition.name)
 
-    def decode_tool(self, name: str, args: dict[str, Any], registry: "ToolRegistry | None") -> "ToolCall | None":
-        return self.pm.hook.trailblaze_decode_tool(name=name, args=args, registry=registry)  # type: ignore[no-any-return]
+    def decode_tool(self, name: str, args: dict[str, Any], registry: "ToolRegistry | None") -> "ToolCall":
+        found: ToolCall | None = self.pm.hook.trailblaze_decode_tool(name=name, args=args, registry=registry)
+        return found if found is not None else self._unanswered("trailblaze_decode_tool", name)
 
-    def encode_tool(self, call: "ToolCall") -> dict[str, Any] | None:
-        return self.pm.hook.trailblaze_encode_tool(call=call)  # type: ignore[no-any-return]
+    def encode_tool(self, call: "ToolCall") -> dict[str, Any]:
+        found: dict[str, Any] | None = self.pm.hook.trailblaze_encode_tool(call=call)
+        return found if found is not None else self._unanswered("trailblaze_encode_tool", call.name)
 
     def execute_tool(self, call: "ToolCall", definition: "ToolDefinition", prepared: Any,
-                     context: "ToolContext") -> "ToolResult | list[ToolCall] | None":
-        return self.pm.hook.trailblaze_execute_tool(  # type: ignore[no-any-return]
+                     context: "ToolContext") -> "ToolResult | list[ToolCall]":
+        found: ToolResult | list[ToolCall] | None = self._execute_hook(
             call=call, definition=definition, prepared=prepared, context=context)
+        return found if found is not None else self._unanswered("trailblaze_execute_tool", call.name)
 
-    @property
-    def has_execute_impls(self) -> bool:
-        return bool(self.pm.hook.trailblaze_execute_tool.get_hookimpls())
+    def _unanswered(self, hook: str, name: str) -> NoReturn:
+        from .errors import InfrastructureError
+
+        raise InfrastructureError(f"no plugin answered {hook} for tool '{name}'",
+                                  hint="the core's builtin.contract plugin answers it; was this host built without it?")
+
+    def target_info(self, target: str, config: "WorkspaceConfig") -> "TargetInfo | None":
+        found: TargetInfo | None = self.pm.hook.trailblaze_target_info(target=target, config=config)
+        return found
 
     def filter_tools(self, session: "Session", tools: "list[ToolDefinition]") -> "list[ToolDefinition]":
         kept = list(tools)
@@ -299,8 +364,10 @@ class PluginHost:
             kwargs = {"session": session, "outcome": outcome}
             try:
                 fn(**{k: kwargs[k] for k in argnames})
-            except Exception as exc:  # noqa: BLE001
-                errors.append(f"plugin '{info.name}' failed while finishing the session: {exc}")
+            except PluginHookError as exc:
+                errors.append(exc.message)
+            except Exception as exc:  # noqa: BLE001 - a TrailblazeError raised by the plugin itself
+                errors.append(f"plugin '{info.name}' failed in trailblaze_session_finished: {exc}")
         return errors
 
     def register_commands(self, cli: "click.Group") -> None:
@@ -310,6 +377,8 @@ class PluginHost:
             existing = dict(cli.commands)
             try:
                 fn(**{k: {"cli": cli}[k] for k in argnames})
+            except PluginHookError as exc:
+                self._stderr(f"trailblaze: {exc.message}")
             except Exception as exc:  # noqa: BLE001
                 self._stderr(f"trailblaze: plugin '{info.name}' failed to add its commands: {exc}")
             for name, command in existing.items():
@@ -320,12 +389,25 @@ class PluginHost:
 
     def register_llm_providers(self, registry: Any) -> None:
         for info, fn, argnames in self._impls("trailblaze_register_llm_providers"):
-            fn(**{k: {"registry": registry}[k] for k in argnames})
+            with registry.contributing(info.source):
+                fn(**{k: {"registry": registry}[k] for k in argnames})
+
+    def llm_providers(self) -> "LlmProviderRegistry":
+        """The LLM provider types this host's plugins register, built on first use."""
+        if self._llm_providers is None:
+            from .llm.registry import LlmProviderRegistry
+
+            registry = LlmProviderRegistry()
+            self.register_llm_providers(registry)
+            self._llm_providers = registry
+        return self._llm_providers
 
     def agent_prompts(self, session: "Session") -> list[str]:
         results = self.pm.hook.trailblaze_agent_prompts(session=session)
         return [r for r in results if isinstance(r, str) and r.strip()]
 
+
+_UNGUARDED_HOOKS = frozenset({"trailblaze_execute_tool"})
 
 _HOST: PluginHost | None = None
 
@@ -347,3 +429,7 @@ def set_host(host: PluginHost | None) -> PluginHost | None:
 
 def import_module_lazily(name: str) -> ModuleType:
     return importlib.import_module(name)
+
+__all__ = [
+    "PluginHost", "PluginInfo", "get_host", "set_host",
+]

@@ -27,8 +27,10 @@ from .tools.registry import ToolRegistry
 if TYPE_CHECKING:
     from .config import WorkspaceConfig
     from .plugins import PluginHost
+    from .targets import TargetInfo
 
 MAX_DELEGATION_DEPTH = 16
+_TARGET_KEY = "trailblaze.target_info"
 
 
 class SessionOutcome(str, enum.Enum):
@@ -97,6 +99,16 @@ class Session:
     def context(self, *, step_index: int | None = None) -> ToolContext:
         return ToolContext(self, step_index=step_index)
 
+    @property
+    def target_info(self) -> "TargetInfo | None":
+        """This session's target (``target``, else the workspace's ``defaults.target``) as the plugins
+        describe it (``trailblaze_target_info``); asked once per session."""
+        if _TARGET_KEY not in self.resources:
+            target = self.target or self.workspace.defaults.target
+            self.resources[_TARGET_KEY] = self.host.target_info(target, self.workspace) if target else None
+        found: TargetInfo | None = self.resources[_TARGET_KEY]
+        return found
+
 
 class Dispatcher:
     """Runs tool calls for one session. See the module docstring for the path a call takes."""
@@ -125,12 +137,9 @@ class Dispatcher:
         start = time.perf_counter()
         error: str | None = None
         result: ToolResult
-        outcome: Any = None
+        outcome: Any
         try:
-            if session.host.has_execute_impls:
-                outcome = session.host.execute_tool(resolved, definition, prepared, ctx)
-            if outcome is None:
-                outcome = definition.invoke(prepared, ctx)
+            outcome = session.host.execute_tool(resolved, definition, prepared, ctx)
         except ToolFailure as exc:
             outcome = ToolResult(False, exc.message)
         except TrailblazeError:
@@ -218,3 +227,7 @@ def suggest_tool_name(name: str, registry: ToolRegistry) -> str:
     if close:
         return "did you mean " + " or ".join(f"'{c}'" for c in close) + "?"
     return "run `trailblaze tools` to list the tools of this workspace and driver"
+
+__all__ = [
+    "Dispatcher", "ExecutedCall", "Session", "SessionOutcome",
+]

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from .plugins import PluginHost
-from .runner.lifecycle import open_session
+from .runner.lifecycle import SessionFactory
 from .runner.options import RunOptions
 from .session import Session
 from .tools.base import ToolDefinition
@@ -33,8 +33,9 @@ def list_toolbox(*, driver: str | None = None, target: str | None = None, search
     # whose tools only exist per session (MCP servers) can list them; ``session.options["listing"]``
     # tells them no trail will run.
     options = RunOptions(logging=False, report=False, save_recording=False, test_name="listing")
-    with open_session(host=host, options=options, workspace=workspace, driver=driver, target=target,
-                      start_driver=False, extra={"listing": True}) as lifecycle:
+    factory = SessionFactory(options, host=host, show_findings=False)  # listing runs no checks' report
+    with factory.open(workspace=workspace, driver=driver, target=target, start_driver=False,
+                      extra={"listing": True}) as lifecycle:
         session = lifecycle.session
         host = session.host
         tools = session_tools(session, for_llm=not include_hidden)

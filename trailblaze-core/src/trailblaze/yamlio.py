@@ -157,3 +157,7 @@ def locate_in_text(text: str, path: Sequence[Key], file: Path | str | None) -> S
 
 def load_file_fast(path: Path) -> Any:
     return load_fast(read_text(path), path)
+
+__all__ = [
+    "YamlSyntaxError", "load_fast", "load_roundtrip", "locate_in_text", "plain", "read_text",
+]

@@ -393,6 +393,12 @@ def test_context_and_target_prompts_reach_the_system_prompt(app_host, workspace,
         def trailblaze_agent_prompts(self, session: Any) -> str:
             return f"The app under test is the {session.target} demo."
 
+        @hookimpl
+        def trailblaze_target_info(self, target: str) -> Any:
+            from trailblaze.targets import TargetInfo
+
+            return TargetInfo(id=target, system_prompt="Shop accounts end in @example.com.")
+
     app_host.register(TargetPrompt(), name="target-prompt")
     trail = NL_TRAIL.replace("  title: Sign in\n", "  title: Sign in\n  target: shop\n  context: Use the staging account.\n")
     server = llm_server([*SIGN_IN, *VERIFY])
@@ -400,6 +406,7 @@ def test_context_and_target_prompts_reach_the_system_prompt(app_host, workspace,
     assert run(root, app_host).exit_code == 0
     system = server.requests[0].body["messages"][0]["content"]
     assert "The app under test is the shop demo." in system and system.endswith("Use the staging account.")
+    assert system.index("Shop accounts end in @example.com.") < system.index("The app under test is the shop demo.")
     assert "This step is a verification" in server.requests[-1].body["messages"][0]["content"]
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from trailblaze import hookimpl
 from trailblaze.driver import DriverRegistry
 from trailblaze.tools.registry import ToolRegistry
+from trailblaze.tools.serialization import upstream_class_decoder
 
 
 @hookimpl
@@ -24,3 +25,10 @@ def trailblaze_register_tools(registry: ToolRegistry) -> None:
 
     for tool in TOOLS:
         registry.add_tool(tool)
+
+
+trailblaze_decode_tool = upstream_class_decoder({
+    "xyz.block.trailblaze.mobile.tools.AdbShellTrailblazeTool": "android_adbShell",
+})
+"""Upstream's Kotlin class of the Android-only tool (what its ``android_adbShell.tool.yaml`` names), kept
+here rather than in ``tools.py`` so loading the plugin does not import the tools."""

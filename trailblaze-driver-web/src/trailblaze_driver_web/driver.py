@@ -401,21 +401,9 @@ def _safe_url(page: Page | None) -> str | None:
 
 
 def _target_base_url(session: Session | None) -> str | None:
-    """The target trailmap's web base URL, when ``trailblaze-yaml-tools`` knows the target."""
-    if session is None:
-        return None
-    target = session.target or session.workspace.defaults.target
-    if not target:
-        return None
-    try:
-        from trailblaze_yaml_tools.catalog import cached_catalog
-    except ImportError:
-        return None
-    catalog = cached_catalog(session.workspace)
-    found = catalog.targets.get(target) if catalog is not None else None
-    if found is None:
-        return None
-    return found.config.platform("web").base_url
+    """The session target's web base URL (``session.target_info``, from whichever plugin knows targets)."""
+    info = session.target_info if session is not None else None
+    return info.platform("web").base_url if info is not None else None
 
 
 def scrub_zip(path: Path, secrets: list[str], replacement: str = "***") -> int:

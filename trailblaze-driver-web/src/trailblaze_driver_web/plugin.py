@@ -8,6 +8,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from trailblaze import hookimpl
+from trailblaze.tools.serialization import upstream_class_decoder
+
+from .tools import UPSTREAM_CLASSES
 
 if TYPE_CHECKING:
     from trailblaze.driver import DriverRegistry
@@ -29,3 +32,4 @@ def trailblaze_register_tools(registry: ToolRegistry) -> None:
         registry.add_tool(tool)
 
 
+trailblaze_decode_tool = upstream_class_decoder(UPSTREAM_CLASSES)

@@ -1,7 +1,8 @@
 """Tool definitions for tools a server serves (kind ``mcp``).
 
 A definition is shared by every session of a workspace (registries are copied per session), so it
-holds no connection: ``invoke`` finds the session's running server in ``session.resources``.
+holds no connection: ``call_server`` (this plugin's ``trailblaze_execute_tool``) finds the session's
+running server in ``session.resources``.
 """
 
 from __future__ import annotations
@@ -68,7 +69,8 @@ class McpToolDefinition(ToolDefinition):
         # Recording annotations (reasoning) are ours, not the server's: do not send what it does not take.
         return {k: v for k, v in prepared.items() if k not in ANNOTATION_KEYS or schema.get(k) is not None}
 
-    def invoke(self, prepared: Any, ctx: ToolContext) -> ToolResult | list[ToolCall]:
+    def call_server(self, prepared: Any, ctx: ToolContext) -> ToolResult | list[ToolCall]:
+        """Call the tool on the session's running server (``trailblaze_execute_tool`` for kind ``mcp``)."""
         state = ctx.session.resources.get(STATE_KEY)
         if state is None:
             raise InfrastructureError(f"tool '{self.name}' is served by MCP server '{self.server}', which is not "

@@ -6,6 +6,8 @@ this module is cheap: the ``mcp`` SDK is imported only when a session actually h
 * ``trailblaze_config_sections`` claims ``mcpServers`` (validated in ``trailblaze_register_tools``, where
   every error can name its entry's line).
 * ``trailblaze_script_tools`` answers ``script:`` declarations from ``trailblaze-yaml-tools``.
+* ``trailblaze_tool_descriptor`` / ``trailblaze_execute_tool`` answer for tools of kind ``mcp``: the
+  server's advertised schema, and the call to the running server.
 * ``trailblaze_session_started`` spawns/connects the servers and registers their tools;
   ``trailblaze_session_finished`` stops them. ``trailblaze tools`` runs both hooks on a listing
   session, so listing spawns, lists and tears down.
@@ -26,6 +28,8 @@ from .definitions import STATE_KEY, McpToolDefinition
 
 if TYPE_CHECKING:
     from trailblaze.config import WorkspaceConfig
+    from trailblaze.context import ToolContext
+    from trailblaze.tools.base import ToolCall, ToolResult
     from trailblaze.session import Session, SessionOutcome
     from trailblaze.tools.base import ToolDefinition
     from trailblaze.tools.descriptors import ToolDescriptor
@@ -132,4 +136,12 @@ def trailblaze_session_finished(session: Session, outcome: SessionOutcome) -> No
 def trailblaze_tool_descriptor(definition: ToolDefinition) -> ToolDescriptor | None:
     if isinstance(definition, McpToolDefinition):
         return definition.descriptor()
+    return None
+
+
+@hookimpl
+def trailblaze_execute_tool(definition: ToolDefinition, prepared: Any,
+                            context: ToolContext) -> ToolResult | list[ToolCall] | None:
+    if isinstance(definition, McpToolDefinition):
+        return definition.call_server(prepared, context)
     return None

@@ -67,5 +67,6 @@ class YamlToolDefinition(ToolDefinition):
                 raise ToolExpansionError(f"tool '{self.name}' expanded into an invalid call: {exc}") from None
         return out
 
-    def invoke(self, prepared: Any, ctx: ToolContext) -> list[ToolCall]:
+    def expansion(self, prepared: Any, ctx: ToolContext) -> list[ToolCall]:
+        """What a call delegates to (this plugin's ``trailblaze_execute_tool`` for kind ``yaml``)."""
         return self.calls(prepared, registry=ctx.registry, host=ctx.session.host)

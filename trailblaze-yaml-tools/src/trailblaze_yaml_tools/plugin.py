@@ -6,10 +6,12 @@
 * ``trailblaze_trailmap_dirs`` — ships the framework trailmap ``trailblaze`` (platform defaults).
 * ``trailblaze_filter_tools`` — narrows a session to its target's effective tool set.
 * ``trailblaze_check_tools`` — file errors, trailmap problems, tool bodies, trailmap-scoping advisories.
-* ``trailblaze_tool_descriptor`` — adds shortcut/trailhead metadata to YAML tools' MCP descriptors.
+* ``trailblaze_tool_descriptor`` — describes YAML tools (with shortcut/trailhead metadata for MCP).
+* ``trailblaze_execute_tool`` — runs a YAML tool: its body, with the arguments substituted, as calls.
 * ``trailblaze_session_started`` — applies metadata-only files to tools registered per session, and
   prints file errors when ``trailblaze tools`` lists (no check runs there).
-* ``trailblaze_agent_prompts`` — the session target's ``system_prompt_file``, for the LLM agent.
+* ``trailblaze_target_info`` — a target as its trailmap declares it (app ids, web base URL, and the
+  ``system_prompt_file`` text the LLM agent gets), read by drivers and the agent as ``session.target_info``.
 """
 
 from __future__ import annotations
@@ -27,9 +29,11 @@ from .definitions import YamlToolDefinition
 if TYPE_CHECKING:
     from trailblaze.checks import CheckReport
     from trailblaze.config import WorkspaceConfig
+    from trailblaze.context import ToolContext
     from trailblaze.plugins import PluginHost
     from trailblaze.session import Session
-    from trailblaze.tools.base import ToolDefinition
+    from trailblaze.targets import TargetInfo
+    from trailblaze.tools.base import ToolCall, ToolDefinition
     from trailblaze.tools.descriptors import ToolDescriptor
     from trailblaze.tools.registry import ToolRegistry
 
@@ -101,14 +105,20 @@ def trailblaze_check_tools(registry: ToolRegistry, report: CheckReport, config: 
 
 @hookimpl
 def trailblaze_tool_descriptor(definition: ToolDefinition) -> ToolDescriptor | None:
-    if not isinstance(definition, YamlToolDefinition) or not (
-            "shortcut" in definition.meta or "trailhead" in definition.meta):
+    if not isinstance(definition, YamlToolDefinition):
         return None
     from trailblaze.tools.descriptors import default_descriptor
 
     descriptor = default_descriptor(definition)
     extra = {f"trailblaze/{k}": definition.meta[k] for k in ("shortcut", "trailhead") if k in definition.meta}
-    return replace(descriptor, meta={**descriptor.meta, **extra})
+    return replace(descriptor, meta={**descriptor.meta, **extra}) if extra else descriptor
+
+
+@hookimpl
+def trailblaze_execute_tool(definition: ToolDefinition, prepared: Any, context: ToolContext) -> list[ToolCall] | None:
+    if isinstance(definition, YamlToolDefinition):
+        return definition.expansion(prepared, context)
+    return None
 
 
 @hookimpl
@@ -125,26 +135,24 @@ def trailblaze_session_started(session: Session) -> None:
             print(f"{where}warning: [{advisory.check}] {advisory.message}", file=sys.stderr)
 
 
-_PROMPT_KEY = "yaml_tools.agent_prompt"
-
-
 @hookimpl
-def trailblaze_agent_prompts(session: Session) -> str | None:
-    """The target's ``system_prompt_file`` (read once per session; the catalog checked that it exists)."""
-    if _PROMPT_KEY in session.resources:
-        cached: str | None = session.resources[_PROMPT_KEY]
-        return cached
-    text: str | None = None
-    target_id = session.target or session.workspace.defaults.target
-    catalog = cached_catalog(session.workspace) if target_id else None
-    target = catalog.targets.get(target_id) if catalog is not None and target_id else None
-    if target is not None and target.config.system_prompt_file and target.file is not None:
+def trailblaze_target_info(target: str, config: WorkspaceConfig) -> TargetInfo | None:
+    """The target as its trailmap (or ``targets:`` entry) declares it; ``system_prompt_file`` is read here."""
+    catalog = cached_catalog(config)
+    found = catalog.targets.get(target) if catalog is not None else None
+    if found is None:
+        return None
+    from trailblaze.targets import PlatformTarget, TargetInfo
+
+    cfg = found.config
+    prompt: str | None = None
+    if cfg.system_prompt_file and found.file is not None:
         from .toolfile import resolve_relative
 
-        path = resolve_relative(target.config.system_prompt_file, target.file)
         try:
-            text = path.read_text(encoding="utf-8").strip() or None
+            prompt = resolve_relative(cfg.system_prompt_file, found.file).read_text(encoding="utf-8").strip() or None
         except OSError:
-            text = None
-    session.resources[_PROMPT_KEY] = text
-    return text
+            prompt = None  # the catalog's checks report a missing file with its location
+    platforms = {name.lower(): PlatformTarget(app_ids=list(p.app_ids or []), base_url=p.base_url)
+                 for name, p in cfg.platforms.items() if p is not None}
+    return TargetInfo(id=found.id, display_name=cfg.display_name, platforms=platforms, system_prompt=prompt)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.tools.base import ClassToolDefinition, Tool, ToolDefinition, ToolSource
+from trailblaze.tools.base import ClassToolDefinition, OtherTool, Tool, ToolDefinition, ToolSource
 from trailblaze.tools.registry import WIRE_NAME
 
 from .definitions import YamlToolDefinition
@@ -135,6 +135,11 @@ def load_tool(data: Any, ctx: ToolFileContext, host: PluginHost, config: Workspa
         for key in ("description", "parameters", *FLAG_KEYS, *FILTER_KEYS):
             if key in data:
                 raise Problem(f"'{key}' is not allowed with class: (the class defines it)", (key,))
+        claimed = _claimed_class(name, data["class"], host)
+        if claimed is not None:
+            # An upstream Kotlin class that an installed plugin maps to its own tool (web_click.tool.yaml
+            # names PlaywrightNativeClickTool): the plugin registers the tool; this file only annotates it.
+            return LoadedTools(metadata=MetadataTool(claimed, meta, ctx.file, line))
         definition = _class_definition(name, data["class"], source, ctx)
         if meta:
             definition.meta.update(meta)
@@ -299,6 +304,19 @@ def import_tool_class(ref: str) -> type[Tool]:
     if not isinstance(obj, type) or not issubclass(obj, Tool):
         raise Problem(f"'{ref}' is not a trailblaze.Tool subclass", ("class",))
     return obj
+
+
+def _claimed_class(name: str, ref: Any, host: PluginHost) -> str | None:
+    """The tool a plugin maps the class ``ref`` to (``trailblaze_decode_tool``), or None (a Python class)."""
+    if not isinstance(ref, str) or not ref.strip():
+        return None
+    call = host.decode_tool(ref.strip(), {}, None)
+    if isinstance(call, OtherTool):
+        return None
+    if call.name != name:
+        raise Problem(f"id '{name}' does not match the tool that class '{ref}' is ('{call.name}')", ("id",),
+                      hint=f"use id: {call.name}")
+    return call.name
 
 
 def _class_definition(name: str, ref: Any, source: ToolSource, ctx: ToolFileContext) -> ToolDefinition:

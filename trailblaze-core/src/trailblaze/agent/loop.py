@@ -136,13 +136,14 @@ def offered_tools(session: "Session", *, verify: bool) -> list["ToolDefinition"]
     return session_tools(session, for_llm=True, verification_only=verify)
 
 
-def tool_specs(session: "Session", tools: list["ToolDefinition"]) -> list[dict[str, Any]]:
-    """Neutral descriptors (name, description, JSON Schema) of ``tools`` plus ``objectiveStatus``."""
+def tool_specs(session: "Session", tools: list["ToolDefinition"], provider: str | None = None) -> list[dict[str, Any]]:
+    """Neutral descriptors (name, description, JSON Schema) of ``tools`` plus ``objectiveStatus``, as
+    the plugins describe them for the model ``provider`` type (``trailblaze_tool_descriptor``)."""
     from ..tools.descriptors import describe
 
     specs = []
     for t in tools:
-        d = describe(t, session.host)
+        d = describe(t, session.host, provider)
         specs.append({"name": d.name, "description": d.description, "parameters": d.llm_input_schema})
     specs.append(dict(prompts.OBJECTIVE_STATUS_TOOL))
     return specs
@@ -169,7 +170,7 @@ class StepAgent:
         self.attempt_context = attempt_context
         self.verify = step.kind == "verify"
         self.tools = offered_tools(session, verify=self.verify)
-        self.specs = tool_specs(session, self.tools)
+        self.specs = tool_specs(session, self.tools, state.model.provider_cls.type)
         self.offered = {t.name: t for t in self.tools}
         self.llm_calls = 0
         self.cost = 0.0
@@ -417,10 +418,10 @@ class StepAgent:
 
 # -- helpers --------------------------------------------------------------------------------------
 def _target_prompts(session: "Session") -> list[str]:
-    hook = getattr(session.host, "agent_prompts", None)
-    if hook is None:
-        return []
-    return [p for p in hook(session) if p]
+    """The target's own system prompt (``session.target_info``), then what plugins add for this session."""
+    info = session.target_info
+    own = [info.system_prompt] if info is not None and info.system_prompt else []
+    return own + [p for p in session.host.agent_prompts(session) if p]
 
 
 def _redacted(request: LlmRequest, memory: Any) -> LlmRequest:

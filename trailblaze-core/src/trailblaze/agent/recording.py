@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from ..tools.base import ToolCall
 
 if TYPE_CHECKING:
+    from ..plugins import PluginHost
     from ..session import ExecutedCall
     from ..trail.model import Trail
 
@@ -99,16 +100,22 @@ def _log_kind(entry: Mapping[str, Any]) -> str:
     return str(entry.get("class", "")).rsplit(".", 1)[-1]
 
 
-def recordings_from_logs(entries: Iterable[Mapping[str, Any]]) -> dict[int, list[ToolCall]]:
+def recordings_from_logs(entries: Iterable[Mapping[str, Any]], host: "PluginHost | None" = None) -> dict[int, list[ToolCall]]:
     """Per step index, the recording generated from a session's log entries (``SessionLog.entries`` or
-    the ``NNN_*.json`` files read back in order)."""
+    the ``NNN_*.json`` files read back in order). Each logged call is decoded through ``host``'s
+    ``trailblaze_decode_tool``, so upstream's legacy ``{"class": ...}`` form reads as the owning tool."""
+    from ..tools.serialization import decode, decode_json
+
     by_step: dict[int, list[tuple[int, _Node]]] = {}
     for entry in entries:
         kind = _log_kind(entry)
         if kind not in (_TOOL_LOG, _DELEGATING_LOG) or entry.get("stepIndex") is None:
             continue
         form = entry.get("recordedTrailblazeTool") or entry.get("rawTrailblazeTool") or entry.get("trailblazeTool") or {}
-        call = ToolCall(str(form.get("toolName") or entry.get("toolName")), form.get("raw") or {})
+        if "class" in form and "toolName" not in form:
+            call = decode_json(form, host=host)
+        else:
+            call = decode(str(form.get("toolName") or entry.get("toolName")), dict(form.get("raw") or {}), host=host)
         depth = int(entry.get("depth") or (0 if entry.get("isTopLevelToolCall") else 1))
         node = _Node(call, bool(entry.get("isRecordable")), kind == _DELEGATING_LOG, bool(entry.get("isVerification")),
                      bool(entry.get("successful")), int(entry["stepIndex"]))
@@ -131,7 +138,7 @@ def recording_trail_yaml(trail: "Trail", entries: Sequence[Mapping[str, Any]], c
 
     from ..tools.serialization import encode_yaml
 
-    recordings = recordings_from_logs(entries)
+    recordings = recordings_from_logs(entries, host)
     ran = passed_steps(entries)
     doc: dict[str, Any] = {}
     config = {k: v for k, v in (("id", trail.config.id), ("title", trail.config.title),

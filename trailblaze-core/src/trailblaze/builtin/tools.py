@@ -14,6 +14,7 @@ from .. import hookimpl
 from ..context import ToolContext
 from ..tools.base import Tool, ToolResult
 from ..tools.registry import ToolRegistry
+from ..tools.serialization import upstream_class_decoder
 
 
 class WaitTool(Tool):
@@ -100,3 +101,11 @@ BUILTIN_TOOLS: tuple[type[Tool], ...] = (WaitTool, ExecTool, DumpMemoryTool, Rem
 @hookimpl
 def trailblaze_register_tools(registry: ToolRegistry) -> None:
     registry.add_tools(BUILTIN_TOOLS)
+
+
+trailblaze_decode_tool = upstream_class_decoder({
+    "xyz.block.trailblaze.toolcalls.commands.WaitForIdleSyncTrailblazeTool": "wait",
+    "xyz.block.trailblaze.toolcalls.commands.ExecTrailblazeTool": "exec",
+    "xyz.block.trailblaze.toolcalls.commands.memory.DumpMemoryTrailblazeTool": "dumpMemory",
+})
+"""Upstream's legacy ``{"class": ...}`` form of these tools (the classes its ``*.tool.yaml`` files name)."""

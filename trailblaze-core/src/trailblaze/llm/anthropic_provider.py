@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 from .. import hookimpl
 from .config import CostSpec, ModelSpec
-from .openai_provider import _error_text, _status_error
+from .openai_provider import error_text, status_error
 from .registry import LlmProviderRegistry, OfficialClientProvider, ProviderError
 from .types import LlmRequest, LlmResponse, LlmToolCall, LlmUsage
 
@@ -64,7 +64,7 @@ class AnthropicProvider(OfficialClientProvider):
         try:
             message = client.messages.create(**self.body(request))
         except anthropic.APIStatusError as exc:
-            raise _status_error(self.provider_id, exc.status_code, _error_text(exc), exc.response) from None
+            raise status_error(self.provider_id, exc.status_code, error_text(exc), exc.response) from None
         except anthropic.APITimeoutError:
             raise ProviderError(f"LLM provider '{self.provider_id}' timed out", retryable=True) from None
         except anthropic.APIConnectionError as exc:

@@ -77,7 +77,7 @@ class OpenAIProvider(OfficialClientProvider):
             else:
                 completion = client.chat.completions.create(**body)
         except openai.APIStatusError as exc:
-            raise _status_error(self.provider_id, exc.status_code, _error_text(exc), exc.response) from None
+            raise status_error(self.provider_id, exc.status_code, error_text(exc), exc.response) from None
         except openai.APITimeoutError:
             raise ProviderError(f"LLM provider '{self.provider_id}' timed out", retryable=True) from None
         except openai.APIConnectionError as exc:
@@ -163,7 +163,7 @@ def _parse_call(call_id: str, name: str, arguments: Any) -> LlmToolCall:
     return LlmToolCall(call_id, name, value, text)
 
 
-def _error_text(exc: Any) -> str:
+def error_text(exc: Any) -> str:
     body = getattr(exc, "body", None)
     if isinstance(body, dict):
         err = body.get("error", body)
@@ -174,7 +174,7 @@ def _error_text(exc: Any) -> str:
     return str(getattr(exc, "message", None) or exc)
 
 
-def _status_error(provider_id: str, status: int, message: str, response: Any) -> ProviderError:
+def status_error(provider_id: str, status: int, message: str, response: Any) -> ProviderError:
     retry_after: float | None = None
     headers = getattr(response, "headers", None)
     if headers is not None:

@@ -13,8 +13,10 @@ from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..errors import BadInputError, InfrastructureError
+from ..tools.base import Contributions, ToolSource
 
 if TYPE_CHECKING:
+    from ..plugins import PluginHost
     from .config import ModelSpec, ProviderSpec
     from .types import LlmRequest, LlmResponse
 
@@ -100,19 +102,22 @@ class OfficialClientProvider(LlmProvider):
             self._client_obj = None
 
 
-class LlmProviderRegistry:
-    """Provider types by ``type`` name, filled by ``trailblaze_register_llm_providers``."""
+class LlmProviderRegistry(Contributions):
+    """Provider types by ``type`` name, filled by ``trailblaze_register_llm_providers``; the plugin adding
+    each is recorded through ``contributing`` (``Contributions``)."""
 
     def __init__(self) -> None:
         self._types: dict[str, type[LlmProvider]] = {}
+        self.sources: dict[str, ToolSource] = {}
 
     def add_provider(self, cls: type[LlmProvider]) -> None:
         if not getattr(cls, "type", None):
             raise TypeError(f"{cls.__qualname__} has no 'type' class attribute")
         if cls.type in self._types and self._types[cls.type] is not cls:
-            raise BadInputError(f"LLM provider type '{cls.type}' is registered twice: "
-                                f"{self._types[cls.type].__module__} and {cls.__module__}")
+            raise BadInputError(f"LLM provider type '{cls.type}' is registered twice: by "
+                                f"{self.sources[cls.type]} and by {self.current_source or ToolSource()}")
         self._types[cls.type] = cls
+        self.sources[cls.type] = self.current_source or ToolSource()
 
     def get(self, type_name: str) -> type[LlmProvider] | None:
         return self._types.get(type_name)
@@ -124,15 +129,6 @@ class LlmProviderRegistry:
         return {cls.builtin_id: cls for cls in self._types.values() if cls.builtin_id}
 
 
-def provider_registry(host: object) -> LlmProviderRegistry:
+def provider_registry(host: "PluginHost") -> LlmProviderRegistry:
     """The provider types the plugins of ``host`` register (built once per host)."""
-    cached = getattr(host, "_trailblaze_llm_providers", None)
-    if isinstance(cached, LlmProviderRegistry):
-        return cached
-    registry = LlmProviderRegistry()
-    host.register_llm_providers(registry)  # type: ignore[attr-defined]
-    try:
-        host._trailblaze_llm_providers = registry  # type: ignore[attr-defined]
-    except AttributeError:  # pragma: no cover - a host that refuses attributes just rebuilds
-        pass
-    return registry
+    return host.llm_providers()

@@ -132,8 +132,9 @@ class SessionFactory:
     devices from one factory."""
 
     def __init__(self, options: RunOptions | None = None, *, host: PluginHost | None = None,
-                 warn: Warn | None = None) -> None:
+                 warn: Warn | None = None, show_findings: bool = True) -> None:
         self.options = options or RunOptions()
+        self.show_findings = show_findings
         self.host = host or get_host()
         self.warn: Warn = warn or _stderr_warning
         self.drivers = DriverRegistry()
@@ -150,7 +151,7 @@ class SessionFactory:
             cached = self._workspaces.get(root)
             if cached is None:
                 cached = self._workspaces[root] = load_tool_workspace(root, self.host)
-                for finding in cached.check.findings:
+                for finding in cached.check.findings if self.show_findings else ():
                     self.show_finding(finding.render())
             return cached
 

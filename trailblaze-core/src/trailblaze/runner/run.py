@@ -52,10 +52,10 @@ class Runner(SessionFactory):
     def __init__(self, options: RunOptions | None = None, *, host: PluginHost | None = None,
                  progress: Progress | None = None) -> None:
         self.progress = progress or Progress()
-        super().__init__(options, host=host, warn=lambda line: self.progress._print(f"  ! {line}"))
+        super().__init__(options, host=host, warn=lambda line: self.progress.note(f"  ! {line}"))
 
     def show_finding(self, line: str) -> None:
-        self.progress._print(line)
+        self.progress.note(line)
 
     # -- the run ------------------------------------------------------------------------------
     def run(self, paths: list[str]) -> RunResult:
@@ -121,7 +121,7 @@ class Runner(SessionFactory):
         try:
             if ws.error is not None:
                 raise ws.error
-            trail = load_trail(path)
+            trail = load_trail(path, host=self.host, registry=ws.registry)
         except TrailblazeError as exc:
             return self._early_result(path, path.name, exc, started)
         if self.options.tags and not set(self.options.tags) & set(trail.config.tags):
@@ -138,7 +138,7 @@ class Runner(SessionFactory):
             return TrailResult(path, trail.name, SessionOutcome.SKIPPED, ExitCode.SUCCESS, started_at=started,
                                completed_at=time.time(), skip_reason="no steps", trail_id=trail.config.id)
         for warning in trail.warnings:
-            self.progress._print(f"  ! {warning}")
+            self.progress.note(f"  ! {warning}")
         try:
             driver_cls = self.driver_for_trail(trail, ws.config, device)
         except TrailblazeError as exc:
@@ -168,7 +168,7 @@ class Runner(SessionFactory):
         outcome = SessionOutcome.ERROR if exc.exit_code != ExitCode.TRAIL_FAILED else SessionOutcome.FAILED
         result = TrailResult(path, title, outcome, exc.exit_code, message=str(exc), started_at=started,
                              completed_at=time.time(), failure_kind=type(exc).__name__)
-        self.progress._print(f"✗ {path}: {exc}")
+        self.progress.note(f"✗ {path}: {exc}")
         return result
 
     # -- the session --------------------------------------------------------------------------
@@ -235,7 +235,7 @@ class Runner(SessionFactory):
             text = recording_trail_yaml(session.trail, session.log.entries, result.classifier or "default", self.host)
             session.log.write_file("recording.trail.yaml", text.encode("utf-8"))
         except Exception as exc:  # noqa: BLE001 - a log artifact never fails the run
-            self.progress._print(f"  ! could not write recording.trail.yaml: {exc}")
+            self.progress.note(f"  ! could not write recording.trail.yaml: {exc}")
 
     def _log_started(self, session: Session, trail: "Trail") -> None:
         cfg = trail.config
@@ -355,7 +355,7 @@ class Runner(SessionFactory):
             try:
                 session.driver.step_finished(session, step.index, step_result.success)
             except Exception as exc:  # noqa: BLE001
-                self.progress._print(f"  ! could not capture step artifacts: {exc}")
+                self.progress.note(f"  ! could not capture step artifacts: {exc}")
         shots = [e for e in session.log.entries[first_entry:] if e.get("screenshot")]
         if shots:
             step_result.screenshot = shots[-1]["screenshot"]
@@ -407,7 +407,7 @@ class Runner(SessionFactory):
         for index, classifier, calls in saves:
             step = trail.steps[index]
             if step.kind == "trailhead" and calls is not None and len(calls) != 1:
-                self.progress._print(f"  ! trailhead recording not saved: it took {len(calls)} calls and a trailhead "
+                self.progress.note(f"  ! trailhead recording not saved: it took {len(calls)} calls and a trailhead "
                                      "records exactly one (wrap them in a YAML tool)")
                 continue
             writable.append((index, classifier, calls))
@@ -416,12 +416,12 @@ class Runner(SessionFactory):
         try:
             save_recordings(trail.path, writable, host=self.host)
         except TrailblazeError as exc:
-            self.progress._print(f"  ! could not save recordings into {trail.path}: {exc}")
+            self.progress.note(f"  ! could not save recordings into {trail.path}: {exc}")
             return
         session.log.write("RecordingSavedLog", {"trailFilePath": str(trail.path), "updates": [
             {"stepIndex": i, "classifier": c, "recording": [x.to_json() for x in calls or []]} for i, c, calls in writable]})
         steps = ", ".join(str(i + (0 if trail.trailhead is not None else 1)) for i, _, _ in writable)
-        self.progress._print(f"  ↳ saved recording{'s' if len(writable) > 1 else ''} for step{'s' if len(writable) > 1 else ''} "
+        self.progress.note(f"  ↳ saved recording{'s' if len(writable) > 1 else ''} for step{'s' if len(writable) > 1 else ''} "
                              f"{steps} ({writable[0][1]}) into {trail.path}")
 
 

@@ -8,7 +8,8 @@ a process that has never seen its definition.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -111,6 +112,29 @@ class ToolSource:
         return {k: (str(v) if isinstance(v, Path) else v) for k, v in
                 {"plugin": self.plugin, "distribution": self.distribution, "version": self.version,
                  "file": self.file, "server": self.server, "line": self.line}.items() if v is not None}
+
+
+class Contributions:
+    """How every registry (tools, drivers, LLM provider types) records which plugin contributed an entry.
+
+    The plugin host calls each plugin's registration hook inside ``registry.contributing(source)``;
+    whatever the registry adds meanwhile is attributed to ``current_source``, so conflicts and listings
+    name the plugin without plugins having to say who they are."""
+
+    _current_source: ToolSource | None = None
+
+    @contextmanager
+    def contributing(self, source: ToolSource) -> Iterator[None]:
+        previous = self._current_source
+        self._current_source = source
+        try:
+            yield
+        finally:
+            self._current_source = previous
+
+    @property
+    def current_source(self) -> ToolSource | None:
+        return self._current_source
 
 
 @dataclass(kw_only=True)
@@ -274,3 +298,8 @@ def format_validation_error(exc: ValidationError, *, owner: str) -> str:
             got = err.get("input")
             parts.append(f"{owner}: argument '{loc}': {err.get('msg', 'invalid')}, got {got!r}")
     return "; ".join(parts)
+
+__all__ = [
+    "ANNOTATION_KEYS", "ClassToolDefinition", "Contributions", "DelegatingTool", "OtherTool", "Tool",
+    "ToolCall", "ToolDefinition", "ToolResult", "ToolSource", "format_validation_error",
+]

@@ -61,10 +61,11 @@ def default_descriptor(definition: ToolDefinition) -> ToolDescriptor:
     return ToolDescriptor(definition.name, definition.description, full, llm, meta)
 
 
-def describe(definition: ToolDefinition, host: "PluginHost | None" = None) -> ToolDescriptor:
-    """The descriptor for ``definition``: a plugin that owns the kind may describe it, else the default."""
-    if host is not None:
-        custom = host.tool_descriptor(definition)
-        if custom is not None:
-            return custom
-    return default_descriptor(definition)
+def describe(definition: ToolDefinition, host: "PluginHost", provider: str | None = None) -> ToolDescriptor:
+    """The descriptor for ``definition`` through ``trailblaze_tool_descriptor`` (the plugin owning the
+    kind answers, the core last), for the model ``provider`` type or None (listings, MCP clients)."""
+    return host.tool_descriptor(definition, provider)
+
+__all__ = [
+    "ToolDescriptor", "default_descriptor", "describe",
+]

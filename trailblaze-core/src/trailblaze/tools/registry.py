@@ -5,12 +5,11 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
 from ..errors import BadInputError, DuplicateToolError
-from .base import ClassToolDefinition, Tool, ToolDefinition, ToolSource
+from .base import ClassToolDefinition, Contributions, Tool, ToolDefinition, ToolSource
 
 WIRE_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 """What OpenAI/Anthropic/MCP accept as a tool name. Breaking it is an error."""
@@ -23,33 +22,18 @@ class ToolNameWarning(UserWarning):
     """A tool name that works on the wire but breaks the upstream naming convention."""
 
 
-class ToolRegistry:
+class ToolRegistry(Contributions):
     """All tools of one session, keyed by name.
 
-    Registration goes through ``add``; inside ``contributing(source)`` every tool added without an
-    explicit source is attributed to that source, which is how the plugin host records which plugin
-    registered what without plugins having to say so.
+    Registration goes through ``add``; inside ``contributing(source)`` (``Contributions``) every tool
+    added without an explicit source is attributed to that source.
     """
 
     def __init__(self) -> None:
         self._tools: dict[str, ToolDefinition] = {}
-        self._current_source: ToolSource | None = None
         self.warnings: list[str] = []
 
     # -- registration -------------------------------------------------------------------------
-    @contextmanager
-    def contributing(self, source: ToolSource) -> Iterator[None]:
-        previous = self._current_source
-        self._current_source = source
-        try:
-            yield
-        finally:
-            self._current_source = previous
-
-    @property
-    def current_source(self) -> ToolSource | None:
-        return self._current_source
-
     def add(self, definition: ToolDefinition) -> ToolDefinition:
         """Register a definition. A name already taken is an error naming both sources."""
         if definition.source == ToolSource() and self._current_source is not None:
@@ -119,3 +103,7 @@ class ToolRegistry:
 def warn_names(registry: ToolRegistry) -> None:
     for msg in registry.warnings:
         warnings.warn(msg, ToolNameWarning, stacklevel=2)
+
+__all__ = [
+    "WIRE_NAME", "ToolNameWarning", "ToolRegistry",
+]

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from .. import yamlio
 from ..errors import BadInputError, SourceLocation, TrailFormatError
 from ..tools.base import ToolCall
-from ..tools.serialization import RESERVED_NAMES, ToolCallFormatError, decode_yaml_item
+from ..tools.serialization import RESERVED_NAMES, ToolCallFormatError, decode_json, decode_yaml_item
 from . import args as _args
 from .model import Trail, TrailConfig, TrailStep
 from .nodes import MappingNode, Node, NodeReader, ScalarNode, SequenceNode, compose
@@ -61,12 +61,13 @@ def parse_trail(text: str, path: Path | str | None = None, *, strict: bool = Fal
     ``host``/``registry`` let plugins decode calls (``trailblaze_decode_tool``); without them every
     call is a plain ``ToolCall``/``OtherTool`` resolved at dispatch, as upstream does.
     """
-    trail, _root = _parse(text, path, strict=strict, host=host, registry=registry)
+    trail, _root = parse_with_nodes(text, path, strict=strict, host=host, registry=registry)
     return trail
 
 
-def _parse(text: str, path: Path | str | None, *, strict: bool = False, host: PluginHost | None = None,
-           registry: ToolRegistry | None = None) -> tuple[Trail, Node | None]:
+def parse_with_nodes(text: str, path: Path | str | None, *, strict: bool = False, host: PluginHost | None = None,
+                     registry: ToolRegistry | None = None) -> tuple[Trail, Node | None]:
+    """``parse_trail`` plus the YAML node tree, for code that edits the text in place (save-back)."""
     file = Path(path) if isinstance(path, str) else path
     root, yaml = compose(text, file)
     parser = _Parser(file, NodeReader(file, yaml), strict=strict, host=host, registry=registry)
@@ -459,6 +460,14 @@ class _Parser:
         if not isinstance(knode, ScalarNode) or knode.tag != "tag:yaml.org,2002:str":
             r.fail(knode, "a tool name must be text")
         name = knode.value
+        if name == "class" and isinstance(vnode, ScalarNode) and len(node.value) > 1:
+            # Upstream's legacy form {"class": "<Kotlin FQCN>", ...fields}: the plugin owning the tool
+            # maps the class (trailblaze_decode_tool).
+            fields = r.plain(node)
+            try:
+                return decode_json(fields, registry=self.registry, host=self.host), r.loc(knode)
+            except ToolCallFormatError as exc:
+                r.fail(node, str(exc), name)
         if len(node.value) > 1:
             other = node.value[1][0]
             r.fail(other, f"a tool call has exactly one key, the tool name; found '{name}' and "
@@ -593,7 +602,7 @@ class _Parser:
 # -- locating at run time -----------------------------------------------------------------------
 @functools.lru_cache(maxsize=4)
 def _recompose(text: str, file: str | None) -> tuple[Trail, Node | None]:
-    return _parse(text, Path(file) if file else None)
+    return parse_with_nodes(text, Path(file) if file else None)
 
 
 def locate_step(trail: Trail, step_index: int) -> SourceLocation:

@@ -35,7 +35,7 @@ from ..errors import BadInputError
 from ..tools.base import ToolCall
 from ..tools.serialization import encode_yaml
 from .nodes import MappingNode, Node, ScalarNode, SequenceNode, content_end
-from .parser import _parse
+from .parser import parse_with_nodes
 
 if TYPE_CHECKING:
     from ..plugins import PluginHost
@@ -251,7 +251,7 @@ def splice_recordings(text: str, path: Path | str | None, updates: list[Update],
         for update in updates:
             text = splice_recordings(text, path, [update], trailhead=trailhead, host=host)
         return text
-    trail, root = _parse(text, path)
+    trail, root = parse_with_nodes(text, path)
     assert root is not None
     edits = [e for e in (_edit_for(text, path, trail, root, i, cls, calls, trailhead, host)
                          for i, cls, calls in updates) if e is not None]
@@ -264,7 +264,7 @@ def splice_recordings(text: str, path: Path | str | None, updates: list[Update],
         cursor = edit.end
     pieces.append(text[cursor:])
     new = "".join(pieces)
-    _parse(new, path)  # never write a file we cannot read back
+    parse_with_nodes(new, path)  # never write a file we cannot read back
     return new
 
 
@@ -468,14 +468,14 @@ def append_step(path: Path, text: str, kind: Literal["step", "verify"] = "step",
             new = f"trail:{nl}{_block([item], 2, nl)}{nl}"
         else:
             new = _append(old, path, kind, text, classifier, data, nl)
-        trail, _ = _parse(new, path)
+        trail, _ = parse_with_nodes(new, path)
         _write_atomic(path, new)
         return len(trail.steps) - 1
 
 
 def _append(old: str, path: Path, kind: str, text: str, classifier: str | None, data: list[dict[str, Any]],
             nl: str) -> str:
-    trail, root = _parse(old, path)
+    trail, root = parse_with_nodes(old, path)
     assert root is not None
     if not old.endswith(("\n", "\r\n")):
         old += nl

@@ -8,6 +8,9 @@ from pathlib import Path
 
 from trailblaze import hookimpl
 from trailblaze.tools.registry import ToolRegistry
+from trailblaze.tools.serialization import upstream_class_decoder
+
+from .tools import UPSTREAM_CLASSES
 
 TRAILMAPS = Path(__file__).parent / "trailmaps"
 
@@ -23,3 +26,6 @@ def trailblaze_register_tools(registry: ToolRegistry) -> None:
 @hookimpl
 def trailblaze_trailmap_dirs() -> list[Path]:
     return [TRAILMAPS]
+
+
+trailblaze_decode_tool = upstream_class_decoder(UPSTREAM_CLASSES)

@@ -6,18 +6,18 @@ from pathlib import Path
 
 import click
 
-from .checks import CheckReport
-from .config import find_workspace, load_workspace
-from .errors import ExitCode, SourceLocation, TrailblazeError
-from .memory import has_tokens
-from .plugins import get_host
-from .tools.registry import ToolRegistry
+from ..checks import CheckReport
+from ..config import find_workspace, load_workspace
+from ..errors import ExitCode, SourceLocation, TrailblazeError
+from ..memory import has_tokens
+from ..plugins import get_host
+from ..tools.registry import ToolRegistry
 
 
 def run_check(paths: list[str], *, strict: bool = False, workspace: Path | None = None) -> int:
-    from .runner.discovery import expand
-    from .trail.args import undeclared_references
-    from .trail.parser import load_trail, locate_call
+    from ..runner.discovery import expand
+    from ..trail.args import undeclared_references
+    from ..trail.parser import load_trail, locate_call
 
     host = get_host()
     files = expand(paths) if paths else []
@@ -32,7 +32,7 @@ def run_check(paths: list[str], *, strict: bool = False, workspace: Path | None 
     trails = 0
     for path in files:
         try:
-            trail = load_trail(path, strict=strict)
+            trail = load_trail(path, strict=strict, host=host, registry=registry)
         except TrailblazeError as exc:
             report.error("TrailFormat", exc.render())
             continue

@@ -16,9 +16,9 @@ from urllib.parse import urlparse
 
 import click
 
-from .driver import DeviceInfo, Driver, DriverRegistry
-from .errors import BadInputError, ExitCode
-from .plugins import PluginHost
+from ..driver import DeviceInfo, Driver, DriverRegistry
+from ..errors import BadInputError, ExitCode
+from ..plugins import PluginHost
 
 
 @dataclass
@@ -64,9 +64,9 @@ def take_snapshot(request: SnapshotRequest, *, host: PluginHost | None = None) -
 
     Returns the exit code: 0, or 1 when ``--wait-for`` text never appeared (the snapshot is printed
     anyway so the author sees what was there instead)."""
-    from .runner.lifecycle import SessionFactory
-    from .runner.options import RunOptions
-    from .session import SessionOutcome
+    from ..runner.lifecycle import SessionFactory
+    from ..runner.options import RunOptions
+    from ..session import SessionOutcome
 
     options = RunOptions(driver=request.driver, driver_options=dict(request.driver_options), headed=request.headed,
                          logging=False, report=False, save_recording=False, test_name="snapshot")
