@@ -203,7 +203,7 @@ class Workbench:
         else:
             picked = factory.pick_driver(ws.config, device, fallback=None)
             if picked is None:
-                from ..snapshot_command import choose_driver
+                from ..commands.snapshot import choose_driver
 
                 picked = choose_driver(factory.drivers, None)
             cls = picked
@@ -305,14 +305,14 @@ class Workbench:
     # -- acting -----------------------------------------------------------------------------------
     def snapshot(self, detail: frozenset[str] = frozenset(), screenshot: bool = False) -> tuple[str, bytes | None]:
         """The compact screen text with refs (device thread), as ``trailblaze snapshot`` prints it."""
-        from ..snapshot_command import _header
+        from ..commands.snapshot import screen_header
 
         c = self._require()
         unsupported = sorted(detail - set(c.driver.snapshot_details))
         if unsupported:
             raise BadInputError(f"driver '{c.driver.key}' has no {', '.join(unsupported)} snapshot detail",
                                 hint=f"it offers: {', '.join(c.driver.snapshot_details) or 'none'}")
-        text = _header(c.driver, c.session.device) + "\n" + c.driver.snapshot(detail=detail)
+        text = screen_header(c.driver, c.session.device) + "\n" + c.driver.snapshot(detail=detail)
         text = str(c.session.memory.redact(text))
         self.last_snapshot = text
         png = c.driver.screenshot() if screenshot else None
