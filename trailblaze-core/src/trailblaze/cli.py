@@ -369,6 +369,12 @@ def snapshot(driver: str | None, device: str | None, driver_options: tuple[str, 
     sys.exit(take_snapshot(request))
 
 
+# `trailblaze mcp`: the command module imports click only; the MCP SDK loads when the command runs.
+from .mcp_server.command import make_command as _make_mcp_command  # noqa: E402
+
+cli.add_command(_make_mcp_command())
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
     cli.main(args=argv, prog_name="trailblaze")

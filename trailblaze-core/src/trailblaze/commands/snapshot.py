@@ -93,7 +93,7 @@ def take_snapshot(request: SnapshotRequest, *, host: PluginHost | None = None) -
         if request.raw:
             click.echo(driver.native_snapshot(detail=request.detail))
         else:
-            click.echo(_header(driver, session.device))
+            click.echo(screen_header(driver, session.device))
             click.echo(driver.snapshot(detail=request.detail))
         if request.screenshot is not None:
             _save_screenshot(driver, request.screenshot)
@@ -105,7 +105,9 @@ def take_snapshot(request: SnapshotRequest, *, host: PluginHost | None = None) -
         return 0
 
 
-def _header(driver: Driver, device: DeviceInfo) -> str:
+def screen_header(driver: Driver, device: DeviceInfo) -> str:
+    """The first line of a snapshot: driver, device and screen size, and what is on screen (a page
+    URL and title, an app). ``trailblaze mcp`` starts its snapshots with it too."""
     size = f" {device.width}x{device.height}" if device.width and device.height else ""
     parts = [driver.key, f"{device.name or device.platform}{size}"]
     screen = driver.describe_screen()
