@@ -539,7 +539,7 @@ class Runner:
         if not writable:
             return
         try:
-            save_recordings(trail.path, writable, host=self.host)
+            save_recordings(trail.path, writable, host=self.host, original=trail)
         except TrailblazeError as exc:
             self.progress._print(f"  ! could not save recordings into {trail.path}: {exc}")
             return
