@@ -170,14 +170,14 @@ except ImportError:  # pragma: no cover - PyPy or a build without libyaml
     _CParser = None
 
 
-def _event_source(text: str) -> Callable[[], Any]:
-    if _CParser is not None:
+def _event_source(text: str, pure: bool = False) -> Callable[[], Any]:
+    if _CParser is not None and not pure:
         get: Callable[[], Any] = _CParser(text).get_event
         return get
-    from ruamel.yaml import YAML  # pragma: no cover - pure-Python fallback
+    from ruamel.yaml import YAML
 
-    stream = iter(YAML(typ="safe", pure=True).parse(text))  # pragma: no cover
-    return lambda: next(stream, None)  # pragma: no cover
+    stream = iter(YAML(typ="safe", pure=True).parse(text))
+    return lambda: next(stream, None)
 
 
 def _table(version: tuple[int, int]) -> dict[str | None, list[tuple[str, re.Pattern[str]]]]:
@@ -258,25 +258,67 @@ def _scalar_tag(event: Any) -> str:
     return str(tag)
 
 
+class _Guard:
+    """The limits while one document's events stream by: nesting, anchors and what aliases expand to.
+
+    Every value carries a *weight*, the number of nodes it stands for with aliases expanded; an alias
+    adds its anchor's weight to the running total, which the alias limit caps.
+    """
+
+    __slots__ = ("anchors", "budget", "documents", "expanded", "limits", "max_depth", "open_anchors", "path")
+
+    def __init__(self, text: str, path: Path | str | None, limits: Limits | None) -> None:
+        self.limits = limits = limits or Limits.from_env()
+        if len(text) > limits.max_bytes:
+            check_size(len(text.encode("utf-8")), path, limits, lambda: text.count("\n", 0, limits.max_bytes) + 1)
+        self.path = path
+        self.max_depth, self.budget = limits.max_depth, limits.max_alias_nodes
+        self.anchors: dict[str, tuple[Any, int]] = {}
+        self.open_anchors: set[str] = set()
+        self.expanded = 0
+        self.documents = 0
+
+    def enter(self, event: Any, depth: int) -> None:
+        """A collection starts at nesting ``depth`` (0 for the root)."""
+        if depth >= self.max_depth:
+            raise _too_deep(self.path, event.start_mark, self.limits)
+        if event.anchor is not None:
+            self.open_anchors.add(event.anchor)
+
+    def leave(self, anchor: str, value: Any, weight: int) -> None:
+        """A collection with an anchor ended: aliases may refer to it from now on."""
+        self.open_anchors.discard(anchor)
+        self.anchors[anchor] = (value, weight)
+
+    def alias(self, event: Any) -> tuple[Any, int]:
+        found = self.anchors.get(event.anchor)
+        if found is None:
+            raise _bad_alias(self.path, event.start_mark, event.anchor, self.open_anchors)
+        self.expanded += found[1]
+        if self.expanded > self.budget:
+            raise _too_many(self.path, event.start_mark, self.limits, event.anchor)
+        return found
+
+    def document(self, event: Any) -> None:
+        self.documents += 1
+        if self.documents > 1:
+            raise _second_document(self.path, event.start_mark)
+
+
 # -- positioned nodes ----------------------------------------------------------------------------------
-def compose(text: str, path: Path | str | None = None, limits: Limits | None = None) -> Node | None:
+def compose(text: str, path: Path | str | None = None, limits: Limits | None = None, *,
+            pure: bool = False) -> Node | None:
     """The node tree of one YAML document (None when empty), built within ``limits``.
 
     Aliases share the node they refer to (as any YAML composer does); whoever expands them is bounded
-    by the alias limit checked here. Syntax errors propagate as ruamel's ``MarkedYAMLError``.
+    by the alias limit checked here. Syntax errors propagate as ruamel's ``MarkedYAMLError``. ``pure``
+    reads the events with ruamel's own (slower) parser, which accepts a little more than libyaml.
     """
-    limits = limits or Limits.from_env()
-    if len(text) > limits.max_bytes:
-        check_size(len(text.encode("utf-8")), path, limits, lambda: text.count("\n", 0, limits.max_bytes) + 1)
-    get = _event_source(text)
-    max_depth, budget = limits.max_depth, limits.max_alias_nodes
-    anchors: dict[str, tuple[Node, int]] = {}
-    open_anchors: set[str] = set()
+    guard = _Guard(text, path, limits)
+    get = _event_source(text, pure)
     # frames: [node, items (flat for maps), weight, anchor]
     stack: list[list[Any]] = []
     root: Node | None = None
-    expanded = 0
-    documents = 0
     while True:
         event = get()
         if event is None:
@@ -288,15 +330,12 @@ def compose(text: str, path: Path | str | None = None, limits: Limits | None = N
                               event.anchor)
             weight = 1
             if event.anchor is not None:
-                anchors[event.anchor] = (node, 1)
+                guard.anchors[event.anchor] = (node, 1)
         elif kind is _MapStart or kind is _SeqStart:
-            if len(stack) >= max_depth:
-                raise _too_deep(path, event.start_mark, limits)
+            guard.enter(event, len(stack))
             cls = MappingNode if kind is _MapStart else SequenceNode
             tag = _collection_tag(event.tag, MAP if kind is _MapStart else SEQ)
             node = cls(tag, [], event.start_mark, None, event.flow_style, event.anchor)
-            if event.anchor is not None:
-                open_anchors.add(event.anchor)
             stack.append([node, node.value, 1, event.anchor])
             continue
         elif kind is _MapEnd or kind is _SeqEnd:
@@ -305,20 +344,11 @@ def compose(text: str, path: Path | str | None = None, limits: Limits | None = N
             if kind is _MapEnd:
                 node.value = list(zip(items[::2], items[1::2]))
             if anchor is not None:
-                open_anchors.discard(anchor)
-                anchors[anchor] = (node, weight)
+                guard.leave(anchor, node, weight)
         elif kind is _Alias:
-            found = anchors.get(event.anchor)
-            if found is None:
-                raise _bad_alias(path, event.start_mark, event.anchor, open_anchors)
-            node, weight = found
-            expanded += weight
-            if expanded > budget:
-                raise _too_many(path, event.start_mark, limits, event.anchor)
+            node, weight = guard.alias(event)
         elif kind is _DocStart:
-            documents += 1
-            if documents > 1:
-                raise _second_document(path, event.start_mark)
+            guard.document(event)
             continue
         else:
             continue
@@ -401,17 +431,11 @@ def load(text: str, path: Path | str | None = None, limits: Limits | None = None
 
 
 def _load(text: str, path: Path | str | None, limits: Limits) -> Any:
-    if len(text) > limits.max_bytes:
-        check_size(len(text.encode("utf-8")), path, limits, lambda: text.count("\n", 0, limits.max_bytes) + 1)
+    guard = _Guard(text, path, limits)
     get = _event_source(text)
-    max_depth, budget = limits.max_depth, limits.max_alias_nodes
-    anchors: dict[str, tuple[Any, int]] = {}
-    open_anchors: set[str] = set()
-    # frames: [container, weight, anchor, pending key (map) or None, key event, merges or None]
+    # frames: [container, weight, anchor, pending key (map) or _PENDING, key event, merges or None]
     stack: list[list[Any]] = []
     root: Any = None
-    expanded = 0
-    documents = 0
     pending = _PENDING
     while True:
         event = get()
@@ -436,14 +460,11 @@ def _load(text: str, path: Path | str | None, limits: Limits) -> Any:
                 value = construct_scalar(str(tag), raw, event)
             weight = 1
             if event.anchor is not None:
-                anchors[event.anchor] = (value, 1)
+                guard.anchors[event.anchor] = (value, 1)
         elif kind is _MapStart or kind is _SeqStart:
-            if len(stack) >= max_depth:
-                raise _too_deep(path, event.start_mark, limits)
+            guard.enter(event, len(stack))
             if event.tag is not None and event.tag not in ("!", MAP, SEQ):
                 raise _NeedsRuamel
-            if event.anchor is not None:
-                open_anchors.add(event.anchor)
             stack.append([{} if kind is _MapStart else [], 1, event.anchor, pending, None, None])
             continue
         elif kind is _MapEnd or kind is _SeqEnd:
@@ -456,20 +477,11 @@ def _load(text: str, path: Path | str | None, limits: Limits) -> Any:
                 merged.update(value)
                 value = merged
             if anchor is not None:
-                open_anchors.discard(anchor)
-                anchors[anchor] = (value, weight)
+                guard.leave(anchor, value, weight)
         elif kind is _Alias:
-            found = anchors.get(event.anchor)
-            if found is None:
-                raise _bad_alias(path, event.start_mark, event.anchor, open_anchors)
-            value, weight = found
-            expanded += weight
-            if expanded > budget:
-                raise _too_many(path, event.start_mark, limits, event.anchor)
+            value, weight = guard.alias(event)
         elif kind is _DocStart:
-            documents += 1
-            if documents > 1:
-                raise _second_document(path, event.start_mark)
+            guard.document(event)
             if event.version is not None and tuple(event.version) != (1, 2):
                 raise _NeedsRuamel
             continue

@@ -163,3 +163,11 @@ def test_the_bounded_loader_reads_like_ruamels_safe_loader(text: str) -> None:
         assert list(got) == list(expected)
         assert all(type(got[k]) is type(v) for k, v in expected.items())
     assert not isinstance(got, datetime.datetime) or got == expected
+
+
+def test_config_that_only_ruamels_parser_accepts_still_loads_within_the_limits() -> None:
+    # libyaml rejects ':' inside a flow scalar; ruamel's parser (and YAML 1.2) accept it
+    assert yamlio.load_roundtrip("llm: {providers: {x: {base_url: http://h}}}\n", "c.yaml") == {
+        "llm": {"providers": {"x": {"base_url": "http://h"}}}}
+    with pytest.raises(YamlLimitError, match=r"c\.yaml:1:\d+: YAML nested more than 100 levels"):
+        yamlio.load_roundtrip("a: {b: http://h, c: " + DEEP + "}\n", "c.yaml")
