@@ -151,7 +151,8 @@ class YamlParameterSchema(ParameterSchema):
         """``(raw parameters list, file, key path of the declaration)``."""
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return _lazy_schema, (self._origin, self.closed, self.json_schema(), self.json_schema(for_llm=True))
+        full, llm = self.json_schema(), self.json_schema(for_llm=True)
+        return _lazy_schema, (self._origin, self.closed, full, full if llm == full else llm)
 
     def __getattr__(self, name: str) -> Any:
         # Only reached on an unpickled schema, whose parameters are parsed on first use.
