@@ -416,6 +416,13 @@ def construct_tagged(node: Node) -> Any:
     return _ruamel_yaml().constructor.construct_object(convert(node), deep=True)
 
 
+def _construct(tag: str, value: str, event: Any, path: Path | str | None) -> Any:
+    try:
+        return construct_scalar(tag, value, event)
+    except (ValueError, OverflowError) as exc:  # e.g. '2001-13-45', or an int of 5,000 digits
+        raise YamlStructureError(f"cannot read this value: {exc}", location=_loc(path, event.start_mark)) from None
+
+
 def load(text: str, path: Path | str | None = None, limits: Limits | None = None) -> Any:
     """Plain Python data (dict/list/scalars) of one YAML document, like ruamel's safe ``load``, within limits.
 
@@ -453,11 +460,11 @@ def _load(text: str, path: Path | str | None, limits: Limits) -> Any:
                 elif tag == MERGE and stack and isinstance(stack[-1][0], dict) and stack[-1][3] is pending:
                     value = _MERGE_KEY
                 else:
-                    value = construct_scalar(tag, raw, event)
+                    value = _construct(tag, raw, event, path)
             elif tag is None or tag == "!":
                 value = raw
             else:
-                value = construct_scalar(str(tag), raw, event)
+                value = _construct(str(tag), raw, event, path)
             weight = 1
             if event.anchor is not None:
                 guard.anchors[event.anchor] = (value, 1)

@@ -171,3 +171,9 @@ def test_config_that_only_ruamels_parser_accepts_still_loads_within_the_limits()
         "llm": {"providers": {"x": {"base_url": "http://h"}}}}
     with pytest.raises(YamlLimitError, match=r"c\.yaml:1:\d+: YAML nested more than 100 levels"):
         yamlio.load_roundtrip("a: {b: http://h, c: " + DEEP + "}\n", "c.yaml")
+
+
+@pytest.mark.parametrize("text", ["a: " + "1" * 5000, "a: 2001-13-45", "a: !!int x"])
+def test_unreadable_scalars_are_located_errors(text: str) -> None:
+    with pytest.raises(BadInputError, match=r"v\.yaml:1:4: cannot read this value"):
+        yamlio.load_fast(text, "v.yaml")
