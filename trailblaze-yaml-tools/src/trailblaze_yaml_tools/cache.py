@@ -9,7 +9,8 @@ only if all of that is unchanged:
   entry is added, removed or renamed), paths probed that did not exist — with its stat signature
   (mtime and ctime in ns, size, inode, device); the modules of ``class:`` tools; this package's own
   sources;
-* the plugins (name, distribution, version), the Python and Trailblaze versions, the YAML limits;
+* the plugins (name, distribution, version) and the trailmap directories they ship, the Python and
+  Trailblaze versions, the YAML limits;
 * for paths modified within two seconds of the save (a file system's timestamp can lag behind a fast
   edit), a digest of the content or listing, checked every time — the "racy" case git also guards.
 
@@ -113,7 +114,8 @@ def _key(config: WorkspaceConfig, host: PluginHost, source: ToolSource) -> tuple
 
     plugins = sorted((p.name, p.distribution or "", p.version or "", p.status)
                      for p in host.plugins(include_builtins=True))
-    return (FORMAT, sys.version, __version__, tuple(plugins), Limits.from_env(), repr(source),
+    dirs = tuple((repr(owner), os.fspath(root)) for owner, root in host.trailmap_dirs())
+    return (FORMAT, sys.version, __version__, tuple(plugins), dirs, Limits.from_env(), repr(source),
             os.fspath(config.root))
 
 
