@@ -88,19 +88,24 @@ class Limits:
         if ENV_MAX_BYTES not in env and ENV_MAX_DEPTH not in env and ENV_MAX_ALIAS_NODES not in env:
             return _DEFAULT
         return cls(max_bytes=_env_int(ENV_MAX_BYTES, cls.max_bytes),
-                   max_depth=_env_int(ENV_MAX_DEPTH, cls.max_depth),
+                   max_depth=_env_int(ENV_MAX_DEPTH, cls.max_depth, ceiling=MAX_DEPTH_CEILING),
                    max_alias_nodes=_env_int(ENV_MAX_ALIAS_NODES, cls.max_alias_nodes))
 
 
 _DEFAULT = Limits()
 
 
-def _env_int(name: str, default: int) -> int:
+MAX_DEPTH_CEILING = 200
+"""Past this, the code that walks the data (validation, JSON, copies) would meet Python's recursion limit."""
+
+
+def _env_int(name: str, default: int, *, ceiling: int | None = None) -> int:
     raw = os.environ.get(name, "").strip().replace("_", "")
     if not raw:
         return default
-    if not raw.isdigit() or int(raw) < 1:
-        raise BadInputError(f"{name}={os.environ[name]!r} must be a positive whole number",
+    if not raw.isdigit() or int(raw) < 1 or (ceiling is not None and int(raw) > ceiling):
+        most = f" of at most {ceiling}" if ceiling is not None else ""
+        raise BadInputError(f"{name}={os.environ[name]!r} must be a positive whole number{most}",
                             hint=f"unset it to use the default ({default})")
     return int(raw)
 

@@ -9,7 +9,9 @@ YAML exactly as ruamel's safe loader does.
 
 from __future__ import annotations
 
+import copy
 import datetime
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -177,3 +179,19 @@ def test_config_that_only_ruamels_parser_accepts_still_loads_within_the_limits()
 def test_unreadable_scalars_are_located_errors(text: str) -> None:
     with pytest.raises(BadInputError, match=r"v\.yaml:1:4: cannot read this value"):
         yamlio.load_fast(text, "v.yaml")
+
+
+def test_the_depth_limit_cannot_be_raised_past_what_python_can_walk(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TRAILBLAZE_YAML_MAX_DEPTH", "201")
+    with pytest.raises(BadInputError, match="TRAILBLAZE_YAML_MAX_DEPTH='201' must be a positive whole number of at "
+                                            "most 200"):
+        yamlio.load_fast("a: 1", "x.yaml")
+    monkeypatch.setenv("TRAILBLAZE_YAML_MAX_DEPTH", "200")
+    text = "a: " + "[" * 199 + "]" * 199
+    node = yamlio.compose(text, "x.yaml")
+    assert node is not None
+    from trailblaze.trail.nodes import NodeReader
+
+    data = NodeReader("x.yaml").plain(node)
+    assert data == yamlio.load_fast(text, "x.yaml")
+    assert copy.deepcopy(data) == data and json.loads(json.dumps(data)) == data
