@@ -59,7 +59,8 @@ def test_refusals_name_the_step_and_the_rest_is_still_saved(tmp_path: Path) -> N
     original = load_trail(path)
     path.write_text(TRAIL.replace("Tap OK", "Tap Cancel"))
     with pytest.raises(SaveBackConflict, match=r"step 2 \(step: 'Tap OK', read at .*t\.trail\.yaml:3:5\) was changed "
-                                               r"or removed while the run was going; its web recording was not saved"):
+                                               r"or removed while the run was going; its web recording was not saved; "
+                                               r"the other 1 recording\(s\) were saved"):
         save_recordings(path, [(1, "web", CALL), (2, "web", CALL)], original=original)
     assert recorded(path) == [("Open the menu", False), ("Tap Cancel", False), ("The menu is closed", True)]
 

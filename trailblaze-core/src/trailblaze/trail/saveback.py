@@ -518,7 +518,8 @@ def save_recordings(path: Path, updates: list[Update], *, host: PluginHost | Non
         if new != text:
             _write_atomic(real, new)
     if refused:
-        raise SaveBackConflict("; ".join(refused), location=SourceLocation(path),
+        saved = f"; the other {len(updates)} recording(s) were saved" if updates else ""
+        raise SaveBackConflict("; ".join(refused) + saved, location=SourceLocation(path),
                                hint="run the trail again to record the edited steps")
 
 
