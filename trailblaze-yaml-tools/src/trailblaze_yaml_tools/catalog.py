@@ -12,7 +12,8 @@ Sources, in the order they are read:
 Each bad file becomes one error (file:line:column and key) and its siblings still load. A trailmap whose
 manifest is broken, or whose dependencies are missing or form a cycle, is skipped with a message. The
 catalog is cached per ``WorkspaceConfig`` object, so registering, checking, filtering and listing in one
-process read the files once.
+process read the files once, and on disk between processes (``cache.py``): the loader records every path
+it looks at for that.
 """
 
 from __future__ import annotations
@@ -31,16 +32,6 @@ from trailblaze.errors import BadInputError, SourceLocation, TrailblazeError
 from trailblaze.tools.base import ClassToolDefinition, ToolDefinition, ToolSource
 from trailblaze.yamlio import load_fast, plain, read_text
 
-from .descriptor import load_descriptor
-from .models import (
-    REMOVED_MANIFEST_KEYS,
-    TargetConfig,
-    ToolSetConfig,
-    TrailmapManifest,
-    parse_model,
-)
-from .problems import Problem, ToolFileError, located
-from .script import ScriptToolSpec, script_definitions
 from .cache import (
     Signature,
     cache_file,
@@ -52,6 +43,16 @@ from .cache import (
     signature,
 )
 from .definitions import YamlToolDefinition
+from .descriptor import load_descriptor
+from .models import (
+    REMOVED_MANIFEST_KEYS,
+    TargetConfig,
+    ToolSetConfig,
+    TrailmapManifest,
+    parse_model,
+)
+from .problems import Problem, ToolFileError, located
+from .script import ScriptToolSpec, script_definitions
 from .toolfile import MetadataTool, ToolFileContext, file_kind, id_line, load_tool, resolve_relative
 
 if TYPE_CHECKING:
