@@ -1,15 +1,21 @@
 """YAML reading and writing, in one place.
 
-Two loaders on purpose: the C-accelerated safe loader reads trails fast for running; the round-trip
-loader keeps comments, order and positions for saving recordings back and for pointing at the line and
-column of an error. ``locate`` maps a key path to ``file:line:column`` by re-reading with positions only
-when an error needs it.
+Two loaders on purpose: the fast one (``yamlstream``: libyaml's events built into plain data or
+positioned nodes) reads trails, tool files, trailmaps and toolsets; the round-trip loader keeps
+comments, order and positions for configuration that is edited and for pointing at the line and column
+of an error. ``locate_in_text`` maps a key path to ``file:line:column`` by re-reading with positions
+only when an error needs it.
+
+Every reader here is bounded (``yamlstream.Limits``): the file size is checked before reading, and
+nesting depth and alias expansion while parsing — the round-trip loader included, which is only
+reached after the bounded pass accepted the text.
 """
 
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping, Sequence
+import os
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,18 +23,15 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
+from . import yamlstream
 from .errors import BadInputError, SourceLocation
+from .yamlstream import Limits, YamlLimitError
 
 Key = str | int
 
 
 class YamlSyntaxError(BadInputError):
     """The file is not valid YAML (bad indentation, unclosed quotes, tabs...)."""
-
-
-def _safe() -> YAML:
-    y = YAML(typ="safe", pure=False)
-    return y
 
 
 def _roundtrip() -> YAML:
@@ -39,12 +42,18 @@ def _roundtrip() -> YAML:
     return y
 
 
-_SAFE: YAML | None = None
-
-
-def read_text(path: Path) -> str:
+def read_text(path: Path, limits: Limits | None = None) -> str:
+    """The file's text; one over the size limit is refused before it is read (``YamlLimitError``)."""
+    limits = limits or Limits.from_env()
     try:
-        return path.read_text(encoding="utf-8")
+        with open(path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size > limits.max_bytes:
+                yamlstream.check_size(size, path, limits, lambda: fh.read(limits.max_bytes).count(b"\n") + 1)
+            data = fh.read()
+        if len(data) > limits.max_bytes:  # grew while we looked, or a pipe/special file
+            yamlstream.check_size(len(data), path, limits, lambda: data.count(b"\n", 0, limits.max_bytes) + 1)
+        return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
     except FileNotFoundError:
         raise BadInputError(f"file not found: {path}") from None
     except IsADirectoryError:
@@ -54,12 +63,20 @@ def read_text(path: Path) -> str:
 
 
 def load_fast(text: str, path: Path | str | None = None) -> Any:
-    """Plain Python data (dict/list/scalars) via the C safe loader when available."""
-    global _SAFE
-    if _SAFE is None:
-        _SAFE = _safe()
+    """Plain Python data (dict/list/scalars), as ruamel's safe loader gives it, built from C events."""
+    return _parsing(yamlstream.load, text, path)
+
+
+def compose(text: str, path: Path | str | None = None) -> yamlstream.Node | None:
+    """Positioned nodes of ``text`` (None when empty), within the limits; syntax errors as ``YamlSyntaxError``."""
+    node: yamlstream.Node | None = _parsing(yamlstream.compose, text, path)
+    return node
+
+
+def _parsing(parse: Callable[[str, Path | str | None], Any], text: str, path: Path | str | None) -> Any:
+    """``parse(text, path)`` with ruamel's errors turned into ``YamlSyntaxError`` naming file:line:column."""
     try:
-        return _SAFE.load(text)
+        return parse(text, path)
     except MarkedYAMLError as exc:
         raise _syntax_error(exc, path) from None
     except YAMLError as exc:
@@ -67,13 +84,18 @@ def load_fast(text: str, path: Path | str | None = None) -> Any:
 
 
 def load_roundtrip(text: str, path: Path | str | None = None) -> Any:
-    """Comment- and position-preserving data (``CommentedMap``/``CommentedSeq``)."""
+    """Comment- and position-preserving data (``CommentedMap``/``CommentedSeq``).
+
+    The text first passes the bounded composer: ruamel's pure-Python composer recurses per nesting
+    level and would otherwise meet hostile depth before any limit does.
+    """
     try:
-        return _roundtrip().load(text)
-    except MarkedYAMLError as exc:
-        raise _syntax_error(exc, path) from None
-    except YAMLError as exc:
-        raise YamlSyntaxError(f"invalid YAML: {exc}", location=SourceLocation(path)) from None
+        compose(text, path)
+    except YamlSyntaxError:
+        # libyaml is stricter than ruamel's own parser in places (a ':' inside a flow scalar such as
+        # '{url: http://h}' is valid YAML 1.2): check the limits on ruamel's events instead.
+        _parsing(lambda t, p: yamlstream.compose(t, p, pure=True), text, path)
+    return _parsing(lambda t, _p: _roundtrip().load(t), text, path)
 
 
 def dump_roundtrip(data: Any) -> str:
@@ -149,10 +171,35 @@ def locate(root: Any, path: Sequence[Key], file: Path | str | None) -> SourceLoc
 def locate_in_text(text: str, path: Sequence[Key], file: Path | str | None) -> SourceLocation:
     """Re-read ``text`` with positions and locate ``path``; used only on the error path."""
     try:
-        root = load_roundtrip(text, file)
+        node = compose(text, file)
     except BadInputError:
         return SourceLocation(file)
-    return locate(root, path, file)
+    return locate_node(node, path, file)
+
+
+def locate_node(root: yamlstream.Node | None, path: Sequence[Key], file: Path | str | None) -> SourceLocation:
+    """The position of the deepest reachable element of ``path`` (a key's position for map entries)."""
+    if root is None:
+        return SourceLocation(file)
+    node: yamlstream.Node = root
+    mark = root.start_mark
+    for key in path:
+        if isinstance(node, yamlstream.MappingNode):
+            entry = next(((k, v) for k, v in node.value
+                          if isinstance(k, yamlstream.ScalarNode) and k.value == str(key)), None)
+            if entry is None:
+                break
+            mark, node = entry[0].start_mark, entry[1]
+        elif isinstance(node, yamlstream.SequenceNode) and isinstance(key, int) and 0 <= key < len(node.value):
+            node = node.value[key]
+            mark = node.start_mark
+        else:
+            break
+    return SourceLocation(file, mark.line + 1, mark.column + 1)
+
+
+__all__ = ["Limits", "YamlLimitError", "YamlSyntaxError", "compose", "load_fast", "load_roundtrip", "locate",
+           "locate_in_text", "locate_node", "read_text"]
 
 
 def load_file_fast(path: Path) -> Any:

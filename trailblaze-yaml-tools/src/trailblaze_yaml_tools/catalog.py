@@ -12,22 +12,37 @@ Sources, in the order they are read:
 Each bad file becomes one error (file:line:column and key) and its siblings still load. A trailmap whose
 manifest is broken, or whose dependencies are missing or form a cycle, is skipped with a message. The
 catalog is cached per ``WorkspaceConfig`` object, so registering, checking, filtering and listing in one
-process read the files once.
+process read the files once, and on disk between processes (``cache.py``): the loader records every path
+it looks at for that.
 """
 
 from __future__ import annotations
 
+import gc
 import os
+import sys
+import time
 import weakref
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trailblaze.errors import BadInputError, SourceLocation, TrailblazeError
-from trailblaze.tools.base import ToolDefinition, ToolSource
+from trailblaze.tools.base import ClassToolDefinition, ToolDefinition, ToolSource
 from trailblaze.yamlio import load_fast, plain, read_text
 
+from .cache import (
+    Signature,
+    cache_file,
+    digest_listing,
+    digest_text,
+    is_racy,
+    load_cached,
+    save_cached,
+    signature,
+)
+from .definitions import YamlToolDefinition
 from .descriptor import load_descriptor
 from .models import (
     REMOVED_MANIFEST_KEYS,
@@ -45,6 +60,7 @@ if TYPE_CHECKING:
     from trailblaze.plugins import PluginHost
 
 YAML_SUFFIXES = (".yaml", ".yml")
+_UNSEEN: Any = object()
 TOOL_DIRS = ("tools", "shortcuts", "trailheads")
 
 
@@ -145,8 +161,24 @@ class _Loader:
         self.host = host
         self.workspace_source = workspace_source
         self.catalog = Catalog(root=config.root)
-        self.loaded_files: set[Path] = set()
+        self.loaded_files: set[tuple[int, int]] = set()
         self._config_text: str | None = None
+        self.deps: dict[str, Signature] = {}
+        """Every path this load looked at (files read, directories listed, paths probed) → its stat
+        signature then, so a later invocation can tell whether the result still holds (``cache.py``)."""
+
+        self.seen: dict[str, str] = {}
+        """Digests of what was read at paths modified moments ago (see ``cache.is_racy``)."""
+        self.started = time.time_ns()
+
+    def watch(self, path: Path | str, listing: list[str] | None = None) -> Signature:
+        key = os.fspath(path)
+        found: Signature = self.deps.get(key, _UNSEEN)
+        if found is _UNSEEN:
+            found = self.deps[key] = signature(key)
+        if listing is not None and is_racy(found, self.started):
+            self.seen[key] = digest_listing(listing)
+        return found
 
     # errors --------------------------------------------------------------------------------------
     def fail(self, problem: Problem, text: str | None, file: Path | None, base: tuple[Any, ...] = ()) -> None:
@@ -164,8 +196,11 @@ class _Loader:
 
     def read(self, path: Path) -> tuple[str, Any] | None:
         """(text, data) of a YAML file, or None after recording its error."""
+        sig = self.watch(path)
         try:
             text = read_text(path)
+            if is_racy(sig, self.started):
+                self.seen[os.fspath(path)] = digest_text(text)
             return text, load_fast(text, path)
         except TrailblazeError as exc:
             self.fail_error(exc, path)
@@ -182,12 +217,38 @@ class _Loader:
         self.load_workspace_sections()
         self.load_flat_targets()
         self.assign_toolsets()
+        if self.config.file is not None:
+            self.watch(self.config.file)
         return self.catalog
+
+    def cacheable(self) -> bool:
+        """Built by this package alone: ``script:`` tools and ``mcp_servers`` register servers with another
+        plugin while they load, which a cached catalog would skip."""
+        if any(t.manifest is not None and t.manifest.mcp_servers for t in self.catalog.trailmaps.values()):
+            return False
+        for definition in self.catalog.definitions:
+            if isinstance(definition, ClassToolDefinition):
+                module = sys.modules.get(definition.tool_class.__module__)
+                file = getattr(module, "__file__", None)
+                if not file:
+                    return False
+                self.watch(file)
+            elif not isinstance(definition, YamlToolDefinition):
+                return False
+        return True
+
+    def prepare_for_cache(self) -> None:
+        """Build the JSON Schemas now, so a catalog read back from the cache has them ready."""
+        for definition in self.catalog.definitions:
+            schema = definition.parameters()
+            if schema is not None:
+                schema.json_schema()
+                schema.json_schema(for_llm=True)
 
     def discover(self) -> None:
         trailmaps = self.catalog.trailmaps
         for source, root in self.host.trailmap_dirs():
-            for directory in _subdirs(root):
+            for directory in _subdirs(root, self.watch):
                 existing = trailmaps.get(directory.name)
                 if existing is not None:
                     self.catalog.errors.append(ToolFileError(
@@ -197,12 +258,12 @@ class _Loader:
                     continue
                 trailmaps[directory.name] = Trailmap(directory.name, directory, "packaged", source)
         workspace_root = self.config.config_dir / "trailmaps"
-        for directory in _subdirs(workspace_root):
+        for directory in _subdirs(workspace_root, self.watch):
             # A workspace trailmap replaces a packaged one with the same id wholesale.
             trailmaps[directory.name] = Trailmap(directory.name, directory, "workspace", self.workspace_source)
 
     def load_manifest(self, trailmap: Trailmap) -> None:
-        file = _first_existing(trailmap.root, ("trailmap.yaml", "trailmap.yml"))
+        file = _first_existing(trailmap.root, ("trailmap.yaml", "trailmap.yml"), self.watch)
         if file is None:
             return  # a directory of tools without a manifest: a library trailmap named after it
         trailmap.manifest_file = file
@@ -226,7 +287,7 @@ class _Loader:
                               "under 'target:'", ("platforms",))
             if manifest.target is not None and manifest.target.system_prompt_file is not None:
                 prompt = resolve_relative(manifest.target.system_prompt_file, file)
-                if not prompt.is_file():
+                if self.watch(prompt) is None or not prompt.is_file():
                     raise Problem(f"system_prompt_file '{manifest.target.system_prompt_file}' does not exist",
                                   ("target", "system_prompt_file"))
         except Problem as problem:
@@ -272,11 +333,12 @@ class _Loader:
     # one trailmap ---------------------------------------------------------------------------------
     def load_trailmap(self, trailmap: Trailmap) -> None:
         manifest = trailmap.manifest
-        toolset_files = list(_yaml_files(trailmap.root / "toolsets"))
+        self.watch(trailmap.root)
+        toolset_files = list(_yaml_files(trailmap.root / "toolsets", self.watch))
         if manifest is not None:
             for i, ref in enumerate(manifest.toolsets):
                 path = resolve_relative(ref, trailmap.manifest_file or trailmap.root / "trailmap.yaml")
-                if not path.is_file():
+                if self.watch(path) is None or not path.is_file():
                     self.fail(Problem(f"toolset file '{ref}' does not exist", ("toolsets", i)),
                               _maybe_text(trailmap.manifest_file), trailmap.manifest_file)
                     continue
@@ -285,7 +347,7 @@ class _Loader:
         for path in toolset_files:
             self.load_toolset_file(path, trailmap.id)
         for dirname in TOOL_DIRS:
-            for path in _yaml_files(trailmap.root / dirname):
+            for path in _yaml_files(trailmap.root / dirname, self.watch):
                 self.load_tool_file(path, trailmap, in_tools_dir=dirname == "tools")
         if manifest is not None and manifest.mcp_servers:
             self.load_servers(trailmap, manifest.mcp_servers)
@@ -296,10 +358,11 @@ class _Loader:
 
     def load_tool_file(self, path: Path, trailmap: Trailmap | None, *, in_tools_dir: bool = True,
                        source: ToolSource | None = None) -> None:
-        resolved = path.resolve()
-        if resolved in self.loaded_files:
+        sig = self.watch(path)
+        identity = (sig[4], sig[3]) if sig is not None else (0, hash(os.path.realpath(path)))
+        if identity in self.loaded_files:  # the same file reached twice (a ref to a trailmap's tool)
             return
-        self.loaded_files.add(resolved)
+        self.loaded_files.add(identity)
         kind = file_kind(path.name)
         if kind is None and not in_tools_dir:
             self.fail(Problem(f"'{path.name}' is not a tool file: shortcuts and trailheads are named "
@@ -442,7 +505,7 @@ class _Loader:
                 return None
             ref = str(entry["ref"]).lstrip("/")
             path = self.config.config_dir / ref
-            if not path.is_file():
+            if self.watch(path) is None or not path.is_file():
                 self.fail(Problem(f"ref '{entry['ref']}' does not exist (paths are relative to "
                                   f"{self.config.config_dir})", (*where, "ref")), self.config_text(), file)
                 return None
@@ -462,7 +525,7 @@ class _Loader:
         return None
 
     def load_flat_targets(self) -> None:
-        for path in _yaml_files(self.config.config_dir / "targets", recursive=False):
+        for path in _yaml_files(self.config.config_dir / "targets", self.watch, recursive=False):
             read = self.read(path)
             if read is None:
                 continue
@@ -500,24 +563,54 @@ class _Loader:
 
 
 def load_catalog(config: WorkspaceConfig, host: PluginHost, workspace_source: ToolSource) -> Catalog:
-    return _Loader(config, host, workspace_source).load()
+    """The catalog from the on-disk cache when nothing it depends on changed, else loaded (and cached).
+
+    The cyclic garbage collector is paused meanwhile: the load only allocates (hundreds of thousands
+    of objects for a large workspace, none of them garbage), and each collection it would trigger walks
+    all of them again — for 10,000 tools, more time than the loading itself. (Freezing the catalog out
+    of the collector's view afterwards, ``gc.freeze``, would save one more pass, but it also freezes any
+    garbage cycles of the caller, a leak in long-lived processes such as the MCP server or a test run.)
+    """
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _load_catalog(config, host, workspace_source)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _load_catalog(config: WorkspaceConfig, host: PluginHost, workspace_source: ToolSource) -> Catalog:
+    cached = load_cached(config, host, workspace_source)
+    if cached is not None:
+        return cached
+    loader = _Loader(config, host, workspace_source)
+    catalog = loader.load()
+    if not catalog.errors and cache_file(config) is not None and loader.cacheable():
+        loader.prepare_for_cache()
+        save_cached(config, host, workspace_source, catalog, loader.deps, loader.seen)
+    return catalog
 
 
 # -- file helpers ------------------------------------------------------------------------------------
-def _subdirs(root: Path) -> list[Path]:
+def _subdirs(root: Path, watch: Callable[..., Any]) -> list[Path]:
     try:
-        return sorted((Path(e.path) for e in os.scandir(root) if e.is_dir() and not e.name.startswith(".")),
-                      key=lambda p: p.name)
+        entries = list(os.scandir(root))
     except (FileNotFoundError, NotADirectoryError):
+        watch(root)
         return []
+    watch(root, [e.name for e in entries])
+    return sorted((Path(e.path) for e in entries if e.is_dir() and not e.name.startswith(".")), key=lambda p: p.name)
 
 
-def _yaml_files(root: Path, *, recursive: bool = True) -> Iterator[Path]:
-    """YAML files below ``root`` (recursively, sorted, hidden entries skipped)."""
+def _yaml_files(root: Path, watch: Callable[..., Any], *, recursive: bool = True) -> Iterator[Path]:
+    """YAML files below ``root`` (recursively, sorted, hidden entries skipped); ``watch`` sees each directory."""
     try:
         entries = sorted(os.scandir(root), key=lambda e: e.name)
     except (FileNotFoundError, NotADirectoryError):
+        watch(root)
         return
+    watch(root, [e.name for e in entries])
     subdirs = []
     for entry in entries:
         if entry.name.startswith("."):
@@ -528,13 +621,13 @@ def _yaml_files(root: Path, *, recursive: bool = True) -> Iterator[Path]:
             yield Path(entry.path)
     if recursive:
         for sub in subdirs:
-            yield from _yaml_files(Path(sub))
+            yield from _yaml_files(Path(sub), watch)
 
 
-def _first_existing(root: Path, names: tuple[str, ...]) -> Path | None:
+def _first_existing(root: Path, names: tuple[str, ...], watch: Callable[..., Any]) -> Path | None:
     for name in names:
         candidate = root / name
-        if candidate.is_file():
+        if watch(candidate) is not None and candidate.is_file():
             return candidate
     return None
 

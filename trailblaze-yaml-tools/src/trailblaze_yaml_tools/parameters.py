@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from trailblaze.tools.params import ParameterDefinition, ParameterSchema, ParamType
@@ -133,3 +134,43 @@ class ScalarText:
         # flow style, at the next ',', '}' or ']'.
         raw = re.split(r"\s+#|[,}\]]", raw, maxsplit=1)[0].strip()
         return raw if raw else fallback
+
+
+class YamlParameterSchema(ParameterSchema):
+    """The declared parameters of a YAML tool file, which pickle as their source.
+
+    A catalog read back from the cache (``cache.py``) carries each tool's JSON Schemas, already built —
+    all that describing a tool to a model or an MCP client needs — and the raw ``parameters:`` list.
+    The parameter objects, needed only to validate a call, are parsed again from that list on first use,
+    so loading 10,000 cached tools does not build 30,000 parameter models.
+    """
+
+    def __init__(self, declared: ParameterSchema, origin: tuple[Any, str, tuple[Any, ...]]) -> None:
+        super().__init__(declared.parameters, closed=declared.closed)
+        self._origin = origin
+        """``(raw parameters list, file, key path of the declaration)``."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        full, llm = self.json_schema(), self.json_schema(for_llm=True)
+        return _lazy_schema, (self._origin, self.closed, full, full if llm == full else llm)
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached on an unpickled schema, whose parameters are parsed on first use.
+        if name in ("parameters", "_by_name") and "_origin" in self.__dict__:
+            raw, file, base = self.__dict__["_origin"]
+            try:
+                text: str | None = Path(file).read_text(encoding="utf-8")
+            except OSError:
+                text = None
+            declared = parse_parameters(raw, scalar_text=ScalarText(text, base) if text else None).schema
+            self.__dict__["parameters"] = declared.parameters
+            self.__dict__["_by_name"] = {p.name: p for p in declared.parameters}
+            return self.__dict__[name]
+        raise AttributeError(name)
+
+
+def _lazy_schema(origin: tuple[Any, str, tuple[Any, ...]], closed: bool, schema: dict[str, Any],
+                 llm_schema: dict[str, Any]) -> YamlParameterSchema:
+    obj = YamlParameterSchema.__new__(YamlParameterSchema)
+    obj.__dict__.update(_origin=origin, closed=closed, _schema=schema, _llm_schema=llm_schema)
+    return obj

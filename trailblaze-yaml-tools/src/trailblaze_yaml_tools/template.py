@@ -201,11 +201,36 @@ def _compile(node: Any, declared: Collection[str], path: tuple[Key, ...]) -> tup
 
 
 class CompiledBody:
-    """A validated, compiled ``tools:`` list. ``expand(values)`` gives the list of ``{name: args}`` maps."""
+    """A validated, compiled ``tools:`` list. ``expand(values)`` gives the list of ``{name: args}`` maps.
 
-    __slots__ = ("_calls", "size", "tool_names")
+    It pickles as its source (the compiled closures cannot be pickled) and compiles again on first use
+    after unpickling, so a catalog read from the cache pays only for the tools a session calls.
+    """
+
+    __slots__ = ("_calls", "_source", "size", "tool_names")
+    tool_names: tuple[str, ...]
+    size: int
 
     def __init__(self, body: Any, declared: Collection[str], *, path: tuple[Key, ...] = ("tools",)) -> None:
+        self._source = (body, tuple(declared), path)
+        self._calls: tuple[tuple[str, bool, Any], ...] | None = None
+        self._compile_body()
+
+    def __getstate__(self) -> tuple[Any, tuple[str, ...], int]:
+        return self._source, self.tool_names, self.size
+
+    def __setstate__(self, state: tuple[Any, tuple[str, ...], int]) -> None:
+        self._source, self.tool_names, self.size = state
+        self._calls = None
+
+    def _compiled(self) -> tuple[tuple[str, bool, Any], ...]:
+        if self._calls is None:
+            self._compile_body()
+        assert self._calls is not None
+        return self._calls
+
+    def _compile_body(self) -> None:
+        body, declared, path = self._source
         if not isinstance(body, list):
             raise Problem(f"'tools' must be a list of tool calls ('- toolName: {{args}}'), got "
                           f"{type(body).__name__}", path)
@@ -232,13 +257,13 @@ class CompiledBody:
             const, compiled = _compile(dict(args), declared, (*where, name))
             calls.append((name, const, compiled))
         self._calls = tuple(calls)
-        self.tool_names: tuple[str, ...] = tuple(name for name, _, _ in calls)
+        self.tool_names = tuple(name for name, _, _ in calls)
         self.size = len(calls)
 
     def expand(self, values: Values) -> list[dict[str, Any]]:
         """The body with ``values`` substituted: one ``{name: args}`` map per call, fresh containers."""
-        return [{name: _copy(compiled) if const else compiled(values)} for name, const, compiled in self._calls]
+        return [{name: _copy(compiled) if const else compiled(values)} for name, const, compiled in self._compiled()]
 
     def constant_calls(self) -> list[tuple[int, str, dict[str, Any]]]:
         """Calls whose arguments hold no parameter token (checked against their tools' schemas early)."""
-        return [(i, name, _copy(compiled)) for i, (name, const, compiled) in enumerate(self._calls) if const]
+        return [(i, name, _copy(compiled)) for i, (name, const, compiled) in enumerate(self._compiled()) if const]

@@ -26,7 +26,7 @@ from trailblaze.tools.base import ClassToolDefinition, OtherTool, Tool, ToolDefi
 from trailblaze.tools.registry import WIRE_NAME
 
 from .definitions import YamlToolDefinition
-from .parameters import ScalarText, parse_parameters
+from .parameters import ScalarText, YamlParameterSchema, parse_parameters
 from .problems import Problem, suggest
 from .script import ScriptedToolDecl, ScriptToolSpec, script_definitions
 from .template import CompiledBody
@@ -151,13 +151,14 @@ def load_tool(data: Any, ctx: ToolFileContext, host: PluginHost, config: Workspa
     if "parameters" not in data:
         raise Problem(f"'parameters' is required with {mode}: (write 'parameters: []' for none)", ("id",))
     declared = parse_parameters(data["parameters"], scalar_text=ScalarText(ctx.text, ctx.base) if ctx.text else None)
+    schema = YamlParameterSchema(declared.schema, (data["parameters"], str(ctx.file), ctx.base))
     flags = _flags(data)
     platforms, drivers = _filters(data)
     if mode == "tools":
         body = CompiledBody(data["tools"], declared.names)
         return LoadedTools([YamlToolDefinition(
             name=name, description=description.strip(), source=source, trailmap=ctx.trailmap, meta=meta,
-            schema=declared.schema, body=body, null_defaults=declared.null_defaults, file=ctx.file,
+            schema=schema, body=body, null_defaults=declared.null_defaults, file=ctx.file,
             platforms=platforms, drivers=drivers, surface_to_llm=flags.get("surface_to_llm", True),
             is_recordable=flags.get("is_recordable", True), requires_host=flags.get("requires_host", False),
             is_verification=flags.get("is_verification", False))])

@@ -424,7 +424,7 @@ class Runner(SessionFactory):
         if not writable:
             return
         try:
-            save_recordings(trail.path, writable, host=self.host)
+            save_recordings(trail.path, writable, host=self.host, original=trail)
         except TrailblazeError as exc:
             self.progress.note(f"  ! could not save recordings into {trail.path}: {exc}")
             return

@@ -1,14 +1,15 @@
-"""Positioned YAML nodes from the C parser, and turning them into plain data.
+"""Positioned YAML nodes and turning them into plain data, for the trail parser and save-back.
 
-Why not ``yaml.load`` and then re-read with the round-trip loader to find positions? Because composing
-with the C parser (libyaml via ``ruamel.yaml.clib``) and building plain data ourselves costs *less*
-than ruamel's safe ``load`` (its constructor is generic and slow), and every node keeps its
-``start_mark``/``end_mark``. So one fast pass gives the parser plain data, ``file:line:column`` for
-every key and every recorded tool call, and the raw text of every scalar — which matters for
-upstream compatibility: a memory value ``pin: 0042`` or an arg default ``zip: 007`` is the *text*
-``"0042"``/``"007"`` upstream (kaml reads scalar content), while a YAML 1.2 loader would hand us the
-integer 42. The round-trip loader (comments, quoting) is only needed when writing back, and even
-there the save-back splices text at these positions instead of re-dumping the document.
+Why not ``yaml.load`` and then re-read with the round-trip loader to find positions? Because building
+nodes from the C parser's events (``yamlstream.compose``) and plain data from them ourselves costs
+*less* than ruamel's safe ``load`` (its resolver and constructor are generic and slow), and every node
+keeps its ``start_mark``/``end_mark``. So one fast pass gives the parser plain data,
+``file:line:column`` for every key and every recorded tool call, and the raw text of every scalar —
+which matters for upstream compatibility: a memory value ``pin: 0042`` or an arg default ``zip: 007`` is
+the *text* ``"0042"``/``"007"`` upstream (kaml reads scalar content), while a YAML 1.2 loader would hand
+us the integer 42. The round-trip loader (comments, quoting) is never needed here: save-back splices text
+at these positions instead of re-dumping the document. The same pass enforces the input limits (depth,
+alias expansion, size), so nothing below ever walks an unbounded tree.
 """
 
 from __future__ import annotations
@@ -19,42 +20,30 @@ from typing import Any, NoReturn
 
 from ruamel.yaml import YAML
 from ruamel.yaml.constructor import ConstructorError
-from ruamel.yaml.error import YAMLError
-from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from .. import yamlio
+from .. import yamlio, yamlstream
 from ..errors import BadInputError, SourceLocation, TrailFormatError
+from ..yamlstream import MappingNode, Node, ScalarNode, SequenceNode
 
 __all__ = ["MappingNode", "Node", "NodeReader", "ScalarNode", "SequenceNode", "compose"]
 
-_STR = "tag:yaml.org,2002:str"
-_NULL = "tag:yaml.org,2002:null"
-_BOOL = "tag:yaml.org,2002:bool"
-_INT = "tag:yaml.org,2002:int"
-_FLOAT = "tag:yaml.org,2002:float"
-_MERGE = "tag:yaml.org,2002:merge"
-_MAP = "tag:yaml.org,2002:map"
-_SEQ = "tag:yaml.org,2002:seq"
+_STR = yamlstream.STR
+_NULL = yamlstream.NULL
+_BOOL = yamlstream.BOOL
+_INT = yamlstream.INT
+_FLOAT = yamlstream.FLOAT
+_MERGE = yamlstream.MERGE
+_MAP = yamlstream.MAP
+_SEQ = yamlstream.SEQ
 
 
-def _safe_yaml() -> YAML:
-    # One instance per parse: a YAML object holds parser state and is not safe to share across
-    # threads (xdist workers are processes, but the runner may parse from threads later).
-    return YAML(typ="safe", pure=False)
+def compose(text: str, path: Path | str | None) -> tuple[Node | None, YAML | None]:
+    """The node tree of ``text`` (None for an empty document), within the input limits.
 
-
-def compose(text: str, path: Path | str | None) -> tuple[Node | None, YAML]:
-    """The node tree of ``text`` (None for an empty document) and the YAML used to compose it.
-
-    A syntax error is reported exactly as ``yamlio.load_fast`` reports it (same parser, same
-    ``file:line:column``), by letting it re-read the text — only on the error path.
+    The second element is kept for callers that pass it on to ``NodeReader``; nodes need no YAML
+    object any more. Syntax errors are ``YamlSyntaxError`` naming ``file:line:column``.
     """
-    y = _safe_yaml()
-    try:
-        return y.compose(text), y
-    except YAMLError:
-        yamlio.load_fast(text, path)  # raises YamlSyntaxError with the position
-        raise  # pragma: no cover - load_fast found no error where compose did
+    return yamlio.compose(text, path), None
 
 
 class NodeReader:
@@ -67,7 +56,6 @@ class NodeReader:
     def __init__(self, path: Path | str | None, yaml: YAML | None = None,
                  error: type[BadInputError] = TrailFormatError) -> None:
         self.path = path
-        self._yaml = yaml or _safe_yaml()
         self.error = error
 
     # -- positions -----------------------------------------------------------------------------
@@ -139,31 +127,23 @@ class NodeReader:
         return repr(shown) if node.tag == _STR else shown
 
     # -- plain data ----------------------------------------------------------------------------
-    def plain(self, node: Node, _stack: frozenset[int] = frozenset()) -> Any:
-        """The Python value of ``node``: what ``yaml.load`` would give (dict/list/str/int/…)."""
+    def plain(self, node: Node) -> Any:
+        """The Python value of ``node``: what ``yaml.load`` would give (dict/list/str/int/…).
+
+        Recursion is safe: ``compose`` refused deeper nesting, recursive aliases and alias bombs.
+        """
         if isinstance(node, ScalarNode):
             tag = node.tag
             if tag == _STR:
                 return node.value
-            if tag == _NULL:
-                return None
-            if tag == _BOOL:
-                return str(node.value).lower() == "true"
             try:
-                if tag == _INT:
-                    return self._yaml.constructor.construct_yaml_int(node)
-                if tag == _FLOAT:
-                    return self._yaml.constructor.construct_yaml_float(node)
-                return self._yaml.constructor.construct_object(node, deep=True)
+                return yamlstream.construct_scalar(tag, node.value, node)
             except (ConstructorError, ValueError) as exc:
                 self.fail(node, f"cannot read this value: {getattr(exc, 'problem', None) or exc}")
-        if id(node) in _stack:
-            self.fail(node, "a YAML alias refers to itself; recursive structures are not allowed")
-        stack = _stack | {id(node)}
         if isinstance(node, SequenceNode):
             if node.tag != _SEQ:
                 return self._construct_tagged(node)
-            return [self.plain(v, stack) for v in node.value]
+            return [self.plain(v) for v in node.value]
         if isinstance(node, MappingNode):
             if node.tag != _MAP:
                 return self._construct_tagged(node)
@@ -172,18 +152,18 @@ class NodeReader:
             for knode, vnode in node.value:
                 if knode.tag == _MERGE:
                     for src in (vnode.value if isinstance(vnode, SequenceNode) else [vnode]):
-                        value = self.plain(src, stack)
+                        value = self.plain(src)
                         if not isinstance(value, dict):
                             self.fail(src, "a YAML merge ('<<') needs a map")
                         for k, v in value.items():
                             merged.setdefault(k, v)
                     continue
-                key = self.plain(knode, stack)
+                key = self.plain(knode)
                 if isinstance(key, (list, dict)):
                     self.fail(knode, "a map key cannot be a list or a map")
                 if key in out:
                     self.fail(knode, "duplicate key; a key may appear only once in a map", str(key))
-                out[key] = self.plain(vnode, stack)
+                out[key] = self.plain(vnode)
             if merged:
                 for k, v in merged.items():
                     out.setdefault(k, v)
@@ -192,7 +172,7 @@ class NodeReader:
 
     def _construct_tagged(self, node: Node) -> Any:
         try:
-            return self._yaml.constructor.construct_object(node, deep=True)
+            return yamlstream.construct_tagged(node)
         except ConstructorError as exc:
             self.fail(node, f"cannot read this value: {exc.problem or exc}")
 

@@ -15,6 +15,14 @@ writes an empty list): the classifier's slot is removed, and ``recording:`` with
 
 v1 files hold one device's recording (``recording: {tools: [...]}``) and have no per-classifier slot:
 there the classifier is ignored and the step's ``tools`` are replaced.
+
+A run's recordings are saved at its end, and the file may have been edited meanwhile. Given the trail
+as the run read it (``original``), each recording goes to *the step it was made for*, by identity: the
+step's kind and text, and which occurrence of that text it was (``_retarget``). A step inserted, removed
+or moved by hand elsewhere does not misdirect it; a step whose text changed, or whose text now occurs a
+different number of times, gets nothing, and ``SaveBackConflict`` says why.
+
+A trail reached through a symlink is written where the link points (the link stays a link).
 """
 
 from __future__ import annotations
@@ -31,7 +39,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ruamel.yaml import YAML
 
-from ..errors import BadInputError
+from ..errors import BadInputError, SourceLocation
 from ..tools.base import ToolCall
 from ..tools.serialization import encode_yaml
 from .nodes import MappingNode, Node, ScalarNode, SequenceNode, content_end
@@ -41,7 +49,8 @@ if TYPE_CHECKING:
     from ..plugins import PluginHost
     from .model import Trail
 
-__all__ = ["append_step", "save_recording", "save_recordings", "splice_recording", "splice_recordings", "trail_lock"]
+__all__ = ["SaveBackConflict", "append_step", "save_recording", "save_recordings", "splice_recording",
+           "splice_recordings", "trail_lock"]
 
 _PLAIN_KEY = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 
@@ -419,6 +428,59 @@ def _v1_edit(text: str, trail: Trail, node: Node, kind: str, calls: list[dict[st
     return _Edit(knode.start_mark.index, end, _slot(slot_key, value, 0, nl, inner=col + 2, keytext=keytext))
 
 
+# -- step identity ----------------------------------------------------------------------------------
+class SaveBackConflict(BadInputError):
+    """Some recordings were not saved: their step was changed, removed or made ambiguous during the run."""
+
+
+def _number(trail: Trail, index: int) -> int:
+    """The step number users see (1-based; the trailhead is step 0)."""
+    return index + (0 if trail.trailhead is not None else 1)
+
+
+def _retarget(text: str, path: Path | str | None, updates: list[Update],
+              original: Trail) -> tuple[list[Update], list[str]]:
+    """Map each update from its index in ``original`` to the same step in ``text``; refusals explain why.
+
+    Identity is ``(kind, text)`` plus which occurrence of it the step was. When the steps read now are
+    the steps read at the start (recordings of other devices may differ), indexes stand as they are.
+    Otherwise a step is found by its text when that text occurs as often as it did (a hand-inserted
+    step elsewhere, or a move, is harmless); if its text changed, or occurs more or less often now (a
+    duplicate inserted above would otherwise take its recording), it is refused.
+    """
+    current, _ = _parse(text, path)
+    before = [(s.kind, s.text) for s in original.steps]
+    now = [(s.kind, s.text) for s in current.steps]
+    if before == now:
+        return updates, []
+    kept: list[Update] = []
+    refused: list[str] = []
+    for index, classifier, calls in updates:
+        if not 0 <= index < len(before):
+            refused.append(f"step index {index} is not a step of the trail as the run read it")
+            continue
+        step = original.steps[index]
+        ident = before[index]
+        occurrence = before[:index].count(ident)
+        was = before.count(ident)
+        where = [i for i, k in enumerate(now) if k == ident]
+        label = f"step {_number(original, index)} ({step.kind}: {step.text!r}, read at {step.location})"
+        if not where:
+            refused.append(f"{label} was changed or removed while the run was going; its {classifier} recording "
+                           "was not saved")
+        elif len(where) != was:
+            refused.append(f"{label} now occurs {len(where)} times instead of {was}, so it cannot be told which one "
+                           f"the run solved; its {classifier} recording was not saved")
+        else:
+            kept.append((where[occurrence], classifier, calls))
+    return kept, refused
+
+
+def _real(path: Path | str) -> Path:
+    """The file a (possibly symlinked) trail path names: writes go there and the link stays a link."""
+    return Path(os.path.realpath(path))
+
+
 # -- public entry points --------------------------------------------------------------------------
 def save_recording(path: Path, step_index: int, classifier: str, calls: list[ToolCall] | None, *,
                    trailhead: bool = False, host: PluginHost | None = None) -> None:
@@ -428,21 +490,37 @@ def save_recording(path: Path, step_index: int, classifier: str, calls: list[Too
     ``trailhead=True`` asserts the step is the trailhead, whose slot holds one tool map.
     """
     path = Path(path)
-    with trail_lock(path):
-        text = _read(path)
+    real = _real(path)
+    with trail_lock(real):
+        text = _read(real)
         new = splice_recording(text, path, step_index, classifier, calls, trailhead=trailhead, host=host)
         if new != text:
-            _write_atomic(path, new)
+            _write_atomic(real, new)
 
 
-def save_recordings(path: Path, updates: list[Update], *, host: PluginHost | None = None) -> None:
-    """Several ``(step_index, classifier, calls)`` slot updates in one locked read-splice-write."""
+def save_recordings(path: Path, updates: list[Update], *, host: PluginHost | None = None,
+                    original: Trail | None = None) -> None:
+    """Several ``(step_index, classifier, calls)`` slot updates in one locked read-splice-write.
+
+    ``original`` is the trail as the run read it (indexes refer to its steps): with it, each recording
+    goes to the step it was made for even if the file was edited meanwhile (see ``_retarget``); the
+    updates that cannot be placed are left out and reported together in a ``SaveBackConflict``, after
+    the others were written.
+    """
     path = Path(path)
-    with trail_lock(path):
-        text = _read(path)
+    real = _real(path)
+    refused: list[str] = []
+    with trail_lock(real):
+        text = _read(real)
+        if original is not None:
+            updates, refused = _retarget(text, path, updates, original)
         new = splice_recordings(text, path, updates, host=host)
         if new != text:
-            _write_atomic(path, new)
+            _write_atomic(real, new)
+    if refused:
+        saved = f"; the other {len(updates)} recording(s) were saved" if updates else ""
+        raise SaveBackConflict("; ".join(refused) + saved, location=SourceLocation(path),
+                               hint="run the trail again to record the edited steps")
 
 
 def append_step(path: Path, text: str, kind: Literal["step", "verify"] = "step", classifier: str | None = None,
@@ -456,7 +534,7 @@ def append_step(path: Path, text: str, kind: Literal["step", "verify"] = "step",
         raise BadInputError(f"a step is 'step' or 'verify', not {kind!r}")
     if not text or not text.strip():
         raise BadInputError("a step needs natural-language text")
-    path = Path(path)
+    path = _real(path)
     with trail_lock(path):
         old = _read(path) if path.exists() else ""
         nl = "\r\n" if "\r\n" in old else "\n"
