@@ -303,18 +303,22 @@ def tools(as_json: bool, driver: str | None, target: str | None, search: str | N
 @cli.command(context_settings=CONTEXT_SETTINGS)
 @click.argument("paths", nargs=-1)
 @click.option("--strict", is_flag=True, help="Treat advisories (e.g. trailmap naming) as errors.")
+@click.option("--no-servers", is_flag=True, help="Do not start declared MCP tool servers (offline/static check): "
+              "names only a server could serve are then warnings, not errors.")
 @click.option("--workspace", type=click.Path(path_type=Path, file_okay=False), help="Workspace directory (default: found from the paths or the current directory).")
 @handle_errors
-def check(paths: tuple[str, ...], strict: bool, workspace: Path | None) -> None:
-    """Validate trails and tool definitions without running anything.
+def check(paths: tuple[str, ...], strict: bool, no_servers: bool, workspace: Path | None) -> None:
+    """Validate trails and tool definitions without running a device.
 
     Parses every trail in PATHS (files, directories, globs), checks each recorded tool call against
     the registered tools and their argument schemas, and runs the plugins' checks (e.g. trailmap
-    naming). Exit 0 when clean (advisories are printed), 3 on errors; --strict makes advisories errors.
+    naming). Declared MCP tool servers are started (as for `trailblaze tools`) to learn their tools,
+    so an unknown tool name is an error with the closest known name. Exit 0 when clean (advisories
+    are printed), 3 on errors; --strict makes advisories errors.
     """
     from .check_command import run_check
 
-    sys.exit(run_check(list(paths), strict=strict, workspace=workspace))
+    sys.exit(run_check(list(paths), strict=strict, workspace=workspace, start_servers=not no_servers))
 
 
 @cli.command(context_settings=CONTEXT_SETTINGS)
