@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from .checks import CheckReport
-from .config import find_workspace, load_workspace
+from .config import find_workspace
 from .errors import ExitCode, SourceLocation, TrailblazeError
 from .memory import has_tokens
 from .plugins import PluginHost, get_host
@@ -28,27 +28,14 @@ def run_check(paths: list[str], *, strict: bool = False, workspace: Path | None 
     or static use) such names stay warnings that say why.
     """
     from .runner.discovery import expand
-    from .session import SessionOutcome
-    from .toolbox import listing_session
+    from .workspace_tools import workspace_tools
 
     host = get_host()
     files = expand(paths) if paths else []
     root = workspace.resolve() if workspace else find_workspace(files[0] if files else None)
     report = CheckReport(strict=strict, tools_complete=start_servers)
-    if not start_servers:
-        config = load_workspace(root, host)
-        registry = ToolRegistry()
-        host.register_tools(registry, config)
+    with workspace_tools(root, host, start_servers=start_servers) as (config, registry):
         return _check(files, host, registry, report, config)
-    session = listing_session(driver=None, target=None, workspace=root, host=host)
-    # Not a listing for the user: the plugins' own listing output (file errors) is this check's job.
-    session.options.pop("listing", None)
-    session.options["check"] = True
-    try:
-        host.session_started(session)
-        return _check(files, host, session.registry, report, session.workspace)
-    finally:
-        host.session_finished(session, SessionOutcome.SUCCEEDED)
 
 
 def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, report: CheckReport,

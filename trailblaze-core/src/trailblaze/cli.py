@@ -322,6 +322,31 @@ def check(paths: tuple[str, ...], strict: bool, no_servers: bool, workspace: Pat
 
 
 @cli.command(context_settings=CONTEXT_SETTINGS)
+@click.argument("kind", required=False, type=click.Choice(["trail", "tool", "trailmap", "toolset", "workspace"]))
+@click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False), metavar="DIR",
+              help="Write <kind>.schema.json files here (every kind when KIND is not given).")
+@click.option("--no-servers", is_flag=True, help="Do not start declared MCP tool servers (tool names nobody else "
+              "serves are then allowed, untyped).")
+@click.option("--workspace", type=click.Path(path_type=Path, file_okay=False), help="Workspace whose tools type the tool calls (default: found from the current directory).")
+@handle_errors
+def schema(kind: str | None, out_dir: Path | None, no_servers: bool, workspace: Path | None) -> None:
+    """Print or write JSON Schemas for editors (completion and checks while you type).
+
+    The schemas come from the same rules the loader applies, and tool calls in trails and YAML tools are
+    typed from this workspace's tools (see docs/editors.md).
+
+    \b
+    Examples:
+      trailblaze schema trail > trail.schema.json
+      trailblaze schema --out .vscode/schemas
+    """
+    from .schemas import run_schema
+
+    for line in run_schema(kind, out_dir, workspace=workspace, start_servers=not no_servers):
+        click.echo(line)
+
+
+@cli.command(context_settings=CONTEXT_SETTINGS)
 @click.option("--driver", metavar="NAME", help="Driver key or upstream name (playwright-native, android-appium-uiautomator2, ...).")
 @click.option("-d", "--device", metavar="PLATFORM[/ID]", help="Device to look at, as for `run` (e.g. android/emulator-5554, ios, web).")
 @click.option("-o", "--driver-option", "driver_options", multiple=True, metavar="KEY=VALUE",

@@ -247,6 +247,13 @@ class PluginHost:
                 sections[key] = (model, info)
         return sections
 
+    def json_schemas(self) -> dict[str, dict[str, Any]]:
+        """Every plugin's editor schemas (``trailblaze_json_schemas``), merged; later plugins win a key."""
+        schemas: dict[str, dict[str, Any]] = {}
+        for _info, result in self._call_each("trailblaze_json_schemas"):
+            schemas.update(result or {})
+        return schemas
+
     def tool_descriptor(self, definition: "ToolDefinition") -> "ToolDescriptor | None":
         return self.pm.hook.trailblaze_tool_descriptor(definition=definition)  # type: ignore[no-any-return]
 

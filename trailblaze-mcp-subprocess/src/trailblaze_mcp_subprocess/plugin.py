@@ -41,6 +41,16 @@ def trailblaze_config_sections() -> dict[str, type[Any]]:
 
 
 @hookimpl
+def trailblaze_json_schemas() -> dict[str, dict[str, Any]]:
+    """``mcpServers`` for editors, from the model each entry is validated with (a list, or a map by name)."""
+    from trailblaze.schemas import model_schema
+
+    entry = model_schema(McpServerEntry)
+    return {f"workspace.{SECTION}": {"anyOf": [{"type": "array", "items": entry},
+                                               {"type": "object", "additionalProperties": entry}, {"type": "null"}]}}
+
+
+@hookimpl
 def trailblaze_register_tools(registry: ToolRegistry, config: WorkspaceConfig) -> None:
     """Validate ``mcpServers`` now (``trailblaze check`` and every run see bad entries, exit 3). The
     servers' tools are registered per session, once the servers run."""

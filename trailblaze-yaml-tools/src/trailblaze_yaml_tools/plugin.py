@@ -10,6 +10,7 @@
 * ``trailblaze_session_started`` — applies metadata-only files to tools registered per session, and
   prints file errors when ``trailblaze tools`` lists (no check runs there).
 * ``trailblaze_agent_prompts`` — the session target's ``system_prompt_file``, for the LLM agent.
+* ``trailblaze_json_schemas`` — editor schemas of tool files, trailmaps, toolsets and our sections.
 """
 
 from __future__ import annotations
@@ -97,6 +98,13 @@ def trailblaze_check_tools(registry: ToolRegistry, report: CheckReport, config: 
         return  # nothing of ours was registered for this workspace
     missing = _apply_metadata(catalog, registry)
     run_checks(catalog, registry, report, metadata_missing=missing)
+
+
+@hookimpl
+def trailblaze_json_schemas() -> dict[str, dict[str, Any]]:
+    from .schemas import json_schemas
+
+    return json_schemas()
 
 
 @hookimpl

@@ -234,7 +234,11 @@ def _param_from_json(name: str, spec: Mapping[str, Any], required: bool) -> Para
         ptype = ParamType.ANY
     items = None
     if ptype is ParamType.ARRAY and isinstance(spec.get("items"), Mapping):
-        items = _param_from_json("items", spec["items"], True)
+        item_spec = spec["items"]
+        # ``items: {}`` (``list[Any]``) takes anything: not the missing-type-means-string rule of properties
+        items = (_param_from_json("items", item_spec, True) if item_spec.get("type") or item_spec.get("enum")
+                 or item_spec.get("properties") else ParameterDefinition(name="items", type=ParamType.ANY,
+                                                                          description=str(item_spec.get("description") or "")))
     properties = None
     if ptype is ParamType.OBJECT and isinstance(spec.get("properties"), Mapping):
         req = set(spec.get("required") or [])
