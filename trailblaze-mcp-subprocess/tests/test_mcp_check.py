@@ -54,6 +54,11 @@ def acme(host: Any, tmp_path: Path) -> Path:
     (trailmaps / "acme").mkdir(parents=True)
     (trailmaps / "acme" / "trailmap.yaml").write_text("id: acme\nmcp_servers:\n  - script: ./server.py\n")
     (trailmaps / "acme" / "server.py").write_text(SERVER)
+    # a YAML tool of the same plugin calling the server's tool: known once the server has listed its tools
+    (trailmaps / "acme" / "tools").mkdir()
+    (trailmaps / "acme" / "tools" / "acme_greetTwice.tool.yaml").write_text(
+        "id: acme_greetTwice\ndescription: Greet twice.\nparameters:\n  - {name: name, type: string}\n"
+        "tools:\n  - acme_greet: {name: '{{params.name}}'}\n  - acme_greet: {name: '{{params.name}}'}\n")
     host.register(yaml_plugin, "yaml_tools")
     host.register(AcmePlugin(trailmaps), "acme")
     return trailmaps
@@ -80,7 +85,7 @@ def test_a_misspelled_tool_fails_check_and_names_the_closest(host: Any, acme: Pa
     root = _workspace(tmp_path / "ws", "acme_gret")
     result = run_cli(["check", str(root / "trails")], host=host, cwd=root)
     assert result.exit_code == 3, result.output
-    assert "greet.trail.yaml:8:11: error: [UnknownTool] unknown tool 'acme_gret'; did you mean 'acme_greet'?" \
+    assert "greet.trail.yaml:8:11: error: [UnknownTool] unknown tool 'acme_gret'; did you mean 'acme_greet' or " \
         in result.output
 
 
