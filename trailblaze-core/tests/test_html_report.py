@@ -61,4 +61,21 @@ def test_report_is_self_contained_and_shows_trails_steps_tools_screenshots_and_e
     assert "playwright show-trace" in text and "Skipped: web: not on the web" in text
     # Nothing is fetched when the file is opened: no external scripts, styles, images or fonts.
     assert not re.search(r"""(src|href)=['"]?(https?:)?//""", text)
-    assert "<script" not in text
+    assert not re.search(r"<script[^>]* src=", text)  # the script is inline too
+
+
+def test_failures_come_first_and_each_screenshot_is_embedded_once(tmp_path: Path) -> None:
+    from trailblaze.report import render_report
+
+    passed = TrailResult(Path("trails/ok.trail.yaml"), "All good", SessionOutcome.SUCCEEDED, ExitCode.SUCCESS)
+    failed = _trail(tmp_path)
+    # the same picture twice (an unchanged screen after two steps): stored once, shown twice
+    failed.log_entries.insert(4, dict(failed.log_entries[4], screenName="again"))
+    text = render_report(RunResult(trails=[passed, failed]), base=tmp_path / "logs" / "reports")
+    assert text.index(">Log in<span class=dur>1.50 s</span></summary>") < text.index(">All good</summary>")
+    assert re.search(r"<details class=trail data-status=failed [^>]*open>", text)
+    assert text.count(base64.b64encode(PNG).decode()) == 1
+    assert text.count("<img class=thumb") == 2
+    assert "logs: <a href='../s1'>" in text  # relative: works when logs/ is moved or attached whole
+    assert f"playwright show-trace {tmp_path / 'logs' / 's1' / 'trace.zip'}" in text
+    assert "run time 1.50 s" in text

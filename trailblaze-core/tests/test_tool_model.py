@@ -59,9 +59,9 @@ def test_validation_coerces_only_losslessly() -> None:
     s = schema()
     out = s.validate({"text": 5, "times": "3", "ratio": "0.5", "submit": "true", "key": "enter"})
     assert out == {"text": "5", "times": 3, "ratio": 0.5, "submit": True, "key": "ENTER"}
-    with pytest.raises(ValueError, match="argument 'times' must be a integer, got string 'three'"):
+    with pytest.raises(ValueError, match="argument 'times' must be an integer, got string 'three'"):
         s.validate({"text": "a", "times": "three"})
-    with pytest.raises(ValueError, match="'times' must be a integer, got number 1.5"):
+    with pytest.raises(ValueError, match="'times' must be an integer, got number 1.5"):
         s.validate({"text": "a", "times": 1.5})
     with pytest.raises(ValueError, match="'submit' must be a boolean"):
         s.validate({"text": "a", "submit": "yes"})
@@ -137,3 +137,64 @@ def test_registry_name_rules() -> None:
     assert any("naming convention" in w for w in reg.warnings)
     reg.add_tool(TapTool, name="web_tapElement")
     assert len(reg.warnings) == 1
+
+
+class RateTool(Tool):
+    """Rate the page with ``stars`` (see :class:`~trailblaze.tools.Tool` and `the guide <https://x.test>`_).
+
+    Use it **once**::
+
+        rate(stars=5)
+    """
+
+    name = "rate"
+    stars: int = Field(ge=1, le=5, description="How many stars, per :func:`score`.")
+    comment: str = Field("", max_length=20, pattern=r"^[a-z ]*$")
+    ratio: float = Field(0.5, gt=0, lt=1)
+    tags: list[int] = Field(default=[], max_length=3)
+    level: Literal[1, 2, 3] = 2
+
+
+def test_field_limits_reach_the_openai_and_mcp_descriptors() -> None:
+    d = default_descriptor(RateTool.definition())
+    for schema in (d.openai()["function"]["parameters"], d.mcp()["inputSchema"]):
+        props = schema["properties"]
+        assert props["stars"] == {"type": "integer", "description": "How many stars, per score.",
+                                  "minimum": 1, "maximum": 5}
+        assert props["comment"] == {"type": "string", "default": "", "maxLength": 20, "pattern": "^[a-z ]*$"}
+        assert props["ratio"] == {"type": "number", "default": 0.5, "exclusiveMinimum": 0, "exclusiveMaximum": 1}
+        assert props["tags"] == {"type": "array", "items": {"type": "integer"}, "default": [], "maxItems": 3}
+        assert props["level"] == {"type": "integer", "enum": [1, 2, 3], "default": 2}
+        assert schema["required"] == ["stars"]
+
+
+def test_docstring_markup_reaches_models_as_plain_text() -> None:
+    assert RateTool.definition().description == (
+        "Rate the page with stars (see Tool and the guide (https://x.test)).\n\nUse it once:\n\n    rate(stars=5)")
+
+
+def test_limits_from_an_mcp_input_schema_are_described_and_enforced() -> None:
+    schema = ParameterSchema.from_json_schema({"type": "object", "required": ["n"], "properties": {
+        "n": {"type": "integer", "minimum": 1, "maximum": 5},
+        "code": {"type": "string", "minLength": 2, "maxLength": 4, "pattern": "^[A-Z]+$"},
+        "ids": {"type": "array", "items": {"type": "string"}, "minItems": 1}}})
+    props = schema.json_schema()["properties"]
+    assert props["n"] == {"type": "integer", "minimum": 1, "maximum": 5}
+    assert props["code"] == {"type": "string", "minLength": 2, "maxLength": 4, "pattern": "^[A-Z]+$"}
+    assert props["ids"] == {"type": "array", "items": {"type": "string"}, "minItems": 1}
+    assert schema.validate({"n": 5, "code": "AB", "ids": ["x"]}) == {"n": 5, "code": "AB", "ids": ["x"]}
+    with pytest.raises(ValueError) as err:
+        schema.validate({"n": 6, "code": "abcde", "ids": []}, owner="tool 't'")
+    message = str(err.value)
+    assert "tool 't': argument 'n' must be <= 5, got 6" in message
+    assert "argument 'code' must be at most 4 character(s) long" in message
+    assert "argument 'code' must match the pattern '^[A-Z]+$', got 'abcde'" in message
+    assert "argument 'ids' must have at least 1 item(s), got 0" in message
+
+
+def test_every_tool_kind_lists_the_known_arguments() -> None:
+    with pytest.raises(ValueError, match=r"tool 'rate': unknown argument 'starz' \(known: comment, level, ratio, "
+                                         r"stars, tags\)"):
+        RateTool.definition().prepare({"stars": 1, "starz": 2})
+    with pytest.raises(ValueError, match=r"tool 'typeText': unknown argument 'colour' \(known: box, key, ratio, "):
+        schema().validate({"text": "a", "colour": 1}, owner="tool 'typeText'")

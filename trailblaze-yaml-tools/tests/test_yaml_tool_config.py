@@ -72,14 +72,46 @@ def test_tools_mode_file_loads_with_its_source_and_trailmap(write, load, tool) -
      r"'type': unknown parameter type 'colour'"),
     ("id: demo_x\ndescription: d\nparameters:\n  - {name: a}\ntools: []\n", r"parameter 'a' needs a 'type'"),
     ("id: demo_x\ndescription: d\nparameters:\n  - {name: n, type: integer, default: lots}\ntools: []\n",
-     r":4:30: 'default': parameter 'n': default must be a integer, got string 'lots'"),
+     r":4:30: 'default': parameter 'n': default must be an integer, got string 'lots'"),
     ("id: demo_x\ndescription: d\nparameters:\n  - {name: a, type: string, optional: true}\ntools: []\n",
      r"unknown parameter key 'optional'"),
+    ("id: demo_x\ndescription: d\nparameters:\n  - {name: n, type: integer, maximum: lots}\ntools: []\n",
+     r":4:30: 'maximum': 'maximum' must be a number, got 'lots'"),
+    ("id: demo_x\ndescription: d\nparameters:\n  - {name: s, type: string, pattern: '('}\ntools: []\n",
+     r"'pattern': 'pattern' is not a valid regular expression"),
+    ("id: demo_x\ndescription: d\nparameters:\n  - {name: s, type: string, items: integer}\ntools: []\n",
+     r"'items': 'items' applies to array parameters, and 's' is string"),
+    ("id: demo_x\ndescription: d\nparameters:\n  - {name: n, type: integer, minimum: 1, default: 0}\ntools: []\n",
+     r"'default': parameter 'n': default must be >= 1, got 0"),
 ])
 def test_each_rule_names_file_line_column_and_key(write, load, tool, body: str, expected: str) -> None:
     ws = load(write(tool("demo_x", body)))
     assert "demo_x" not in ws.registry
     assert re.search(expected, only_error(ws)), only_error(ws)
+
+
+def test_parameter_limits_are_described_and_enforced(write, load, tool) -> None:
+    ws = load(write(tool("demo_rate", """
+        id: demo_rate
+        description: Rate it.
+        parameters:
+          - {name: stars, type: integer, minimum: 1, maximum: 5}
+          - {name: code, type: string, required: false, maxLength: 3, pattern: '^[A-Z]+$'}
+          - {name: ids, type: array, items: integer, required: false, maxItems: 2}
+        tools:
+          - wait: {timeToWaitInSeconds: 0}
+        """)))
+    assert ws.errors == []
+    definition = ws.registry.get("demo_rate")
+    assert definition is not None
+    props = definition.parameters().json_schema(for_llm=True)["properties"]
+    assert props["stars"] == {"type": "integer", "minimum": 1, "maximum": 5}
+    assert props["code"] == {"type": "string", "maxLength": 3, "pattern": "^[A-Z]+$"}
+    assert props["ids"] == {"type": "array", "items": {"type": "integer"}, "maxItems": 2}
+    with pytest.raises(ValueError, match=r"tool 'demo_rate': argument 'stars' must be <= 5, got 9"):
+        definition.prepare({"stars": 9})
+    with pytest.raises(ValueError, match=r"argument 'ids\[0\]' must be an integer"):
+        definition.prepare({"stars": 1, "ids": ["x"]})
 
 
 def test_class_mode_imports_and_validates_the_class(write, load, tool, tmp_path, monkeypatch) -> None:
@@ -209,8 +241,9 @@ def test_metadata_only_file_annotates_a_tool_registered_elsewhere(write, load) -
     assert re.search(r"bad\.trailhead\.yaml:2:1: 'description': 'description' is not allowed in a metadata-only file",
                      only_error(ws))
     advisories = [f.message for f in ws.check().advisories if f.check == "ToolMetadata"]
-    assert advisories == ["'ghost' has shortcut/trailhead metadata but no source registers a tool with that name here "
-                          "(tools of MCP servers register when a session starts)"]
+    assert advisories == ["'ghost' has shortcut/trailhead metadata but no source registers a tool with that name; "
+                          "run `trailblaze tools` to list the tools of this workspace and driver (not decided: MCP "
+                          "tool servers were not started, so the tools they serve are not known yet)"]
 
 
 def test_each_bad_file_fails_alone_and_siblings_load(write, load, tool) -> None:

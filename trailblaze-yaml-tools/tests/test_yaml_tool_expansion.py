@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from trailblaze.checks import CheckReport
 from pydantic import ConfigDict, Field
 from trailblaze import Tool, ToolResult, hookimpl
 from trailblaze.errors import ToolArgumentError, ToolExpansionError, UnknownToolError
@@ -208,7 +209,7 @@ def test_required_parameter_missing_or_null_names_tool_and_parameter(probe_host,
             session.dispatcher.call(ToolCall("tapOnElementWithText", args), session.context())
     with pytest.raises(ToolArgumentError, match=r"unknown argument 'colour'"):
         session.dispatcher.call(ToolCall("tapOnElementWithText", {"text": "a", "colour": 1}), session.context())
-    with pytest.raises(ToolArgumentError, match=r"argument 'index' must be a integer, got string 'two'"):
+    with pytest.raises(ToolArgumentError, match=r"argument 'index' must be an integer, got string 'two'"):
         session.dispatcher.call(ToolCall("tapOnElementWithText", {"text": "a", "index": "two"}), session.context())
 
 
@@ -331,9 +332,15 @@ def test_unknown_tool_in_a_body_fails_at_dispatch_and_is_an_advisory_at_check(wr
         """)))
     advisories = [f for f in ws.check().advisories if f.check == "YamlToolBody"]
     assert [a.message for a in advisories] == [
-        "tool 'demo_ghost' calls 'ghostTool', which is not registered here (an MCP server may provide it when a "
-        "session starts)"]
+        "tool 'demo_ghost' calls unknown tool 'ghostTool'; run `trailblaze tools` to list the tools of this "
+        "workspace and driver (not decided: MCP tool servers were not started, so the tools they serve are not "
+        "known yet)"]
     assert re.search(r"demo_ghost\.tool\.yaml:5:5$", str(advisories[0].location))
+    # `trailblaze check` started every tool server: the registry is complete, the name is a mistake
+    complete = CheckReport(tools_complete=True)
+    ws.host.check_tools(ws.registry, complete, ws.config)
+    [error] = [f for f in complete.errors if f.check == "YamlToolBody"]
+    assert error.message.startswith("tool 'demo_ghost' calls unknown tool 'ghostTool'; ")
     session = ws.session()
     with pytest.raises(UnknownToolError, match=r"in expansion of 'demo_ghost': unknown tool 'ghostTool'"):
         session.dispatcher.call(ToolCall("demo_ghost", {}), session.context())

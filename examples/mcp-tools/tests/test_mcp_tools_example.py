@@ -88,7 +88,7 @@ def test_tools_lists_the_servers_tools(host: PluginHost, workspace: Path) -> Non
             "mcpdemo_greet", "mcpdemo_greetTeam", "mcpdemo_checkGreeting"} <= set(tools)
     assert tools["mcpdemo_addItem"]["toolsets"] == ["mcpdemo_inventory"]
     assert tools["mcpdemo_addItem"]["sourceInfo"]["server"] == "inventory"
-    assert tools["mcpdemo_greet"]["sourceInfo"]["server"] == "greeter"
+    assert tools["mcpdemo_greet"]["sourceInfo"]["server"] == "mcpdemo"  # named after its trailmap
     assert tools["mcpdemo_greet"]["kind"] == "mcp" and tools["mcpdemo_greet"]["trailmap"] == "mcpdemo"
     assert tools["mcpdemo_greet"]["inputSchema"]["properties"]["name"]["description"] == "Who to greet"
     assert not _servers_running(workspace)

@@ -34,7 +34,8 @@ def test_every_example_trail_passes_and_leaves_nothing_running(tmp_path: Path, b
     html = report.read_text(encoding="utf-8")
     for title in ("Web shop: sign in", "Web shop: checkout with validation errors", "Web shop: the sign-out dialog"):
         assert title in html
-    assert html.count("data:image/jpeg;base64,") >= 30  # a screenshot per step, embedded
+    assert html.count("<img class=thumb") >= 30  # a screenshot per step, embedded
+    assert 0 < html.count("data:image/jpeg;base64,") <= html.count("<img class=thumb")  # each distinct one once
     # The browsers and the shop servers of all six sessions are gone.
     assert browser_processes() == []
     entries = _entries(tmp_path / "logs")

@@ -26,6 +26,10 @@ class CheckReport:
     """Collects findings. Advisories are deduplicated by ``dedupe_key`` (one line per tool/source)."""
 
     strict: bool = False
+    tools_complete: bool = False
+    """True when the registry holds every tool the workspace can offer, including those of declared MCP
+    servers (``trailblaze check`` started them and listed their tools): a name nobody registers is then
+    a mistake (an error), not a tool a server might serve later (an advisory)."""
     findings: list[Finding] = field(default_factory=list)
     _seen: set[str] = field(default_factory=set)
 
@@ -39,6 +43,17 @@ class CheckReport:
             return
         self._seen.add(key)
         self.findings.append(Finding("error" if self.strict else "advisory", check, message, location))
+
+    def unknown_tool(self, check: str, message: str, location: SourceLocation | None = None,
+                     dedupe_key: str | None = None) -> None:
+        """A tool name no source registers: an error when the registry is complete, else an advisory
+        that says why it could not be decided."""
+        if self.tools_complete:
+            self.error(check, message, location)
+        else:
+            self.advisory(check, f"{message} (not decided: MCP tool servers were not started, so the tools they "
+                          "serve are not known yet)",
+                          location, dedupe_key=dedupe_key)
 
     @property
     def errors(self) -> list[Finding]:

@@ -306,18 +306,47 @@ def tools(as_json: bool, driver: str | None, target: str | None, search: str | N
 @cli.command(context_settings=CONTEXT_SETTINGS)
 @click.argument("paths", nargs=-1)
 @click.option("--strict", is_flag=True, help="Treat advisories (e.g. trailmap naming) as errors.")
+@click.option("--no-servers", is_flag=True, help="Do not start declared MCP tool servers (offline/static check): "
+              "names only a server could serve are then warnings, not errors.")
 @click.option("--workspace", type=click.Path(path_type=Path, file_okay=False), help="Workspace directory (default: found from the paths or the current directory).")
 @handle_errors
-def check(paths: tuple[str, ...], strict: bool, workspace: Path | None) -> None:
-    """Validate trails and tool definitions without running anything.
+def check(paths: tuple[str, ...], strict: bool, no_servers: bool, workspace: Path | None) -> None:
+    """Validate trails and tool definitions without running a device.
 
     Parses every trail in PATHS (files, directories, globs), checks each recorded tool call against
     the registered tools and their argument schemas, and runs the plugins' checks (e.g. trailmap
-    naming). Exit 0 when clean (advisories are printed), 3 on errors; --strict makes advisories errors.
+    naming). Declared MCP tool servers are started (as for `trailblaze tools`) to learn their tools,
+    so an unknown tool name is an error with the closest known name. Exit 0 when clean (advisories
+    are printed), 3 on errors; --strict makes advisories errors.
     """
     from .commands.check import run_check
 
-    sys.exit(run_check(list(paths), strict=strict, workspace=workspace))
+    sys.exit(run_check(list(paths), strict=strict, workspace=workspace, start_servers=not no_servers))
+
+
+@cli.command(context_settings=CONTEXT_SETTINGS)
+@click.argument("kind", required=False, type=click.Choice(["trail", "tool", "trailmap", "toolset", "workspace"]))
+@click.option("--out", "out_dir", type=click.Path(path_type=Path, file_okay=False), metavar="DIR",
+              help="Write <kind>.schema.json files here (every kind when KIND is not given).")
+@click.option("--no-servers", is_flag=True, help="Do not start declared MCP tool servers (tool names nobody else "
+              "serves are then allowed, untyped).")
+@click.option("--workspace", type=click.Path(path_type=Path, file_okay=False), help="Workspace whose tools type the tool calls (default: found from the current directory).")
+@handle_errors
+def schema(kind: str | None, out_dir: Path | None, no_servers: bool, workspace: Path | None) -> None:
+    """Print or write JSON Schemas for editors (completion and checks while you type).
+
+    The schemas come from the same rules the loader applies, and tool calls in trails and YAML tools are
+    typed from this workspace's tools (see docs/editors.md).
+
+    \b
+    Examples:
+      trailblaze schema trail > trail.schema.json
+      trailblaze schema --out .vscode/schemas
+    """
+    from .schemas import run_schema
+
+    for line in run_schema(kind, out_dir, workspace=workspace, start_servers=not no_servers):
+        click.echo(line)
 
 
 @cli.command(context_settings=CONTEXT_SETTINGS)

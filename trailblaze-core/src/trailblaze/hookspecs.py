@@ -259,3 +259,19 @@ def trailblaze_agent_prompts(session: "Session") -> "str | None":
     :param session: the running session (target, driver, workspace).
     :return: prompt text, or None.
     """
+
+
+# -- authoring ------------------------------------------------------------------------------------
+@hookspec
+def trailblaze_json_schemas() -> "dict[str, dict[str, Any]] | None":
+    """JSON Schemas of the files and ``trailblaze.yaml`` sections this plugin reads, for editors.
+
+    ``trailblaze schema`` merges them with the core's (trail files, ``defaults``, ``drivers``) so that
+    editors complete and flag keys exactly as the loader would. Build them from the models your loader
+    validates with (``Model.model_json_schema()``), so the two never drift apart. Where a file holds tool
+    calls (a YAML tool's body), write ``{"$ref": "#/$defs/toolCall"}``: the core fills it in from the
+    installed tools' descriptors.
+
+    :return: schemas keyed by file kind (``tool``, ``trailmap``, ``toolset``, ``target``) or by
+        workspace section (``workspace.mcpServers``), or None.
+    """

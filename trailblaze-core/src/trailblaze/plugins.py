@@ -302,6 +302,13 @@ class PluginHost:
                 sections[key] = (model, info)
         return sections
 
+    def json_schemas(self) -> dict[str, dict[str, Any]]:
+        """Every plugin's editor schemas (``trailblaze_json_schemas``), merged; later plugins win a key."""
+        schemas: dict[str, dict[str, Any]] = {}
+        for _info, result in self._call_each("trailblaze_json_schemas"):
+            schemas.update(result or {})
+        return schemas
+
     # The four contract calls. The core's built-in plugin (``builtin.contract``) answers each last, so
     # a None here only happens on a host built without it; it is then an error, not a silent default.
     def tool_descriptor(self, definition: "ToolDefinition", provider: str | None = None) -> "ToolDescriptor":

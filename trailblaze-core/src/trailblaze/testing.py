@@ -12,6 +12,15 @@ auto-loaded, so it never touches unrelated suites). It gives you:
   to call tools through the real dispatcher; ``finish_session(session)`` closes it (plugins, driver,
   log) in the order ``trailblaze.runner.lifecycle`` documents.
 * ``run_cli(args, ...)`` — run the ``trailblaze`` command in-process and capture exit code and output.
+* ``host_with_plugins(*names)`` — a test host plus chosen installed plugins (``yaml_tools``,
+  ``mcp_subprocess``, a driver...), loaded from their entry points as ``trailblaze`` loads them.
+* ``open_session(host, ...)`` — a started session that is closed on every path (plugins' session hooks,
+  driver stopped, log flushed): MCP servers and devices a test starts are always stopped.
+* ``make_driver(key_or_class, **settings)`` — a driver with its settings validated (defaults filled in)
+  exactly as ``trailblaze run`` builds it.
+
+Test modules may import these helpers and name the module in ``pytest_plugins`` at once: the module is
+exempt from assertion rewriting (PYTEST_DONT_REWRITE), so pytest has nothing to warn about.
 """
 
 from __future__ import annotations
@@ -198,3 +207,77 @@ if _pytest is not None:
 
 __all__ = ["CliResult", "MemoryDriver", "MemoryDriverConfig", "finish_session", "installed_host", "make_session", "new_host",
            "register_plugin", "run_cli"]
+
+
+# -- more for plugin authors: chosen installed plugins, a session that always closes, a configured driver ----
+def host_with_plugins(*names: str) -> PluginHost:
+    """A fresh test host (core built-ins, in-memory driver) plus these installed plugins, by entry-point name.
+
+    Loads exactly the plugins a test needs (``host_with_plugins("yaml_tools", "mcp_subprocess")``), the
+    way ``trailblaze`` loads them, so a test does not depend on what else happens to be installed.
+    ``new_host(load_entrypoints=True)`` loads every installed plugin instead.
+    """
+    from .errors import BadInputError
+    from .plugins import installed_entry_points
+
+    host = new_host()
+    by_name = {ep.name: ep for ep in installed_entry_points()}
+    for name in names:
+        ep = by_name.get(name)
+        if ep is None:
+            raise BadInputError(f"no installed plugin named '{name}'",
+                                hint=f"installed: {', '.join(sorted(by_name)) or 'none'}")
+        host.register(ep.load(), ep.name)
+    return host
+
+
+@contextlib.contextmanager
+def open_session(host: PluginHost, *, root: Path, driver: Driver | None = None,
+                 memory: Mapping[str, Any] | None = None, secrets: Mapping[str, Any] | None = None,
+                 workspace: WorkspaceConfig | None = None, session_id: str = "test-session") -> Iterator[Session]:
+    """``make_session`` that also ends the session, however the block exits.
+
+    Ending runs ``trailblaze_session_finished`` for every plugin (MCP servers stop there), stops the
+    driver and flushes the log, which is what a run does; the outcome is ``Error`` when the block raised.
+    Pass ``workspace=load_workspace(root, host)`` to use the workspace's ``trailblaze.yaml`` (YAML tools,
+    ``mcpServers``).
+    """
+    from .session import SessionOutcome
+
+    session = make_session(host, root=root, driver=driver, memory=memory, secrets=secrets, workspace=workspace,
+                           session_id=session_id)
+    outcome = SessionOutcome.SUCCEEDED
+    try:
+        yield session
+    except BaseException:
+        outcome = SessionOutcome.ERROR
+        raise
+    finally:
+        try:
+            host.session_finished(session, outcome)
+        finally:
+            if session.driver is not None:
+                session.driver.stop()
+            session.log.close()
+
+
+def make_driver(driver: type[Driver] | str, *, host: PluginHost | None = None, **settings: Any) -> Driver:
+    """A driver built as ``trailblaze run`` builds it: ``settings`` validated by its ``config_model``
+    (unknown or wrong settings raise ``ConfigError`` naming the key; the rest get their defaults).
+
+    ``driver`` is a ``Driver`` subclass or a driver key/alias registered on ``host`` (default: the
+    process-wide host).
+    """
+    from .driver import validate_config
+    from .plugins import get_host
+
+    if isinstance(driver, str):
+        registry = DriverRegistry()
+        (host or get_host()).register_drivers(registry)
+        cls = registry.resolve(driver)
+    else:
+        cls = driver
+    return cls(validate_config(cls.config_model, settings, owner=f"driver '{cls.key}'"))
+
+
+__all__ += ["host_with_plugins", "make_driver", "open_session"]

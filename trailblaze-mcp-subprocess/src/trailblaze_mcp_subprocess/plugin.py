@@ -45,6 +45,16 @@ def trailblaze_config_sections() -> dict[str, type[Any]]:
 
 
 @hookimpl
+def trailblaze_json_schemas() -> dict[str, dict[str, Any]]:
+    """``mcpServers`` for editors, from the model each entry is validated with (a list, or a map by name)."""
+    from trailblaze.schemas import model_schema
+
+    entry = model_schema(McpServerEntry)
+    return {f"workspace.{SECTION}": {"anyOf": [{"type": "array", "items": entry},
+                                               {"type": "object", "additionalProperties": entry}, {"type": "null"}]}}
+
+
+@hookimpl
 def trailblaze_register_tools(registry: ToolRegistry, config: WorkspaceConfig) -> None:
     """Validate ``mcpServers`` now (``trailblaze check`` and every run see bad entries, exit 3). The
     servers' tools are registered per session, once the servers run."""
@@ -67,7 +77,7 @@ def trailblaze_script_tools(spec: Any, config: WorkspaceConfig) -> list[ToolDefi
         raise BadInputError(format_validation_error(exc, owner=f"script '{spec.script.name}'")
                             .replace("argument", "setting")) from None
     table = servers_of(config)
-    name = entry.name or _free_name(table.specs, spec.script, config)
+    name = entry.name or _free_name(table.specs, spec.script, config, owner=_owner(spec))
     server = ServerSpec(
         name=name, transport="stdio", script=spec.script, args=tuple(entry.args),
         cwd=(spec.file.parent / entry.working_dir).resolve() if entry.working_dir else spec.script.parent,
@@ -90,12 +100,19 @@ def trailblaze_script_tools(spec: Any, config: WorkspaceConfig) -> list[ToolDefi
     return out
 
 
-def _free_name(specs: dict[str, ServerSpec], script: Any, config: WorkspaceConfig) -> str:
-    """The script's stem, or its workspace-relative path when another script already took the stem."""
+def _owner(spec: Any) -> str | None:
+    """A trailmap's server is named after what users know: its trailmap (a packaged trailmap's id is its
+    plugin's), not the script file (``server.py`` would show as ``MCP server 'server'``)."""
+    return str(spec.trailmap) if spec.kind == "server" and spec.trailmap else None
+
+
+def _free_name(specs: dict[str, ServerSpec], script: Any, config: WorkspaceConfig, *, owner: str | None = None) -> str:
+    """The owner's name (or the script's stem); ``owner/stem`` or the workspace-relative path when taken."""
     stem = str(script.stem)
-    taken = specs.get(stem)
-    if taken is None or taken.script == script:
-        return stem
+    for candidate in ([owner, f"{owner}/{stem}"] if owner else [stem]):
+        taken = specs.get(candidate)
+        if taken is None or taken.script == script:
+            return candidate
     try:
         return str(script.relative_to(config.root))
     except ValueError:

@@ -1,8 +1,9 @@
 """What ``trailblaze check`` (and every ``trailblaze run``, before the first step) learns from this plugin.
 
 Errors: tool, toolset, target and trailmap files that do not load; YAML tool bodies that call a tool with
-arguments its schema rejects. Advisories: skipped trailmaps, removed manifest keys, tool bodies calling
-tools nobody registered (yet: MCP servers register per session), metadata files for unknown tools,
+arguments its schema rejects; tool bodies and metadata files naming tools nobody registers, when the
+registry is complete (``trailblaze check`` started the MCP servers). Advisories: those same names when
+the servers were not started (they may serve them), skipped trailmaps, removed manifest keys,
 exports and toolsets that name nothing, and the trailmap-scoping rules of seed 003.
 """
 
@@ -13,6 +14,7 @@ from collections.abc import Sequence
 from trailblaze.checks import CheckReport
 from trailblaze.errors import SourceLocation
 from trailblaze.memory import has_tokens
+from trailblaze.session import suggest_tool_name
 from trailblaze.tools.registry import ToolRegistry
 
 from .catalog import Catalog
@@ -32,9 +34,9 @@ def run_checks(catalog: Catalog, registry: ToolRegistry, report: CheckReport, *,
         report.advisory(advisory.check, advisory.message, advisory.location, dedupe_key=advisory.dedupe_key)
     for item in catalog.metadata:
         if item.name in metadata_missing:
-            report.advisory("ToolMetadata", f"'{item.name}' has shortcut/trailhead metadata but no source registers "
-                            "a tool with that name here (tools of MCP servers register when a session starts)",
-                            SourceLocation(item.file, item.line), dedupe_key=str(item.file))
+            report.unknown_tool("ToolMetadata", f"'{item.name}' has shortcut/trailhead metadata but no source "
+                                f"registers a tool with that name; {suggest_tool_name(item.name, registry)}",
+                                SourceLocation(item.file, item.line), dedupe_key=str(item.file))
     _check_bodies(registry, report)
     _check_exports_and_toolsets(catalog, registry, report)
     check_scoping(catalog, registry, report)
@@ -46,9 +48,9 @@ def _check_bodies(registry: ToolRegistry, report: CheckReport) -> None:
             continue
         for i, name in enumerate(definition.body.tool_names):
             if name not in registry:
-                report.advisory("YamlToolBody", f"tool '{definition.name}' calls '{name}', which is not registered "
-                                "here (an MCP server may provide it when a session starts)",
-                                _call_location(definition, i, name), dedupe_key=f"{definition.name}->{name}")
+                report.unknown_tool("YamlToolBody", f"tool '{definition.name}' calls unknown tool '{name}'; "
+                                    f"{suggest_tool_name(name, registry)}",
+                                    _call_location(definition, i, name), dedupe_key=f"{definition.name}->{name}")
         for i, name, args in definition.body.constant_calls():
             target = registry.get(name)
             if target is None or has_tokens(args):

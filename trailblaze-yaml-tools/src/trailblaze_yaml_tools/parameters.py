@@ -7,7 +7,10 @@ Declaration keys (upstream ``TrailblazeToolParameterConfig``): ``name`` (require
 ``[a-zA-Z_][a-zA-Z0-9_]*``, unique), ``type`` (``string | integer | number | boolean``, also ``enum``,
 ``array``, ``object``), ``required`` (default true), ``description``, ``default`` (presence-aware: an
 absent default drops the key when the parameter is omitted, ``default: null`` substitutes null), and
-``enum`` (allowed values; makes the parameter an enum).
+``enum`` (allowed values; makes the parameter an enum). Our additions, in JSON Schema spelling, are
+described to models and enforced like a class tool's pydantic limits: ``minimum``, ``maximum``,
+``exclusiveMinimum``, ``exclusiveMaximum``, ``minLength``, ``maxLength``, ``pattern``, ``minItems``,
+``maxItems`` and ``items`` (an array's item type: ``items: integer``).
 """
 
 from __future__ import annotations
@@ -18,12 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from trailblaze.tools.params import ParameterDefinition, ParameterSchema, ParamType
+from trailblaze.tools.params import CONSTRAINT_KEYS, ParameterDefinition, ParameterSchema, ParamType, constraints_from_json
 
 from .problems import Problem, suggest
 
 PARAM_NAME = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]*$")
-PARAM_KEYS = ("name", "type", "required", "default", "description", "enum")
+PARAM_KEYS = ("name", "type", "required", "default", "description", "enum", "items", *CONSTRAINT_KEYS)
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,24 @@ def parse_parameters(raw: Any, *, scalar_text: ScalarText | None = None) -> Decl
         description = entry.get("description") or ""
         if not isinstance(description, str):
             raise Problem("'description' must be text", (*where, "description"))
+        limits = constraints_from_json(entry)
+        for key in CONSTRAINT_KEYS:
+            if key in entry and CONSTRAINT_KEYS[key] not in limits:
+                wanted = "a regular expression (text)" if key == "pattern" else "a number"
+                raise Problem(f"'{key}' must be {wanted}, got {entry[key]!r}", (*where, key))
+        if "pattern" in limits:
+            try:
+                re.compile(limits["pattern"])
+            except re.error as exc:
+                raise Problem(f"'pattern' is not a valid regular expression: {exc}", (*where, "pattern")) from None
+        items: ParameterDefinition | None = None
+        if "items" in entry:
+            if ptype is not ParamType.ARRAY:
+                raise Problem(f"'items' applies to array parameters, and '{name}' is {ptype.value}", (*where, "items"))
+            try:
+                items = ParameterDefinition(name="items", type=ParamType.parse(str(entry["items"])))
+            except ValueError as exc:
+                raise Problem(str(exc), (*where, "items")) from None
         has_default = "default" in entry
         default = entry.get("default")
         if has_default and default is None:
@@ -95,7 +116,7 @@ def parse_parameters(raw: Any, *, scalar_text: ScalarText | None = None) -> Decl
             if ptype is ParamType.STRING and not isinstance(default, str) and scalar_text is not None:
                 # "00123" unquoted is the integer 123 to YAML; a string parameter keeps what was written.
                 default = scalar_text.text((*where, "default"), default)
-            probe = ParameterDefinition(name=name, type=ptype, enum_values=enum_values)
+            probe = ParameterDefinition(name=name, type=ptype, enum_values=enum_values, items=items, **limits)
             try:
                 default = ParameterSchema([probe]).validate({name: default}, owner=f"parameter '{name}'")[name]
             except ValueError as exc:
@@ -104,6 +125,7 @@ def parse_parameters(raw: Any, *, scalar_text: ScalarText | None = None) -> Decl
         params.append(ParameterDefinition(
             name=name, type=ptype, description=description.strip(), required=required and not has_default,
             default=default, has_default=has_default and default is not None, enum_values=enum_values,
+            items=items, **limits,
         ))
     return DeclaredParameters(ParameterSchema(params), tuple(null_defaults))
 

@@ -12,6 +12,7 @@
   prints file errors when ``trailblaze tools`` lists (no check runs there).
 * ``trailblaze_target_info`` — a target as its trailmap declares it (app ids, web base URL, and the
   ``system_prompt_file`` text the LLM agent gets), read by drivers and the agent as ``session.target_info``.
+* ``trailblaze_json_schemas`` — editor schemas of tool files, trailmaps, toolsets and our sections.
 """
 
 from __future__ import annotations
@@ -101,6 +102,13 @@ def trailblaze_check_tools(registry: ToolRegistry, report: CheckReport, config: 
         return  # nothing of ours was registered for this workspace
     missing = _apply_metadata(catalog, registry)
     run_checks(catalog, registry, report, metadata_missing=missing)
+
+
+@hookimpl
+def trailblaze_json_schemas() -> dict[str, dict[str, Any]]:
+    from .schemas import json_schemas
+
+    return json_schemas()
 
 
 @hookimpl

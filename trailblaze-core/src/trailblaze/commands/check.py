@@ -3,36 +3,55 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from ..checks import CheckReport
-from ..config import find_workspace, load_workspace
+from ..config import find_workspace
 from ..errors import ExitCode, SourceLocation, TrailblazeError
 from ..memory import has_tokens
-from ..plugins import get_host
+from ..plugins import PluginHost, get_host
 from ..tools.registry import ToolRegistry
 
+if TYPE_CHECKING:
+    from ..config import WorkspaceConfig
 
-def run_check(paths: list[str], *, strict: bool = False, workspace: Path | None = None) -> int:
+
+def run_check(paths: list[str], *, strict: bool = False, workspace: Path | None = None,
+              start_servers: bool = True) -> int:
+    """Check ``paths`` against the workspace's tools.
+
+    With ``start_servers`` (the default) the session hooks run on a listing session, as for
+    ``trailblaze tools``, so declared MCP servers start, list their tools and stop again: every tool a run
+    could call is then known, and a name nobody serves is an error with a suggestion. Without it (offline
+    or static use) such names stay warnings that say why.
+    """
     from ..runner.discovery import expand
-    from ..trail.args import undeclared_references
-    from ..trail.parser import load_trail, locate_call
+    from ..workspace_tools import workspace_tools
 
     host = get_host()
     files = expand(paths) if paths else []
     root = workspace.resolve() if workspace else find_workspace(files[0] if files else None)
-    config = load_workspace(root, host)
-    registry = ToolRegistry()
-    host.register_tools(registry, config)
-    report = CheckReport(strict=strict)
+    report = CheckReport(strict=strict, tools_complete=start_servers)
+    with workspace_tools(root, host, start_servers=start_servers) as (config, registry):
+        return _check(files, host, registry, report, config)
+
+
+def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, report: CheckReport,
+           config: WorkspaceConfig) -> int:
+    from ..session import suggest_tool_name
+    from ..trail.args import undeclared_references
+    from ..trail.parser import load_trail, locate_call
+
+    strict = report.strict
     host.check_tools(registry, report, config)
     for warning in registry.warnings:
         report.advisory("ToolNaming", warning)
     trails = 0
     for path in files:
         try:
-            trail = load_trail(path, strict=strict, host=host, registry=registry)
+            trail = load_trail(path, strict=strict)
         except TrailblazeError as exc:
             report.error("TrailFormat", exc.render())
             continue
@@ -46,10 +65,10 @@ def run_check(paths: list[str], *, strict: bool = False, workspace: Path | None 
                 for i, call in enumerate(calls):
                     definition = registry.get(call.name)
                     if definition is None:
-                        # Tools served per session (MCP servers) are not known here: advisory only.
-                        report.advisory("UnknownTool", f"tool '{call.name}' is not registered in this workspace "
-                                        "(it may come from a tool server started per session)",
-                                        locate_call(trail, step.index, classifier, i), dedupe_key=f"{path}:{call.name}")
+                        report.unknown_tool("UnknownTool", f"unknown tool '{call.name}'; "
+                                            f"{suggest_tool_name(call.name, registry)}",
+                                            locate_call(trail, step.index, classifier, i),
+                                            dedupe_key=f"{path}:{call.name}")
                         continue
                     if has_tokens(call.args):
                         continue

@@ -1,11 +1,15 @@
 """Rendering the run report. Plain string building with ``html.escape`` everywhere: no template engine,
-no JavaScript (``<details>`` folds steps), nothing fetched when the file is opened."""
+nothing fetched when the file is opened. ``<details>`` folds trails and steps, so the report reads
+without JavaScript; a small inline script adds the status filter, the search, the screenshots (each
+distinct image is embedded once, however many steps show it) and the full-size viewer."""
 
 from __future__ import annotations
 
 import base64
+import hashlib
 import html
 import json
+import os
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -26,27 +30,85 @@ body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;
 header{background:#1d2330;color:#fff;padding:16px 24px}header h1{margin:0 0 4px;font-size:20px}
 main{padding:16px 24px;max-width:1200px}
 .counts span{display:inline-block;margin-right:14px}
+.bar{display:flex;flex-wrap:wrap;gap:8px;align-items:center;margin:0 0 8px}
+.bar button{border:1px solid #d0d7de;background:#fff;border-radius:14px;padding:3px 12px;cursor:pointer;font:inherit}
+.bar button.on{background:#1d2330;color:#fff;border-color:#1d2330}
+.bar input{flex:1;min-width:220px;padding:5px 10px;border:1px solid #d0d7de;border-radius:6px;font:inherit}
+.env{background:#fff;border:1px solid #dde1e8;border-radius:8px;padding:6px 14px;margin:8px 0}
+.env>summary{cursor:pointer;font-weight:600}
 .trail{background:#fff;border:1px solid #dde1e8;border-radius:8px;margin:12px 0;padding:0}
 .trail>summary{padding:10px 14px;cursor:pointer;font-weight:600;list-style:none}
 .trail>summary::-webkit-details-marker{display:none}
+.trail .dur{float:right;font-weight:400;color:#57606a;font-size:12px}
 .body{padding:0 14px 12px}
 .badge{display:inline-block;min-width:64px;text-align:center;border-radius:4px;padding:1px 6px;font-size:12px;
  font-weight:700;margin-right:8px;color:#fff}
 .PASSED{background:#1f883d}.FAILED{background:#cf222e}.ERROR{background:#9a6700}.SKIPPED{background:#6e7781}
 .CANCELLED,.TIMEOUT,.MAX_CALLS_REACHED{background:#8250df}
 .meta{color:#57606a;font-size:12px;margin:4px 0 8px}
+.meta a{color:#0969da}
+.cmd{user-select:all;background:#f6f8fa;border:1px solid #d0d7de;border-radius:4px;padding:1px 4px}
 .error{background:#ffebe9;border:1px solid #ff8182;border-radius:6px;padding:8px 10px;white-space:pre-wrap;
  font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px;margin:8px 0}
 .step{border-top:1px solid #eaeef2;padding:6px 0}
 .step>summary{cursor:pointer}
+.step.hit>summary{background:#fff8c5}
 .ok{color:#1f883d}.bad{color:#cf222e}
 table{border-collapse:collapse;width:100%;margin:6px 0;font-size:12px}
 td,th{border-bottom:1px solid #eaeef2;text-align:left;padding:4px 6px;vertical-align:top}
 code,pre{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}
 pre{margin:0;white-space:pre-wrap;word-break:break-word}
-img.shot{max-width:100%;max-height:480px;border:1px solid #d0d7de;border-radius:4px;margin:6px 0;display:block}
+figure.shot{display:inline-block;margin:6px 8px 6px 0;vertical-align:top}
+img.thumb{width:240px;max-height:180px;object-fit:cover;object-position:top;border:1px solid #d0d7de;
+ border-radius:4px;cursor:zoom-in;display:block;background:#eaeef2;min-height:40px}
+#overlay{position:fixed;inset:0;background:rgba(0,0,0,.85);display:flex;flex-direction:column;align-items:center;
+ justify-content:center;z-index:10;cursor:zoom-out}
+#overlay[hidden]{display:none}
+#overlay img{max-width:96vw;max-height:90vh;background:#fff}
+#overlay div{color:#fff;margin-top:6px;font-size:12px}
 .events{font-size:12px;color:#57606a}
+.hidden{display:none}
+#none{color:#57606a}
 """
+
+SCRIPT = """
+(function(){
+var shots=JSON.parse(document.getElementById('tb-shots').textContent);
+document.querySelectorAll('img[data-shot]').forEach(function(img){img.src=shots[img.dataset.shot]||'';});
+var overlay=document.getElementById('overlay'),big=overlay.querySelector('img'),cap=overlay.querySelector('div');
+document.addEventListener('click',function(e){
+ var t=e.target;
+ if(t.classList&&t.classList.contains('thumb')){big.src=t.src;big.alt=t.alt;cap.textContent=t.title;overlay.hidden=false;}
+ else if(overlay.contains(t)){overlay.hidden=true;}
+});
+document.addEventListener('keydown',function(e){if(e.key==='Escape'){overlay.hidden=true;}});
+var status='all',query='',trails=document.querySelectorAll('details.trail');
+function apply(){
+ var shown=0;
+ trails.forEach(function(tr){
+  var okStatus=status==='all'||tr.dataset.status===status,hit=false;
+  tr.querySelectorAll('details.step').forEach(function(st){
+   var m=query!==''&&st.dataset.text.indexOf(query)>=0;st.classList.toggle('hit',m);if(m){st.open=true;hit=true;}
+  });
+  var okQuery=query===''||hit||tr.dataset.text.indexOf(query)>=0;
+  tr.classList.toggle('hidden',!(okStatus&&okQuery));
+  if(okStatus&&okQuery){shown++;if(hit){tr.open=true;}}
+ });
+ document.getElementById('none').classList.toggle('hidden',shown>0);
+}
+document.querySelectorAll('button[data-filter]').forEach(function(b){
+ b.addEventListener('click',function(){
+  status=b.dataset.filter;
+  document.querySelectorAll('button[data-filter]').forEach(function(o){o.classList.toggle('on',o===b);});
+  apply();
+ });
+});
+document.getElementById('search').addEventListener('input',function(e){query=e.target.value.trim().toLowerCase();apply();});
+})();
+"""
+
+FAILED_FIRST = {"PASSED": 1, "SKIPPED": 2}
+"""Sort rank of an outcome: every kind of failure (0) before passes, skips last."""
 
 
 @dataclass
@@ -64,30 +126,79 @@ class _Step:
     """The step's model requests (``TrailblazeLlmRequestLog``), when the agent ran it."""
 
 
+class _Images:
+    """Screenshots embedded once each: steps often show the same screen, and bytes are the report's size."""
+
+    def __init__(self) -> None:
+        self.uris: dict[str, str] = {}
+        self.raw_bytes = 0
+
+    def add(self, mime: str, data: bytes) -> str:
+        key = hashlib.sha1(data).hexdigest()[:16]  # noqa: S324 - a content key, not security
+        if key not in self.uris:
+            self.uris[key] = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
+            self.raw_bytes += len(data)
+        return key
+
+    def script(self) -> str:
+        # "</" cannot end the script early: base64 and hex keys never contain it.
+        return f"<script type=application/json id=tb-shots>{json.dumps(self.uris)}</script>"
+
+
+@dataclass
+class _Page:
+    """What one rendering needs besides the run: where links start from, and the shared images."""
+
+    base: Path | None
+    images: _Images = field(default_factory=_Images)
+
+    def href(self, target: Path) -> str:
+        """A link that works when the report and the logs are moved together (relative), else absolute."""
+        if self.base is not None:
+            try:
+                return _e(Path(os.path.relpath(target, self.base)).as_posix())
+            except ValueError:  # another drive (Windows)
+                pass
+        return _e(target.resolve().as_uri())
+
+
 def write_html_report(run: RunResult, path: Path) -> Path:
     """Write the report of ``run`` to ``path`` (parents created) and return the path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_report(run), encoding="utf-8")
+    path.write_text(render_report(run, base=path.parent), encoding="utf-8")
     return path
 
 
-def render_report(run: RunResult) -> str:
+def render_report(run: RunResult, *, base: Path | None = None) -> str:
+    """The report as one HTML document; links to logs are relative to ``base`` (the report's folder)."""
+    page = _Page(base)
     passed, failed, skipped = run.counts()
     title = f"Trailblaze report — {passed} passed, {failed} failed, {skipped} skipped"
+    trails = sorted(run.trails, key=lambda t: FAILED_FIRST.get(_outcome(t), 0))  # stable: run order within
+    body = [_trail(trail, page) for trail in trails]
     parts = ["<!doctype html><html lang=en><head><meta charset=utf-8>",
              "<meta name=viewport content='width=device-width,initial-scale=1'>",
              f"<title>{_e(title)}</title><style>{CSS}</style></head><body>",
              f"<header><h1>{_e(title)}</h1><div class=counts>",
              f"<span>Generated {_e(time.strftime('%Y-%m-%d %H:%M:%S'))}</span>",
              f"<span>{len(run.trails)} trail(s)</span>",
+             f"<span>run time {_e(_run_duration(run))}</span>",
              f"<span>exit code {int(run.exit_code)}</span>",
-             "</div></header><main>"]
-    for trail in run.trails:
-        parts.append(_trail(trail))
-    if not run.trails:
-        parts.append("<p>No trails ran.</p>")
-    parts.append("</main></body></html>")
+             "</div></header><main>",
+             "<div class=bar>",
+             f"<button class=on data-filter=all>All {len(run.trails)}</button>",
+             f"<button data-filter=failed>Failed {failed}</button>",
+             f"<button data-filter=passed>Passed {passed}</button>",
+             f"<button data-filter=skipped>Skipped {skipped}</button>",
+             "<input id=search type=search placeholder='Search trails and steps' aria-label='Search trails and steps'>",
+             "</div>",
+             _environment(run)]
+    parts.extend(body)
+    parts.append("<p id=none class=hidden>No trail matches.</p>" if run.trails else "<p id=none>No trails ran.</p>")
+    parts.append("</main><div id=overlay hidden><img alt=''><div></div></div>")
+    parts.append(page.images.script())
+    parts.append(f"<script>{SCRIPT}</script></body></html>")
     return "".join(parts)
 
 
@@ -97,33 +208,118 @@ def _outcome(trail: TrailResult) -> str:
     return OUTCOME_TO_SUMMARY.get(trail.outcome, str(trail.outcome.value).upper())
 
 
-def _trail(trail: TrailResult) -> str:
+def _status(outcome: str) -> str:
+    """The filter a trail belongs to: passed, skipped, or failed (every other outcome)."""
+    return {"PASSED": "passed", "SKIPPED": "skipped"}.get(outcome, "failed")
+
+
+def _seconds(value: float) -> str:
+    if value < 60:
+        return f"{value:.2f} s"
+    minutes, seconds = divmod(value, 60)
+    return f"{int(minutes)} min {seconds:.0f} s"
+
+
+def _run_duration(run: RunResult) -> str:
+    """Wall-clock time from the first trail's start to the last one's end (trails may run in parallel)."""
+    done = [t for t in run.trails if t.completed_at]
+    if not done:
+        return "–"
+    start = min(t.started_at for t in done)
+    end = max(t.completed_at or t.started_at for t in done)
+    total = sum((t.completed_at or t.started_at) - t.started_at for t in done)
+    wall = _seconds(end - start)
+    return wall if abs(total - (end - start)) < 0.5 else f"{wall} ({_seconds(total)} summed over trails)"
+
+
+def _device_info(trail: TrailResult) -> dict[str, Any]:
+    """The device the session reported at start (``TrailblazeSessionStatusChangeLog``), if logged."""
+    for entry in trail.log_entries:
+        status = entry.get("sessionStatus")
+        if isinstance(status, dict) and isinstance(status.get("trailblazeDeviceInfo"), dict):
+            return dict(status["trailblazeDeviceInfo"])
+    return {}
+
+
+def _environment(run: RunResult) -> str:
+    import platform
+
+    from ..cli import _version_text
+
+    versions = _version_text().splitlines()
+    rows = [f"<div class=meta>{_e(line.strip())}</div>" for line in versions]
+    rows.append(f"<div class=meta>{_e(platform.platform())}</div>")
+    devices: list[str] = []
+    seen: set[tuple[str, ...]] = set()
+    for trail in run.trails:
+        info = _device_info(trail)
+        size = f"{info['width']}×{info['height']}" if info.get("width") and info.get("height") else ""
+        row = (trail.driver or "", trail.classifier or "", str(info.get("name") or info.get("device_id") or ""),
+               size, str(info.get("browser") or info.get("os") or ""))
+        if not info and any(r[0] == row[0] for r in seen):
+            continue  # a trail that never started a device (skipped) adds nothing
+        if any(row) and row not in seen:
+            seen.add(row)
+            devices.append("<tr>" + "".join(f"<td>{_e(v)}</td>" for v in row) + "</tr>")
+    table = ("<table><tr><th>driver</th><th>device class</th><th>device</th><th>screen</th><th>browser / OS</th></tr>"
+             + "".join(devices) + "</table>") if devices else ""
+    return f"<details class=env><summary>Environment</summary>{''.join(rows)}{table}</details>"
+
+
+def _trail(trail: TrailResult, page: _Page) -> str:
     outcome = _outcome(trail)
-    duration = ""
-    if trail.completed_at:
-        duration = f"{(trail.completed_at - trail.started_at):.2f} s"
-    opened = " open" if outcome not in ("PASSED", "SKIPPED") else ""
+    duration = _seconds(trail.completed_at - trail.started_at) if trail.completed_at else ""
+    opened = " open" if _status(outcome) == "failed" else ""
     meta = [f"<code>{_e(str(trail.path))}</code>"]
     for label, value in (("driver", trail.driver), ("device", trail.classifier), ("target", trail.target),
                          ("mode", trail.execution_mode if trail.execution_mode != "UNKNOWN" else None),
-                         ("session", trail.session_id), ("duration", duration)):
+                         ("session", trail.session_id)):
         if value:
             meta.append(f"{label}: {_e(str(value))}")
-    out = [f"<details class=trail{opened}><summary><span class='badge {outcome}'>{outcome}</span>{_e(trail.title)}"
-           f"</summary><div class=body><div class=meta>{' · '.join(meta)}</div>"]
+    steps, loose = _steps(trail.log_entries)
+    search = " ".join([trail.title, str(trail.path), trail.trail_id or "", *(s.text for s in steps),
+                       *(s.text or "" for s in trail.steps)]).lower()
+    out = [f"<details class=trail data-status={_status(outcome)} data-text='{_e(search)}'{opened}><summary>"
+           f"<span class='badge {outcome}'>{outcome}</span>{_e(trail.title)}"
+           f"{f'<span class=dur>{_e(duration)}</span>' if duration else ''}</summary>"
+           f"<div class=body><div class=meta>{' · '.join(meta)}</div>"]
+    links = _links(trail, loose, page)
+    if links:
+        out.append(f"<div class=meta>{links}</div>")
     if trail.skip_reason and outcome == "SKIPPED":
         out.append(f"<p>Skipped: {_e(trail.skip_reason)}</p>")
     if trail.message and outcome != "PASSED":
         out.append(f"<div class=error>{_e(trail.message)}</div>")
-    steps, loose = _steps(trail.log_entries)
     results = {s.index: s for s in trail.steps}
     for step in steps:
-        out.append(_step_html(step, trail, results.get(step.index) if step.index is not None else None))
-    artifacts = _artifacts(trail, loose)
+        out.append(_step_html(step, trail, results.get(step.index) if step.index is not None else None, page))
+    artifacts = _artifacts(trail, loose, page)
     if artifacts:
         out.append(artifacts)
     out.append("</div></details>")
     return "".join(out)
+
+
+def _links(trail: TrailResult, loose: list[dict[str, Any]], page: _Page) -> str:
+    """The trail's log folder, its event log, and the Playwright trace with the command that opens it."""
+    parts: list[str] = []
+    if trail.log_dir is not None:
+        parts.append(f"logs: <a href='{page.href(trail.log_dir)}'>{_e(str(trail.log_dir))}</a>")
+        for stream in sorted(trail.log_dir.glob("*.ndjson")) if trail.log_dir.is_dir() else []:
+            parts.append(f"log stream: <a href='{page.href(stream)}'>{_e(stream.name)}</a>")
+    for entry in loose:
+        kind = str(entry.get("class", "")).rsplit(".", 1)[-1]
+        if kind == "WebTraceLog" or entry.get("trace"):
+            path = str(entry.get("path") or (trail.log_dir / str(entry["trace"]) if trail.log_dir else entry["trace"]))
+            parts.append(f"Playwright trace: <a href='{page.href(Path(path))}'>{_e(Path(path).name)}</a> — open it with "
+                         f"<code class=cmd>playwright show-trace {_e(_quoted(path))}</code>")
+    return "<br>".join(parts)
+
+
+def _quoted(path: str) -> str:
+    import shlex
+
+    return shlex.quote(path)
 
 
 def _steps(entries: Iterable[dict[str, Any]]) -> tuple[list[_Step], list[dict[str, Any]]]:
@@ -163,7 +359,7 @@ def _steps(entries: Iterable[dict[str, Any]]) -> tuple[list[_Step], list[dict[st
     return steps, loose
 
 
-def _step_html(step: _Step, trail: TrailResult, result: Any) -> str:
+def _step_html(step: _Step, trail: TrailResult, result: Any, page: _Page) -> str:
     ok = step.success if step.success is not None else (result.success if result is not None else None)
     mark = "<span class=ok>✓</span>" if ok else ("<span class=bad>✗</span>" if ok is False else "•")
     number = getattr(result, "number", None)
@@ -174,8 +370,8 @@ def _step_html(step: _Step, trail: TrailResult, result: Any) -> str:
     if result is not None and getattr(result, "duration_ms", None) is not None:
         extra.append(f"{result.duration_ms} ms")
     opened = " open" if ok is False else ""
-    out = [f"<details class=step{opened}><summary>{mark} <b>{_e(label)}</b>: {_e(step.text)}"
-           f"{' <span class=meta>(' + ', '.join(extra) + ')</span>' if extra else ''}</summary>"]
+    out = [f"<details class=step data-text='{_e(step.text.lower())}'{opened}><summary>{mark} <b>{_e(label)}</b>: "
+           f"{_e(step.text)}{' <span class=meta>(' + ', '.join(extra) + ')</span>' if extra else ''}</summary>"]
     if ok is False and step.message:
         out.append(f"<div class=error>{_e(step.message)}</div>")
     if step.tools:
@@ -186,7 +382,7 @@ def _step_html(step: _Step, trail: TrailResult, result: Any) -> str:
     if step.llm:
         out.append(_llm_html(step.llm))
     for shot in step.shots:
-        out.append(_image(trail.log_dir, shot))
+        out.append(_image(trail.log_dir, shot, page))
     if step.events:
         out.append("<div class=events>")
         for what, entry in step.events[:50]:
@@ -273,43 +469,40 @@ def _tool_row(entry: dict[str, Any]) -> str:
             f"<td>{_e(str(entry.get('durationMs', '')))}</td></tr>")
 
 
-def _image(log_dir: Path | None, entry: dict[str, Any]) -> str:
+def _image(log_dir: Path | None, entry: dict[str, Any], page: _Page) -> str:
     name = str(entry.get("screenshot"))
-    label = _e(str(entry.get("screenName") or name))
+    label = str(entry.get("screenName") or name)
     if log_dir is None:
-        return f"<div class=meta>screenshot {label}: not stored</div>"
+        return f"<div class=meta>screenshot {_e(label)}: not stored</div>"
     path = Path(name) if Path(name).is_absolute() else log_dir / name
     mime = MIME.get(path.suffix.lower())
     try:
         data = path.read_bytes() if mime else b""
     except OSError:
         data = b""
-    if not data:
-        return f"<div class=meta>screenshot {label}: {_e(str(path))} (not found)</div>"
+    if not data or mime is None:
+        return f"<div class=meta>screenshot {_e(label)}: {_e(str(path))} (not found)</div>"
     if len(data) > MAX_IMAGE_BYTES:
-        return f"<div class=meta>screenshot {label}: {_e(str(path))} (too large to embed)</div>"
-    encoded = base64.b64encode(data).decode("ascii")
-    return (f"<figure style='margin:0'><img class=shot alt='{label}' src='data:{mime};base64,{encoded}'>"
-            f"<figcaption class=meta>{label}{' — ' + _e(str(entry.get('url'))) if entry.get('url') else ''}"
-            f"</figcaption></figure>")
+        return (f"<div class=meta>screenshot {_e(label)}: <a href='{page.href(path)}'>{_e(str(path))}</a> "
+                "(too large to embed)</div>")
+    key = page.images.add(mime, data)
+    caption = label + (f" — {entry['url']}" if entry.get("url") else "")
+    return (f"<figure class=shot><img class=thumb data-shot={key} alt='{_e(label)}' title='{_e(caption)}'>"
+            f"<figcaption class=meta>{_e(caption)}</figcaption></figure>")
 
 
-def _artifacts(trail: TrailResult, loose: list[dict[str, Any]]) -> str:
+def _artifacts(trail: TrailResult, loose: list[dict[str, Any]], page: _Page) -> str:
     rows: list[str] = []
     for entry in loose:
         kind = str(entry.get("class", "")).rsplit(".", 1)[-1]
         if kind == "WebTraceLog" or entry.get("trace"):
-            path = entry.get("path") or (str(trail.log_dir / str(entry["trace"])) if trail.log_dir else entry["trace"])
-            rows.append(f"<div>Playwright trace: <code>{_e(str(path))}</code> — open with "
-                        f"<code>playwright show-trace {_e(str(path))}</code></div>")
-        elif entry.get("screenshot"):
-            rows.append(_image(trail.log_dir, entry))
+            continue  # linked at the top of the trail
+        if entry.get("screenshot"):
+            rows.append(_image(trail.log_dir, entry, page))
         elif kind in EVENT_LOGS:
             rows.append(f"<div class=events>{_e(EVENT_LOGS[kind])}: {_e(_event_text(entry))}</div>")
         elif kind in TOOL_LOGS:
             rows.append(f"<table>{_tool_row(entry)}</table>")
-    if trail.log_dir:
-        rows.append(f"<div class=meta>logs: <code>{_e(str(trail.log_dir))}</code></div>")
     return "".join(rows)
 
 

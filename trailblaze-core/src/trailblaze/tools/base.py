@@ -8,7 +8,7 @@ a process that has never seen its definition.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -218,11 +218,14 @@ class Tool(BaseModel):
 
     @classmethod
     def tool_description(cls) -> str:
+        """``description``, else the docstring as plain text (reST markup is for humans' renderers)."""
         if cls.description:
             return cls.description
         import inspect
 
-        return inspect.cleandoc(cls.__doc__ or "").strip()
+        from .text import plain_text
+
+        return plain_text(inspect.cleandoc(cls.__doc__ or "").strip())
 
     @classmethod
     def definition(cls, source: ToolSource | None = None) -> "ClassToolDefinition":
@@ -269,7 +272,8 @@ class ClassToolDefinition(ToolDefinition):
         try:
             return self.tool_class.model_validate(args)
         except ValidationError as exc:
-            raise ValueError(format_validation_error(exc, owner=f"tool '{self.name}'")) from None
+            raise ValueError(format_validation_error(exc, owner=f"tool '{self.name}'",
+                                                     known=[p.name for p in self._schema])) from None
 
     def invoke(self, prepared: Any, ctx: "ToolContext") -> "ToolResult | list[ToolCall]":
         if self.delegating:
@@ -284,8 +288,11 @@ class ClassToolDefinition(ToolDefinition):
         return result
 
 
-def format_validation_error(exc: ValidationError, *, owner: str) -> str:
-    """One line per pydantic error, phrased like the rest of our argument errors."""
+def format_validation_error(exc: ValidationError, *, owner: str, known: "Iterable[str] | None" = None) -> str:
+    """One line per pydantic error, phrased like the rest of our argument errors; with ``known``, an
+    unknown top-level argument lists the known ones, as YAML and MCP tools' errors do."""
+    from .params import known_arguments_hint
+
     parts: list[str] = []
     for err in exc.errors():
         loc = ".".join(str(x) for x in err.get("loc", ()))
@@ -293,7 +300,8 @@ def format_validation_error(exc: ValidationError, *, owner: str) -> str:
         if kind == "missing":
             parts.append(f"{owner}: missing required argument '{loc}'")
         elif kind == "extra_forbidden":
-            parts.append(f"{owner}: unknown argument '{loc}'")
+            hint = known_arguments_hint(known) if known is not None and "." not in loc else ""
+            parts.append(f"{owner}: unknown argument '{loc}'{hint}")
         else:
             got = err.get("input")
             parts.append(f"{owner}: argument '{loc}': {err.get('msg', 'invalid')}, got {got!r}")

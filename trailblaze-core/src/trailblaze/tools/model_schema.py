@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from .params import ParameterDefinition, ParameterSchema
+from .text import plain_text
 
 _MAX_DEPTH = 12
 
@@ -60,6 +61,10 @@ def parameters_from_model(model: type[BaseModel], *, exclude: set[str]) -> list[
         if field_name in exclude or p.name in exclude:
             continue
         update: dict[str, Any] = {}
+        if p.description:
+            description = plain_text(p.description)
+            if description != p.description:
+                update["description"] = description
         if field_name in hidden:
             update["hidden_from_llm"] = True
         if field_name in secret:

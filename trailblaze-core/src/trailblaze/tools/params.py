@@ -64,6 +64,14 @@ class ParameterDefinition(BaseModel):
     """Selector-typed parameters: valid in recordings, never offered to a model."""
     minimum: float | None = None
     maximum: float | None = None
+    exclusive_minimum: float | None = None
+    exclusive_maximum: float | None = None
+    min_length: int | None = None
+    max_length: int | None = None
+    pattern: str | None = None
+    """A regular expression the string must contain a match of (JSON Schema ``pattern``: add ``^…$``)."""
+    min_items: int | None = None
+    max_items: int | None = None
     secret: bool = False
 
     def json_schema(self) -> dict[str, Any]:
@@ -91,11 +99,20 @@ class ParameterDefinition(BaseModel):
                 schema["required"] = req
             if not self.additional_properties:
                 schema["additionalProperties"] = False
-        if self.minimum is not None:
-            schema["minimum"] = self.minimum
-        if self.maximum is not None:
-            schema["maximum"] = self.maximum
+        if t in (ParamType.INTEGER, ParamType.NUMBER) and "enum" in schema:
+            schema["enum"] = [_number(v) for v in schema["enum"]]
+        for key, value in self.constraints().items():
+            schema[key] = value
         return schema
+
+    def constraints(self) -> dict[str, Any]:
+        """The JSON Schema limits this parameter carries (``minimum``, ``maxLength``, ``pattern``...)."""
+        pairs = (("minimum", self.minimum), ("maximum", self.maximum),
+                 ("exclusiveMinimum", self.exclusive_minimum), ("exclusiveMaximum", self.exclusive_maximum),
+                 ("minLength", self.min_length), ("maxLength", self.max_length), ("pattern", self.pattern),
+                 ("minItems", self.min_items), ("maxItems", self.max_items))
+        return {key: _number(value) if isinstance(value, float) else value
+                for key, value in pairs if value is not None}
 
 
 class ParameterSchema:
@@ -175,6 +192,37 @@ class ParameterSchema:
         return out
 
 
+def _number(value: Any) -> Any:
+    """``1.0`` → ``1`` (JSON Schema limits read back as written); other values unchanged."""
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+CONSTRAINT_KEYS = {"minimum": "minimum", "maximum": "maximum", "exclusiveMinimum": "exclusive_minimum",
+                   "exclusiveMaximum": "exclusive_maximum", "minLength": "min_length", "maxLength": "max_length",
+                   "pattern": "pattern", "minItems": "min_items", "maxItems": "max_items"}
+"""JSON Schema keyword → ``ParameterDefinition`` field, for every limit we describe and enforce."""
+
+
+def constraints_from_json(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """The limits of a JSON Schema property as ``ParameterDefinition`` fields (wrong types are dropped)."""
+    out: dict[str, Any] = {}
+    for key, attr in CONSTRAINT_KEYS.items():
+        value = spec.get(key)
+        if key == "pattern":
+            if isinstance(value, str):
+                out[attr] = value
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            out[attr] = int(value) if attr.endswith(("_length", "_items")) else value
+    return out
+
+
 def _param_from_json(name: str, spec: Mapping[str, Any], required: bool) -> ParameterDefinition:
     raw_type = spec.get("type")
     if isinstance(raw_type, list):  # ["string", "null"]
@@ -186,7 +234,11 @@ def _param_from_json(name: str, spec: Mapping[str, Any], required: bool) -> Para
         ptype = ParamType.ANY
     items = None
     if ptype is ParamType.ARRAY and isinstance(spec.get("items"), Mapping):
-        items = _param_from_json("items", spec["items"], True)
+        item_spec = spec["items"]
+        # ``items: {}`` (``list[Any]``) takes anything: not the missing-type-means-string rule of properties
+        items = (_param_from_json("items", item_spec, True) if item_spec.get("type") or item_spec.get("enum")
+                 or item_spec.get("properties") else ParameterDefinition(name="items", type=ParamType.ANY,
+                                                                          description=str(item_spec.get("description") or "")))
     properties = None
     if ptype is ParamType.OBJECT and isinstance(spec.get("properties"), Mapping):
         req = set(spec.get("required") or [])
@@ -199,6 +251,7 @@ def _param_from_json(name: str, spec: Mapping[str, Any], required: bool) -> Para
         enum_values=tuple(str(v) for v in enum_values) if isinstance(enum_values, list) and enum_values else None,
         items=items, properties=properties,
         additional_properties=spec.get("additionalProperties") is not False,
+        **constraints_from_json(spec),
     )
 
 
@@ -209,8 +262,7 @@ def _validate_object(params: tuple[ParameterDefinition, ...], closed: bool, args
     if closed:
         for key in args:
             if key not in known and key not in allow_extra:
-                hint = f" (known: {', '.join(sorted(known))})" if known else " (it takes no arguments)"
-                errors.append(f"{owner}: unknown argument '{prefix}{key}'{hint}")
+                errors.append(f"{owner}: unknown argument '{prefix}{key}'{known_arguments_hint(known)}")
     for key, value in args.items():
         if key not in known:
             out[key] = value
@@ -231,6 +283,16 @@ def _validate_object(params: tuple[ParameterDefinition, ...], closed: bool, args
             continue
         out[p.name] = _coerce(p, value, owner, path, errors)
     return out
+
+
+def known_arguments_hint(known: Iterable[str]) -> str:
+    """`` (known: a, b)``: the same wording for every tool kind (class, YAML, MCP) and configuration."""
+    names = sorted(known)
+    return f" (known: {', '.join(names)})" if names else " (it takes no arguments)"
+
+
+def _article(word: str) -> str:
+    return ("an " if word[:1] in "aeiou" else "a ") + word
 
 
 def _type_name(value: Any) -> str:
@@ -254,7 +316,7 @@ def _coerce(p: ParameterDefinition, value: Any, owner: str, path: str, errors: l
     t = p.type
 
     def bad() -> Any:
-        wanted = "one of " + ", ".join(p.enum_values or ()) if t is ParamType.ENUM else "a " + t.value
+        wanted = "one of " + ", ".join(p.enum_values or ()) if t is ParamType.ENUM else _article(t.value)
         errors.append(f"{owner}: argument '{path}' must be {wanted}, got {_type_name(value)} {value!r}")
         return value
 
@@ -270,7 +332,8 @@ def _coerce(p: ParameterDefinition, value: Any, owner: str, path: str, errors: l
         else:
             return bad()
         if p.enum_values and result not in p.enum_values:
-            return bad() if False else _enum_error(p, result, owner, path, errors)
+            return _enum_error(p, result, owner, path, errors)
+        _text_limits(p, result, owner, path, errors)
         return result
     if t is ParamType.ENUM:
         text = str(value) if not isinstance(value, (list, dict)) else None
@@ -322,6 +385,7 @@ def _coerce(p: ParameterDefinition, value: Any, owner: str, path: str, errors: l
     if t is ParamType.ARRAY:
         if not isinstance(value, list):
             return bad()
+        _count_limits(p, len(value), owner, path, errors)
         if p.items is None:
             return list(value)
         return [_coerce(p.items, v, owner, f"{path}[{i}]", errors) for i, v in enumerate(value)]
@@ -341,10 +405,36 @@ def _enum_error(p: ParameterDefinition, value: str, owner: str, path: str, error
 
 
 def _bounds(p: ParameterDefinition, value: float, owner: str, path: str, errors: list[str]) -> None:
-    if p.minimum is not None and value < p.minimum:
-        errors.append(f"{owner}: argument '{path}' must be >= {p.minimum:g}, got {value}")
-    if p.maximum is not None and value > p.maximum:
-        errors.append(f"{owner}: argument '{path}' must be <= {p.maximum:g}, got {value}")
+    checks = ((p.minimum, ">=", value >= p.minimum if p.minimum is not None else True),
+              (p.maximum, "<=", value <= p.maximum if p.maximum is not None else True),
+              (p.exclusive_minimum, ">", value > p.exclusive_minimum if p.exclusive_minimum is not None else True),
+              (p.exclusive_maximum, "<", value < p.exclusive_maximum if p.exclusive_maximum is not None else True))
+    for limit, word, ok in checks:
+        if limit is not None and not ok:
+            errors.append(f"{owner}: argument '{path}' must be {word} {limit:g}, got {value}")
+
+
+def _text_limits(p: ParameterDefinition, value: str, owner: str, path: str, errors: list[str]) -> None:
+    import re
+
+    if p.min_length is not None and len(value) < p.min_length:
+        errors.append(f"{owner}: argument '{path}' must be at least {p.min_length} character(s) long, got {value!r}")
+    if p.max_length is not None and len(value) > p.max_length:
+        errors.append(f"{owner}: argument '{path}' must be at most {p.max_length} character(s) long, got {value!r}")
+    if p.pattern is not None:
+        try:
+            matched = re.search(p.pattern, value) is not None
+        except re.error:
+            return  # a pattern Python cannot compile (ECMA-only syntax): described, not enforced here
+        if not matched:
+            errors.append(f"{owner}: argument '{path}' must match the pattern {p.pattern!r}, got {value!r}")
+
+
+def _count_limits(p: ParameterDefinition, count: int, owner: str, path: str, errors: list[str]) -> None:
+    if p.min_items is not None and count < p.min_items:
+        errors.append(f"{owner}: argument '{path}' must have at least {p.min_items} item(s), got {count}")
+    if p.max_items is not None and count > p.max_items:
+        errors.append(f"{owner}: argument '{path}' must have at most {p.max_items} item(s), got {count}")
 
 
 def schema_from_model(model: type[BaseModel], *, exclude: Iterable[str] = ()) -> ParameterSchema:

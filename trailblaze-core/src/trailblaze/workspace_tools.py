@@ -1,0 +1,44 @@
+"""Every tool a workspace can offer, for commands that read files instead of running them.
+
+``trailblaze check`` and ``trailblaze schema`` need the tools a run would have: the registered ones and
+those the declared MCP servers serve. Those servers only list their tools once started, so this runs the
+session hooks on a listing session (as ``trailblaze tools`` does) and stops them again on every path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .config import load_workspace
+from .tools.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from .config import WorkspaceConfig
+    from .plugins import PluginHost
+
+
+@contextmanager
+def workspace_tools(root: Path | None, host: PluginHost, *,
+                    start_servers: bool = True) -> Iterator[tuple[WorkspaceConfig, ToolRegistry]]:
+    """``(config, registry)``; with ``start_servers``, the registry includes the tool servers' tools."""
+    if not start_servers:
+        config = load_workspace(root, host)
+        registry = ToolRegistry()
+        host.register_tools(registry, config)
+        yield config, registry
+        return
+    from .session import SessionOutcome
+    from .toolbox import listing_session
+
+    session = listing_session(driver=None, target=None, workspace=root, host=host)
+    # Not a listing for the user: plugins print their file problems when listing; the caller reports them.
+    session.options.pop("listing", None)
+    session.options["learning_tools"] = True
+    try:
+        host.session_started(session)
+        yield session.workspace, session.registry
+    finally:
+        host.session_finished(session, SessionOutcome.SUCCEEDED)
