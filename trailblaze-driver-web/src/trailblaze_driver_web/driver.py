@@ -123,10 +123,16 @@ class PlaywrightDriver(Driver):
                           headless=self.cfg.headless, remote=self.cfg.remote)
 
     def stop(self) -> None:
+        lost = self.lost()
         context, self.context = self.context, None
         browser, self.browser = self.browser, None
         playwright, self.playwright = self.playwright, None
         self._page = None
+        if lost is not None:
+            # A call on a dead connection leaves an un-awaited coroutine behind (a RuntimeWarning at
+            # exit): only stop Playwright itself, and collect the error its reader left.
+            context = browser = None
+            _collect_connection_error(playwright)
         for closer in (context.close if context else None, browser.close if browser else None,
                        playwright.stop if playwright else None):
             if closer is None:
@@ -335,6 +341,18 @@ class PlaywrightDriver(Driver):
         trail = self.session.trail if self.session is not None else None
         return step_index + (0 if getattr(trail, "trailhead", None) is not None else 1)
 
+    def lost(self, error: BaseException | None = None) -> str | None:
+        """The Playwright driver process died (its pipe closed), or the browser disconnected."""
+        if self.playwright is None:
+            return None
+        dead = _driver_death(self.playwright)
+        if dead is not None:
+            return dead
+        browser = self.browser
+        if browser is not None and not browser.is_connected():
+            return f"the browser ({self.browser_description}) disconnected: it crashed or was closed"
+        return None
+
     def _end_group(self) -> None:
         if self._group_step is not None and self.context is not None:
             try:
@@ -357,6 +375,10 @@ class PlaywrightDriver(Driver):
     def trail_finished(self, session: Session, ok: bool) -> None:
         self._end_group()
         if not self.tracing or self.context is None:
+            return
+        if self.lost() is not None:
+            self.tracing = False
+            self._log("WebArtifactLog", {"error": "no Playwright trace: the browser connection is gone"})
             return
         self.tracing = False
         keep = self.cfg.trace == "on" or (self.cfg.trace == "retain-on-failure" and not ok)
@@ -391,6 +413,48 @@ class SentRequest:
 
     def mentions(self, needle_lower: str) -> bool:
         return needle_lower in self.url.lower() or needle_lower in self.body.lower()
+
+
+def _client(playwright: Playwright) -> Any:
+    """Playwright's connection to its driver process. Not public API, hence every step guarded: on a
+    Playwright that changed its internals, death of the driver is then just not told apart."""
+    manager = getattr(getattr(playwright, "stop", None), "__self__", None)
+    return getattr(manager, "_client", None)
+
+
+def _driver_death(playwright: Playwright) -> str | None:
+    """One line on the Playwright driver process when it is gone (exit code or signal, the error its
+    pipe gave), else None."""
+    try:
+        connection = getattr(getattr(playwright, "_impl_obj", None), "_connection", None)
+        if getattr(connection, "_closed_error", None) is None:
+            return None
+        transport = getattr(_client(playwright), "_transport", None)
+        proc = getattr(transport, "_proc", None)
+        pid, code = getattr(proc, "pid", None), getattr(proc, "returncode", None)
+        how = "died"
+        if isinstance(code, int):
+            import signal
+
+            how = f"was killed by {signal.Signals(-code).name}" if code < 0 else f"exited with code {code}"
+        said = ""
+        future = getattr(transport, "on_error_future", None)
+        if future is not None and future.done() and not future.cancelled() and future.exception() is not None:
+            said = f": {future.exception()}"
+        return f"the Playwright driver process (node{f', pid {pid}' if pid else ''}) {how}{said}"
+    except Exception:  # noqa: BLE001 - a health check never raises
+        return None
+
+
+def _collect_connection_error(playwright: Playwright | None) -> None:
+    """Read the error the dead driver's pipe left, so asyncio does not print 'Future exception was
+    never retrieved' at exit."""
+    try:
+        future = getattr(getattr(_client(playwright), "_transport", None), "on_error_future", None)
+        if future is not None and future.done() and not future.cancelled():
+            future.exception()
+    except Exception:  # noqa: BLE001, S110
+        pass
 
 
 def _safe_url(page: Page | None) -> str | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import html
 import json
+import re
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -82,13 +83,26 @@ def render_report(run: RunResult) -> str:
              f"<span>Generated {_e(time.strftime('%Y-%m-%d %H:%M:%S'))}</span>",
              f"<span>{len(run.trails)} trail(s)</span>",
              f"<span>exit code {int(run.exit_code)}</span>",
+             f"<span>interrupted by {_e(run.interrupted)}</span>" if run.interrupted else "",
              "</div></header><main>"]
     for trail in run.trails:
         parts.append(_trail(trail))
     if not run.trails:
         parts.append("<p>No trails ran.</p>")
     parts.append("</main></body></html>")
-    return "".join(parts)
+    return _redacted("".join(parts), run)
+
+
+_DATA_URI = re.compile(r"(data:[\w/+.-]+;base64,[A-Za-z0-9+/=]+)")
+
+
+def _redacted(page: str, run: RunResult) -> str:
+    """The page through the run's redaction point; embedded images are left whole (a short secret
+    that happens to occur in base64 must not corrupt a screenshot)."""
+    if not run.redactor.secrets():
+        return page
+    parts = _DATA_URI.split(page)
+    return "".join(part if i % 2 else run.redact(part) for i, part in enumerate(parts))
 
 
 def _outcome(trail: TrailResult) -> str:

@@ -25,11 +25,12 @@ from ..driver import DeviceInfo, Driver, DriverRegistry, validate_config
 from ..errors import (BadInputError, ConfigError, DriverError, ExitCode, InfrastructureError, ToolArgumentError,
                       TrailblazeError, UnknownToolError)
 from ..logs import SessionLog
-from ..memory import Memory, has_tokens
+from ..memory import Memory, Redactor, has_tokens
 from ..plugins import PluginHost, get_host
 from ..session import Session, SessionOutcome, suggest_tool_name
 from ..tools.base import ToolCall
 from ..tools.registry import ToolRegistry
+from . import interrupt
 from .discovery import expand
 from .options import RunOptions
 from .progress import Progress
@@ -73,6 +74,11 @@ class Runner:
         self._workspaces: dict[Path | None, _Workspace] = {}
         self._lock = threading.Lock()
         self.output_dir = (self.options.output_dir or Path.cwd() / "logs").resolve()
+        self.redactor = Redactor(self.options.secrets.values())
+        """Every output of the run passes through it (``RunResult.redact`` is the same object)."""
+        self.progress.redact = self.redactor
+        self.interrupted: str | None = None
+        """The signal that interrupted this run; the trails not started yet are then listed as cancelled."""
 
     # -- workspace ----------------------------------------------------------------------------
     def workspace_for(self, trail_path: Path | None) -> _Workspace:
@@ -100,31 +106,73 @@ class Runner:
 
     # -- the run ------------------------------------------------------------------------------
     def run(self, paths: list[str]) -> RunResult:
-        result = RunResult(output_dir=self.output_dir)
-        if not paths:
-            raise BadInputError("no trails given", hint="usage: trailblaze run PATH... (files, directories or globs)")
-        files = expand(paths)
-        devices: list[Device | None] = [self.parse_device(spec) for spec in self.options.devices] or [None]
+        """Run every trail of ``paths``; the summary and report are written whatever happens.
+
+        An interruption (Ctrl-C, or SIGTERM/SIGHUP under ``interrupt.handle_signals``) ends the running
+        trail as CANCELLED, lists the trails not started as CANCELLED, writes the outputs and is then
+        re-raised as ``RunInterrupted`` with ``result`` attached."""
+        result = RunResult(output_dir=self.output_dir, redactor=self.redactor)
         try:
+            if not paths:
+                raise BadInputError("no trails given", hint="usage: trailblaze run PATH... (files, directories or globs)")
+            files = expand(paths)
+            devices: list[Device | None] = [self.parse_device(spec) for spec in self.options.devices] or [None]
             if len(devices) == 1:
                 self._run_files(files, devices[0], result)
             else:
                 # One thread per device: each device gets its own driver, session and ports; the trails
-                # of one device run in order.
+                # of one device run in order. An interruption reaches the main thread only: the device
+                # threads then finish their current trail and start no other.
                 with ThreadPoolExecutor(max_workers=len(devices), thread_name_prefix="trailblaze-device") as pool:
-                    for future in [pool.submit(self._run_files, files, d, result) for d in devices]:
-                        future.result()
+                    futures = [pool.submit(self._run_files, files, d, result) for d in devices]
+                    try:
+                        for future in futures:
+                            future.result()
+                    except KeyboardInterrupt as exc:
+                        self.interrupted = interrupt.signal_name(exc)
+                        for future in futures:
+                            future.result()
+        except TrailblazeError as exc:
+            exc.message, exc.hint = self.redactor(exc.message), self.redactor(exc.hint)
+            raise
         finally:
+            self._write_outputs_once(result)
+        late = interrupt.pending()
+        if self.interrupted is not None or late is not None:
+            stopped = interrupt.RunInterrupted(self.interrupted or late or "SIGINT")
+            stopped.result = result  # type: ignore[attr-defined]
+            raise stopped
+        return result
+
+    def _write_outputs_once(self, result: RunResult) -> None:
+        """The single place a run's outputs are written (summary, report; a JUnit writer belongs
+        here too). A signal arriving meanwhile is only noted, so no file is left half-written."""
+        with interrupt.deferred():
+            result.interrupted = self.interrupted
             self._write_outputs(result)
             self.progress.run_finished(result)
-        return result
 
     def parse_device(self, spec: str) -> "Device":
         return Device.parse(spec, {cls.platform for cls in self.drivers})
 
     def _run_files(self, files: list[Path], device: "Device | None", result: RunResult) -> None:
-        for path in files:
-            trail_result = self.run_trail(path, device)
+        for i, path in enumerate(files):
+            if self.interrupted is not None:
+                self._not_started(files[i:], device, result)
+                return
+            try:
+                trail_result = self.run_trail(path, device)
+            except KeyboardInterrupt as exc:
+                self.interrupted = interrupt.signal_name(exc)
+                cancelled = getattr(exc, "trail_result", None)
+                if isinstance(cancelled, TrailResult):
+                    cancelled.message = f"interrupted by {self.interrupted} while running"
+                else:
+                    cancelled = self._cancelled(path, device, "before it started")
+                with self._lock:
+                    result.trails.append(cancelled)
+                self._not_started(files[i + 1:], device, result)
+                return
             ws = self.workspace_for(path)
             with self._lock:
                 if ws.check.errors and not ws.reported:
@@ -134,6 +182,17 @@ class Runner:
                     result.trails.append(self._check_result(ws))
                 if trail_result is not None:
                     result.trails.append(trail_result)
+
+    def _not_started(self, files: list[Path], device: "Device | None", result: RunResult) -> None:
+        with self._lock:
+            result.trails.extend(self._cancelled(path, device, "not started") for path in files)
+
+    def _cancelled(self, path: Path, device: "Device | None", why: str) -> TrailResult:
+        name = path.name.removesuffix(".yaml").removesuffix(".trail")
+        title = f"{name} on {device.spec}" if device is not None else name
+        return TrailResult(path, title, SessionOutcome.CANCELLED, ExitCode.INFRASTRUCTURE,
+                           message=f"interrupted by {self.interrupted}: {why}", failure_kind="Interrupted",
+                           completed_at=time.time())
 
     def _write_outputs(self, result: RunResult) -> None:
         if not result.trails:
@@ -276,6 +335,7 @@ class Runner:
         memory = Memory.seeded(config_memory=trail.config.memory, cli_memory=self.options.memory,
                                secrets=self.options.secrets, args=bound)
         memory.on_unknown_token = lambda message: self.progress._print(f"  ! {message}")
+        self.redactor.watch(memory)
         log = SessionLog(log_dir, session_id, redact=memory.redact, enabled=self.options.logging)
         session = Session(id=session_id, host=self.host, workspace=ws.config, registry=ws.registry.copy(),
                           memory=memory, log=log, log_dir=log_dir, target=trail.config.target, trail=trail,
@@ -317,9 +377,11 @@ class Runner:
             outcome = SessionOutcome.ERROR if exc.exit_code != ExitCode.TRAIL_FAILED else SessionOutcome.FAILED
             result.outcome, result.exit_code, result.message = outcome, exc.exit_code, str(exc)
             result.failure_kind = type(exc).__name__
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
             outcome = SessionOutcome.CANCELLED
             result.outcome, result.exit_code, result.message = outcome, ExitCode.INFRASTRUCTURE, "interrupted"
+            result.failure_kind = "Interrupted"
+            exc.trail_result = result  # type: ignore[attr-defined]  # the runner lists it (_run_files)
             raise
         finally:
             self._finish(session, driver, driver_started, hooks_started, outcome, result)
