@@ -85,6 +85,24 @@ class Memory:
             return dict(self._values)
         return {k: v for k, v in self._values.items() if k not in self._sensitive}
 
+    def secret_tokens(self, value: Any) -> list[str]:
+        """The tokens in ``value``'s strings that name a secret (``{{password}}``, ``${memory.password}``)."""
+        found: list[str] = []
+        if isinstance(value, str):
+            if "{{" in value or "${" in value:
+                for match in _TOKEN.finditer(value):
+                    token = (match.group(1) if match.group(1) is not None else match.group(2) or "").strip()
+                    key = token[7:] if token.startswith("memory.") and token[7:] in self._sensitive else token
+                    if key in self._sensitive:
+                        found.append(match.group(0))
+        elif isinstance(value, dict):
+            for v in value.values():
+                found.extend(self.secret_tokens(v))
+        elif isinstance(value, list):
+            for v in value:
+                found.extend(self.secret_tokens(v))
+        return found
+
     def secret_values(self) -> list[str]:
         return sorted({v for k, v in self._values.items() if k in self._sensitive and v}, key=len, reverse=True)
 

@@ -7,7 +7,8 @@ Declaration keys (upstream ``TrailblazeToolParameterConfig``): ``name`` (require
 ``[a-zA-Z_][a-zA-Z0-9_]*``, unique), ``type`` (``string | integer | number | boolean``, also ``enum``,
 ``array``, ``object``), ``required`` (default true), ``description``, ``default`` (presence-aware: an
 absent default drops the key when the parameter is omitted, ``default: null`` substitutes null), and
-``enum`` (allowed values; makes the parameter an enum).
+``enum`` (allowed values; makes the parameter an enum). Ours: ``sensitive`` (default false): the
+parameter takes secrets, so the agent may pass a ``{{secret}}`` token in it (and in no other).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from trailblaze.tools.params import ParameterDefinition, ParameterSchema, ParamT
 from .problems import Problem, suggest
 
 PARAM_NAME = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]*$")
-PARAM_KEYS = ("name", "type", "required", "default", "description", "enum")
+PARAM_KEYS = ("name", "type", "required", "default", "description", "enum", "sensitive")
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,9 @@ def parse_parameters(raw: Any, *, scalar_text: ScalarText | None = None) -> Decl
         description = entry.get("description") or ""
         if not isinstance(description, str):
             raise Problem("'description' must be text", (*where, "description"))
+        sensitive = entry.get("sensitive", False)
+        if not isinstance(sensitive, bool):
+            raise Problem(f"'sensitive' must be true or false, got {sensitive!r}", (*where, "sensitive"))
         has_default = "default" in entry
         default = entry.get("default")
         if has_default and default is None:
@@ -103,6 +107,7 @@ def parse_parameters(raw: Any, *, scalar_text: ScalarText | None = None) -> Decl
         params.append(ParameterDefinition(
             name=name, type=ptype, description=description.strip(), required=required and not has_default,
             default=default, has_default=has_default and default is not None, enum_values=enum_values,
+            sensitive=sensitive,
         ))
     return DeclaredParameters(ParameterSchema(params), tuple(null_defaults))
 

@@ -64,7 +64,10 @@ class ParameterDefinition(BaseModel):
     """Selector-typed parameters: valid in recordings, never offered to a model."""
     minimum: float | None = None
     maximum: float | None = None
-    secret: bool = False
+    sensitive: bool = False
+    """The parameter takes secrets (a password): the agent may put a ``{{secret}}`` token here and
+    nowhere else. Declared as ``sensitive: true`` in a YAML tool's parameters or an MCP tool's
+    ``inputSchema`` property, or ``Field(json_schema_extra={"sensitive": True})`` on a class tool."""
 
     def json_schema(self) -> dict[str, Any]:
         schema: dict[str, Any] = {}
@@ -199,6 +202,7 @@ def _param_from_json(name: str, spec: Mapping[str, Any], required: bool) -> Para
         enum_values=tuple(str(v) for v in enum_values) if isinstance(enum_values, list) and enum_values else None,
         items=items, properties=properties,
         additional_properties=spec.get("additionalProperties") is not False,
+        sensitive=spec.get("sensitive") is True,
     )
 
 
