@@ -212,8 +212,9 @@ def redact(value: Any, secrets: list[str]) -> Any:
     """``value`` with every secret, and every encoded form of it, replaced by ``***``.
 
     Outputs encode text before it reaches a file: a report escapes HTML, JSON escapes quotes and
-    non-ASCII, a URL percent-encodes. Matching the raw value alone would let ``p&ss"word`` through
-    as ``p&amp;ss&quot;word``, so each secret is matched in all of those spellings."""
+    non-ASCII, a URL percent-encodes, WebDriver sends typed text also as a JSON list of characters
+    (``"value":["p","w"]``, which Appium logs). Matching the raw value alone would let ``p&ss"word``
+    through as ``p&amp;ss&quot;word``, so each secret is matched in all of those spellings."""
     return _redact(value, secret_forms(secrets))
 
 
@@ -225,6 +226,9 @@ def secret_forms(secrets: Iterable[str]) -> list[str]:
             continue
         forms.update((s, html.escape(s), html.escape(s, quote=False), json.dumps(s)[1:-1],
                       json.dumps(s, ensure_ascii=False)[1:-1], quote(s, safe=""), quote_plus(s)))
+        if len(s) > 1:
+            chars = [json.dumps(c, ensure_ascii=False) for c in s]
+            forms.update((",".join(chars), ", ".join(chars)))
     return sorted(forms, key=len, reverse=True)
 
 

@@ -22,6 +22,7 @@ from urllib.parse import urljoin, urlparse
 
 from trailblaze.driver import DeviceInfo, Driver, DriverConfig
 from trailblaze.errors import BadInputError, DriverError, ToolFailure
+from trailblaze.memory import secret_forms
 
 from .browser import open_browser
 from .config import WebDriverConfig
@@ -394,7 +395,7 @@ class PlaywrightDriver(Driver):
             return
         secrets = session.memory.secret_values()
         if secrets:
-            scrub_zip(path, secrets)
+            scrub_zip(path, secret_forms(secrets))
         self._log("WebTraceLog", {"trace": TRACE_FILE, "path": str(path),
                                   "view": f"playwright show-trace {path}"})
 
