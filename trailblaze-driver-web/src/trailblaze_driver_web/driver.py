@@ -12,6 +12,7 @@ Playwright is imported in ``launch``, never at import time: ``trailblaze --versi
 
 from __future__ import annotations
 
+import logging
 import time
 import zipfile
 from collections import deque
@@ -81,6 +82,7 @@ class PlaywrightDriver(Driver):
     # -- lifecycle ---------------------------------------------------------------------------------
     def start(self, session: Session) -> DeviceInfo:
         self.session = session
+        _quiet_abandoned_calls()
         try:
             info = self.launch(title=session.title or session.id)
         except BaseException:
@@ -456,6 +458,24 @@ def _collect_connection_error(playwright: Playwright | None) -> None:
             future.exception()
     except Exception:  # noqa: BLE001, S110
         pass
+
+
+class _AbandonedCallFilter(logging.Filter):
+    """Drops Playwright's report of an answer to a call nobody waits for any more.
+
+    A run interrupted (Ctrl-C, SIGTERM) while a Playwright call waits abandons that call; the driver
+    process still answers it a moment later, and Playwright logs "Cannot find command to respond" with
+    a traceback on stderr. That is the interruption's echo, not a failure worth a traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        return not (error is not None and str(error).startswith("Cannot find command to respond"))
+
+
+def _quiet_abandoned_calls() -> None:
+    logger = logging.getLogger("playwright")
+    if not any(isinstance(f, _AbandonedCallFilter) for f in logger.filters):
+        logger.addFilter(_AbandonedCallFilter())
 
 
 def _safe_url(page: Page | None) -> str | None:

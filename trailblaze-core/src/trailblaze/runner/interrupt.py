@@ -48,7 +48,7 @@ def _handle(signum: int, _frame: FrameType | None) -> None:
     name = signal.Signals(signum).name
     if _state.received is not None:
         try:
-            os.write(2, f"trailblaze: {name} again: exiting now\n".encode())
+            os.write(2, f"trailblaze: {name} after {_state.received}: exiting now\n".encode())
         finally:
             os._exit(2)
     _state.received = name

@@ -190,9 +190,10 @@ class Runner:
     def _cancelled(self, path: Path, device: "Device | None", why: str) -> TrailResult:
         name = path.name.removesuffix(".yaml").removesuffix(".trail")
         title = f"{name} on {device.spec}" if device is not None else name
+        now = time.time()
         return TrailResult(path, title, SessionOutcome.CANCELLED, ExitCode.INFRASTRUCTURE,
                            message=f"interrupted by {self.interrupted}: {why}", failure_kind="Interrupted",
-                           completed_at=time.time())
+                           started_at=now, completed_at=now)
 
     def _write_outputs(self, result: RunResult) -> None:
         if not result.trails:
