@@ -3,8 +3,8 @@
 SIGINT, SIGTERM and SIGHUP end the running trail as CANCELLED, list the trails not started, write the
 summary and the report, stop every child and exit 2; a second signal ends the process at once. After
 SIGKILL no browser, Playwright driver or managed Appium server of the run is left. Each run gets a
-unique environment marker, which every process it starts inherits: counting the processes that carry it
-finds the run's children wherever they were reparented to.
+unique environment marker, which every process it starts inherits (``trailblaze.testing.CliProcess``):
+counting the processes that carry it finds the run's children wherever they were reparented to.
 """
 
 from __future__ import annotations
@@ -14,18 +14,13 @@ import os
 import shutil
 import signal
 import socket
-import subprocess
-import sys
-import time
-import uuid
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from trailblaze.testing import CliProcess
+
 REPO = Path(__file__).resolve().parents[1]
-TRAILBLAZE = Path(sys.executable).parent / "trailblaze"
 FAKE_APP = REPO / "examples" / "mobile" / "fake-shop" / "app"
 
 CONFIG = """\
@@ -75,71 +70,13 @@ trail:
 """
 
 
-class Run:
-    """A ``trailblaze run`` subprocess in its own session, with a marker in its environment."""
+def start_run(ws: Path) -> CliProcess:
+    return CliProcess(["run", "trails", "--output-dir", str(ws / "out")], cwd=ws, env=appium_env())
 
-    def __init__(self, ws: Path, *args: str) -> None:
-        self.ws = ws
-        self.marker = uuid.uuid4().hex
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
-        env.update(appium_env())
-        env["TRAILBLAZE_TEST_RUN"] = self.marker
-        self.proc = subprocess.Popen([str(TRAILBLAZE), "run", "trails", "--output-dir", str(ws / "out"), *args],
-                                     cwd=ws, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                     start_new_session=True)
 
-    def wait_for(self, what: Callable[[], Any], timeout: float = 120) -> Any:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            found = what()
-            if found:
-                return found
-            if self.proc.poll() is not None:
-                out, err = self.proc.communicate()
-                pytest.fail(f"the run ended early ({self.proc.returncode}):\n{out}\n{err}")
-            time.sleep(0.2)
-        self.kill()
-        pytest.fail("timed out waiting for the run")
-
-    def started(self, trail: str, step_text: str) -> bool:
-        """Whether the session of ``trail`` logged the start of the step with ``step_text``."""
-        for path in (self.ws / "out").glob(f"*_{trail}_*/*_ObjectiveStartLog.json"):
-            if step_text in path.read_text():
-                return True
-        return False
-
-    def finish(self, timeout: float = 120) -> tuple[int, str]:
-        out, err = self.proc.communicate(timeout=timeout)
-        return self.proc.returncode, out + err
-
-    def kill(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.communicate()
-
-    def children(self) -> list[tuple[int, str]]:
-        """Live processes (other than the runner) that inherited this run's marker."""
-        needle = f"TRAILBLAZE_TEST_RUN={self.marker}".encode()
-        found = []
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit() or int(entry.name) == self.proc.pid:
-                continue
-            try:
-                if needle in (entry / "environ").read_bytes():
-                    stat = (entry / "stat").read_text()
-                    if stat.rsplit(")", 1)[1].split()[0] != "Z":
-                        found.append((int(entry.name), (entry / "cmdline").read_bytes()[:120].decode(errors="replace")))
-            except OSError:
-                continue
-        return found
-
-    def no_children_left(self, timeout: float = 30) -> list[tuple[int, str]]:
-        deadline = time.monotonic() + timeout
-        left = self.children()
-        while left and time.monotonic() < deadline:
-            time.sleep(0.2)
-            left = self.children()
-        return left
+def step_started(ws: Path, trail: str, step_text: str) -> bool:
+    """Whether the session of ``trail`` logged the start of the step with ``step_text``."""
+    return any(step_text in path.read_text() for path in (ws / "out").glob(f"*_{trail}_*/*_ObjectiveStartLog.json"))
 
 
 def appium_env() -> dict[str, str]:
@@ -172,10 +109,10 @@ def outcomes(ws: Path) -> dict[str, tuple[str, str | None]]:
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
 def test_a_signal_mid_run_keeps_every_result_and_stops_every_child(sig: signal.Signals, tmp_path: Path) -> None:
     ws = three_web_trails(tmp_path / "ws")
-    run = Run(ws)
-    run.wait_for(lambda: run.started("b", "The page says what we wait for"))
+    run = start_run(ws)
+    run.wait_until(lambda: step_started(ws, "b", "The page says what we wait for"))
     assert run.children(), "the run has a browser"
-    os.kill(run.proc.pid, sig)
+    os.kill(run.pid, sig)
     code, output = run.finish()
 
     assert code == 2, output
@@ -189,32 +126,32 @@ def test_a_signal_mid_run_keeps_every_result_and_stops_every_child(sig: signal.S
     }
     report = next((ws / "out" / "reports").glob("trailblaze_report_*.html")).read_text()
     assert f"interrupted by {sig.name}" in report and report.count("badge CANCELLED") == 2
-    assert run.no_children_left() == []
+    assert run.children_left() == []
 
 
 def test_a_second_signal_exits_at_once_and_still_leaves_no_child(tmp_path: Path) -> None:
     ws = three_web_trails(tmp_path / "ws")
-    run = Run(ws)
-    run.wait_for(lambda: run.started("b", "The page says what we wait for"))
+    run = start_run(ws)
+    run.wait_until(lambda: step_started(ws, "b", "The page says what we wait for"))
     # Two different signals are both pending: the first starts the orderly stop, the second cuts it short.
-    os.kill(run.proc.pid, signal.SIGTERM)
-    os.kill(run.proc.pid, signal.SIGINT)
+    os.kill(run.pid, signal.SIGTERM)
+    os.kill(run.pid, signal.SIGINT)
     code, output = run.finish()
     assert code == 2, output
     # (Python handles pending signals in number order: SIGINT first, then SIGTERM.)
     assert "trailblaze: SIGTERM after SIGINT: exiting now" in output, output
-    assert run.no_children_left() == []
+    assert run.children_left() == []
 
 
 def test_sigkill_of_the_runner_leaves_no_browser(tmp_path: Path) -> None:
     ws = three_web_trails(tmp_path / "ws")
-    run = Run(ws)
-    run.wait_for(lambda: run.started("b", "The page says what we wait for"))
+    run = start_run(ws)
+    run.wait_until(lambda: step_started(ws, "b", "The page says what we wait for"))
     browsers = run.children()
     assert any("chrom" in cmd for _, cmd in browsers), browsers
     run.kill()
     # Playwright's Node driver exits when its pipe from the runner closes, and closes the browser.
-    assert run.no_children_left() == []
+    assert run.children_left() == []
 
 
 def managed_server_url(ws: Path) -> str:
@@ -235,26 +172,26 @@ def listening(url: str) -> bool:
 @pytest.mark.appium
 def test_sigterm_during_an_appium_trail_stops_the_managed_server(tmp_path: Path) -> None:
     ws = workspace(tmp_path / "ws", {"android.trail.yaml": ANDROID_WAITING, "z.trail.yaml": web_trail("z", False)})
-    run = Run(ws)
-    run.wait_for(lambda: run.started("android", "A text that never comes"))
-    url = run.wait_for(lambda: managed_server_url(ws))
+    run = start_run(ws)
+    run.wait_until(lambda: step_started(ws, "android", "A text that never comes"))
+    url = run.wait_until(lambda: managed_server_url(ws))
     assert listening(url)
-    os.kill(run.proc.pid, signal.SIGTERM)
+    os.kill(run.pid, signal.SIGTERM)
     code, output = run.finish()
     assert code == 2, output
     assert outcomes(ws) == {"android": ("CANCELLED", "interrupted by SIGTERM while running"),
                             "z": ("CANCELLED", "interrupted by SIGTERM: not started")}
-    assert run.no_children_left() == []
+    assert run.children_left() == []
     assert not listening(url)
 
 
 @pytest.mark.appium
 def test_sigkill_of_the_runner_takes_the_managed_appium_server_down(tmp_path: Path) -> None:
     ws = workspace(tmp_path / "ws", {"android.trail.yaml": ANDROID_WAITING})
-    run = Run(ws)
-    run.wait_for(lambda: run.started("android", "A text that never comes"))
-    url = run.wait_for(lambda: managed_server_url(ws))
+    run = start_run(ws)
+    run.wait_until(lambda: step_started(ws, "android", "A text that never comes"))
+    url = run.wait_until(lambda: managed_server_url(ws))
     assert any("appium" in cmd for _, cmd in run.children())
     run.kill()
-    assert run.no_children_left() == []
+    assert run.children_left() == []
     assert not listening(url)
