@@ -418,7 +418,7 @@ class SentRequest:
         return needle_lower in self.url.lower() or needle_lower in self.body.lower()
 
 
-def _client(playwright: Playwright) -> Any:
+def _client(playwright: Playwright | None) -> Any:
     """Playwright's connection to its driver process. Not public API, hence every step guarded: on a
     Playwright that changed its internals, death of the driver is then just not told apart."""
     manager = getattr(getattr(playwright, "stop", None), "__self__", None)
