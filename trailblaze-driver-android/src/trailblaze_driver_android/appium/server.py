@@ -181,7 +181,7 @@ class ManagedServer:
         if proc is None or proc.poll() is None:
             return None
         code = proc.returncode
-        how = f"killed by {signal.Signals(-code).name}" if code < 0 else f"exited with code {code}"
+        how = f"was killed by {signal.Signals(-code).name}" if code < 0 else f"exited with code {code}"
         if self._reader is not None:
             self._reader.join(timeout=2)
         last = self.log_tail(3)
