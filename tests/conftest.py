@@ -66,3 +66,27 @@ def clean_venv(tmp_path: Path) -> CleanVenv:
     subprocess.run([_uv(), "venv", "--quiet", "--python", sys.executable, str(path)], check=True,
                    capture_output=True, text=True, timeout=300)
     return CleanVenv(path)
+
+
+@pytest.fixture
+def appium_run_env() -> dict[str, str]:
+    """What a ``trailblaze run`` subprocess needs to start Appium with the fake driver itself."""
+    binary = os.environ.get("TRAILBLAZE_APPIUM_BIN") or str(REPO / ".tools/node/node_modules/.bin/appium")
+    home = os.environ.get("APPIUM_HOME") or str(REPO / ".tools/appium-home")
+    return {"TRAILBLAZE_APPIUM_BIN": binary, "APPIUM_HOME": home}
+
+
+@pytest.fixture
+def fake_shop_workspace() -> Callable[[Path, str, dict[str, str]], Path]:
+    """``fake_shop_workspace(root, config_yaml, {name: trail_text})``: a workspace holding the Fake Shop
+    app (for Appium's fake driver), that ``trailblaze.yaml`` and those trails."""
+
+    def make(root: Path, config: str, trails: dict[str, str]) -> Path:
+        shutil.copytree(REPO / "examples" / "mobile" / "fake-shop" / "app", root / "app")
+        (root / "trails" / "config").mkdir(parents=True)
+        (root / "trails" / "config" / "trailblaze.yaml").write_text(config)
+        for name, text in trails.items():
+            (root / "trails" / name).write_text(text)
+        return root
+
+    return make

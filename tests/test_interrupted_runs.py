@@ -11,17 +11,15 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import socket
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from trailblaze.testing import CliProcess
 
-REPO = Path(__file__).resolve().parents[1]
-FAKE_APP = REPO / "examples" / "mobile" / "fake-shop" / "app"
 
 CONFIG = """\
 drivers:
@@ -70,8 +68,8 @@ trail:
 """
 
 
-def start_run(ws: Path) -> CliProcess:
-    return CliProcess(["run", "trails", "--output-dir", str(ws / "out")], cwd=ws, env=appium_env())
+def start_run(ws: Path, env: dict[str, str] | None = None) -> CliProcess:
+    return CliProcess(["run", "trails", "--output-dir", str(ws / "out")], cwd=ws, env=env)
 
 
 def step_started(ws: Path, trail: str, step_text: str) -> bool:
@@ -79,23 +77,8 @@ def step_started(ws: Path, trail: str, step_text: str) -> bool:
     return any(step_text in path.read_text() for path in (ws / "out").glob(f"*_{trail}_*/*_ObjectiveStartLog.json"))
 
 
-def appium_env() -> dict[str, str]:
-    binary = os.environ.get("TRAILBLAZE_APPIUM_BIN") or str(REPO / ".tools/node/node_modules/.bin/appium")
-    home = os.environ.get("APPIUM_HOME") or str(REPO / ".tools/appium-home")
-    return {"TRAILBLAZE_APPIUM_BIN": binary, "APPIUM_HOME": home}
-
-
-def workspace(root: Path, trails: dict[str, str]) -> Path:
-    shutil.copytree(FAKE_APP, root / "app")
-    (root / "trails" / "config").mkdir(parents=True)
-    (root / "trails" / "config" / "trailblaze.yaml").write_text(CONFIG)
-    for name, text in trails.items():
-        (root / "trails" / name).write_text(text)
-    return root
-
-
-def three_web_trails(root: Path) -> Path:
-    return workspace(root, {"a.trail.yaml": web_trail("a", False), "b.trail.yaml": web_trail("b", True),
+def three_web_trails(workspace: Callable[..., Path], root: Path) -> Path:
+    return workspace(root, CONFIG, {"a.trail.yaml": web_trail("a", False), "b.trail.yaml": web_trail("b", True),
                             "c.trail.yaml": web_trail("c", False)})
 
 
@@ -107,8 +90,9 @@ def outcomes(ws: Path) -> dict[str, tuple[str, str | None]]:
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
-def test_a_signal_mid_run_keeps_every_result_and_stops_every_child(sig: signal.Signals, tmp_path: Path) -> None:
-    ws = three_web_trails(tmp_path / "ws")
+def test_a_signal_mid_run_keeps_every_result_and_stops_every_child(
+        sig: signal.Signals, fake_shop_workspace: Callable[..., Path], tmp_path: Path) -> None:
+    ws = three_web_trails(fake_shop_workspace, tmp_path / "ws")
     run = start_run(ws)
     run.wait_until(lambda: step_started(ws, "b", "The page says what we wait for"))
     assert run.children(), "the run has a browser"
@@ -129,8 +113,9 @@ def test_a_signal_mid_run_keeps_every_result_and_stops_every_child(sig: signal.S
     assert run.children_left() == []
 
 
-def test_a_second_signal_exits_at_once_and_still_leaves_no_child(tmp_path: Path) -> None:
-    ws = three_web_trails(tmp_path / "ws")
+def test_a_second_signal_exits_at_once_and_still_leaves_no_child(
+        fake_shop_workspace: Callable[..., Path], tmp_path: Path) -> None:
+    ws = three_web_trails(fake_shop_workspace, tmp_path / "ws")
     run = start_run(ws)
     run.wait_until(lambda: step_started(ws, "b", "The page says what we wait for"))
     # Two different signals are both pending: the first starts the orderly stop, the second cuts it short.
@@ -143,8 +128,8 @@ def test_a_second_signal_exits_at_once_and_still_leaves_no_child(tmp_path: Path)
     assert run.children_left() == []
 
 
-def test_sigkill_of_the_runner_leaves_no_browser(tmp_path: Path) -> None:
-    ws = three_web_trails(tmp_path / "ws")
+def test_sigkill_of_the_runner_leaves_no_browser(fake_shop_workspace: Callable[..., Path], tmp_path: Path) -> None:
+    ws = three_web_trails(fake_shop_workspace, tmp_path / "ws")
     run = start_run(ws)
     run.wait_until(lambda: step_started(ws, "b", "The page says what we wait for"))
     browsers = run.children()
@@ -170,9 +155,11 @@ def listening(url: str) -> bool:
 
 
 @pytest.mark.appium
-def test_sigterm_during_an_appium_trail_stops_the_managed_server(tmp_path: Path) -> None:
-    ws = workspace(tmp_path / "ws", {"android.trail.yaml": ANDROID_WAITING, "z.trail.yaml": web_trail("z", False)})
-    run = start_run(ws)
+def test_sigterm_during_an_appium_trail_stops_the_managed_server(
+        appium_run_env: dict[str, str], fake_shop_workspace: Callable[..., Path], tmp_path: Path) -> None:
+    ws = fake_shop_workspace(tmp_path / "ws", CONFIG, {"android.trail.yaml": ANDROID_WAITING,
+                                                       "z.trail.yaml": web_trail("z", False)})
+    run = start_run(ws, appium_run_env)
     run.wait_until(lambda: step_started(ws, "android", "A text that never comes"))
     url = run.wait_until(lambda: managed_server_url(ws))
     assert listening(url)
@@ -186,9 +173,10 @@ def test_sigterm_during_an_appium_trail_stops_the_managed_server(tmp_path: Path)
 
 
 @pytest.mark.appium
-def test_sigkill_of_the_runner_takes_the_managed_appium_server_down(tmp_path: Path) -> None:
-    ws = workspace(tmp_path / "ws", {"android.trail.yaml": ANDROID_WAITING})
-    run = start_run(ws)
+def test_sigkill_of_the_runner_takes_the_managed_appium_server_down(
+        appium_run_env: dict[str, str], fake_shop_workspace: Callable[..., Path], tmp_path: Path) -> None:
+    ws = fake_shop_workspace(tmp_path / "ws", CONFIG, {"android.trail.yaml": ANDROID_WAITING})
+    run = start_run(ws, appium_run_env)
     run.wait_until(lambda: step_started(ws, "android", "A text that never comes"))
     url = run.wait_until(lambda: managed_server_url(ws))
     assert any("appium" in cmd for _, cmd in run.children())

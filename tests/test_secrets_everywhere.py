@@ -10,21 +10,17 @@ workspace, and the run's own temporary directory, zip archives opened — is sea
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
-import sys
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from trailblaze.testing import CliProcess
+
 pytestmark = pytest.mark.appium
 
-REPO = Path(__file__).resolve().parents[1]
-TRAILBLAZE = Path(sys.executable).parent / "trailblaze"
 SECRET = "Tb-s3cret-4471"
-FAKE_APP = REPO / "examples" / "mobile" / "fake-shop" / "app"
 
 CONFIG = """\
 drivers:
@@ -88,32 +84,12 @@ trail:
 """
 
 
-def appium_env() -> dict[str, str]:
-    binary = os.environ.get("TRAILBLAZE_APPIUM_BIN") or str(REPO / ".tools/node/node_modules/.bin/appium")
-    home = os.environ.get("APPIUM_HOME") or str(REPO / ".tools/appium-home")
-    if not Path(binary).exists():
-        pytest.fail("Appium is not installed: run scripts/bootstrap.sh (or set TRAILBLAZE_APPIUM_BIN)")
-    return {"TRAILBLAZE_APPIUM_BIN": binary, "APPIUM_HOME": home}
-
-
-def workspace(root: Path, trails: dict[str, str]) -> Path:
-    shutil.copytree(FAKE_APP, root / "app")
-    (root / "trails" / "config").mkdir(parents=True)
-    (root / "trails" / "config" / "trailblaze.yaml").write_text(CONFIG)
-    for name, text in trails.items():
-        (root / "trails" / name).write_text(text)
-    return root
-
-
-def run(ws: Path, tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def run(ws: Path, tmp: Path, appium_env: dict[str, str], *args: str) -> tuple[int, str]:
     """``trailblaze run`` in a subprocess whose temporary directory is ``tmp`` (Python, Node and
     Chromium all honour TMPDIR), so every temporary file of the run can be found afterwards."""
     tmp.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
-    env.update(appium_env())
-    env["TMPDIR"] = str(tmp)
-    return subprocess.run([str(TRAILBLAZE), "run", "trails", "--output-dir", str(ws / "out"), *args], cwd=ws,
-                          env=env, capture_output=True, text=True, timeout=600, check=False)
+    return CliProcess(["run", "trails", "--output-dir", str(ws / "out"), *args], cwd=ws,
+                      env={**appium_env, "TMPDIR": str(tmp)}).finish(timeout=600)
 
 
 def contents(path: Path) -> list[tuple[str, bytes]]:
@@ -139,13 +115,13 @@ def leaks(*roots: Path) -> list[str]:
     return found
 
 
-def test_a_failing_run_through_exec_web_and_appium_leaves_no_copy_of_a_secret(tmp_path: Path) -> None:
-    ws = workspace(tmp_path / "ws", {"a_exec.trail.yaml": HOST_TRAIL, "b_web.trail.yaml": WEB_TRAIL,
-                                     "c_android.trail.yaml": ANDROID_TRAIL})
+def test_a_failing_run_through_exec_web_and_appium_leaves_no_copy_of_a_secret(
+        fake_shop_workspace: Callable[..., Path], appium_run_env: dict[str, str], tmp_path: Path) -> None:
+    ws = fake_shop_workspace(tmp_path / "ws", CONFIG, {"a_exec.trail.yaml": HOST_TRAIL, "b_web.trail.yaml": WEB_TRAIL,
+                                                       "c_android.trail.yaml": ANDROID_TRAIL})
     tmp = tmp_path / "tmp"
-    result = run(ws, tmp, "--secret", f"password={SECRET}")
-    output = result.stdout + result.stderr
-    assert result.returncode == 1, output
+    code, output = run(ws, tmp, appium_run_env, "--secret", f"password={SECRET}")
+    assert code == 1, output
     assert "Results: 0 passed, 3 failed, 0 skipped" in output, output
 
     # The failures are told, with the secret masked where it was.
@@ -167,12 +143,13 @@ def test_a_failing_run_through_exec_web_and_appium_leaves_no_copy_of_a_secret(tm
     assert not list(tmp.rglob("trailblaze-appium-*")), "no Appium log in the temporary directory"
 
 
-def test_a_clean_run_leaves_nothing_in_the_temporary_directory(tmp_path: Path) -> None:
+def test_a_clean_run_leaves_nothing_in_the_temporary_directory(
+        fake_shop_workspace: Callable[..., Path], appium_run_env: dict[str, str], tmp_path: Path) -> None:
     passing = ANDROID_TRAIL.replace("nothing like {{password}} here", "Email")
-    ws = workspace(tmp_path / "ws", {"android.trail.yaml": passing})
+    ws = fake_shop_workspace(tmp_path / "ws", CONFIG, {"android.trail.yaml": passing})
     tmp = tmp_path / "tmp"
-    result = run(ws, tmp, "--secret", f"password={SECRET}")
-    assert result.returncode == 0, result.stdout + result.stderr
+    code, output = run(ws, tmp, appium_run_env, "--secret", f"password={SECRET}")
+    assert code == 0, output
     # Only the cross-process port claims stay: empty-but-for-a-pid lock files, one per port ever used,
     # kept on purpose (deleting a flock file races with a process that is about to lock it).
     left = [p for p in tmp.rglob("*") if p.is_file()]

@@ -156,7 +156,8 @@ class PlaywrightDriver(Driver):
                     self._adopt(open_pages[-1])
                     assert self._page is not None
                     return self._page
-            raise DriverError("the web driver has no open page (the browser was closed or never started)")
+            raise DriverError(self.lost() or
+                              "the web driver has no open page (the browser was closed or never started)")
         return page
 
     def _adopt(self, page: Page) -> None:
