@@ -165,9 +165,7 @@ class Runner:
             except KeyboardInterrupt as exc:
                 self.interrupted = interrupt.signal_name(exc)
                 cancelled = getattr(exc, "trail_result", None)
-                if isinstance(cancelled, TrailResult):
-                    cancelled.message = f"interrupted by {self.interrupted} while running"
-                else:
+                if not isinstance(cancelled, TrailResult):
                     cancelled = self._cancelled(path, device, "before it started")
                 with self._lock:
                     result.trails.append(cancelled)
@@ -380,7 +378,8 @@ class Runner:
             result.failure_kind = type(exc).__name__
         except KeyboardInterrupt as exc:
             outcome = SessionOutcome.CANCELLED
-            result.outcome, result.exit_code, result.message = outcome, ExitCode.INFRASTRUCTURE, "interrupted"
+            result.outcome, result.exit_code = outcome, ExitCode.INFRASTRUCTURE
+            result.message = f"interrupted by {interrupt.signal_name(exc)} while running"
             result.failure_kind = "Interrupted"
             exc.trail_result = result  # type: ignore[attr-defined]  # the runner lists it (_run_files)
             raise
