@@ -104,7 +104,9 @@ class Memory:
         return found
 
     def secret_values(self) -> list[str]:
-        return sorted({v for k, v in self._values.items() if k in self._sensitive and v}, key=len, reverse=True)
+        # A copy first: the run's Redactor reads this from other threads (list() of a dict is atomic).
+        items = list(self._values.items())
+        return sorted({v for k, v in items if k in self._sensitive and v}, key=len, reverse=True)
 
     def apply_delta(self, delta: Mapping[str, Any] | None, deletions: list[Any] | None = None) -> None:
         """Apply a tool's ``memoryDelta``/``memoryDeletions``; non-string entries are skipped."""
