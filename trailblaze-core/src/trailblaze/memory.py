@@ -14,6 +14,7 @@ import re
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Mapping
+from functools import lru_cache
 from typing import Any, TypeVar
 from urllib.parse import quote, quote_plus
 
@@ -217,11 +218,17 @@ def redact(value: Any, secrets: list[str]) -> Any:
     non-ASCII, a URL percent-encodes, WebDriver sends typed text also as a JSON list of characters
     (``"value":["p","w"]``, which Appium logs). Matching the raw value alone would let ``p&ss"word``
     through as ``p&amp;ss&quot;word``, so each secret is matched in all of those spellings."""
-    return _redact(value, secret_forms(secrets))
+    return _redact(value, _forms(tuple(secrets)))
 
 
 def secret_forms(secrets: Iterable[str]) -> list[str]:
     """Each secret and its encodings (HTML, JSON, URL), longest first so no shorter form splits a longer."""
+    return list(_forms(tuple(secrets)))
+
+
+@lru_cache(maxsize=64)
+def _forms(secrets: tuple[str, ...]) -> tuple[str, ...]:
+    # Cached: every log entry is redacted, and the secrets of a run rarely change.
     forms: set[str] = set()
     for s in secrets:
         if not s:
@@ -231,10 +238,10 @@ def secret_forms(secrets: Iterable[str]) -> list[str]:
         if len(s) > 1:
             chars = [json.dumps(c, ensure_ascii=False) for c in s]
             forms.update((",".join(chars), ", ".join(chars)))
-    return sorted(forms, key=len, reverse=True)
+    return tuple(sorted(forms, key=len, reverse=True))
 
 
-def _redact(value: Any, forms: list[str]) -> Any:
+def _redact(value: Any, forms: "tuple[str, ...] | list[str]") -> Any:
     if isinstance(value, str):
         for s in forms:
             if s in value:
