@@ -21,19 +21,6 @@ import pytest
 from trailblaze.testing import CliProcess
 
 
-CONFIG = """\
-drivers:
-  android-appium-uiautomator2:
-    platform_name: Fake
-    automation_name: Fake
-    app: app/shop-android.xml
-    wait_timeout_ms: 60000
-    poll_interval_ms: 200
-  playwright-native:
-    timeout_ms: 60000
-"""
-
-
 def web_trail(name: str, wait_for_ever: bool) -> str:
     last = ("- web_verifyTextVisible: {text: never on this page}" if wait_for_ever
             else "- web_verifyTextVisible: {text: Hello}")
@@ -78,8 +65,8 @@ def step_started(ws: Path, trail: str, step_text: str) -> bool:
 
 
 def three_web_trails(workspace: Callable[..., Path], root: Path) -> Path:
-    return workspace(root, CONFIG, {"a.trail.yaml": web_trail("a", False), "b.trail.yaml": web_trail("b", True),
-                            "c.trail.yaml": web_trail("c", False)})
+    return workspace(root, {"a.trail.yaml": web_trail("a", False), "b.trail.yaml": web_trail("b", True),
+                            "c.trail.yaml": web_trail("c", False)}, wait_ms=60000, web_timeout_ms=60000)
 
 
 def outcomes(ws: Path) -> dict[str, tuple[str, str | None]]:
@@ -157,8 +144,8 @@ def listening(url: str) -> bool:
 @pytest.mark.appium
 def test_sigterm_during_an_appium_trail_stops_the_managed_server(
         appium_run_env: dict[str, str], fake_shop_workspace: Callable[..., Path], tmp_path: Path) -> None:
-    ws = fake_shop_workspace(tmp_path / "ws", CONFIG, {"android.trail.yaml": ANDROID_WAITING,
-                                                       "z.trail.yaml": web_trail("z", False)})
+    trails = {"android.trail.yaml": ANDROID_WAITING, "z.trail.yaml": web_trail("z", False)}
+    ws = fake_shop_workspace(tmp_path / "ws", trails, wait_ms=60000, web_timeout_ms=60000)
     run = start_run(ws, appium_run_env)
     run.wait_until(lambda: step_started(ws, "android", "A text that never comes"))
     url = run.wait_until(lambda: managed_server_url(ws))
@@ -175,7 +162,8 @@ def test_sigterm_during_an_appium_trail_stops_the_managed_server(
 @pytest.mark.appium
 def test_sigkill_of_the_runner_takes_the_managed_appium_server_down(
         appium_run_env: dict[str, str], fake_shop_workspace: Callable[..., Path], tmp_path: Path) -> None:
-    ws = fake_shop_workspace(tmp_path / "ws", CONFIG, {"android.trail.yaml": ANDROID_WAITING})
+    ws = fake_shop_workspace(tmp_path / "ws", {"android.trail.yaml": ANDROID_WAITING}, wait_ms=60000,
+                             web_timeout_ms=60000)
     run = start_run(ws, appium_run_env)
     run.wait_until(lambda: step_started(ws, "android", "A text that never comes"))
     url = run.wait_until(lambda: managed_server_url(ws))

@@ -13,6 +13,7 @@ import json
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,19 +22,7 @@ from trailblaze.testing import CliProcess
 pytestmark = pytest.mark.appium
 
 SECRET = "Tb-s3cret-4471"
-
-CONFIG = """\
-drivers:
-  android-appium-uiautomator2:
-    platform_name: Fake
-    automation_name: Fake
-    app: app/shop-android.xml
-    wait_timeout_ms: 800
-    poll_interval_ms: 50
-  playwright-native:
-    timeout_ms: 1500
-    trace: retain-on-failure
-"""
+SETTINGS: dict[str, Any] = {"wait_ms": 800, "web_timeout_ms": 1500, "extra_web": "    trace: retain-on-failure\n"}
 
 HOST_TRAIL = """\
 config: {id: leak/exec}
@@ -117,8 +106,8 @@ def leaks(*roots: Path) -> list[str]:
 
 def test_a_failing_run_through_exec_web_and_appium_leaves_no_copy_of_a_secret(
         fake_shop_workspace: Callable[..., Path], appium_run_env: dict[str, str], tmp_path: Path) -> None:
-    ws = fake_shop_workspace(tmp_path / "ws", CONFIG, {"a_exec.trail.yaml": HOST_TRAIL, "b_web.trail.yaml": WEB_TRAIL,
-                                                       "c_android.trail.yaml": ANDROID_TRAIL})
+    ws = fake_shop_workspace(tmp_path / "ws", {"a_exec.trail.yaml": HOST_TRAIL, "b_web.trail.yaml": WEB_TRAIL,
+                                               "c_android.trail.yaml": ANDROID_TRAIL}, **SETTINGS)
     tmp = tmp_path / "tmp"
     code, output = run(ws, tmp, appium_run_env, "--secret", f"password={SECRET}")
     assert code == 1, output
@@ -146,7 +135,7 @@ def test_a_failing_run_through_exec_web_and_appium_leaves_no_copy_of_a_secret(
 def test_a_clean_run_leaves_nothing_in_the_temporary_directory(
         fake_shop_workspace: Callable[..., Path], appium_run_env: dict[str, str], tmp_path: Path) -> None:
     passing = ANDROID_TRAIL.replace("nothing like {{password}} here", "Email")
-    ws = fake_shop_workspace(tmp_path / "ws", CONFIG, {"android.trail.yaml": passing})
+    ws = fake_shop_workspace(tmp_path / "ws", {"android.trail.yaml": passing}, **SETTINGS)
     tmp = tmp_path / "tmp"
     code, output = run(ws, tmp, appium_run_env, "--secret", f"password={SECRET}")
     assert code == 0, output
