@@ -170,12 +170,16 @@ class ManagedServer:
                 self._sinks.remove(sink)
         sink.close(keep=keep)
 
-    def log_tail(self, lines: int = 15) -> str:
-        text = [line for line in list(self.tail) if line.strip()]
-        return " | ".join(text[-lines:])
+    def log_tail(self, lines: int = 15, width: int | None = None) -> str:
+        """The last ``lines`` non-empty log lines joined with `` | ``, each cut to ``width`` characters
+        (Appium logs whole page sources on one line)."""
+        text = [line.strip() for line in list(self.tail) if line.strip()][-lines:]
+        if width is not None:
+            text = [t if len(t) <= width else t[: width - 1] + "…" for t in text]
+        return " | ".join(text)
 
     def death(self) -> str | None:
-        """Why the server is gone (``exited with code 1``, ``killed by SIGKILL``) and what it said
+        """Why the server is gone (``exited with code 1``, ``was killed by SIGKILL``) and what it said
         last, or None while it runs."""
         proc = self.process
         if proc is None or proc.poll() is None:
@@ -184,9 +188,9 @@ class ManagedServer:
         how = f"was killed by {signal.Signals(-code).name}" if code < 0 else f"exited with code {code}"
         if self._reader is not None:
             self._reader.join(timeout=2)
-        last = self.log_tail(3)
+        last = self.log_tail(3, width=160)
         return f"the managed Appium server (pid {proc.pid}, {self.url}) {how}" + \
-            (f"; its last log lines: {last[-400:]}" if last else "")
+            (f"; its last log lines: {last}" if last else "")
 
     def stop(self) -> None:
         """Stop the server's whole process group (appium spawns node children). Idempotent."""
