@@ -52,3 +52,21 @@ def test_the_redactor_covers_every_session_and_every_encoding() -> None:
         assert redactor(f"before {form} after") == "before *** after"
     assert redactor({"a": ["x cli-secret y"], "b": ("cli-secret",)}) == {"a": ["x *** y"], "b": ("***",)}
     assert Redactor()("nothing to hide") == "nothing to hide"
+
+
+def test_an_unexpected_error_escaping_the_run_is_redacted_too(tmp_path, plugin_host) -> None:  # type: ignore[no-untyped-def]
+    from trailblaze import hookimpl
+    from trailblaze.testing import register_plugin, run_cli
+
+    class Careless:
+        @hookimpl
+        def trailblaze_register_tools(self, registry) -> None:  # type: ignore[no-untyped-def]
+            raise RuntimeError("the token pw-771-secret was rejected")
+
+    (tmp_path / "a.trail.yaml").write_text("trail:\n  - step: wait\n    recording:\n      host:\n        - wait: {}\n")
+    with register_plugin(plugin_host, Careless()):
+        result = run_cli(["run", str(tmp_path), "--output-dir", str(tmp_path / "out"), "--secret", "t=pw-771-secret"],
+                         host=plugin_host)
+    assert result.exit_code == 2, result.output
+    assert "internal error: RuntimeError: the token *** was rejected" in result.output
+    assert "pw-771-secret" not in result.output

@@ -135,6 +135,9 @@ class Runner:
         except TrailblazeError as exc:
             exc.message, exc.hint = self.redactor(exc.message), self.redactor(exc.hint)
             raise
+        except Exception as exc:
+            exc.args = self.redactor(exc.args)  # what an "internal error: …" line prints
+            raise
         finally:
             self._write_outputs_once(result)
         late = interrupt.pending()
