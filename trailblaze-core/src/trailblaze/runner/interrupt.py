@@ -38,7 +38,9 @@ class _State:
     def __init__(self) -> None:
         self.received: str | None = None
         self.deferring = 0
+        """How many threads are in a ``deferred`` block (device threads record results too)."""
         self.pending = False
+        self.lock = threading.Lock()
 
 
 _state = _State()
@@ -79,11 +81,13 @@ def handle_signals() -> Iterator[None]:
 @contextmanager
 def deferred() -> Iterator[None]:
     """Within this block a first signal is noted, not raised (``pending`` tells afterwards)."""
-    _state.deferring += 1
+    with _state.lock:
+        _state.deferring += 1
     try:
         yield
     finally:
-        _state.deferring -= 1
+        with _state.lock:
+            _state.deferring -= 1
 
 
 def pending() -> str | None:

@@ -160,6 +160,9 @@ class Runner:
 
     def _run_files(self, files: list[Path], device: "Device | None", result: RunResult) -> None:
         for i, path in enumerate(files):
+            late = interrupt.pending()  # a signal that arrived while a result was being recorded
+            if late is not None:
+                self.interrupted = late
             if self.interrupted is not None:
                 self._not_started(files[i:], device, result)
                 return
@@ -174,15 +177,16 @@ class Runner:
                     result.trails.append(cancelled)
                 self._not_started(files[i + 1:], device, result)
                 return
-            ws = self.workspace_for(path)
-            with self._lock:
-                if ws.check.errors and not ws.reported:
-                    # A broken tool file is bad input for the run (exit 3) but only the trails that call
-                    # its tools fail: everything else in the workspace still runs.
-                    ws.reported = True
-                    result.trails.append(self._check_result(ws))
-                if trail_result is not None:
-                    result.trails.append(trail_result)
+            with interrupt.deferred():  # a finished trail's result is never lost to a signal
+                ws = self.workspace_for(path)
+                with self._lock:
+                    if ws.check.errors and not ws.reported:
+                        # A broken tool file is bad input for the run (exit 3) but only the trails that
+                        # call its tools fail: everything else in the workspace still runs.
+                        ws.reported = True
+                        result.trails.append(self._check_result(ws))
+                    if trail_result is not None:
+                        result.trails.append(trail_result)
 
     def _not_started(self, files: list[Path], device: "Device | None", result: RunResult) -> None:
         with self._lock:
