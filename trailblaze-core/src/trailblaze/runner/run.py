@@ -391,7 +391,8 @@ class Runner:
             exc.trail_result = result  # type: ignore[attr-defined]  # the runner lists it (_run_files)
             raise
         finally:
-            self._finish(session, driver, driver_started, hooks_started, outcome, result)
+            with interrupt.deferred():  # a signal now must not cut the driver's and plugins' cleanup short
+                self._finish(session, driver, driver_started, hooks_started, outcome, result)
             self.progress.trail_finished(result)
         return result
 
