@@ -66,3 +66,31 @@ def clean_venv(tmp_path: Path) -> CleanVenv:
     subprocess.run([_uv(), "venv", "--quiet", "--python", sys.executable, str(path)], check=True,
                    capture_output=True, text=True, timeout=300)
     return CleanVenv(path)
+
+
+@pytest.fixture
+def appium_run_env() -> dict[str, str]:
+    """What a ``trailblaze run`` subprocess needs to start Appium with the fake driver itself."""
+    binary = os.environ.get("TRAILBLAZE_APPIUM_BIN") or str(REPO / ".tools/node/node_modules/.bin/appium")
+    home = os.environ.get("APPIUM_HOME") or str(REPO / ".tools/appium-home")
+    return {"TRAILBLAZE_APPIUM_BIN": binary, "APPIUM_HOME": home}
+
+
+@pytest.fixture
+def fake_shop_workspace() -> Callable[..., Path]:
+    """``fake_shop_workspace(root, {name: trail_text}, wait_ms=…, web_timeout_ms=…)``: a workspace with
+    the Fake Shop app for Appium's fake driver (Trailblaze manages the server), the web driver, and
+    those trails. ``extra_web`` adds lines under ``drivers.playwright-native``."""
+
+    def make(root: Path, trails: dict[str, str], *, wait_ms: int, web_timeout_ms: int, extra_web: str = "") -> Path:
+        shutil.copytree(REPO / "examples" / "mobile" / "fake-shop" / "app", root / "app")
+        (root / "trails" / "config").mkdir(parents=True)
+        (root / "trails" / "config" / "trailblaze.yaml").write_text(
+            "drivers:\n  android-appium-uiautomator2:\n    platform_name: Fake\n    automation_name: Fake\n"
+            f"    app: app/shop-android.xml\n    wait_timeout_ms: {wait_ms}\n    poll_interval_ms: 50\n"
+            f"  playwright-native:\n    timeout_ms: {web_timeout_ms}\n{extra_web}")
+        for name, text in trails.items():
+            (root / "trails" / name).write_text(text)
+        return root
+
+    return make

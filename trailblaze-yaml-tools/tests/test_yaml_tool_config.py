@@ -288,3 +288,15 @@ def test_inline_and_ref_tools_in_trailblaze_yaml(write, load) -> None:
     joined = "\n".join(ws.errors)
     assert re.search(r"trailblaze\.yaml:11:5: 'description': 'description' is not allowed with class:", joined)
     assert re.search(r"trailblaze\.yaml:12:5: 'tools': a 'ref:' entry may not have other keys \(note\)", joined)
+
+
+def test_a_parameter_declared_sensitive_takes_secrets(write, load, tool) -> None:
+    body = ("id: demo_login\ndescription: Sign in.\nparameters:\n  - {name: user, type: string}\n"
+            "  - {name: password, type: string, sensitive: true}\ntools:\n  - wait: {timeToWaitInSeconds: 0}\n")
+    ws = load(write(tool("demo_login", body)))
+    assert ws.errors == []
+    schema = ws.registry.get("demo_login").parameters()
+    assert [p.name for p in schema if p.sensitive] == ["password"]
+
+    bad = load(write(tool("demo_login", body.replace("sensitive: true", "sensitive: yes please"))))
+    assert re.search(r":5:\d+: 'sensitive': 'sensitive' must be true or false", only_error(bad)), bad.errors

@@ -206,7 +206,7 @@ def run(paths: tuple[str, ...], tags: tuple[str, ...], driver: str | None, devic
       trailblaze run trails/login.trail.yaml --arg email=a@b.c --secret password=s3cret
       trailblaze run "trails/**/*.trail.yaml" --tags smoke --headed
     """
-    from .errors import BadInputError
+    from .errors import BadInputError, ExitCode
     from .runner import RunOptions
     from .runner.run import Runner
 
@@ -222,7 +222,15 @@ def run(paths: tuple[str, ...], tags: tuple[str, ...], driver: str | None, devic
         report=not no_report, logging=not no_logging, test_name=test_name, junit_xml=junit_xml,
         debug=bool(click.get_current_context().find_root().params.get("debug")),
     )
-    result = Runner(options).run(list(paths))
+    from .runner.interrupt import RunInterrupted, handle_signals
+
+    try:
+        with handle_signals():
+            result = Runner(options).run(list(paths))
+    except RunInterrupted as exc:
+        # The summary and report are written; children are stopped by the sessions' cleanup.
+        click.echo(f"trailblaze: {exc}: the summary and report list every trail", err=True)
+        sys.exit(int(ExitCode.INFRASTRUCTURE))
     sys.exit(int(result.exit_code))
 
 

@@ -137,6 +137,14 @@ class Driver(ABC):
     def trail_finished(self, session: "Session", ok: bool) -> None:
         """Called once per trail before ``stop`` (keep or drop a trace). Default: nothing."""
 
+    def lost(self, error: BaseException | None = None) -> str | None:
+        """Why the device or browser behind this driver is gone, in one line naming the process and
+        what it said (``the managed Appium server (pid 7, ...) was killed by SIGKILL``), or None while
+        it works. The dispatcher asks after every failed tool call, with the exception when there was
+        one: a cause makes the failure an infrastructure error (exit 2), not a failed trail (exit 1).
+        Must be cheap and must not raise. Default: None."""
+        return None
+
 
 @dataclass
 class DriverEntry:

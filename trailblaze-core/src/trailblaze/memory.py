@@ -7,15 +7,21 @@ can redact them; the "sensitive" mark is sticky for the session.
 
 from __future__ import annotations
 
+import html
+import json
 import os
 import re
+import threading
 import warnings
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from functools import lru_cache
+from typing import Any, TypeVar
+from urllib.parse import quote, quote_plus
 
 _TOKEN = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}|\$\{([^{}]*)\}")
 _ARGS_PATH = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]*(\.[a-zA-Z_][a-zA-Z0-9_]*)*$")
 REDACTED = "***"
+T = TypeVar("T")
 
 
 class UnknownTokenWarning(UserWarning):
@@ -80,8 +86,28 @@ class Memory:
             return dict(self._values)
         return {k: v for k, v in self._values.items() if k not in self._sensitive}
 
+    def secret_tokens(self, value: Any) -> list[str]:
+        """The tokens in ``value``'s strings that name a secret (``{{password}}``, ``${memory.password}``)."""
+        found: list[str] = []
+        if isinstance(value, str):
+            if "{{" in value or "${" in value:
+                for match in _TOKEN.finditer(value):
+                    token = (match.group(1) if match.group(1) is not None else match.group(2) or "").strip()
+                    key = token[7:] if token.startswith("memory.") and token[7:] in self._sensitive else token
+                    if key in self._sensitive:
+                        found.append(match.group(0))
+        elif isinstance(value, dict):
+            for v in value.values():
+                found.extend(self.secret_tokens(v))
+        elif isinstance(value, list):
+            for v in value:
+                found.extend(self.secret_tokens(v))
+        return found
+
     def secret_values(self) -> list[str]:
-        return sorted({v for k, v in self._values.items() if k in self._sensitive and v}, key=len, reverse=True)
+        # A copy first: the run's Redactor reads this from other threads (list() of a dict is atomic).
+        items = list(self._values.items())
+        return sorted({v for k, v in items if k in self._sensitive and v}, key=len, reverse=True)
 
     def apply_delta(self, delta: Mapping[str, Any] | None, deletions: list[Any] | None = None) -> None:
         """Apply a tool's ``memoryDelta``/``memoryDeletions``; non-string entries are skipped."""
@@ -186,18 +212,86 @@ def has_tokens(value: Any) -> bool:
 
 
 def redact(value: Any, secrets: list[str]) -> Any:
+    """``value`` with every secret, and every encoded form of it, replaced by ``***``.
+
+    Outputs encode text before it reaches a file: a report escapes HTML, JSON escapes quotes and
+    non-ASCII, a URL percent-encodes, WebDriver sends typed text also as a JSON list of characters
+    (``"value":["p","w"]``, which Appium logs). Matching the raw value alone would let ``p&ss"word``
+    through as ``p&amp;ss&quot;word``, so each secret is matched in all of those spellings."""
+    return _redact(value, _forms(tuple(secrets)))
+
+
+def secret_forms(secrets: Iterable[str]) -> list[str]:
+    """Each secret and its encodings (HTML, JSON, URL), longest first so no shorter form splits a longer."""
+    return list(_forms(tuple(secrets)))
+
+
+@lru_cache(maxsize=64)
+def _forms(secrets: tuple[str, ...]) -> tuple[str, ...]:
+    # Cached: every log entry is redacted, and the secrets of a run rarely change.
+    forms: set[str] = set()
+    for s in secrets:
+        if not s:
+            continue
+        forms.update((s, html.escape(s), html.escape(s, quote=False), json.dumps(s)[1:-1],
+                      json.dumps(s, ensure_ascii=False)[1:-1], quote(s, safe=""), quote_plus(s)))
+        if len(s) > 1:
+            chars = [json.dumps(c, ensure_ascii=False) for c in s]
+            forms.update((",".join(chars), ", ".join(chars)))
+    return tuple(sorted(forms, key=len, reverse=True))
+
+
+def _redact(value: Any, forms: "tuple[str, ...] | list[str]") -> Any:
     if isinstance(value, str):
-        for s in secrets:
+        for s in forms:
             if s in value:
                 value = value.replace(s, REDACTED)
         return value
     if isinstance(value, dict):
-        return {k: redact(v, secrets) for k, v in value.items()}
+        return {k: _redact(v, forms) for k, v in value.items()}
     if isinstance(value, list):
-        return [redact(v, secrets) for v in value]
+        return [_redact(v, forms) for v in value]
     if isinstance(value, tuple):
-        return tuple(redact(v, secrets) for v in value)
+        return tuple(_redact(v, forms) for v in value)
     return value
+
+
+class Redactor:
+    """The one redaction point of a run: everything a run prints or writes passes through it.
+
+    It knows the ``--secret`` values from the start and every session's memory as sessions open, so a
+    secret a tool registers mid-run (``web_fillSecret`` with a literal value) is covered too. The
+    summary, the HTML report, the console lines and the errors of ``trailblaze run`` use it; so should
+    any new output (``RunResult.redact`` is the same object): call it on a value (strings, dicts,
+    lists, tuples are walked) or on a whole rendered text before writing it."""
+
+    def __init__(self, secrets: Iterable[Any] = ()) -> None:
+        self._fixed = {_as_text(s) for s in secrets if _as_text(s)}
+        self._memories: list[Memory] = []
+        self._lock = threading.Lock()
+
+    def watch(self, memory: "Memory") -> None:
+        """Also redact every secret ``memory`` holds, now or later."""
+        with self._lock:
+            self._memories.append(memory)
+
+    def add(self, secret: str) -> None:
+        with self._lock:
+            if secret:
+                self._fixed.add(secret)
+
+    def secrets(self) -> list[str]:
+        with self._lock:
+            values = set(self._fixed)
+            for memory in self._memories:
+                values.update(memory.secret_values())
+        return sorted(values, key=len, reverse=True)
+
+    def __call__(self, value: T) -> T:
+        secrets = self.secrets()
+        if not secrets:
+            return value
+        return redact(value, secrets)  # type: ignore[no-any-return]
 
 
 def _as_text(value: Any) -> str:

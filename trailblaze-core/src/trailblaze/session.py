@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from .context import ToolContext
 from .driver import DeviceInfo, Driver
-from .errors import (BadInputError, ToolArgumentError, ToolExpansionError, ToolFailure, TrailblazeError,
-                     UnknownToolError)
+from .errors import (BadInputError, DriverError, ToolArgumentError, ToolExpansionError, ToolFailure,
+                     TrailblazeError, UnknownToolError)
 from .logs import SessionLog
 from .memory import Memory
 from .tools.base import ToolCall, ToolResult
@@ -138,15 +138,18 @@ class Dispatcher:
         error: str | None = None
         result: ToolResult
         outcome: Any
+        lost: str | None = None
         try:
             outcome = session.host.execute_tool(resolved, definition, prepared, ctx)
         except ToolFailure as exc:
             outcome = ToolResult(False, exc.message)
+            lost = self._lost(exc)
         except TrailblazeError:
             raise
         except Exception as exc:  # noqa: BLE001 - a tool's own bug fails the step, not the run
             outcome = ToolResult(False, f"tool '{call.name}' raised {type(exc).__name__}: {exc}")
             session.options.setdefault("_tracebacks", []).append(traceback.format_exc())
+            lost = self._lost(exc)
         if isinstance(outcome, list):
             result = self._delegate(call, outcome, ctx)
             delegated = True
@@ -155,6 +158,8 @@ class Dispatcher:
             delegated = False
         if not result.success:
             error = result.message or f"tool '{call.name}' failed"
+            if lost is None and not delegated:
+                lost = self._lost(None)
         duration_ms = int((time.perf_counter() - start) * 1000)
         recordable = definition.is_recordable and not (delegated and definition.records_delegates)
         executed = ExecutedCall(call, resolved, ctx.depth, recordable, delegated,
@@ -187,7 +192,19 @@ class Dispatcher:
         if executed.recorded is not None:
             payload["recordedTrailblazeTool"] = executed.recorded.to_json()
         session.log.write("DelegatingTrailblazeToolLog" if delegated else "TrailblazeToolLog", payload)
+        if lost is not None:
+            # The device or browser itself is gone: no tool can succeed any more (exit 2, not 1).
+            raise DriverError(lost)
         return result
+
+    def _lost(self, error: BaseException | None) -> str | None:
+        driver = self.session.driver
+        if driver is None:
+            return None
+        try:
+            return driver.lost(error)
+        except Exception:  # noqa: BLE001 - a driver's health check never replaces the tool's own failure
+            return None
 
     def _delegate(self, parent: ToolCall, children: list[ToolCall], ctx: ToolContext) -> ToolResult:
         chain = (*ctx.chain, parent.name)

@@ -181,6 +181,90 @@ def run_cli(args: list[str], *, host: PluginHost | None = None, cwd: Path | None
 
 
 # -- pytest fixtures (active only when a suite opts in with pytest_plugins = ["trailblaze.testing"]) ----
+class CliProcess:
+    """``trailblaze ARGS`` as a real subprocess, for tests that signal or kill a run.
+
+    The process gets a session of its own (a signal sent to it reaches it alone, as a CI runner's
+    would) and a unique ``TRAILBLAZE_TEST_RUN`` marker in its environment, which every process it
+    starts inherits: ``children()`` finds a run's browsers and servers wherever they were reparented."""
+
+    def __init__(self, args: list[str], *, cwd: Path, env: Mapping[str, str] | None = None) -> None:
+        import subprocess
+        import sys
+        import uuid
+
+        self.marker = uuid.uuid4().hex
+        full = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+        full.update(env or {})
+        full["TRAILBLAZE_TEST_RUN"] = self.marker
+        program = str(Path(sys.executable).parent / "trailblaze")
+        self.proc = subprocess.Popen([program, *args], cwd=cwd, env=full, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def wait_until(self, condition: Any, timeout: float = 120.0) -> Any:
+        """Poll ``condition()`` until it is truthy and return it; AssertionError (with the run's output)
+        if the run ends first or ``timeout`` passes."""
+        import time
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = condition()
+            if found:
+                return found
+            if self.proc.poll() is not None:
+                code, output = self.finish()
+                raise AssertionError(f"the run ended early (exit {code}):\n{output}")
+            time.sleep(0.2)
+        self.kill()
+        raise AssertionError(f"timed out after {timeout:g}s waiting for the run")
+
+    def finish(self, timeout: float = 120.0) -> tuple[int, str]:
+        """Wait for the run; its exit code and its stdout followed by its stderr."""
+        out, err = self.proc.communicate(timeout=timeout)
+        return self.proc.returncode, out + err
+
+    def kill(self) -> None:
+        """SIGKILL the runner alone (not its children: what they do then is what tests look at)."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.communicate()
+
+    def children(self, containing: str = "") -> list[tuple[int, str]]:
+        """Live processes other than the runner that carry this run's marker (Linux ``/proc``), as
+        (pid, command line), optionally only those whose command line contains ``containing``."""
+        needle = f"TRAILBLAZE_TEST_RUN={self.marker}".encode()
+        found = []
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit() or int(entry.name) == self.proc.pid:
+                continue
+            try:
+                if needle not in (entry / "environ").read_bytes():
+                    continue
+                if (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                    continue
+                cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace").strip()
+            except OSError:
+                continue
+            if containing in cmd:
+                found.append((int(entry.name), cmd))
+        return found
+
+    def children_left(self, timeout: float = 30.0) -> list[tuple[int, str]]:
+        """``children()`` once they are all gone, or what is still there after ``timeout``."""
+        import time
+
+        deadline = time.monotonic() + timeout
+        left = self.children()
+        while left and time.monotonic() < deadline:
+            time.sleep(0.2)
+            left = self.children()
+        return left
+
+
 try:
     import pytest as _pytest
 except ImportError:  # pragma: no cover - pytest is optional for the library itself
@@ -205,7 +289,7 @@ if _pytest is not None:
             finish_session(session)
 
 
-__all__ = ["CliResult", "MemoryDriver", "MemoryDriverConfig", "finish_session", "installed_host", "make_session", "new_host",
+__all__ = ["CliProcess", "CliResult", "MemoryDriver", "MemoryDriverConfig", "finish_session", "installed_host", "make_session", "new_host",
            "register_plugin", "run_cli"]
 
 
@@ -242,8 +326,6 @@ def open_session(host: PluginHost, *, root: Path, driver: Driver | None = None,
     Pass ``workspace=load_workspace(root, host)`` to use the workspace's ``trailblaze.yaml`` (YAML tools,
     ``mcpServers``).
     """
-    from .session import SessionOutcome
-
     session = make_session(host, root=root, driver=driver, memory=memory, secrets=secrets, workspace=workspace,
                            session_id=session_id)
     outcome = SessionOutcome.SUCCEEDED
@@ -253,12 +335,7 @@ def open_session(host: PluginHost, *, root: Path, driver: Driver | None = None,
         outcome = SessionOutcome.ERROR
         raise
     finally:
-        try:
-            host.session_finished(session, outcome)
-        finally:
-            if session.driver is not None:
-                session.driver.stop()
-            session.log.close()
+        finish_session(session, outcome)
 
 
 def make_driver(driver: type[Driver] | str, *, host: PluginHost | None = None, **settings: Any) -> Driver:

@@ -120,7 +120,8 @@ class AppType(Tool):
 
     name = "app_type"
     label: str = Field(..., description="The field's label, e.g. Email.")
-    value: str = Field(..., description="The text to type; {{name}} inserts a remembered value.")
+    value: str = Field(..., description="The text to type; {{name}} inserts a remembered value.",
+                       json_schema_extra={"sensitive": True})  # it types passwords too
 
     def execute(self, ctx: ToolContext) -> ToolResult:
         driver = _driver(ctx)

@@ -10,6 +10,7 @@ wins, because the user asked for that binary. Remote browsers (``connect`` to a 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -156,8 +157,34 @@ def open_browser(playwright: Playwright, config: WebDriverConfig) -> tuple[Brows
     try:
         return chromium.launch(**kwargs), choice.describe()
     except PlaywrightError as exc:
+        said = launch_stderr(str(getattr(exc, "message", None) or exc))
+        if said:
+            raise DriverError(f"Chromium {choice.describe()} {said}", hint=NO_BROWSER_HINT) from None
         raise DriverError(f"Chromium {choice.describe()} failed to launch: {_first_line(exc)}",
                           hint=NO_BROWSER_HINT) from None
+
+
+_STDERR_LINE = re.compile(r"^\s*(?:- )?\[pid=\d+\]\[err\] ?(.*)$")
+_EXIT_LINE = re.compile(r"<process did exit: exitCode=(\w+), signal=(\w+)>")
+
+
+def launch_stderr(message: str, lines: int = 5) -> str | None:
+    """What a browser that died at launch said: its exit and the tail of its stderr, as Playwright's
+    launch log holds them (``[pid=N][err] …`` lines). None when the log has neither."""
+    said: list[str] = []
+    for line in message.splitlines():
+        found = _STDERR_LINE.match(line)
+        if found and found.group(1).strip() and found.group(1).strip() not in said:
+            said.append(found.group(1).strip())
+    exit_match = _EXIT_LINE.search(message)
+    if not said and exit_match is None:
+        return None
+    how = "died at launch"
+    if exit_match is not None:
+        code, sig = exit_match.groups()
+        how = f"exited at launch with code {code}" if sig == "null" else f"was killed at launch by {sig}"
+    tail = " | ".join(said[-lines:])
+    return how + (f"; its stderr: {tail[-600:]}" if tail else " without writing to stderr")
 
 
 def _first_line(exc: BaseException) -> str:

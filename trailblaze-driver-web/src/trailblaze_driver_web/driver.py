@@ -12,6 +12,7 @@ Playwright is imported in ``launch``, never at import time: ``trailblaze --versi
 
 from __future__ import annotations
 
+import logging
 import time
 import zipfile
 from collections import deque
@@ -22,6 +23,7 @@ from urllib.parse import urljoin, urlparse
 
 from trailblaze.driver import DeviceInfo, Driver, DriverConfig
 from trailblaze.errors import BadInputError, DriverError, ToolFailure
+from trailblaze.memory import secret_forms
 from trailblaze.reuse import current_scope
 
 from .browser import open_browser
@@ -82,6 +84,7 @@ class PlaywrightDriver(Driver):
     # -- lifecycle ---------------------------------------------------------------------------------
     def start(self, session: Session) -> DeviceInfo:
         self.session = session
+        _quiet_abandoned_calls()
         try:
             info = self.launch(title=session.title or session.id)
         except BaseException:
@@ -143,12 +146,18 @@ class PlaywrightDriver(Driver):
                           headless=self.cfg.headless, remote=self.cfg.remote)
 
     def stop(self) -> None:
+        lost = self.lost()
         context, self.context = self.context, None
         browser, self.browser = self.browser, None
         playwright, self.playwright = self.playwright, None
         if not self._owns_browser:  # the reuse scope that opened it closes it
             browser = playwright = None
         self._page = None
+        if lost is not None:
+            # A call on a dead connection leaves an un-awaited coroutine behind (a RuntimeWarning at
+            # exit): only stop Playwright itself, and collect the error its reader left.
+            context = browser = None
+            _collect_connection_error(playwright)
         for closer in (context.close if context else None, browser.close if browser else None,
                        playwright.stop if playwright else None):
             if closer is None:
@@ -169,7 +178,8 @@ class PlaywrightDriver(Driver):
                     self._adopt(open_pages[-1])
                     assert self._page is not None
                     return self._page
-            raise DriverError("the web driver has no open page (the browser was closed or never started)")
+            raise DriverError(self.lost() or
+                              "the web driver has no open page (the browser was closed or never started)")
         return page
 
     def _adopt(self, page: Page) -> None:
@@ -357,6 +367,18 @@ class PlaywrightDriver(Driver):
         trail = self.session.trail if self.session is not None else None
         return step_index + (0 if getattr(trail, "trailhead", None) is not None else 1)
 
+    def lost(self, error: BaseException | None = None) -> str | None:
+        """The Playwright driver process died (its pipe closed), or the browser disconnected."""
+        if self.playwright is None:
+            return None
+        dead = _driver_death(self.playwright)
+        if dead is not None:
+            return dead
+        browser = self.browser
+        if browser is not None and not browser.is_connected():
+            return f"the browser ({self.browser_description}) disconnected: it crashed or was closed"
+        return None
+
     def _end_group(self) -> None:
         if self._group_step is not None and self.context is not None:
             try:
@@ -380,6 +402,10 @@ class PlaywrightDriver(Driver):
         self._end_group()
         if not self.tracing or self.context is None:
             return
+        if self.lost() is not None:
+            self.tracing = False
+            self._log("WebArtifactLog", {"error": "no Playwright trace: the browser connection is gone"})
+            return
         self.tracing = False
         keep = self.cfg.trace == "on" or (self.cfg.trace == "retain-on-failure" and not ok)
         try:
@@ -394,7 +420,7 @@ class PlaywrightDriver(Driver):
             return
         secrets = session.memory.secret_values()
         if secrets:
-            scrub_zip(path, secrets)
+            scrub_zip(path, secret_forms(secrets))
         self._log("WebTraceLog", {"trace": TRACE_FILE, "path": str(path),
                                   "view": f"playwright show-trace {path}"})
 
@@ -460,6 +486,66 @@ class SentRequest:
 
     def mentions(self, needle_lower: str) -> bool:
         return needle_lower in self.url.lower() or needle_lower in self.body.lower()
+
+
+def _client(playwright: Playwright | None) -> Any:
+    """Playwright's connection to its driver process. Not public API, hence every step guarded: on a
+    Playwright that changed its internals, death of the driver is then just not told apart."""
+    manager = getattr(getattr(playwright, "stop", None), "__self__", None)
+    return getattr(manager, "_client", None)
+
+
+def _driver_death(playwright: Playwright) -> str | None:
+    """One line on the Playwright driver process when it is gone (exit code or signal, the error its
+    pipe gave), else None."""
+    try:
+        connection = getattr(getattr(playwright, "_impl_obj", None), "_connection", None)
+        if getattr(connection, "_closed_error", None) is None:
+            return None
+        transport = getattr(_client(playwright), "_transport", None)
+        proc = getattr(transport, "_proc", None)
+        pid, code = getattr(proc, "pid", None), getattr(proc, "returncode", None)
+        how = "died"
+        if isinstance(code, int):
+            import signal
+
+            how = f"was killed by {signal.Signals(-code).name}" if code < 0 else f"exited with code {code}"
+        said = ""
+        future = getattr(transport, "on_error_future", None)
+        if future is not None and future.done() and not future.cancelled() and future.exception() is not None:
+            said = f": {future.exception()}"
+        return f"the Playwright driver process (node{f', pid {pid}' if pid else ''}) {how}{said}"
+    except Exception:  # noqa: BLE001 - a health check never raises
+        return None
+
+
+def _collect_connection_error(playwright: Playwright | None) -> None:
+    """Read the error the dead driver's pipe left, so asyncio does not print 'Future exception was
+    never retrieved' at exit."""
+    try:
+        future = getattr(getattr(_client(playwright), "_transport", None), "on_error_future", None)
+        if future is not None and future.done() and not future.cancelled():
+            future.exception()
+    except Exception:  # noqa: BLE001, S110
+        pass
+
+
+class _AbandonedCallFilter(logging.Filter):
+    """Drops Playwright's report of an answer to a call nobody waits for any more.
+
+    A run interrupted (Ctrl-C, SIGTERM) while a Playwright call waits abandons that call; the driver
+    process still answers it a moment later, and Playwright logs "Cannot find command to respond" with
+    a traceback on stderr. That is the interruption's echo, not a failure worth a traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        return not (error is not None and str(error).startswith("Cannot find command to respond"))
+
+
+def _quiet_abandoned_calls() -> None:
+    logger = logging.getLogger("playwright")
+    if not any(isinstance(f, _AbandonedCallFilter) for f in logger.filters):
+        logger.addFilter(_AbandonedCallFilter())
 
 
 def _safe_url(page: Page | None) -> str | None:

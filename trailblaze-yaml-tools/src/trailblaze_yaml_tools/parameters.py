@@ -10,7 +10,8 @@ absent default drops the key when the parameter is omitted, ``default: null`` su
 ``enum`` (allowed values; makes the parameter an enum). Our additions, in JSON Schema spelling, are
 described to models and enforced like a class tool's pydantic limits: ``minimum``, ``maximum``,
 ``exclusiveMinimum``, ``exclusiveMaximum``, ``minLength``, ``maxLength``, ``pattern``, ``minItems``,
-``maxItems`` and ``items`` (an array's item type: ``items: integer``).
+``maxItems`` and ``items`` (an array's item type: ``items: integer``). ``sensitive`` (default false): the
+parameter takes secrets, so the agent may pass a ``{{secret}}`` token in it (and in no other).
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from trailblaze.tools.params import CONSTRAINT_KEYS, ParameterDefinition, Parame
 from .problems import Problem, suggest
 
 PARAM_NAME = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]*$")
-PARAM_KEYS = ("name", "type", "required", "default", "description", "enum", "items", *CONSTRAINT_KEYS)
+PARAM_KEYS = ("name", "type", "required", "default", "description", "enum", "items", "sensitive",
+              *CONSTRAINT_KEYS)
 
 
 @dataclass(frozen=True)
@@ -108,6 +110,9 @@ def parse_parameters(raw: Any, *, scalar_text: ScalarText | None = None) -> Decl
                 items = ParameterDefinition(name="items", type=ParamType.parse(str(entry["items"])))
             except ValueError as exc:
                 raise Problem(str(exc), (*where, "items")) from None
+        sensitive = entry.get("sensitive", False)
+        if not isinstance(sensitive, bool):
+            raise Problem(f"'sensitive' must be true or false, got {sensitive!r}", (*where, "sensitive"))
         has_default = "default" in entry
         default = entry.get("default")
         if has_default and default is None:
@@ -125,7 +130,7 @@ def parse_parameters(raw: Any, *, scalar_text: ScalarText | None = None) -> Decl
         params.append(ParameterDefinition(
             name=name, type=ptype, description=description.strip(), required=required and not has_default,
             default=default, has_default=has_default and default is not None, enum_values=enum_values,
-            items=items, **limits,
+            items=items, sensitive=sensitive, **limits,
         ))
     return DeclaredParameters(ParameterSchema(params), tuple(null_defaults))
 

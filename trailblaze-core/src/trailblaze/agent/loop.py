@@ -378,6 +378,9 @@ class StepAgent:
         stale = self.stale.check(tc.arguments)
         if stale is not None:
             return stale, True, None
+        misplaced = misplaced_secret(self.offered[tc.name], tc.arguments, self.session.memory, self.offered)
+        if misplaced is not None:
+            return misplaced, True, None
         from ..errors import ToolFailure
 
         ctx = self.session.context(step_index=self.step.index)
@@ -417,6 +420,47 @@ class StepAgent:
 
 
 # -- helpers --------------------------------------------------------------------------------------
+def misplaced_secret(definition: "ToolDefinition", args: dict[str, Any], memory: Any,
+                     offered: dict[str, "ToolDefinition"]) -> str | None:
+    """Why the model may not make this call, when it puts a ``{{secret}}`` token into a parameter that
+    is not declared sensitive (a URL, a search box, a shell command would send the value anywhere).
+    None when the call is fine."""
+    schema = definition.parameters()
+
+    def check(param: Any, value: Any, path: str) -> tuple[str, str] | None:
+        if param is not None and param.sensitive:
+            return None
+        if param is not None and isinstance(value, dict) and param.properties is not None:
+            inner = {p.name: p for p in param.properties}
+            for key, item in value.items():
+                bad = check(inner.get(key), item, f"{path}.{key}")
+                if bad:
+                    return bad
+            return None
+        if param is not None and isinstance(value, list) and param.items is not None:
+            for i, item in enumerate(value):
+                bad = check(param.items, item, f"{path}[{i}]")
+                if bad:
+                    return bad
+            return None
+        tokens = memory.secret_tokens(value)
+        return (path, tokens[0]) if tokens else None
+
+    for key, value in args.items():
+        bad = check(schema.get(key) if schema is not None else None, value, key)
+        if bad is None:
+            continue
+        path, token = bad
+        takers = sorted(name for name, d in offered.items()
+                        if (p := d.parameters()) is not None and any(x.sensitive for x in p))
+        where = f" Tools that take a secret: {', '.join(takers)}." if takers else \
+            " None of the tools offered now takes a secret."
+        return (f"refused, nothing was run: {token} is a secret, and a secret may only be passed in a parameter "
+                f"marked sensitive (such as a password field's value); '{path}' of {definition.name} is not "
+                f"one.{where}")
+    return None
+
+
 def _target_prompts(session: "Session") -> list[str]:
     """The target's own system prompt (``session.target_info``), then what plugins add for this session."""
     info = session.target_info

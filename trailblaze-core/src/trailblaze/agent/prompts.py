@@ -18,7 +18,8 @@ Each turn shows the current screen as text, one element per line led by its ref 
 and the tool calls you already made for this step with their results.
 - Call tools to carry out the step exactly as written; do nothing beyond it.
 - Use refs from the latest screen only: refs from earlier screens may no longer exist.
-- In tool arguments, {{name}} inserts a remembered value (secrets are only available this way).
+- In tool arguments, {{name}} inserts a remembered value (secrets are only available this way, and only in a \
+parameter that takes secrets, such as a password field's value).
 - When the step is done, call objectiveStatus with status COMPLETED. If it cannot be done, call \
 objectiveStatus with status FAILED and say why. Never claim COMPLETED without checking the screen."""
 

@@ -10,6 +10,7 @@ import hashlib
 import html
 import json
 import os
+import re
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -185,6 +186,7 @@ def render_report(run: RunResult, *, base: Path | None = None) -> str:
              f"<span>{len(run.trails)} trail(s)</span>",
              f"<span>run time {_e(_run_duration(run))}</span>",
              f"<span>exit code {int(run.exit_code)}</span>",
+             f"<span>interrupted by {_e(run.interrupted)}</span>" if run.interrupted else "",
              "</div></header><main>",
              "<div class=bar>",
              f"<button class=on data-filter=all>All {len(run.trails)}</button>",
@@ -199,7 +201,19 @@ def render_report(run: RunResult, *, base: Path | None = None) -> str:
     parts.append("</main><div id=overlay hidden><img alt=''><div></div></div>")
     parts.append(page.images.script())
     parts.append(f"<script>{SCRIPT}</script></body></html>")
-    return "".join(parts)
+    return _redacted("".join(parts), run)
+
+
+_DATA_URI = re.compile(r"(data:[\w/+.-]+;base64,[A-Za-z0-9+/=]+)")
+
+
+def _redacted(page: str, run: RunResult) -> str:
+    """The page through the run's redaction point; embedded images are left whole (a short secret
+    that happens to occur in base64 must not corrupt a screenshot)."""
+    if not run.redactor.secrets():
+        return page
+    parts = _DATA_URI.split(page)
+    return "".join(part if i % 2 else run.redact(part) for i, part in enumerate(parts))
 
 
 def _outcome(trail: TrailResult) -> str:

@@ -54,7 +54,9 @@ def build_junit_xml(result: RunResult, *, secrets: list[str] | None = None, suit
     secrets = [s for s in (secrets or []) if s]
 
     def clean(text: str | None) -> str:
-        return str(redact(text or "", secrets)) if secrets else (text or "")
+        # The run's one redaction point first; ``secrets`` adds values known only to the caller.
+        cleaned = str(result.redact(text or ""))
+        return str(redact(cleaned, secrets)) if secrets else cleaned
 
     trails = result.trails
     failures = sum(1 for t in trails if t.outcome in FAILED)

@@ -6,6 +6,7 @@ On a terminal a rich status line follows the current tool; otherwise (CI logs, p
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import IO, Any
 
 from .results import RunResult, StepResult, TrailResult
@@ -17,12 +18,15 @@ class Progress:
         self.live = self.stream.isatty() if live is None else live
         self._status: Any = None
         self._console: Any = None
+        self.redact: Callable[[Any], Any] = lambda text: text
+        """Every line passes through this before it is shown (the runner sets its ``Redactor``)."""
         if self.live:
             from rich.console import Console
 
             self._console = Console(file=self.stream, highlight=False)
 
     def _print(self, text: str) -> None:
+        text = self.redact(text)
         if self._console is not None:
             self._console.print(text, markup=False, highlight=False)
         else:
@@ -40,7 +44,7 @@ class Progress:
 
     def step_started(self, index: int, kind: str, text: str | None) -> None:
         if self._console is not None:
-            label = f"  step {index}: {_short(text)}"
+            label = self.redact(f"  step {index}: {_short(text)}")
             if self._status is None:
                 self._status = self._console.status(label)
                 self._status.start()

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ExitCode
+from ..memory import Redactor
 from ..session import SessionOutcome
 
 OUTCOME_TO_SUMMARY = {
@@ -112,6 +113,16 @@ class RunResult:
     summary_path: Path | None = None
     report_path: Path | None = None
     output_dir: Path | None = None
+    redactor: Redactor = field(default_factory=Redactor)
+    """The run's one redaction point (see ``redact``)."""
+    interrupted: str | None = None
+    """The signal that interrupted the run (``SIGINT``, ``SIGTERM``, ``SIGHUP``), or None."""
+
+    def redact(self, value: Any) -> Any:
+        """``value`` with every secret of the run replaced by ``***``: pass every output through it
+        (summary, report, JUnit XML, console lines). Strings, dicts, lists and tuples are walked, so
+        a whole rendered document can be passed at once."""
+        return self.redactor(value)
 
     @property
     def exit_code(self) -> ExitCode:
@@ -122,15 +133,26 @@ class RunResult:
         skipped = sum(1 for t in self.trails if t.outcome is SessionOutcome.SKIPPED)
         return passed, len(self.trails) - passed - skipped, skipped
 
+    @property
+    def cancelled(self) -> int:
+        """Trails an interruption stopped or kept from starting (counted as failed in ``counts``)."""
+        return sum(1 for t in self.trails if t.outcome is SessionOutcome.CANCELLED)
+
     def results_line(self) -> str:
         passed, failed, skipped = self.counts()
-        return f"Results: {passed} passed, {failed} failed, {skipped} skipped"
+        line = f"Results: {passed} passed, {failed} failed, {skipped} skipped"
+        if self.interrupted:
+            line += f" ({self.cancelled} cancelled: interrupted by {self.interrupted})"
+        return line
 
     def summary(self) -> dict[str, Any]:
+        """The JSON summary, redacted."""
         devices = sorted({t.driver for t in self.trails if t.driver})
         targets = sorted({t.target for t in self.trails if t.target})
-        return {"metadata": {"target_app": ", ".join(targets) or None, "build_type": None, "devices": devices},
-                "results": [t.summary() for t in self.trails]}
+        metadata: dict[str, Any] = {"target_app": ", ".join(targets) or None, "build_type": None, "devices": devices}
+        if self.interrupted:
+            metadata["interrupted_by"] = self.interrupted
+        return self.redact({"metadata": metadata, "results": [t.summary() for t in self.trails]})  # type: ignore[no-any-return]
 
 
 def _iso(ts: float) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,11 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..driver import Driver
 from ..errors import BadInputError, ExitCode, ToolArgumentError, TrailblazeError, UnknownToolError
-from ..memory import has_tokens
+from ..memory import Redactor, has_tokens
 from ..plugins import PluginHost
 from ..reuse import reuse_scope
 from ..session import Session, SessionOutcome, suggest_tool_name
 from ..tools.base import ToolCall
+from . import interrupt
 from .discovery import expand
 from .lifecycle import Device, SessionFactory, SessionLifecycle, ToolWorkspace
 from .options import RunOptions
@@ -54,47 +56,111 @@ class Runner(SessionFactory):
                  progress: Progress | None = None) -> None:
         self.progress = progress or Progress()
         super().__init__(options, host=host, warn=lambda line: self.progress.note(f"  ! {line}"))
+        self.redactor = Redactor(self.options.secrets.values())
+        """Every output of the run passes through it (``RunResult.redact`` is the same object)."""
+        self.progress.redact = self.redactor
+        self.interrupted: str | None = None
+        """The signal that interrupted this run; the trails not started yet are then listed as cancelled."""
 
     def show_finding(self, line: str) -> None:
         self.progress.note(line)
 
     # -- the run ------------------------------------------------------------------------------
     def run(self, paths: list[str]) -> RunResult:
-        result = RunResult(output_dir=self.output_dir)
-        if not paths:
-            raise BadInputError("no trails given", hint="usage: trailblaze run PATH... (files, directories or globs)")
-        files = expand(paths)
-        devices: list[Device | None] = [self.parse_device(spec) for spec in self.options.devices] or [None]
+        """Run every trail of ``paths``; the summary and report are written whatever happens.
+
+        An interruption (Ctrl-C, or SIGTERM/SIGHUP under ``interrupt.handle_signals``) ends the running
+        trail as CANCELLED, lists the trails not started as CANCELLED, writes the outputs and is then
+        re-raised as ``RunInterrupted`` with ``result`` attached."""
+        result = RunResult(output_dir=self.output_dir, redactor=self.redactor)
         try:
+            if not paths:
+                raise BadInputError("no trails given", hint="usage: trailblaze run PATH... (files, directories or globs)")
+            files = expand(paths)
+            devices: list[Device | None] = [self.parse_device(spec) for spec in self.options.devices] or [None]
             if len(devices) == 1:
                 self._run_files(files, devices[0], result)
             else:
                 # One thread per device: each device gets its own driver, session and ports; the trails
-                # of one device run in order.
+                # of one device run in order. An interruption reaches the main thread only: the device
+                # threads then finish their current trail and start no other.
                 with ThreadPoolExecutor(max_workers=len(devices), thread_name_prefix="trailblaze-device") as pool:
-                    for future in [pool.submit(self._run_files, files, d, result) for d in devices]:
-                        future.result()
+                    futures = [pool.submit(self._run_files, files, d, result) for d in devices]
+                    try:
+                        for future in futures:
+                            future.result()
+                    except KeyboardInterrupt as exc:
+                        self.interrupted = interrupt.signal_name(exc)
+                        for future in futures:
+                            future.result()
+        except TrailblazeError as exc:
+            exc.message, exc.hint = self.redactor(exc.message), self.redactor(exc.hint)
+            raise
+        except Exception as exc:
+            exc.args = self.redactor(exc.args)  # what an "internal error: …" line prints
+            raise
         finally:
+            self._write_outputs_once(result)
+        late = interrupt.pending()
+        if self.interrupted is not None or late is not None:
+            stopped = interrupt.RunInterrupted(self.interrupted or late or "SIGINT")
+            stopped.result = result  # type: ignore[attr-defined]
+            raise stopped
+        return result
+
+    def _write_outputs_once(self, result: RunResult) -> None:
+        """The single place a run's outputs are written (summary, report; a JUnit writer belongs
+        here too). A signal arriving meanwhile is only noted, so no file is left half-written."""
+        with interrupt.deferred():
+            result.interrupted = self.interrupted
             self.write_outputs(result)
             self.progress.run_finished(result)
-        return result
 
     def _run_files(self, files: list[Path], device: "Device | None", result: RunResult) -> None:
         with reuse_scope():  # one browser (or device server) for this device's trails, a fresh context each
             self._run_files_in_scope(files, device, result)
 
     def _run_files_in_scope(self, files: list[Path], device: "Device | None", result: RunResult) -> None:
-        for path in files:
-            trail_result = self.run_trail(path, device)
-            ws = self.workspace_for(path)
-            with self._lock:
-                if ws.check.errors and not ws.reported:
-                    # A broken tool file is bad input for the run (exit 3) but only the trails that call
-                    # its tools fail: everything else in the workspace still runs.
-                    ws.reported = True
-                    result.trails.append(self._check_result(ws))
-                if trail_result is not None:
-                    result.trails.append(trail_result)
+        for i, path in enumerate(files):
+            late = interrupt.pending()  # a signal that arrived while a result was being recorded
+            if late is not None:
+                self.interrupted = late
+            if self.interrupted is not None:
+                self._not_started(files[i:], device, result)
+                return
+            try:
+                trail_result = self.run_trail(path, device)
+            except KeyboardInterrupt as exc:
+                self.interrupted = interrupt.signal_name(exc)
+                cancelled = getattr(exc, "trail_result", None)
+                if not isinstance(cancelled, TrailResult):
+                    cancelled = self._cancelled(path, device, "before it started")
+                with self._lock:
+                    result.trails.append(cancelled)
+                self._not_started(files[i + 1:], device, result)
+                return
+            with interrupt.deferred():  # a finished trail's result is never lost to a signal
+                ws = self.workspace_for(path)
+                with self._lock:
+                    if ws.check.errors and not ws.reported:
+                        # A broken tool file is bad input for the run (exit 3) but only the trails that
+                        # call its tools fail: everything else in the workspace still runs.
+                        ws.reported = True
+                        result.trails.append(self._check_result(ws))
+                    if trail_result is not None:
+                        result.trails.append(trail_result)
+
+    def _not_started(self, files: list[Path], device: "Device | None", result: RunResult) -> None:
+        with self._lock:
+            result.trails.extend(self._cancelled(path, device, "not started") for path in files)
+
+    def _cancelled(self, path: Path, device: "Device | None", why: str) -> TrailResult:
+        name = path.name.removesuffix(".yaml").removesuffix(".trail")
+        title = f"{name} on {device.spec}" if device is not None else name
+        now = time.time()
+        return TrailResult(path, title, SessionOutcome.CANCELLED, ExitCode.INFRASTRUCTURE,
+                           message=f"interrupted by {self.interrupted}: {why}", failure_kind="Interrupted",
+                           started_at=now, completed_at=now)
 
     def write_outputs(self, result: RunResult) -> None:
         """The JSON summary, the HTML report and the JUnit XML of a run (the pytest plugin calls it per worker)."""
@@ -108,6 +174,10 @@ class Runner(SessionFactory):
         summary = reports / f"trailblaze_test_results_{stamp}.json"
         summary.write_text(dumps(result.summary()), encoding="utf-8")
         result.summary_path = summary
+        if self.options.junit_xml is not None:
+            from ..report.junit import write_junit_xml
+
+            write_junit_xml(result, self.options.junit_xml)
         if self.options.report:
             import importlib
 
@@ -118,10 +188,6 @@ class Runner(SessionFactory):
             path = reports / f"trailblaze_report_{stamp}.html"
             write_html_report(result, path)
             result.report_path = path
-        if self.options.junit_xml is not None:
-            from ..report.junit import write_junit_xml
-
-            write_junit_xml(result, self.options.junit_xml, secrets=list(self.options.secrets.values()))
 
     def run_trail(self, path: Path, device: "Device | None" = None) -> TrailResult | None:
         from ..trail.parser import load_trail
@@ -182,6 +248,13 @@ class Runner(SessionFactory):
         return result
 
     # -- the session --------------------------------------------------------------------------
+    def new_session(self, trail: "Trail | None", ws: ToolWorkspace, bound: Mapping[str, Any] | None = None,
+                    device: "Device | None" = None, *, target: str | None = None,
+                    extra: Mapping[str, Any] | None = None) -> Session:
+        session = super().new_session(trail, ws, bound, device, target=target, extra=extra)
+        self.redactor.watch(session.memory)
+        return session
+
     def _run_session(self, trail: "Trail", ws: ToolWorkspace, driver: Driver, bound: dict[str, Any],
                      started: float, device: "Device | None" = None) -> TrailResult:
         session = self.new_session(trail, ws, bound, device)
@@ -228,9 +301,12 @@ class Runner(SessionFactory):
             lifecycle.outcome = outcome
             result.outcome, result.exit_code, result.message = outcome, exc.exit_code, str(exc)
             result.failure_kind = type(exc).__name__
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
             lifecycle.outcome = SessionOutcome.CANCELLED
-            result.outcome, result.exit_code, result.message = lifecycle.outcome, ExitCode.INFRASTRUCTURE, "interrupted"
+            result.outcome, result.exit_code = lifecycle.outcome, ExitCode.INFRASTRUCTURE
+            result.message = f"interrupted by {interrupt.signal_name(exc)} while running"
+            result.failure_kind = "Interrupted"
+            exc.trail_result = result  # type: ignore[attr-defined]  # the runner lists it (_run_files)
             raise
         finally:
             lifecycle.message = result.message

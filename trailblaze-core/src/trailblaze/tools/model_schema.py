@@ -52,8 +52,8 @@ def parameters_from_model(model: type[BaseModel], *, exclude: set[str]) -> list[
     built = ParameterSchema.from_json_schema(schema)
     hidden = {name for name, field in model.model_fields.items()
               if isinstance(field.json_schema_extra, Mapping) and field.json_schema_extra.get("hidden_from_llm")}
-    secret = {name for name, field in model.model_fields.items()
-              if isinstance(field.json_schema_extra, Mapping) and field.json_schema_extra.get("secret")}
+    sensitive = {name for name, field in model.model_fields.items()
+                 if isinstance(field.json_schema_extra, Mapping) and field.json_schema_extra.get("sensitive")}
     aliases = {field.alias or name: name for name, field in model.model_fields.items()}
     params: list[ParameterDefinition] = []
     for p in built.parameters:
@@ -67,7 +67,7 @@ def parameters_from_model(model: type[BaseModel], *, exclude: set[str]) -> list[
                 update["description"] = description
         if field_name in hidden:
             update["hidden_from_llm"] = True
-        if field_name in secret:
-            update["secret"] = True
+        if field_name in sensitive:
+            update["sensitive"] = True
         params.append(p.model_copy(update=update) if update else p)
     return params

@@ -72,7 +72,10 @@ class ParameterDefinition(BaseModel):
     """A regular expression the string must contain a match of (JSON Schema ``pattern``: add ``^…$``)."""
     min_items: int | None = None
     max_items: int | None = None
-    secret: bool = False
+    sensitive: bool = False
+    """The parameter takes secrets (a password): the agent may put a ``{{secret}}`` token here and
+    nowhere else. Declared as ``sensitive: true`` in a YAML tool's parameters or an MCP tool's
+    ``inputSchema`` property, or ``Field(json_schema_extra={"sensitive": True})`` on a class tool."""
 
     def json_schema(self) -> dict[str, Any]:
         schema: dict[str, Any] = {}
@@ -252,6 +255,7 @@ def _param_from_json(name: str, spec: Mapping[str, Any], required: bool) -> Para
         items=items, properties=properties,
         additional_properties=spec.get("additionalProperties") is not False,
         **constraints_from_json(spec),
+        sensitive=spec.get("sensitive") is True,
     )
 
 

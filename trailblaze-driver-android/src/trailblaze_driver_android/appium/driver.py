@@ -60,6 +60,9 @@ class AppiumDriver(Driver):
         self._last_source_digest: str | None = None
         self._last_action_at = 0.0
         self.device: DeviceInfo | None = None
+        self.session: Session | None = None
+        self._log_sink: managed.LogSink | None = None
+        self._passed: bool | None = None
 
     # -- subclass points ------------------------------------------------------------------------
     def app_capabilities(self) -> dict[str, Any]:
@@ -84,6 +87,8 @@ class AppiumDriver(Driver):
         if self.platform == "android" and not any("adb_shell" in a for a in args):
             args += ["--allow-insecure", "uiautomator2:adb_shell"]
         self.server = managed.acquire(binary, args, self.cfg.server_start_timeout)
+        if self.session is not None and self.session.log.enabled:
+            self._log_sink = self.server.attach(self.session.log_dir / "appium.log", self.session.memory.redact)
         return self.server.url, True
 
     def build_capabilities(self, local: bool) -> dict[str, Any]:
@@ -99,6 +104,7 @@ class AppiumDriver(Driver):
         return self.cfg.merged_capabilities(caps)
 
     def start(self, session: Session) -> DeviceInfo:
+        self.session = session
         self._resolve_app_path(session)
         try:
             return self._start()
@@ -183,9 +189,12 @@ class AppiumDriver(Driver):
             h = parse_page_source(self.web.page_source, self.platform)
             return h.width or 0, h.height or 0
 
+    def trail_finished(self, session: Session, ok: bool) -> None:
+        self._passed = ok
+
     def stop(self) -> None:
         web, self.web = self.web, None
-        if web is not None:
+        if web is not None and self.lost() is None:
             try:
                 web.quit()
             except Exception:  # noqa: BLE001, S110 - the session may already be gone
@@ -193,7 +202,29 @@ class AppiumDriver(Driver):
         self.claims.release()
         srv, self.server = self.server, None
         if srv is not None:
+            sink, self._log_sink = self._log_sink, None
+            if sink is not None:
+                # The server's log of this session is worth keeping only when something went wrong.
+                srv.detach(sink, keep=self._passed is not True)
             managed.release(srv, keep=True)
+
+    def lost(self, error: BaseException | None = None) -> str | None:
+        """A managed server that exited, or a server that no longer answers (connection refused or
+        reset, a read timeout), or an Appium session that the server no longer knows."""
+        if self.server is not None:
+            death = self.server.death()
+            if death is not None:
+                return death
+        if error is None or self.server_url is None:
+            return None
+        if _is_connection_error(error):
+            if not managed.status_ok(self.server_url, timeout=2.0):
+                return f"the Appium server at {self.server_url} stopped answering: {_first_line(error)}"
+            return None
+        name = type(error).__name__
+        if name in ("InvalidSessionIdException", "NoSuchSessionException"):
+            return f"the Appium session on {self.server_url} is gone: {_first_line(error)}"
+        return None
 
     # -- the screen ----------------------------------------------------------------------------------
     @property
@@ -331,12 +362,27 @@ class AppiumDriver(Driver):
                                    "path": str(path)}
         if not ok:
             try:
-                source = self.driver.page_source
+                source = str(session.memory.redact(self.driver.page_source))  # a field may show typed secrets
                 src = session.log.write_file(f"step_{step_index:03d}_failed.xml", source.encode("utf-8"))
                 payload["pageSource"] = src.name
             except Exception:  # noqa: BLE001, S110 - best effort on a failing device
                 pass
         session.log.write("TrailblazeScreenshotLog", payload)
+
+
+def _is_connection_error(error: BaseException) -> bool:
+    """Whether ``error`` (or what caused it) is a failure to talk to the server at all."""
+    seen: BaseException | None = error
+    for _ in range(5):
+        if seen is None:
+            return False
+        if isinstance(seen, (ConnectionError, TimeoutError)):
+            return True
+        if type(seen).__module__.startswith("urllib3") and type(seen).__name__ in (
+                "MaxRetryError", "NewConnectionError", "ProtocolError", "ReadTimeoutError", "ConnectTimeoutError"):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def _cap(caps: dict[str, Any], name: str) -> Any:

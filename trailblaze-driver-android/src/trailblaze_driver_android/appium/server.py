@@ -2,8 +2,13 @@
 
 The server runs in its own process group on a free loopback port, is shared by every session of the
 process (starting Appium takes seconds; a run of fifty trails should pay that once), and is stopped,
-group and all, when the last user releases it at the end of the run or when the process exits. Its log
-goes to a file whose tail is quoted when it fails to start.
+group and all, when the last user releases it at the end of the run or when the process exits, and
+on Linux also when this process is killed outright (``die_with_parent``).
+
+Its log is read through a pipe, never written to a temporary file: Appium logs request bodies, so a
+secret typed into a field would sit in plain text in /tmp. The last lines are kept in memory (quoted
+when the server fails to start or dies), and each session that uses the server gets the lines of its
+own time redacted in its log directory (``appium.log``, kept only when the trail did not pass).
 """
 
 from __future__ import annotations
@@ -14,14 +19,17 @@ import shutil
 import signal
 import socket
 import subprocess
-import tempfile
 import threading
 import time
 import urllib.error
 import urllib.request
+from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO, Any
 
+from trailblaze.children import die_with_parent
 from trailblaze.errors import DriverError
 
 ENV_BIN = "TRAILBLAZE_APPIUM_BIN"
@@ -57,15 +65,43 @@ def status_ok(url: str, timeout: float = 2.0) -> bool:
         return False
 
 
+class LogSink:
+    """One session's copy of the server log: the lines written while it is attached, redacted."""
+
+    def __init__(self, path: Path, redact: Callable[[Any], Any]) -> None:
+        self.path = path
+        self.redact = redact
+        self.lines = 0
+        self._file: IO[str] | None = None
+
+    def write(self, line: str) -> None:
+        if self._file is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - closed by close()
+        self._file.write(str(self.redact(line)) + "\n")
+        self._file.flush()
+        self.lines += 1
+
+    def close(self, *, keep: bool) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+        if not keep or self.lines == 0:
+            self.path.unlink(missing_ok=True)
+
+
 @dataclass
 class ManagedServer:
     binary: str
     args: tuple[str, ...]
     port: int = 0
     process: subprocess.Popen[bytes] | None = None
-    log_path: Path | None = None
     users: int = 0
-    _log_file: object | None = field(default=None, repr=False)
+    tail: deque[str] = field(default_factory=lambda: deque(maxlen=200), repr=False)
+    """The server's last log lines (in memory only: they may hold secrets until redacted)."""
+    _sinks: list[LogSink] = field(default_factory=list, repr=False)
+    _reader: threading.Thread | None = field(default=None, repr=False)
+    _sink_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
     def url(self) -> str:
@@ -79,20 +115,19 @@ class ManagedServer:
         last_tail = ""
         for _attempt in range(3):
             self.port = free_port()
-            fd, log_name = tempfile.mkstemp(prefix=f"trailblaze-appium-{self.port}-", suffix=".log")
-            os.close(fd)
-            self.log_path = Path(log_name)
-            log = open(self.log_path, "ab")  # noqa: SIM115 - lives as long as the server
-            self._log_file = log
+            self.tail.clear()
             argv = [self.binary, "--address", "127.0.0.1", "--port", str(self.port), "--log-no-colors",
                     *self.args]
             try:
-                self.process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                                start_new_session=True)
+                self.process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                                stdin=subprocess.DEVNULL, start_new_session=True,
+                                                preexec_fn=die_with_parent())  # noqa: PLW1509
             except OSError as exc:
-                log.close()
                 raise DriverError(f"could not start appium ({self.binary}): {exc}",
                                   hint="install it with `npm install -g appium` or set server_url") from None
+            self._reader = threading.Thread(target=self._read, args=(self.process,), daemon=True,
+                                            name=f"trailblaze-appium-log-{self.port}")
+            self._reader.start()
             deadline = time.monotonic() + timeout
             while time.monotonic() < deadline:
                 if self.process.poll() is not None:
@@ -107,11 +142,55 @@ class ManagedServer:
         raise DriverError(f"the managed Appium server did not start within {timeout:g}s on 127.0.0.1",
                           hint=f"appium log tail: {last_tail[-600:] or '(empty)'}")
 
-    def log_tail(self, lines: int = 15) -> str:
-        if self.log_path is None or not self.log_path.exists():
-            return ""
-        text = self.log_path.read_text("utf-8", "replace").strip().splitlines()
-        return " | ".join(text[-lines:])
+    def _read(self, process: subprocess.Popen[bytes]) -> None:
+        assert process.stdout is not None
+        for raw in process.stdout:
+            line = raw.decode("utf-8", "replace").rstrip()
+            self.tail.append(line)
+            with self._sink_lock:
+                sinks = list(self._sinks)
+            for sink in sinks:
+                try:
+                    sink.write(line)
+                except OSError:
+                    pass  # a full or vanished log directory never stops the server
+        process.stdout.close()
+
+    def attach(self, path: Path, redact: Callable[[Any], Any]) -> LogSink:
+        """Copy the log lines from now on, through ``redact``, into ``path`` (created on the first line)."""
+        sink = LogSink(path, redact)
+        with self._sink_lock:
+            self._sinks.append(sink)
+        return sink
+
+    def detach(self, sink: LogSink, *, keep: bool) -> None:
+        """Stop copying into ``sink``; its file stays only when ``keep`` and it holds a line."""
+        with self._sink_lock:
+            if sink in self._sinks:
+                self._sinks.remove(sink)
+        sink.close(keep=keep)
+
+    def log_tail(self, lines: int = 15, width: int | None = None) -> str:
+        """The last ``lines`` non-empty log lines joined with `` | ``, each cut to ``width`` characters
+        (Appium logs whole page sources on one line)."""
+        text = [line.strip() for line in list(self.tail) if line.strip()][-lines:]
+        if width is not None:
+            text = [t if len(t) <= width else t[: width - 1] + "…" for t in text]
+        return " | ".join(text)
+
+    def death(self) -> str | None:
+        """Why the server is gone (``exited with code 1``, ``was killed by SIGKILL``) and what it said
+        last, or None while it runs."""
+        proc = self.process
+        if proc is None or proc.poll() is None:
+            return None
+        code = proc.returncode
+        how = f"was killed by {signal.Signals(-code).name}" if code < 0 else f"exited with code {code}"
+        if self._reader is not None:
+            self._reader.join(timeout=2)
+        last = self.log_tail(3, width=160)
+        return f"the managed Appium server (pid {proc.pid}, {self.url}) {how}" + \
+            (f"; its last log lines: {last}" if last else "")
 
     def stop(self) -> None:
         """Stop the server's whole process group (appium spawns node children). Idempotent."""
@@ -135,11 +214,10 @@ class ManagedServer:
                 os.killpg(proc.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError, OSError):
                 pass
+        if self._reader is not None:
+            self._reader.join(timeout=5)
+            self._reader = None
         self.process = None
-        log = self._log_file
-        if log is not None:
-            log.close()  # type: ignore[attr-defined]
-            self._log_file = None
 
 
 def _on_sigterm(signum: int, _frame: object) -> None:

@@ -290,7 +290,7 @@ class WebFillSecret(TargetedTool):
     name: ClassVar[str] = "web_fillSecret"
     ref: str = Field(..., description=REF_DESCRIPTION)
     value: str = Field(..., description="The secret, usually a memory token like {{password}}.",
-                       json_schema_extra={"secret": True})
+                       json_schema_extra={"sensitive": True})
 
     def execute(self, ctx: ToolContext) -> ToolResult:
         # Register the value as a secret before anything can log it: the tool log written after this call,

@@ -1,0 +1,173 @@
+"""Signals against a real ``trailblaze run``: nothing a run knew is lost, and nothing it started lives on.
+
+SIGINT, SIGTERM and SIGHUP end the running trail as CANCELLED, list the trails not started, write the
+summary and the report, stop every child and exit 2; a second signal ends the process at once. After
+SIGKILL no browser, Playwright driver or managed Appium server of the run is left. Each run gets a
+unique environment marker, which every process it starts inherits (``trailblaze.testing.CliProcess``):
+counting the processes that carry it finds the run's children wherever they were reparented to.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from trailblaze.testing import CliProcess
+
+
+def web_trail(name: str, wait_for_ever: bool) -> str:
+    last = ("- web_verifyTextVisible: {text: never on this page}" if wait_for_ever
+            else "- web_verifyTextVisible: {text: Hello}")
+    return f"""\
+config:
+  id: signals/{name}
+  title: {name}
+  devices: {{web: PLAYWRIGHT_NATIVE}}
+trail:
+  - step: Open a page
+    recording:
+      web:
+        - web_navigate: {{url: "data:text/html,<h1>Hello {name}</h1>"}}
+  - verify: The page says what we wait for
+    recording:
+      web:
+        {last}
+"""
+
+
+ANDROID_WAITING = """\
+config:
+  id: signals/android
+  title: android
+  devices: {android: ANDROID_ONDEVICE_ACCESSIBILITY}
+trail:
+  - verify: A text that never comes
+    recording:
+      android:
+        - assertVisibleBySelector:
+            nodeSelector: {androidAccessibility: {textRegex: never on this screen}}
+"""
+
+
+def start_run(ws: Path, env: dict[str, str] | None = None) -> CliProcess:
+    return CliProcess(["run", "trails", "--output-dir", str(ws / "out")], cwd=ws, env=env)
+
+
+def step_started(ws: Path, trail: str, step_text: str) -> bool:
+    """Whether the session of ``trail`` logged the start of the step with ``step_text``."""
+    return any(step_text in path.read_text() for path in (ws / "out").glob(f"*_{trail}_*/*_ObjectiveStartLog.json"))
+
+
+def three_web_trails(workspace: Callable[..., Path], root: Path) -> Path:
+    return workspace(root, {"a.trail.yaml": web_trail("a", False), "b.trail.yaml": web_trail("b", True),
+                            "c.trail.yaml": web_trail("c", False)}, wait_ms=60000, web_timeout_ms=60000)
+
+
+def outcomes(ws: Path) -> dict[str, tuple[str, str | None]]:
+    summaries = list((ws / "out" / "reports").glob("trailblaze_test_results_*.json"))
+    assert len(summaries) == 1, summaries
+    results = json.loads(summaries[0].read_text())["results"]
+    return {r["title"]: (r["outcome"], r["failure_reason"]) for r in results}
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+def test_a_signal_mid_run_keeps_every_result_and_stops_every_child(
+        sig: signal.Signals, fake_shop_workspace: Callable[..., Path], tmp_path: Path) -> None:
+    ws = three_web_trails(fake_shop_workspace, tmp_path / "ws")
+    run = start_run(ws)
+    run.wait_until(lambda: step_started(ws, "b", "The page says what we wait for"))
+    assert run.children(), "the run has a browser"
+    os.kill(run.pid, sig)
+    code, output = run.finish()
+
+    assert code == 2, output
+    assert "Traceback" not in output and "never awaited" not in output and "never retrieved" not in output, output
+    assert f"interrupted by {sig.name}" in output
+    assert "Results: 1 passed, 2 failed, 0 skipped (2 cancelled" in output, output
+    assert outcomes(ws) == {
+        "a": ("PASSED", None),
+        "b": ("CANCELLED", f"interrupted by {sig.name} while running"),
+        "c": ("CANCELLED", f"interrupted by {sig.name}: not started"),
+    }
+    report = next((ws / "out" / "reports").glob("trailblaze_report_*.html")).read_text()
+    assert f"interrupted by {sig.name}" in report and report.count("badge CANCELLED") == 2
+    assert run.children_left() == []
+
+
+def test_a_second_signal_exits_at_once_and_still_leaves_no_child(
+        fake_shop_workspace: Callable[..., Path], tmp_path: Path) -> None:
+    ws = three_web_trails(fake_shop_workspace, tmp_path / "ws")
+    run = start_run(ws)
+    run.wait_until(lambda: step_started(ws, "b", "The page says what we wait for"))
+    # Two different signals are both pending: the first starts the orderly stop, the second cuts it short.
+    os.kill(run.pid, signal.SIGTERM)
+    os.kill(run.pid, signal.SIGINT)
+    code, output = run.finish()
+    assert code == 2, output
+    # (Python handles pending signals in number order: SIGINT first, then SIGTERM.)
+    assert "trailblaze: SIGTERM after SIGINT: exiting now" in output, output
+    assert run.children_left() == []
+
+
+def test_sigkill_of_the_runner_leaves_no_browser(fake_shop_workspace: Callable[..., Path], tmp_path: Path) -> None:
+    ws = three_web_trails(fake_shop_workspace, tmp_path / "ws")
+    run = start_run(ws)
+    run.wait_until(lambda: step_started(ws, "b", "The page says what we wait for"))
+    browsers = run.children()
+    assert any("chrom" in cmd for _, cmd in browsers), browsers
+    run.kill()
+    # Playwright's Node driver exits when its pipe from the runner closes, and closes the browser.
+    assert run.children_left() == []
+
+
+def managed_server_url(ws: Path) -> str:
+    for path in (ws / "out").glob("*_android_*/001_TrailblazeSessionStatusChangeLog.json"):
+        return str(json.loads(path.read_text())["sessionStatus"]["trailblazeDeviceInfo"]["appium"]["serverUrl"])
+    return ""
+
+
+def listening(url: str) -> bool:
+    host, port = url.rsplit("/", 1)[-1].rsplit(":", 1)
+    try:
+        with socket.create_connection((host, int(port)), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+@pytest.mark.appium
+def test_sigterm_during_an_appium_trail_stops_the_managed_server(
+        appium_run_env: dict[str, str], fake_shop_workspace: Callable[..., Path], tmp_path: Path) -> None:
+    trails = {"android.trail.yaml": ANDROID_WAITING, "z.trail.yaml": web_trail("z", False)}
+    ws = fake_shop_workspace(tmp_path / "ws", trails, wait_ms=60000, web_timeout_ms=60000)
+    run = start_run(ws, appium_run_env)
+    run.wait_until(lambda: step_started(ws, "android", "A text that never comes"))
+    url = run.wait_until(lambda: managed_server_url(ws))
+    assert listening(url)
+    os.kill(run.pid, signal.SIGTERM)
+    code, output = run.finish()
+    assert code == 2, output
+    assert outcomes(ws) == {"android": ("CANCELLED", "interrupted by SIGTERM while running"),
+                            "z": ("CANCELLED", "interrupted by SIGTERM: not started")}
+    assert run.children_left() == []
+    assert not listening(url)
+
+
+@pytest.mark.appium
+def test_sigkill_of_the_runner_takes_the_managed_appium_server_down(
+        appium_run_env: dict[str, str], fake_shop_workspace: Callable[..., Path], tmp_path: Path) -> None:
+    ws = fake_shop_workspace(tmp_path / "ws", {"android.trail.yaml": ANDROID_WAITING}, wait_ms=60000,
+                             web_timeout_ms=60000)
+    run = start_run(ws, appium_run_env)
+    run.wait_until(lambda: step_started(ws, "android", "A text that never comes"))
+    url = run.wait_until(lambda: managed_server_url(ws))
+    assert any("appium" in cmd for _, cmd in run.children())
+    run.kill()
+    assert run.children_left() == []
+    assert not listening(url)

@@ -1,0 +1,41 @@
+"""Children that do not outlive the run that started them.
+
+A runner killed with SIGKILL runs no cleanup: no ``finally``, no ``atexit``. Servers it started (a
+managed Appium server, a tool server) would then live on, holding ports and devices. On Linux the
+kernel can send a child a signal when its parent dies (``PR_SET_PDEATHSIG``); ``die_with_parent``
+arranges that for a ``subprocess.Popen``.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from collections.abc import Callable
+from typing import Any
+
+_PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(sig: int = signal.SIGTERM) -> Callable[[], None] | None:
+    """A ``preexec_fn`` that makes the child get ``sig`` when this process dies; None off Linux.
+
+    Linux ties the signal to the *thread* that spawned the child, so spawn long-lived children from a
+    thread that lives as long as they should (the main thread, or a run's device thread). Call this in
+    the parent right before ``Popen``: the library is loaded here, never in the forked child."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        prctl: Any = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):  # pragma: no cover - a libc without prctl
+        return None
+    parent = os.getpid()
+
+    def preexec() -> None:
+        prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
+        if os.getppid() != parent:  # the parent died between fork and prctl: nobody will signal us
+            os.kill(os.getpid(), sig)
+
+    return preexec
