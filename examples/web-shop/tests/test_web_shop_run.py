@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from trailblaze.logs import read_log
 from trailblaze.testing import run_cli
 
 EXAMPLE = Path(__file__).resolve().parents[1]
@@ -19,7 +20,7 @@ pytestmark = pytest.mark.browser
 
 
 def _entries(logs: Path) -> list[dict[str, Any]]:
-    return [json.loads(p.read_text()) for p in sorted(logs.glob("*/*.json"))]
+    return [e for p in sorted(logs.iterdir()) if p.name != "reports" for e in read_log(p)]
 
 
 def test_every_example_trail_passes_and_leaves_nothing_running(tmp_path: Path, browser_processes: Any,
@@ -45,7 +46,7 @@ def test_every_example_trail_passes_and_leaves_nothing_running(tmp_path: Path, b
     assert len(used) >= WEB_TOOLS_USED, sorted(used)
     # Passwords never reach the logs or the report (web_fillSecret registers them as secrets).
     for path in (tmp_path / "logs").rglob("*"):
-        if path.is_file() and path.suffix in (".json", ".txt", ".html", ".yaml"):
+        if path.is_file() and path.suffix in (".json", ".ndjson", ".txt", ".html", ".yaml"):
             text = path.read_text(encoding="utf-8", errors="replace")
             assert "secret123" not in text and "not-the-password" not in text, path
     fills = [e for e in entries if e.get("toolName") == "web_fillSecret"]

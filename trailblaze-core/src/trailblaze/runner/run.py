@@ -276,7 +276,8 @@ class Runner:
         memory = Memory.seeded(config_memory=trail.config.memory, cli_memory=self.options.memory,
                                secrets=self.options.secrets, args=bound)
         memory.on_unknown_token = lambda message: self.progress._print(f"  ! {message}")
-        log = SessionLog(log_dir, session_id, redact=memory.redact, enabled=self.options.logging)
+        log = SessionLog(log_dir, session_id, redact=memory.redact, enabled=self.options.logging,
+                         layout=self.options.log_layout)
         session = Session(id=session_id, host=self.host, workspace=ws.config, registry=ws.registry.copy(),
                           memory=memory, log=log, log_dir=log_dir, target=trail.config.target, trail=trail,
                           title=trail.name, options={"run": self.options})
@@ -487,6 +488,7 @@ class Runner:
         session.log.write("ObjectiveCompleteLog", {"stepIndex": step.index, "kind": step.kind,
                                                    "description": step.text, "successful": step_result.success,
                                                    "mode": step_result.mode, "message": step_result.message})
+        session.log.flush()  # a step boundary: a run killed from here on keeps this step's events
         step_result.number = step.index + (0 if session.trail is not None and session.trail.trailhead else 1)
         result.steps.append(step_result)
         result.llm_call_count += step_result.llm_call_count
