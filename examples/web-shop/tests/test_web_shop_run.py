@@ -26,7 +26,7 @@ def _entries(logs: Path) -> list[dict[str, Any]]:
 def test_every_example_trail_passes_and_leaves_nothing_running(tmp_path: Path, browser_processes: Any,
                                                                 port_open: Any) -> None:
     assert browser_processes() == []
-    result = run_cli(["run", str(TRAILS), "--output-dir", str(tmp_path / "logs")])
+    result = run_cli(["run", str(TRAILS), "--output-dir", str(tmp_path / "logs"), "-o", "screenshots=on"])
     out = result.output
     assert result.exit_code == 0, out
     assert "Results: 6 passed, 0 failed, 1 skipped" in out
@@ -35,7 +35,7 @@ def test_every_example_trail_passes_and_leaves_nothing_running(tmp_path: Path, b
     html = report.read_text(encoding="utf-8")
     for title in ("Web shop: sign in", "Web shop: checkout with validation errors", "Web shop: the sign-out dialog"):
         assert title in html
-    assert html.count("data:image/jpeg;base64,") >= 30  # a screenshot per step, embedded
+    assert html.count("data:image/jpeg;base64,") >= 30  # screenshots=on: a screenshot per step, embedded
     # The browsers and the shop servers of all six sessions are gone.
     assert browser_processes() == []
     entries = _entries(tmp_path / "logs")
@@ -51,7 +51,7 @@ def test_every_example_trail_passes_and_leaves_nothing_running(tmp_path: Path, b
             assert "secret123" not in text and "not-the-password" not in text, path
     fills = [e for e in entries if e.get("toolName") == "web_fillSecret"]
     assert fills and all(e["trailblazeTool"]["raw"]["value"] == "***" for e in fills)
-    # Traces are kept only for failed trails (retain-on-failure): none here.
+    # No trace by default.
     assert not list((tmp_path / "logs").glob("*/trace.zip"))
 
 
@@ -75,7 +75,7 @@ def test_args_and_memory_change_what_the_trails_do(tmp_path: Path) -> None:
 
 def test_a_recording_that_no_longer_matches_fails_with_the_step_tool_selector_and_page(tmp_path: Path) -> None:
     result = run_cli(["run", str(EXAMPLE / "broken" / "renamed-button.trail.yaml"), "--output-dir", str(tmp_path),
-                      "-o", "timeout_ms=2000"])
+                      "-o", "timeout_ms=2000", "-o", "trace=retain-on-failure"])
     out = result.output
     assert result.exit_code == 1, out
     line = next(ln for ln in out.splitlines() if "→ FAILED" in ln)

@@ -113,7 +113,8 @@ class PlaywrightDriver(Driver):
         # No trace without logs: a trace is an artifact of the session's log directory (``--no-logging``
         # and ``trailblaze snapshot`` write none).
         if self.cfg.trace != "off" and self.session is not None and self.session.log.enabled:
-            self.context.tracing.start(title=title, screenshots=True, snapshots=True, sources=False)
+            self.context.tracing.start(title=title, screenshots=self.cfg.trace_screenshots, snapshots=True,
+                                       sources=False)
             self.tracing = True
         self._adopt(self.context.new_page())
         version = self.browser.version
