@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -103,7 +104,10 @@ trail:
 """
 
 
-def test_a_run_killed_with_sigkill_keeps_every_flushed_event(tmp_path: Path) -> None:
+def _run_until_step_two_hangs(tmp_path: Path) -> tuple["subprocess.Popen[bytes]", Path]:
+    """Start `trailblaze run` on TRAIL and wait until step 2 runs its `wait`: the background writer has
+    then put the `exec` call (no step boundary since step 1) on disk too. Waits for a condition; asserts
+    nothing about time."""
     marker = tmp_path / "reached"
     trail = tmp_path / "killed.trail.yaml"
     trail.write_text(TRAIL.replace("PYTHON", json.dumps(sys.executable)).replace("MARKER", str(marker)))
@@ -111,35 +115,59 @@ def test_a_run_killed_with_sigkill_keeps_every_flushed_event(tmp_path: Path) -> 
     proc = subprocess.Popen([sys.executable, "-c", "from trailblaze.cli import main; main()", "run", str(trail),
                              "--output-dir", str(out), "--secret", "pw=hunter2"],
                             cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        streams = list(out.glob(f"*/{STREAM_FILE}"))
+        if marker.exists() and streams and '"toolName":"exec"' in streams[0].read_text():
+            break
+        time.sleep(0.05)
+    if proc.poll() is not None:
+        raise AssertionError(proc.stderr.read().decode() if proc.stderr else "trailblaze run ended early")
+    return proc, out
+
+
+def _stop(proc: "subprocess.Popen[bytes]", sig: int) -> None:
     try:
-        # Wait until step 2 runs its `wait`: the background writer has then put the `exec` call (no step
-        # boundary since step 1) on disk too. Waiting for a condition, not asserting on time.
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and proc.poll() is None:
-            streams = list(out.glob(f"*/{STREAM_FILE}"))
-            if marker.exists() and streams and '"toolName":"exec"' in streams[0].read_text():
-                break
-            time.sleep(0.05)
-        assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=30)
+        os.kill(proc.pid, sig)
+        proc.wait(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
         if proc.stderr:
             proc.stderr.close()
+
+
+STEP_ONE_AND_A_HALF = ["TrailblazeSessionStatusChangeLog", "ObjectiveStartLog", "TrailblazeToolLog",
+                       "TrailblazeToolLog", "TrailblazeToolLog", "ObjectiveCompleteLog",
+                       "ObjectiveStartLog", "TrailblazeToolLog"]
+
+
+def _whole_lines(out: Path) -> list[dict[str, object]]:
     [stream] = out.glob(f"*/{STREAM_FILE}")
     text = stream.read_text()
     assert text.endswith("\n") and "hunter2" not in text
-    entries = [json.loads(line) for line in text.splitlines()]  # every line is whole
-    assert _kinds(entries) == ["TrailblazeSessionStatusChangeLog", "ObjectiveStartLog", "TrailblazeToolLog",
-                               "TrailblazeToolLog", "TrailblazeToolLog", "ObjectiveCompleteLog",
-                               "ObjectiveStartLog", "TrailblazeToolLog"]
+    return [json.loads(line) for line in text.splitlines()]  # every line is whole
+
+
+def test_a_run_killed_with_sigkill_keeps_every_flushed_event(tmp_path: Path) -> None:
+    proc, out = _run_until_step_two_hangs(tmp_path)
+    _stop(proc, signal.SIGKILL)
+    entries: list[dict[str, Any]] = _whole_lines(out)  # type: ignore[assignment]
+    assert _kinds(entries) == STEP_ONE_AND_A_HALF
     assert entries[0]["sessionStatus"]["status"] == "Started"
     assert [e["trailblazeTool"]["raw"]["variable"] for e in entries[2:5]] == ["a", "b", "c"]
     assert entries[3]["trailblazeTool"]["raw"]["value"] == "***"
     assert entries[5]["successful"] is True and entries[7]["toolName"] == "exec"
+
+
+def test_ctrl_c_writes_the_rest_and_ends_the_session(tmp_path: Path) -> None:
+    proc, out = _run_until_step_two_hangs(tmp_path)
+    _stop(proc, signal.SIGINT)
+    entries: list[dict[str, Any]] = _whole_lines(out)  # type: ignore[assignment]
+    kinds = _kinds(entries)
+    assert kinds[:8] == STEP_ONE_AND_A_HALF
+    assert entries[-1]["sessionStatus"]["status"] == "Ended.Cancelled"
 
 
 def test_run_with_the_upstream_layout_flag(tmp_path: Path) -> None:

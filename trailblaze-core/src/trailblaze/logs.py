@@ -116,22 +116,26 @@ class SessionLog:
         _open_logs.discard(self)
         self._stop.set()
         self._wake.set()
-        thread = self._thread
-        if thread is not None and thread is not threading.current_thread():
-            thread.join()
-        self._signalled = False
-        if not self.enabled:
-            return
-        with self._io:
-            self._write_pending()
-            fd, self._fd = self._fd, None
-            if fd is not None:
-                try:
-                    os.fsync(fd)
-                except OSError as exc:
-                    self.write_errors.append(f"{STREAM_FILE}: fsync: {exc}")
-                finally:
-                    os.close(fd)
+        try:
+            thread = self._thread
+            if thread is not None and thread is not threading.current_thread():
+                thread.join()
+        finally:  # a second Ctrl-C during the join still writes what is pending
+            self._signalled = False
+            if self.enabled:
+                with self._io:
+                    self._write_pending()
+                    self._sync_and_close()
+
+    def _sync_and_close(self) -> None:
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            try:
+                os.fsync(fd)
+            except OSError as exc:
+                self.write_errors.append(f"{STREAM_FILE}: fsync: {exc}")
+            finally:
+                os.close(fd)
 
     # -- the writer -----------------------------------------------------------------------------
     def _start_writer(self) -> None:
@@ -162,10 +166,10 @@ class SessionLog:
         if start >= end:
             return
         batch = self.entries[start:end]
-        self._written = end
         if self.layout == "files":
             for n, entry in enumerate(batch, start + 1):
                 self._write_event_file(n, entry)
+                self._written = n
             return
         data = "".join([encode_line(e, self.write_errors) for e in batch]).encode("utf-8")
         try:
@@ -176,9 +180,10 @@ class SessionLog:
                 view = view[os.write(self._fd, view):]
         except OSError as exc:
             self.write_errors.append(f"{STREAM_FILE}: {exc} ({end - start} entries)")
-        if self._closed and self._fd is not None:  # a late entry: do not keep the file open for it
-            os.close(self._fd)
-            self._fd = None
+        # Only now: a KeyboardInterrupt before this point leaves the batch pending for close().
+        self._written = end
+        if self._closed:  # a late entry: do not keep the file open for it
+            self._sync_and_close()
 
     def _write_event_file(self, n: int, entry: dict[str, Any]) -> None:
         kind = str(entry.get("class", "")).rsplit(".", 1)[-1]
