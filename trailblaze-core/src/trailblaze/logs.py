@@ -40,6 +40,7 @@ WRITER_INTERVAL_S = 0.2
 flushes at once)."""
 
 _open_logs: "weakref.WeakSet[SessionLog]" = weakref.WeakSet()
+_CLASS_NAMES: dict[str, str] = {}
 
 
 def default_layout() -> LogLayout:
@@ -79,8 +80,10 @@ class SessionLog:
 
     def write(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
         """Record one event of ``kind`` (e.g. ``TrailblazeToolLog``). Returns the stored entry."""
-        entry = {"class": f"{LOG_PACKAGE}.{kind}", "session": self.session_id,
-                 "timestamp": _iso_now(), **payload}
+        cls = _CLASS_NAMES.get(kind)
+        if cls is None:
+            cls = _CLASS_NAMES[kind] = f"{LOG_PACKAGE}.{kind}"
+        entry = {"class": cls, "session": self.session_id, "timestamp": _iso_now(), **payload}
         entry = cast("dict[str, Any]", self._redact(entry))
         self.entries.append(entry)  # atomic: callbacks of other threads may log too
         if self.enabled and not self._signalled:

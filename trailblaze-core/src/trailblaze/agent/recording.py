@@ -99,6 +99,7 @@ _TOOL_LOG = "TrailblazeToolLog"
 _DELEGATING_LOG = "DelegatingTrailblazeToolLog"
 _TOOL_CLASS = f"{LOG_PACKAGE}.{_TOOL_LOG}"
 _DELEGATING_CLASS = f"{LOG_PACKAGE}.{_DELEGATING_LOG}"
+_CALL_CLASSES = frozenset({_TOOL_CLASS, _DELEGATING_CLASS})
 
 
 def _log_kind(entry: Mapping[str, Any]) -> str:
@@ -133,7 +134,8 @@ def recordings_from_logs(entries: Iterable[Mapping[str, Any]]) -> dict[int, list
 
 def passed_steps(entries: Iterable[Mapping[str, Any]]) -> set[int]:
     return {int(e["stepIndex"]) for e in entries
-            if e.get("stepIndex") is not None and e.get("successful") and _log_kind(e) == "ObjectiveCompleteLog"}
+            if e.get("class") not in _CALL_CLASSES and e.get("stepIndex") is not None and e.get("successful")
+            and _log_kind(e) == "ObjectiveCompleteLog"}
 
 
 def recording_trail_yaml(trail: "Trail", entries: Sequence[Mapping[str, Any]], classifier: str,
