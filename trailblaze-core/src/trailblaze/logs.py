@@ -87,8 +87,10 @@ class SessionLog:
         entry = cast("dict[str, Any]", self._redact(entry))
         self.entries.append(entry)  # atomic: callbacks of other threads may log too
         if self.enabled and not self._signalled:
-            if self._closed:
-                self.flush()  # a late event (after close) is written at once rather than lost
+            if self._closed:  # a late event (after close) is written at once rather than lost
+                with self._io:
+                    self._write_pending()
+                    self._sync_and_close(sync=False)  # no fsync each, no file kept open for it
             else:
                 self._signalled = True
                 if self._thread is None:
@@ -130,11 +132,12 @@ class SessionLog:
                     self._write_pending()
                     self._sync_and_close()
 
-    def _sync_and_close(self) -> None:
+    def _sync_and_close(self, *, sync: bool = True) -> None:
         fd, self._fd = self._fd, None
         if fd is not None:
             try:
-                os.fsync(fd)
+                if sync:
+                    os.fsync(fd)
             except OSError as exc:
                 self.write_errors.append(f"{STREAM_FILE}: fsync: {exc}")
             finally:
@@ -185,8 +188,6 @@ class SessionLog:
             self.write_errors.append(f"{STREAM_FILE}: {exc} ({end - start} entries)")
         # Only now: a KeyboardInterrupt before this point leaves the batch pending for close().
         self._written = end
-        if self._closed:  # a late entry: do not keep the file open for it
-            self._sync_and_close()
 
     def _write_event_file(self, n: int, entry: dict[str, Any]) -> None:
         kind = str(entry.get("class", "")).rsplit(".", 1)[-1]
@@ -208,12 +209,26 @@ class SessionLog:
 def encode_line(entry: dict[str, Any], errors: list[str] | None = None) -> str:
     """One entry as one NDJSON line. An entry that cannot be encoded still leaves a line saying so."""
     try:
-        return json.dumps(entry, default=_json_default, separators=(",", ":")) + "\n"
+        return _LINE_ENCODER.encode(entry) + "\n"
     except (TypeError, ValueError) as exc:
         if errors is not None:
             errors.append(f"{entry.get('class')}: {exc}")
         keep = {k: entry.get(k) for k in ("class", "session", "timestamp")}
         return json.dumps({**keep, "logError": f"entry could not be encoded: {exc}"}, default=str) + "\n"
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json")
+    return repr(value)
+
+
+_LINE_ENCODER = json.JSONEncoder(default=_json_default, separators=(",", ":"))
+"""One encoder for every line: ``json.dumps`` with options builds a new one per call."""
 
 
 def read_log(directory: Path) -> list[dict[str, Any]]:
@@ -263,16 +278,6 @@ def _yield_cpu() -> None:
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)  # Linux: per thread
     except (AttributeError, OSError):  # pragma: no cover - other systems: normal priority
         pass
-
-
-def _json_default(value: Any) -> Any:
-    if isinstance(value, Path):
-        return str(value)
-    if isinstance(value, (set, frozenset, tuple)):
-        return list(value)
-    if hasattr(value, "model_dump"):
-        return value.model_dump(mode="json")
-    return repr(value)
 
 
 _stamp: list[tuple[int, str]] = [(-1, "")]
