@@ -198,6 +198,8 @@ class _Unusual(Exception):
 
 _PLAIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?: [A-Za-z0-9_]+)*")
 _YAML_WORDS = frozenset({"y", "n", "yes", "no", "on", "off", "true", "false", "null"})
+_PLAIN_KEYS: dict[str, bool] = {}
+"""Mapping keys (tool, argument and section names: few, and repeated) already checked."""
 
 
 def block_yaml(doc: Mapping[str, Any]) -> str | None:
@@ -218,8 +220,13 @@ def _block_map(node: Mapping[Any, Any], col: int) -> list[str]:
     lines: list[str] = []
     pad = " " * col
     for key, value in node.items():
-        if not isinstance(key, str) or ((not _PLAIN_WORD.fullmatch(key) or key.lower() in _YAML_WORDS)
-                                        and _ruamel_scalar(key) != key):
+        plain = _PLAIN_KEYS.get(key) if isinstance(key, str) else False
+        if plain is None:
+            if len(_PLAIN_KEYS) > 10_000:
+                _PLAIN_KEYS.clear()
+            plain = _PLAIN_KEYS[key] = ((bool(_PLAIN_WORD.fullmatch(key)) and key.lower() not in _YAML_WORDS)
+                                        or _ruamel_scalar(key) == key)
+        if not plain:
             raise _Unusual  # a key ruamel would quote
         if isinstance(value, dict) and value:
             lines.append(f"{pad}{key}:")
