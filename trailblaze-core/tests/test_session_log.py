@@ -14,9 +14,15 @@ from typing import Any
 
 import pytest
 
+from trailblaze import Tool, ToolResult, hookimpl
+from trailblaze.context import ToolContext
 from trailblaze.logs import LAYOUT_ENV, STREAM_FILE, SessionLog, read_log
 from trailblaze.memory import Memory
-from trailblaze.testing import run_cli
+from trailblaze.runner import RunOptions
+from trailblaze.runner.progress import QuietProgress
+from trailblaze.runner.run import Runner
+from trailblaze.testing import new_host, run_cli
+from trailblaze.tools.registry import ToolRegistry
 
 
 def _kinds(entries: list[dict[str, object]]) -> list[str]:
@@ -184,3 +190,38 @@ def test_run_with_the_upstream_layout_flag(tmp_path: Path) -> None:
     assert _kinds(read_log(session))[:4] == ["TrailblazeSessionStatusChangeLog", "ObjectiveStartLog",
                                              "TrailblazeToolLog", "ObjectiveCompleteLog"]
     assert (session / "recording.trail.yaml").is_file()
+
+
+class Crash(BaseException):
+    """Not an Exception: nothing between the tool and the runner's ``finally`` catches it."""
+
+
+class CrashTool(Tool):
+    """Crashes the run."""
+
+    name = "crashNow"
+
+    def execute(self, ctx: ToolContext) -> ToolResult:
+        raise Crash("boom")
+
+
+class CrashPlugin:
+    @hookimpl
+    def trailblaze_register_tools(self, registry: ToolRegistry) -> None:
+        registry.add_tool(CrashTool)
+
+
+def test_a_crash_inside_a_step_still_writes_and_syncs_the_session(tmp_path: Path) -> None:
+    trail = tmp_path / "crash.trail.yaml"
+    trail.write_text("trail:\n  - step: crash\n    recording:\n      host:\n"
+                     "        - rememberValue: {variable: a, value: '1'}\n        - crashNow: {}\n")
+    host = new_host()
+    host.register(CrashPlugin(), "crash")
+    runner = Runner(RunOptions(output_dir=tmp_path / "logs", report=False), host=host, progress=QuietProgress())
+    with pytest.raises(Crash):
+        runner.run([str(trail)])
+    [session] = [p for p in (tmp_path / "logs").iterdir() if p.name != "reports"]
+    entries = read_log(session)
+    assert _kinds(entries) == ["TrailblazeSessionStatusChangeLog", "ObjectiveStartLog", "TrailblazeToolLog",
+                               "TrailblazeSessionStatusChangeLog"]
+    assert entries[-1]["sessionStatus"]["status"].startswith("Ended.")
