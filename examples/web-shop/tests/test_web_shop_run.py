@@ -90,6 +90,20 @@ def test_a_recording_that_no_longer_matches_fails_with_the_step_tool_selector_an
     with zipfile.ZipFile(session / "trace.zip") as trace:
         names = trace.namelist()
         assert "trace.trace" in names
+        assert any(n.endswith(".jpeg") for n in names)  # the screencast (trace_screenshots, default true)
         assert not any(b"secret123" in trace.read(n) for n in names)  # scrubbed
     traces = [e for e in _entries(tmp_path) if "WebTraceLog" in str(e.get("class"))]
     assert traces and traces[0]["trace"] == "trace.zip"
+
+
+def test_a_trace_without_its_screencast_keeps_the_dom_snapshots(tmp_path: Path) -> None:
+    result = run_cli(["run", str(TRAILS / "sign-in.trail.yaml"), "--output-dir", str(tmp_path), "--no-report",
+                      "-o", "trace=on", "-o", "trace_screenshots=false"])
+    assert result.exit_code == 0, result.output
+    [session] = [p for p in tmp_path.iterdir() if p.is_dir() and p.name != "reports"]
+    with zipfile.ZipFile(session / "trace.zip") as trace:
+        names = trace.namelist()
+        events = trace.read("trace.trace").decode("utf-8")
+    assert not any(n.endswith(".jpeg") for n in names)
+    assert '"type":"frame-snapshot"' in events.replace(" ", "")
+    assert not list(session.glob("step_*"))  # a passing run with the default screenshots: none
