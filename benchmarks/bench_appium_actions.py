@@ -1,7 +1,7 @@
 """Action overhead on Appium's fake driver: 200 tap + find round trips through Trailblaze
 (`tapOnElementBySelector` through the dispatcher: page source → parse → resolve → W3C tap) against the
 same work with the bare Appium Python client (`find_element` + `click`), on one real Appium server.
-A third series runs the same session with its per-call JSON log files switched off, to show what
+A third series runs the same session with its event log switched off, to show what
 the core's logging costs apart from the driver.
 
 Both sessions stay open and the rounds alternate in batches of 10, so a busy moment on the shared
@@ -89,7 +89,7 @@ def main() -> None:
             for _ in range(BATCH):
                 ours_round()
             t2 = time.perf_counter()
-            session.log.enabled = False  # the same session without its per-call JSON log files
+            session.log.enabled = False  # the same session without its event log
             for _ in range(BATCH):
                 ours_round()
             session.log.enabled = True
@@ -108,8 +108,8 @@ def main() -> None:
     per = 1000 / args.rounds
     print(f"bare Appium client: find_element + click   {base * per:7.2f} ms per round trip")
     print(f"Trailblaze tapOnElementBySelector           {ours * per:7.2f} ms per round trip")
-    print(f"  ... without session log files            {unlogged * per:7.2f} ms per round trip")
-    print(f"ratio (Trailblaze / bare): {ours / base:.2f}   (aim ≤ 1.10); without log files {unlogged / base:.2f}")
+    print(f"  ... without the session event log        {unlogged * per:7.2f} ms per round trip")
+    print(f"ratio (Trailblaze / bare): {ours / base:.2f}   (aim ≤ 1.10); without the event log {unlogged / base:.2f}")
 
 
 if __name__ == "__main__":

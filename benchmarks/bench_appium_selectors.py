@@ -76,7 +76,7 @@ def main() -> None:
         assert found, name
         us = timed(lambda sel=selector: resolve(tree, sel), args.repeat)
         verdict = "ok" if us <= 2000 else "over the 2 ms aim"
-        print(f"{name:24s} {us:8.1f} µs per resolve  (x{us / floor:5.1f} the scan; aim ≤ 2000 µs: {verdict})")
+        print(f"{name:24s} {us:8.1f} µs per resolve  (ratio {us / floor:5.1f} to the scan; aim ≤ 2000 µs: {verdict})")
 
 
 if __name__ == "__main__":

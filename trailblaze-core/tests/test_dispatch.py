@@ -9,6 +9,7 @@ import pytest
 
 from trailblaze import DelegatingTool, Tool, ToolCall, ToolResult, hookimpl
 from trailblaze.errors import ToolArgumentError, ToolExpansionError, UnknownToolError
+from trailblaze.logs import STREAM_FILE
 from trailblaze.testing import make_session, register_plugin
 
 
@@ -111,8 +112,6 @@ def test_tool_exception_fails_the_call_not_the_process(session) -> None:  # type
 def test_secrets_never_reach_the_log_files(session) -> None:  # type: ignore[no-untyped-def]
     session.dispatcher.call(ToolCall("echo", {"text": "password is {{pw}}"}), session.context())
     session.log.close()
-    files = sorted(session.log_dir.glob("*.json"))
-    assert files and files[0].name == "001_TrailblazeToolLog.json"
-    text = "".join(f.read_text() for f in files)
+    text = (session.log_dir / STREAM_FILE).read_text()
     assert "hunter2" not in text and "***" in text
-    assert json.loads(files[0].read_text())["trailblazeTool"]["raw"]["text"] == "password is ***"
+    assert json.loads(text.splitlines()[0])["trailblazeTool"]["raw"]["text"] == "password is ***"

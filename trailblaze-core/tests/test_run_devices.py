@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from trailblaze.logs import read_log
 from trailblaze.testing import run_cli
 
 TRAIL = """\
@@ -33,7 +34,7 @@ def test_each_device_runs_every_trail(tmp_path: Path, plugin_host) -> None:  # t
     for log_dir in out.iterdir():
         if log_dir.name == "reports":
             continue
-        first = json.loads(sorted(log_dir.glob("*_TrailblazeSessionStatusChangeLog.json"))[0].read_text())
+        first = next(e for e in read_log(log_dir) if e["class"].endswith(".TrailblazeSessionStatusChangeLog"))
         started.append(first["sessionStatus"]["trailblazeDeviceInfo"]["device_id"])
     assert sorted(started) == ["dev-a", "dev-a", "dev-b", "dev-b"]
 

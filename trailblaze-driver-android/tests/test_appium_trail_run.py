@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from ruamel.yaml import YAML
+from trailblaze.logs import read_log
 from trailblaze.tools.base import ToolCall
 
 pytestmark = pytest.mark.appium
@@ -109,7 +110,7 @@ def test_managed_server_is_started_and_stopped(appium_env, appium_processes, run
     ws = tmp_path / "fake-shop"
     result = run(["run", "trails", "--no-report"], cwd=ws, env={**env, "TRAILBLAZE_APPIUM_BIN": binary})
     assert result.returncode == 0, result.stdout + result.stderr
-    starts = [json.loads(p.read_text()) for p in ws.glob("logs/*/001_TrailblazeSessionStatusChangeLog.json")]
+    starts = [read_log(p)[0] for p in ws.glob("logs/*") if p.name != "reports"]
     assert len(starts) == 2
     infos = [s["sessionStatus"]["trailblazeDeviceInfo"]["appium"] for s in starts]
     assert all(i["managedServer"] for i in infos)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from trailblaze.errors import DriverError
+from trailblaze.logs import read_log
 from trailblaze_driver_web.browser import find_chromium, launch_args
 from trailblaze_driver_web.config import WebDriverConfig
 
@@ -126,8 +127,8 @@ def test_remote_run_through_connect(tmp_path: Path, chromium: str, playwright_se
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out
     assert "Results: 1 passed, 0 failed" in out
-    logs = list((tmp_path / "logs").glob("*/*_TrailblazeSessionStatusChangeLog.json"))
-    started = [json.loads(p.read_text()) for p in logs]
+    started = [e for p in (tmp_path / "logs").iterdir() if p.name != "reports" for e in read_log(p)
+               if e["class"].endswith(".TrailblazeSessionStatusChangeLog")]
     device = next(s["sessionStatus"]["trailblazeDeviceInfo"] for s in started if s["sessionStatus"]["status"] == "Started")
     assert device["remote"] == playwright_server and device["platform"] == "web"
 

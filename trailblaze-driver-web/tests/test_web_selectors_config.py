@@ -46,7 +46,7 @@ def test_refs_are_recognised() -> None:
 def test_config_defaults_and_errors() -> None:
     cfg = validate_config(WebDriverConfig, {"browser_path": " ", "viewport": {"width": 390, "height": 844}},
                           owner="driver 'playwright-native'")
-    assert cfg.executable_path is None and cfg.headless and cfg.trace == "retain-on-failure"
+    assert cfg.executable_path is None and cfg.headless and cfg.trace == "off" and cfg.screenshots == "only-on-failure"
     assert (cfg.viewport.width, cfg.viewport.height) == (390, 844) and cfg.classifiers == ["web"]
     with pytest.raises(ConfigError, match="headles"):
         validate_config(WebDriverConfig, {"headles": False}, owner="driver 'playwright-native'")

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from trailblaze.logs import STREAM_FILE
 from trailblaze.testing import run_cli
 
 pytestmark = pytest.mark.browser
@@ -144,7 +145,7 @@ def test_secrets_are_redacted_from_logs(web_session: Any, tmp_path: Path) -> Non
     ws.ok("web_waitForUrl", pattern="products")
     ws.driver.step_finished(ws.session, 1, True)
     ws.session.log.close()
-    text = "\n".join(p.read_text() for p in ws.session.log_dir.glob("*.json"))
+    text = (ws.session.log_dir / STREAM_FILE).read_text()
     assert "secret123" not in text and "***" in text
     assert any(e.get("text") == "typed ***" for e in ws.session.log.entries)  # console, redacted
 

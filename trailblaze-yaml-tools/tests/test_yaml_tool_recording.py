@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from trailblaze.logs import read_log
 from trailblaze.session import ExecutedCall
 from trailblaze.tools.base import OtherTool, ToolCall
 from trailblaze.tools.registry import ToolRegistry
@@ -130,7 +131,9 @@ def test_a_log_written_with_the_yaml_decodes_in_a_process_without_it(write, load
     session = ws.session(memory={"user": "cy"})
     session.dispatcher.call(ToolCall("demo_note", {"text": "tea"}), session.context())
     session.log.close()
-    [log_file] = sorted(session.log_dir.glob("*_DelegatingTrailblazeToolLog.json"))
+    [entry] = [e for e in read_log(session.log_dir) if e["class"].endswith(".DelegatingTrailblazeToolLog")]
+    log_file = tmp_path / "entry.json"
+    log_file.write_text(json.dumps(entry))
     script = (
         "import json, sys\n"
         "from trailblaze.tools.serialization import decode_json, encode_json\n"

@@ -14,6 +14,7 @@ import pytest
 import trailblaze_mcp_subprocess.plugin as mcp_plugin
 import trailblaze_yaml_tools.plugin as yaml_plugin
 from trailblaze.plugins import PluginHost
+from trailblaze.logs import read_log
 from trailblaze.testing import installed_host, new_host, run_cli
 from trailblaze_mcp_subprocess import runtimes
 
@@ -68,7 +69,7 @@ def test_run_replays_both_trails(host: PluginHost, workspace: Path) -> None:
     assert "Results: 2 passed, 0 failed" in result.output
     assert not _servers_running(workspace)
     inventory = next(p for p in out.iterdir() if "inventory" in p.name.lower() or "stock" in p.name.lower())
-    logs = [json.loads(p.read_text()) for p in sorted(inventory.glob("*.json"))]
+    logs = read_log(inventory)
     kinds = [(e["class"].rsplit(".", 1)[1], e.get("toolName"), e.get("depth")) for e in logs]
     # the delegating wrapper ran its delegates (depth 1) and was logged as delegating
     assert ("DelegatingTrailblazeToolLog", "mcpdemo_restock", 0) in kinds

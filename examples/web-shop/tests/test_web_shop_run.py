@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from trailblaze.logs import read_log
 from trailblaze.testing import run_cli
 
 EXAMPLE = Path(__file__).resolve().parents[1]
@@ -19,13 +20,13 @@ pytestmark = pytest.mark.browser
 
 
 def _entries(logs: Path) -> list[dict[str, Any]]:
-    return [json.loads(p.read_text()) for p in sorted(logs.glob("*/*.json"))]
+    return [e for p in sorted(logs.iterdir()) if p.name != "reports" for e in read_log(p)]
 
 
 def test_every_example_trail_passes_and_leaves_nothing_running(tmp_path: Path, browser_processes: Any,
                                                                 port_open: Any) -> None:
     assert browser_processes() == []
-    result = run_cli(["run", str(TRAILS), "--output-dir", str(tmp_path / "logs")])
+    result = run_cli(["run", str(TRAILS), "--output-dir", str(tmp_path / "logs"), "-o", "screenshots=on"])
     out = result.output
     assert result.exit_code == 0, out
     assert "Results: 6 passed, 0 failed, 1 skipped" in out
@@ -34,7 +35,7 @@ def test_every_example_trail_passes_and_leaves_nothing_running(tmp_path: Path, b
     html = report.read_text(encoding="utf-8")
     for title in ("Web shop: sign in", "Web shop: checkout with validation errors", "Web shop: the sign-out dialog"):
         assert title in html
-    assert html.count("<img class=thumb") >= 30  # a screenshot per step, embedded
+    assert html.count("<img class=thumb") >= 30  # screenshots=on: a screenshot per step, embedded
     assert 0 < html.count("data:image/jpeg;base64,") <= html.count("<img class=thumb")  # each distinct one once
     # The browsers and the shop servers of all six sessions are gone.
     assert browser_processes() == []
@@ -46,12 +47,12 @@ def test_every_example_trail_passes_and_leaves_nothing_running(tmp_path: Path, b
     assert len(used) >= WEB_TOOLS_USED, sorted(used)
     # Passwords never reach the logs or the report (web_fillSecret registers them as secrets).
     for path in (tmp_path / "logs").rglob("*"):
-        if path.is_file() and path.suffix in (".json", ".txt", ".html", ".yaml"):
+        if path.is_file() and path.suffix in (".json", ".ndjson", ".txt", ".html", ".yaml"):
             text = path.read_text(encoding="utf-8", errors="replace")
             assert "secret123" not in text and "not-the-password" not in text, path
     fills = [e for e in entries if e.get("toolName") == "web_fillSecret"]
     assert fills and all(e["trailblazeTool"]["raw"]["value"] == "***" for e in fills)
-    # Traces are kept only for failed trails (retain-on-failure): none here.
+    # No trace by default.
     assert not list((tmp_path / "logs").glob("*/trace.zip"))
 
 
@@ -75,7 +76,7 @@ def test_args_and_memory_change_what_the_trails_do(tmp_path: Path) -> None:
 
 def test_a_recording_that_no_longer_matches_fails_with_the_step_tool_selector_and_page(tmp_path: Path) -> None:
     result = run_cli(["run", str(EXAMPLE / "broken" / "renamed-button.trail.yaml"), "--output-dir", str(tmp_path),
-                      "-o", "timeout_ms=2000"])
+                      "-o", "timeout_ms=2000", "-o", "trace=retain-on-failure"])
     out = result.output
     assert result.exit_code == 1, out
     line = next(ln for ln in out.splitlines() if "→ FAILED" in ln)
@@ -90,6 +91,20 @@ def test_a_recording_that_no_longer_matches_fails_with_the_step_tool_selector_an
     with zipfile.ZipFile(session / "trace.zip") as trace:
         names = trace.namelist()
         assert "trace.trace" in names
+        assert any(n.endswith(".jpeg") for n in names)  # the screencast (trace_screenshots, default true)
         assert not any(b"secret123" in trace.read(n) for n in names)  # scrubbed
     traces = [e for e in _entries(tmp_path) if "WebTraceLog" in str(e.get("class"))]
     assert traces and traces[0]["trace"] == "trace.zip"
+
+
+def test_a_trace_without_its_screencast_keeps_the_dom_snapshots(tmp_path: Path) -> None:
+    result = run_cli(["run", str(TRAILS / "sign-in.trail.yaml"), "--output-dir", str(tmp_path), "--no-report",
+                      "-o", "trace=on", "-o", "trace_screenshots=false"])
+    assert result.exit_code == 0, result.output
+    [session] = [p for p in tmp_path.iterdir() if p.is_dir() and p.name != "reports"]
+    with zipfile.ZipFile(session / "trace.zip") as trace:
+        names = trace.namelist()
+        events = trace.read("trace.trace").decode("utf-8")
+    assert not any(n.endswith(".jpeg") for n in names)
+    assert '"type":"frame-snapshot"' in events.replace(" ", "")
+    assert not list(session.glob("step_*"))  # a passing run with the default screenshots: none

@@ -183,7 +183,10 @@ def parse_driver_options(values: tuple[str, ...]) -> dict[str, Any]:
 @click.option("--use-recorded-steps/--no-use-recorded-steps", default=None, help="Force replay, or force the agent, for every step.")
 @click.option("--save-recording/--no-save-recording", default=True, help="Write recordings made by the agent back into the trail (default on).")
 @click.option("--no-report", is_flag=True, help="Do not write the HTML report.")
-@click.option("--no-logging", is_flag=True, help="Do not write per-event log files (summary and report are still written).")
+@click.option("--no-logging", is_flag=True, help="Do not write the session event logs (summary and report are still written).")
+@click.option("--log-layout", type=click.Choice(["stream", "files"]), default=None,
+              help="Event log layout: one session.ndjson per session (stream, default; TRAILBLAZE_LOG_LAYOUT) "
+                   "or upstream's one NNN_<Kind>.json per event (files).")
 @click.option("--test-name", help="Name used in the session id.")
 @click.option("--junit-xml", type=click.Path(path_type=Path, dir_okay=False), metavar="PATH",
               help="Also write a JUnit XML report (a testcase per trail and device) for CI.")
@@ -193,7 +196,7 @@ def run(paths: tuple[str, ...], tags: tuple[str, ...], driver: str | None, devic
         headed: bool, memory: tuple[str, ...], secret: tuple[str, ...], args: tuple[str, ...],
         args_file: Path | None, output_dir: Path | None, llm: str | None, max_llm_calls: int | None,
         self_heal: bool | None, use_recorded_steps: bool | None, save_recording: bool, no_report: bool,
-        no_logging: bool, test_name: str | None, junit_xml: Path | None) -> None:
+        no_logging: bool, log_layout: str | None, test_name: str | None, junit_xml: Path | None) -> None:
     """Run trails: replay each step's recording for the device, or hand it to the agent.
 
     PATHS are trail files, directories (every *.trail.yaml and trail.yaml below) or globs. Logs go to
@@ -219,7 +222,7 @@ def run(paths: tuple[str, ...], tags: tuple[str, ...], driver: str | None, devic
         memory=parse_kv(memory, "--memory"), secrets=parse_kv(secret, "--secret"), args=parse_kv(args, "--arg"),
         args_file=args_file, output_dir=output_dir, llm=llm, max_llm_calls=max_llm_calls,
         self_heal=self_heal, use_recorded_steps=use_recorded_steps, save_recording=save_recording,
-        report=not no_report, logging=not no_logging, test_name=test_name, junit_xml=junit_xml,
+        report=not no_report, logging=not no_logging, log_layout=log_layout, test_name=test_name, junit_xml=junit_xml,
         debug=bool(click.get_current_context().find_root().params.get("debug")),
     )
     from .runner.interrupt import RunInterrupted, handle_signals

@@ -339,6 +339,10 @@ class PluginHost:
         found: TargetInfo | None = self.pm.hook.trailblaze_target_info(target=target, config=config)
         return found
 
+    @property
+    def has_encode_impls(self) -> bool:
+        return bool(self.pm.hook.trailblaze_encode_tool.get_hookimpls())
+
     def filter_tools(self, session: "Session", tools: "list[ToolDefinition]") -> "list[ToolDefinition]":
         kept = list(tools)
         for result in self.pm.hook.trailblaze_filter_tools(session=session, tools=list(tools)):

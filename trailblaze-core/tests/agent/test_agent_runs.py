@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from trailblaze.logs import read_log
 from trailblaze.testing import run_cli
 from trailblaze.testing_llm import Reply, always, call, done, give_up, http_error, text_only
 
@@ -46,8 +47,8 @@ def summary(root: Path) -> dict[str, Any]:
 
 def logs(root: Path, kind: str) -> list[dict[str, Any]]:
     found = []
-    for path in sorted((root / "logs").glob(f"*/*_{kind}.json")):
-        found.append(json.loads(path.read_text()))
+    for session_dir in sorted(p for p in (root / "logs").iterdir() if p.name != "reports"):
+        found += [e for e in read_log(session_dir) if e["class"].endswith(f".{kind}")]
     return found
 
 

@@ -8,8 +8,9 @@ from typing import Any
 from pydantic import Field
 
 from trailblaze import hookimpl
-from trailblaze.agent.recording import (recording_from_executed, recording_trail_yaml, recordings_from_executed,
-                                        recordings_from_logs)
+from trailblaze.agent.recording import (block_yaml, recording_from_executed, recording_trail_yaml,
+                                        recordings_from_executed, recordings_from_logs)
+from trailblaze.yamlio import load_fast
 from trailblaze.context import ToolContext
 from trailblaze.testing import make_session, new_host
 from trailblaze.tools.base import DelegatingTool, Tool, ToolCall, ToolResult
@@ -136,3 +137,31 @@ def test_recording_trail_yaml(tmp_path: Path) -> None:
     text = recording_trail_yaml(trail, s.log.entries, "memory")
     assert text == ("config:\n  title: Keys\ntrail:\n- step: press q\n  recording:\n    memory:\n    - key_press:\n"
                     "        key: q\n- verify: y holds\n  recording:\n    memory:\n    - key_check:\n        what: y\n")
+
+
+ODD_STRINGS = ["Headlamp", "yes", "1", "a b", "{{password}}", "", " lead", "trail ", "it's", 'say "hi"', "#x",
+               "- dash", "a: b", "x #y", "null", "~", "2024-01-01", "0x1f", "1e3", "ünïcode", "tab\there", "@at",
+               "`bt", "%p", "!bang", "&amp", "*star", "|pipe", ">gt", "?q", "[b", "]c", ",c", "a,b", "a  b", "Yes",
+               "NO", "on", "Off", "True", ".inf", "-", "<<", "=", "two\nlines", "x" * 200 + " y" * 50]
+
+
+def test_recording_yaml_writer_writes_what_ruamel_writes() -> None:
+    """recording.trail.yaml is written without ruamel's per-node cost; the text must be ruamel's own."""
+    import io
+
+    from trailblaze.agent.recording import _plain_dumper
+
+    doc = {"config": {"id": "a/b", "title": "Keys: with colon", "target": "shop"}, "trail": [
+        {"step": "press q", "recording": {"web-mobile": [{"key_press": {"key": "q", "n": 3, "b": True, "none": None}}]}},
+        {"verify": "y holds", "recordable": False},
+        {"step": "odd", "recording": {"web": [{"noargs": {}}, {"lst": {"items": ODD_STRINGS}}]}},
+        {"step": "nested", "recording": {"web": [{"web_click": {
+            "ref": 'button "Sign in"', "empty": [],
+            "nodeSelector": {"web": {"ariaRole": "button", "ariaNameRegex": "Sign in", "nth": 0}}}}]}}]}
+    buf = io.StringIO()
+    _plain_dumper().dump(doc, buf)
+    assert block_yaml(doc) == buf.getvalue()
+    assert load_fast(buf.getvalue()) == doc
+    # What it leaves to ruamel: floats, lists in lists.
+    for odd in ({"x": 1.5}, {"x": [[1]]}):
+        assert block_yaml(odd) is None

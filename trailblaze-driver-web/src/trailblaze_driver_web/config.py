@@ -53,9 +53,15 @@ class WebDriverConfig(DriverConfig):
     connect_launch_options: dict[str, Any] = Field(default_factory=dict)
     """Launch options a Playwright server should use (sent as ``x-playwright-launch-options``), e.g.
     ``{executablePath: /usr/bin/chromium, args: [--no-sandbox]}`` for a server started with ``--unsafe``."""
-    trace: TraceMode = "retain-on-failure"
-    screenshots: ScreenshotMode = "on"
-    """A screenshot after every step (``on``), only after a failed step, or never."""
+    trace: TraceMode = "off"
+    """A Playwright trace of the trail: ``retain-on-failure`` records it and keeps it for a failed trail,
+    ``on`` keeps it always. Off by default, as in pytest-playwright: recording costs on every run,
+    passing or not (docs/web.md, Artifacts)."""
+    trace_screenshots: bool = True
+    """Record the screencast (the trace viewer's filmstrip) in a trace; DOM snapshots are always in."""
+    screenshots: ScreenshotMode = "only-on-failure"
+    """A screenshot of a failed step (``only-on-failure``, the default), after every step (``on``: the
+    report shows one per step), or never."""
     timeout_ms: int = Field(5_000, ge=0)
     """How long actions wait for their element and verifications poll before they fail."""
     navigation_timeout_ms: int = Field(30_000, ge=0)

@@ -3,9 +3,11 @@
 The driver owns the Playwright connection, the browser (launched here or reached remotely), one
 context and its current page. Tools reach the page through it; it also keeps the last parsed
 snapshot, so an action by ref can be recorded as a selector (see ``recorder``). Artifacts go to the
-session's log directory: a screenshot per step (referenced from a ``TrailblazeSnapshotLog``), a
-Playwright trace per trail (kept per the ``trace`` setting, with secrets scrubbed), and console
-messages, page errors, failed requests and dialogs as log entries.
+session's log directory: a screenshot of a failed step, or of every step with ``screenshots: on``
+(referenced from a ``TrailblazeSnapshotLog``), a Playwright trace per trail when the ``trace`` setting
+asks for one (secrets scrubbed), and console messages, page errors, failed requests and dialogs as log
+entries. A passing run with the defaults takes no screenshot and records no trace: both cost on every
+step (docs/web.md, Artifacts).
 
 Playwright is imported in ``launch``, never at import time: ``trailblaze --version`` must not pay for it.
 """
@@ -136,7 +138,8 @@ class PlaywrightDriver(Driver):
         # No trace without logs: a trace is an artifact of the session's log directory (``--no-logging``
         # and ``trailblaze snapshot`` write none).
         if self.cfg.trace != "off" and self.session is not None and self.session.log.enabled:
-            self.context.tracing.start(title=title, screenshots=True, snapshots=True, sources=False)
+            self.context.tracing.start(title=title, screenshots=self.cfg.trace_screenshots, snapshots=True,
+                                       sources=False)
             self.tracing = True
         self._adopt(self.context.new_page())
         version = self.browser.version

@@ -233,7 +233,8 @@ class SessionFactory:
         memory = Memory.seeded(config_memory=trail.config.memory if trail is not None else None,
                                cli_memory=self.options.memory, secrets=self.options.secrets, args=dict(bound or {}))
         memory.on_unknown_token = lambda message: self.warn(message)
-        log = SessionLog(log_dir, session_id, redact=memory.redact, enabled=self.options.logging)
+        log = SessionLog(log_dir, session_id, redact=memory.redact, enabled=self.options.logging,
+                         layout=self.options.log_layout)
         return Session(id=session_id, host=self.host, workspace=ws.config, registry=ws.registry.copy(),
                        memory=memory, log=log, log_dir=log_dir,
                        target=target if target is not None else (trail.config.target if trail is not None else None),

@@ -27,7 +27,10 @@ class RunOptions:
     save_recording: bool = True
     report: bool = True
     logging: bool = True
-    """Write per-event log files (the JSON summary and the HTML report are written regardless)."""
+    """Write the session's event log (the JSON summary and the HTML report are written regardless)."""
+    log_layout: str | None = None
+    """``stream`` (one ``session.ndjson`` per session) or ``files`` (upstream's ``NNN_<Kind>.json`` per
+    event); None: ``TRAILBLAZE_LOG_LAYOUT``, else ``stream``."""
     headed: bool = False
     test_name: str | None = None
     junit_xml: Path | None = None

@@ -448,6 +448,7 @@ class Runner(SessionFactory):
         session.log.write("ObjectiveCompleteLog", {"stepIndex": step.index, "kind": step.kind,
                                                    "description": step.text, "successful": step_result.success,
                                                    "mode": step_result.mode, "message": step_result.message})
+        session.log.flush()  # a step boundary: a run killed from here on keeps this step's events
         step_result.number = step.index + (0 if session.trail is not None and session.trail.trailhead else 1)
         result.steps.append(step_result)
         result.llm_call_count += step_result.llm_call_count
