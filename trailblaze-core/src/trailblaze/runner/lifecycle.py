@@ -144,10 +144,11 @@ class SessionFactory:
         self.output_dir = (self.options.output_dir or Path.cwd() / "logs").resolve()
 
     # -- workspaces ---------------------------------------------------------------------------
-    def workspace_for(self, path: Path | None) -> ToolWorkspace:
-        """The workspace that ``path`` (a trail, a directory, or None for the current directory) is in."""
+    def workspace_for(self, path: Path | None, *, exact: bool = False) -> ToolWorkspace:
+        """The workspace that ``path`` (a trail, a directory, or None for the current directory) is in;
+        with ``exact``, the workspace rooted at ``path`` itself (an explicit ``--workspace``)."""
         with self._lock:
-            root = find_workspace(path)
+            root = path if exact else find_workspace(path)
             cached = self._workspaces.get(root)
             if cached is None:
                 cached = self._workspaces[root] = load_tool_workspace(root, self.host)
@@ -248,12 +249,13 @@ class SessionFactory:
              extra: Mapping[str, Any] | None = None) -> Iterator["SessionLifecycle"]:
         """Open a session (steps 1-4 of the module docstring), yield its lifecycle, close it (5-8).
 
-        ``driver`` is a key, a class or a ready instance; None picks as ``trailblaze run`` does. With
+        ``workspace`` is the workspace root (None: found from the current directory); ``driver`` is a
+        key, a class or a ready instance; None picks as ``trailblaze run`` does. With
         ``start_driver=False`` the driver is never started (``trailblaze tools`` lists tools for a
         driver without launching it) and the device is described from the driver class, or as
         ``any`` when no driver was asked for."""
         ws = workspace if isinstance(workspace, ToolWorkspace) else self.workspace_for(
-            workspace.resolve() if workspace is not None else None)
+            workspace.resolve() if workspace is not None else None, exact=workspace is not None)
         if ws.error is not None:
             raise ws.error
         dev = self.parse_device(device) if isinstance(device, str) else device
