@@ -448,7 +448,7 @@ def _retarget(text: str, path: Path | str | None, updates: list[Update],
     step elsewhere, or a move, is harmless); if its text changed, or occurs more or less often now (a
     duplicate inserted above would otherwise take its recording), it is refused.
     """
-    current, _ = _parse(text, path)
+    current, _ = parse_with_nodes(text, path)
     before = [(s.kind, s.text) for s in original.steps]
     now = [(s.kind, s.text) for s in current.steps]
     if before == now:
