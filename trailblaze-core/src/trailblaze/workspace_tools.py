@@ -30,15 +30,14 @@ def workspace_tools(root: Path | None, host: PluginHost, *,
         host.register_tools(registry, config)
         yield config, registry
         return
-    from .session import SessionOutcome
-    from .toolbox import listing_session
+    from .runner.lifecycle import SessionFactory
+    from .runner.options import RunOptions
 
-    session = listing_session(driver=None, target=None, workspace=root, host=host)
-    # Not a listing for the user: plugins print their file problems when listing; the caller reports them.
-    session.options.pop("listing", None)
-    session.options["learning_tools"] = True
-    try:
-        host.session_started(session)
+    # The one session lifecycle, driver never started: plugins' session hooks start the declared tool
+    # servers (which then list their tools) and are told to finish on every path. Not a listing for the
+    # user (plugins print their file problems when listing); the caller reports findings itself.
+    options = RunOptions(logging=False, report=False, save_recording=False, test_name="learning-tools")
+    factory = SessionFactory(options, host=host, show_findings=False)
+    with factory.open(workspace=root, start_driver=False) as lifecycle:
+        session = lifecycle.session
         yield session.workspace, session.registry
-    finally:
-        host.session_finished(session, SessionOutcome.SUCCEEDED)
