@@ -138,6 +138,7 @@ class Workbench:
         self.tool_descriptors: list[dict[str, Any]] = []
         """The offered device tools as of the last device-thread operation; read by ``tools/list`` without
         waiting for a long call on the device to finish."""
+        self._registry_fingerprint: tuple[int, ...] = ()
         self._next_index = 0
         self._executor = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="trailblaze-device")
         self._closed = False
@@ -212,7 +213,7 @@ class Workbench:
                                                      target=self.settings.target, extra={"mcp": True}))
         self.connected = _Connected(lifecycle, stack)
         self.last_snapshot = None
-        self.refresh_tools()
+        self.refresh_tools(force=True)
         info = self.device_info()
         assert info is not None
         return info
@@ -224,6 +225,7 @@ class Workbench:
         if connected is None:
             return []
         self.tool_descriptors = []
+        self._registry_fingerprint = ()
         connected.lifecycle.outcome = outcome
         connected.close.close()
         return list(connected.lifecycle.problems)
@@ -258,10 +260,16 @@ class Workbench:
 
         return [describe(t, self.host).mcp() for t in self.offered_tools()]
 
-    def refresh_tools(self) -> bool:
+    def refresh_tools(self, *, force: bool = False) -> bool:
         """Recompute ``tool_descriptors`` (device thread) after anything that can change the toolbox: a
-        device connected or ended, or a call that changed the registry (``reloadTools`` of a tool
-        server). Returns whether the list changed, i.e. whether clients must be told."""
+        device connected or ended (``force``), or a call that changed the session's registry
+        (``reloadTools`` of a tool server; checked by the identity of its definitions, so an ordinary
+        call costs no descriptor work). Returns whether the list changed: clients must be told."""
+        registry = self.connected.session.registry if self.connected is not None else None
+        fingerprint = tuple(id(t) for t in registry) if registry is not None else ()
+        if not force and fingerprint == self._registry_fingerprint:
+            return False
+        self._registry_fingerprint = fingerprint
         fresh = self.descriptors()
         changed = fresh != self.tool_descriptors
         self.tool_descriptors = fresh
