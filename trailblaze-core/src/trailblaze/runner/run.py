@@ -112,6 +112,9 @@ class Runner(SessionFactory):
         """The single place a run's outputs are written (summary, report; a JUnit writer belongs
         here too). A signal arriving meanwhile is only noted, so no file is left half-written."""
         with interrupt.deferred():
+            late = interrupt.pending()  # noted while a device thread was cleaning up, after its last trail
+            if late is not None and self.interrupted is None:
+                self.interrupted = late
             result.interrupted = self.interrupted
             self.write_outputs(result)
             self.progress.run_finished(result)
