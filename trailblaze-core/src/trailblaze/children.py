@@ -39,3 +39,5 @@ def die_with_parent(sig: int = signal.SIGTERM) -> Callable[[], None] | None:
             os.kill(os.getpid(), sig)
 
     return preexec
+
+__all__ = ["die_with_parent"]

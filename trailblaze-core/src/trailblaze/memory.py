@@ -304,5 +304,5 @@ def _as_text(value: Any) -> str:
     return str(value)
 
 __all__ = [
-    "REDACTED", "Memory", "has_tokens", "redact",
+    "REDACTED", "Memory", "Redactor", "has_tokens", "redact", "secret_forms",
 ]

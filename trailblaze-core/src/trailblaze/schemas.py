@@ -247,3 +247,6 @@ def run_schema(kind: str | None, out_dir: Path | None, *, workspace: Path | None
     if out_dir is None:
         return [json.dumps(next(iter(schemas.values())), indent=2)]
     return [f"wrote {path}" for path in write_schemas(schemas, out_dir)]
+
+__all__ = ["DRAFT", "FILE_NAMES", "KINDS", "TOOL_CALL_REF", "build_schemas", "call_arguments_schema", "model_schema",
+           "run_schema", "tool_call_schema", "trail_schema", "workspace_schema", "write_schemas"]

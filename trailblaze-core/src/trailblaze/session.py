@@ -246,5 +246,5 @@ def suggest_tool_name(name: str, registry: ToolRegistry) -> str:
     return "run `trailblaze tools` to list the tools of this workspace and driver"
 
 __all__ = [
-    "Dispatcher", "ExecutedCall", "Session", "SessionOutcome",
+    "Dispatcher", "ExecutedCall", "Session", "SessionOutcome", "suggest_tool_name",
 ]

@@ -34,6 +34,7 @@ def _parameter() -> dict[str, Any]:
         "description": {"type": "string"},
         "enum": {"type": "array", "minItems": 1},
         "items": {"enum": _TYPE_WORDS, "description": "the item type of an array parameter"},
+        "sensitive": {"type": "boolean", "description": "the parameter takes secrets ({{secret}} tokens)"},
         **limits,
     }
     return {"type": "object", "additionalProperties": False, "required": ["name", "type"],

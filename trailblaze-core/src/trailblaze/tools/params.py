@@ -455,5 +455,5 @@ def schema_from_model(model: type[BaseModel], *, exclude: Iterable[str] = ()) ->
 Field = Field  # re-export for tool authors: ``from trailblaze.tools.params import Field``
 
 __all__ = [
-    "ParamType", "ParameterDefinition", "ParameterSchema",
+    "CONSTRAINT_KEYS", "ParamType", "ParameterDefinition", "ParameterSchema", "constraints_from_json",
 ]
