@@ -61,7 +61,7 @@ def start_run(ws: Path, env: dict[str, str] | None = None) -> CliProcess:
 
 def step_started(ws: Path, trail: str, step_text: str) -> bool:
     """Whether the session of ``trail`` logged the start of the step with ``step_text``."""
-    return any(step_text in path.read_text() for path in (ws / "out").glob(f"*_{trail}_*/*_ObjectiveStartLog.json"))
+    return any(step_text in path.read_text() for path in (ws / "out").glob(f"*_{trail}_*/session.ndjson"))
 
 
 def three_web_trails(workspace: Callable[..., Path], root: Path) -> Path:
@@ -127,8 +127,13 @@ def test_sigkill_of_the_runner_leaves_no_browser(fake_shop_workspace: Callable[.
 
 
 def managed_server_url(ws: Path) -> str:
-    for path in (ws / "out").glob("*_android_*/001_TrailblazeSessionStatusChangeLog.json"):
-        return str(json.loads(path.read_text())["sessionStatus"]["trailblazeDeviceInfo"]["appium"]["serverUrl"])
+    from trailblaze.logs import read_log
+
+    for directory in (ws / "out").glob("*_android_*"):
+        for entry in read_log(directory):
+            status = entry.get("sessionStatus", {})
+            if "trailblazeDeviceInfo" in status:
+                return str(status["trailblazeDeviceInfo"]["appium"]["serverUrl"])
     return ""
 
 

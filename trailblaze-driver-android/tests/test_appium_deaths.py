@@ -28,7 +28,7 @@ def waiting_run(ws: Path, env: dict[str, str]) -> CliProcess:
     with open(ws / "trails" / "waits.trail.yaml", "w", encoding="utf-8") as fh:
         YAML().dump(doc, fh)
     run = CliProcess(["run", "trails", "--output-dir", str(ws / "out")], cwd=ws, env=env)
-    run.wait_until(lambda: any("never comes" in p.read_text() for p in (ws / "out").glob("*/*_ObjectiveStartLog.json")))
+    run.wait_until(lambda: any("never comes" in p.read_text() for p in (ws / "out").glob("*/session.ndjson")))
     return run
 
 

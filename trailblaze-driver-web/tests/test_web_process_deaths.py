@@ -40,7 +40,7 @@ def workspace(root: Path, timeout_ms: int) -> Path:
 
 def waiting_run(ws: Path) -> CliProcess:
     run = CliProcess(["run", "trails", "--output-dir", str(ws / "out")], cwd=ws)
-    run.wait_until(lambda: any("never comes" in p.read_text() for p in (ws / "out").glob("*/*_ObjectiveStartLog.json")))
+    run.wait_until(lambda: any("never comes" in p.read_text() for p in (ws / "out").glob("*/session.ndjson")))
     return run
 
 

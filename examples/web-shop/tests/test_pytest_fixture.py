@@ -30,7 +30,8 @@ def test_sign_in_and_fill_the_cart_from_python(trailblaze_session: TrailblazeSes
     with pytest.raises(ToolFailed, match='no element matches.*button elements: .*"Checkout"'):
         shop.call("web_click", ref='button "Pay now"')
     # The password typed through web_fillSecret is a secret of this session: never in its logs.
-    log_text = "".join(p.read_text(errors="replace") for p in shop.session.log_dir.glob("*.json"))
+    shop.session.log.flush()
+    log_text = "".join(p.read_text(errors="replace") for p in shop.session.log_dir.glob("*.ndjson"))
     assert "py@example.com" in log_text and "secret123" not in log_text
 
 
