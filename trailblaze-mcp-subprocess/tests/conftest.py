@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -9,6 +10,8 @@ import subprocess
 import sys
 import textwrap
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -215,6 +218,26 @@ def ts_runtime(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, 
     monkeypatch.setenv("NODE_PATH", os.environ.get("NODE_PATH") or str(NODE_MODULES))
     runtimes.clear_cache()
     return str(request.param)
+
+
+PostJson = Callable[..., tuple[int, dict[str, Any]]]
+
+
+def _post(url: str, body: bytes, *, headers: dict[str, str] | None = None) -> tuple[int, dict[str, Any]]:
+    req = urllib.request.Request(url, data=body, method="POST", headers={"Content-Type": "application/json",
+                                                                          **(headers or {})})
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(req, timeout=30) as resp:
+            return resp.status, json.loads(resp.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read() or b"{}")
+
+
+@pytest.fixture
+def post_json() -> PostJson:
+    """``post_json(url, body_bytes)`` → ``(status, parsed JSON)``, HTTP errors included, never via a proxy."""
+    return _post
 
 
 def free_port() -> int:

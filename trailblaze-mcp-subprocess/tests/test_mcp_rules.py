@@ -14,7 +14,7 @@ from trailblaze.errors import BadInputError, ConfigError, ToolExpansionError
 from trailblaze.memory import Memory
 from trailblaze.tools.base import ToolCall
 from trailblaze_mcp_subprocess import runtimes
-from trailblaze_mcp_subprocess.callbacks import is_loopback, unknown_invocation
+from trailblaze_mcp_subprocess.callbacks import REFUSED, is_loopback, unknown_invocation
 from trailblaze_mcp_subprocess.config import load_config_servers
 from trailblaze_mcp_subprocess.definitions import McpToolDefinition, sanitize_schema
 from trailblaze_mcp_subprocess.envelope import legacy_envelope, memory_changes, meta_envelope, target_envelope
@@ -92,7 +92,7 @@ def test_legacy_envelope_has_exactly_memory_and_device() -> None:
 
 
 def test_meta_envelope_shape() -> None:
-    env = meta_envelope(session_id="s", invocation_id="inv-1", memory=Memory(), device=DEVICE,
+    env = meta_envelope(session_id="s", invocation_id="inv-1", memory=Memory(), device=DEVICE,  # no token: omitted
                         base_url="http://127.0.0.1:1", target=None, capabilities={"callbacks": True})
     assert list(env) == ["baseUrl", "sessionId", "invocationId", "device", "memory", "capabilities"]
     assert target_envelope(None) is None
@@ -266,5 +266,5 @@ def test_loopback_only() -> None:
     assert is_loopback("::ffff:127.0.0.1")
     assert not is_loopback("10.0.0.5") and not is_loopback("192.168.1.2") and not is_loopback("::ffff:10.0.0.1")
     assert not is_loopback("not-an-address")
-    assert unknown_invocation("inv-x")["error"] == {
-        "code": -32602, "message": "Unknown invocation ID: inv-x. The tool call may have completed or timed out."}
+    assert unknown_invocation()["error"] == {"code": -32602, "message": REFUSED}
+    assert "inv-" not in REFUSED

@@ -38,14 +38,17 @@ def legacy_envelope(memory: Memory, device: DeviceInfo) -> dict[str, Any]:
 
 def meta_envelope(*, session_id: str, invocation_id: str, memory: Memory, device: DeviceInfo,
                   base_url: str | None, target: Mapping[str, Any] | None = None,
-                  capabilities: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """``params._meta.trailblaze``: ``baseUrl``, ``sessionId``, ``invocationId``, ``device``, ``target``
-    (omitted when unknown), ``memory``, ``capabilities``."""
+                  capabilities: Mapping[str, Any] | None = None, callback_token: str | None = None) -> dict[str, Any]:
+    """``params._meta.trailblaze``: ``baseUrl``, ``sessionId``, ``invocationId``, ``callbackToken`` (the
+    invocation's callback secret, see ``callbacks``), ``device``, ``target`` (omitted when unknown),
+    ``memory``, ``capabilities``."""
     out: dict[str, Any] = {}
     if base_url:
         out["baseUrl"] = base_url
     out["sessionId"] = session_id
     out["invocationId"] = invocation_id
+    if callback_token:
+        out["callbackToken"] = callback_token
     out["device"] = device_envelope(device)
     if target:
         out["target"] = {k: v for k, v in target.items() if v is not None}

@@ -259,12 +259,13 @@ class SessionServers:
             raise ServerCrashed(self.loop.run(self._death_message(rs, f"tools/call '{definition.name}'",
                                                                      ConnectionLost("exited"))))
         session = self.session
-        inv = self._hub.open(ctx, definition.name, rs.spec.name)
+        inv = self._hub.open(ctx, definition.name, rs.spec.name, rs.spec.allow_host_callbacks)
         try:
             meta = {
                 META_KEY: meta_envelope(session_id=session.id, invocation_id=inv.id, memory=session.memory,
                                         device=session.device, base_url=self.base_url,
-                                        target=target_envelope(session.target), capabilities=CAPABILITIES),
+                                        target=target_envelope(session.target), capabilities=CAPABILITIES,
+                                        callback_token=inv.token),
                 INVOCATION_META_KEY: inv.id,
             }
             wire_args = {**args, CONTEXT_ARG: legacy_envelope(session.memory, session.device)}
