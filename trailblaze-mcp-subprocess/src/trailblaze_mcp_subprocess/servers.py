@@ -10,6 +10,7 @@ other server of the session has been stopped.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -62,6 +63,10 @@ class ServerCrashed(InfrastructureError):
     """A tool server died (or broke the protocol) in the middle of a session (exit 2)."""
 
 
+class ServerTimeout(InfrastructureError):
+    """A tool server did not answer a call in time (exit 2): the server, not the app under test, failed."""
+
+
 @dataclass
 class RunningServer:
     spec: ServerSpec
@@ -72,6 +77,8 @@ class RunningServer:
     registry: ServerRegistry | None = None
     registered: list[str] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)
+    protocol_reported: bool = False
+    """Whether a message already quoted the server's stdout garbage (else the session end reports it)."""
 
     @property
     def label(self) -> str:
@@ -109,7 +116,8 @@ class SessionServers:
                 raise ServerStartError(str(first))
             self._register_all()
         except BaseException:
-            self.close()
+            with contextlib.suppress(ServerCrashed):  # the start failure is the news, not a late garbage line
+                self.close()
             raise
 
     async def _start_all(self) -> list[Any]:
@@ -150,7 +158,7 @@ class SessionServers:
                     f"{rs.label} did not answer initialize within {timeout:g}s (raise handshakeTimeoutSeconds or "
                     f"TRAILBLAZE_MCP_SUBPROCESS_HANDSHAKE_TIMEOUT_MS if it is just slow); {rs.tail()}") from None
             except (ConnectionLost, ProtocolError) as exc:
-                raise ServerStartError(await self._death_message(rs, "initialize", exc)) from None
+                raise ServerStartError(await self._death_message(rs, "during initialize", exc)) from None
         try:
             rs.tools = await rs.conn.list_tools(timeout=timeout)
             if rs.conn.hello.has_resources:
@@ -161,23 +169,29 @@ class SessionServers:
         except RequestTimeout as exc:
             raise ServerStartError(f"{rs.label}: {exc}; {rs.tail()}") from None
         except (ConnectionLost, ProtocolError) as exc:
-            raise ServerStartError(await self._death_message(rs, "tools/list", exc)) from None
+            raise ServerStartError(await self._death_message(rs, "during tools/list", exc)) from None
         return rs
 
     async def _death_message(self, rs: RunningServer, during: str, exc: BaseException) -> str:
         proc = rs.process
         if proc is None:
             return f"lost the connection to {rs.label} during {during}: {exc}"
-        await proc.wait_exit(2.0)
-        await proc.stderr_settled(1.0)
+        if proc.protocol_error is None:  # garbage needs no exit to explain it; a death does
+            await proc.wait_exit(2.0)
+        await proc.stderr_settled(1.0 if proc.protocol_error is None else 0.2)
         if proc.protocol_error is not None:
-            return (f"{rs.label} wrote something that is not JSON-RPC to stdout during {during}: "
-                    f"{proc.protocol_error!r} (stdout is the MCP channel: log to stderr); {rs.tail()}")
+            return self._garbage_message(rs, during)
         if proc.returncode is not None:
-            return f"{rs.label} exited with code {proc.returncode} during {during}; {rs.tail()}"
+            return f"{rs.label} exited with code {proc.returncode} {during}; {rs.tail()}"
         if isinstance(exc, ProtocolError):
-            return f"{rs.label} failed {during}: {exc}; {rs.tail()}"
-        return f"{rs.label} closed the connection during {during}: {exc}; {rs.tail()}"
+            return f"{rs.label} failed {during.removeprefix('during ')}: {exc}; {rs.tail()}"
+        return f"{rs.label} closed the connection {during}: {exc}; {rs.tail()}"
+
+    def _garbage_message(self, rs: RunningServer, during: str) -> str:
+        assert rs.process is not None
+        rs.protocol_reported = True
+        return (f"{rs.label} wrote something that is not JSON-RPC to stdout {during}: "
+                f"{rs.process.protocol_error!r} (stdout is the MCP channel: log to stderr); {rs.tail()}")
 
     # -- registration -------------------------------------------------------------------------
     def _register_all(self) -> None:
@@ -256,7 +270,7 @@ class SessionServers:
                                       "in this session")
         proc = rs.process
         if proc is not None and proc.returncode is not None:
-            raise ServerCrashed(self.loop.run(self._death_message(rs, f"tools/call '{definition.name}'",
+            raise ServerCrashed(self.loop.run(self._death_message(rs, f"during tools/call '{definition.name}'",
                                                                      ConnectionLost("exited"))))
         session = self.session
         inv = self._hub.open(ctx, definition.name, rs.spec.name, rs.spec.allow_host_callbacks)
@@ -276,10 +290,10 @@ class SessionServers:
                 if proc is None:
                     raise ServerCrashed(f"lost the connection to {rs.label} during tools/call "
                                         f"'{definition.name}': {exc}") from None
-                raise ServerCrashed(self.loop.run(self._death_message(rs, f"tools/call '{definition.name}'", exc))) from None
+                raise ServerCrashed(self.loop.run(self._death_message(rs, f"during tools/call '{definition.name}'", exc))) from None
             except RequestTimeout:
-                return ToolResult(False, f"{rs.label} did not answer tools/call '{definition.name}' within "
-                                         f"{rs.spec.call_seconds():g}s (callTimeoutSeconds); {rs.tail()}")
+                raise ServerTimeout(f"{rs.label} did not answer tools/call '{definition.name}' within "
+                                    f"{rs.spec.call_seconds():g}s (callTimeoutSeconds); {rs.tail()}") from None
             except ProtocolError as exc:
                 code = f" (JSON-RPC {exc.code})" if exc.code is not None else ""
                 return ToolResult(False, f"{rs.label} rejected tools/call '{definition.name}': {exc}{code}")
@@ -358,6 +372,7 @@ class SessionServers:
         if self._closed:
             return
         self._closed = True
+        garbage: list[str] = []
         try:
             if self.loop is not None and self.loop.alive:
                 stops = self.loop.run(self._stop_all())
@@ -366,7 +381,11 @@ class SessionServers:
                         continue
                     self.session.log.write("McpServerStoppedLog", {
                         "server": rs.spec.name, "pid": rs.process.pid, "stop": str(how),
-                        "exitCode": rs.process.returncode, "stderrTail": list(rs.process.stderr_tail)})
+                        "exitCode": rs.process.returncode, "stderrTail": list(rs.process.stderr_tail),
+                        "protocolError": rs.process.protocol_error})
+                    if rs.process.protocol_error is not None and not rs.protocol_reported:
+                        # Garbage after the last answer broke no call, but it is a bug the author must hear of.
+                        garbage.append(self._garbage_message(rs, "after its last answer"))
         except BaseException:
             for rs in self.servers.values():
                 if rs.process is not None:
@@ -378,6 +397,8 @@ class SessionServers:
             if self.base_url is not None:
                 self._hub.release()
                 self.base_url = None
+        if garbage:
+            raise ServerCrashed("; ".join(garbage))
 
     async def _stop_all(self) -> list[Any]:
         return await asyncio.gather(*(self._stop_one(rs) for rs in list(self.servers.values())),

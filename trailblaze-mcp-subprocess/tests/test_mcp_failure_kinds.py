@@ -1,0 +1,115 @@
+"""Through ``trailblaze run`` in a subprocess: which exit code a tool server's trouble gives, and what it says.
+
+A timeout, a crash and stdout garbage are the server's fault, not the app's: exit 2 with one line naming
+the server and what it said. A tool that answers ``isError`` failed the step: exit 1. Nothing of asyncio's
+internals (never-awaited coroutines, unretrieved futures, destroyed tasks) reaches the user.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ASYNCIO_NOISE = ("Traceback", "never awaited", "was never retrieved", "Task was destroyed", "Exception ignored",
+                 "RuntimeWarning", "ResourceWarning", "Event loop is closed")
+
+
+def trail(tool: str, args: str = "{}") -> str:
+    return f"""
+config:
+  id: mcp/{tool}
+trail:
+  - step: Call {tool}
+    recording:
+      host:
+        - {tool}: {args}
+"""
+
+
+def run(root: Path, name: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "trailblaze.cli", "run", str(root / "trails" / f"{name}.trail.yaml"),
+         "--output-dir", str(root / "out"), "--no-report"],
+        capture_output=True, text=True, timeout=180, check=False, cwd=root,
+        env={**os.environ, "TRAILBLAZE_MCP_STDIN_GRACE_MS": "300", "TRAILBLAZE_MCP_TERM_GRACE_MS": "300", **env})
+
+
+def the_line(output: str, needle: str) -> str:
+    """The one output line that holds ``needle`` (the cause must not be spread over several lines)."""
+    lines = [ln for ln in output.splitlines() if needle in ln]
+    assert len(lines) == 1, output
+    return lines[0]
+
+
+def no_noise(output: str) -> None:
+    for noise in ASYNCIO_NOISE:
+        assert noise not in output, output
+
+
+def test_a_call_timeout_is_infrastructure(workspace: Any) -> None:
+    root = workspace("""
+        mcpServers:
+          - script: {servers}/hang.py
+            callTimeoutSeconds: 1
+    """, files={"trails/slow.trail.yaml": trail("hang_sleep", "{seconds: 60}")})
+    done = run(root, "slow")
+    output = done.stdout + done.stderr
+    assert done.returncode == 2, output
+    line = the_line(output, "did not answer")
+    assert "ERROR: mcp/hang_sleep" in line
+    assert ("MCP server 'hang' (" in line and "did not answer tools/call 'hang_sleep' within 1s "
+            "(callTimeoutSeconds); stderr tail: hang: ignoring SIGTERM" in line)
+    no_noise(output)
+
+
+def test_a_crash_mid_call_is_infrastructure(workspace: Any) -> None:
+    root = workspace("mcpServers:\n  - script: {servers}/py_tools.py\n",
+                     files={"trails/die.trail.yaml": trail("py_die", "{code: 3}")})
+    done = run(root, "die")
+    output = done.stdout + done.stderr
+    assert done.returncode == 2, output
+    line = the_line(output, "exited with code 3")
+    assert "MCP server 'py_tools' (" in line and "during tools/call 'py_die'; stderr tail:" in line
+    assert line.endswith("dying with 3 on purpose")
+    no_noise(output)
+
+
+def test_a_tool_answering_is_error_fails_the_trail(workspace: Any) -> None:
+    root = workspace("mcpServers:\n  - script: {servers}/py_tools.py\n",
+                     files={"trails/fail.trail.yaml": trail("py_fail", "{reason: 'the cart is empty'}")})
+    done = run(root, "fail")
+    output = done.stdout + done.stderr
+    assert done.returncode == 1, output
+    assert "the cart is empty" in the_line(output, "FAILED")
+    no_noise(output)
+
+
+def test_garbage_instead_of_an_answer_is_a_clear_error(workspace: Any) -> None:
+    root = workspace("mcpServers:\n  - script: {servers}/raw_junk.py\n",
+                     files={"trails/junk.trail.yaml": trail("raw_echo", "{text: hi}")})
+    done = run(root, "junk", JUNK_MODE="before")
+    output = done.stdout + done.stderr
+    assert done.returncode == 2, output
+    line = the_line(output, "not JSON-RPC")
+    assert ("MCP server 'raw_junk' (" in line and "wrote something that is not JSON-RPC to stdout during "
+            "tools/call 'raw_echo': 'DEBUG handling tools/call' (stdout is the MCP channel: log to stderr)" in line)
+    no_noise(output)
+
+
+@pytest.mark.parametrize(("mode", "garbage"), [("line", "junk after answering"), ("partial", "no newline at the end")])
+def test_garbage_after_the_last_answer_is_reported(mode: str, garbage: str, workspace: Any) -> None:
+    """It broke no call, so the trail passes, but the author hears of it instead of it being dropped."""
+    root = workspace("mcpServers:\n  - script: {servers}/raw_junk.py\n",
+                     files={"trails/junk.trail.yaml": trail("raw_echo", "{text: hi}")})
+    done = run(root, "junk", JUNK_MODE=mode)
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    line = the_line(output, "not JSON-RPC")
+    assert f"wrote something that is not JSON-RPC to stdout after its last answer: '{garbage}'" in line
+    assert "Results: 1 passed" in output
+    no_noise(output)
