@@ -191,3 +191,75 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return state[state.rfind(")") + 2] != "Z"
+
+
+def _marked(marker: str) -> list[tuple[int, str]]:
+    """Live (non-zombie) processes whose environment carries ``marker`` (what the runner passed on)."""
+    found: list[tuple[int, str]] = []
+    needle = marker.encode()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            if needle not in Path(f"/proc/{entry}/environ").read_bytes():
+                continue
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if _alive(int(entry)):
+            found.append((int(entry), cmdline.strip()))
+    return found
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG and /proc are Linux's")
+def test_sigkill_of_the_runner_mid_call_leaves_no_tool_server(workspace: Any, tmp_path: Path) -> None:
+    """``trailblaze run`` is SIGKILLed while a tool call runs: no code of it runs any more, yet every tool
+    server goes — the direct children by their parent-death signal, a server's own child (here a ``sleep``
+    a shell wrapper left behind) by the watchdog, which then exits too."""
+    exchange = tmp_path / "exchange"
+    exchange.mkdir()
+    root = workspace("""
+        mcpServers:
+          - name: wrapped
+            command: /bin/sh
+            args: ["-c", "sleep 300 & exec {python} {servers}/py_tools.py"]
+          - script: {servers}/hang.py
+    """, files={"trails/block.trail.yaml": f"""
+        config:
+          id: mcp/block
+        trail:
+          - step: Block in a tool call
+            recording:
+              host:
+                - py_block: {{directory: "{exchange}", tool: dumpMemory, arguments: "{{}}"}}
+    """})
+    marker = f"TB_SIGKILL_TEST_{os.getpid()}_{time.monotonic_ns()}"
+    runner = subprocess.Popen(
+        [sys.executable, "-m", "trailblaze.cli", "run", str(root / "trails" / "block.trail.yaml"),
+         "--output-dir", str(tmp_path / "out"), "--no-report"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, marker: "1"})
+    try:
+        deadline = time.monotonic() + 120  # a bound for a loaded machine, not a timing assertion
+        while not (exchange / "ids.json").exists():
+            assert runner.poll() is None, "the runner ended before the tool call started"
+            assert time.monotonic() < deadline, "the tool call never started"
+            time.sleep(0.05)
+        before = [p for p in _marked(marker) if p[0] != runner.pid]
+        commands = " / ".join(c for _, c in before)
+        assert "py_tools.py" in commands and "hang.py" in commands and "sleep 300" in commands, commands
+        assert "-I -S -c" in commands, f"no watchdog among {commands}"  # the watchdog
+        runner.send_signal(signal.SIGKILL)
+        runner.wait(30)
+        left = before
+        deadline = time.monotonic() + 30
+        while left and time.monotonic() < deadline:
+            time.sleep(0.05)
+            left = [p for p in _marked(marker) if p[0] != runner.pid]
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+            runner.wait()
+        for pid, _ in _marked(marker):  # never leave a stray process behind, even when the assertion fails
+            if pid != os.getpid():
+                os.kill(pid, signal.SIGKILL)
+    assert not left, f"processes outlived the SIGKILLed runner: {left}"
