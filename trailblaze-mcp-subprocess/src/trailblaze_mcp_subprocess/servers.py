@@ -25,9 +25,8 @@ from .envelope import (
     CONTEXT_ARG,
     INVOCATION_META_KEY,
     META_KEY,
-    legacy_envelope,
+    MetaTemplate,
     memory_changes,
-    meta_envelope,
     target_envelope,
 )
 from .loop import LoopThread
@@ -100,6 +99,7 @@ class SessionServers:
         self.base_url: str | None = None
         self._hub = callbacks.hub()
         self._closed = False
+        self._template: MetaTemplate | None = None
 
     # -- start --------------------------------------------------------------------------------
     def start(self) -> None:
@@ -275,14 +275,15 @@ class SessionServers:
         session = self.session
         inv = self._hub.open(ctx, definition.name, rs.spec.name, rs.spec.allow_host_callbacks)
         try:
-            meta = {
-                META_KEY: meta_envelope(session_id=session.id, invocation_id=inv.id, memory=session.memory,
-                                        device=session.device, base_url=self.base_url,
-                                        target=target_envelope(session.target), capabilities=CAPABILITIES,
-                                        callback_token=inv.token),
-                INVOCATION_META_KEY: inv.id,
-            }
-            wire_args = {**args, CONTEXT_ARG: legacy_envelope(session.memory, session.device)}
+            template = self._template
+            if template is None:
+                template = self._template = MetaTemplate(
+                    session_id=session.id, device=session.device, base_url=self.base_url,
+                    target=target_envelope(session.target), capabilities=CAPABILITIES)
+            memory = session.memory.snapshot()  # one copy serves both envelopes (serializing never mutates)
+            meta = {META_KEY: template.meta(invocation_id=inv.id, memory=memory, callback_token=inv.token),
+                    INVOCATION_META_KEY: inv.id}
+            wire_args = {**args, CONTEXT_ARG: template.legacy(memory)}
             try:
                 outcome = self.loop.run(rs.conn.call_tool(definition.name, wire_args, meta=meta,
                                                           timeout=rs.spec.call_seconds()))
