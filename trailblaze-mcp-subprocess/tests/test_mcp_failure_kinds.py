@@ -8,6 +8,7 @@ internals (never-awaited coroutines, unretrieved futures, destroyed tasks) reach
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -112,4 +113,26 @@ def test_garbage_after_the_last_answer_is_reported(mode: str, garbage: str, work
     line = the_line(output, "not JSON-RPC")
     assert f"wrote something that is not JSON-RPC to stdout after its last answer: '{garbage}'" in line
     assert "Results: 1 passed" in output
+    no_noise(output)
+
+
+def test_garbage_between_calls_fails_the_next_call(workspace: Any) -> None:
+    root = workspace("mcpServers:\n  - script: {servers}/raw_junk.py\n", files={"trails/junk.trail.yaml": """
+        config:
+          id: mcp/junk-between
+        trail:
+          - step: Call twice
+            recording:
+              host:
+                - raw_echo: {text: one}
+                - wait: {timeToWaitInSeconds: 0.5}
+                - raw_echo: {text: two}
+    """})
+    done = run(root, "junk", JUNK_MODE="line")
+    output = done.stdout + done.stderr
+    assert done.returncode == 2, output
+    line = the_line(output, "not JSON-RPC")
+    # normally seen while idle ("before"); on a very slow machine the second call may get there first
+    assert re.search(r"wrote something that is not JSON-RPC to stdout (before|during) tools/call 'raw_echo': "
+                     r"'junk after answering'", line), line
     no_noise(output)

@@ -269,6 +269,8 @@ class SessionServers:
             raise InfrastructureError(f"tool '{definition.name}': MCP server '{definition.server}' is not running "
                                       "in this session")
         proc = rs.process
+        if proc is not None and proc.protocol_error is not None:  # garbage while idle: the channel is broken
+            raise ServerCrashed(self._garbage_message(rs, f"before tools/call '{definition.name}'"))
         if proc is not None and proc.returncode is not None:
             raise ServerCrashed(self.loop.run(self._death_message(rs, f"during tools/call '{definition.name}'",
                                                                      ConnectionLost("exited"))))
