@@ -52,72 +52,66 @@ def no_noise(output: str) -> None:
         assert noise not in output, output
 
 
+def outcome(workspace: Any, servers: str, tool: str, args: str = "{}", **env: str) -> tuple[int, str]:
+    """Run a one-call trail against ``servers``; the exit code and everything printed (checked for noise)."""
+    root = workspace(servers, files={"trails/one.trail.yaml": trail(tool, args)})
+    done = run(root, "one", **env)
+    output = done.stdout + done.stderr
+    no_noise(output)
+    return done.returncode, output
+
+
+PY_TOOLS = "mcpServers:\n  - script: {servers}/py_tools.py\n"
+RAW_JUNK = "mcpServers:\n  - script: {servers}/raw_junk.py\n"
+
+
 def test_a_call_timeout_is_infrastructure(workspace: Any) -> None:
-    root = workspace("""
+    code, output = outcome(workspace, """
         mcpServers:
           - script: {servers}/hang.py
             callTimeoutSeconds: 1
-    """, files={"trails/slow.trail.yaml": trail("hang_sleep", "{seconds: 60}")})
-    done = run(root, "slow")
-    output = done.stdout + done.stderr
-    assert done.returncode == 2, output
+    """, "hang_sleep", "{seconds: 60}")
+    assert code == 2, output
     line = the_line(output, "did not answer")
     assert "ERROR: mcp/hang_sleep" in line
     assert ("MCP server 'hang' (" in line and "did not answer tools/call 'hang_sleep' within 1s "
             "(callTimeoutSeconds); stderr tail: hang: ignoring SIGTERM" in line)
-    no_noise(output)
 
 
 def test_a_crash_mid_call_is_infrastructure(workspace: Any) -> None:
-    root = workspace("mcpServers:\n  - script: {servers}/py_tools.py\n",
-                     files={"trails/die.trail.yaml": trail("py_die", "{code: 3}")})
-    done = run(root, "die")
-    output = done.stdout + done.stderr
-    assert done.returncode == 2, output
+    code, output = outcome(workspace, PY_TOOLS, "py_die", "{code: 3}")
+    assert code == 2, output
     line = the_line(output, "exited with code 3")
     assert "MCP server 'py_tools' (" in line and "during tools/call 'py_die'; stderr tail:" in line
     assert line.endswith("dying with 3 on purpose")
-    no_noise(output)
 
 
 def test_a_tool_answering_is_error_fails_the_trail(workspace: Any) -> None:
-    root = workspace("mcpServers:\n  - script: {servers}/py_tools.py\n",
-                     files={"trails/fail.trail.yaml": trail("py_fail", "{reason: 'the cart is empty'}")})
-    done = run(root, "fail")
-    output = done.stdout + done.stderr
-    assert done.returncode == 1, output
+    code, output = outcome(workspace, PY_TOOLS, "py_fail", "{reason: 'the cart is empty'}")
+    assert code == 1, output
     assert "the cart is empty" in the_line(output, "FAILED")
-    no_noise(output)
 
 
 def test_garbage_instead_of_an_answer_is_a_clear_error(workspace: Any) -> None:
-    root = workspace("mcpServers:\n  - script: {servers}/raw_junk.py\n",
-                     files={"trails/junk.trail.yaml": trail("raw_echo", "{text: hi}")})
-    done = run(root, "junk", JUNK_MODE="before")
-    output = done.stdout + done.stderr
-    assert done.returncode == 2, output
+    code, output = outcome(workspace, RAW_JUNK, "raw_echo", "{text: hi}", JUNK_MODE="before")
+    assert code == 2, output
     line = the_line(output, "not JSON-RPC")
     assert ("MCP server 'raw_junk' (" in line and "wrote something that is not JSON-RPC to stdout during "
             "tools/call 'raw_echo': 'DEBUG handling tools/call' (stdout is the MCP channel: log to stderr)" in line)
-    no_noise(output)
 
 
 @pytest.mark.parametrize(("mode", "garbage"), [("line", "junk after answering"), ("partial", "no newline at the end")])
 def test_garbage_after_the_last_answer_is_reported(mode: str, garbage: str, workspace: Any) -> None:
     """It broke no call, so the trail passes, but the author hears of it instead of it being dropped."""
-    root = workspace("mcpServers:\n  - script: {servers}/raw_junk.py\n",
-                     files={"trails/junk.trail.yaml": trail("raw_echo", "{text: hi}")})
-    done = run(root, "junk", JUNK_MODE=mode)
-    output = done.stdout + done.stderr
-    assert done.returncode == 0, output
+    code, output = outcome(workspace, RAW_JUNK, "raw_echo", "{text: hi}", JUNK_MODE=mode)
+    assert code == 0, output
     line = the_line(output, "not JSON-RPC")
     assert f"wrote something that is not JSON-RPC to stdout after its last answer: '{garbage}'" in line
     assert "Results: 1 passed" in output
-    no_noise(output)
 
 
 def test_garbage_between_calls_fails_the_next_call(workspace: Any) -> None:
-    root = workspace("mcpServers:\n  - script: {servers}/raw_junk.py\n", files={"trails/junk.trail.yaml": """
+    root = workspace(RAW_JUNK, files={"trails/junk.trail.yaml": """
         config:
           id: mcp/junk-between
         trail:
