@@ -62,6 +62,13 @@ def _group_members(pgid: int) -> list[tuple[int, str]]:
     return out
 
 
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
 def _children(pid: int) -> list[int]:
     found = []
     for entry in os.listdir("/proc"):
@@ -101,6 +108,9 @@ class ProcessCheck:
         assert not left, f"server processes outlived the session: {left}"
         stray = [p for p in _children(os.getpid()) if p in self.groups]
         assert not stray, f"child processes remain: {stray}"
+        # the SIGKILL watchdog lives exactly as long as some server does
+        watchdogs = [p for p in _children(os.getpid()) if _cmdline(p).startswith((sys.executable + " -I -S -c",))]
+        assert not watchdogs, f"the watchdog outlived the servers: {watchdogs}"
 
 
 @pytest.fixture

@@ -67,7 +67,6 @@ class ServerProcess:
 
     async def start(self) -> None:
         """Spawn; raises ``OSError`` when the program cannot be executed."""
-        reaper.start_watchdog()
         self.proc = await asyncio.create_subprocess_exec(
             *self.launch.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE, cwd=str(self.launch.cwd), env=self.launch.env,

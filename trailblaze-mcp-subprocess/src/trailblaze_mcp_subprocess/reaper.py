@@ -11,9 +11,10 @@ orderly path is the session teardown; this module covers the rest:
   of every group over a pipe, kills the groups (grandchildren included, which the death signal does not
   reach) when that pipe reaches end of file — which happens however Trailblaze ends.
 
-The signal handler only calls ``os.killpg`` on a snapshot of a plain dict and writes short lines to the
-watchdog pipe with ``os.write``, which is safe to do from a signal handler (no locks, no allocation-heavy
-work).
+The watchdog runs only while servers do (started with the first, stopped after the last). The signal
+handler only calls ``os.killpg`` on a snapshot of a plain dict, which is safe to do from a signal
+handler (no locks, no allocation-heavy work); the watchdog, told nothing by it, rechecks its groups
+when Trailblaze's end closes its pipe.
 """
 
 from __future__ import annotations
@@ -39,13 +40,21 @@ _previous: dict[int, Any] = {}
 
 def track(pgid: int, name: str) -> None:
     install()
-    _live[pgid] = name
-    _tell_watchdog(f"+{pgid}\n")
+    with _watchdog_lock:
+        _live[pgid] = name
+        if _watchdog is None:
+            _start_watchdog_locked()  # it learns every live group, this one included
+        else:
+            _tell_watchdog_locked(f"+{pgid}\n")
 
 
 def untrack(pgid: int) -> None:
-    if _live.pop(pgid, None) is not None:
-        _tell_watchdog(f"-{pgid}\n")
+    with _watchdog_lock:
+        if _live.pop(pgid, None) is None:
+            return
+        _tell_watchdog_locked(f"-{pgid}\n")
+        if not _live:
+            _stop_watchdog_locked()  # nothing left to guard: the watchdog lives only as long as servers do
 
 
 # -- the watchdog (survives a SIGKILL of Trailblaze, kills the groups) ----------------------------------
@@ -78,44 +87,40 @@ for sig, pause in ((signal.SIGTERM, 0.5), (signal.SIGKILL, 0)):
         groups = {g for g in groups if alive(g)}
 """
 _watchdog: subprocess.Popen[bytes] | None = None
-_watchdog_fd: int | None = None
 _watchdog_lock = threading.Lock()
+"""Guards ``_live`` updates from threads and the watchdog pipe (never taken in a signal handler)."""
 
 
-def start_watchdog() -> None:
-    """Start the watchdog once per process (idempotent; a failure to start it only loses the last resort)."""
-    global _watchdog, _watchdog_fd
-    with _watchdog_lock:
-        if _watchdog is not None or sys.platform == "win32":
-            return
-        try:
-            # Own session: a terminal's Ctrl-C must not kill it before it has done its job.
-            proc = subprocess.Popen([sys.executable, "-I", "-S", "-c", _WATCHDOG], stdin=subprocess.PIPE,
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-                                    close_fds=True)
-        except OSError:
-            return
-        assert proc.stdin is not None
-        _watchdog, _watchdog_fd = proc, proc.stdin.fileno()
-        for pgid in list(_live):
-            _tell_watchdog(f"+{pgid}\n")
-
-
-def _tell_watchdog(line: str) -> None:
-    fd = _watchdog_fd
-    if fd is None:
+def _start_watchdog_locked() -> None:
+    """Start the watchdog (a failure to start it only loses the last resort). Caller holds the lock."""
+    global _watchdog
+    if sys.platform == "win32":
         return
     try:
-        os.write(fd, line.encode("ascii"))  # one short write: atomic on a pipe, fine in a signal handler
+        # Own session: a terminal's Ctrl-C must not kill it before it has done its job.
+        _watchdog = subprocess.Popen([sys.executable, "-I", "-S", "-c", _WATCHDOG], stdin=subprocess.PIPE,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                                     close_fds=True)
     except OSError:
+        return
+    for pgid in list(_live):
+        _tell_watchdog_locked(f"+{pgid}\n")
+
+
+def _tell_watchdog_locked(line: str) -> None:
+    proc = _watchdog
+    if proc is None or proc.stdin is None:
+        return
+    try:
+        os.write(proc.stdin.fileno(), line.encode("ascii"))  # one short write: atomic on a pipe
+    except (OSError, ValueError):
         pass
 
 
-def _stop_watchdog() -> None:
-    """At exit: end of file tells it we are done (groups still listed were just reaped; it rechecks)."""
-    global _watchdog, _watchdog_fd
-    proc = _watchdog
-    _watchdog = _watchdog_fd = None
+def _stop_watchdog_locked() -> None:
+    """End of file tells it we are done; groups still listed (only after ``reap_all``) are rechecked."""
+    global _watchdog
+    proc, _watchdog = _watchdog, None
     if proc is None:
         return
     if proc.stdin is not None:
@@ -128,6 +133,11 @@ def _stop_watchdog() -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
+
+
+def _stop_watchdog() -> None:
+    with _watchdog_lock:
+        _stop_watchdog_locked()
 
 
 # -- PR_SET_PDEATHSIG -----------------------------------------------------------------------------
