@@ -107,7 +107,8 @@ class SessionServers:
         try:
             self.base_url = self._hub.acquire()
             self.loop = LoopThread(f"trailblaze-mcp-{self.session.id}")
-            results = self.loop.run(self._start_all())
+            # Spawned on the loop's own thread: a server's parent-death signal follows the thread that forked it.
+            results = self.loop.run(self._start_all(), on_loop_thread=True)
             failures = [r for r in results if isinstance(r, BaseException)]
             if failures:
                 first = failures[0]
