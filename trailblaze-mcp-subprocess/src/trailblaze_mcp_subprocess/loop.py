@@ -203,9 +203,7 @@ def _nothing() -> None:
 
 
 def _in_running_loop() -> bool:
-    """Whether this thread already runs an event loop (then it cannot run ours; it hands over)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    return True
+    """Whether this thread already runs an event loop, so it cannot run ours and hands over. The check
+    ``run_until_complete`` itself makes: Playwright's sync API, for one, runs its loop on the caller's
+    thread in a way ``asyncio.get_running_loop()`` does not report."""
+    return asyncio._get_running_loop() is not None
