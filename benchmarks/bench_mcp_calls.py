@@ -1,6 +1,7 @@
 """MCP call overhead: sequential ``tools/call`` round trips to a stdio Python tool server, through
-Trailblaze's tool dispatch (argument validation, memory, context envelopes, invocation id, tool log,
-the sync → event-loop-thread hop) against the same calls through a bare ``mcp`` SDK ``ClientSession``.
+Trailblaze's tool dispatch (argument validation, memory, context envelopes, invocation id and callback
+token, tool log; the calling thread drives the session's event loop) against the same calls through a
+bare ``mcp`` SDK ``ClientSession``.
 
 Both connections are open at once and their batches alternate, so load from other processes on the
 machine hits both alike. Usage: uv run python benchmarks/bench_mcp_calls.py [--calls 500] [--batch 50]
