@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -9,6 +10,8 @@ import subprocess
 import sys
 import textwrap
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -59,6 +62,13 @@ def _group_members(pgid: int) -> list[tuple[int, str]]:
     return out
 
 
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
 def _children(pid: int) -> list[int]:
     found = []
     for entry in os.listdir("/proc"):
@@ -98,6 +108,9 @@ class ProcessCheck:
         assert not left, f"server processes outlived the session: {left}"
         stray = [p for p in _children(os.getpid()) if p in self.groups]
         assert not stray, f"child processes remain: {stray}"
+        # the SIGKILL watchdog lives exactly as long as some server does
+        watchdogs = [p for p in _children(os.getpid()) if _cmdline(p).startswith((sys.executable + " -I -S -c",))]
+        assert not watchdogs, f"the watchdog outlived the servers: {watchdogs}"
 
 
 @pytest.fixture
@@ -215,6 +228,26 @@ def ts_runtime(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, 
     monkeypatch.setenv("NODE_PATH", os.environ.get("NODE_PATH") or str(NODE_MODULES))
     runtimes.clear_cache()
     return str(request.param)
+
+
+PostJson = Callable[..., tuple[int, dict[str, Any]]]
+
+
+def _post(url: str, body: bytes, *, headers: dict[str, str] | None = None) -> tuple[int, dict[str, Any]]:
+    req = urllib.request.Request(url, data=body, method="POST", headers={"Content-Type": "application/json",
+                                                                          **(headers or {})})
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(req, timeout=30) as resp:
+            return resp.status, json.loads(resp.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read() or b"{}")
+
+
+@pytest.fixture
+def post_json() -> PostJson:
+    """``post_json(url, body_bytes)`` → ``(status, parsed JSON)``, HTTP errors included, never via a proxy."""
+    return _post
 
 
 def free_port() -> int:

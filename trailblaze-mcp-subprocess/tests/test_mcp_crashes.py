@@ -191,3 +191,106 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return state[state.rfind(")") + 2] != "Z"
+
+
+def _marked(marker: str) -> list[tuple[int, str]]:
+    """Live (non-zombie) processes whose environment carries ``marker`` (what the runner passed on)."""
+    found: list[tuple[int, str]] = []
+    needle = marker.encode()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            if needle not in Path(f"/proc/{entry}/environ").read_bytes():
+                continue
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if _alive(int(entry)):
+            found.append((int(entry), cmdline.strip()))
+    return found
+
+
+def _blocking_run(workspace: Any, tmp_path: Path, servers: str) -> tuple[subprocess.Popen[str], str, Path]:
+    """``trailblaze run`` of a trail whose one call blocks in ``py_block``; returns once the call runs."""
+    exchange = tmp_path / "exchange"
+    exchange.mkdir()
+    root = workspace(servers, files={"trails/block.trail.yaml": f"""
+        config:
+          id: mcp/block
+        trail:
+          - step: Block in a tool call
+            recording:
+              host:
+                - py_block: {{directory: "{exchange}", tool: dumpMemory, arguments: "{{}}"}}
+    """})
+    marker = f"TB_RUNNER_TEST_{os.getpid()}_{time.monotonic_ns()}"
+    runner = subprocess.Popen(
+        [sys.executable, "-m", "trailblaze.cli", "run", str(root / "trails" / "block.trail.yaml"),
+         "--output-dir", str(tmp_path / "out"), "--no-report"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, marker: "1"})
+    deadline = time.monotonic() + 120  # a bound for a loaded machine, not a timing assertion
+    while not (exchange / "ids.json").exists():
+        if runner.poll() is not None or time.monotonic() > deadline:
+            runner.kill()
+            output = runner.communicate()[0]
+            raise AssertionError(f"the tool call never started: {output}")
+        time.sleep(0.05)
+    return runner, marker, exchange
+
+
+def _left_after(runner: subprocess.Popen[str], marker: str) -> list[tuple[int, str]]:
+    left = [p for p in _marked(marker) if p[0] != runner.pid]
+    deadline = time.monotonic() + 30
+    while left and time.monotonic() < deadline:
+        time.sleep(0.05)
+        left = [p for p in _marked(marker) if p[0] != runner.pid]
+    for pid, _ in left:  # never leave a stray process behind, even when the assertion fails
+        os.kill(pid, signal.SIGKILL)
+    return left
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc is Linux's")
+def test_ctrl_c_mid_call_stops_cleanly(workspace: Any, tmp_path: Path) -> None:
+    """Ctrl-C while a tool call runs on the caller-driven loop: the call is cancelled, the run ends without
+    a traceback or asyncio noise, and no server is left."""
+    runner, marker, _ = _blocking_run(workspace, tmp_path, "mcpServers:\n  - script: {servers}/py_tools.py\n")
+    try:
+        runner.send_signal(signal.SIGINT)
+        output = runner.communicate(timeout=120)[0]
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+            runner.communicate()
+    assert runner.returncode != 0, output
+    for noise in ("Traceback", "never awaited", "was never retrieved", "Task was destroyed", "Exception ignored"):
+        assert noise not in output, output
+    left = _left_after(runner, marker)
+    assert not left, f"processes outlived the interrupted runner: {left}"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG and /proc are Linux's")
+def test_sigkill_of_the_runner_mid_call_leaves_no_tool_server(workspace: Any, tmp_path: Path) -> None:
+    """``trailblaze run`` is SIGKILLed while a tool call runs: no code of it runs any more, yet every tool
+    server goes — the direct children by their parent-death signal, a server's own child (here a ``sleep``
+    a shell wrapper left behind) by the watchdog, which then exits too."""
+    runner, marker, _ = _blocking_run(workspace, tmp_path, """
+        mcpServers:
+          - name: wrapped
+            command: /bin/sh
+            args: ["-c", "sleep 300 & exec {python} {servers}/py_tools.py"]
+          - script: {servers}/hang.py
+    """)
+    try:
+        before = [p for p in _marked(marker) if p[0] != runner.pid]
+        commands = " / ".join(c for _, c in before)
+        assert "py_tools.py" in commands and "hang.py" in commands and "sleep 300" in commands, commands
+        assert "-I -S -c" in commands, f"no watchdog among {commands}"
+        runner.send_signal(signal.SIGKILL)
+        runner.communicate(timeout=30)
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+            runner.communicate()
+    left = _left_after(runner, marker)
+    assert not left, f"processes outlived the SIGKILLed runner: {left}"

@@ -4,8 +4,6 @@ delegation, callbacks, reload, collisions and shutdown."""
 from __future__ import annotations
 
 import json
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -25,23 +23,13 @@ def call(session: Any, tool_name: str, /, **args: Any) -> Any:
     return session.dispatcher.call(ToolCall(tool_name, args), session.context())
 
 
-def post(url: str, body: bytes, *, headers: dict[str, str] | None = None) -> tuple[int, dict[str, Any]]:
-    req = urllib.request.Request(url, data=body, method="POST", headers={"Content-Type": "application/json",
-                                                                          **(headers or {})})
-    try:
-        with urllib.request.urlopen(req, timeout=30) as resp:
-            return resp.status, json.loads(resp.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read() or b"{}")
-
-
 def test_tools_register_under_their_advertised_names(workspace: Any, sessions: Any) -> None:
     session = sessions.start(workspace(PY_SERVER))
     names = {d.name for d in session.registry if d.kind == "mcp"}
     # host session: the driver-only tool is filtered out, everything else is there unchanged
     assert names == {"py_echo", "py_context", "py_hostOnly", "py_otherToolset", "py_remember", "py_fail",
                      "py_failSilently", "py_structured", "py_delegate", "py_callback", "py_callbackRaw",
-                     "py_recurse", "py_env", "py_die", "py_nested", "py_grow", "py_shrink", "py_look", "py_callbackNoId"}
+                     "py_recurse", "py_env", "py_die", "py_nested", "py_grow", "py_shrink", "py_look", "py_callbackNoId", "py_block"}
     echo = session.registry.get("py_echo")
     assert echo.source.server == "py_tools" and str(echo.source).startswith("file ")
     assert "reloadTools" in session.registry
@@ -108,7 +96,8 @@ def test_context_envelopes_omit_secrets(workspace: Any, sessions: Any) -> None:
     assert data["platform"] == "host" and data["memoryX"] == "42"
     meta = data["meta"]
     tb = meta["trailblaze"]
-    assert set(tb) == {"baseUrl", "sessionId", "invocationId", "device", "target", "memory", "capabilities"}
+    assert set(tb) == {"baseUrl", "sessionId", "invocationId", "callbackToken", "device", "target", "memory",
+                       "capabilities"}
     assert tb["sessionId"] == "test-session" and meta["trailblazeInvocationId"] == tb["invocationId"]
     assert tb["baseUrl"].startswith("http://127.0.0.1:")
     assert tb["device"] == {"platform": "host", "driverType": "host", "widthPixels": 1080, "heightPixels": 2400}
@@ -195,7 +184,8 @@ def test_callback_depth_is_capped_at_16(workspace: Any, sessions: Any) -> None:
     assert max(e.depth for e in session.executed) == 16
 
 
-def test_callback_endpoint_http_rules(workspace: Any, sessions: Any) -> None:
+def test_callback_endpoint_http_rules(workspace: Any, sessions: Any, post_json: Any) -> None:
+    post = post_json
     session = sessions.start(workspace(PY_SERVER))
     base = session.resources["mcp_subprocess"].base_url
     url = base + "/scripting/callback"
@@ -206,15 +196,17 @@ def test_callback_endpoint_http_rules(workspace: Any, sessions: Any) -> None:
     status, body = post(base + "/elsewhere", b"{}")
     assert status == 404
     request = {"version": 1, "session_id": "test-session", "invocation_id": "inv-never-issued",
+               "callback_token": "not-the-token",
                "action": {"type": "call_tool", "tool_name": "dumpMemory", "arguments_json": "{}"}}
     status, body = post(url, json.dumps(request).encode())
     assert status == 200
-    assert body["error"] == {"code": -32602, "message": "Unknown invocation ID: inv-never-issued. The tool call "
-                                                        "may have completed or timed out."}
-    assert body["result"]["type"] == "error"
-    # an invocation id is only valid while its tool call runs
-    meta = json.loads(call(session, "py_context").message)["meta"]
-    request["invocation_id"] = meta["trailblaze"]["invocationId"]
+    assert body["error"] == {"code": -32602, "message": "callback refused: no running tool call matches this "
+                             "invocation_id and callback_token (the call may have completed or timed out; both "
+                             "come from _meta.trailblaze of the call)"}
+    assert body["result"]["type"] == "error" and "inv-never-issued" not in json.dumps(body)
+    # an invocation id and its token are only valid while the tool call runs
+    tb = json.loads(call(session, "py_context").message)["meta"]["trailblaze"]
+    request["invocation_id"], request["callback_token"] = tb["invocationId"], tb["callbackToken"]
     status, body = post(url, json.dumps(request).encode())
     assert body["error"]["code"] == -32602 and "may have completed" in body["error"]["message"]
 
@@ -310,13 +302,16 @@ def test_nested_delegation(workspace: Any, sessions: Any) -> None:
     assert session.memory.get("nested") == "v" and session.memory.get("after") == "v"
 
 
-def test_callback_without_invocation_id_uses_the_only_running_call(workspace: Any, sessions: Any) -> None:
+def test_no_callback_without_invocation_id_and_token(workspace: Any, sessions: Any) -> None:
+    """Decision 029's single-call fallback (no id needed while one call runs) is gone: any local process
+    could have used it (issue 17). Even the only running call's own server must say who it is."""
     session = sessions.start(workspace(PY_SERVER), memory={"who": "me"})
     data = json.loads(call(session, "py_callbackNoId").message)
-    assert data["result"]["type"] == "call_tool_result" and data["result"]["structured_content"] == {"who": "me"}
-    _, body = post(session.resources["mcp_subprocess"].base_url + "/scripting/callback",
-                        json.dumps({"version": 1, "action": {"type": "call_tool", "tool_name": "dumpMemory"}}).encode())
-    assert body["error"]["code"] == -32602 and "0 tool calls are running" in body["error"]["message"]
+    assert data["result"]["type"] == "error" and data["error"]["code"] == -32602
+    assert data["result"]["message"] == ("callback refused: it needs the 'invocation_id' and 'callback_token' of the "
+                                         "running tool call (_meta.trailblaze.invocationId and "
+                                         "_meta.trailblaze.callbackToken)")
+    assert [e.authored.name for e in session.executed] == ["py_callbackNoId"]
 
 
 def test_callback_timeout(workspace: Any, sessions: Any, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -14,10 +14,10 @@ from trailblaze.errors import BadInputError, ConfigError, ToolExpansionError
 from trailblaze.memory import Memory
 from trailblaze.tools.base import ToolCall
 from trailblaze_mcp_subprocess import runtimes
-from trailblaze_mcp_subprocess.callbacks import is_loopback, unknown_invocation
+from trailblaze_mcp_subprocess.callbacks import REFUSED, is_loopback, unknown_invocation
 from trailblaze_mcp_subprocess.config import load_config_servers
 from trailblaze_mcp_subprocess.definitions import McpToolDefinition, sanitize_schema
-from trailblaze_mcp_subprocess.envelope import legacy_envelope, memory_changes, meta_envelope, target_envelope
+from trailblaze_mcp_subprocess.envelope import MetaTemplate, memory_changes, meta_envelope, target_envelope
 from trailblaze_mcp_subprocess.meta import ToolMeta, filter_reason, merge, parse_registry, parse_tool_meta
 from trailblaze_mcp_subprocess.results import delegates_of, to_tool_result
 from trailblaze_mcp_subprocess.spawn import contract_env, launch_for
@@ -84,17 +84,22 @@ def test_registry_resource_parsing_and_merge() -> None:
 def test_legacy_envelope_has_exactly_memory_and_device() -> None:
     memory = Memory({"a": 1, "b": True})
     memory.remember("pw", "secret", sensitive=True)
-    env = legacy_envelope(memory, DEVICE)
+    template = MetaTemplate(session_id="s", device=DEVICE, base_url=None)
+    env = template.legacy(memory.snapshot())
     assert env == {"memory": {"a": "1", "b": "true"},
                    "device": {"platform": "android", "widthPixels": 1080, "heightPixels": 2400,
                               "driverType": "android-ondevice-accessibility"}}
-    assert legacy_envelope(Memory(), DEVICE)["memory"] == {}
+    assert template.legacy(Memory().snapshot())["memory"] == {}
 
 
 def test_meta_envelope_shape() -> None:
-    env = meta_envelope(session_id="s", invocation_id="inv-1", memory=Memory(), device=DEVICE,
+    env = meta_envelope(session_id="s", invocation_id="inv-1", memory=Memory(), device=DEVICE,  # no token: omitted
                         base_url="http://127.0.0.1:1", target=None, capabilities={"callbacks": True})
     assert list(env) == ["baseUrl", "sessionId", "invocationId", "device", "memory", "capabilities"]
+    template = MetaTemplate(session_id="s", device=DEVICE, base_url="http://127.0.0.1:1",
+                            target=target_envelope("shop"), capabilities={"callbacks": True})
+    assert list(template.meta(invocation_id="inv-2", memory={}, callback_token="t")) == [
+        "baseUrl", "sessionId", "invocationId", "callbackToken", "device", "target", "memory", "capabilities"]
     assert target_envelope(None) is None
     assert target_envelope("shop") == {"id": "shop", "appIds": []}
     assert target_envelope("shop", app_ids=["a"], app_id="a") == {"id": "shop", "appIds": ["a"], "appId": "a"}
@@ -266,5 +271,5 @@ def test_loopback_only() -> None:
     assert is_loopback("::ffff:127.0.0.1")
     assert not is_loopback("10.0.0.5") and not is_loopback("192.168.1.2") and not is_loopback("::ffff:10.0.0.1")
     assert not is_loopback("not-an-address")
-    assert unknown_invocation("inv-x")["error"] == {
-        "code": -32602, "message": "Unknown invocation ID: inv-x. The tool call may have completed or timed out."}
+    assert unknown_invocation()["error"] == {"code": -32602, "message": REFUSED}
+    assert "inv-" not in REFUSED

@@ -1,10 +1,16 @@
 """The callback channel: a tool server asks Trailblaze to run a tool while its own call is running.
 
-``POST {baseUrl}/scripting/callback`` on a loopback-only HTTP server (upstream §6.3). A request names
-the *invocation* it belongs to — the id Trailblaze put in ``_meta.trailblaze.invocationId`` when it
-called the tool — and that id is the only key: it finds the session, device and depth, so two devices
-sharing one tool server each get their own callbacks. The id lives exactly as long as the tool call;
-afterwards (or for an id never issued) the answer is the ``-32602`` error of Decision 029.
+``POST {baseUrl}/scripting/callback`` on a loopback-only HTTP server (upstream §6.3). Every local
+process can reach a loopback port, so a request must prove it comes from the tool server Trailblaze
+called: it names the *invocation* (``_meta.trailblaze.invocationId``) and carries that invocation's
+``callback_token`` (``_meta.trailblaze.callbackToken``), an unguessable secret made for this one
+tool call, compared in constant time and forgotten when the call ends. There is no fallback without
+it, and a refusal never echoes an invocation id, a session id or which of the two was wrong, so a
+stranger learns nothing by probing.
+
+The invocation finds the session, device and depth, so two devices sharing one tool server each get
+their own callbacks. Host-only tools (``requiresHost``: ``exec``, ``android_adbShell``...) are refused
+over callbacks unless the server's declaration lists them in ``allowHostCallbacks``.
 
 One server per Trailblaze process, started with the first session that has tool servers and stopped
 with the last, so tests leave no port behind. Each request runs on its own thread and goes through the
@@ -56,6 +62,14 @@ def is_loopback(host: str) -> bool:
     return addr.is_loopback
 
 
+TOKEN_KEY = "callback_token"
+"""The request body key of the per-invocation secret (``callbackToken`` in ``_meta.trailblaze``)."""
+REFUSED = ("callback refused: no running tool call matches this invocation_id and callback_token "
+           "(the call may have completed or timed out; both come from _meta.trailblaze of the call)")
+MISSING = ("callback refused: it needs the 'invocation_id' and 'callback_token' of the running tool call "
+           "(_meta.trailblaze.invocationId and _meta.trailblaze.callbackToken)")
+
+
 @dataclass
 class Invocation:
     """One running tool call that may call back."""
@@ -65,13 +79,18 @@ class Invocation:
     ctx: ToolContext
     tool: str
     server: str
+    token: str = field(default_factory=lambda: secrets.token_urlsafe(32), repr=False)
+    allow_host: frozenset[str] = frozenset()
     lock: threading.Lock = field(default_factory=threading.Lock)
     callbacks: int = 0
 
 
-def unknown_invocation(invocation_id: Any) -> dict[str, Any]:
-    message = (f"Unknown invocation ID: {invocation_id}. The tool call may have completed or timed out.")
-    return error_body(message, code=INVALID_PARAMS)
+def unknown_invocation() -> dict[str, Any]:
+    """The one answer for an unknown id, a finished call and a wrong token alike (no oracle, no ids)."""
+    return error_body(REFUSED, code=INVALID_PARAMS)
+
+
+_DUMMY_TOKEN = secrets.token_urlsafe(32)
 
 
 def error_body(message: str, *, code: int | None = None) -> dict[str, Any]:
@@ -128,8 +147,10 @@ class CallbackHub:
         return self._server is not None
 
     # -- invocations --------------------------------------------------------------------------
-    def open(self, ctx: ToolContext, tool: str, server: str) -> Invocation:
-        inv = Invocation(id="inv-" + secrets.token_hex(8), session=ctx.session, ctx=ctx, tool=tool, server=server)
+    def open(self, ctx: ToolContext, tool: str, server: str,
+             allow_host: frozenset[str] = frozenset()) -> Invocation:
+        inv = Invocation(id="inv-" + secrets.token_hex(8), session=ctx.session, ctx=ctx, tool=tool, server=server,
+                         allow_host=allow_host)
         with self._lock:
             self._invocations[inv.id] = inv
         return inv
@@ -148,22 +169,18 @@ class CallbackHub:
         if not isinstance(payload, dict):
             return error_body("callback body must be a JSON object")
         inv_id = payload.get("invocation_id", payload.get("invocationId"))
-        if not isinstance(inv_id, str) or not inv_id:
-            # Decision 029's single-device fallback: with exactly one tool call running, the id may be left out.
-            with self._lock:
-                running = list(self._invocations.values())
-            if len(running) != 1:
-                return error_body(f"callback needs an 'invocation_id' (from _meta.trailblaze.invocationId): "
-                                  f"{len(running)} tool calls are running, so it cannot be guessed",
-                                  code=INVALID_PARAMS)
-            inv_id = running[0].id
+        token = payload.get(TOKEN_KEY, payload.get("callbackToken"))
+        if not isinstance(inv_id, str) or not inv_id or not isinstance(token, str) or not token:
+            return error_body(MISSING, code=INVALID_PARAMS)
         inv = self.get(inv_id)
-        if inv is None:
-            return unknown_invocation(inv_id)
+        # Compare against a dummy when the id is unknown, so both refusals take the same path.
+        expected = inv.token if inv is not None else _DUMMY_TOKEN
+        if not secrets.compare_digest(token.encode("utf-8"), expected.encode("utf-8")) or inv is None:
+            return unknown_invocation()
         session_id = payload.get("session_id", payload.get("sessionId"))
         if session_id is not None and session_id != inv.session.id:
-            return error_body(f"session_id '{session_id}' does not match invocation {inv_id} "
-                              f"(session '{inv.session.id}')", code=INVALID_PARAMS)
+            return error_body("callback refused: session_id does not match the session of the running tool call",
+                              code=INVALID_PARAMS)
         version = payload.get("version", 1)
         if version != 1:
             return error_body(f"unsupported callback version {version!r} (this Trailblaze speaks 1)")
@@ -187,6 +204,10 @@ class CallbackHub:
             return error_body("arguments_json must be a JSON string")
         if not isinstance(args, dict):
             return error_body("arguments_json must encode a JSON object")
+        definition = inv.session.registry.get(name)
+        if definition is not None and definition.requires_host and name not in inv.allow_host:
+            return error_body(f"callback refused: '{name}' runs on the host (requiresHost) and tool servers may not "
+                              f"call it back unless their declaration allows it (allowHostCallbacks: [{name}])")
         depth = inv.ctx.depth + 1
         limit = max_depth()
         if depth > limit:

@@ -65,6 +65,8 @@ class TrailblazeClient:
 
     base_url: str
     invocation_id: str
+    callback_token: str = field(default="", repr=False)
+    """The invocation's secret (``_meta.trailblaze.callbackToken``): Trailblaze refuses callbacks without it."""
     session_id: str | None = None
     device: dict[str, Any] = field(default_factory=dict)
     memory: dict[str, str] = field(default_factory=dict)
@@ -92,6 +94,7 @@ class TrailblazeClient:
         timeout_ms = os.environ.get("TRAILBLAZE_CLIENT_FETCH_TIMEOUT_MS")
         timeout = int(timeout_ms) / 1000 if timeout_ms and timeout_ms.isdigit() else 122.0
         return cls(base_url=str(base_url).rstrip("/"), invocation_id=str(invocation),
+                   callback_token=str(envelope.get("callbackToken") or ""),
                    session_id=envelope.get("sessionId"), device=dict(envelope.get("device") or {}),
                    memory=dict(envelope.get("memory") or {}), target=envelope.get("target"), timeout=timeout)
 
@@ -99,6 +102,7 @@ class TrailblazeClient:
     def call_tool_sync(self, name: str, args: Mapping[str, Any] | None = None, *, check: bool = True) -> CallResult:
         """Run a Trailblaze tool in the calling session; raises on refusal, and on failure if ``check``."""
         body: dict[str, Any] = {"version": 1, "invocation_id": self.invocation_id,
+                                "callback_token": self.callback_token,
                                 "action": {"type": "call_tool", "tool_name": name,
                                            "arguments_json": json.dumps(dict(args or {}))}}
         if self.session_id:

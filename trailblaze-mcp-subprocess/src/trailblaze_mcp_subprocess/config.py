@@ -61,6 +61,8 @@ class McpServerEntry(BaseModel):
     headers: dict[str, str] = {}
     handshake_timeout_seconds: float | None = Field(None, gt=0, alias="handshakeTimeoutSeconds")
     call_timeout_seconds: float | None = Field(None, gt=0, alias="callTimeoutSeconds")
+    allow_host_callbacks: list[str] = Field([], alias="allowHostCallbacks")
+    """Host-only tools (``requiresHost``, e.g. ``exec``) this server may run through a callback."""
 
     def problem(self) -> tuple[str | None, str] | None:
         """The first semantic problem as ``(key to point at, message)``, or None."""
@@ -105,6 +107,8 @@ class ServerSpec:
     trailmap: str | None = None
     declared: tuple[str, ...] = ()
     """Tool names a ``script:`` declaration already registered (their calls route here; not re-added)."""
+    allow_host_callbacks: frozenset[str] = frozenset()
+    """Host-only tools this server's callbacks may run (``allowHostCallbacks``); every other one is refused."""
 
     @property
     def key(self) -> str:
@@ -217,7 +221,7 @@ def spec_from_entry(entry: McpServerEntry, *, anchor: Path, file: Path | None, l
     cwd = _anchored(entry.working_dir, anchor) if entry.working_dir else None
     common: dict[str, Any] = {
         "handshake_timeout": entry.handshake_timeout_seconds, "call_timeout": entry.call_timeout_seconds,
-        "trailmap": trailmap,
+        "trailmap": trailmap, "allow_host_callbacks": frozenset(entry.allow_host_callbacks),
     }
     if entry.url:
         name = entry.name or entry.url

@@ -31,27 +31,44 @@ def device_envelope(device: DeviceInfo) -> dict[str, Any]:
     return device.envelope()
 
 
-def legacy_envelope(memory: Memory, device: DeviceInfo) -> dict[str, Any]:
-    """The ``_trailblazeContext`` argument: exactly ``memory`` and ``device``."""
-    return {"memory": memory.snapshot(), "device": device_envelope(device)}
-
-
 def meta_envelope(*, session_id: str, invocation_id: str, memory: Memory, device: DeviceInfo,
                   base_url: str | None, target: Mapping[str, Any] | None = None,
-                  capabilities: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """``params._meta.trailblaze``: ``baseUrl``, ``sessionId``, ``invocationId``, ``device``, ``target``
-    (omitted when unknown), ``memory``, ``capabilities``."""
-    out: dict[str, Any] = {}
-    if base_url:
-        out["baseUrl"] = base_url
-    out["sessionId"] = session_id
-    out["invocationId"] = invocation_id
-    out["device"] = device_envelope(device)
-    if target:
-        out["target"] = {k: v for k, v in target.items() if v is not None}
-    out["memory"] = memory.snapshot()
-    out["capabilities"] = dict(capabilities or {})
-    return out
+                  capabilities: Mapping[str, Any] | None = None, callback_token: str | None = None) -> dict[str, Any]:
+    """``params._meta.trailblaze``: ``baseUrl``, ``sessionId``, ``invocationId``, ``callbackToken`` (the
+    invocation's callback secret, see ``callbacks``), ``device``, ``target`` (omitted when unknown),
+    ``memory``, ``capabilities``."""
+    template = MetaTemplate(session_id=session_id, device=device, base_url=base_url, target=target,
+                            capabilities=capabilities)
+    return template.meta(invocation_id=invocation_id, memory=memory.snapshot(), callback_token=callback_token)
+
+
+class MetaTemplate:
+    """The parts of both envelopes that stay the same for a whole session, built once per session so a
+    call only adds what is its own (invocation id, token, memory) — ``tools/call`` is a hot path."""
+
+    def __init__(self, *, session_id: str, device: DeviceInfo, base_url: str | None,
+                 target: Mapping[str, Any] | None = None, capabilities: Mapping[str, Any] | None = None) -> None:
+        self._head: dict[str, Any] = {"baseUrl": base_url} if base_url else {}
+        self._head["sessionId"] = session_id
+        self._device = device_envelope(device)
+        self._target = {k: v for k, v in target.items() if v is not None} if target else None
+        self._capabilities = dict(capabilities or {})
+
+    def meta(self, *, invocation_id: str, memory: dict[str, str], callback_token: str | None = None) -> dict[str, Any]:
+        """``params._meta.trailblaze`` for one call; ``memory`` is that call's ``Memory.snapshot()``."""
+        out = {**self._head, "invocationId": invocation_id}
+        if callback_token:
+            out["callbackToken"] = callback_token
+        out["device"] = self._device
+        if self._target:
+            out["target"] = self._target
+        out["memory"] = memory
+        out["capabilities"] = self._capabilities
+        return out
+
+    def legacy(self, memory: dict[str, str]) -> dict[str, Any]:
+        """The ``_trailblazeContext`` argument for one call: exactly ``memory`` and ``device``."""
+        return {"memory": memory, "device": self._device}
 
 
 def target_envelope(target_id: str | None, *, display_name: str | None = None,

@@ -70,7 +70,7 @@ def trailblaze_script_tools(spec: Any, config: WorkspaceConfig) -> list[ToolDefi
     check_script(spec.script)
     options = dict(spec.options or {})
     extra = {k: options[k] for k in ("name", "args", "env", "workingDir", "handshakeTimeoutSeconds",
-                                      "callTimeoutSeconds") if k in options}
+                                      "callTimeoutSeconds", "allowHostCallbacks") if k in options}
     try:
         entry = McpServerEntry.model_validate({**extra, "script": str(spec.script)})
     except ValidationError as exc:
@@ -83,7 +83,7 @@ def trailblaze_script_tools(spec: Any, config: WorkspaceConfig) -> list[ToolDefi
         cwd=(spec.file.parent / entry.working_dir).resolve() if entry.working_dir else spec.script.parent,
         env=tuple(entry.env.items()), handshake_timeout=entry.handshake_timeout_seconds,
         call_timeout=entry.call_timeout_seconds, trailmap=spec.trailmap,
-        declared=tuple(t.name for t in spec.tools),
+        allow_host_callbacks=frozenset(entry.allow_host_callbacks), declared=tuple(t.name for t in spec.tools),
         source=replace(spec.source, server=name, line=spec.source.line or spec.line))
     server = table.add(server)
     out: list[ToolDefinition] = []

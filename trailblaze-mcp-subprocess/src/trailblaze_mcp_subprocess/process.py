@@ -70,7 +70,7 @@ class ServerProcess:
         self.proc = await asyncio.create_subprocess_exec(
             *self.launch.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE, cwd=str(self.launch.cwd), env=self.launch.env,
-            start_new_session=True, limit=STDOUT_LINE_LIMIT)
+            start_new_session=True, limit=STDOUT_LINE_LIMIT, preexec_fn=reaper.die_with_parent())
         reaper.track(self.proc.pid, self.name)
         if self._stderr_file_path is not None:
             self._stderr_file = _open_log(self._stderr_file_path)

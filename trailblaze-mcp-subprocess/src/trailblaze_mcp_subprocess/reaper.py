@@ -5,19 +5,29 @@ them and a whole tree (``bun`` → workers, a shell wrapper → its child) can b
 orderly path is the session teardown; this module covers the rest:
 
 * ``atexit``: groups still alive at interpreter exit get SIGTERM, then SIGKILL;
-* SIGTERM / SIGHUP to Trailblaze: the same, then the previous handler (or the default action) runs.
+* SIGTERM / SIGHUP to Trailblaze: the same, then the previous handler (or the default action) runs;
+* SIGKILL of Trailblaze, where no code of ours runs any more: on Linux every server is spawned with
+  ``PR_SET_PDEATHSIG`` (the kernel kills it when its parent dies), and a tiny *watchdog* process, told
+  of every group over a pipe, kills the groups (grandchildren included, which the death signal does not
+  reach) when that pipe reaches end of file — which happens however Trailblaze ends.
 
-The handler only calls ``os.killpg`` on a snapshot of a plain dict, which is safe to do from a signal
-handler (no locks, no allocation-heavy work, no I/O beyond the kill syscalls).
+The watchdog runs only while servers do (started with the first, stopped after the last). The signal
+handler only calls ``os.killpg`` on a snapshot of a plain dict, which is safe to do from a signal
+handler (no locks, no allocation-heavy work); the watchdog, told nothing by it, rechecks its groups
+when Trailblaze's end closes its pipe.
 """
 
 from __future__ import annotations
 
 import atexit
+import ctypes
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
+from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
@@ -30,11 +40,137 @@ _previous: dict[int, Any] = {}
 
 def track(pgid: int, name: str) -> None:
     install()
-    _live[pgid] = name
+    with _watchdog_lock:
+        _live[pgid] = name
+        if _watchdog is None:
+            _start_watchdog_locked()  # it learns every live group, this one included
+        else:
+            _tell_watchdog_locked(f"+{pgid}\n")
 
 
 def untrack(pgid: int) -> None:
-    _live.pop(pgid, None)
+    with _watchdog_lock:
+        if _live.pop(pgid, None) is None:
+            return
+        _tell_watchdog_locked(f"-{pgid}\n")
+        if not _live:
+            _stop_watchdog_locked()  # nothing left to guard: the watchdog lives only as long as servers do
+
+
+# -- the watchdog (survives a SIGKILL of Trailblaze, kills the groups) ----------------------------------
+_WATCHDOG = r"""
+import os, signal, sys, time
+for s in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
+    signal.signal(s, signal.SIG_IGN)
+groups = set()
+for line in sys.stdin:
+    line = line.strip()
+    if line[:1] == "+" and line[1:].isdigit():
+        groups.add(int(line[1:]))
+    elif line[:1] == "-" and line[1:].isdigit():
+        groups.discard(int(line[1:]))
+def alive(g):
+    try:
+        os.killpg(g, 0)
+        return True
+    except OSError:
+        return False
+for sig, pause in ((signal.SIGTERM, 0.5), (signal.SIGKILL, 0)):
+    for g in list(groups):
+        try:
+            os.killpg(g, sig)
+        except OSError:
+            groups.discard(g)
+    deadline = time.monotonic() + pause
+    while groups and time.monotonic() < deadline:
+        time.sleep(0.02)
+        groups = {g for g in groups if alive(g)}
+"""
+_watchdog: subprocess.Popen[bytes] | None = None
+_watchdog_lock = threading.Lock()
+"""Guards ``_live`` updates from threads and the watchdog pipe (never taken in a signal handler)."""
+
+
+def _start_watchdog_locked() -> None:
+    """Start the watchdog (a failure to start it only loses the last resort). Caller holds the lock."""
+    global _watchdog
+    if sys.platform == "win32":
+        return
+    try:
+        # Own session: a terminal's Ctrl-C must not kill it before it has done its job.
+        _watchdog = subprocess.Popen([sys.executable, "-I", "-S", "-c", _WATCHDOG], stdin=subprocess.PIPE,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                                     close_fds=True)
+    except OSError:
+        return
+    for pgid in list(_live):
+        _tell_watchdog_locked(f"+{pgid}\n")
+
+
+def _tell_watchdog_locked(line: str) -> None:
+    proc = _watchdog
+    if proc is None or proc.stdin is None:
+        return
+    try:
+        os.write(proc.stdin.fileno(), line.encode("ascii"))  # one short write: atomic on a pipe
+    except (OSError, ValueError):
+        pass
+
+
+def _stop_watchdog_locked() -> None:
+    """End of file tells it we are done; groups still listed (only after ``reap_all``) are rechecked."""
+    global _watchdog
+    proc, _watchdog = _watchdog, None
+    if proc is None:
+        return
+    if proc.stdin is not None:
+        try:
+            proc.stdin.close()
+        except OSError:
+            pass
+    try:
+        proc.wait(2)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def _stop_watchdog() -> None:
+    with _watchdog_lock:
+        _stop_watchdog_locked()
+
+
+# -- PR_SET_PDEATHSIG -----------------------------------------------------------------------------
+PR_SET_PDEATHSIG = 1
+
+
+def _libc_prctl() -> Any:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+_PRCTL = _libc_prctl()
+
+
+def die_with_parent() -> Callable[[], None] | None:
+    """A ``preexec_fn`` that makes the child get SIGKILL when the thread that spawned it ends (Linux; None
+    elsewhere). The spawning thread is the session's event-loop thread, which ends only after the session
+    stopped its servers, or when the whole process dies — which is the case this is for."""
+    prctl = _PRCTL
+    if prctl is None:
+        return None
+    parent = os.getpid()
+
+    def preexec() -> None:
+        prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        if os.getppid() != parent:  # the parent died between fork and prctl: nobody will signal us
+            os._exit(1)
+
+    return preexec
 
 
 def live_groups() -> dict[int, str]:
@@ -107,6 +243,7 @@ def install() -> None:
     """
     global _atexit_registered, _signals_installed
     if not _atexit_registered:
+        atexit.register(_stop_watchdog)  # runs after reap_all (atexit is last-in, first-out)
         atexit.register(reap_all)
         _atexit_registered = True
     if _signals_installed or threading.current_thread() is not threading.main_thread():

@@ -10,6 +10,7 @@ other server of the session has been stopped.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -24,9 +25,8 @@ from .envelope import (
     CONTEXT_ARG,
     INVOCATION_META_KEY,
     META_KEY,
-    legacy_envelope,
+    MetaTemplate,
     memory_changes,
-    meta_envelope,
     target_envelope,
 )
 from .loop import LoopThread
@@ -62,6 +62,10 @@ class ServerCrashed(InfrastructureError):
     """A tool server died (or broke the protocol) in the middle of a session (exit 2)."""
 
 
+class ServerTimeout(InfrastructureError):
+    """A tool server did not answer a call in time (exit 2): the server, not the app under test, failed."""
+
+
 @dataclass
 class RunningServer:
     spec: ServerSpec
@@ -72,6 +76,8 @@ class RunningServer:
     registry: ServerRegistry | None = None
     registered: list[str] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)
+    protocol_reported: bool = False
+    """Whether a message already quoted the server's stdout garbage (else the session end reports it)."""
 
     @property
     def label(self) -> str:
@@ -93,6 +99,7 @@ class SessionServers:
         self.base_url: str | None = None
         self._hub = callbacks.hub()
         self._closed = False
+        self._template: MetaTemplate | None = None
 
     # -- start --------------------------------------------------------------------------------
     def start(self) -> None:
@@ -100,7 +107,8 @@ class SessionServers:
         try:
             self.base_url = self._hub.acquire()
             self.loop = LoopThread(f"trailblaze-mcp-{self.session.id}")
-            results = self.loop.run(self._start_all())
+            # Spawned on the loop's own thread: a server's parent-death signal follows the thread that forked it.
+            results = self.loop.run(self._start_all(), on_loop_thread=True)
             failures = [r for r in results if isinstance(r, BaseException)]
             if failures:
                 first = failures[0]
@@ -109,7 +117,8 @@ class SessionServers:
                 raise ServerStartError(str(first))
             self._register_all()
         except BaseException:
-            self.close()
+            with contextlib.suppress(ServerCrashed):  # the start failure is the news, not a late garbage line
+                self.close()
             raise
 
     async def _start_all(self) -> list[Any]:
@@ -150,7 +159,7 @@ class SessionServers:
                     f"{rs.label} did not answer initialize within {timeout:g}s (raise handshakeTimeoutSeconds or "
                     f"TRAILBLAZE_MCP_SUBPROCESS_HANDSHAKE_TIMEOUT_MS if it is just slow); {rs.tail()}") from None
             except (ConnectionLost, ProtocolError) as exc:
-                raise ServerStartError(await self._death_message(rs, "initialize", exc)) from None
+                raise ServerStartError(await self._death_message(rs, "during initialize", exc)) from None
         try:
             rs.tools = await rs.conn.list_tools(timeout=timeout)
             if rs.conn.hello.has_resources:
@@ -161,23 +170,29 @@ class SessionServers:
         except RequestTimeout as exc:
             raise ServerStartError(f"{rs.label}: {exc}; {rs.tail()}") from None
         except (ConnectionLost, ProtocolError) as exc:
-            raise ServerStartError(await self._death_message(rs, "tools/list", exc)) from None
+            raise ServerStartError(await self._death_message(rs, "during tools/list", exc)) from None
         return rs
 
     async def _death_message(self, rs: RunningServer, during: str, exc: BaseException) -> str:
         proc = rs.process
         if proc is None:
             return f"lost the connection to {rs.label} during {during}: {exc}"
-        await proc.wait_exit(2.0)
-        await proc.stderr_settled(1.0)
+        if proc.protocol_error is None:  # garbage needs no exit to explain it; a death does
+            await proc.wait_exit(2.0)
+        await proc.stderr_settled(1.0 if proc.protocol_error is None else 0.2)
         if proc.protocol_error is not None:
-            return (f"{rs.label} wrote something that is not JSON-RPC to stdout during {during}: "
-                    f"{proc.protocol_error!r} (stdout is the MCP channel: log to stderr); {rs.tail()}")
+            return self._garbage_message(rs, during)
         if proc.returncode is not None:
-            return f"{rs.label} exited with code {proc.returncode} during {during}; {rs.tail()}"
+            return f"{rs.label} exited with code {proc.returncode} {during}; {rs.tail()}"
         if isinstance(exc, ProtocolError):
-            return f"{rs.label} failed {during}: {exc}; {rs.tail()}"
-        return f"{rs.label} closed the connection during {during}: {exc}; {rs.tail()}"
+            return f"{rs.label} failed {during.removeprefix('during ')}: {exc}; {rs.tail()}"
+        return f"{rs.label} closed the connection {during}: {exc}; {rs.tail()}"
+
+    def _garbage_message(self, rs: RunningServer, during: str) -> str:
+        assert rs.process is not None
+        rs.protocol_reported = True
+        return (f"{rs.label} wrote something that is not JSON-RPC to stdout {during}: "
+                f"{rs.process.protocol_error!r} (stdout is the MCP channel: log to stderr); {rs.tail()}")
 
     # -- registration -------------------------------------------------------------------------
     def _register_all(self) -> None:
@@ -255,19 +270,23 @@ class SessionServers:
             raise InfrastructureError(f"tool '{definition.name}': MCP server '{definition.server}' is not running "
                                       "in this session")
         proc = rs.process
+        if proc is not None and proc.protocol_error is not None:  # garbage while idle: the channel is broken
+            raise ServerCrashed(self._garbage_message(rs, f"before tools/call '{definition.name}'"))
         if proc is not None and proc.returncode is not None:
-            raise ServerCrashed(self.loop.run(self._death_message(rs, f"tools/call '{definition.name}'",
+            raise ServerCrashed(self.loop.run(self._death_message(rs, f"during tools/call '{definition.name}'",
                                                                      ConnectionLost("exited"))))
         session = self.session
-        inv = self._hub.open(ctx, definition.name, rs.spec.name)
+        inv = self._hub.open(ctx, definition.name, rs.spec.name, rs.spec.allow_host_callbacks)
         try:
-            meta = {
-                META_KEY: meta_envelope(session_id=session.id, invocation_id=inv.id, memory=session.memory,
-                                        device=session.device, base_url=self.base_url,
-                                        target=target_envelope(session.target), capabilities=CAPABILITIES),
-                INVOCATION_META_KEY: inv.id,
-            }
-            wire_args = {**args, CONTEXT_ARG: legacy_envelope(session.memory, session.device)}
+            template = self._template
+            if template is None:
+                template = self._template = MetaTemplate(
+                    session_id=session.id, device=session.device, base_url=self.base_url,
+                    target=target_envelope(session.target), capabilities=CAPABILITIES)
+            memory = session.memory.snapshot()  # one copy serves both envelopes (serializing never mutates)
+            meta = {META_KEY: template.meta(invocation_id=inv.id, memory=memory, callback_token=inv.token),
+                    INVOCATION_META_KEY: inv.id}
+            wire_args = {**args, CONTEXT_ARG: template.legacy(memory)}
             try:
                 outcome = self.loop.run(rs.conn.call_tool(definition.name, wire_args, meta=meta,
                                                           timeout=rs.spec.call_seconds()))
@@ -275,10 +294,10 @@ class SessionServers:
                 if proc is None:
                     raise ServerCrashed(f"lost the connection to {rs.label} during tools/call "
                                         f"'{definition.name}': {exc}") from None
-                raise ServerCrashed(self.loop.run(self._death_message(rs, f"tools/call '{definition.name}'", exc))) from None
+                raise ServerCrashed(self.loop.run(self._death_message(rs, f"during tools/call '{definition.name}'", exc))) from None
             except RequestTimeout:
-                return ToolResult(False, f"{rs.label} did not answer tools/call '{definition.name}' within "
-                                         f"{rs.spec.call_seconds():g}s (callTimeoutSeconds); {rs.tail()}")
+                raise ServerTimeout(f"{rs.label} did not answer tools/call '{definition.name}' within "
+                                    f"{rs.spec.call_seconds():g}s (callTimeoutSeconds); {rs.tail()}") from None
             except ProtocolError as exc:
                 code = f" (JSON-RPC {exc.code})" if exc.code is not None else ""
                 return ToolResult(False, f"{rs.label} rejected tools/call '{definition.name}': {exc}{code}")
@@ -357,6 +376,7 @@ class SessionServers:
         if self._closed:
             return
         self._closed = True
+        garbage: list[str] = []
         try:
             if self.loop is not None and self.loop.alive:
                 stops = self.loop.run(self._stop_all())
@@ -365,7 +385,11 @@ class SessionServers:
                         continue
                     self.session.log.write("McpServerStoppedLog", {
                         "server": rs.spec.name, "pid": rs.process.pid, "stop": str(how),
-                        "exitCode": rs.process.returncode, "stderrTail": list(rs.process.stderr_tail)})
+                        "exitCode": rs.process.returncode, "stderrTail": list(rs.process.stderr_tail),
+                        "protocolError": rs.process.protocol_error})
+                    if rs.process.protocol_error is not None and not rs.protocol_reported:
+                        # Garbage after the last answer broke no call, but it is a bug the author must hear of.
+                        garbage.append(self._garbage_message(rs, "after its last answer"))
         except BaseException:
             for rs in self.servers.values():
                 if rs.process is not None:
@@ -377,6 +401,8 @@ class SessionServers:
             if self.base_url is not None:
                 self._hub.release()
                 self.base_url = None
+        if garbage:
+            raise ServerCrashed("; ".join(garbage))
 
     async def _stop_all(self) -> list[Any]:
         return await asyncio.gather(*(self._stop_one(rs) for rs in list(self.servers.values())),

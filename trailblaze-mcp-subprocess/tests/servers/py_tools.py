@@ -124,6 +124,26 @@ async def callback_no_id(ctx: Context) -> dict:
     return await asyncio.to_thread(post)
 
 
+@app.tool(name=_name("block"), description="Publish this call's ids (not its token) to a directory, then wait "
+                                            "for a 'release' file there; report what a callback to 'tool' gave.")
+async def block(directory: str, tool: str, arguments: str, ctx: Context) -> dict:
+    import asyncio
+    from pathlib import Path
+
+    tb = (ctx.request_context.meta or {})["trailblaze"]
+    where = Path(directory)
+    ids = {"baseUrl": tb["baseUrl"], "invocationId": tb["invocationId"], "sessionId": tb["sessionId"]}
+    (where / "ids.json.tmp").write_text(json.dumps(ids))
+    (where / "ids.json.tmp").rename(where / "ids.json")
+    while not (where / "release").exists():
+        await asyncio.sleep(0.02)
+    try:
+        result = await TrailblazeClient.from_context(ctx).call_tool(tool, json.loads(arguments), check=False)
+    except Exception as exc:  # noqa: BLE001 - reported to the test
+        return {"refused": str(exc)}
+    return {"success": result.success, "text": result.text, "error": result.error}
+
+
 @app.tool(name=_name("recurse"), description="Call itself back until Trailblaze refuses.")
 async def recurse(level: int, ctx: Context) -> dict:
     tb = TrailblazeClient.from_context(ctx)

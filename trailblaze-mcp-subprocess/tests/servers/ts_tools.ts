@@ -52,7 +52,7 @@ server.registerTool(`${P}_callback`, { description: "Call Trailblaze back: remem
     const call = async (tool_name: string, args: object) => {
       const res = await fetch(`${tb.baseUrl}/scripting/callback`, {
         method: "POST", headers: { "content-type": "application/json" },
-        body: JSON.stringify({ version: 1, session_id: tb.sessionId, invocation_id: tb.invocationId,
+        body: JSON.stringify({ version: 1, session_id: tb.sessionId, invocation_id: tb.invocationId, callback_token: tb.callbackToken,
           action: { type: "call_tool", tool_name, arguments_json: JSON.stringify(args) } }),
       });
       const body: any = await res.json();

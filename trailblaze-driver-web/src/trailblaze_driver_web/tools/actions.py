@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
+from urllib.parse import urlparse
 
 from pydantic import Field
 from trailblaze.errors import ToolFailure
 from trailblaze.tools.base import ToolResult
 
-from ..driver import wait_seconds
-from .common import REF_DESCRIPTION, TargetedTool, WebTool, act, driver_for, playwright_call
+from ..driver import PlaywrightDriver, wait_seconds
+from .common import CASE_INSENSITIVE, REF_DESCRIPTION, TargetedTool, WebTool, act, driver_for, playwright_call
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator
@@ -19,12 +21,14 @@ if TYPE_CHECKING:
 
 
 class WebNavigate(WebTool):
-    """Navigate the browser: open a URL (GOTO; relative URLs use the target's base URL), or go BACK or
-    FORWARD in history (RELOAD reloads the page)."""
+    """Navigate the browser: open a URL (GOTO), or go BACK or FORWARD in history (RELOAD reloads the page).
+    A URL without a scheme is a file next to the trail, else a path on the app's base URL, else a file
+    relative to the working directory (see ``navigation_url``)."""
 
     name: ClassVar[str] = "web_navigate"
-    action: Literal["GOTO", "BACK", "FORWARD", "RELOAD"] = Field("GOTO", description="GOTO, BACK, FORWARD or RELOAD.")
-    url: str | None = Field(None, description="The URL for GOTO (absolute, or relative to the app's base URL).")
+    action: Annotated[Literal["GOTO", "BACK", "FORWARD", "RELOAD"], CASE_INSENSITIVE] = Field("GOTO", description="GOTO, BACK, FORWARD or RELOAD.")
+    url: str | None = Field(None, description="The URL for GOTO: a full URL (https://..., file://...), a path "
+                                              "on the app's base URL, or a relative file path.")
 
     def execute(self, ctx: ToolContext) -> ToolResult:
         drv = driver_for(ctx)
@@ -32,7 +36,7 @@ class WebNavigate(WebTool):
         if self.action == "GOTO":
             if not self.url:
                 raise ToolFailure("web_navigate: GOTO needs a 'url'")
-            url = drv.resolve_url(self.url)
+            url = navigation_url(drv, self.url, trail_dir(ctx))
             response = playwright_call(drv, None, self.name, f"open {url}", lambda: page.goto(url), drv.cfg.navigation_timeout_ms)
             if response is not None and response.status >= 400:
                 return ToolResult(True, f"Opened {page.url} (HTTP {response.status})", data={"url": page.url,
@@ -44,6 +48,28 @@ class WebNavigate(WebTool):
         else:
             playwright_call(drv, None, self.name, "reload", page.reload, drv.cfg.navigation_timeout_ms)
         return ToolResult(True, f"{self.action.capitalize()}: now at {page.url}", data={"url": page.url})
+
+
+def trail_dir(ctx: ToolContext) -> Path | None:
+    """The directory of the trail file this session runs, when it runs one."""
+    path = getattr(ctx.session.trail, "path", None)
+    return Path(path).resolve().parent if path else None
+
+
+def navigation_url(drv: PlaywrightDriver, url: str, base_dir: Path | None) -> str:
+    """Where ``web_navigate`` goes. A URL with a scheme is used as is. Without one, as upstream
+    (``PlaywrightNativeNavigateTool.resolveUrl``) does: a file that exists relative to the trail's
+    directory becomes its ``file://`` URL; then — our addition — a configured base URL takes the path;
+    else it is a file relative to the working directory (upstream's fallback, existing or not)."""
+    if urlparse(url).scheme:
+        return url
+    if base_dir is not None:
+        beside = base_dir / url
+        if beside.exists():
+            return beside.resolve().as_uri()
+    if drv.base_url() is not None:
+        return drv.resolve_url(url)
+    return Path(url).resolve().as_uri()
 
 
 class WebClick(TargetedTool):
@@ -124,7 +150,7 @@ class WebScroll(TargetedTool):
 
     name: ClassVar[str] = "web_scroll"
     ref: str | None = Field(None, description=REF_DESCRIPTION + " Omit to scroll the page.")
-    direction: Literal["UP", "DOWN", "LEFT", "RIGHT"] = Field("DOWN", description="UP, DOWN, LEFT or RIGHT.")
+    direction: Annotated[Literal["UP", "DOWN", "LEFT", "RIGHT"], CASE_INSENSITIVE] = Field("DOWN", description="UP, DOWN, LEFT or RIGHT.")
     amount: int | None = Field(None, description="Pixels to scroll (default: 80% of the viewport).")
 
     def execute(self, ctx: ToolContext) -> ToolResult:

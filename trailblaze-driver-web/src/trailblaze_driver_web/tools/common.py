@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from pydantic import Field, field_validator
+from pydantic import BeforeValidator, Field, field_validator
 from trailblaze.errors import ToolFailure
 from trailblaze.selectors import parse_selector
 from trailblaze.tools.base import Tool, ToolResult
@@ -25,6 +25,15 @@ WEB_PLATFORMS = frozenset({"web"})
 
 REF_DESCRIPTION = ("The element: a ref from the snapshot (e.g. 'e12'), an ARIA descriptor (e.g. 'button \"Submit\"') "
                    "or 'css=<selector>'.")
+
+
+def _upper(value: Any) -> Any:
+    return value.upper() if isinstance(value, str) else value
+
+
+CASE_INSENSITIVE = BeforeValidator(_upper)
+"""For enum parameters (``Annotated[Literal["GOTO", ...], CASE_INSENSITIVE]``): upstream reads them with a
+``CaseInsensitiveEnumSerializer``, so recordings may say ``action: goto``."""
 
 
 def node_selector_field() -> Any:
@@ -54,7 +63,21 @@ class TargetedTool(WebTool):
         return value
 
     def target(self, drv: PlaywrightDriver, timeout_ms: int | None = None) -> Target:
-        return resolve_target(drv, self.ref, self.nodeSelector, tool=self.name, timeout_ms=timeout_ms)
+        return resolve_target(drv, self.ref, web_selector_or_none(self.nodeSelector, self.ref), tool=self.name,
+                              timeout_ms=timeout_ms)
+
+
+def web_selector_or_none(node_selector: dict[str, Any] | None, ref: str | None) -> dict[str, Any] | None:
+    """The recorded selector to resolve, or None to go by ``ref``.
+
+    Upstream (``PlaywrightExecutableTool.nodeSelectorToReadinessLocator``) builds no locator from a
+    selector without a ``web:`` part — a recording made on another driver, or one that only says
+    ``index: 2`` — and then uses the ``ref`` recorded next to it. Without a ``ref`` there is nothing to
+    fall back to, and the selector's own error (which driver it is for) is the useful message.
+    """
+    if node_selector is None or not (ref and ref.strip()):
+        return node_selector
+    return None if parse_selector(node_selector).web is None else node_selector
 
 
 def driver_for(ctx: ToolContext) -> PlaywrightDriver:

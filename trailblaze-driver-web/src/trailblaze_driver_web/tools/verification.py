@@ -11,7 +11,7 @@ import json
 import re
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeVar
 
 from pydantic import Field, field_validator
 from trailblaze.errors import ToolFailure
@@ -19,7 +19,7 @@ from trailblaze.tools.base import ToolResult
 
 from ..driver import PlaywrightDriver
 from ..targets import Target, what_the_page_has
-from .common import REF_DESCRIPTION, TargetedTool, WebTool, driver_for, first_line
+from .common import CASE_INSENSITIVE, REF_DESCRIPTION, TargetedTool, WebTool, driver_for, first_line
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
@@ -135,7 +135,7 @@ class WebVerifyValue(WebVerification, TargetedTool):
 
     name: ClassVar[str] = "web_verifyValue"
     expected: str = Field(..., description="The expected text, value or attribute value.")
-    type: Literal["TEXT", "VALUE", "ATTRIBUTE"] = Field("TEXT", description="TEXT, VALUE or ATTRIBUTE.")
+    type: Annotated[Literal["TEXT", "VALUE", "ATTRIBUTE"], CASE_INSENSITIVE] = Field("TEXT", description="TEXT, VALUE or ATTRIBUTE.")
     attribute: str | None = Field(None, description="The attribute name, for type ATTRIBUTE.")
 
     def execute(self, ctx: ToolContext) -> ToolResult:
