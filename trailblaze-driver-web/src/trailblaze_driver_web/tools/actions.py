@@ -59,15 +59,18 @@ def trail_dir(ctx: ToolContext) -> Path | None:
 def navigation_url(drv: PlaywrightDriver, url: str, base_dir: Path | None) -> str:
     """Where ``web_navigate`` goes. A URL with a scheme is used as is. Without one, as upstream
     (``PlaywrightNativeNavigateTool.resolveUrl``) does: a file that exists relative to the trail's
-    directory becomes its ``file://`` URL; then — our addition — a configured base URL takes the path;
-    else it is a file relative to the working directory (upstream's fallback, existing or not)."""
+    directory becomes its ``file://`` URL; then — our addition — a configured base URL takes the path
+    (first, for a path starting with ``/``); else it is a file relative to the working directory
+    (upstream's fallback, existing or not)."""
     if urlparse(url).scheme:
         return url
-    if base_dir is not None:
+    has_base = drv.base_url() is not None
+    # "/" or "/cart.html" is a path on the app when there is one ("/" itself always exists as a directory).
+    if base_dir is not None and not (has_base and url.startswith("/")):
         beside = base_dir / url
         if beside.exists():
             return beside.resolve().as_uri()
-    if drv.base_url() is not None:
+    if has_base:
         return drv.resolve_url(url)
     return Path(url).resolve().as_uri()
 
