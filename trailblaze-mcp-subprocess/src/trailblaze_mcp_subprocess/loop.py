@@ -185,8 +185,9 @@ def _defer_sigint(task: asyncio.Task[Any], seen: list[tuple[int, FrameType | Non
     if not callable(previous):
         return None
 
-    # Python's own handler: the first Ctrl-C stops the call; an application's: the second one does.
-    patience = 1 if previous is signal.default_int_handler else 2
+    # Python's own handler, or one that says it stops the run (``trailblaze run``'s): the first Ctrl-C
+    # stops the call; another application's: the second one does.
+    patience = 1 if previous is signal.default_int_handler or getattr(previous, "cuts_calls_short", False) else 2
 
     def on_sigint(signum: int, frame: FrameType | None) -> None:
         seen.append((signum, frame))

@@ -60,6 +60,11 @@ def _handle(signum: int, _frame: FrameType | None) -> None:
     raise RunInterrupted(name)
 
 
+_handle.cuts_calls_short = True  # type: ignore[attr-defined]
+"""Tells code that defers SIGINT around a blocking call (the MCP plugin's loop) that this handler means
+"stop now": the first signal cancels the call, then the handler runs and ends the trail as CANCELLED."""
+
+
 @contextmanager
 def handle_signals() -> Iterator[None]:
     """Turn SIGINT, SIGTERM and SIGHUP into ``RunInterrupted`` for the duration (main thread only;
