@@ -18,31 +18,17 @@ from typing import Any, TypeVar
 
 import click
 
-from ._version import __version__
+from ._version import version_text
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
-def _version_text() -> str:
-    from importlib.metadata import entry_points
-
-    lines = [f"trailblaze {__version__} (Python {sys.version.split()[0]})"]
-    seen = set()
-    for ep in sorted(entry_points(group="trailblaze"), key=lambda e: e.name):
-        dist = ep.dist
-        if dist is None or dist.name in seen:
-            continue
-        seen.add(dist.name)
-        lines.append(f"  plugin {ep.name}: {dist.name} {dist.version}")
-    return "\n".join(lines)
-
-
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     if not value or ctx.resilient_parsing:
         return
-    click.echo(_version_text())
+    click.echo(version_text())
     ctx.exit(0)
 
 

@@ -69,9 +69,9 @@ def load_descriptor(data: Any, ctx: ToolFileContext, host: PluginHost,
                           script=resolve_relative(script, ctx.file), runtime=runtime, tools=tuple(decls),
                           trailmap=ctx.trailmap, source=source)
     definitions = script_definitions(spec, host, config)
-    from .toolfile import _owned
+    from .toolfile import owned
 
-    return [_owned(d, ctx.trailmap) for d in definitions]
+    return [owned(d, ctx.trailmap) for d in definitions]
 
 
 def _gates(data: Mapping[str, Any], path: tuple[Any, ...], defaults: dict[str, Any] | None) -> dict[str, Any]:

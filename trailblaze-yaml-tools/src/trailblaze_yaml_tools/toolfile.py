@@ -170,10 +170,10 @@ def load_tool(data: Any, ctx: ToolFileContext, host: PluginHost, config: Workspa
     spec = ScriptToolSpec(kind="tool", file=ctx.file, line=line, script=script, runtime=runtime, tools=(decl,),
                           trailmap=ctx.trailmap, source=source, options=options)
     definitions = script_definitions(spec, host, config)
-    return LoadedTools([_owned(d, ctx.trailmap) for d in definitions])
+    return LoadedTools([owned(d, ctx.trailmap) for d in definitions])
 
 
-def _owned(definition: ToolDefinition, trailmap: str | None) -> ToolDefinition:
+def owned(definition: ToolDefinition, trailmap: str | None) -> ToolDefinition:
     if trailmap is not None and definition.trailmap is None:
         from dataclasses import replace
 

@@ -258,9 +258,9 @@ def _device_info(trail: TrailResult) -> dict[str, Any]:
 def _environment(run: RunResult) -> str:
     import platform
 
-    from ..cli import _version_text
+    from .._version import version_text
 
-    versions = _version_text().splitlines()
+    versions = version_text().splitlines()
     rows = [f"<div class=meta>{_e(line.strip())}</div>" for line in versions]
     rows.append(f"<div class=meta>{_e(platform.platform())}</div>")
     devices: list[str] = []

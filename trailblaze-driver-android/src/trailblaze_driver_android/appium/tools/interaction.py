@@ -35,7 +35,7 @@ class _MobileDelegating(DelegatingTool):
     drivers: ClassVar[frozenset[str] | None] = MOBILE_DRIVERS
 
 
-def _tap_node(ctx: ToolContext, node: Node, *, long_press: bool, relative: tuple[float, float] | None = None,
+def tap_node(ctx: ToolContext, node: Node, *, long_press: bool, relative: tuple[float, float] | None = None,
               matches: int = 1) -> ToolResult:
     drv = appium_driver(ctx)
     if node.bounds is None:
@@ -65,7 +65,7 @@ def tap_selector(ctx: ToolContext, raw: dict[str, Any], *, long_press: bool = Fa
     node = result.first
     if node is None:
         return ToolResult.fail(f"no element matches {sel.description()}")
-    return _tap_node(ctx, node, long_press=long_press, relative=relative, matches=len(result.nodes))
+    return tap_node(ctx, node, long_press=long_press, relative=relative, matches=len(result.nodes))
 
 
 def _ref_expansion(ctx: ToolContext, ref: str, *, long_press: bool, reasoning: str | None) -> list[ToolCall]:

@@ -20,7 +20,7 @@ from trailblaze.selectors import NodeSelector
 from trailblaze.tools.base import Tool, ToolResult
 
 from .common import MOBILE_DRIVERS, appium_driver, device_errors, maestro_match, selector
-from .interaction import _tap_node, parse_relative, swipe_points, type_text
+from .interaction import parse_relative, swipe_points, tap_node, type_text
 from .verification import assert_not_visible, assert_visible
 
 SUPPORTED = ("tapOn", "inputText", "eraseText", "assertVisible", "assertNotVisible", "scroll", "swipe", "back",
@@ -147,7 +147,7 @@ def _run(ctx: ToolContext, name: str, value: Any) -> ToolResult:
                 return ToolResult.ok("optional element not found; skipped")
             return ToolResult.fail(f"no element matches {NodeSelector.model_validate(sel_raw).description()}")
         rel = parse_relative(str(point), "point") if point is not None and "%" in str(point) else None
-        return _tap_node(ctx, node, long_press=long_press, relative=rel, matches=len(result.nodes))
+        return tap_node(ctx, node, long_press=long_press, relative=rel, matches=len(result.nodes))
     if name == "inputText":
         text = value.get("text") if isinstance(value, dict) else value
         return type_text(ctx, str(text), False)
