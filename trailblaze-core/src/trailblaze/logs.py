@@ -164,6 +164,8 @@ class SessionLog:
             self._signalled = False  # before reading what is pending: a later entry signals again
             with self._io:
                 self._write_pending()
+            if self._stop.is_set():
+                return  # close() set _wake just before the clear above: waiting for it again would hang close
 
     def _write_pending(self) -> None:
         """Append ``entries[_written:]`` to the disk. Callers hold ``_io``."""
