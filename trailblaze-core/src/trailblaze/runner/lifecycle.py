@@ -48,6 +48,7 @@ from ..memory import Memory
 from ..plugins import PluginHost, get_host
 from ..session import Session, SessionOutcome
 from ..tools.registry import ToolRegistry
+from . import interrupt
 from .options import RunOptions
 
 if TYPE_CHECKING:
@@ -342,6 +343,12 @@ class SessionLifecycle:
             self.outcome = outcome
         if message is not None:
             self.message = message
+        # Under ``trailblaze run``'s signal handlers a SIGTERM/SIGINT now is only noted, and acted on
+        # once the plugins, the driver and the log are done: cleanup is never cut short.
+        with interrupt.deferred():
+            return self._close()
+
+    def _close(self) -> list[str]:
         final = self.outcome or SessionOutcome.SUCCEEDED
         session, driver, problems = self.session, self.session.driver, self.problems
         if self.driver_started and driver is not None:
