@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -311,15 +311,15 @@ class TrailItem(pytest.Item):
         if result is None:  # not possible without --tags, which pytest expresses with -m
             raise pytest.skip.Exception("not selected", _use_item_location=True)
         state.results.append(result)
-        secrets = list(state.runner.options.secrets.values())
-        properties = {k: _redact(v, secrets) for k, v in _properties(result, worker_id(self.config)).items()}
+        clean = state.runner.redactor  # the run's one redaction point: --secret values and session secrets
+        properties = {k: clean(v) for k, v in _properties(result, worker_id(self.config)).items()}
         self.user_properties.extend(properties.items())  # pytest's --junitxml writes them as <property>
         self.add_report_section("call", "trailblaze", "\n".join(f"{k}: {v}" for k, v in properties.items()))
         if result.outcome is SessionOutcome.SKIPPED:
             # Reported at the trail file, not at this line.
             raise pytest.skip.Exception(result.skip_reason or "skipped", _use_item_location=True)
         if not result.passed:
-            raise TrailFailed(result, failure_text(result, secrets))
+            raise TrailFailed(result, failure_text(result, clean))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
                      style: Any = None) -> str:
@@ -331,15 +331,15 @@ class TrailItem(pytest.Item):
         return self.path, 0, f"trail: {self.name}"
 
 
-def failure_text(result: TrailResult, secrets: list[str]) -> str:
+def failure_text(result: TrailResult, redact: Callable[[str], str]) -> str:
     """The CLI's failure line (step, tool, file:line:col, selector, what the page had), then where the
-    screenshot, trace and logs are."""
+    screenshot, trace and logs are, through ``redact`` (the run's ``Redactor``)."""
     from .report.junit import artifact_paths
 
     lines = [result.message or f"{result.title}: {result.outcome.value}"]
     for key, value in artifact_paths(result).items():
         lines.append(f"{key}: {value}")
-    return str(_redact("\n".join(lines), secrets))
+    return str(redact("\n".join(lines)))
 
 
 def _properties(result: TrailResult, worker: str | None) -> dict[str, str]:
@@ -353,11 +353,6 @@ def _properties(result: TrailResult, worker: str | None) -> dict[str, str]:
     props.update(artifact_paths(result))
     return {k: v for k, v in props.items() if v}
 
-
-def _redact(text: str, secrets: list[str]) -> str:
-    from .memory import redact
-
-    return str(redact(text, [s for s in secrets if s])) if secrets else text
 
 
 def _marker_name(tag: str) -> str:
@@ -429,7 +424,7 @@ class TrailblazeSession:
         result = self.runner.run_trail(Path(path))
         assert result is not None
         if not result.passed and result.skip_reason is None:
-            raise ToolFailed(failure_text(result, list(self.runner.options.secrets.values())))
+            raise ToolFailed(failure_text(result, self.runner.redactor))
         return result
 
 
