@@ -6,6 +6,7 @@ from pathlib import Path
 
 from junitparser import Error, Failure, JUnitXml, Skipped
 from trailblaze.errors import ExitCode
+from trailblaze.memory import Redactor
 from trailblaze.report.junit import write_junit_xml
 from trailblaze.runner.results import RunResult, TrailResult
 from trailblaze.session import SessionOutcome
@@ -27,8 +28,8 @@ def test_one_suite_a_case_per_trail_with_failures_errors_skips_and_log_paths(tmp
                log_entries=[{"screenshot": "step_002_failed.png"}, {"trace": "trace.zip", "path": str(log_dir / "trace.zip")}]),
         _trail("no-browser", SessionOutcome.ERROR, ExitCode.INFRASTRUCTURE, tmp_path, message="Chromium failed to launch"),
         _trail("pending", SessionOutcome.SKIPPED, ExitCode.SUCCESS, tmp_path, skip_reason="no menu yet"),
-    ])
-    path = write_junit_xml(run, tmp_path / "out" / "junit.xml", secrets=["hunter2"])
+    ], redactor=Redactor(["hunter2"]))  # what the runner passes: its one redaction point
+    path = write_junit_xml(run, tmp_path / "out" / "junit.xml")
     xml = JUnitXml.fromfile(str(path))
     suites = list(xml)
     assert len(suites) == 1

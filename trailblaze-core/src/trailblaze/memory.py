@@ -275,6 +275,13 @@ class Redactor:
         with self._lock:
             self._memories.append(memory)
 
+    def unwatch(self, memory: "Memory") -> None:
+        """A session ended: keep the secrets it had, let go of its memory (each call walks the memories
+        watched, so a long run or ``trailblaze mcp`` must not keep every session's)."""
+        with self._lock:
+            self._fixed.update(memory.secret_values())
+            self._memories = [m for m in self._memories if m is not memory]
+
     def add(self, secret: str) -> None:
         with self._lock:
             if secret:

@@ -127,7 +127,7 @@ class _State:
 
         runner, self._runner = self._runner, None
         if self.results:
-            run = RunResult(trails=list(self.results), output_dir=runner.output_dir)
+            run = RunResult(trails=list(self.results), output_dir=runner.output_dir, redactor=runner.redactor)
             try:
                 runner.write_outputs(run)
             except Exception as exc:  # noqa: BLE001 - a report must not turn a green run red

@@ -31,7 +31,6 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 
 from .._version import __version__
 from ..errors import TrailblazeError
-from ..memory import redact
 from .workbench import PLATFORM_ACTIONS, SESSION_TOOLS, Outcome, Workbench
 
 SERVER_NAME = "Trailblaze MCP server"
@@ -138,12 +137,11 @@ class Handlers:
 
     def __init__(self, workbench: Workbench) -> None:
         self.wb = workbench
-        self._secrets = sorted((v for v in workbench.settings.secrets.values() if v), key=len, reverse=True)
         self._log = logging.getLogger("trailblaze.mcp")
 
     # -- helpers ------------------------------------------------------------------------------------
     def _redact(self, value: Any) -> Any:
-        return redact(value, self._secrets) if self._secrets else value
+        return self.wb.redactor(value)
 
     async def _on_device(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
         return await asyncio.wrap_future(self.wb.submit(fn, *args, **kwargs))

@@ -26,6 +26,7 @@ from typing import Any, Literal, TypeVar
 
 from ..driver import Driver
 from ..errors import BadInputError, TrailblazeError, UnknownToolError
+from ..memory import Redactor
 from ..plugins import PluginHost, get_host
 from ..runner.lifecycle import SessionFactory, SessionLifecycle
 from ..runner.options import RunOptions
@@ -127,6 +128,9 @@ class Workbench:
         self.host = host or get_host()
         self._base_options = self.settings.run_options()
         self.factory = SessionFactory(self._base_options, host=self.host)
+        self.redactor = Redactor(self.settings.secrets.values())
+        """What every result, resource and log line passes through: ``--secret`` values, then each device
+        session's own secrets as it opens (the run's one redaction point, as ``trailblaze run`` has)."""
         root = self.settings.workspace.resolve() if self.settings.workspace else None
         self.ws = self.factory.workspace_for(root)
         if self.ws.error is not None:
@@ -211,6 +215,7 @@ class Workbench:
         stack = contextlib.ExitStack()
         lifecycle = stack.enter_context(factory.open(workspace=ws, driver=cls, device=device,
                                                      target=self.settings.target, extra={"mcp": True}))
+        self.redactor.watch(lifecycle.session.memory)
         self.connected = _Connected(lifecycle, stack)
         self.last_snapshot = None
         self.refresh_tools(force=True)
@@ -228,6 +233,7 @@ class Workbench:
         self._registry_fingerprint = ()
         connected.lifecycle.outcome = outcome
         connected.close.close()
+        self.redactor.unwatch(connected.lifecycle.session.memory)
         return list(connected.lifecycle.problems)
 
     def _require(self) -> _Connected:
@@ -560,13 +566,11 @@ class Workbench:
         options = dataclasses.replace(self._base_options, save_recording=True)
         runner = Runner(options, host=self.host, progress=Progress(stream=out, live=False))
         result = runner.run([str(path)])
-        from ..memory import redact
-
-        secrets = sorted((v for v in self.settings.secrets.values() if v), key=len, reverse=True)
+        clean = result.redact  # that run's redactor, which watched its sessions' secrets too
         return {"exitCode": int(result.exit_code), "passed": int(result.exit_code) == 0,
-                "output": redact(out.getvalue(), secrets),
-                "trails": [redact({"title": t.title, "outcome": t.outcome.value, "message": t.message,
-                                   "logDir": str(t.log_dir) if t.log_dir else None}, secrets) for t in result.trails]}
+                "output": clean(out.getvalue()),
+                "trails": [clean({"title": t.title, "outcome": t.outcome.value, "message": t.message,
+                                  "logDir": str(t.log_dir) if t.log_dir else None}) for t in result.trails]}
 
 
 def _require_text(text: str | None) -> str:

@@ -16,7 +16,6 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..memory import redact
 from ..session import SessionOutcome
 
 if TYPE_CHECKING:
@@ -50,13 +49,9 @@ def case_name(trail: TrailResult) -> str:
     return f"{trail.title} [{device}]" if device else trail.title
 
 
-def build_junit_xml(result: RunResult, *, secrets: list[str] | None = None, suite_name: str = "trailblaze") -> ET.Element:
-    secrets = [s for s in (secrets or []) if s]
-
+def build_junit_xml(result: RunResult, *, suite_name: str = "trailblaze") -> ET.Element:
     def clean(text: str | None) -> str:
-        # The run's one redaction point first; ``secrets`` adds values known only to the caller.
-        cleaned = str(result.redact(text or ""))
-        return str(redact(cleaned, secrets)) if secrets else cleaned
+        return str(result.redact(text or ""))  # the run's one redaction point
 
     trails = result.trails
     failures = sum(1 for t in trails if t.outcome in FAILED)
@@ -90,8 +85,8 @@ def build_junit_xml(result: RunResult, *, secrets: list[str] | None = None, suit
     return root
 
 
-def write_junit_xml(result: RunResult, path: Path, *, secrets: list[str] | None = None) -> Path:
-    root = build_junit_xml(result, secrets=secrets)
+def write_junit_xml(result: RunResult, path: Path) -> Path:
+    root = build_junit_xml(result)
     ET.indent(root)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -277,6 +277,7 @@ class Runner(SessionFactory):
             result.completed_at = time.time()
             result.log_entries = session.log.entries
             self.progress.trail_finished(result)
+            self.redactor.unwatch(session.memory)
         return result
 
     def _run_started(self, trail: "Trail", session: Session, lifecycle: SessionLifecycle,
