@@ -189,7 +189,10 @@ def recording_trail_yaml(trail: "Trail", entries: Sequence[Mapping[str, Any]], c
     return buf.getvalue()
 
 
+@functools.lru_cache(maxsize=1)
 def _plain_dumper() -> Any:
+    """One configured dumper for every scalar ``block_yaml`` leaves to ruamel (building one costs more
+    than the dump)."""
     from ruamel.yaml import YAML
 
     yaml = YAML(typ="safe", pure=True)
