@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from trailblaze.children import die_with_parent
+
 from . import reaper
 
 STDERR_TAIL_LINES = 64
@@ -70,7 +72,7 @@ class ServerProcess:
         self.proc = await asyncio.create_subprocess_exec(
             *self.launch.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE, cwd=str(self.launch.cwd), env=self.launch.env,
-            start_new_session=True, limit=STDOUT_LINE_LIMIT, preexec_fn=reaper.die_with_parent())
+            start_new_session=True, limit=STDOUT_LINE_LIMIT, preexec_fn=die_with_parent(signal.SIGKILL))
         reaper.track(self.proc.pid, self.name)
         if self._stderr_file_path is not None:
             self._stderr_file = _open_log(self._stderr_file_path)

@@ -20,14 +20,12 @@ when Trailblaze's end closes its pipe.
 from __future__ import annotations
 
 import atexit
-import ctypes
 import os
 import signal
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
@@ -138,39 +136,6 @@ def _stop_watchdog_locked() -> None:
 def _stop_watchdog() -> None:
     with _watchdog_lock:
         _stop_watchdog_locked()
-
-
-# -- PR_SET_PDEATHSIG -----------------------------------------------------------------------------
-PR_SET_PDEATHSIG = 1
-
-
-def _libc_prctl() -> Any:
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        return ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-
-
-_PRCTL = _libc_prctl()
-
-
-def die_with_parent() -> Callable[[], None] | None:
-    """A ``preexec_fn`` that makes the child get SIGKILL when the thread that spawned it ends (Linux; None
-    elsewhere). The spawning thread is the session's event-loop thread, which ends only after the session
-    stopped its servers, or when the whole process dies — which is the case this is for."""
-    prctl = _PRCTL
-    if prctl is None:
-        return None
-    parent = os.getpid()
-
-    def preexec() -> None:
-        prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
-        if os.getppid() != parent:  # the parent died between fork and prctl: nobody will signal us
-            os._exit(1)
-
-    return preexec
 
 
 def live_groups() -> dict[int, str]:
