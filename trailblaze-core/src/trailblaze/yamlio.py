@@ -198,13 +198,10 @@ def locate_node(root: yamlstream.Node | None, path: Sequence[Key], file: Path | 
     return SourceLocation(file, mark.line + 1, mark.column + 1)
 
 
-__all__ = ["Limits", "YamlLimitError", "YamlSyntaxError", "compose", "load_fast", "load_roundtrip", "locate",
-           "locate_in_text", "locate_node", "read_text"]
-
-
 def load_file_fast(path: Path) -> Any:
     return load_fast(read_text(path), path)
 
 __all__ = [
-    "YamlSyntaxError", "load_fast", "load_roundtrip", "locate_in_text", "plain", "read_text",
+    "Limits", "YamlLimitError", "YamlSyntaxError", "compose", "load_fast", "load_file_fast", "load_roundtrip",
+    "locate", "locate_in_text", "locate_node", "plain", "read_text",
 ]
