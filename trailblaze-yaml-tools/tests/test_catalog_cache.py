@@ -180,3 +180,26 @@ def test_check_in_a_new_process_sees_an_edit_made_after_a_cached_run(workspace: 
     edited = check()
     assert edited.returncode == 3, edited.stdout + edited.stderr
     assert "email" in edited.stdout + edited.stderr
+
+
+def test_a_cached_tool_with_values_marshal_cannot_hold_still_expands(tmp_path: Path, no_cold_load: Any) -> None:
+    """Bodies and raw parameters are cached as marshal bytes; a YAML timestamp takes the pickle fallback."""
+    root = tmp_path / "ws"
+    tools = root / "trails" / "config" / "trailmaps" / "app" / "tools"
+    tools.mkdir(parents=True)
+    (root / "trails" / "config" / "trailblaze.yaml").write_text("defaults: {}\n")
+    (tools / "app_stamp.tool.yaml").write_text(
+        "id: app_stamp\ndescription: Stamp.\nparameters:\n  - {name: note, type: string}\n"
+        "tools:\n  - rememberValue: {variable: when, value: 2001-12-14, note: '{{params.note}}'}\n")
+    cold = load(root)
+    no_cold_load()
+    warm = load(root)
+    for catalog in (cold, warm):
+        [tool] = [d for d in catalog.definitions if d.name == "app_stamp"]
+        [call] = tool.expand(tool.prepare({"note": "n"}))
+        assert str(call["rememberValue"]["value"]) == "2001-12-14" and call["rememberValue"]["note"] == "n"
+    # a catalog read back from the cache pickles again (as a worker process hand-off would)
+    import pickle
+    again = pickle.loads(pickle.dumps(warm))
+    [tool] = [d for d in again.definitions if d.name == "app_stamp"]
+    assert tool.parameters().validate({"note": "x"}) == {"note": "x"}

@@ -26,6 +26,7 @@ import contextlib
 import copyreg
 import hashlib
 import io
+import marshal
 import os
 import pickle
 import sys
@@ -41,8 +42,8 @@ if TYPE_CHECKING:
 
     from .catalog import Catalog
 
-__all__ = ["Signature", "cache_file", "digest_listing", "digest_text", "is_racy", "load_cached", "save_cached",
-           "signature"]
+__all__ = ["Signature", "cache_file", "digest_listing", "digest_text", "is_racy", "load_cached", "pack",
+           "save_cached", "signature", "unpack"]
 
 Signature = tuple[int, int, int, int, int] | None
 """``(mtime_ns, ctime_ns, size, inode, device)`` of a path, None when it does not exist. The ctime
@@ -91,6 +92,24 @@ def _reduce_path(path: Path) -> tuple[Any, tuple[str]]:
 
 _DISPATCH = copyreg.dispatch_table.copy()
 _DISPATCH[type(Path())] = _reduce_path
+
+
+def pack(value: Any) -> bytes:
+    """``value`` (YAML data) as bytes that a cached catalog carries unread until ``unpack``.
+
+    A tool's body and its raw ``parameters:`` are needed only when a session calls the tool; kept as
+    bytes, the 10,000 tools of a large workspace cost one bytes object each to read back, not a tree of
+    dicts and lists. marshal where it can (several times faster than pickle both ways; the cache key
+    pins the Python version), pickle for what marshal cannot hold (a YAML timestamp or ``!!set``).
+    """
+    try:
+        return b"m" + marshal.dumps(value)
+    except ValueError:
+        return b"p" + pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def unpack(data: bytes) -> Any:
+    return marshal.loads(data[1:]) if data[:1] == b"m" else pickle.loads(data[1:])
 
 
 def signature(path: str) -> Signature:

@@ -24,6 +24,7 @@ from typing import Any
 
 from trailblaze.tools.params import CONSTRAINT_KEYS, ParameterDefinition, ParameterSchema, ParamType, constraints_from_json
 
+from .cache import pack, unpack
 from .problems import Problem, suggest
 
 PARAM_NAME = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]*$")
@@ -167,9 +168,10 @@ class YamlParameterSchema(ParameterSchema):
     """The declared parameters of a YAML tool file, which pickle as their source.
 
     A catalog read back from the cache (``cache.py``) carries each tool's JSON Schemas, already built —
-    all that describing a tool to a model or an MCP client needs — and the raw ``parameters:`` list.
-    The parameter objects, needed only to validate a call, are parsed again from that list on first use,
-    so loading 10,000 cached tools does not build 30,000 parameter models.
+    all that describing a tool to a model or an MCP client needs — and the raw ``parameters:`` list as
+    bytes (``cache.pack``). The parameter objects, needed only to validate a call, are parsed again from
+    that list on first use, so loading 10,000 cached tools builds neither 30,000 parameter models nor
+    the lists and maps they were declared with.
     """
 
     def __init__(self, declared: ParameterSchema, origin: tuple[Any, str, tuple[Any, ...]]) -> None:
@@ -179,12 +181,13 @@ class YamlParameterSchema(ParameterSchema):
 
     def __reduce__(self) -> tuple[Any, ...]:
         full, llm = self.json_schema(), self.json_schema(for_llm=True)
-        return _lazy_schema, (self._origin, self.closed, full, full if llm == full else llm)
+        packed = self.__dict__.get("_packed") or pack(self._origin)
+        return _lazy_schema, (packed, self.closed, full, full if llm == full else llm)
 
     def __getattr__(self, name: str) -> Any:
         # Only reached on an unpickled schema, whose parameters are parsed on first use.
-        if name in ("parameters", "_by_name") and "_origin" in self.__dict__:
-            raw, file, base = self.__dict__["_origin"]
+        if name in ("parameters", "_by_name") and "_packed" in self.__dict__:
+            raw, file, base = unpack(self.__dict__["_packed"])
             try:
                 text: str | None = Path(file).read_text(encoding="utf-8")
             except OSError:
@@ -196,8 +199,7 @@ class YamlParameterSchema(ParameterSchema):
         raise AttributeError(name)
 
 
-def _lazy_schema(origin: tuple[Any, str, tuple[Any, ...]], closed: bool, schema: dict[str, Any],
-                 llm_schema: dict[str, Any]) -> YamlParameterSchema:
+def _lazy_schema(packed: bytes, closed: bool, schema: dict[str, Any], llm_schema: dict[str, Any]) -> YamlParameterSchema:
     obj = YamlParameterSchema.__new__(YamlParameterSchema)
-    obj.__dict__.update(_origin=origin, closed=closed, _schema=schema, _llm_schema=llm_schema)
+    obj.__dict__.update(_packed=packed, closed=closed, _schema=schema, _llm_schema=llm_schema)
     return obj

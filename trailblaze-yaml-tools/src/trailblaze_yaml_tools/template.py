@@ -27,6 +27,7 @@ from typing import Any
 
 from trailblaze.tools.serialization import RESERVED_NAMES
 
+from .cache import pack, unpack
 from .problems import Key, Problem
 
 _TOKEN = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}|\$\{([^{}]*)\}")
@@ -203,11 +204,12 @@ def _compile(node: Any, declared: Collection[str], path: tuple[Key, ...]) -> tup
 class CompiledBody:
     """A validated, compiled ``tools:`` list. ``expand(values)`` gives the list of ``{name: args}`` maps.
 
-    It pickles as its source (the compiled closures cannot be pickled) and compiles again on first use
-    after unpickling, so a catalog read from the cache pays only for the tools a session calls.
+    It pickles as its source, packed into bytes (``cache.pack``; the compiled closures cannot be pickled),
+    and unpacks and compiles again on first use after unpickling, so a catalog read from the cache pays
+    only for the tools a session calls.
     """
 
-    __slots__ = ("_calls", "_source", "size", "tool_names")
+    __slots__ = ("_calls", "_packed", "_source", "size", "tool_names")
     tool_names: tuple[str, ...]
     size: int
 
@@ -216,11 +218,12 @@ class CompiledBody:
         self._calls: tuple[tuple[str, bool, Any], ...] | None = None
         self._compile_body()
 
-    def __getstate__(self) -> tuple[Any, tuple[str, ...], int]:
-        return self._source, self.tool_names, self.size
+    def __getstate__(self) -> tuple[bytes, tuple[str, ...], int]:
+        packed = pack(self._source) if hasattr(self, "_source") else self._packed
+        return packed, self.tool_names, self.size
 
-    def __setstate__(self, state: tuple[Any, tuple[str, ...], int]) -> None:
-        self._source, self.tool_names, self.size = state
+    def __setstate__(self, state: tuple[bytes, tuple[str, ...], int]) -> None:
+        self._packed, self.tool_names, self.size = state
         self._calls = None
 
     def _compiled(self) -> tuple[tuple[str, bool, Any], ...]:
@@ -230,6 +233,8 @@ class CompiledBody:
         return self._calls
 
     def _compile_body(self) -> None:
+        if not hasattr(self, "_source"):
+            self._source = unpack(self._packed)
         body, declared, path = self._source
         if not isinstance(body, list):
             raise Problem(f"'tools' must be a list of tool calls ('- toolName: {{args}}'), got "

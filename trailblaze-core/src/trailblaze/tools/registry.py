@@ -22,6 +22,9 @@ class ToolNameWarning(UserWarning):
     """A tool name that works on the wire but breaks the upstream naming convention."""
 
 
+_UNATTRIBUTED = ToolSource()
+
+
 class ToolRegistry(Contributions):
     """All tools of one session, keyed by name.
 
@@ -36,7 +39,7 @@ class ToolRegistry(Contributions):
     # -- registration -------------------------------------------------------------------------
     def add(self, definition: ToolDefinition) -> ToolDefinition:
         """Register a definition. A name already taken is an error naming both sources."""
-        if definition.source == ToolSource() and self._current_source is not None:
+        if self._current_source is not None and definition.source == _UNATTRIBUTED:
             definition = replace(definition, source=self._current_source)
         name = definition.name
         if not WIRE_NAME.match(name):
