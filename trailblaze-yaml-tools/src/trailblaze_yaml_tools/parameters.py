@@ -30,6 +30,7 @@ from .problems import Problem, suggest
 PARAM_NAME = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]*$")
 PARAM_KEYS = ("name", "type", "required", "default", "description", "enum", "items", "sensitive",
               *CONSTRAINT_KEYS)
+_PARAM_KEY_SET = frozenset(PARAM_KEYS)
 
 
 @dataclass(frozen=True)
@@ -55,10 +56,10 @@ def parse_parameters(raw: Any, *, scalar_text: ScalarText | None = None) -> Decl
     null_defaults: list[str] = []
     for i, entry in enumerate(raw):
         where = ("parameters", i)
-        if not isinstance(entry, Mapping):
+        if not isinstance(entry, (dict, Mapping)):
             raise Problem("a parameter is a map: '- name: x' with 'type', 'required', 'description'...", where)
         for key in entry:
-            if key not in PARAM_KEYS:
+            if key not in _PARAM_KEY_SET:
                 hint = suggest(str(key), PARAM_KEYS)
                 raise Problem(f"unknown parameter key '{key}' (known: {', '.join(PARAM_KEYS)})", (*where, key),
                               hint=hint)

@@ -154,11 +154,11 @@ def _compile(node: Any, declared: Collection[str], path: tuple[Key, ...]) -> tup
             return _compile_string(node, declared)
         except Problem as problem:
             raise problem.at(*path) from None
-    if isinstance(node, Mapping):
+    if isinstance(node, dict) or (not isinstance(node, list) and isinstance(node, Mapping)):
         entries: list[tuple[Any, bool, Any]] = []
         constant = True
         for key, value in node.items():
-            if isinstance(key, str) and _TOKEN.search(key):
+            if isinstance(key, str) and ("{{" in key or "${" in key) and _TOKEN.search(key):
                 raise Problem(f"map key {key!r} contains a token; tokens are substituted in values only",
                               (*path, key))
             const, compiled = _compile(value, declared, (*path, key))
@@ -242,7 +242,7 @@ class CompiledBody:
         calls: list[tuple[str, bool, Any]] = []
         for i, item in enumerate(body):
             where = (*path, i)
-            if not isinstance(item, Mapping) or not item:
+            if not isinstance(item, (dict, Mapping)) or not item:
                 raise Problem("a tool call must be a map with one key, the tool name: '- toolName: {args}'",
                               where)
             if len(item) > 1:
@@ -256,7 +256,7 @@ class CompiledBody:
                 raise Problem(f"'{name}' is reserved and cannot be a tool name", (*where, name))
             if args is None:
                 args = {}
-            if not isinstance(args, Mapping):
+            if not isinstance(args, (dict, Mapping)):
                 raise Problem(f"tool '{name}': expected a map of arguments, got {type(args).__name__} "
                               f"{args!r} (write '- {name}: {{...}}')", (*where, name))
             const, compiled = _compile(dict(args), declared, (*where, name))

@@ -98,7 +98,7 @@ def id_line(text: str | None, key: str = "id") -> int | None:
 
 def load_tool(data: Any, ctx: ToolFileContext, host: PluginHost, config: WorkspaceConfig) -> LoadedTools:
     """Validate one declaration and build its definitions."""
-    if not isinstance(data, Mapping):
+    if not isinstance(data, (dict, Mapping)):
         raise Problem(f"a tool file is a map with 'id', 'description', 'parameters' and one of class:, tools:, "
                       f"script:; got {type(data).__name__}")
     for key in data:

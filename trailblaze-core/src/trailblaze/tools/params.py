@@ -32,15 +32,16 @@ class ParamType(str, enum.Enum):
         """Accept JSON-Schema words and the common aliases authors type (``int``, ``bool``, ``float``)."""
         if text is None:
             return cls.STRING
-        aliases = {"int": "integer", "long": "integer", "float": "number", "double": "number",
-                   "bool": "boolean", "str": "string", "list": "array", "map": "object", "dict": "object"}
-        word = aliases.get(text.strip().lower(), text.strip().lower())
+        word = text.strip().lower()
         try:
-            return cls(word)
+            return cls(_TYPE_ALIASES.get(word, word))
         except ValueError:
             raise ValueError(f"unknown parameter type '{text}' (use string, integer, number, boolean, "
                              "enum, object or array)") from None
 
+
+_TYPE_ALIASES = {"int": "integer", "long": "integer", "float": "number", "double": "number",
+                 "bool": "boolean", "str": "string", "list": "array", "map": "object", "dict": "object"}
 
 _MISSING: Any = object()
 
@@ -104,18 +105,14 @@ class ParameterDefinition(BaseModel):
                 schema["additionalProperties"] = False
         if t in (ParamType.INTEGER, ParamType.NUMBER) and "enum" in schema:
             schema["enum"] = [_number(v) for v in schema["enum"]]
-        for key, value in self.constraints().items():
-            schema[key] = value
+        schema.update(self.constraints())
         return schema
 
     def constraints(self) -> dict[str, Any]:
         """The JSON Schema limits this parameter carries (``minimum``, ``maxLength``, ``pattern``...)."""
-        pairs = (("minimum", self.minimum), ("maximum", self.maximum),
-                 ("exclusiveMinimum", self.exclusive_minimum), ("exclusiveMaximum", self.exclusive_maximum),
-                 ("minLength", self.min_length), ("maxLength", self.max_length), ("pattern", self.pattern),
-                 ("minItems", self.min_items), ("maxItems", self.max_items))
+        fields = self.__dict__
         return {key: _number(value) if isinstance(value, float) else value
-                for key, value in pairs if value is not None}
+                for key, attr in CONSTRAINT_KEYS.items() if (value := fields[attr]) is not None}
 
 
 class ParameterSchema:
@@ -149,6 +146,8 @@ class ParameterSchema:
 
     @cached_property
     def _llm_schema(self) -> dict[str, Any]:
+        if not any(p.hidden_from_llm for p in self.parameters):
+            return self._schema  # the same (read-only) object: most tools hide nothing from the model
         return self._build(include_hidden=False)
 
     def _build(self, *, include_hidden: bool) -> dict[str, Any]:
@@ -216,6 +215,8 @@ CONSTRAINT_KEYS = {"minimum": "minimum", "maximum": "maximum", "exclusiveMinimum
 def constraints_from_json(spec: Mapping[str, Any]) -> dict[str, Any]:
     """The limits of a JSON Schema property as ``ParameterDefinition`` fields (wrong types are dropped)."""
     out: dict[str, Any] = {}
+    if CONSTRAINT_KEYS.keys().isdisjoint(spec):
+        return out
     for key, attr in CONSTRAINT_KEYS.items():
         value = spec.get(key)
         if key == "pattern":
