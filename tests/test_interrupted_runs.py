@@ -110,8 +110,10 @@ def test_a_second_signal_exits_at_once_and_still_leaves_no_child(
     os.kill(run.pid, signal.SIGINT)
     code, output = run.finish()
     assert code == 2, output
-    # (Python handles pending signals in number order: SIGINT first, then SIGTERM.)
-    assert "trailblaze: SIGTERM after SIGINT: exiting now" in output, output
+    # Python handles signals pending together in number order (SIGINT, then SIGTERM); on a busy machine
+    # the run may be scheduled between the two kills and take SIGTERM first. Either way the second cuts.
+    assert ("trailblaze: SIGTERM after SIGINT: exiting now" in output
+            or "trailblaze: SIGINT after SIGTERM: exiting now" in output), output
     assert run.children_left() == []
 
 

@@ -167,3 +167,37 @@ def test_a_plugin_adds_commands_but_cannot_replace_one(plugin_host) -> None:  # 
         assert "plugin 'acme-commands' tried to replace the command 'snapshot'; kept the existing one" in added.stderr
         kept = run_cli(["snapshot", "--help"], host=plugin_host)
         assert "compact snapshot of a page or device screen" in kept.stdout and "hijacked" not in kept.output
+
+
+class _Opaque:
+    """A field type pydantic cannot validate (no arbitrary_types_allowed)."""
+
+
+def test_a_tool_class_pydantic_cannot_build_fails_by_name_when_first_used(plugin_host: PluginHost, tmp_path) -> None:
+    """Tool models build on first use (``defer_build``), so the error names the tool, not pydantic's internals."""
+    from trailblaze import Tool
+    from trailblaze.testing import run_cli
+
+    class BadTool(Tool):
+        """Never buildable."""
+        name = "acme_bad"
+        thing: _Opaque
+
+    class Plugin:
+        @hookimpl
+        def trailblaze_register_tools(self, registry: ToolRegistry) -> None:
+            registry.add_tool(BadTool)
+
+    (tmp_path / "trails").mkdir()
+    (tmp_path / "trails" / "bad.trail.yaml").write_text(
+        "trail:\n  - step: Use it\n    recording:\n      host:\n        - acme_bad: {thing: x}\n")
+    with register_plugin(plugin_host, Plugin(), "acme"):
+        registry = ToolRegistry()
+        plugin_host.register_tools(registry, WorkspaceConfig(root=tmp_path))  # registering builds nothing
+        from trailblaze.errors import PluginToolError
+        with pytest.raises(PluginToolError, match=r"tool 'acme_bad' \(.*BadTool, from plugin 'acme'\) cannot be built: Unable to generate"):
+            registry.get("acme_bad").parameters()
+        result = run_cli(["run", "trails/bad.trail.yaml", "--no-report"], host=plugin_host, cwd=tmp_path)
+    assert result.exit_code == 2, result.stdout + result.stderr
+    out = result.stdout + result.stderr
+    assert "tool 'acme_bad'" in out and "cannot be built" in out and "Traceback" not in out

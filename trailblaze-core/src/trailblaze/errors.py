@@ -129,6 +129,13 @@ class PluginLoadError(InfrastructureError):
     """A plugin failed to import or register and ``TRAILBLAZE_STRICT_PLUGINS=1`` made that fatal."""
 
 
+class PluginToolError(InfrastructureError):
+    """A plugin's tool class cannot be built: pydantic cannot make a schema of its fields (exit 2).
+
+    Tool models are built on first use, so this surfaces when the tool is first described or called,
+    named as the tool, its class and its plugin."""
+
+
 class PluginHookError(InfrastructureError):
     """A plugin's hook implementation raised something that is not a ``TrailblazeError`` (exit 2).
 
@@ -142,6 +149,6 @@ class PluginHookError(InfrastructureError):
 
 __all__ = [
     "BadInputError", "ConfigError", "DriverError", "DuplicateToolError", "ExitCode", "InfrastructureError",
-    "PluginHookError", "PluginLoadError", "SourceLocation", "ToolArgumentError", "ToolExpansionError",
+    "PluginHookError", "PluginLoadError", "PluginToolError", "SourceLocation", "ToolArgumentError", "ToolExpansionError",
     "ToolFailure", "TrailFormatError", "TrailblazeError", "UnknownToolError",
 ]

@@ -15,7 +15,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, PydanticUserError, ValidationError
+
+from ..errors import PluginToolError
 
 from .params import ParameterSchema
 
@@ -200,8 +202,10 @@ class Tool(BaseModel):
     calls, subclass ``DelegatingTool`` and implement ``expand`` instead.
     """
 
+    # ``defer_build``: a plugin's tool models are built when first used, not when the plugin loads, so
+    # a command that touches few tools (``check`` of one trail) does not build every model of every plugin.
     model_config = ConfigDict(extra="forbid", populate_by_name=True, coerce_numbers_to_str=True,
-                              frozen=False)
+                              frozen=False, defer_build=True)
 
     name: ClassVar[str] = ""
     description: ClassVar[str | None] = None
@@ -260,17 +264,30 @@ class ClassToolDefinition(ToolDefinition):
     def _schema(self) -> ParameterSchema:
         from .params import schema_from_model
 
-        return schema_from_model(self.tool_class)
+        with self._built():
+            return schema_from_model(self.tool_class)
 
     def parameters(self) -> ParameterSchema:
         return self._schema
+
+    @contextmanager
+    def _built(self) -> Iterator[None]:
+        """Tool models are built on first use (``defer_build``): a class pydantic cannot build fails
+        here, named as the plugin's tool, not as a pydantic traceback in the middle of a run."""
+        try:
+            yield
+        except PydanticUserError as exc:
+            raise PluginToolError(
+                f"tool '{self.name}' ({self.tool_class.__module__}.{self.tool_class.__qualname__}, from "
+                f"{self.source}) cannot be built: {str(exc).splitlines()[0]}") from None
 
     def prepare(self, args: dict[str, Any]) -> Tool:
         fields = self.tool_class.model_fields
         if any(k in ANNOTATION_KEYS and k not in fields for k in args):
             args = {k: v for k, v in args.items() if k not in ANNOTATION_KEYS or k in fields}
         try:
-            return self.tool_class.model_validate(args)
+            with self._built():
+                return self.tool_class.model_validate(args)
         except ValidationError as exc:
             raise ValueError(format_validation_error(exc, owner=f"tool '{self.name}'",
                                                      known=[p.name for p in self._schema])) from None
