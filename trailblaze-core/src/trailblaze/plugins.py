@@ -118,8 +118,10 @@ class PluginHost:
         disabled = set(_env_list("TRAILBLAZE_DISABLE_PLUGINS") or [])
         allowed = _env_list("TRAILBLAZE_LOAD_PLUGINS")
         for ep in installed_entry_points():
-            dist = ep.dist.name if ep.dist is not None else None
-            version = ep.dist.version if ep.dist is not None else None
+            dist = version = None
+            if ep.dist is not None:  # ``.name`` and ``.version`` would each read and parse METADATA
+                metadata = ep.dist.metadata
+                dist, version = metadata["Name"], metadata["Version"]
             info = PluginInfo(ep.name, dist, version, False)
             if ep.name in disabled or (allowed is not None and ep.name not in allowed):
                 info.status = "disabled"

@@ -4,9 +4,7 @@ and the devices are loaded when the command runs."""
 from __future__ import annotations
 
 import os
-import secrets
 import signal
-import socket
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -104,6 +102,9 @@ def make_command() -> click.Command:
 
 
 def _run_http(workbench: Any, host: str, port: int, token_file: Path | None, allow_remote: bool) -> None:
+    import secrets  # here: this module is imported by every `trailblaze` command, for `mcp`'s options
+    import socket
+
     import anyio
 
     from .server import serve_http

@@ -21,8 +21,6 @@ import socket
 import subprocess
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -58,6 +56,9 @@ def find_appium(explicit: str | None = None) -> str | None:
 
 
 def status_ok(url: str, timeout: float = 2.0) -> bool:
+    import urllib.error  # here, not at the top: every command loads the driver, few ask a server
+    import urllib.request
+
     try:
         with urllib.request.urlopen(f"{url}/status", timeout=timeout) as resp:
             return bool(resp.status == 200)
