@@ -119,21 +119,22 @@ def parse_parameters(raw: Any, *, scalar_text: ScalarText | None = None) -> Decl
         default = entry.get("default")
         if has_default and default is None:
             null_defaults.append(name)
-        elif has_default:
-            if ptype is ParamType.STRING and not isinstance(default, str) and scalar_text is not None:
-                # "00123" unquoted is the integer 123 to YAML; a string parameter keeps what was written.
-                default = scalar_text.text((*where, "default"), default)
-            probe = ParameterDefinition(name=name, type=ptype, enum_values=enum_values, items=items, **limits)
-            try:
-                default = ParameterSchema([probe]).validate({name: default}, owner=f"parameter '{name}'")[name]
-            except ValueError as exc:
-                message = str(exc).replace(f"argument '{name}'", "default")
-                raise Problem(message, (*where, "default")) from None
-        params.append(ParameterDefinition(
+        elif has_default and ptype is ParamType.STRING and not isinstance(default, str) and scalar_text is not None:
+            # "00123" unquoted is the integer 123 to YAML; a string parameter keeps what was written.
+            default = scalar_text.text((*where, "default"), default)
+        param = ParameterDefinition(
             name=name, type=ptype, description=description.strip(), required=required and not has_default,
             default=default, has_default=has_default and default is not None, enum_values=enum_values,
             items=items, sensitive=sensitive, **limits,
-        ))
+        )
+        if param.has_default:
+            try:
+                typed = param.coerce(default, owner=f"parameter '{name}'")
+            except ValueError as exc:
+                raise Problem(str(exc).replace(f"argument '{name}'", "default"), (*where, "default")) from None
+            if typed is not default:  # "5" for an integer: keep the typed value
+                param = param.model_copy(update={"default": typed})
+        params.append(param)
     return DeclaredParameters(ParameterSchema(params), tuple(null_defaults))
 
 

@@ -108,6 +108,15 @@ class ParameterDefinition(BaseModel):
         schema.update(self.constraints())
         return schema
 
+    def coerce(self, value: Any, *, owner: str = "tool") -> Any:
+        """``value`` checked and coerced as an argument for this parameter (``ValueError`` if it is not
+        one): what ``ParameterSchema.validate`` does for each argument, for a single value."""
+        errors: list[str] = []
+        out = _coerce(self, value, owner, self.name, errors)
+        if errors:
+            raise ValueError("; ".join(errors))
+        return out
+
     def constraints(self) -> dict[str, Any]:
         """The JSON Schema limits this parameter carries (``minimum``, ``maxLength``, ``pattern``...)."""
         fields = self.__dict__
