@@ -459,7 +459,8 @@ def _load(text: str, path: Path | str | None, limits: Limits) -> Any:
             tag = event.tag
             raw = event.value
             if tag is None and event.implicit[0]:
-                tag = resolve_plain(raw)
+                # no resolver claims most first characters: then it is a string, without a lookup
+                tag = resolve_plain(raw) if raw[:1] in _TABLE_12 else STR
                 if tag is STR or tag == STR:
                     value = raw
                 elif tag == MERGE and stack and isinstance(stack[-1][0], dict) and stack[-1][3] is pending:

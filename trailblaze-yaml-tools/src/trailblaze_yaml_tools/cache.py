@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
     from .catalog import Catalog
 
-__all__ = ["Signature", "cache_file", "digest_listing", "digest_text", "is_racy", "load_cached", "pack",
+__all__ = ["Signature", "cache_file", "digest_listing", "digest_text", "fast_path", "is_racy", "load_cached", "pack",
            "save_cached", "signature", "unpack"]
 
 Signature = tuple[int, int, int, int, int] | None
@@ -50,7 +50,7 @@ Signature = tuple[int, int, int, int, int] | None
 changes with any change to the file, even one that restores its mtime or only its permissions."""
 
 MAGIC = b"trailblaze-catalog-cache\n"
-FORMAT = 1
+FORMAT = 2
 RACY_NS = 2_000_000_000
 ENV_DISABLE = "TRAILBLAZE_NO_CATALOG_CACHE"
 _PACKAGE = Path(__file__).parent
@@ -80,14 +80,15 @@ def _probe_fast_path() -> Any:
 _MAKE_PATH = _probe_fast_path()
 
 
-def _path(text: str) -> Path:
+def fast_path(text: str) -> Path:
+    """``Path(text)``, faster for an absolute, normalised path (a scanned directory's entries, a cached file)."""
     made: Path = _MAKE_PATH(text)
     return made
 
 
 def _reduce_path(path: Path) -> tuple[Any, tuple[str]]:
-    # Pickled as its parts, a path is parsed back 3x slower than ``Path(text)`` and 20x slower than ``_path``.
-    return _path, (os.fspath(path),)
+    # Pickled as its parts, a path is parsed back 3x slower than ``Path(text)`` and 20x slower than ``fast_path``.
+    return fast_path, (os.fspath(path),)
 
 
 _DISPATCH = copyreg.dispatch_table.copy()

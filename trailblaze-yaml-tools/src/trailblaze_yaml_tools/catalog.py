@@ -38,6 +38,7 @@ from .cache import (
     cache_file,
     digest_listing,
     digest_text,
+    fast_path,
     is_racy,
     load_cached,
     save_cached,
@@ -607,7 +608,7 @@ def _subdirs(root: Path, watch: Callable[..., Any]) -> list[Path]:
         watch(root)
         return []
     watch(root, [e.name for e in entries])
-    return sorted((Path(e.path) for e in entries if e.is_dir() and not e.name.startswith(".")), key=lambda p: p.name)
+    return sorted((fast_path(e.path) for e in entries if e.is_dir() and not e.name.startswith(".")), key=lambda p: p.name)
 
 
 def _yaml_files(root: Path, watch: Callable[..., Any], *, recursive: bool = True) -> Iterator[Path]:
@@ -625,7 +626,7 @@ def _yaml_files(root: Path, watch: Callable[..., Any], *, recursive: bool = True
         if entry.is_dir():
             subdirs.append(entry.path)
         elif entry.name.endswith(YAML_SUFFIXES):
-            yield Path(entry.path)
+            yield fast_path(entry.path)
     if recursive:
         for sub in subdirs:
             yield from _yaml_files(Path(sub), watch)
