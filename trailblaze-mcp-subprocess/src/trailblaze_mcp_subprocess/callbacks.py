@@ -20,6 +20,7 @@ a depth of 16.
 
 from __future__ import annotations
 
+import base64
 import ipaddress
 import json
 import os
@@ -149,8 +150,11 @@ class CallbackHub:
     # -- invocations --------------------------------------------------------------------------
     def open(self, ctx: ToolContext, tool: str, server: str,
              allow_host: frozenset[str] = frozenset()) -> Invocation:
-        inv = Invocation(id="inv-" + secrets.token_hex(8), session=ctx.session, ctx=ctx, tool=tool, server=server,
-                         allow_host=allow_host)
+        # One read of the OS's randomness for both (what ``secrets.token_hex``/``token_urlsafe`` would each
+        # read): the id (8 bytes, hex) is not secret, the token (32 bytes, URL-safe base64) is.
+        raw = os.urandom(40)
+        inv = Invocation(id="inv-" + raw[:8].hex(), session=ctx.session, ctx=ctx, tool=tool, server=server,
+                         token=base64.urlsafe_b64encode(raw[8:]).rstrip(b"=").decode("ascii"), allow_host=allow_host)
         with self._lock:
             self._invocations[inv.id] = inv
         return inv

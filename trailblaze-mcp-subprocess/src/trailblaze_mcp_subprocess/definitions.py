@@ -61,13 +61,23 @@ class McpToolDefinition(ToolDefinition):
         return self._schema
 
     def prepare(self, args: dict[str, Any]) -> dict[str, Any]:
-        args = {k: v for k, v in args.items() if k != CONTEXT_ARG}
+        """The arguments to send: validated against the advertised schema, without ``_trailblazeContext``
+        (ours to fill in) or recording annotations the server does not take. Not copied when there is
+        nothing to drop: nothing downstream mutates them (the call builds its own wire arguments)."""
+        if CONTEXT_ARG in args:
+            args = {k: v for k, v in args.items() if k != CONTEXT_ARG}
         schema = self._schema
         if schema is None:
             return args
-        prepared = schema.validate(args, owner=f"tool '{self.name}'", allow_extra=ANNOTATION_KEYS)
+        prepared = schema.validate(args, owner=self._owner, allow_extra=ANNOTATION_KEYS)
+        if ANNOTATION_KEYS.isdisjoint(prepared):
+            return prepared
         # Recording annotations (reasoning) are ours, not the server's: do not send what it does not take.
         return {k: v for k, v in prepared.items() if k not in ANNOTATION_KEYS or schema.get(k) is not None}
+
+    @cached_property
+    def _owner(self) -> str:
+        return f"tool '{self.name}'"
 
     def call_server(self, prepared: Any, ctx: ToolContext) -> ToolResult | list[ToolCall]:
         """Call the tool on the session's running server (``trailblaze_execute_tool`` for kind ``mcp``)."""
@@ -75,7 +85,7 @@ class McpToolDefinition(ToolDefinition):
         if state is None:
             raise InfrastructureError(f"tool '{self.name}' is served by MCP server '{self.server}', which is not "
                                       "running in this session (the session hooks did not start it)")
-        return state.call(self, dict(prepared), ctx)  # type: ignore[no-any-return]
+        return state.call(self, prepared, ctx)  # type: ignore[no-any-return]
 
     def descriptor(self) -> ToolDescriptor:
         """The advertised schema as is (richer than our parameter model), with the usual ``_meta`` keys."""

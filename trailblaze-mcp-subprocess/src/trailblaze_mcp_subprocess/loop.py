@@ -21,7 +21,7 @@ import asyncio
 import signal
 import threading
 import time
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from types import FrameType
 from typing import Any, TypeVar
 
@@ -30,6 +30,17 @@ T = TypeVar("T")
 IDLE_HANDOVER_SECONDS = 0.05
 """How long the loop may go undriven after a call before its own thread takes it back."""
 THREAD = "thread"
+_SIGINT = int(signal.SIGINT)
+
+# ``signal``'s C core: the same handlers without the wrappers' enum round trips (converting a Python
+# handler raises and catches a ValueError inside ``signal``), which cost microseconds on every call.
+try:
+    import _signal  # type: ignore[import-not-found]
+
+    _getsignal: Callable[[int], Any] = _signal.getsignal
+    _setsignal: Callable[[int, Any], Any] = _signal.signal
+except (ImportError, AttributeError):  # pragma: no cover - another Python: the public wrappers
+    _getsignal, _setsignal = signal.getsignal, signal.signal
 
 
 class LoopThread:
@@ -108,7 +119,7 @@ class LoopThread:
                 self._driver = None
                 self._idle_since = time.monotonic()
             if previous is not None:
-                signal.signal(signal.SIGINT, previous)
+                _setsignal(_SIGINT, previous)
                 for signum, frame in interrupted:  # Ctrl-C arrived during the call: deliver it now, safely
                     previous(signum, frame)
                 if interrupted and task.cancelled():
@@ -176,12 +187,9 @@ def _defer_sigint(task: asyncio.Task[Any], seen: list[tuple[int, FrameType | Non
     ``asyncio.Runner`` does). An application's own handler (say, "finish the trail, then stop") gets each
     signal once the call is over; a second Ctrl-C during the call cuts it short first. Returns the
     handler to restore, or None when nothing was installed."""
-    if threading.current_thread() is not threading.main_thread():
+    if threading.get_ident() != threading.main_thread().ident:
         return None
-    try:
-        previous = signal.getsignal(signal.SIGINT)
-    except ValueError:
-        return None
+    previous = _getsignal(_SIGINT)
     if not callable(previous):
         return None
 
@@ -195,7 +203,7 @@ def _defer_sigint(task: asyncio.Task[Any], seen: list[tuple[int, FrameType | Non
             task.cancel()
             task.get_loop().call_soon_threadsafe(_nothing)  # wake the selector: it retries after a signal
 
-    signal.signal(signal.SIGINT, on_sigint)
+    _setsignal(_SIGINT, on_sigint)
     return previous
 
 

@@ -127,62 +127,16 @@ class Connection:
 
     @asynccontextmanager
     async def _stdio_streams(self, proc: ServerProcess) -> AsyncIterator[tuple[Any, Any]]:
-        """Bridge the process pipes to SDK memory streams, one JSON-RPC message per line."""
+        """The process pipes as the session's streams, one JSON-RPC message per line (see ``_PipeReader``
+        and ``_PipeWriter``: no pipe tasks and memory streams in between)."""
         assert proc.proc is not None and proc.proc.stdout is not None and proc.proc.stdin is not None
-        stdout, stdin = proc.proc.stdout, proc.proc.stdin
-        read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](32)
-        write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](32)
-
-        async def reader() -> None:
-            try:
-                while True:
-                    try:
-                        line = await stdout.readline()
-                    except (ValueError, asyncio.LimitOverrunError):
-                        proc.protocol_error = "a stdout line longer than the limit"
-                        break
-                    except OSError:
-                        break
-                    if not line:
-                        break
-                    if line.isspace():
-                        continue
-                    try:
-                        message = _message_adapter.validate_json(line, by_name=False)
-                    except ValueError:
-                        proc.protocol_error = line.decode("utf-8", "replace").strip()[:200]
-                        break
-                    try:
-                        await read_send.send(SessionMessage(message))
-                    except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-                        break
-            finally:
-                read_send.close()
-            # Keep reading so a server flushing output on its way out never blocks on a full pipe.
-            try:
-                while await stdout.read(65536):
-                    pass
-            except (OSError, ValueError):
-                pass
-
-        async def writer() -> None:
-            try:
-                async with write_recv:
-                    async for item in write_recv:
-                        data = item.message.model_dump_json(by_alias=True, exclude_unset=True)
-                        stdin.write(data.encode("utf-8") + b"\n")
-                        await stdin.drain()
-            except (OSError, RuntimeError, anyio.ClosedResourceError, anyio.BrokenResourceError):
-                read_send.close()
-
-        reader_task = asyncio.create_task(reader(), name=f"mcp-stdout-{proc.name}")
-        writer_task = asyncio.create_task(writer(), name=f"mcp-stdin-{proc.name}")
-        self._side_tasks += [reader_task, writer_task]
+        reader = _PipeReader(proc, proc.proc.stdout, self._side_tasks)
+        writer = _PipeWriter(proc.proc.stdin)
         try:
-            yield read_recv, write_send
+            yield reader, writer
         finally:
-            write_send.close()
-            read_recv.close()
+            writer.close()
+            reader.close()
 
     # -- requests -----------------------------------------------------------------------------
     def _require(self) -> ClientSession:
@@ -272,6 +226,140 @@ class Connection:
         for t in self._side_tasks:
             if not t.done():
                 t.cancel()
+
+
+class _PipeReader:
+    """The session's read stream: the next JSON-RPC message is read off the server's stdout when the
+    session asks for it.
+
+    The SDK's ``stdio_client`` puts a reader task and a memory stream between the pipe and the session
+    (so does a bridge built the same way): every message then costs a task switch and the memory
+    stream's bookkeeping, a measurable part of a ``tools/call`` round trip. The session's receive loop
+    is always waiting on its read stream, so reading in ``receive`` keeps the pipe drained just the same.
+    A line that is not JSON-RPC ends the stream and is kept as ``protocol_error``; once the stream has
+    ended (EOF, garbage, or the session closed it), a side task keeps reading stdout so a server
+    flushing output on its way out never blocks on a full pipe.
+    """
+
+    def __init__(self, proc: ServerProcess, stdout: asyncio.StreamReader, side_tasks: list[asyncio.Task[Any]]) -> None:
+        self._proc = proc
+        self._stdout = stdout
+        self._side_tasks = side_tasks
+        self._ended = False
+        self._closed = False
+
+    async def receive(self) -> SessionMessage:
+        if self._closed:
+            raise anyio.ClosedResourceError
+        if self._ended:
+            raise anyio.EndOfStream
+        stdout = self._stdout
+        while True:
+            try:
+                line = await stdout.readline()
+            except (ValueError, asyncio.LimitOverrunError):
+                self._proc.protocol_error = "a stdout line longer than the limit"
+                line = b""
+            except OSError:
+                line = b""
+            if not line:
+                self._end()
+                raise anyio.EndOfStream
+            if line.isspace():
+                continue
+            try:
+                message = _message_adapter.validate_json(line, by_name=False)
+            except ValueError:
+                self._proc.protocol_error = line.decode("utf-8", "replace").strip()[:200]
+                self._end()
+                raise anyio.EndOfStream from None
+            return SessionMessage(message)
+
+    def _end(self, *, check_next: bool = False) -> None:
+        """No more messages: keep the pipe drained until the server closes it. ``check_next``: the session
+        stopped listening while the server may still write, so the next line is still checked (garbage a
+        server writes on its way out is reported, not dropped)."""
+        if self._ended:
+            return
+        self._ended = True
+        self._side_tasks.append(asyncio.get_running_loop().create_task(
+            self._drain(check_next), name=f"mcp-stdout-{self._proc.name}"))
+
+    async def _drain(self, check_next: bool) -> None:
+        stdout = self._stdout
+        try:
+            while check_next:
+                line = await stdout.readline()
+                if line.isspace():
+                    continue
+                if line:
+                    try:
+                        _message_adapter.validate_json(line, by_name=False)
+                    except ValueError:
+                        self._proc.protocol_error = line.decode("utf-8", "replace").strip()[:200]
+                break
+            while await stdout.read(65536):
+                pass
+        except (OSError, ValueError, RuntimeError):  # RuntimeError: a read still pending elsewhere
+            pass
+
+    def close(self) -> None:
+        self._closed = True
+        with contextlib.suppress(RuntimeError):  # no running loop: nothing left to drain into
+            self._end(check_next=True)
+
+    async def aclose(self) -> None:
+        self.close()
+
+    def __aiter__(self) -> _PipeReader:
+        return self
+
+    async def __anext__(self) -> SessionMessage:
+        try:
+            return await self.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> _PipeReader:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.close()
+
+
+class _PipeWriter:
+    """The session's write stream: each message is written to the server's stdin as it is sent (one line,
+    one ``write``; ``drain`` waits only when the pipe is full), rather than handed to a writer task
+    through a memory stream. A write that fails (the server closed stdin or died) raises
+    ``BrokenResourceError``, which the SDK reports as a closed connection; the session's reader sees the
+    end of stdout. Closing does not close stdin: the process stop that follows does, in its own order."""
+
+    def __init__(self, stdin: asyncio.StreamWriter) -> None:
+        self._stdin = stdin
+        self._closed = False
+
+    async def send(self, item: SessionMessage) -> None:
+        if self._closed:
+            raise anyio.ClosedResourceError
+        data = item.message.model_dump_json(by_alias=True, exclude_unset=True).encode("utf-8") + b"\n"
+        try:
+            self._stdin.write(data)
+            await self._stdin.drain()
+        except (OSError, RuntimeError) as exc:
+            self._closed = True
+            raise anyio.BrokenResourceError from exc
+
+    def close(self) -> None:
+        self._closed = True
+
+    async def aclose(self) -> None:
+        self._closed = True
+
+    async def __aenter__(self) -> _PipeWriter:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._closed = True
 
 
 def _map_error(exc: BaseException) -> Exception:
