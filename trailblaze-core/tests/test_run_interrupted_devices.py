@@ -15,10 +15,10 @@ config:
   id: first
   title: first
 trail:
-  - step: one device asks the runner to stop (SIGTERM to the runner, this test's own process)
+  - step: once both devices are here, one asks the runner to stop (SIGTERM to this test's own process)
     recording:
       memory:
-        - exec: {argv: [sh, -c, "mkdir '{lock}' 2>/dev/null && kill -TERM $PPID; exit 0"]}
+        - exec: {argv: [sh, -c, "touch '{lock}'.$$; i=0; while [ $(ls '{lock}'.* | wc -l) -lt 2 ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; mkdir '{lock}' 2>/dev/null && kill -TERM $PPID; exit 0"]}
         - wait: {timeToWaitInSeconds: 3}
 """
 
