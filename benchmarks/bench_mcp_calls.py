@@ -4,7 +4,9 @@ token, tool log; the calling thread drives the session's event loop) against the
 bare ``mcp`` SDK ``ClientSession``.
 
 Both connections are open at once and their batches alternate, so load from other processes on the
-machine hits both alike. Usage: uv run python benchmarks/bench_mcp_calls.py [--calls 500] [--batch 50]
+machine hits both alike. A second reference, the bare SDK sending upstream's two context envelopes by
+hand (the ``_trailblazeContext`` argument and ``params._meta.trailblaze`` every Trailblaze call carries),
+separates what the protocol costs the server from what Trailblaze itself adds. Usage: uv run python benchmarks/bench_mcp_calls.py [--calls 1000] [--batch 50]
 Aim: ratio ≤ 1.10 with the session event log (issue 15).
 """
 
@@ -25,9 +27,14 @@ SERVER = REPO / "trailblaze-mcp-subprocess" / "tests" / "servers" / "minimal.py"
 
 
 class BareSdk:
-    """A bare SDK client session (the SDK's own stdio transport), driven from this thread."""
+    """A bare SDK client session (the SDK's own stdio transport), driven from this thread.
 
-    def __init__(self) -> None:
+    ``envelopes``: each call also carries what upstream's protocol puts on every Trailblaze call (the
+    ``_trailblazeContext`` argument and ``params._meta.trailblaze``, same sizes as ours), built by hand
+    once: what any client speaking that protocol pays on the server side, as a second reference."""
+
+    def __init__(self, *, envelopes: bool = False) -> None:
+        self.envelopes = envelopes
         self.loop = asyncio.new_event_loop()
         self.session: Any = None
         self._stop: asyncio.Event | None = None
@@ -52,10 +59,21 @@ class BareSdk:
                 await self._stop.wait()
 
     def batch(self, n: int, offset: int) -> float:
+        device = {"platform": "host", "widthPixels": 0, "heightPixels": 0, "driverType": "host"}
+        memory = {"user": "ada", "city": "Paris"}
+        meta = {"trailblaze": {"baseUrl": "http://127.0.0.1:40000", "sessionId": "bench", "invocationId": "inv-0",
+                               "callbackToken": "x" * 43, "device": device, "memory": memory, "capabilities": {}}}
+
         async def run() -> float:
             t0 = time.perf_counter()
             for i in range(n):
-                await self.session.call_tool("min_echo", {"text": f"hello {offset + i}"})
+                if self.envelopes:
+                    await self.session.call_tool(
+                        "min_echo", {"text": f"hello {offset + i}", "_trailblazeContext": {"memory": memory,
+                                                                                           "device": device}},
+                        meta=meta)
+                else:
+                    await self.session.call_tool("min_echo", {"text": f"hello {offset + i}"})
             return time.perf_counter() - t0
 
         return self.loop.run_until_complete(run())
@@ -107,23 +125,23 @@ class Ours:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--calls", type=int, default=500)
+    parser.add_argument("--calls", type=int, default=1000)
     parser.add_argument("--batch", type=int, default=50)
     args = parser.parse_args()
-    sdk, ours, logged = BareSdk(), Ours(logging=False), Ours(logging=True)
+    sdk, enveloped, ours, logged = BareSdk(), BareSdk(envelopes=True), Ours(logging=False), Ours(logging=True)
     try:
-        for path in (sdk, ours, logged):  # warm-up
+        for path in (sdk, enveloped, ours, logged):  # warm-up
             path.batch(args.batch, 0)
-        batches: dict[str, list[float]] = {"sdk": [], "ours": [], "logged": []}
-        cpu: dict[str, float] = {"sdk": 0.0, "ours": 0.0, "logged": 0.0}
-        paths = {"sdk": sdk, "ours": ours, "logged": logged}
+        batches: dict[str, list[float]] = {"sdk": [], "enveloped": [], "ours": [], "logged": []}
+        cpu: dict[str, float] = {"sdk": 0.0, "enveloped": 0.0, "ours": 0.0, "logged": 0.0}
+        paths = {"sdk": sdk, "enveloped": enveloped, "ours": ours, "logged": logged}
         for k in range(args.calls // args.batch):
             for name, path in paths.items():
                 c0 = time.process_time()
                 batches[name].append(path.batch(args.batch, k * args.batch))
                 cpu[name] += time.process_time() - c0
     finally:
-        for path in (sdk, ours, logged):
+        for path in (sdk, enveloped, ours, logged):
             path.close()
     n = args.calls
     totals = {k: sum(v) for k, v in batches.items()}
@@ -139,6 +157,11 @@ def main() -> None:
           f"with log files {median['logged'] / median['sdk']:.3f}")
     print(f"  client CPU per call: SDK {cpu['sdk'] / n * 1e6:.0f} µs, dispatch {cpu['ours'] / n * 1e6:.0f} µs, "
           f"with log files {cpu['logged'] / n * 1e6:.0f} µs (log writing continues on a background thread)")
+    env = totals["enveloped"]
+    print(f"  second reference, the bare SDK sending upstream's two context envelopes by hand: {env:.3f}s "
+          f"({env / n * 1e6:.0f} µs/call, {env / base:.3f} of the bare SDK); ours with log files is "
+          f"{totals['logged'] / env:.3f} of it (median batches {median['logged'] / median['enveloped']:.3f}); "
+          f"client CPU {cpu['enveloped'] / n * 1e6:.0f} µs/call")
     print("  aim: ratio ≤ 1.10 with log files (they are the core's per-call JSON logs, the same for every tool kind)")
 
 
