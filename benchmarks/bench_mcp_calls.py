@@ -6,7 +6,9 @@ bare ``mcp`` SDK ``ClientSession``.
 Both connections are open at once and their batches alternate, so load from other processes on the
 machine hits both alike. A second reference, the bare SDK sending upstream's two context envelopes by
 hand (the ``_trailblazeContext`` argument and ``params._meta.trailblaze`` every Trailblaze call carries),
-separates what the protocol costs the server from what Trailblaze itself adds. Usage: uv run python benchmarks/bench_mcp_calls.py [--calls 1000] [--batch 50]
+separates what the protocol costs the server from what Trailblaze itself adds.
+
+Usage: uv run python benchmarks/bench_mcp_calls.py [--calls 1000] [--batch 50]
 Aim: ratio ≤ 1.10 with the session event log (issue 15).
 """
 

@@ -149,6 +149,6 @@ class PluginHookError(InfrastructureError):
 
 __all__ = [
     "BadInputError", "ConfigError", "DriverError", "DuplicateToolError", "ExitCode", "InfrastructureError",
-    "PluginHookError", "PluginLoadError", "PluginToolError", "SourceLocation", "ToolArgumentError", "ToolExpansionError",
-    "ToolFailure", "TrailFormatError", "TrailblazeError", "UnknownToolError",
+    "PluginHookError", "PluginLoadError", "PluginToolError", "SourceLocation", "ToolArgumentError",
+    "ToolExpansionError", "ToolFailure", "TrailFormatError", "TrailblazeError", "UnknownToolError",
 ]

@@ -608,7 +608,8 @@ def _subdirs(root: Path, watch: Callable[..., Any]) -> list[Path]:
         watch(root)
         return []
     watch(root, [e.name for e in entries])
-    return sorted((fast_path(e.path) for e in entries if e.is_dir() and not e.name.startswith(".")), key=lambda p: p.name)
+    dirs = (fast_path(e.path) for e in entries if e.is_dir() and not e.name.startswith("."))
+    return sorted(dirs, key=lambda p: p.name)
 
 
 def _yaml_files(root: Path, watch: Callable[..., Any], *, recursive: bool = True) -> Iterator[Path]:

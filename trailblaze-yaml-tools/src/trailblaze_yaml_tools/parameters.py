@@ -201,7 +201,8 @@ class YamlParameterSchema(ParameterSchema):
         raise AttributeError(name)
 
 
-def _lazy_schema(packed: bytes, closed: bool, schema: dict[str, Any], llm_schema: dict[str, Any]) -> YamlParameterSchema:
+def _lazy_schema(packed: bytes, closed: bool, schema: dict[str, Any],
+                 llm_schema: dict[str, Any]) -> YamlParameterSchema:
     obj = YamlParameterSchema.__new__(YamlParameterSchema)
     obj.__dict__.update(_packed=packed, closed=closed, _schema=schema, _llm_schema=llm_schema)
     return obj
