@@ -204,15 +204,6 @@ class DriverRegistry(Contributions):
         return [e.cls for e in self._drivers.values() if e.cls.platform == platform]
 
 
-def validate_config(model: type[BaseModel], raw: Mapping[str, Any] | None, *, owner: str,
-                    location: SourceLocation | None = None) -> Any:
-    """Validate a plugin's or driver's configuration before anything starts; errors name the key."""
-    try:
-        return model.model_validate(dict(raw or {}))
-    except ValidationError as exc:
-        raise ConfigError(format_validation_error(exc, owner=owner).replace("argument", "setting"),
-                          location=location) from None
-
 __all__ = [
-    "DeviceInfo", "Driver", "DriverConfig", "DriverRegistry", "validate_config",
+    "DeviceInfo", "Driver", "DriverConfig", "DriverRegistry",
 ]

@@ -29,6 +29,7 @@ from ._names import ENTRY_POINT_GROUP, PROJECT_NAME
 from ._version import __version__
 from .errors import PluginHookError, PluginLoadError, TrailblazeError
 from .tools.base import ToolSource
+from .tools.codec import ToolCodec
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -311,6 +312,11 @@ class PluginHost:
             schemas.update(result or {})
         return schemas
 
+    def codec(self, registry: "ToolRegistry | None" = None) -> ToolCodec:
+        """The codec that decodes, encodes and describes ``registry``'s calls through this host's plugins:
+        every reader of trails takes one, so every command answers the contract hooks alike."""
+        return ToolCodec(self, registry)
+
     # The four contract calls. The core's built-in plugin (``builtin.contract``) answers each last, so
     # a None here only happens on a host built without it; it is then an error, not a silent default.
     def tool_descriptor(self, definition: "ToolDefinition", provider: str | None = None) -> "ToolDescriptor":
@@ -340,10 +346,6 @@ class PluginHost:
     def target_info(self, target: str, config: "WorkspaceConfig") -> "TargetInfo | None":
         found: TargetInfo | None = self.pm.hook.trailblaze_target_info(target=target, config=config)
         return found
-
-    @property
-    def has_encode_impls(self) -> bool:
-        return bool(self.pm.hook.trailblaze_encode_tool.get_hookimpls())
 
     def filter_tools(self, session: "Session", tools: "list[ToolDefinition]") -> "list[ToolDefinition]":
         kept = list(tools)
@@ -414,10 +416,6 @@ class PluginHost:
             self.register_llm_providers(registry)
             self._llm_providers = registry
         return self._llm_providers
-
-    def agent_prompts(self, session: "Session") -> list[str]:
-        results = self.pm.hook.trailblaze_agent_prompts(session=session)
-        return [r for r in results if isinstance(r, str) and r.strip()]
 
 
 _UNGUARDED_HOOKS = frozenset({"trailblaze_execute_tool"})

@@ -267,7 +267,7 @@ class TrailFile(pytest.File):
             ws = runner.workspace_for(self.path)
             if ws.error is not None:
                 raise ws.error
-            trail = load_trail(self.path)
+            trail = load_trail(self.path, codec=ws.codec)
         except TrailblazeError as exc:
             raise self.CollectError(f"{exc}") from None
         devices: list[Device | None] = [runner.parse_device(d) for d in runner.options.devices] or [None]

@@ -345,7 +345,7 @@ def make_driver(driver: type[Driver] | str, *, host: PluginHost | None = None, *
     ``driver`` is a ``Driver`` subclass or a driver key/alias registered on ``host`` (default: the
     process-wide host).
     """
-    from .driver import validate_config
+    from .config import validate_config
     from .plugins import get_host
 
     if isinstance(driver, str):

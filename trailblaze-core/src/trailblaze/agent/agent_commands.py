@@ -123,7 +123,7 @@ def run_one_shot(kind: str, text: str, options: Any, *, target: str | None = Non
 
         calls = result.steps[0].recording if result.steps else None
         index = append_step(save, text, "verify" if kind == "verify" else "step", classifier=result.classifier,
-                            calls=calls or None, host=runner.host)
+                            calls=calls or None, codec=ws.codec)
         what = f"with its {result.classifier} recording" if calls else "without a recording"
         progress.note(f"Saved as step {index + 1} of {save} ({what})")
     return int(result.exit_code)

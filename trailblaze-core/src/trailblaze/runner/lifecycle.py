@@ -40,13 +40,14 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from ..checks import CheckReport
-from ..config import WorkspaceConfig, find_workspace, load_workspace
-from ..driver import DeviceInfo, Driver, DriverRegistry, validate_config
+from ..config import WorkspaceConfig, find_workspace, load_workspace, validate_config
+from ..driver import DeviceInfo, Driver, DriverRegistry
 from ..errors import BadInputError, ConfigError, DriverError, InfrastructureError, TrailblazeError
 from ..logs import SessionLog
 from ..memory import Memory
 from ..plugins import PluginHost, get_host
 from ..session import Session, SessionOutcome
+from ..tools.codec import ToolCodec
 from ..tools.registry import ToolRegistry
 from . import interrupt
 from .options import RunOptions
@@ -95,6 +96,8 @@ class ToolWorkspace:
     config: WorkspaceConfig
     registry: ToolRegistry
     check: CheckReport
+    codec: ToolCodec
+    """Reads and writes this workspace's tool calls through the host's plugins (trails, save-back)."""
     error: TrailblazeError | None = None
     """Set when the workspace could not be loaded; every session in it fails with this error."""
     reported: bool = False
@@ -111,9 +114,9 @@ def load_tool_workspace(root: Path | None, host: PluginHost) -> ToolWorkspace:
         config = load_workspace(root, host)
         host.register_tools(registry, config)
         host.check_tools(registry, check, config)
-        return ToolWorkspace(config, registry, check)
+        return ToolWorkspace(config, registry, check, host.codec(registry))
     except TrailblazeError as exc:
-        return ToolWorkspace(WorkspaceConfig(root=root or Path.cwd()), registry, check, exc)
+        return ToolWorkspace(WorkspaceConfig(root=root or Path.cwd()), registry, check, host.codec(registry), exc)
 
 
 def start_driver(driver: Driver, session: Session) -> DeviceInfo:

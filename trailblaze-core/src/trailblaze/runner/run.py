@@ -200,7 +200,7 @@ class Runner(SessionFactory):
         try:
             if ws.error is not None:
                 raise ws.error
-            trail = load_trail(path, host=self.host, registry=ws.registry)
+            trail = load_trail(path, codec=ws.codec)
         except TrailblazeError as exc:
             return self._early_result(path, path.name, exc, started)
         if self.options.tags and not set(self.options.tags) & set(trail.config.tags):
@@ -322,7 +322,8 @@ class Runner(SessionFactory):
         try:
             from ..agent.recording import recording_trail_yaml
 
-            text = recording_trail_yaml(session.trail, session.log.entries, result.classifier or "default", self.host)
+            text = recording_trail_yaml(session.trail, session.log.entries, result.classifier or "default",
+                                        session.codec)
             session.log.write_file("recording.trail.yaml", text.encode("utf-8"))
         except Exception as exc:  # noqa: BLE001 - a log artifact never fails the run
             self.progress.note(f"  ! could not write recording.trail.yaml: {exc}")
@@ -505,7 +506,7 @@ class Runner(SessionFactory):
         if not writable:
             return
         try:
-            save_recordings(trail.path, writable, host=self.host, original=trail)
+            save_recordings(trail.path, writable, codec=session.codec, original=trail)
         except TrailblazeError as exc:
             self.progress.note(f"  ! could not save recordings into {trail.path}: {exc}")
             return

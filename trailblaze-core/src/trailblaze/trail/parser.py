@@ -15,19 +15,16 @@ from __future__ import annotations
 import functools
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import yamlio
 from ..errors import BadInputError, SourceLocation, TrailFormatError
 from ..tools.base import ToolCall
-from ..tools.serialization import RESERVED_NAMES, ToolCallFormatError, decode_json, decode_yaml_item
+from ..tools.codec import CORE_CODEC, ToolCodec
+from ..tools.serialization import RESERVED_NAMES, ToolCallFormatError
 from . import args as _args
 from .model import Trail, TrailConfig, TrailStep
 from .nodes import MappingNode, Node, NodeReader, ScalarNode, SequenceNode, compose
-
-if TYPE_CHECKING:
-    from ..plugins import PluginHost
-    from ..tools.registry import ToolRegistry
 
 __all__ = ["load_trail", "locate_call", "locate_step", "parse_trail"]
 
@@ -47,30 +44,30 @@ def _allowed(keys: tuple[str, ...]) -> str:
     return "allowed: " + ", ".join(keys)
 
 
-def load_trail(path: Path, *, strict: bool = False, host: PluginHost | None = None,
-               registry: ToolRegistry | None = None) -> Trail:
+def load_trail(path: Path, *, strict: bool = False, codec: ToolCodec = CORE_CODEC) -> Trail:
     """Read and validate the trail at ``path``; raises ``TrailFormatError``/``BadInputError`` (exit 3)."""
     path = Path(path)
-    return parse_trail(yamlio.read_text(path), path, strict=strict, host=host, registry=registry)
+    return parse_trail(yamlio.read_text(path), path, strict=strict, codec=codec)
 
 
 def parse_trail(text: str, path: Path | str | None = None, *, strict: bool = False,
-                host: PluginHost | None = None, registry: ToolRegistry | None = None) -> Trail:
+                codec: ToolCodec = CORE_CODEC) -> Trail:
     """Parse trail text. ``strict`` turns lenient-decoding warnings (unknown config keys) into errors.
 
-    ``host``/``registry`` let plugins decode calls (``trailblaze_decode_tool``); without them every
-    call is a plain ``ToolCall``/``OtherTool`` resolved at dispatch, as upstream does.
+    Calls are decoded through ``codec`` (the session's or workspace's, so plugins' ``trailblaze_decode_tool``
+    applies); the default codec gives the core's own decoding only: every call a plain
+    ``ToolCall``/``OtherTool`` resolved at dispatch, as upstream does.
     """
-    trail, _root = parse_with_nodes(text, path, strict=strict, host=host, registry=registry)
+    trail, _root = parse_with_nodes(text, path, strict=strict, codec=codec)
     return trail
 
 
-def parse_with_nodes(text: str, path: Path | str | None, *, strict: bool = False, host: PluginHost | None = None,
-                     registry: ToolRegistry | None = None) -> tuple[Trail, Node | None]:
+def parse_with_nodes(text: str, path: Path | str | None, *, strict: bool = False,
+                     codec: ToolCodec = CORE_CODEC) -> tuple[Trail, Node | None]:
     """``parse_trail`` plus the YAML node tree, for code that edits the text in place (save-back)."""
     file = Path(path) if isinstance(path, str) else path
     root, yaml = compose(text, file)
-    parser = _Parser(file, NodeReader(file, yaml), strict=strict, host=host, registry=registry)
+    parser = _Parser(file, NodeReader(file, yaml), strict=strict, codec=codec)
     if root is None:
         raise TrailFormatError("the file is empty; a trail needs a 'trail:' list of steps",
                                location=SourceLocation(file), hint="see docs/trail-format.md")
@@ -91,13 +88,11 @@ def parse_with_nodes(text: str, path: Path | str | None, *, strict: bool = False
 
 
 class _Parser:
-    def __init__(self, path: Path | None, reader: NodeReader, *, strict: bool, host: PluginHost | None,
-                 registry: ToolRegistry | None) -> None:
+    def __init__(self, path: Path | None, reader: NodeReader, *, strict: bool, codec: ToolCodec) -> None:
         self.path = path
         self.r = reader
         self.strict = strict
-        self.host = host
-        self.registry = registry
+        self.codec = codec
         self.warnings: list[str] = []
 
     def warn(self, node: Node, message: str, key: str | None = None, hint: str | None = None) -> None:
@@ -465,7 +460,7 @@ class _Parser:
             # maps the class (trailblaze_decode_tool).
             fields = r.plain(node)
             try:
-                return decode_json(fields, registry=self.registry, host=self.host), r.loc(knode)
+                return self.codec.decode_json(fields), r.loc(knode)
             except ToolCallFormatError as exc:
                 r.fail(node, str(exc), name)
         if len(node.value) > 1:
@@ -491,7 +486,7 @@ class _Parser:
 
     def decode(self, node: Node, item: dict[str, Any]) -> ToolCall:
         try:
-            return decode_yaml_item(item, registry=self.registry, host=self.host)
+            return self.codec.decode_yaml_item(item)
         except ToolCallFormatError as exc:
             self.r.fail(node, str(exc), next(iter(item)))
 
