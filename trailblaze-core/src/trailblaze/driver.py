@@ -9,14 +9,14 @@ from __future__ import annotations
 import re
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
-from .errors import BadInputError, ConfigError, SourceLocation
-from .tools.base import Contributions, ToolSource, format_validation_error
+from .errors import BadInputError
+from .tools.base import Contributions, ToolSource
 
 if TYPE_CHECKING:
     from .session import Session

@@ -19,7 +19,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.metadata import EntryPoint, entry_points
-from types import ModuleType
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import pluggy
@@ -437,9 +436,6 @@ def set_host(host: PluginHost | None) -> PluginHost | None:
     previous, _HOST = _HOST, host
     return previous
 
-
-def import_module_lazily(name: str) -> ModuleType:
-    return importlib.import_module(name)
 
 __all__ = [
     "PluginHost", "PluginInfo", "get_host", "set_host",

@@ -147,5 +147,3 @@ def first_line(message: str) -> str:
     return message[:300]
 
 
-def timeout_of(drv: PlaywrightDriver, timeout_ms: int | None) -> int:
-    return drv.cfg.timeout_ms if timeout_ms is None else timeout_ms
