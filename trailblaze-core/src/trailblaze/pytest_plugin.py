@@ -127,7 +127,7 @@ class _State:
 
         runner, self._runner = self._runner, None
         if self.results:
-            run = RunResult(trails=list(self.results), output_dir=runner.output_dir, redactor=runner.redactor)
+            run = RunResult(runner.redactor, trails=list(self.results), output_dir=runner.output_dir)
             try:
                 runner.write_outputs(run)
             except Exception as exc:  # noqa: BLE001 - a report must not turn a green run red
@@ -408,7 +408,7 @@ class TrailblazeSession:
 
         result = self.session.dispatcher.call(ToolCall(tool, args), self.session.context())
         if check and not result.success:
-            raise ToolFailed(str(self.memory.redact(f"{tool} failed: {result.message}")))
+            raise ToolFailed(str(self.runner.redactor(f"{tool} failed: {result.message}")))
         return result
 
     def snapshot(self, **detail: bool) -> str:
@@ -416,7 +416,7 @@ class TrailblazeSession:
         driver = self.session.driver
         if driver is None:
             raise RuntimeError("this session has no driver")
-        return str(self.memory.redact(driver.snapshot(detail=frozenset(k for k, on in detail.items() if on))))
+        return str(self.runner.redactor(driver.snapshot(detail=frozenset(k for k, on in detail.items() if on))))
 
     def run_trail(self, path: str | os.PathLike[str]) -> TrailResult:
         """Run a trail file in its own session (same options and shared browser); fails the test if the

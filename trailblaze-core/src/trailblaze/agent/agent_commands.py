@@ -116,7 +116,7 @@ def run_one_shot(kind: str, text: str, options: Any, *, target: str | None = Non
     trail = Trail(path=Path(f"<trailblaze {kind}>"), format="unified",
                   config=TrailConfig(target=target, title=f"trailblaze {kind}"), steps=[step])
     result = runner.run_loaded_trail(trail, ws)
-    run = RunResult(trails=[result], output_dir=runner.output_dir)
+    run = RunResult(runner.redactor, trails=[result], output_dir=runner.output_dir)
     progress.run_finished(run)
     if result.passed and save is not None:
         from ..trail.saveback import append_step

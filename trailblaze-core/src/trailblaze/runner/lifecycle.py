@@ -44,7 +44,7 @@ from ..config import WorkspaceConfig, find_workspace, load_workspace, validate_c
 from ..driver import DeviceInfo, Driver, DriverRegistry
 from ..errors import BadInputError, ConfigError, DriverError, InfrastructureError, TrailblazeError
 from ..logs import SessionLog
-from ..memory import Memory
+from ..memory import Memory, Redactor
 from ..plugins import PluginHost, get_host
 from ..session import Session, SessionOutcome
 from ..tools.codec import ToolCodec
@@ -146,6 +146,10 @@ class SessionFactory:
         self._workspaces: dict[Path | None, ToolWorkspace] = {}
         self._lock = threading.Lock()
         self.output_dir = (self.options.output_dir or Path.cwd() / "logs").resolve()
+        self.redactor = Redactor(self.options.secrets.values())
+        """The one redaction point of everything these sessions write (logs, summary, reports, console):
+        it knows the ``--secret`` values and each open session's memory, so secrets registered mid-session
+        are covered too (``RunResult.redactor`` and every ``SessionLog`` are this object)."""
 
     # -- workspaces ---------------------------------------------------------------------------
     def workspace_for(self, path: Path | None, *, exact: bool = False) -> ToolWorkspace:
@@ -238,7 +242,8 @@ class SessionFactory:
         memory = Memory.seeded(config_memory=trail.config.memory if trail is not None else None,
                                cli_memory=self.options.memory, secrets=self.options.secrets, args=dict(bound or {}))
         memory.on_unknown_token = lambda message: self.warn(message)
-        log = SessionLog(log_dir, session_id, redact=memory.redact, enabled=self.options.logging,
+        self.redactor.watch(memory)  # until ``release``: a secret a tool registers is hidden from then on
+        log = SessionLog(log_dir, session_id, self.redactor, enabled=self.options.logging,
                          layout=self.options.log_layout)
         return Session(id=session_id, host=self.host, workspace=ws.config, registry=ws.registry.copy(),
                        memory=memory, log=log, log_dir=log_dir,
@@ -286,9 +291,16 @@ class SessionFactory:
             described = cls or (type(instance) if instance is not None else None)
             session.device = DeviceInfo(platform="any", driver="any") if described is None else DeviceInfo(
                 platform=described.platform, driver=described.key, classifiers=list(described.default_classifiers))
-        with SessionLifecycle(session, warn=self.warn) as lifecycle:
-            lifecycle.start(start_driver=start_driver)
-            yield lifecycle
+        try:
+            with SessionLifecycle(session, warn=self.warn) as lifecycle:
+                lifecycle.start(start_driver=start_driver)
+                yield lifecycle
+        finally:
+            self.release(session)
+
+    def release(self, session: Session) -> None:
+        """The session is over: the redactor keeps its secrets but stops reading its memory."""
+        self.redactor.unwatch(session.memory)
 
 
 class SessionLifecycle:

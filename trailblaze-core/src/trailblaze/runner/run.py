@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..driver import Driver
 from ..errors import BadInputError, ExitCode, ToolArgumentError, TrailblazeError, UnknownToolError
-from ..memory import Redactor, has_tokens
+from ..memory import has_tokens
 from ..plugins import PluginHost
 from ..reuse import reuse_scope
 from ..session import Session, SessionOutcome, suggest_tool_name
@@ -56,9 +55,7 @@ class Runner(SessionFactory):
                  progress: Progress | None = None) -> None:
         self.progress = progress or Progress()
         super().__init__(options, host=host, warn=lambda line: self.progress.note(f"  ! {line}"))
-        self.redactor = Redactor(self.options.secrets.values())
-        """Every output of the run passes through it (``RunResult.redact`` is the same object)."""
-        self.progress.redact = self.redactor
+        self.progress.redact = self.redactor  # the factory's: every output of the run passes through it
         self.interrupted: str | None = None
         """The signal that interrupted this run; the trails not started yet are then listed as cancelled."""
 
@@ -251,13 +248,6 @@ class Runner(SessionFactory):
         return result
 
     # -- the session --------------------------------------------------------------------------
-    def new_session(self, trail: "Trail | None", ws: ToolWorkspace, bound: Mapping[str, Any] | None = None,
-                    device: "Device | None" = None, *, target: str | None = None,
-                    extra: Mapping[str, Any] | None = None) -> Session:
-        session = super().new_session(trail, ws, bound, device, target=target, extra=extra)
-        self.redactor.watch(session.memory)
-        return session
-
     def _run_session(self, trail: "Trail", ws: ToolWorkspace, driver: Driver, bound: dict[str, Any],
                      started: float, device: "Device | None" = None) -> TrailResult:
         session = self.new_session(trail, ws, bound, device)
@@ -277,7 +267,7 @@ class Runner(SessionFactory):
             result.completed_at = time.time()
             result.log_entries = session.log.entries
             self.progress.trail_finished(result)
-            self.redactor.unwatch(session.memory)
+            self.release(session)
         return result
 
     def _run_started(self, trail: "Trail", session: Session, lifecycle: SessionLifecycle,
@@ -472,7 +462,7 @@ class Runner(SessionFactory):
                 raise self._located(step, classifier, i, trail, exc) from None
             if not outcome.success:
                 where = self._located(step, classifier, i, trail, BadInputError("")).location
-                args = _short_args(session.memory.redact(call.args))
+                args = _short_args(self.redactor(call.args))
                 return False, f"tool '{call.name}' ({where}) {args} failed: {outcome.message}", call.name
         return True, None, None
 
