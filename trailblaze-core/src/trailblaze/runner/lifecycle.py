@@ -21,8 +21,10 @@ Closing, on every exit path (normal return, exception, ``KeyboardInterrupt``), a
   7. ``driver.stop()`` if the driver started;
   8. the ``Ended`` status log entry, the caller's ``closing`` callbacks, then ``session.log.close()``.
 
-``open_session(...)`` does all of it as a context manager. Callers that must observe the steps one by
-one (the runner checks a trail's classifiers between 3 and 4) use ``SessionLifecycle`` directly.
+``SessionFactory(options, host=...).open(...)`` does all of it as a context manager (``trailblaze.testing``
+``open_session`` is the plugin authors' shorthand for a test session). Callers that must observe the
+steps one by one (the runner checks a trail's classifiers between 3 and 4) use ``SessionLifecycle``
+directly.
 """
 
 from __future__ import annotations
@@ -132,8 +134,8 @@ def start_driver(driver: Driver, session: Session) -> DeviceInfo:
 class SessionFactory:
     """Picks drivers, loads workspaces (cached per root) and builds sessions for one set of options.
 
-    ``Runner`` is one; ``open_session`` makes a throwaway one. Thread-safe: the runner drives several
-    devices from one factory."""
+    ``Runner`` is one; a command that opens one session makes a throwaway one. Thread-safe: the runner
+    drives several devices from one factory."""
 
     def __init__(self, options: RunOptions | None = None, *, host: PluginHost | None = None,
                  warn: Warn | None = None, show_findings: bool = True) -> None:
@@ -406,28 +408,6 @@ class SessionLifecycle:
         self.finish()
 
 
-@contextmanager
-def open_session(*, host: PluginHost | None = None, options: RunOptions | None = None,
-                 workspace: Path | None = None, driver: str | type[Driver] | Driver | None = None,
-                 device: str | Device | None = None, trail: "Trail | None" = None, target: str | None = None,
-                 args: Mapping[str, Any] | None = None, start_driver: bool = True,
-                 extra: Mapping[str, Any] | None = None, warn: Warn | None = None) -> Iterator[SessionLifecycle]:
-    """Open one session the way ``trailblaze run`` does, and close it on every exit path.
-
-    Example (a pytest plugin or an MCP server)::
-
-        with open_session(driver="playwright-native", workspace=Path("."), options=RunOptions(logging=False)) as lc:
-            lc.session.dispatcher.call(ToolCall("web_navigate", {"url": "/"}), lc.session.context())
-
-    ``options`` carries ``--driver``, ``-o``, ``--headed``, memory, secrets and the output directory;
-    ``extra`` is merged into ``session.options`` for plugins to read. See the module docstring for the
-    order of what happens."""
-    factory = SessionFactory(options, host=host, warn=warn)
-    with factory.open(workspace=workspace, driver=driver, device=device, trail=trail, target=target, args=args,
-                      start_driver=start_driver, extra=extra) as lifecycle:
-        yield lifecycle
-
-
 def lifecycle_of(session: Session) -> SessionLifecycle | None:
     """The lifecycle that opened ``session`` (None for a session built by hand)."""
     found = session.resources.get(LIFECYCLE_KEY)
@@ -445,4 +425,4 @@ def finish_session(session: Session, outcome: SessionOutcome = SessionOutcome.SU
 
 
 __all__ = ["Device", "LIFECYCLE_KEY", "SessionFactory", "SessionLifecycle", "ToolWorkspace", "finish_session",
-           "lifecycle_of", "load_tool_workspace", "open_session", "start_driver"]
+           "lifecycle_of", "load_tool_workspace", "start_driver"]
