@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import ConfigError, SourceLocation
-from .tools.base import format_validation_error
+from .tools.params import format_validation_error
 from .yamlio import load_roundtrip, locate, plain, read_text
 
 
