@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -37,7 +38,7 @@ trail:
 
 
 @pytest.fixture
-def legacy_workspace(fake_site, tmp_path: Path) -> Path:  # type: ignore[no-untyped-def]
+def legacy_workspace(fake_site: Any, tmp_path: Path) -> Path:
     fake_site("trailblaze-legacy-names", "tb_legacy_names", LEGACY, "legacy_names")
     root = tmp_path / "ws"
     root.mkdir()
@@ -46,11 +47,13 @@ def legacy_workspace(fake_site, tmp_path: Path) -> Path:  # type: ignore[no-unty
     return root
 
 
-def _env(fake_site, *plugins: str) -> dict[str, str]:  # type: ignore[no-untyped-def]
+def _env(fake_site: Any, *plugins: str) -> dict[str, str]:
+    """The fake site on the path; only ``plugins`` of it (and the core's built-ins) loaded."""
     return {"TRAILBLAZE_LOAD_PLUGINS": ",".join(plugins), "PYTHONPATH": str(fake_site.path)}
 
 
-def test_check_and_run_both_honour_the_plugin_decoder(legacy_workspace: Path, fake_site, trailblaze_cmd) -> None:  # type: ignore[no-untyped-def]
+def test_check_and_run_both_honour_the_plugin_decoder(legacy_workspace: Path, fake_site: Any,
+                                                      trailblaze_cmd: Any) -> None:
     env = _env(fake_site, "legacy_names")
     check = trailblaze_cmd(["check", "pause.trail.yaml"], env=env, cwd=legacy_workspace)
     assert check.returncode == 0, check.stdout + check.stderr
@@ -59,8 +62,8 @@ def test_check_and_run_both_honour_the_plugin_decoder(legacy_workspace: Path, fa
     assert run.returncode == 0, run.stdout + run.stderr
 
 
-def test_without_the_plugin_both_call_the_legacy_name_unknown(legacy_workspace: Path, fake_site,  # type: ignore[no-untyped-def]
-                                                             trailblaze_cmd) -> None:
+def test_without_the_plugin_both_call_the_legacy_name_unknown(legacy_workspace: Path, fake_site: Any,
+                                                              trailblaze_cmd: Any) -> None:
     env = _env(fake_site)  # the distribution is installed but not loaded
     check = trailblaze_cmd(["check", "pause.trail.yaml"], env=env, cwd=legacy_workspace)
     assert check.returncode == 3 and "legacyPause" in check.stdout + check.stderr
@@ -68,13 +71,14 @@ def test_without_the_plugin_both_call_the_legacy_name_unknown(legacy_workspace: 
     assert run.returncode != 0 and "legacyPause" in run.stdout + run.stderr
 
 
-def test_the_pytest_plugin_honours_the_plugin_decoder(legacy_workspace: Path, fake_site) -> None:  # type: ignore[no-untyped-def]
+def test_the_pytest_plugin_honours_the_plugin_decoder(legacy_workspace: Path, fake_site: Any) -> None:
     ini = legacy_workspace / "pytest.ini"
     ini.write_text("[pytest]\n")
     env = {**os.environ, **_env(fake_site, "legacy_names")}
     proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-c", str(ini), "-q",
-                           "--trails", str(legacy_workspace / "pause.trail.yaml"), "--trailblaze-output-dir",
-                           str(legacy_workspace / "logs")],
-                          cwd=legacy_workspace, env=env, capture_output=True, text=True, timeout=300, check=False)
+                           "--trails", str(legacy_workspace / "pause.trail.yaml"),
+                           "--trailblaze-output-dir", str(legacy_workspace / "logs")],
+                          cwd=legacy_workspace, env=env, capture_output=True, text=True, timeout=300,
+                          check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "1 passed" in proc.stdout

@@ -21,7 +21,7 @@ def _package(path: Path) -> str:
 
 
 def _imports(path: Path, package: str) -> set[str]:
-    """Every module ``path`` imports, relative imports resolved, ``from x import y`` counted as ``x.y`` too."""
+    """Every module ``path`` imports (relative ones resolved); ``from x import y`` counts ``x.y`` too."""
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
         if isinstance(node, ast.Import):
@@ -48,7 +48,8 @@ def test_trail_and_tools_never_import_the_plugin_host() -> None:
 
 def test_the_rule_sees_lazy_and_type_checking_imports(tmp_path: Path) -> None:
     probe = tmp_path / "probe.py"
-    probe.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..plugins import PluginHost\n"
+    probe.write_text("from typing import TYPE_CHECKING\n"
+                     "if TYPE_CHECKING:\n    from ..plugins import PluginHost\n"
                      "def f():\n    from .. import hookspecs\n", encoding="utf-8")
     found = _imports(probe, "trailblaze.tools")
     assert {"trailblaze.plugins", "trailblaze.plugins.PluginHost", "trailblaze.hookspecs"} <= found

@@ -162,7 +162,8 @@ def test_factory_open_closes_in_the_documented_order_on_every_exit_path(
             register_plugin(plugin_host, _Named("b", events, fail_finish=True), "b"):
         lifecycle: SessionLifecycle | None = None
         try:
-            factory = SessionFactory(RunOptions(output_dir=tmp_path / "logs"), host=plugin_host, warn=warnings.append)
+            factory = SessionFactory(RunOptions(output_dir=tmp_path / "logs"), host=plugin_host,
+                                     warn=warnings.append)
             with factory.open(workspace=tmp_path, driver=_recorder(events)) as lc:
                 lifecycle = lc
                 events.append("body")

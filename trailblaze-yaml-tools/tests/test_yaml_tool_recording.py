@@ -104,7 +104,8 @@ def test_yaml_and_json_round_trip_with_the_yaml_present(write, load, tool) -> No
     ws = load(write(tool("demo_note", NOTE)))
     call = ws.codec.decode_yaml_item(load_fast("demo_note: {text: '00123', seconds: 1.5}"))
     assert type(call) is ToolCall and call.args == {"text": "00123", "seconds": 1.5}
-    assert load_fast(dump_plain([ws.codec.encode_yaml(call)])) == [{"demo_note": {"text": "00123", "seconds": 1.5}}]
+    encoded = dump_plain([ws.codec.encode_yaml(call)])
+    assert load_fast(encoded) == [{"demo_note": {"text": "00123", "seconds": 1.5}}]
     wire = json.dumps(encode_json(call))
     assert json.loads(wire) == {"toolName": "demo_note", "raw": {"text": "00123", "seconds": 1.5}}
     again = ws.codec.decode_json(json.loads(wire))

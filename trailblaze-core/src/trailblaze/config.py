@@ -105,7 +105,7 @@ class _Named(Protocol):
 
 
 class SectionOwners(Protocol):
-    """Who claims which ``trailblaze.yaml`` section (the plugin host, through ``trailblaze_config_sections``)."""
+    """Who claims which ``trailblaze.yaml`` section: the plugin host (``trailblaze_config_sections``)."""
 
     def config_sections(self) -> Mapping[str, tuple[type[Any], _Named]]: ...
 

@@ -249,7 +249,6 @@ def trailblaze_register_llm_providers(registry: Any) -> None:
     """
 
 
-
 # -- authoring ------------------------------------------------------------------------------------
 @hookspec
 def trailblaze_json_schemas() -> "dict[str, dict[str, Any]] | None":

@@ -416,7 +416,8 @@ class TrailblazeSession:
         driver = self.session.driver
         if driver is None:
             raise RuntimeError("this session has no driver")
-        return str(self.runner.redactor(driver.snapshot(detail=frozenset(k for k, on in detail.items() if on))))
+        shown = driver.snapshot(detail=frozenset(k for k, on in detail.items() if on))
+        return str(self.runner.redactor(shown))
 
     def run_trail(self, path: str | os.PathLike[str]) -> TrailResult:
         """Run a trail file in its own session (same options and shared browser); fails the test if the

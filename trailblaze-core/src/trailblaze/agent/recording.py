@@ -131,7 +131,8 @@ def recordings_from_logs(entries: Iterable[Mapping[str, Any]],
         if "class" in form and "toolName" not in form:
             call = codec.decode_json(form)
         else:
-            call = codec.decode(str(form.get("toolName") or entry.get("toolName")), dict(form.get("raw") or {}))
+            name = str(form.get("toolName") or entry.get("toolName"))
+            call = codec.decode(name, dict(form.get("raw") or {}))
         depth = int(entry.get("depth") or (0 if entry.get("isTopLevelToolCall") else 1))
         node = _Node(call, bool(entry.get("isRecordable")), delegating, bool(entry.get("isVerification")),
                      bool(entry.get("successful")), int(step_index))

@@ -83,7 +83,6 @@ def _load_yaml(path: Path) -> tuple[Any, Any]:
     return data, data
 
 
-
 def _validate(model: type[BaseModel], raw: Any, *, owner: str, location: SourceLocation | None) -> Any:
     from ..config import validate_config
     from ..yamlio import plain

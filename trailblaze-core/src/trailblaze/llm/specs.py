@@ -31,7 +31,8 @@ class CostSpec(_Strict):
 
 
 class ScreenshotSpec(_Strict):
-    max_dimensions: str | None = Field(default=None, pattern=r"^\d+x\d+$", description="WIDTHxHEIGHT, e.g. 1536x768")
+    max_dimensions: str | None = Field(default=None, pattern=r"^\d+x\d+$",
+                                       description="WIDTHxHEIGHT, e.g. 1536x768")
 
 
 class ModelSpec(_Strict):
@@ -85,4 +86,5 @@ class LlmSection(_Strict):
     defaults: LlmDefaultsSpec = Field(default_factory=lambda: LlmDefaultsSpec())
 
 
-__all__ = ["AuthSpec", "CostSpec", "LlmDefaultsSpec", "LlmSection", "ModelSpec", "ProviderSpec", "ScreenshotSpec"]
+__all__ = ["AuthSpec", "CostSpec", "LlmDefaultsSpec", "LlmSection", "ModelSpec", "ProviderSpec",
+           "ScreenshotSpec"]

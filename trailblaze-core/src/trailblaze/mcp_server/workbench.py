@@ -262,8 +262,10 @@ class Workbench:
     def descriptors(self) -> list[dict[str, Any]]:
         """MCP ``Tool`` shapes of ``offered_tools``, through the descriptor hook like the agent's
         (device thread; ``tool_descriptors`` is the copy any thread may read)."""
-        codec = self._require().session.codec
-        return [codec.describe(t).mcp() for t in self.offered_tools()]
+        c = self.connected
+        if c is None:
+            return []
+        return [c.session.codec.describe(t).mcp() for t in self.offered_tools()]
 
     def refresh_tools(self, *, force: bool = False) -> bool:
         """Recompute ``tool_descriptors`` (device thread) after anything that can change the toolbox: a

@@ -118,7 +118,8 @@ def load_tool_workspace(root: Path | None, host: PluginHost) -> ToolWorkspace:
         host.check_tools(registry, check, config)
         return ToolWorkspace(config, registry, check, host.codec(registry))
     except TrailblazeError as exc:
-        return ToolWorkspace(WorkspaceConfig(root=root or Path.cwd()), registry, check, host.codec(registry), exc)
+        return ToolWorkspace(WorkspaceConfig(root=root or Path.cwd()), registry, check, host.codec(registry),
+                             exc)
 
 
 def start_driver(driver: Driver, session: Session) -> DeviceInfo:

@@ -11,6 +11,6 @@ from .registry import ToolRegistry
 
 __all__ = [
     "ANNOTATION_KEYS", "ClassToolDefinition", "DelegatingTool", "OtherTool", "ParamType",
-    "ParameterDefinition", "ParameterSchema", "Tool", "ToolCall", "ToolCodec", "ToolDefinition", "ToolDescriptor",
-    "ToolRegistry", "ToolResult", "ToolSource", "default_descriptor",
+    "ParameterDefinition", "ParameterSchema", "Tool", "ToolCall", "ToolCodec", "ToolDefinition",
+    "ToolDescriptor", "ToolRegistry", "ToolResult", "ToolSource", "default_descriptor",
 ]

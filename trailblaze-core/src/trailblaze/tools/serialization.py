@@ -43,7 +43,7 @@ def yaml_call_parts(item: Any) -> tuple[str, dict[str, Any]]:
 
 
 def json_call_parts(obj: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
-    """``(name, args)`` of ``{"toolName", "raw"}``, or of upstream's legacy ``{"class": "<FQCN>", ...fields}``.
+    """``(name, args)`` of ``{"toolName", "raw"}``, or of upstream's legacy ``{"class": "<FQCN>", ...}``.
 
     A legacy call is decoded under its class name: the plugin owning that tool maps the class to its
     tool (``upstream_class_decoder``); nobody guesses a tool name from a class name, because upstream's
