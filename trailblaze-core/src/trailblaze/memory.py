@@ -77,10 +77,6 @@ class Memory:
         return key in self._sensitive
 
     @property
-    def has_secrets(self) -> bool:
-        return bool(self._sensitive)
-
-    @property
     def sensitive_keys(self) -> frozenset[str]:
         return frozenset(self._sensitive)
 
@@ -299,8 +295,12 @@ class Redactor:
         return sorted(values, key=len, reverse=True)
 
     def __call__(self, value: T) -> T:
-        if not self._fixed and not any(m.has_secrets for m in self._memories):
-            return value  # the common case, on every log entry: nothing to scan for, no lock taken
+        if not self._fixed:
+            for memory in self._memories:
+                if memory._sensitive:
+                    break
+            else:
+                return value  # the common case, on every log entry: nothing to scan for, no lock taken
         secrets = self.secrets()
         if not secrets:
             return value
