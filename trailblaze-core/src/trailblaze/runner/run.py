@@ -461,7 +461,7 @@ class Runner(SessionFactory):
 
     def _replay(self, session: Session, step: "TrailStep", classifier: str, calls: list[ToolCall],
                 trail: "Trail") -> tuple[bool, str | None, str | None]:
-        ctx = session.context(step_index=step.index)
+        ctx = session.context(step_index=step.index, replaying=True)
         number = step.index + (0 if trail.trailhead is not None else 1)
         for i, call in enumerate(calls):
             self.progress.tool_started(number, call.name)
