@@ -1,7 +1,8 @@
 """What ``trailblaze check`` (and every ``trailblaze run``, before the first step) learns from this plugin.
 
 Errors: tool, toolset, target and trailmap files that do not load; YAML tool bodies that call a tool with
-arguments its schema rejects; tool bodies and metadata files naming tools nobody registers, when the
+arguments its schema rejects (of the trails that reach that tool, or of every check with ``--strict``:
+see ``CheckReport.tool_error``); tool bodies and metadata files naming tools nobody registers, when the
 registry is complete (``trailblaze check`` started the MCP servers). Advisories: those same names when
 the servers were not started (they may serve them), skipped trailmaps, removed manifest keys,
 exports and toolsets that name nothing, and the trailmap-scoping rules of seed 003.
@@ -42,7 +43,28 @@ def run_checks(catalog: Catalog, registry: ToolRegistry, report: CheckReport, *,
     check_scoping(catalog, registry, report)
 
 
+def _callers(registry: ToolRegistry) -> dict[str, set[str]]:
+    """Tool name → the YAML tools whose bodies reach it, directly or through other YAML tools."""
+    direct: dict[str, set[str]] = {}
+    for definition in registry:
+        if isinstance(definition, YamlToolDefinition):
+            for name in definition.body.tool_names:
+                direct.setdefault(name, set()).add(definition.name)
+    closed: dict[str, set[str]] = {}
+    for name in direct:
+        seen: set[str] = set()
+        stack = list(direct[name])
+        while stack:
+            caller = stack.pop()
+            if caller not in seen:
+                seen.add(caller)
+                stack.extend(direct.get(caller, ()))
+        closed[name] = seen
+    return closed
+
+
 def _check_bodies(registry: ToolRegistry, report: CheckReport) -> None:
+    callers: dict[str, set[str]] | None = None
     for definition in registry:
         if not isinstance(definition, YamlToolDefinition):
             continue
@@ -58,8 +80,11 @@ def _check_bodies(registry: ToolRegistry, report: CheckReport) -> None:
             try:
                 target.prepare(dict(args))
             except ValueError as exc:
-                report.error("YamlToolBody", f"tool '{definition.name}' calls '{name}' with arguments it rejects: "
-                             f"{exc}", _call_location(definition, i, name))
+                if callers is None:
+                    callers = _callers(registry)
+                reaching = {definition.name, *callers.get(definition.name, ())}
+                report.tool_error(reaching, "YamlToolBody", f"tool '{definition.name}' calls '{name}' with "
+                                  f"arguments it rejects: {exc}", _call_location(definition, i, name))
 
 
 def _call_location(definition: YamlToolDefinition, index: int, name: str) -> SourceLocation:
