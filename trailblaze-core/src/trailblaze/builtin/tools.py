@@ -1,4 +1,5 @@
-"""Device-independent built-in tools: ``wait``, ``exec``, ``dumpMemory``."""
+"""Device-independent built-in tools: ``wait``, ``exec``, ``dumpMemory``, ``rememberValue`` and upstream's
+memory toolset (:mod:`.memory_tools`)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from ..context import ToolContext
 from ..tools.base import Tool, ToolResult
 from ..tools.registry import ToolRegistry
 from ..tools.serialization import upstream_class_decoder
+from .memory_tools import MEMORY_CLASSES, MEMORY_TOOLS
 
 
 class WaitTool(Tool):
@@ -95,7 +97,7 @@ class RememberValueTool(Tool):
         return ToolResult.ok(f"remembered {self.variable}")
 
 
-BUILTIN_TOOLS: tuple[type[Tool], ...] = (WaitTool, ExecTool, DumpMemoryTool, RememberValueTool)
+BUILTIN_TOOLS: tuple[type[Tool], ...] = (WaitTool, ExecTool, DumpMemoryTool, RememberValueTool, *MEMORY_TOOLS)
 
 
 @hookimpl
@@ -107,5 +109,6 @@ trailblaze_decode_tool = upstream_class_decoder({
     "xyz.block.trailblaze.toolcalls.commands.WaitForIdleSyncTrailblazeTool": "wait",
     "xyz.block.trailblaze.toolcalls.commands.ExecTrailblazeTool": "exec",
     "xyz.block.trailblaze.toolcalls.commands.memory.DumpMemoryTrailblazeTool": "dumpMemory",
+    **MEMORY_CLASSES,
 })
 """Upstream's legacy ``{"class": ...}`` form of these tools (the classes its ``*.tool.yaml`` files name)."""
