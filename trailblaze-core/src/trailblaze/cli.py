@@ -400,6 +400,10 @@ from .mcp_server.command import make_command as _make_mcp_command  # noqa: E402
 
 cli.add_command(_make_mcp_command())
 
+from .commands.waypoint import make_command as _make_waypoint_command  # noqa: E402
+
+cli.add_command(_make_waypoint_command())
+
 
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""

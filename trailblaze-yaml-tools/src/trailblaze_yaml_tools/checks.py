@@ -11,6 +11,8 @@ exports and toolsets that name nothing, and the trailmap-scoping rules of seed 0
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from trailblaze.checks import CheckReport
 from trailblaze.errors import SourceLocation
@@ -22,6 +24,9 @@ from .catalog import Catalog
 from .definitions import YamlToolDefinition
 from .problems import Problem, located
 from .scoping import check_scoping
+
+if TYPE_CHECKING:
+    from trailblaze.config import WorkspaceConfig
 
 
 def run_checks(catalog: Catalog, registry: ToolRegistry, report: CheckReport, *,
@@ -85,6 +90,45 @@ def _check_bodies(registry: ToolRegistry, report: CheckReport) -> None:
                 reaching = {definition.name, *callers.get(definition.name, ())}
                 report.tool_error(reaching, "YamlToolBody", f"tool '{definition.name}' calls '{name}' with "
                                   f"arguments it rejects: {exc}", _call_location(definition, i, name))
+
+
+def check_waypoints(config: WorkspaceConfig, registry: ToolRegistry, report: CheckReport) -> None:
+    """Waypoint files that do not load, and shortcut/trailhead ``from``/``to`` naming no waypoint.
+
+    A broken waypoint file matters only to ``assertWaypoint``: an error of the trails that call it (or of
+    ``check --strict``), a warning otherwise. An unknown ``from``/``to`` is checked only once the
+    workspace has waypoint files at all (upstream workspaces without any still name their places)."""
+    from trailblaze.waypoints import load_workspace_waypoints
+
+    waypoints = load_workspace_waypoints(config)
+    for error in waypoints.errors:
+        report.tool_error({"assertWaypoint"}, "Waypoints", error.message, error.location)
+    if not waypoints.by_id and not waypoints.errors:
+        return
+    for definition in registry:
+        for kind in ("shortcut", "trailhead"):
+            block = definition.meta.get(kind) if isinstance(definition.meta, dict) else None
+            if not isinstance(block, dict):
+                continue
+            for end in ("from", "to"):
+                name = block.get(end)
+                if isinstance(name, str) and waypoints.get(name) is None:
+                    location = _meta_location(definition, (kind, end))
+                    report.advisory("Waypoints", f"{kind} '{definition.name}' {end}: '{name}' names no waypoint "
+                                    f"(known: {', '.join(sorted(waypoints.by_id)) or 'none'})", location,
+                                    dedupe_key=f"{definition.name}:{end}")
+
+
+def _meta_location(definition: object, key_path: tuple[str, ...]) -> SourceLocation | None:
+    file = getattr(definition, "file", None)
+    if not isinstance(file, Path) or not file.is_file():
+        return None
+    from trailblaze.yamlio import locate_in_text
+
+    try:
+        return locate_in_text(file.read_text(encoding="utf-8"), key_path, file)
+    except OSError:
+        return SourceLocation(file)
 
 
 def _call_location(definition: YamlToolDefinition, index: int, name: str) -> SourceLocation:

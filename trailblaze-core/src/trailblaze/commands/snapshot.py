@@ -44,7 +44,7 @@ def choose_driver(drivers: DriverRegistry, url: str | None) -> type[Driver]:
     A web URL means a browser; otherwise the only installed driver with a screen. Anything else is
     ambiguous and the user is asked, with the choices listed."""
     screens = [cls for cls in drivers if cls.platform != "host"]
-    if url is not None and urlparse(url).scheme in ("http", "https"):
+    if url is not None and urlparse(url).scheme in ("http", "https", "file"):
         web = [cls for cls in screens if cls.platform == "web"]
         if web:
             return web[0]
