@@ -85,3 +85,47 @@ def test_waypoint_locate_names_the_matching_waypoint(tmp_path: Path, chromium: s
     assert done.returncode == 0, done.stdout + done.stderr
     assert "✓ shop/home" in done.stdout and "matches: shop/home" in done.stdout
     assert "✗ shop/cart  (required" in done.stdout
+
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "waypoints.md"
+DOC_COMMANDS = ["trailblaze waypoint list", "trailblaze waypoint validate",
+                "trailblaze waypoint locate --url http://127.0.0.1:8000/cart.html"]
+
+
+def test_the_documented_waypoint_and_commands_work(tmp_path: Path, chromium: str) -> None:
+    import functools
+    import http.server
+    import re
+    import threading
+
+    text = DOC.read_text(encoding="utf-8")
+    block = re.search(r"## The `waypoint` command\n\n```\n(.*?)```", text, re.S)
+    assert block is not None and block.group(1).splitlines() == DOC_COMMANDS
+    example = re.search(r"```yaml\n(# trails/config/trailmaps/shop/waypoints/cart\.waypoint\.yaml\n.*?)```", text, re.S)
+    assert example is not None
+    (tmp_path / "trails" / "config" / "trailmaps" / "shop" / "waypoints").mkdir(parents=True)
+    (tmp_path / "trails" / "config" / "trailblaze.yaml").write_text("{}\n")
+    (tmp_path / "trails" / "config" / "trailmaps" / "shop" / "waypoints" / "cart.waypoint.yaml").write_text(
+        example.group(1))
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "cart.html").write_text(CART_PAGE)
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        outputs = []
+        for command in DOC_COMMANDS:
+            argv = command.replace("127.0.0.1:8000", f"127.0.0.1:{server.server_address[1]}").split()[1:]
+            done = subprocess.run([sys.executable, "-m", "trailblaze.cli", *argv], cwd=tmp_path, capture_output=True,
+                                  text=True, timeout=300, check=False, env=dict(os.environ))
+            assert done.returncode == 0, command + "\n" + done.stdout + done.stderr
+            outputs.append(done.stdout)
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+    assert "shop/cart  [android, web]  The cart page. Distinct from shop/checkout." in outputs[0]
+    assert "1 waypoint(s) valid, 0 error(s)" in outputs[1]
+    assert "matches: shop/cart" in outputs[2]
