@@ -101,3 +101,4 @@ def test_check_reports_broken_waypoints_and_shortcut_ends_naming_none(tmp_path: 
     assert asserts.exit_code == 3 and "error: [Waypoints]" in asserts.output
     strict = run_cli(["check", "--strict", str(tmp_path / "trails" / "plain.trail.yaml")], cwd=tmp_path)
     assert strict.exit_code == 3 and "shop_toCart.shortcut.yaml:5:3: error: [Waypoints]" in strict.output
+

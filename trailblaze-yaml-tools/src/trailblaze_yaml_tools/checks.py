@@ -44,6 +44,7 @@ def run_checks(catalog: Catalog, registry: ToolRegistry, report: CheckReport, *,
                                 f"registers a tool with that name; {suggest_tool_name(item.name, registry)}",
                                 SourceLocation(item.file, item.line), dedupe_key=str(item.file))
     _check_bodies(registry, report)
+    _check_target_tools(catalog, registry, report)
     _check_exports_and_toolsets(catalog, registry, report)
     check_scoping(catalog, registry, report)
 
@@ -143,6 +144,41 @@ def _call_location(definition: YamlToolDefinition, index: int, name: str) -> Sou
                                "trailhead.yml")):
         return SourceLocation(file)
     return located(Problem("", ("tools", index, name)), text, file).location or SourceLocation(file)
+
+
+def _check_target_tools(catalog: Catalog, registry: ToolRegistry, report: CheckReport) -> None:
+    """A name in a target's ``tools:`` (or a platform's) that no source registers: upstream resolves these
+    names into the runtime tool list, so a typo (or a tool kind this workspace cannot load) would only
+    surface as an unknown tool mid-run."""
+    for target in catalog.targets.values():
+        lists: list[tuple[tuple[str | int, ...], list[str]]] = [(("tools",), list(target.config.tools or []))]
+        for platform_name, platform in target.config.platforms.items():
+            if platform is not None:
+                lists.append((("platforms", platform_name, "tools"), list(platform.tools or [])))
+        for key_path, names in lists:
+            for i, name in enumerate(names):
+                if name in registry:
+                    continue
+                report.unknown_tool("TargetTools", f"target '{target.id}' lists tool '{name}', which no source "
+                                    f"registers; {suggest_tool_name(name, registry)}",
+                                    _target_location(target.file, (*key_path, i)),
+                                    dedupe_key=f"{target.id}:{name}")
+
+
+def _target_location(file: Path | None, key_path: tuple[str | int, ...]) -> SourceLocation | None:
+    if file is None or not file.is_file():
+        return SourceLocation(file) if file is not None else None
+    from trailblaze.yamlio import locate_in_text
+
+    try:
+        text = file.read_text(encoding="utf-8")
+    except OSError:
+        return SourceLocation(file)
+    for prefix in (("target",), ()):
+        location = locate_in_text(text, (*prefix, *key_path), file)
+        if location.line is not None and location.line > 1:
+            return location
+    return SourceLocation(file)
 
 
 def _check_exports_and_toolsets(catalog: Catalog, registry: ToolRegistry, report: CheckReport) -> None:
