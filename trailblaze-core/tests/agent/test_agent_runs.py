@@ -88,7 +88,7 @@ def test_nl_trail_is_solved_saved_back_and_then_replayed_without_the_model(app_h
     assert not {"exec", "rememberValue"} & step_tools  # surface_to_llm: false
     # a verify step offers verification tools only (the app's, and the memory toolset's assertions)
     assert server.requests[-1].tool_names == ["app_assertVisible", "assertEquals", "assertMath", "assertNotEquals",
-                                              "assertWithAi", "objectiveStatus"]
+                                              "assertWaypoint", "assertWithAi", "objectiveStatus"]
 
     # Secrets never leave the process: not in any request body (even though the app shows the typed
     # password on screen), not in the trail file, not in the logs.

@@ -21,7 +21,7 @@ def test_step_then_verify_build_a_trail(app_host, workspace, llm_server, tb_llm_
     assert verify.exit_code == 0, verify.output
     # a verify step offers verification tools only (the app's, and the memory toolset's assertions)
     assert server.requests[-1].tool_names == ["app_assertVisible", "assertEquals", "assertMath", "assertNotEquals",
-                                              "assertWithAi", "objectiveStatus"]
+                                              "assertWaypoint", "assertWithAi", "objectiveStatus"]
     assert target.read_text() == (
         "trail:\n"
         "  - step: Open sign-in and enter the email\n"
