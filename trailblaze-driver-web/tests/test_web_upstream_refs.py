@@ -11,10 +11,6 @@ step fails naming both and nothing is clicked.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import textwrap
 import typing
 from pathlib import Path
 from typing import Any
@@ -23,6 +19,8 @@ import pytest
 from trailblaze.tools.base import ToolCall, ToolResult
 from trailblaze_driver_web.selectors import ARIA_ROLES
 from trailblaze_driver_web.upstream_refs import build_compact_list, parse_line
+
+from .conftest import run_trail, upstream_layout
 
 PARTS = """<!doctype html>
 <html><head><title>Spare parts</title></head><body>
@@ -102,16 +100,21 @@ def _replay(web: Any, name: str, **args: Any) -> ToolResult:
     return result
 
 
+def _on_parts_page(tmp_path: Path, web_session: Any, **settings: Any) -> Any:
+    page = tmp_path / "parts.html"
+    page.write_text(PARTS)
+    web = web_session(**settings)
+    web.ok("web_navigate", url=page.as_uri())
+    return web
+
+
 def _out(web: Any) -> str:
     return str(web.driver.page.locator("#out").text_content())
 
 
 @pytest.mark.browser
 def test_duplicates_resolve_to_the_recorded_occurrence(tmp_path: Path, web_session: Any) -> None:
-    page = tmp_path / "parts.html"
-    page.write_text(PARTS)
-    web = web_session()
-    web.ok("web_navigate", url=page.as_uri())
+    web = _on_parts_page(tmp_path, web_session)
     # `index: 2` has no web part: upstream builds no locator from it, the ref alone decides
     assert _replay(web, "web_click", ref="e6", nodeSelector={"index": 2}).success
     assert _out(web) == "opened cab-2"
@@ -124,10 +127,7 @@ def test_duplicates_resolve_to_the_recorded_occurrence(tmp_path: Path, web_sessi
 
 @pytest.mark.browser
 def test_a_ref_after_our_snapshot_still_means_upstreams_element(tmp_path: Path, web_session: Any) -> None:
-    page = tmp_path / "parts.html"
-    page.write_text(PARTS)
-    web = web_session()
-    web.ok("web_navigate", url=page.as_uri())
+    web = _on_parts_page(tmp_path, web_session)
     web.driver.take_snapshot()  # what our agent reads before it acts
     pw = web.driver.page
     aria_ref_text = pw.locator("aria-ref=e5").evaluate("e => e.outerHTML")
@@ -142,10 +142,7 @@ def test_a_ref_after_our_snapshot_still_means_upstreams_element(tmp_path: Path, 
 
 @pytest.mark.browser
 def test_disagreement_or_no_match_fails_naming_both_and_clicks_nothing(tmp_path: Path, web_session: Any) -> None:
-    page = tmp_path / "parts.html"
-    page.write_text(PARTS)
-    web = web_session(timeout_ms=600)
-    web.ok("web_navigate", url=page.as_uri())
+    web = _on_parts_page(tmp_path, web_session, timeout_ms=600)
     other = {"web": {"ariaRole": "button", "ariaNameRegex": "Open", "nthIndex": 2}}
     result = _replay(web, "web_click", ref="e5", nodeSelector=other)
     assert not result.success
@@ -208,14 +205,7 @@ trail:
 
 @pytest.mark.browser
 def test_an_upstream_shaped_recording_runs_with_exit_0(tmp_path: Path, chromium: str) -> None:
-    app = tmp_path / "repo" / "examples" / "sample-app" / "parts.html"
-    app.parent.mkdir(parents=True)
-    app.write_text(PARTS)
-    trail = tmp_path / "repo" / "trails" / "playwright-native" / "test-parts" / "trail.yaml"
-    trail.parent.mkdir(parents=True)
-    trail.write_text(textwrap.dedent(TRAIL))
-    done = subprocess.run([sys.executable, "-m", "trailblaze.cli", "run", str(trail), "--output-dir",
-                           str(tmp_path / "out"), "--no-report"], capture_output=True, text=True, timeout=300,
-                          cwd=tmp_path, check=False, env=dict(os.environ))
+    trail = upstream_layout(tmp_path, PARTS, TRAIL, page="parts.html")
+    done = run_trail(trail, tmp_path, tmp_path / "out")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Results: 1 passed" in done.stdout

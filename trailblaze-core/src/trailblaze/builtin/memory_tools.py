@@ -24,7 +24,7 @@ import math
 import operator
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from pydantic import Field
 
@@ -126,34 +126,36 @@ class RememberWithAiTool(_MemoryTool):
                              else f"remembered {self.variable}")
 
 
-class AssertEqualsTool(_MemoryTool):
+class _Comparison(_MemoryTool):
+    is_verification = True
+    equal: ClassVar[bool]
+    actual: str = Field(..., description="The value found (memory tokens like {{total}} allowed).")
+    expected: str
+
+    def execute(self, ctx: ToolContext) -> ToolResult:
+        expected = self.expected
+        if (self.actual == expected) != self.equal:
+            return ToolResult.fail(f"Assertion failed: Expected '{expected}', but got '{self.actual}'" if self.equal
+                                   else f"Assertion failed: Expected '{expected}' to NOT equal '{self.actual}'")
+        return ToolResult.ok(f"'{self.actual}' {'equals' if self.equal else 'differs from'} '{expected}'")
+
+
+class AssertEqualsTool(_Comparison):
     """Calculate the actual and expected values from the current screen state and assert they are
     equivalent."""
 
     name = "assertEquals"
-    is_verification = True
-    actual: str = Field(..., description="The value found (memory tokens like {{total}} allowed).")
+    equal = True
     expected: str = Field(..., description="The value it must equal.")
 
-    def execute(self, ctx: ToolContext) -> ToolResult:
-        if self.actual != self.expected:
-            return ToolResult.fail(f"Assertion failed: Expected '{self.expected}', but got '{self.actual}'")
-        return ToolResult.ok(f"'{self.actual}' equals '{self.expected}'")
 
-
-class AssertNotEqualsTool(_MemoryTool):
+class AssertNotEqualsTool(_Comparison):
     """Calculate the actual and expected values from the current screen state and assert they are NOT
     equivalent."""
 
     name = "assertNotEquals"
-    is_verification = True
-    actual: str = Field(..., description="The value found (memory tokens like {{total}} allowed).")
+    equal = False
     expected: str = Field(..., description="The value it must differ from.")
-
-    def execute(self, ctx: ToolContext) -> ToolResult:
-        if self.actual == self.expected:
-            return ToolResult.fail(f"Assertion failed: Expected '{self.expected}' to NOT equal '{self.actual}'")
-        return ToolResult.ok(f"'{self.actual}' differs from '{self.expected}'")
 
 
 class AssertMathTool(_MemoryTool):
