@@ -229,3 +229,10 @@ def poll(waypoint: Waypoint, driver: Driver, classifiers: list[str], *, timeout_
         if remaining <= 0:
             return result
         sleep(min(poll_interval_ms / 1000, remaining))
+
+
+__all__ = [
+    "DEFAULT_POLL_INTERVAL_MS", "DEFAULT_TIMEOUT_MS", "SUFFIX", "Waypoint", "WaypointCondition", "WaypointFileError",
+    "WaypointMatch", "WaypointVariant", "Waypoints", "device_classifiers", "discover", "load_file",
+    "load_workspace_waypoints", "match", "poll",
+]
