@@ -66,7 +66,7 @@ def run_one_shot(kind: OneShot, text: str, options: RunOptions, *, target: str |
     from ..runner.progress import Progress
     from ..runner.results import RunResult
     from ..runner.run import Runner
-    from ..trail.model import Trail, TrailConfig, TrailStep
+    from ..trail.model import Trail, TrailConfig, TrailStep, number_steps
 
     if not text.strip():
         raise BadInputError(f"trailblaze {kind} needs a non-empty {'instruction' if kind == 'step' else 'assertion'}")
@@ -75,9 +75,9 @@ def run_one_shot(kind: OneShot, text: str, options: RunOptions, *, target: str |
     ws = runner.workspace_for(save.resolve().parent if save is not None else None)
     if ws.error is not None:
         raise ws.error
-    step = TrailStep(kind=kind, text=text, index=0)
     trail = Trail(path=Path(f"<trailblaze {kind}>"), format="unified",
-                  config=TrailConfig(target=target, title=f"trailblaze {kind}"), steps=[step])
+                  config=TrailConfig(target=target, title=f"trailblaze {kind}"),
+                  steps=number_steps([TrailStep(kind=kind, text=text)]))
     result = runner.run_loaded_trail(trail, ws)
     run = RunResult(trails=[result], output_dir=runner.output_dir)
     progress.run_finished(run)
@@ -85,7 +85,7 @@ def run_one_shot(kind: OneShot, text: str, options: RunOptions, *, target: str |
         from ..trail.saveback import append_step
 
         calls = result.steps[0].recording if result.steps else None
-        index = append_step(save, text, kind, classifier=result.classifier, calls=calls or None, host=runner.host)
+        saved = append_step(save, text, kind, classifier=result.classifier, calls=calls or None, host=runner.host)
         what = f"with its {result.classifier} recording" if calls else "without a recording"
-        progress.note(f"Saved as step {index + 1} of {save} ({what})")
+        progress.note(f"Saved as step {saved.number} of {save} ({what})")
     return int(result.exit_code)
