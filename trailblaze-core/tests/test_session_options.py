@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 import pytest
-from trailblaze.cli import cli
+from trailblaze.cli import BUILTIN_COMMANDS, cli
 from trailblaze.commands.session_options import (
     COMMANDS,
     SESSION_OPTIONS,
@@ -23,8 +23,8 @@ TABLE_FLAGS = {flag.split("/")[0] for row in SESSION_OPTIONS for flag in row.fla
 
 
 def _command(name: str) -> click.Command:
-    command = cli.commands[name]
-    assert isinstance(command, click.Command)
+    command = cli.get_command(click.Context(cli), name)
+    assert command is not None
     return command
 
 
@@ -40,8 +40,7 @@ def test_a_session_commands_options_are_the_tables_rows(name: str) -> None:
 
 
 def test_the_table_is_used_by_exactly_the_session_commands() -> None:
-    users = {name for name, command in cli.commands.items()
-             if any(isinstance(p, SessionClickOption) for p in command.params)}
+    users = {name for name in BUILTIN_COMMANDS if any(isinstance(p, SessionClickOption) for p in _command(name).params)}
     assert users == COMMANDS
     assert all(row.commands <= COMMANDS for row in SESSION_OPTIONS)
 

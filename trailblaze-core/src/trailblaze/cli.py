@@ -1,19 +1,25 @@
 """The ``trailblaze`` command group: the root options, and the registration of every command.
 
 The commands themselves live in ``trailblaze/commands/`` (one module each, see its ``__init__``);
-plugins add theirs through ``trailblaze_register_commands`` and can never replace a built-in. Start-up is kept cheap: ``trailblaze --version`` reads entry-point metadata only, and plugins are loaded
-the first time a command needs them (including to find a command a plugin adds). Every error a user
+plugins add theirs through ``trailblaze_register_commands`` and can never replace a built-in.
+Start-up is kept cheap: ``trailblaze --version`` reads entry-point metadata only, a built-in command's
+module is imported when that command is looked up, and plugins are loaded the first time a command
+needs them (including to find a command a plugin adds). Every error a user
 can cause ends as one line on stderr and an exit code (0 passed, 1 trail failed, 2 infrastructure,
 3 bad input); ``--debug`` adds the traceback.
 """
 
 from __future__ import annotations
 
+import importlib
+
 import click
 
 from ._version import version_text
-from .commands import check, mcp, plugins, run, schema, snapshot, step, tools, verify
 from .commands.shared import CONTEXT_SETTINGS
+
+BUILTIN_COMMANDS = ("check", "mcp", "plugins", "run", "schema", "snapshot", "step", "tools", "verify")
+"""Every built-in command: ``command`` of the module ``trailblaze.commands.<name>``."""
 
 
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
@@ -23,12 +29,22 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     ctx.exit(0)
 
 
-class _LazyPluginGroup(click.Group):
-    """Adds plugin commands on first lookup, so ``--version``/``--help`` of built-ins stay fast."""
+class _CommandGroup(click.Group):
+    """Imports a built-in command's module on its first lookup and adds plugin commands when a name is
+    not a built-in (or for ``--help``), so ``--version`` and each command load only what they use."""
 
     _plugins_host: object = None
     """The host whose plugins' commands were added; another process-wide host (tests swap hosts with
     ``installed_host``) gets its commands added on its first lookup."""
+
+    def builtin(self, name: str) -> click.Command | None:
+        if name not in BUILTIN_COMMANDS:
+            return None
+        command = self.commands.get(name)
+        if command is None:
+            command = importlib.import_module(f"{__package__}.commands.{name}").command
+            self.add_command(command, name)
+        return command
 
     def _load_plugin_commands(self) -> None:
         from .plugins import get_host
@@ -37,13 +53,15 @@ class _LazyPluginGroup(click.Group):
         if self._plugins_host is host:
             return
         self._plugins_host = host
+        for name in BUILTIN_COMMANDS:  # present before any plugin adds its own, so none is replaced
+            self.builtin(name)
         try:
             host.register_commands(self)
         except Exception as exc:  # noqa: BLE001 - recovery commands must keep working
             click.echo(f"trailblaze: could not load plugin commands: {exc}", err=True)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        command = super().get_command(ctx, cmd_name)
+        command = self.builtin(cmd_name) or super().get_command(ctx, cmd_name)
         if command is None:
             self._load_plugin_commands()
             command = super().get_command(ctx, cmd_name)
@@ -54,7 +72,7 @@ class _LazyPluginGroup(click.Group):
         return super().list_commands(ctx)
 
 
-@click.group(cls=_LazyPluginGroup, context_settings=CONTEXT_SETTINGS)
+@click.group(cls=_CommandGroup, context_settings=CONTEXT_SETTINGS)
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
               help="Show the version of trailblaze and of every installed plugin, then exit.")
 @click.option("--debug", is_flag=True, help="Print Python tracebacks for errors (also TRAILBLAZE_DEBUG=1).")
@@ -75,11 +93,6 @@ def cli(debug: bool) -> None:
 
     Exit codes: 0 passed, 1 a trail failed, 2 infrastructure failure, 3 bad input or usage.
     """
-
-
-for _command in (run.command, plugins.command, tools.command, check.command, schema.command, snapshot.command,
-                 step.command, verify.command, mcp.command):
-    cli.add_command(_command)
 
 
 def main(argv: list[str] | None = None) -> None:

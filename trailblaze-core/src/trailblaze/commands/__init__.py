@@ -7,6 +7,6 @@ top: what a command needs (the runner, the plugin host, the MCP server) is impor
 ``run``, ``step``, ``verify``, ``snapshot``, ``mcp`` and the pytest plugin; ``shared.py`` holds the
 help settings and the error-to-exit-code handling every command uses.
 
-A new built-in command: a module here with ``command``, added to the list in ``cli.py``, documented in
-docs/cli.md. A plugin's command goes through the ``trailblaze_register_commands`` hook instead.
+A new built-in command: a module here with ``command``, its name added to ``BUILTIN_COMMANDS`` in
+``cli.py`` (which imports the module when the command is first looked up), documented in docs/cli.md. A plugin's command goes through the ``trailblaze_register_commands`` hook instead.
 """
