@@ -7,13 +7,13 @@ import re
 from pathlib import Path
 
 import pytest
-
 from trailblaze.driver import DriverRegistry
 from trailblaze.mcp_server.workbench import McpSettings, Workbench
 from trailblaze.plugins import PluginHost
 from trailblaze.testing import MemoryDriver, run_cli
 from trailblaze.testing_llm import call, done
 from trailblaze.trail.parser import parse_trail
+
 
 def _screens(host: PluginHost) -> list[MemoryDriver]:
     """The in-memory app devices started so far (the agent conftest's ``screens`` driver)."""
