@@ -12,11 +12,14 @@ import json
 import sys
 from pathlib import Path
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ..errors import BadInputError, ExitCode
+from .session_options import session_options, session_values
+from .shared import CONTEXT_SETTINGS, handle_errors
+from .snapshot import SnapshotRequest
 
 if TYPE_CHECKING:
     from ..config import WorkspaceConfig
@@ -70,32 +73,19 @@ def run_validate(paths: tuple[Path, ...], workspace: Path | None) -> int:
     return int(ExitCode.BAD_INPUT) if errors else 0
 
 
-def run_locate(*, driver: str | None, device: str | None, driver_options: dict[str, object], url: str | None,
-               headed: bool, workspace: Path | None, as_json: bool) -> int:
+def run_locate(request: SnapshotRequest, *, as_json: bool) -> int:
     """Open the device (as ``trailblaze snapshot`` does) and name the waypoints its screen matches."""
-    from ..runner.lifecycle import SessionFactory
-    from ..runner.options import RunOptions
     from ..session import SessionOutcome
     from ..waypoints import device_classifiers, load_workspace_waypoints, match
-    from .snapshot import choose_driver
+    from .snapshot import open_screen
 
-    options = RunOptions(driver=driver, driver_options=dict(driver_options), headed=headed, logging=False,
-                         report=False, save_recording=False, test_name="waypoint-locate")
-    factory = SessionFactory(options)
-    ws = factory.workspace_for(workspace.resolve() if workspace else None)
-    if ws.error is not None:
-        raise ws.error
-    found = load_workspace_waypoints(ws.config)
-    for error in found.errors:
-        click.echo(f"error: {error}", err=True)
-    dev = factory.parse_device(device) if device else None
-    cls = factory.pick_driver(ws.config, dev, fallback=None) or choose_driver(factory.drivers, url)
-    with factory.open(workspace=ws, driver=cls, device=dev) as lifecycle:
+    with open_screen(request, test_name="waypoint-locate") as lifecycle:
         session = lifecycle.session
         drv = session.driver
         assert drv is not None
-        if url:
-            drv.open_url(url)
+        found = load_workspace_waypoints(session.workspace)
+        for error in found.errors:
+            click.echo(f"error: {error}", err=True)
         classifiers = device_classifiers(session.device)
         results = [match(w, drv, classifiers) for w in found.by_id.values()]
         lifecycle.outcome = SessionOutcome.SUCCEEDED
@@ -111,54 +101,48 @@ def run_locate(*, driver: str | None, device: str | None, driver_options: dict[s
     return 0 if matched else int(ExitCode.TRAIL_FAILED)
 
 
-def make_command() -> click.Group:
-    """The ``waypoint`` group (built on demand: ``cli`` imports this module while it is loading)."""
-    from ..cli import CONTEXT_SETTINGS, handle_errors, parse_driver_options
+_WORKSPACE = click.option("--workspace", type=click.Path(path_type=Path, file_okay=False),
+                          help="Workspace root (default: found from the current directory).")
 
-    workspace_option = click.option("--workspace", type=click.Path(path_type=Path, file_okay=False),
-                                    help="Workspace root (default: found from the current directory).")
 
-    @click.group(context_settings=CONTEXT_SETTINGS)
-    def waypoint() -> None:
-        """Waypoints: named places of the app (*.waypoint.yaml under trails/config/).
+@click.group("waypoint", context_settings=CONTEXT_SETTINGS)
+def command() -> None:
+    """Waypoints: named places of the app (*.waypoint.yaml under trails/config/).
 
-        \b
-        Examples:
-          trailblaze waypoint list
-          trailblaze waypoint validate trails/config/trailmaps/shop/waypoints
-          trailblaze waypoint locate --url http://127.0.0.1:8000/cart.html
-        """
+    \b
+    Examples:
+      trailblaze waypoint list
+      trailblaze waypoint validate trails/config/trailmaps/shop/waypoints
+      trailblaze waypoint locate --url http://127.0.0.1:8000/cart.html
+    """
 
-    @waypoint.command("list", context_settings=CONTEXT_SETTINGS)
-    @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-    @workspace_option
-    @handle_errors
-    def list_command(as_json: bool, workspace: Path | None) -> None:
-        """List the workspace's waypoints with the device classifiers they describe."""
-        sys.exit(run_list(workspace, as_json))
 
-    @waypoint.command("validate", context_settings=CONTEXT_SETTINGS)
-    @click.argument("paths", nargs=-1, type=click.Path(path_type=Path, exists=True))
-    @workspace_option
-    @handle_errors
-    def validate_command(paths: tuple[Path, ...], workspace: Path | None) -> None:
-        """Load waypoint files (given, or all of the workspace) and report each error as file:line (exit 3)."""
-        sys.exit(run_validate(paths, workspace))
+@command.command("list", context_settings=CONTEXT_SETTINGS)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@_WORKSPACE
+@handle_errors
+def list_command(as_json: bool, workspace: Path | None) -> None:
+    """List the workspace's waypoints with the device classifiers they describe."""
+    sys.exit(run_list(workspace, as_json))
 
-    @waypoint.command("locate", context_settings=CONTEXT_SETTINGS)
-    @click.option("--driver", metavar="NAME", help="Driver key, as for `snapshot`.")
-    @click.option("-d", "--device", metavar="PLATFORM[/ID]", help="Device to look at, as for `run`.")
-    @click.option("-o", "--driver-option", "driver_options", multiple=True, metavar="KEY=VALUE",
-                  help="Driver setting (repeatable).")
-    @click.option("--url", metavar="URL", help="Open this page or deep link first.")
-    @click.option("--headed", is_flag=True, help="Show the browser window.")
-    @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-    @workspace_option
-    @handle_errors
-    def locate_command(driver: str | None, device: str | None, driver_options: tuple[str, ...], url: str | None,
-                       headed: bool, as_json: bool, workspace: Path | None) -> None:
-        """Name the waypoints the current screen matches (exit 1 when none does)."""
-        sys.exit(run_locate(driver=driver, device=device, driver_options=parse_driver_options(driver_options),
-                            url=url, headed=headed, workspace=workspace, as_json=as_json))
 
-    return waypoint
+@command.command("validate", context_settings=CONTEXT_SETTINGS)
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path, exists=True))
+@_WORKSPACE
+@handle_errors
+def validate_command(paths: tuple[Path, ...], workspace: Path | None) -> None:
+    """Load waypoint files (given, or all of the workspace) and report each error as file:line (exit 3)."""
+    sys.exit(run_validate(paths, workspace))
+
+
+@command.command("locate", context_settings=CONTEXT_SETTINGS)
+@session_options("snapshot")
+@click.option("--url", metavar="URL", help="Open this page or deep link first.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@handle_errors
+def locate_command(url: str | None, as_json: bool, **session: Any) -> None:
+    """Name the waypoints the current page or screen matches (exit 1 when none does).
+
+    The device starts as for `trailblaze snapshot` (same driver choice and options)."""
+    request = SnapshotRequest(**session_values("snapshot", session), url=url)
+    sys.exit(run_locate(request, as_json=as_json))
