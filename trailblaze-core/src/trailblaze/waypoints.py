@@ -130,8 +130,8 @@ def load_file(path: Path) -> Waypoint:
     if not isinstance(waypoint_id, str) or not waypoint_id.strip():
         raise fail("'id': a waypoint needs a non-blank string id like <trailmap>/<place>", ("id",))
     if not _ID.match(waypoint_id):
-        raise fail(f"'id': waypoint id '{waypoint_id}' must have two or more non-blank '/'-separated segments",
-                   ("id",))
+        raise fail(f"'id': waypoint id '{waypoint_id}' must have two or more non-blank '/'-separated "
+                   "segments", ("id",))
     blocks: dict[str, WaypointVariant] = {}
     for key, value in data.items():
         key = str(key)
@@ -161,8 +161,9 @@ def load_workspace_waypoints(config: WorkspaceConfig) -> Waypoints:
         try:
             waypoint = load_file(path)
         except BadInputError as exc:
-            found.errors.append(exc if isinstance(exc, WaypointFileError)
-                                else WaypointFileError(exc.message, location=exc.location or SourceLocation(path)))
+            if not isinstance(exc, WaypointFileError):
+                exc = WaypointFileError(exc.message, location=exc.location or SourceLocation(path))
+            found.errors.append(exc)
             continue
         other = found.by_id.get(waypoint.id)
         if other is not None:
@@ -217,8 +218,8 @@ def match(waypoint: Waypoint, driver: Driver, classifiers: list[str]) -> Waypoin
     return result
 
 
-def poll(waypoint: Waypoint, driver: Driver, classifiers: list[str], *, timeout_ms: int, poll_interval_ms: int,
-         sleep: Callable[[float], None] = time.sleep) -> WaypointMatch:
+def poll(waypoint: Waypoint, driver: Driver, classifiers: list[str], *, timeout_ms: int,
+         poll_interval_ms: int, sleep: Callable[[float], None] = time.sleep) -> WaypointMatch:
     """``WaypointAssertion.poll``: re-evaluate until it matches or ``timeout_ms`` passes; the last result."""
     deadline = time.monotonic() + timeout_ms / 1000
     while True:
@@ -232,7 +233,7 @@ def poll(waypoint: Waypoint, driver: Driver, classifiers: list[str], *, timeout_
 
 
 __all__ = [
-    "DEFAULT_POLL_INTERVAL_MS", "DEFAULT_TIMEOUT_MS", "SUFFIX", "Waypoint", "WaypointCondition", "WaypointFileError",
-    "WaypointMatch", "WaypointVariant", "Waypoints", "device_classifiers", "discover", "load_file",
+    "DEFAULT_POLL_INTERVAL_MS", "DEFAULT_TIMEOUT_MS", "SUFFIX", "Waypoint", "WaypointCondition",
+    "WaypointFileError", "WaypointMatch", "WaypointVariant", "Waypoints", "device_classifiers", "discover", "load_file",
     "load_workspace_waypoints", "match", "poll",
 ]

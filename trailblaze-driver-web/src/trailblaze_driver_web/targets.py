@@ -144,7 +144,8 @@ def _recorded_element_id(drv: PlaywrightDriver, ref: str, sel: NodeSelector | No
             return Target(by_ref, ref_desc, role=role, name=name)
         if sel_hit:
             assert by_sel is not None and sel_desc is not None
-            return Target(by_sel, sel_desc + (f" ({ref_desc})" if element is None else ""), role=role, name=name)
+            note = f" ({ref_desc})" if element is None else ""
+            return Target(by_sel, sel_desc + note, role=role, name=name)
         if time.monotonic() >= deadline:
             both = ref_desc + (f" nor its {sel_desc}" if sel_desc else "")
             raise ToolFailure(f"{tool}: no element matches the recording's {both} within {timeout} ms; "

@@ -160,7 +160,8 @@ def descriptor_locator(page: Page, descriptor: str) -> Locator:
     sanitized = _TRAILING_ATTRS.sub("", descriptor.strip())
     m = _ROLE_NAME.match(sanitized)
     if m:
-        return page.get_by_role(_playwright_role(m.group(1)), name=m.group(2), exact=True)  # type: ignore[arg-type]
+        role = _playwright_role(m.group(1))
+        return page.get_by_role(role, name=m.group(2), exact=True)  # type: ignore[arg-type]
     m = _ROLE_ONLY.match(sanitized)
     if m:
         return page.get_by_role(_playwright_role(m.group(1)))  # type: ignore[arg-type]

@@ -115,9 +115,9 @@ def check_waypoints(config: WorkspaceConfig, registry: ToolRegistry, report: Che
                 name = block.get(end)
                 if isinstance(name, str) and waypoints.get(name) is None:
                     location = _meta_location(definition, (kind, end))
-                    report.advisory("Waypoints", f"{kind} '{definition.name}' {end}: '{name}' names no waypoint "
-                                    f"(known: {', '.join(sorted(waypoints.by_id)) or 'none'})", location,
-                                    dedupe_key=f"{definition.name}:{end}")
+                    known = ", ".join(sorted(waypoints.by_id)) or "none"
+                    report.advisory("Waypoints", f"{kind} '{definition.name}' {end}: '{name}' names no "
+                                    f"waypoint (known: {known})", location, dedupe_key=f"{definition.name}:{end}")
 
 
 def _meta_location(definition: object, key_path: tuple[str, ...]) -> SourceLocation | None:
@@ -159,8 +159,8 @@ def _check_target_tools(catalog: Catalog, registry: ToolRegistry, report: CheckR
             for i, name in enumerate(names):
                 if name in registry:
                     continue
-                report.unknown_tool("TargetTools", f"target '{target.id}' lists tool '{name}', which no source "
-                                    f"registers; {suggest_tool_name(name, registry)}",
+                report.unknown_tool("TargetTools", f"target '{target.id}' lists tool '{name}', which no "
+                                    f"source registers; {suggest_tool_name(name, registry)}",
                                     _target_location(target.file, (*key_path, i)),
                                     dedupe_key=f"{target.id}:{name}")
 

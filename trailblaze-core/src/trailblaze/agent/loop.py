@@ -154,7 +154,9 @@ def complete_with_retries(state: AgentState, request: LlmRequest, *, hint: str,
     :raises InfrastructureError: the provider failed for good (exit 2)."""
     spec = state.model.provider
     retries = spec.max_retries if spec.max_retries is not None else DEFAULT_MAX_RETRIES
-    backoff = spec.retry_backoff_seconds if spec.retry_backoff_seconds is not None else DEFAULT_BACKOFF_SECONDS
+    backoff = spec.retry_backoff_seconds
+    if backoff is None:
+        backoff = DEFAULT_BACKOFF_SECONDS
     for i in range(retries + 1):
         t0 = time.perf_counter()
         try:
@@ -164,7 +166,8 @@ def complete_with_retries(state: AgentState, request: LlmRequest, *, hint: str,
                 on_failure(exc.message, int((time.perf_counter() - t0) * 1000), i)
             if not exc.retryable or i == retries:
                 tries = f" after {i + 1} attempts" if i else ""
-                raise InfrastructureError(f"{exc.message}{tries}", hint=f"model {state.model.ref}; {hint}") from None
+                raise InfrastructureError(f"{exc.message}{tries}",
+                                          hint=f"model {state.model.ref}; {hint}") from None
             delay = exc.retry_after if exc.retry_after is not None else backoff * (2 ** i)
             time.sleep(min(MAX_BACKOFF_SECONDS, max(0.0, delay)))
             continue

@@ -32,15 +32,18 @@ _STRING = {"name": "stringEvaluation", "description": "Answer the question about
 _ELEMENT = {"name": "elementValue", "description": "The text of the one element the description points at.",
             "parameters": {"type": "object", "properties": {
                 "found": {"type": "boolean", "description": "false when no element on the screen fits"},
-                "value": {"type": "string", "description": "the element's text exactly as the screen shows it"},
+                "value": {"type": "string",
+                          "description": "the element's text exactly as the screen shows it"},
                 "reason": {"type": "string"}},
                 "required": ["found", "value"]}}
 
 _SYSTEM = {
-    "booleanAssertion": "You are a UI testing assistant that evaluates statements about the current screen. "
-                        "Use the booleanAssertion tool to answer: is the statement true or false? Explain why.",
-    "stringEvaluation": "You are a UI testing assistant that answers questions about the current screen. Use "
-                        "the stringEvaluation tool; answer briefly with just the specific information asked for.",
+    "booleanAssertion": "You are a UI testing assistant that evaluates statements about the current "
+                        "screen. Use the booleanAssertion tool to answer: is the statement true or false? "
+                        "Explain why.",
+    "stringEvaluation": "You are a UI testing assistant that answers questions about the current screen. "
+                        "Use the stringEvaluation tool; answer briefly with just the specific information "
+                        "asked for.",
     "elementValue": "You are a UI testing assistant. Find the one element of the current screen that the "
                     "description points at and answer with the elementValue tool: its text exactly as shown.",
 }
@@ -70,7 +73,8 @@ def ask(ctx: ToolContext, kind: str, prompt: str) -> Answer:
                            "trails/config/trailblaze.yaml")
     tool = {"booleanAssertion": _BOOLEAN, "stringEvaluation": _STRING, "elementValue": _ELEMENT}[kind]
     screen, image = capture_screen(ctx.driver, vision=state.model.vision)
-    message = LlmMessage("user", f"{prompt}\n\nThe current screen:\n{screen}", images=[image] if image else [])
+    message = LlmMessage("user", f"{prompt}\n\nThe current screen:\n{screen}",
+                         images=[image] if image else [])
     request = LlmRequest(model=state.model.model.id, system=_SYSTEM[kind], messages=[message], tools=[tool],
                          temperature=state.model.model.temperature, max_output_tokens=1024)
     response, duration, cost = complete_with_retries(state, _redacted(request, session.memory),

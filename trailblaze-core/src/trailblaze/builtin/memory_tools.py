@@ -103,7 +103,8 @@ class RememberNumberTool(_MemoryTool):
             text = _element_text(ctx, self.prompt)
             number = parse_number(text)
             if number is None:
-                raise _Failure(f"Failed to parse number for extracted value: {text} from prompt: {self.prompt}")
+                raise _Failure(f"Failed to parse number for extracted value: {text} "
+                               f"from prompt: {self.prompt}")
             ctx.memory.remember(self.variable, number)
             return ToolResult.ok(f"remembered {self.variable}")
         return _run(go)
@@ -135,8 +136,9 @@ class _Comparison(_MemoryTool):
     def execute(self, ctx: ToolContext) -> ToolResult:
         expected = self.expected
         if (self.actual == expected) != self.equal:
-            return ToolResult.fail(f"Assertion failed: Expected '{expected}', but got '{self.actual}'" if self.equal
-                                   else f"Assertion failed: Expected '{expected}' to NOT equal '{self.actual}'")
+            if self.equal:
+                return ToolResult.fail(f"Assertion failed: Expected '{expected}', but got '{self.actual}'")
+            return ToolResult.fail(f"Assertion failed: Expected '{expected}' to NOT equal '{self.actual}'")
         return ToolResult.ok(f"'{self.actual}' {'equals' if self.equal else 'differs from'} '{expected}'")
 
 
@@ -201,13 +203,13 @@ class AssertWithAiTool(_MemoryTool):
 
         answer = ask(ctx, "booleanAssertion", self.prompt)
         if answer.result is not True:
-            return ToolResult.fail(f"AI assertion failed: {self.prompt}" + (f" ({answer.reason})" if answer.reason
-                                                                             else ""))
+            because = f" ({answer.reason})" if answer.reason else ""
+            return ToolResult.fail(f"AI assertion failed: {self.prompt}{because}")
         return ToolResult.ok(answer.reason or "the statement holds")
 
 
-MEMORY_TOOLS: tuple[type[Tool], ...] = (RememberTextTool, RememberNumberTool, RememberWithAiTool, AssertEqualsTool,
-                                        AssertNotEqualsTool, AssertMathTool, AssertWithAiTool)
+MEMORY_TOOLS: tuple[type[Tool], ...] = (RememberTextTool, RememberNumberTool, RememberWithAiTool,
+                                        AssertEqualsTool, AssertNotEqualsTool, AssertMathTool, AssertWithAiTool)
 
 MEMORY_CLASSES = {f"xyz.block.trailblaze.toolcalls.commands.memory.{cls}": name for cls, name in (
     ("RememberTextTrailblazeTool", "rememberText"), ("RememberNumberTrailblazeTool", "rememberNumber"),
@@ -224,7 +226,8 @@ _BINARY: dict[type[ast.operator], Callable[[float, float], float]] = {
 _FUNCTIONS: dict[str, Callable[..., float]] = {
     "abs": abs, "sqrt": math.sqrt, "cbrt": lambda x: math.copysign(abs(x) ** (1 / 3), x), "floor": math.floor,
     "ceil": math.ceil, "exp": math.exp, "log": math.log, "log10": math.log10, "log2": math.log2,
-    "sin": math.sin, "cos": math.cos, "tan": math.tan, "asin": math.asin, "acos": math.acos, "atan": math.atan,
+    "sin": math.sin, "cos": math.cos, "tan": math.tan, "asin": math.asin, "acos": math.acos,
+    "atan": math.atan,
     "signum": lambda x: float((x > 0) - (x < 0))}
 
 
@@ -239,8 +242,9 @@ def evaluate(expression: str) -> float:
 
 
 def _eval(node: ast.AST) -> float:
-    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
-        return float(node.value)
+    value = node.value if isinstance(node, ast.Constant) else None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
         return _BINARY[type(node.op)](_eval(node.left), _eval(node.right))
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):

@@ -61,4 +61,5 @@ class AssertWaypointTool(Tool):
                       poll_interval_ms=self.pollIntervalMs)
         if result.matched:
             return ToolResult.ok(f"Waypoint '{waypoint.id}' matched.")
-        return ToolResult.fail(f"Waypoint '{waypoint.id}' not matched after {self.timeoutMs}ms: {result.explain()}")
+        return ToolResult.fail(f"Waypoint '{waypoint.id}' not matched after {self.timeoutMs}ms: "
+                               f"{result.explain()}")

@@ -91,12 +91,13 @@ def run_locate(request: SnapshotRequest, *, as_json: bool) -> int:
         lifecycle.outcome = SessionOutcome.SUCCEEDED
     matched = [r.waypoint for r in results if r.matched]
     if as_json:
-        click.echo(json.dumps({"matched": matched, "checked": [
-            {"id": r.waypoint, "matched": r.matched, "why": None if r.matched else r.explain()} for r in results]},
-            indent=2))
+        checked = [{"id": r.waypoint, "matched": r.matched, "why": None if r.matched else r.explain()}
+                   for r in results]
+        click.echo(json.dumps({"matched": matched, "checked": checked}, indent=2))
     else:
         for r in results:
-            click.echo(f"{'✓' if r.matched else '✗'} {r.waypoint}" + ("" if r.matched else f"  ({r.explain()})"))
+            why = "" if r.matched else f"  ({r.explain()})"
+            click.echo(f"{'✓' if r.matched else '✗'} {r.waypoint}{why}")
         click.echo(f"matches: {', '.join(matched) if matched else 'none'}")
     return 0 if matched else int(ExitCode.TRAIL_FAILED)
 

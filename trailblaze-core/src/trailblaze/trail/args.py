@@ -239,8 +239,8 @@ def undeclared_references(trail: Trail) -> list[tuple[str, SourceLocation]]:
         for body in _arg_tokens(step.text or ""):
             root = body.split(".", 1)[0]
             if _DOTTED.match(body) and root not in declared:
-                found.append((f"the {step.kind} text refers to '{{{{args.{body}}}}}' but the trail declares no arg "
-                              f"'{root}' under config.args", step.location))
+                found.append((f"the {step.kind} text refers to '{{{{args.{body}}}}}' but the trail declares "
+                              f"no arg '{root}' under config.args", step.location))
         for cls, calls in (step.recordings or {}).items():
             locs = step.tool_locations.get(cls, [])
             for i, call in enumerate(calls):

@@ -62,7 +62,8 @@ class TargetedTool(WebTool):
             parse_selector(value)
         return value
 
-    def target(self, drv: PlaywrightDriver, timeout_ms: int | None = None, *, replaying: bool = False) -> Target:
+    def target(self, drv: PlaywrightDriver, timeout_ms: int | None = None, *,
+               replaying: bool = False) -> Target:
         return resolve_target(drv, self.ref, web_selector_or_none(self.nodeSelector, self.ref), tool=self.name,
                               timeout_ms=timeout_ms, replaying=replaying)
 
