@@ -70,6 +70,9 @@ class WebDriverConfig(DriverConfig):
     dialogs: Literal["accept", "dismiss"] = "accept"
     """What to do with ``alert``/``confirm``/``prompt`` dialogs (the message is logged either way)."""
     test_id_attribute: str = "data-testid"
+    upload_dirs: list[str] = Field(default_factory=list)
+    """Directories outside the workspace that ``web_uploadFile`` may read files from (the workspace
+    itself always may): a trail cannot hand an arbitrary file of the machine to the page."""
     locale: str | None = None
     classifiers: list[str] = Field(default_factory=lambda: ["web"])
 
