@@ -160,6 +160,11 @@ def parse_driver_options(values: tuple[str, ...]) -> dict[str, Any]:
 @click.option("--headed", is_flag=True, help="Show the browser window (drivers with a 'headless' setting).")
 @click.option("--memory", multiple=True, metavar="KEY=VALUE", help="Seed a memory value, usable as {{KEY}} (repeatable).")
 @click.option("--secret", multiple=True, metavar="KEY=VALUE", help="Like --memory, but redacted from every log, report and recording.")
+@click.option("--secret-env", multiple=True, metavar="NAME[=ENVVAR]",
+              help="A secret read from the environment variable ENVVAR (default: NAME), so its value is not in "
+                   "the command line (repeatable).")
+@click.option("--secrets-file", multiple=True, type=click.Path(path_type=Path, dir_okay=False), metavar="PATH",
+              help="A YAML or JSON map of secrets (name: value); refused when every user can read it.")
 @click.option("--arg", "args", multiple=True, metavar="NAME=VALUE", help="Set a declared trail argument, usable as {{args.NAME}} (repeatable).")
 @click.option("--args-file", type=click.Path(path_type=Path), help="YAML or JSON map of trail arguments (applied before --arg).")
 @click.option("--output-dir", type=click.Path(path_type=Path), help="Where logs and reports go (default: ./logs).")
@@ -179,8 +184,8 @@ def parse_driver_options(values: tuple[str, ...]) -> dict[str, Any]:
 @handle_errors
 def run(paths: tuple[str, ...], tags: tuple[str, ...], driver: str | None, devices: tuple[str, ...],
         driver_options: tuple[str, ...],
-        headed: bool, memory: tuple[str, ...], secret: tuple[str, ...], args: tuple[str, ...],
-        args_file: Path | None, output_dir: Path | None, llm: str | None, max_llm_calls: int | None,
+        headed: bool, memory: tuple[str, ...], secret: tuple[str, ...], secret_env: tuple[str, ...],
+        secrets_file: tuple[Path, ...], args: tuple[str, ...], args_file: Path | None, output_dir: Path | None, llm: str | None, max_llm_calls: int | None,
         self_heal: bool | None, use_recorded_steps: bool | None, save_recording: bool, no_report: bool,
         no_logging: bool, log_layout: str | None, test_name: str | None, junit_xml: Path | None) -> None:
     """Run trails: replay each step's recording for the device, or hand it to the agent.
@@ -192,12 +197,13 @@ def run(paths: tuple[str, ...], tags: tuple[str, ...], driver: str | None, devic
     \b
     Examples:
       trailblaze run examples/web-shop/trails
-      trailblaze run trails/login.trail.yaml --arg email=a@b.c --secret password=s3cret
+      trailblaze run trails/login.trail.yaml --arg email=a@b.c --secret-env password=SHOP_PASSWORD
       trailblaze run "trails/**/*.trail.yaml" --tags smoke --headed
     """
     from .errors import BadInputError, ExitCode
     from .runner import RunOptions
     from .runner.run import Runner
+    from .secret_sources import gather_secrets
 
     if not paths:
         raise BadInputError("no trails given", hint="usage: trailblaze run PATH... (see trailblaze run --help)")
@@ -205,7 +211,8 @@ def run(paths: tuple[str, ...], tags: tuple[str, ...], driver: str | None, devic
         tags=[t.strip() for group in tags for t in group.split(",") if t.strip()],
         driver=driver, devices=[d for group in devices for d in group.split(",") if d.strip()],
         driver_options=parse_driver_options(driver_options), headed=headed,
-        memory=parse_kv(memory, "--memory"), secrets=parse_kv(secret, "--secret"), args=parse_kv(args, "--arg"),
+        memory=parse_kv(memory, "--memory"), args=parse_kv(args, "--arg"),
+        secrets=gather_secrets(pairs=parse_kv(secret, "--secret"), env_names=secret_env, files=secrets_file),
         args_file=args_file, output_dir=output_dir, llm=llm, max_llm_calls=max_llm_calls,
         self_heal=self_heal, use_recorded_steps=use_recorded_steps, save_recording=save_recording,
         report=not no_report, logging=not no_logging, log_layout=log_layout, test_name=test_name, junit_xml=junit_xml,

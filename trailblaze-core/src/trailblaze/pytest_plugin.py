@@ -52,6 +52,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="Seed a memory value (as trailblaze run --memory).")
     group.addoption("--trailblaze-secret", action="append", default=[], metavar="KEY=VALUE",
                     help="Like --trailblaze-memory, redacted from logs, reports and failure messages.")
+    group.addoption("--trailblaze-secret-env", action="append", default=[], metavar="NAME[=ENVVAR]",
+                    help="A secret read from the environment variable ENVVAR (default: NAME), as trailblaze run "
+                         "--secret-env.")
+    group.addoption("--trailblaze-secrets-file", action="append", default=[], metavar="PATH",
+                    help="A YAML or JSON map of secrets, as trailblaze run --secrets-file.")
     group.addoption("--trailblaze-arg", action="append", default=[], metavar="NAME=VALUE",
                     help="Set a declared trail argument (as trailblaze run --arg).")
     group.addoption("--trailblaze-llm", metavar="PROVIDER/MODEL",
@@ -98,6 +103,7 @@ class _State:
         from .cli import parse_driver_options, parse_kv
         from .errors import TrailblazeError
         from .runner.options import RunOptions
+        from .secret_sources import gather_secrets
 
         get = self.config.getoption
         output = get("trailblaze_output_dir") or self.config.getini("trailblaze_output_dir") or None
@@ -110,7 +116,9 @@ class _State:
                 driver=get("trailblaze_driver"), devices=list(get("trailblaze_device")),
                 driver_options=parse_driver_options(tuple(get("trailblaze_option"))),
                 memory=parse_kv(tuple(get("trailblaze_memory")), "--trailblaze-memory"),
-                secrets=parse_kv(tuple(get("trailblaze_secret")), "--trailblaze-secret"),
+                secrets=gather_secrets(pairs=parse_kv(tuple(get("trailblaze_secret")), "--trailblaze-secret"),
+                                       env_names=get("trailblaze_secret_env"), files=get("trailblaze_secrets_file"),
+                                       env_flag="--trailblaze-secret-env", file_flag="--trailblaze-secrets-file"),
                 args=parse_kv(tuple(get("trailblaze_arg")), "--trailblaze-arg"),
                 llm=get("trailblaze_llm"), self_heal=get("trailblaze_self_heal"),
                 headed=bool(get("trailblaze_headed") or get("headed", False)),

@@ -40,6 +40,12 @@ def make_command() -> click.Command:
     @click.option("--memory", multiple=True, metavar="KEY=VALUE", help="Seed a memory value, usable as {{KEY}} (repeatable).")
     @click.option("--secret", multiple=True, metavar="KEY=VALUE",
                   help="A secret usable as {{KEY}}; its value never appears in tool results, logs or saved trails.")
+    @click.option("--secret-env", multiple=True, metavar="NAME[=ENVVAR]",
+                  help="A secret read from the environment variable ENVVAR (default: NAME): the agent config names "
+                       "the variable, never the value (repeatable).")
+    @click.option("--secrets-file", multiple=True, type=click.Path(path_type=Path, dir_okay=False), metavar="PATH",
+                  help="A YAML or JSON map of secrets (name: value), kept out of version control; refused when "
+                       "every user can read it.")
     @click.option("--llm", metavar="PROVIDER/MODEL", help="Model for natural-language `step`s, e.g. openai/gpt-4.1.")
     @click.option("--max-llm-calls", type=int, help="Per-step cap on model calls (default 50).")
     @click.option("--output-dir", type=click.Path(path_type=Path), help="Where session logs go (default: ./logs).")
@@ -47,7 +53,8 @@ def make_command() -> click.Command:
     @handle_errors
     def mcp(use_http: bool, port: int, host: str, allow_remote: bool, token_file: Path | None, workspace: Path | None,
             target: str | None, allow_host_tools: bool, driver_options: tuple[str, ...], headed: bool,
-            memory: tuple[str, ...], secret: tuple[str, ...], llm: str | None, max_llm_calls: int | None,
+            memory: tuple[str, ...], secret: tuple[str, ...], secret_env: tuple[str, ...],
+            secrets_file: tuple[Path, ...], llm: str | None, max_llm_calls: int | None,
             output_dir: Path | None, no_logging: bool) -> None:
         """Serve Trailblaze to coding agents over MCP; what they do on a device becomes a replayable trail.
 
@@ -59,7 +66,7 @@ def make_command() -> click.Command:
         \b
         Examples:
           trailblaze mcp                                   (in .mcp.json / mcp.json of your agent)
-          trailblaze mcp --workspace examples/web-shop --secret password=secret123
+          trailblaze mcp --workspace examples/web-shop --secret-env password=SHOP_PASSWORD
           trailblaze mcp --http --port 8765 --token-file .trailblaze-mcp.json
         """
         from ..errors import BadInputError, InfrastructureError
@@ -72,10 +79,13 @@ def make_command() -> click.Command:
         if use_http and host not in LOOPBACK and not allow_remote:
             raise BadInputError(f"--host {host} is not a loopback address",
                                 hint="pass --allow-remote as well to serve other machines (they still need the token)")
+        from ..secret_sources import gather_secrets
         from .workbench import McpSettings, Workbench
 
         settings = McpSettings(workspace=workspace, target=target, allow_host_tools=allow_host_tools,
-                               secrets=parse_kv(secret, "--secret"), memory=parse_kv(memory, "--memory"),
+                               secrets=gather_secrets(pairs=parse_kv(secret, "--secret"), env_names=secret_env,
+                                                      files=secrets_file),
+                               memory=parse_kv(memory, "--memory"),
                                driver_options=parse_driver_options(driver_options), headed=headed, llm=llm,
                                max_llm_calls=max_llm_calls, output_dir=output_dir, logging=not no_logging)
         workbench = Workbench(settings)
