@@ -374,10 +374,12 @@ def schema(kind: str | None, out_dir: Path | None, no_servers: bool, workspace: 
 @click.option("--headed", is_flag=True, help="Show the browser window.")
 @click.option("--workspace", type=click.Path(path_type=Path, file_okay=False),
               help="Workspace whose drivers: settings apply (default: found from the current directory).")
+@click.option("--session", "session_name", metavar="NAME", envvar="TRAILBLAZE_SESSION",
+              help="Look at the live session NAME (trailblaze session start) instead of starting a device.")
 @handle_errors
 def snapshot(driver: str | None, device: str | None, driver_options: tuple[str, ...], url: str | None,
              wait_for: str | None, timeout_s: float, bounds: bool, offscreen: bool, urls: bool, all_elements: bool,
-             raw: bool, screenshot: Path | None, headed: bool, workspace: Path | None) -> None:
+             raw: bool, screenshot: Path | None, headed: bool, workspace: Path | None, session_name: str | None) -> None:
     """Print what the agent sees: the compact snapshot of a page or device screen, with refs.
 
     The device starts exactly as in `trailblaze run` (driver choice, the workspace's drivers:
@@ -395,6 +397,20 @@ def snapshot(driver: str | None, device: str | None, driver_options: tuple[str, 
     from .commands.snapshot import SnapshotRequest, take_snapshot
 
     flags = {"bounds": bounds, "offscreen": offscreen, "urls": urls, "all": all_elements}
+    if session_name:
+        from .commands.session import finish
+        from .errors import BadInputError
+        from .live.protocol import request
+
+        starting = {"--driver": driver, "-d": device, "-o": driver_options, "--url": url, "--wait-for": wait_for,
+                    "--raw": raw, "--screenshot": screenshot, "--headed": headed, "--workspace": workspace}
+        given = [flag for flag, value in starting.items() if value]
+        if given:
+            raise BadInputError(f"{', '.join(given)} cannot be used with --session (the session's device is "
+                                "already started)", hint="open a page with: trailblaze tool web_navigate url=URL "
+                                                         "--session NAME")
+        finish(request(session_name, "snapshot", {"detail": sorted(n for n, on in flags.items() if on)}))
+        return
     request = SnapshotRequest(driver=driver, device=device, driver_options=parse_driver_options(driver_options),
                               url=url, wait_for=wait_for, timeout_s=timeout_s,
                               detail=frozenset(name for name, on in flags.items() if on), raw=raw,
@@ -403,9 +419,18 @@ def snapshot(driver: str | None, device: str | None, driver_options: tuple[str, 
 
 
 # `trailblaze mcp`: the command module imports click only; the MCP SDK loads when the command runs.
-from .mcp_server.command import make_command as _make_mcp_command  # noqa: E402
+from .mcp_server.command import make_command as _make_mcp_command
 
 cli.add_command(_make_mcp_command())
+
+from .commands import session as _session_command
+from .commands import step as _step_command
+from .commands import tool as _tool_command
+
+cli.add_command(_session_command.make_command())
+cli.add_command(_tool_command.make_command())
+for _command in _step_command.make_commands():
+    cli.add_command(_command)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -536,7 +536,7 @@ class Workbench:
         yaml.default_flow_style = False
         yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]
         buf = io.StringIO()
-        buf.write("# Recorded with `trailblaze mcp`; replay it with `trailblaze run`.\n")
+        buf.write("# Recorded with `trailblaze mcp` or `trailblaze session`; replay it with `trailblaze run`.\n")
         if config:
             yaml.dump({"config": config}, buf)
         return buf.getvalue()

@@ -1,0 +1,141 @@
+"""``trailblaze session start|stop|list|save``: a browser or device kept open between CLI calls.
+
+A person or a coding agent looks (``snapshot --session``), acts (``tool``, ``step``, ``verify`` with
+``--session``) and saves what it did as a trail, each a separate short process, while the device stays
+where the last call left it. See docs/recording.md.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import click
+
+SESSION_ENV = "TRAILBLAZE_SESSION"
+
+
+def session_option() -> click.Option:
+    """``--session NAME`` of the commands that can act on a live session (default: $TRAILBLAZE_SESSION)."""
+    return click.Option(["--session", "session_name"], metavar="NAME", envvar=SESSION_ENV,
+                        help=f"Act on the live session NAME (trailblaze session start) instead of starting a "
+                             f"device; default ${SESSION_ENV}.")
+
+
+def make_command() -> click.Group:
+    from ..cli import CONTEXT_SETTINGS, handle_errors, parse_driver_options, parse_kv
+
+    @click.group("session", context_settings=CONTEXT_SETTINGS)
+    def session() -> None:
+        """Keep a browser or device open between commands (for agents and for writing trails by hand).
+
+        \b
+        Examples:
+          trailblaze session start --name shop --url /
+          trailblaze snapshot --session shop
+          trailblaze tool web_click ref='button "Sign in"' --session shop
+          trailblaze verify "Signed in" --session shop --tools '[{web_verifyTextVisible: {text: Welcome}}]'
+          trailblaze session save --name shop trails/sign-in.trail.yaml
+          trailblaze session stop --name shop
+        """
+
+    @session.command("start", context_settings=CONTEXT_SETTINGS)
+    @click.option("--name", required=True, help="The session's name (one session per name and user).")
+    @click.option("--url", metavar="URL", help="Open this page first (web: relative to the base URL; recorded).")
+    @click.option("--driver", metavar="NAME", help="Driver key or upstream name, as for `run`.")
+    @click.option("-d", "--device", metavar="PLATFORM[/ID]", help="Device, as for `run` (e.g. android/emulator-5554).")
+    @click.option("-o", "--driver-option", "driver_options", multiple=True, metavar="KEY=VALUE", help="Driver setting (repeatable).")
+    @click.option("--headed", is_flag=True, help="Show the browser window.")
+    @click.option("--setup", "setup", multiple=True, type=click.Path(path_type=Path, dir_okay=False, exists=True),
+                  metavar="TRAIL", help="Replay this trail first (e.g. sign in); not part of what is saved (repeatable).")
+    @click.option("--idle-timeout", type=click.FloatRange(1, 86_400), default=1800, show_default=True,
+                  metavar="SECONDS", help="Stop by itself after this long without a command.")
+    @click.option("--workspace", type=click.Path(path_type=Path, file_okay=False),
+                  help="Workspace directory (default: found from the current directory).")
+    @click.option("--target", metavar="ID", help="Target app (trailmap) whose tools are offered.")
+    @click.option("--memory", multiple=True, metavar="KEY=VALUE", help="Seed a memory value (repeatable).")
+    @click.option("--secret", multiple=True, metavar="KEY=VALUE", help="A secret usable as {{KEY}}, never shown or saved.")
+    @click.option("--secret-env", multiple=True, metavar="NAME[=ENVVAR]", help="A secret from the environment (repeatable).")
+    @click.option("--secrets-file", multiple=True, type=click.Path(path_type=Path, dir_okay=False), metavar="PATH",
+                  help="A YAML or JSON map of secrets; refused when every user can read it.")
+    @click.option("--llm", metavar="PROVIDER/MODEL", help="Model for `step`/`verify` given in words only.")
+    @click.option("--allow-host-tools", is_flag=True, help="Allow host-only tools (exec, android_adbShell).")
+    @click.option("--output-dir", type=click.Path(path_type=Path), help="Where the session's logs go (default: ./logs).")
+    @handle_errors
+    def start(name: str, url: str | None, driver: str | None, device: str | None, driver_options: tuple[str, ...],
+              headed: bool, setup: tuple[Path, ...], idle_timeout: float, workspace: Path | None, target: str | None,
+              memory: tuple[str, ...], secret: tuple[str, ...], secret_env: tuple[str, ...],
+              secrets_file: tuple[Path, ...], llm: str | None, allow_host_tools: bool, output_dir: Path | None) -> None:
+        """Start a live session NAME in the background and return once it is ready."""
+        from ..live import launcher
+        from ..live.server import SessionConfig
+        from ..secret_sources import gather_secrets
+
+        config = SessionConfig(
+            name=name, idle_timeout_s=idle_timeout, url=url, setup=[str(p.resolve()) for p in setup], driver=driver,
+            device=device, workspace=str(workspace.resolve()) if workspace else None, target=target,
+            driver_options=parse_driver_options(driver_options), headed=headed, memory=parse_kv(memory, "--memory"),
+            secrets=gather_secrets(pairs=parse_kv(secret, "--secret"), env_names=secret_env, files=secrets_file),
+            llm=llm, allow_host_tools=allow_host_tools, output_dir=str(output_dir.resolve()) if output_dir else None)
+        state = launcher.start(config)
+        where = f" at {state['url']}" if state.get("url") else ""
+        click.echo(f"Session {name} started: {state.get('driver')}{where} (pid {state['pid']}; stops after "
+                   f"{idle_timeout:g} s idle)")
+
+    @session.command("stop", context_settings=CONTEXT_SETTINGS)
+    @click.option("--name", required=True, help="The session to stop.")
+    @handle_errors
+    def stop(name: str) -> None:
+        """Stop a live session: its device is closed and its process ends."""
+        from ..live import launcher
+
+        click.echo(launcher.stop(name))
+
+    @session.command("list", context_settings=CONTEXT_SETTINGS)
+    @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+    @handle_errors
+    def list_(as_json: bool) -> None:
+        """List this user's live sessions."""
+        from ..live.registry import live_sessions
+
+        sessions = [{k: s.get(k) for k in ("name", "pid", "driver", "platform", "url", "workspace", "started",
+                                           "idleTimeoutS")} for s in live_sessions()]
+        if as_json:
+            click.echo(json.dumps(sessions, indent=2))
+            return
+        if not sessions:
+            click.echo("No live sessions.")
+            return
+        for s in sessions:
+            age = int(time.time() - float(s["started"] or 0))
+            click.echo(f"{s['name']}  {s['driver']}  pid {s['pid']}  up {age} s  {s['url'] or ''}".rstrip())
+
+    @session.command("save", context_settings=CONTEXT_SETTINGS)
+    @click.option("--name", required=True, help="The session whose actions to save.")
+    @click.argument("path", type=click.Path(path_type=Path, dir_okay=False))
+    @handle_errors
+    def save(name: str, path: Path) -> None:
+        """Write what was done in the session since the last save as a trail at PATH (NAME.trail.yaml):
+        created with a config naming the driver, or appended to."""
+        from ..live.protocol import request
+
+        reply = request(name, "save", {"path": str(path.expanduser().resolve())})
+        finish(reply)
+
+    return session
+
+
+def finish(reply: object) -> None:
+    """Print a session's reply and end with its exit code (errors as one line on stderr)."""
+    import sys
+
+    from ..live.protocol import Reply
+
+    assert isinstance(reply, Reply)
+    if reply.output:
+        click.echo(reply.output)
+    if reply.error:
+        click.echo(f"trailblaze: error: {reply.error}" + (f" (hint: {reply.hint})" if reply.hint else ""), err=True)
+    if reply.exit_code:
+        sys.exit(reply.exit_code)
