@@ -22,6 +22,18 @@ from mcp_server_helpers import EMAIL, PASSWORD, live_tree, shop_workspace
 from trailblaze.live.registry import pid_alive as _alive
 from trailblaze.testing import CliProcess
 
+SETUP_TRAIL = f"""\
+config: {{devices: {{web: playwright-native}}}}
+trail:
+  - step: Sign in
+    recording:
+      web:
+        - web_navigate: {{url: /}}
+        - web_type: {{ref: 'textbox "Email"', text: {EMAIL}}}
+        - web_fillSecret: {{ref: 'textbox "Password"', value: "{{{{password}}}}"}}
+        - web_click: {{ref: 'button "Sign in"'}}
+"""
+
 
 @pytest.fixture
 def session_dir() -> Iterator[Path]:
@@ -136,10 +148,20 @@ def test_wrong_tokens_stale_state_and_missing_sessions_are_refused(tmp_path: Pat
     code, out = tb(ws, session_dir, "session", "list")
     assert code == 0 and "No live sessions." in out and not (session_dir / "old.json").exists(), out
 
-    code, out = tb(ws, session_dir, "session", "start", "--name", "t", "--idle-timeout", "120")
+    # The session starts from a setup trail (signing in); snapshot shows the page behind the login, and
+    # the setup is the start state, not part of what is saved.
+    (ws / "trails" / "setup").mkdir()
+    (ws / "trails" / "setup" / "sign-in.trail.yaml").write_text(SETUP_TRAIL)
+    code, out = tb(ws, session_dir, "session", "start", "--name", "t", "--idle-timeout", "120",
+                   "--setup", "trails/setup/sign-in.trail.yaml", "--secret-env", "password=SHOP_PASSWORD",
+                   env={"SHOP_PASSWORD": PASSWORD})
     assert code == 0, out
     pid = session_pid(session_dir, "t")
     try:
+        code, out = tb(ws, session_dir, "snapshot", "--session", "t")
+        assert code == 0 and f"Welcome, {EMAIL}" in out, out
+        code, out = tb(ws, session_dir, "session", "save", "--name", "t", "trails/nothing.trail.yaml")
+        assert code == 3 and "nothing has been recorded yet" in out, out
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.settimeout(30)
             sock.connect(str(session_dir / "t.sock"))

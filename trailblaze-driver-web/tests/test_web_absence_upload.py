@@ -1,5 +1,6 @@
-"""Not-visible assertions, uploads, ``web_waitForUrl`` and per-call timeouts on a page none of the tools
-were written against (``fixtures/held_out``): each passes, and each failure says what the page had."""
+"""Not-visible assertions, uploads, ``web_waitForUrl``, per-call timeouts and a saved storage state on a
+page none of the tools were written against (``fixtures/held_out``): each passes, and each failure says
+what the page had."""
 
 from __future__ import annotations
 
@@ -146,3 +147,24 @@ def test_a_per_call_timeout_bounds_actions_and_verifications(held_out: Any) -> N
     assert "within 200 ms" in verify
     value = ws.fails("web_verifyValue", ref="css=#note", type="VALUE", expected="x", timeoutMs=200)
     assert "within 200 ms" in value and 'the page has ""' in value
+
+
+def test_a_saved_storage_state_starts_the_next_browser_signed_in(held_out: Any, tmp_path: Path) -> None:
+    first = held_out()
+    first.ok("web_verifyTextVisible", text="Not signed in")
+    first.ok("web_evaluate", script="localStorage.setItem('claimant', 'Ada')")
+    state = first.ok("web_getStorageState").message
+    (tmp_path / "workspace" / "state.json").write_text(state or "")
+    first.driver.stop()  # one Playwright per thread: as a later run would, the next browser starts fresh
+    second = held_out(storage_state="state.json")  # relative to the workspace
+    second.ok("web_verifyTextVisible", text="Claimant: Ada")
+
+
+def test_a_missing_storage_state_file_is_a_configuration_error(web_host: PluginHost, tmp_path: Path,
+                                                               chromium: str) -> None:
+    from trailblaze.errors import ConfigError
+
+    driver = PlaywrightDriver(WebDriverConfig.model_validate({"storage_state": "nope.json"}))
+    with pytest.raises(ConfigError, match=r"storage_state: .*nope.json does not exist"):
+        make_session(web_host, root=tmp_path, driver=driver, session_id="no-state")
+    driver.stop()

@@ -10,7 +10,6 @@ import signal
 from pathlib import Path
 
 import pytest
-
 from trailblaze.testing import CliProcess
 
 TRAIL = """\
