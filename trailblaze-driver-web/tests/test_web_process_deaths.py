@@ -10,6 +10,7 @@ import signal
 from pathlib import Path
 
 import pytest
+
 from trailblaze.testing import CliProcess
 
 TRAIL = """\
