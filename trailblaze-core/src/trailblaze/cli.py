@@ -400,7 +400,7 @@ def snapshot(driver: str | None, device: str | None, driver_options: tuple[str, 
     if session_name:
         from .commands.session import finish
         from .errors import BadInputError
-        from .live.protocol import request
+        from .live.protocol import request as session_request
 
         starting = {"--driver": driver, "-d": device, "-o": driver_options, "--url": url, "--wait-for": wait_for,
                     "--raw": raw, "--screenshot": screenshot, "--headed": headed, "--workspace": workspace}
@@ -409,7 +409,7 @@ def snapshot(driver: str | None, device: str | None, driver_options: tuple[str, 
             raise BadInputError(f"{', '.join(given)} cannot be used with --session (the session's device is "
                                 "already started)", hint="open a page with: trailblaze tool web_navigate url=URL "
                                                          "--session NAME")
-        finish(request(session_name, "snapshot", {"detail": sorted(n for n, on in flags.items() if on)}))
+        finish(session_request(session_name, "snapshot", {"detail": sorted(n for n, on in flags.items() if on)}))
         return
     request = SnapshotRequest(driver=driver, device=device, driver_options=parse_driver_options(driver_options),
                               url=url, wait_for=wait_for, timeout_s=timeout_s,
@@ -425,14 +425,11 @@ cli.add_command(_make_mcp_command())
 
 from .commands import session as _session_command
 from .commands import skill as _skill_command
-from .commands import step as _step_command
 from .commands import tool as _tool_command
 
 cli.add_command(_session_command.make_command())
 cli.add_command(_tool_command.make_command())
 cli.add_command(_skill_command.make_command())
-for _command in _step_command.make_commands():
-    cli.add_command(_command)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -40,6 +40,7 @@ def _make_command(kind: str) -> "click.Command":
     import click
 
     from ..cli import CONTEXT_SETTINGS, handle_errors
+    from ..commands.session import SESSION_ENV
 
     noun = "instruction" if kind == "step" else "assertion"
     helps = {
@@ -75,19 +76,49 @@ def _make_command(kind: str) -> "click.Command":
     @click.option("--max-llm-calls", type=int, help="Cap on model calls (default 50).")
     @click.option("--memory", multiple=True, metavar="KEY=VALUE", help="Seed a memory value (repeatable).")
     @click.option("--secret", multiple=True, metavar="KEY=VALUE", help="Like --memory, redacted everywhere.")
+    @click.option("--secret-env", multiple=True, metavar="NAME[=ENVVAR]",
+                  help="A secret read from the environment variable ENVVAR (default: NAME) (repeatable).")
+    @click.option("--secrets-file", multiple=True, type=click.Path(path_type=Path, dir_okay=False), metavar="PATH",
+                  help="A YAML or JSON map of secrets; refused when every user can read it.")
     @click.option("--save", "save", type=click.Path(path_type=Path, dir_okay=False),
                   help="Append the step and its recording to this trail file.")
     @click.option("--output-dir", type=click.Path(path_type=Path), help="Where logs go (default: ./logs).")
+    @click.option("--session", "session_name", metavar="NAME", envvar=SESSION_ENV,
+                  help=f"Act on the live session NAME (trailblaze session start) instead of a fresh device; the "
+                       f"step is recorded for `session save` (default ${SESSION_ENV}).")
+    @click.option("--tools", "tools_text", metavar="YAML", help="With --session: the step's tool calls as a YAML "
+                  "list, e.g. '[{web_verifyTextVisible: {text: Welcome}}]' (no model needed).")
     @handle_errors
     def command(driver: str | None, driver_options: tuple[str, ...], headed: bool, target: str | None,
                 llm: str | None, max_llm_calls: int | None, memory: tuple[str, ...], secret: tuple[str, ...],
-                save: Path | None, output_dir: Path | None, **kwargs: Any) -> None:
+                save: Path | None, output_dir: Path | None, session_name: str | None, tools_text: str | None,
+                secret_env: tuple[str, ...], secrets_file: tuple[Path, ...], **kwargs: Any) -> None:
         from ..cli import parse_driver_options, parse_kv
+        from ..errors import BadInputError
         from ..runner import RunOptions
+        from ..secret_sources import gather_secrets
 
         text = str(kwargs[noun])
+        if session_name:
+            from ..commands.session import session_step
+
+            given = [flag for flag, value in (("--driver", driver), ("-o", driver_options), ("--headed", headed),
+                                              ("--target", target), ("--llm", llm), ("--save", save),
+                                              ("--memory", memory), ("--secret", secret),
+                                              ("--secret-env", secret_env), ("--secrets-file", secrets_file))
+                     if value]
+            if given:
+                raise BadInputError(f"{', '.join(given)} cannot be used with --session (they are the session's: "
+                                    "set them at `trailblaze session start`)",
+                                    hint="save with: trailblaze session save --name NAME PATH")
+            session_step(kind, text, tools_text, session_name)
+            return
+        if tools_text:
+            raise BadInputError("--tools needs --session NAME (a live session to run the calls on)")
         options = RunOptions(driver=driver, driver_options=parse_driver_options(driver_options), headed=headed,
-                             memory=parse_kv(memory, "--memory"), secrets=parse_kv(secret, "--secret"), llm=llm,
+                             memory=parse_kv(memory, "--memory"), llm=llm,
+                             secrets=gather_secrets(pairs=parse_kv(secret, "--secret"), env_names=secret_env,
+                                                    files=secrets_file),
                              max_llm_calls=max_llm_calls, save_recording=False, report=False,
                              output_dir=output_dir, test_name=kind,
                              debug=bool(click.get_current_context().find_root().params.get("debug")))

@@ -126,6 +126,23 @@ def make_command() -> click.Group:
     return session
 
 
+def session_step(kind: str, text: str, tools_text: str | None, session_name: str) -> None:
+    """``trailblaze step|verify TEXT --session NAME [--tools YAML]``: the step on the live session, given
+    as its tool calls (no model) or solved by the session's model; recorded under TEXT for ``save``."""
+    from ..errors import BadInputError
+    from ..live.protocol import request
+    from ..yamlio import load_fast
+
+    tools = None
+    if tools_text:
+        tools = load_fast(tools_text, "--tools")
+        if isinstance(tools, dict):
+            tools = [tools]
+        if not isinstance(tools, list):
+            raise BadInputError("--tools must be a YAML list of {toolName: {args}}")
+    finish(request(session_name, "steps", {"kind": kind, "text": text, "tools": tools}))
+
+
 def finish(reply: object) -> None:
     """Print a session's reply and end with its exit code (errors as one line on stderr)."""
     import sys
