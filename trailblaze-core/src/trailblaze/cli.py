@@ -423,11 +423,13 @@ from .mcp_server.command import make_command as _make_mcp_command
 
 cli.add_command(_make_mcp_command())
 
+from .commands import record as _record_command
 from .commands import session as _session_command
 from .commands import skill as _skill_command
 from .commands import tool as _tool_command
 
 cli.add_command(_session_command.make_command())
+cli.add_command(_record_command.make_command())
 cli.add_command(_tool_command.make_command())
 cli.add_command(_skill_command.make_command())
 

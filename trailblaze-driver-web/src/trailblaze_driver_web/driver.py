@@ -44,6 +44,7 @@ if TYPE_CHECKING:
         Request,
         Response,
     )
+    from trailblaze.recorder import RecordedStepDraft, RecordOptions
     from trailblaze.session import Session
 
 DRIVER_KEY = "playwright-native"
@@ -93,6 +94,12 @@ class PlaywrightDriver(Driver):
             self.stop()
             raise
         return info
+
+    def record_actions(self, options: RecordOptions) -> list[RecordedStepDraft]:
+        """``trailblaze record``: see ``recorder``."""
+        from .recorder import record_actions
+
+        return record_actions(self, options)
 
     def _storage_state_file(self, raw: str) -> str:
         """``storage_state`` as an existing file: relative to the workspace when a session runs, else to

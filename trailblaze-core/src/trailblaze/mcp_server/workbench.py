@@ -28,6 +28,7 @@ from ..driver import Driver
 from ..errors import BadInputError, TrailblazeError, UnknownToolError
 from ..memory import Redactor
 from ..plugins import PluginHost, get_host
+from ..recorder import RecordedStepDraft
 from ..runner.lifecycle import SessionFactory, SessionLifecycle
 from ..runner.options import RunOptions
 from ..session import Session, SessionOutcome
@@ -466,6 +467,13 @@ class Workbench:
         step = RecordedStep(kind, text, classifier, list(calls))
         self.steps.append(step)
         return step
+
+    def add_recorded(self, drafts: list[RecordedStepDraft]) -> None:
+        """Steps recorded elsewhere (a person's actions, ``trailblaze record``) into the pending trail, with
+        literal secret values written as their tokens, as the agent's are."""
+        for draft in drafts:
+            if draft.calls:
+                self._record(draft.kind, draft.text, self._tokenized(draft.calls))
 
     # -- trails -----------------------------------------------------------------------------------
     def start_trail(self, name: str | None) -> str:

@@ -1,0 +1,95 @@
+"""``trailblaze record [URL] --save PATH``: record a trail by demonstration.
+
+A headed browser opens (on URL, relative to the workspace's base URL); what the person does there —
+clicks, typing, choices, checks, uploads, navigation — becomes the tool calls the agent would have
+recorded, grouped into steps (a pause, a navigation or Enter starts a new one). Selecting text and
+pressing Alt+Shift+V adds a "verify visible" check. Closing the window (or Ctrl-C) writes the trail,
+through the same writer as ``trailblaze mcp`` and ``session save``; ``trailblaze run`` replays it.
+The browser side lives in the driver (``Driver.record_actions``): this module imports no browser SDK.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import click
+
+
+def make_command() -> click.Command:
+    from ..cli import CONTEXT_SETTINGS, handle_errors, parse_driver_options, parse_kv
+
+    @click.command("record", context_settings=CONTEXT_SETTINGS)
+    @click.argument("url", required=False)
+    @click.option("--save", "save", required=True, type=click.Path(path_type=Path, dir_okay=False), metavar="PATH",
+                  help="The trail to write (NAME.trail.yaml; appended to when it exists).")
+    @click.option("--title", metavar="TEXT", help="The trail's title (config.title) when it is created.")
+    @click.option("--driver", metavar="NAME", help="Driver key (default: the workspace's, else the web driver).")
+    @click.option("-o", "--driver-option", "driver_options", multiple=True, metavar="KEY=VALUE",
+                  help="Driver setting, e.g. -o viewport=390x844 (repeatable).")
+    @click.option("--headless", is_flag=True, help="Do not show the window (for scripted demonstrations only).")
+    @click.option("--secret-name", default="password", show_default=True, metavar="NAME",
+                  help="What typing into a password field records: value: '{{NAME}}'.")
+    @click.option("--pause", "pause_s", type=click.FloatRange(0.5, 600), default=4.0, show_default=True,
+                  metavar="SECONDS", help="A pause this long between actions starts a new step.")
+    @click.option("--workspace", type=click.Path(path_type=Path, file_okay=False),
+                  help="Workspace directory (default: found from the current directory).")
+    @click.option("--target", metavar="ID", help="Target app (trailmap).")
+    @click.option("--memory", multiple=True, metavar="KEY=VALUE", help="Seed a memory value (repeatable).")
+    @click.option("--secret", multiple=True, metavar="KEY=VALUE", help="A secret: typed anywhere, it is saved as its token.")
+    @click.option("--secret-env", multiple=True, metavar="NAME[=ENVVAR]", help="A secret from the environment (repeatable).")
+    @click.option("--secrets-file", multiple=True, type=click.Path(path_type=Path, dir_okay=False), metavar="PATH",
+                  help="A YAML or JSON map of secrets; refused when every user can read it.")
+    @click.option("--output-dir", type=click.Path(path_type=Path), help="Where the session's logs go (default: ./logs).")
+    @handle_errors
+    def record(url: str | None, save: Path, title: str | None, driver: str | None, driver_options: tuple[str, ...],
+               headless: bool, secret_name: str, pause_s: float, workspace: Path | None, target: str | None,
+               memory: tuple[str, ...], secret: tuple[str, ...], secret_env: tuple[str, ...],
+               secrets_file: tuple[Path, ...], output_dir: Path | None) -> None:
+        """Record a trail by clicking through the app in a browser window.
+
+        \b
+        Examples:
+          trailblaze record / --save trails/checkout.trail.yaml --secret-env password=SHOP_PASSWORD
+          trailblaze record https://example.com --save trails/smoke.trail.yaml
+        """
+        from ..mcp_server.workbench import McpSettings, Workbench
+        from ..recorder import RecordOptions
+        from ..secret_sources import gather_secrets
+
+        settings = McpSettings(
+            workspace=workspace, target=target, memory=parse_kv(memory, "--memory"),
+            secrets=gather_secrets(pairs=parse_kv(secret, "--secret"), env_names=secret_env, files=secrets_file),
+            driver_options={**parse_driver_options(driver_options), **({"headless": True} if headless else {})},
+            headed=not headless, output_dir=output_dir)
+        bench = Workbench(settings)
+        stop = threading.Event()
+        try:
+            info = bench.submit(bench.connect, platform=None if driver else "web", driver=driver).result()
+            bench.start_trail(title)
+            if url:
+                opened = bench.submit(bench.call_tool, "web_navigate", {"url": url}, step_text=f"Open {url}").result()
+                if not opened.success:
+                    from ..errors import BadInputError
+
+                    raise BadInputError(f"could not open {url}: {opened.message}")
+            click.echo(f"Recording on {info['driver']}: use the app in the window. To add a check, select text "
+                       "and press Alt+Shift+V. Close the window (or press Ctrl-C here) to save.", err=True)
+            options = RecordOptions(secret_token=secret_name, pause_s=pause_s, should_stop=stop.is_set,
+                                    on_action=lambda line: click.echo(f"  recorded {line}", err=True))
+            future = bench.submit(lambda: bench.connected.driver.record_actions(options))  # type: ignore[union-attr]
+            try:
+                drafts = future.result()
+            except KeyboardInterrupt:
+                stop.set()
+                drafts = future.result()
+            bench.add_recorded(drafts)
+            saved = bench.submit(bench.save_trail, str(save.expanduser().resolve())).result()
+        finally:
+            for problem in bench.close():
+                click.echo(f"trailblaze record: warning: {problem}", err=True)
+        verb = "Created" if saved["created"] else "Appended to"
+        click.echo(f"{verb} {saved['file']} ({saved['steps']} step{'s' if saved['steps'] != 1 else ''}); replay it "
+                   f"with: trailblaze run {save}")
+
+    return record
