@@ -135,6 +135,8 @@ class Recorder:
         self._last_action = 0.0
         self._break = True
         self._last_url: str | None = None
+        self._typed: dict[str, Any] = {}
+        """The last text recorded per field (by ref)."""
 
     # -- wiring -----------------------------------------------------------------------------------
     def attach(self) -> None:
@@ -209,12 +211,16 @@ class Recorder:
 
     # -- steps ------------------------------------------------------------------------------------
     def _add_call(self, call: ToolCall, said: str, *, new: bool = False) -> None:
+        if call.name in ("web_type", "web_fillSecret"):
+            # A field reports its text when Enter commits it and again when it loses focus: once is enough.
+            value = call.args.get("text", call.args.get("value"))
+            if self._typed.get(str(call.args.get("ref"))) == value:
+                return
+            self._typed[str(call.args.get("ref"))] = value
         last = self.steps[-1] if self.steps else None
         if last is not None and last.calls and call.name == "web_type" and last.calls[-1].name == "web_type" and \
                 last.calls[-1].args.get("ref") == call.args.get("ref"):
             last.calls[-1] = call  # the same field committed again (change, then Enter): keep the final text
-            return
-        if last is not None and last.calls and call == last.calls[-1] and call.name in ("web_type", "web_fillSecret"):
             return
         self._add("step", call, said, new=new)
 
