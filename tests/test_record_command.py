@@ -70,7 +70,7 @@ def test_a_demonstration_in_a_headed_browser_becomes_a_trail_that_replays(tmp_pa
         # docs/recording.md's command, with a DevTools port for the test's "person" to attach to.
         documented = shlex.split(record_line().removeprefix("uv run trailblaze "))
         proc = subprocess.Popen([str(TRAILBLAZE), *documented, "-o", f"launch_args=[--remote-debugging-port={port}]"],
-                                cwd=ws, env=env, stdout=out, stderr=subprocess.STDOUT)
+                                cwd=ws, env=env, stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT)
     try:
         wait_for(log, "Recording on playwright-native", proc)
         with sync_playwright() as pw:
@@ -81,6 +81,11 @@ def test_a_demonstration_in_a_headed_browser_becomes_a_trail_that_replays(tmp_pa
             page.get_by_role("textbox", name="Password").click()
             page.keyboard.type(PASSWORD)
             page.get_by_role("button", name="Sign in").click()
+            # The person names the next step in the terminal before doing it.
+            assert proc.stdin is not None
+            proc.stdin.write(b"Add the trail mug to the cart\n")
+            proc.stdin.flush()
+            time.sleep(0.5)
             page.get_by_role("link", name="View Trail Mug").click()
             page.get_by_role("button", name="Add to cart").click()
             page.get_by_text("Added to cart").wait_for()
@@ -108,7 +113,8 @@ def test_a_demonstration_in_a_headed_browser_becomes_a_trail_that_replays(tmp_pa
     for expected in ("web_navigate", "ariaRole: textbox", "ariaNameRegex: Email", "web_fillSecret",
                      "ref: button \"Sign in\"", "ref: link \"View Trail Mug\"", "ref: button \"Add to cart\"",
                      "- step: Type into textbox \"Email\"; fill textbox \"Password\" with {{password}}; click button",
-                     "- verify: 'Check that \"Total: $12.50\" is visible'", "title: Buy a mug"):
+                     "- verify: 'Check that \"Total: $12.50\" is visible'", "title: Buy a mug",
+                     "- step: Add the trail mug to the cart\n"):
         assert expected in saved, (expected, saved)
 
     replay = subprocess.run([str(TRAILBLAZE), "run", "trails/buy-a-mug.trail.yaml", "--secret-env",

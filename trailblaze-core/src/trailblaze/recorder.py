@@ -34,6 +34,9 @@ class RecordOptions:
     """Polled while recording: the terminal asked to finish (Ctrl-C)."""
     on_action: Callable[[str], None] | None = None
     """Told one line per recorded action, for the terminal."""
+    take_step_name: Callable[[], str | None] = lambda: None
+    """Asked before each action: a name the person gave (typed in the terminal) starts a new step
+    called that; None keeps going (steps are then named after what they did)."""
 
 
 __all__ = ["RecordOptions", "RecordedStepDraft"]

@@ -120,6 +120,7 @@ class _Step:
     kind: str
     calls: list[ToolCall] = field(default_factory=list)
     said: list[str] = field(default_factory=list)
+    name: str | None = None
 
 
 class Recorder:
@@ -228,8 +229,9 @@ class Recorder:
         now = time.monotonic()
         pause = self._last_action and now - self._last_action > self.options.pause_s
         last = self.steps[-1] if self.steps else None
-        if new or self._break or pause or last is None or last.kind != kind or kind == "verify":
-            self.steps.append(_Step(kind))
+        named = self.options.take_step_name()
+        if named or new or self._break or pause or last is None or last.kind != kind or kind == "verify":
+            self.steps.append(_Step(kind, name=named or None))
             self._break = False
         self.steps[-1].calls.append(call)
         self.steps[-1].said.append(said)
@@ -242,7 +244,7 @@ class Recorder:
         for step in self.steps:
             if not step.calls:
                 continue
-            text = step.said[0] if step.kind == "verify" else "; ".join(dict.fromkeys(step.said))
+            text = step.name or (step.said[0] if step.kind == "verify" else "; ".join(dict.fromkeys(step.said)))
             out.append(RecordedStepDraft("verify" if step.kind == "verify" else "step",
                                          text[:1].upper() + text[1:], list(step.calls)))
         return out

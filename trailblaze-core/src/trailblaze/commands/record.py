@@ -10,6 +10,8 @@ The browser side lives in the driver (``Driver.record_actions``): this module im
 
 from __future__ import annotations
 
+import queue
+import sys
 import threading
 from pathlib import Path
 
@@ -74,9 +76,12 @@ def make_command() -> click.Command:
 
                     raise BadInputError(f"could not open {url}: {opened.message}")
             click.echo(f"Recording on {info['driver']}: use the app in the window. To add a check, select text "
-                       "and press Alt+Shift+V. Close the window (or press Ctrl-C here) to save.", err=True)
+                       "and press Alt+Shift+V. To name the next step, type its name here and press Enter. Close "
+                       "the window (or press Ctrl-C here) to save.", err=True)
+            names = _terminal_step_names()
             options = RecordOptions(secret_token=secret_name, pause_s=pause_s, should_stop=stop.is_set,
-                                    on_action=lambda line: click.echo(f"  recorded {line}", err=True))
+                                    on_action=lambda line: click.echo(f"  recorded {line}", err=True),
+                                    take_step_name=lambda: _next(names))
             future = bench.submit(lambda: bench.connected.driver.record_actions(options))  # type: ignore[union-attr]
             try:
                 drafts = future.result()
@@ -93,3 +98,23 @@ def make_command() -> click.Command:
                    f"with: trailblaze run {save}")
 
     return record
+
+
+def _terminal_step_names() -> queue.Queue[str]:
+    """Lines typed in the terminal while recording, each naming the step the next action starts."""
+    names: queue.Queue[str] = queue.Queue()
+
+    def read() -> None:
+        for line in sys.stdin:
+            if line.strip():
+                names.put(" ".join(line.split()))
+
+    threading.Thread(target=read, name="trailblaze-record-names", daemon=True).start()
+    return names
+
+
+def _next(names: queue.Queue[str]) -> str | None:
+    try:
+        return names.get_nowait()
+    except queue.Empty:
+        return None
