@@ -145,29 +145,15 @@ def main() -> None:
         ws = shop_workspace(Path(tmp) / "shop")
         results["trailblaze session CLI"] = measure_cli(ws)
         results["trailblaze mcp"] = measure_trailblaze_mcp(ws)
-        chromium = os.environ.get("TRAILBLAZE_CHROMIUM") or "/usr/bin/chromium-headless-shell"
-        if args.no_playwright_mcp:
-            notes.append("@playwright/mcp skipped (--no-playwright-mcp)")
-        else:
-            from bench_mcp_server import install_playwright_mcp
+        from bench_mcp_server import first_error, playwright_mcp_on_shop
 
-            cli, why = install_playwright_mcp(Path(tmp) / "pwmcp")
-            if cli is None:
-                notes.append(f"@playwright/mcp skipped: {why}")
-            else:
-                sys.path.insert(0, str(ws))
-                from server import ShopServer  # the example shop's own server module
-
-                shop = ShopServer("127.0.0.1", port=0)
-                url = str(shop.start()).rstrip("/")
+        with playwright_mcp_on_shop(Path(tmp), ws, skip=args.no_playwright_mcp, notes=notes) as found:
+            if found is not None:
+                cli, url, chromium = found
                 try:
                     results["@playwright/mcp (defaults)"] = measure_playwright_mcp(cli, url, chromium, Path(tmp))
                 except Exception as exc:  # noqa: BLE001 - report, keep the other figures
-                    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-                        exc = exc.exceptions[0]
-                    notes.append(f"@playwright/mcp failed: {type(exc).__name__}: {str(exc)[:300]}")
-                finally:
-                    shop.stop()
+                    notes.append(f"@playwright/mcp failed: {first_error(exc)}")
     print("Tokens an agent reads for a five-action flow (snapshot, type, type password, click, verify), chars/4")
     totals = {}
     for label, (once, per_action) in results.items():

@@ -12,9 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from trailblaze.config import WorkspaceConfig
 from trailblaze.plugins import PluginHost
-from trailblaze.session import SessionOutcome
 from trailblaze.testing import make_session
 from trailblaze_driver_web.config import WebDriverConfig
 from trailblaze_driver_web.driver import PlaywrightDriver
@@ -48,27 +46,15 @@ def held_out_url() -> Iterator[str]:
 
 
 @pytest.fixture
-def held_out(web_host: PluginHost, tmp_path: Path, chromium: str, held_out_url: str) -> Iterator[Callable[..., WebSession]]:
-    made: list[WebSession] = []
+def held_out(web_session: Callable[..., WebSession], held_out_url: str) -> Callable[..., WebSession]:
+    """Factory: a session (workspace: the test's tmp_path) on the held-out page."""
 
     def make(**settings: Any) -> WebSession:
-        driver = PlaywrightDriver(WebDriverConfig.model_validate({"base_url": held_out_url, **settings}))
-        workspace = WorkspaceConfig(root=tmp_path / "workspace")
-        workspace.root.mkdir(exist_ok=True)
-        session = make_session(web_host, root=tmp_path, driver=driver, workspace=workspace,
-                               session_id=f"held-out-{len(made)}")
-        ws = WebSession(session, driver)
-        made.append(ws)
+        ws = web_session(base_url=held_out_url, **settings)
         ws.ok("web_navigate", url="/index.html")
         return ws
 
-    try:
-        yield make
-    finally:
-        for ws in made:
-            web_host.session_finished(ws.session, SessionOutcome.SUCCEEDED)
-            ws.driver.stop()
-            ws.session.log.close()
+    return make
 
 
 def test_text_not_visible_polls_until_it_disappears_and_names_what_stays(held_out: Any) -> None:
@@ -92,9 +78,10 @@ def test_element_not_visible_waits_for_a_hidden_dialog_and_accepts_a_missing_one
 
 
 def test_upload_resolves_paths_and_refuses_missing_or_outside_files(held_out: Any, tmp_path: Path,
+                                                                     tmp_path_factory: pytest.TempPathFactory,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     ws = held_out()
-    workspace = tmp_path / "workspace"
+    workspace = tmp_path
     (workspace / "fixtures").mkdir()
     (workspace / "fixtures" / "receipt.pdf").write_bytes(b"%PDF-1.4 receipt")
     (workspace / "fixtures" / "photo.png").write_bytes(b"\x89PNG")
@@ -104,7 +91,7 @@ def test_upload_resolves_paths_and_refuses_missing_or_outside_files(held_out: An
 
     missing = ws.fails("web_uploadFile", ref='button "Receipt"', paths=["fixtures/nope.pdf"])
     assert "'fixtures/nope.pdf' does not exist" in missing and str(workspace / "fixtures" / "nope.pdf") in missing
-    outside = tmp_path / "elsewhere.txt"
+    outside = tmp_path_factory.mktemp("elsewhere") / "private.txt"
     outside.write_text("private")
     refused = ws.fails("web_uploadFile", ref='button "Receipt"', paths=[str(outside)])
     assert "is outside the workspace" in refused and "upload_dirs" in refused
@@ -114,9 +101,9 @@ def test_upload_resolves_paths_and_refuses_missing_or_outside_files(held_out: An
     assert "Submit a claim" in no_input  # what the page has instead
 
 
-def test_upload_dirs_allow_a_directory_outside_the_workspace(held_out: Any, tmp_path: Path) -> None:
-    shared = tmp_path / "shared-fixtures"
-    shared.mkdir()
+def test_upload_dirs_allow_a_directory_outside_the_workspace(held_out: Any,
+                                                            tmp_path_factory: pytest.TempPathFactory) -> None:
+    shared = tmp_path_factory.mktemp("shared-fixtures")
     (shared / "scan.pdf").write_bytes(b"%PDF")
     ws = held_out(upload_dirs=[str(shared)])
     ws.ok("web_uploadFile", ref="css=#receipt", paths=[str(shared / "scan.pdf")])
@@ -154,7 +141,7 @@ def test_a_saved_storage_state_starts_the_next_browser_signed_in(held_out: Any, 
     first.ok("web_verifyTextVisible", text="Not signed in")
     first.ok("web_evaluate", script="localStorage.setItem('claimant', 'Ada')")
     state = first.ok("web_getStorageState").message
-    (tmp_path / "workspace" / "state.json").write_text(state or "")
+    (tmp_path / "state.json").write_text(state or "")
     first.driver.stop()  # one Playwright per thread: as a later run would, the next browser starts fresh
     second = held_out(storage_state="state.json")  # relative to the workspace
     second.ok("web_verifyTextVisible", text="Claimant: Ada")
