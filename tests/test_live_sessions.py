@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from mcp_server_helpers import EMAIL, PASSWORD, live_tree, shop_workspace
+from mcp_server_helpers import EMAIL, PASSWORD, devices_workspace, live_tree, shop_workspace
 from trailblaze.live.registry import pid_alive as _alive
 from trailblaze.testing import CliProcess
 
@@ -172,3 +172,28 @@ def test_wrong_tokens_stale_state_and_missing_sessions_are_refused(tmp_path: Pat
         code, out = tb(ws, session_dir, "session", "stop", "--name", "t")
     assert code == 0, out
     assert not _alive(pid)
+
+
+@pytest.mark.appium
+def test_a_session_on_a_phone_keeps_the_device_and_its_appium_server(tmp_path: Path, session_dir: Path,
+                                                                    appium_run_env: dict[str, str]) -> None:
+    import re
+
+    ws = devices_workspace(tmp_path / "ws")
+    code, out = tb(ws, session_dir, "session", "start", "--name", "phone", "-d", "android", env=appium_run_env)
+    assert code == 0 and "android-appium-uiautomator2" in out, out
+    pid = session_pid(session_dir, "phone")
+    assert any("appium" in cmd for cmd in live_tree(pid).values()), "the session holds the Appium server"
+    code, out = tb(ws, session_dir, "snapshot", "--session", "phone")
+    found = re.search(r'\[(\w+)\] Button "Sign in"', out)
+    assert code == 0 and found, out
+    code, out = tb(ws, session_dir, "tool", "tap", f"ref={found.group(1)}", "--step", "Tap sign in",
+                   "--session", "phone")
+    assert code == 0, out
+    code, out = tb(ws, session_dir, "session", "save", "--name", "phone", "trails/tap.trail.yaml")
+    assert code == 0, out
+    saved = (ws / "trails" / "tap.trail.yaml").read_text()
+    assert "- step: Tap sign in" in saved and "com.example.fakeshop:id/sign_in" in saved, saved
+    code, out = tb(ws, session_dir, "session", "stop", "--name", "phone")
+    assert code == 0, out
+    assert live_tree(pid) == {} and not _alive(pid), "no device session, no Appium server left"
