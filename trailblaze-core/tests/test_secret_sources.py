@@ -98,3 +98,20 @@ def test_a_missing_environment_variable_is_named(workspace: Path) -> None:
     code, output = run(workspace, "--secret-env", "password=TB_NOT_SET_ANYWHERE")
     assert code == 3, output
     assert "--secret-env password=TB_NOT_SET_ANYWHERE: the environment variable TB_NOT_SET_ANYWHERE is not set" in output
+
+
+def test_the_session_option_table_folds_every_source_into_secrets(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from trailblaze.commands.session_options import pytest_session_values
+
+    monkeypatch.setenv("TB_FOLD_TEST", "from-env")
+    path = secrets_file(tmp_path, "token: from-file\n")
+    raw = {"trailblaze_driver": None, "trailblaze_device": [], "trailblaze_option": [], "trailblaze_headed": False,
+           "trailblaze_memory": [], "trailblaze_secret": ["explicit=yes"], "trailblaze_secret_env": ["env=TB_FOLD_TEST"],
+           "trailblaze_secrets_file": [str(path)], "trailblaze_arg": [], "trailblaze_output_dir": None,
+           "trailblaze_llm": None, "trailblaze_self_heal": None}
+    values = pytest_session_values(raw.__getitem__)
+    assert values["secrets"] == {"token": "from-file", "env": "from-env", "explicit": "yes"}
+    assert "secret_env" not in values and "secrets_files" not in values
+    with pytest.raises(Exception, match="--trailblaze-secret-env env=TB_MISSING: the environment variable"):
+        pytest_session_values({**raw, "trailblaze_secret_env": ["env=TB_MISSING"]}.__getitem__)

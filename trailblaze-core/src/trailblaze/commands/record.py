@@ -19,7 +19,8 @@ import click
 
 
 def make_command() -> click.Command:
-    from ..cli import CONTEXT_SETTINGS, handle_errors, parse_driver_options, parse_kv
+    from .session_options import parse_driver_options, parse_kv
+    from .shared import CONTEXT_SETTINGS, handle_errors
 
     @click.command("record", context_settings=CONTEXT_SETTINGS)
     @click.argument("url", required=False)
@@ -118,3 +119,6 @@ def _next(names: queue.Queue[str]) -> str | None:
         return names.get_nowait()
     except queue.Empty:
         return None
+
+
+command = make_command()

@@ -10,8 +10,12 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from ..live.protocol import Reply
 
 SESSION_ENV = "TRAILBLAZE_SESSION"
 
@@ -24,7 +28,8 @@ def session_option() -> click.Option:
 
 
 def make_command() -> click.Group:
-    from ..cli import CONTEXT_SETTINGS, handle_errors, parse_driver_options, parse_kv
+    from .session_options import parse_driver_options, parse_kv
+    from .shared import CONTEXT_SETTINGS, handle_errors
 
     @click.group("session", context_settings=CONTEXT_SETTINGS)
     def session() -> None:
@@ -143,16 +148,16 @@ def session_step(kind: str, text: str, tools_text: str | None, session_name: str
     finish(request(session_name, "steps", {"kind": kind, "text": text, "tools": tools}))
 
 
-def finish(reply: object) -> None:
+def finish(reply: Reply) -> None:
     """Print a session's reply and end with its exit code (errors as one line on stderr)."""
     import sys
 
-    from ..live.protocol import Reply
-
-    assert isinstance(reply, Reply)
     if reply.output:
         click.echo(reply.output)
     if reply.error:
         click.echo(f"trailblaze: error: {reply.error}" + (f" (hint: {reply.hint})" if reply.hint else ""), err=True)
     if reply.exit_code:
         sys.exit(reply.exit_code)
+
+
+command = make_command()

@@ -26,7 +26,7 @@ def skill_files() -> dict[str, str]:
 
 
 def make_command() -> click.Group:
-    from ..cli import CONTEXT_SETTINGS, handle_errors
+    from .shared import CONTEXT_SETTINGS, handle_errors
 
     @click.group("skill", context_settings=CONTEXT_SETTINGS)
     def skill() -> None:
@@ -89,3 +89,6 @@ def _write_atomically(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+command = make_command()

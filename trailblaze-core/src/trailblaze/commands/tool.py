@@ -11,7 +11,8 @@ import click
 
 
 def make_command() -> click.Command:
-    from ..cli import CONTEXT_SETTINGS, handle_errors, parse_driver_options
+    from .session_options import parse_driver_options
+    from .shared import CONTEXT_SETTINGS, handle_errors
     from .session import finish, session_option
 
     @click.command("tool", context_settings=CONTEXT_SETTINGS)
@@ -52,3 +53,6 @@ def make_command() -> click.Command:
 
     tool.params.append(session_option())
     return tool
+
+
+command = make_command()

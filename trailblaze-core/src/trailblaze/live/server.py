@@ -210,8 +210,9 @@ def run(config: SessionConfig) -> int:
         listener = listen(files.socket)
         write_state(files, {"name": config.name, "pid": os.getpid(), "bootId": boot_id(), "token": live.token,
                             "socket": str(files.socket), "started": time.time(), "driver": info.get("driver"),
-                            "platform": info.get("platform"), "url": config.url, "workspace": str(live.workbench.ws.config.root),
-                            "idleTimeoutS": config.idle_timeout_s, "log": str(files.log)})
+                            "platform": info.get("platform"), "url": config.url,
+                            "workspace": str(live.workbench.ws.config.root), "idleTimeoutS": config.idle_timeout_s,
+                            "log": str(files.log)})
         print(f"trailblaze session {config.name}: serving {info.get('driver')} on {files.socket}", flush=True)
         live.serve(listener)
         return 0
