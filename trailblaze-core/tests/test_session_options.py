@@ -23,8 +23,11 @@ TABLE_FLAGS = {flag.split("/")[0] for row in SESSION_OPTIONS for flag in row.fla
 
 
 def _command(name: str) -> click.Command:
+    """The command ``name`` (for ``session``, the ``session start`` subcommand: it opens the session)."""
     command = cli.get_command(click.Context(cli), name)
     assert command is not None
+    if isinstance(command, click.Group) and "start" in command.commands:
+        return command.commands["start"]
     return command
 
 

@@ -14,12 +14,13 @@ import queue
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import click
 
 
 def make_command() -> click.Command:
-    from .session_options import parse_driver_options, parse_kv
+    from .session_options import session_options, session_values
     from .shared import CONTEXT_SETTINGS, handle_errors
 
     @click.command("record", context_settings=CONTEXT_SETTINGS)
@@ -27,28 +28,15 @@ def make_command() -> click.Command:
     @click.option("--save", "save", required=True, type=click.Path(path_type=Path, dir_okay=False), metavar="PATH",
                   help="The trail to write (NAME.trail.yaml; appended to when it exists).")
     @click.option("--title", metavar="TEXT", help="The trail's title (config.title) when it is created.")
-    @click.option("--driver", metavar="NAME", help="Driver key (default: the workspace's, else the web driver).")
-    @click.option("-o", "--driver-option", "driver_options", multiple=True, metavar="KEY=VALUE",
-                  help="Driver setting, e.g. -o viewport=390x844 (repeatable).")
+    @session_options("record")
     @click.option("--headless", is_flag=True, help="Do not show the window (for scripted demonstrations only).")
     @click.option("--secret-name", default="password", show_default=True, metavar="NAME",
                   help="What typing into a password field records: value: '{{NAME}}'.")
     @click.option("--pause", "pause_s", type=click.FloatRange(0.5, 600), default=4.0, show_default=True,
                   metavar="SECONDS", help="A pause this long between actions starts a new step.")
-    @click.option("--workspace", type=click.Path(path_type=Path, file_okay=False),
-                  help="Workspace directory (default: found from the current directory).")
-    @click.option("--target", metavar="ID", help="Target app (trailmap).")
-    @click.option("--memory", multiple=True, metavar="KEY=VALUE", help="Seed a memory value (repeatable).")
-    @click.option("--secret", multiple=True, metavar="KEY=VALUE", help="A secret: typed anywhere, it is saved as its token.")
-    @click.option("--secret-env", multiple=True, metavar="NAME[=ENVVAR]", help="A secret from the environment (repeatable).")
-    @click.option("--secrets-file", multiple=True, type=click.Path(path_type=Path, dir_okay=False), metavar="PATH",
-                  help="A YAML or JSON map of secrets; refused when every user can read it.")
-    @click.option("--output-dir", type=click.Path(path_type=Path), help="Where the session's logs go (default: ./logs).")
     @handle_errors
-    def record(url: str | None, save: Path, title: str | None, driver: str | None, driver_options: tuple[str, ...],
-               headless: bool, secret_name: str, pause_s: float, workspace: Path | None, target: str | None,
-               memory: tuple[str, ...], secret: tuple[str, ...], secret_env: tuple[str, ...],
-               secrets_file: tuple[Path, ...], output_dir: Path | None) -> None:
+    def record(url: str | None, save: Path, title: str | None, headless: bool, secret_name: str, pause_s: float,
+               **params: Any) -> None:
         """Record a trail by clicking through the app in a browser window.
 
         \b
@@ -58,13 +46,11 @@ def make_command() -> click.Command:
         """
         from ..mcp_server.workbench import McpSettings, Workbench
         from ..recorder import RecordOptions
-        from ..secret_sources import gather_secrets
 
-        settings = McpSettings(
-            workspace=workspace, target=target, memory=parse_kv(memory, "--memory"),
-            secrets=gather_secrets(pairs=parse_kv(secret, "--secret"), env_names=secret_env, files=secrets_file),
-            driver_options={**parse_driver_options(driver_options), **({"headless": True} if headless else {})},
-            headed=not headless, output_dir=output_dir)
+        values = session_values("record", params)
+        driver = values.pop("driver")
+        values["driver_options"] = {**values["driver_options"], **({"headless": True} if headless else {})}
+        settings = McpSettings(**values, headed=not headless)
         bench = Workbench(settings)
         stop = threading.Event()
         try:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -28,7 +28,7 @@ def session_option() -> click.Option:
 
 
 def make_command() -> click.Group:
-    from .session_options import parse_driver_options, parse_kv
+    from .session_options import session_options, session_values
     from .shared import CONTEXT_SETTINGS, handle_errors
 
     @click.group("session", context_settings=CONTEXT_SETTINGS)
@@ -48,41 +48,24 @@ def make_command() -> click.Group:
     @session.command("start", context_settings=CONTEXT_SETTINGS)
     @click.option("--name", required=True, help="The session's name (one session per name and user).")
     @click.option("--url", metavar="URL", help="Open this page first (web: relative to the base URL; recorded).")
-    @click.option("--driver", metavar="NAME", help="Driver key or upstream name, as for `run`.")
-    @click.option("-d", "--device", metavar="PLATFORM[/ID]", help="Device, as for `run` (e.g. android/emulator-5554).")
-    @click.option("-o", "--driver-option", "driver_options", multiple=True, metavar="KEY=VALUE", help="Driver setting (repeatable).")
-    @click.option("--headed", is_flag=True, help="Show the browser window.")
+    @session_options("session")
     @click.option("--setup", "setup", multiple=True, type=click.Path(path_type=Path, dir_okay=False, exists=True),
                   metavar="TRAIL", help="Replay this trail first (e.g. sign in); not part of what is saved (repeatable).")
     @click.option("--idle-timeout", type=click.FloatRange(1, 86_400), default=1800, show_default=True,
                   metavar="SECONDS", help="Stop by itself after this long without a command.")
-    @click.option("--workspace", type=click.Path(path_type=Path, file_okay=False),
-                  help="Workspace directory (default: found from the current directory).")
-    @click.option("--target", metavar="ID", help="Target app (trailmap) whose tools are offered.")
-    @click.option("--memory", multiple=True, metavar="KEY=VALUE", help="Seed a memory value (repeatable).")
-    @click.option("--secret", multiple=True, metavar="KEY=VALUE", help="A secret usable as {{KEY}}, never shown or saved.")
-    @click.option("--secret-env", multiple=True, metavar="NAME[=ENVVAR]", help="A secret from the environment (repeatable).")
-    @click.option("--secrets-file", multiple=True, type=click.Path(path_type=Path, dir_okay=False), metavar="PATH",
-                  help="A YAML or JSON map of secrets; refused when every user can read it.")
-    @click.option("--llm", metavar="PROVIDER/MODEL", help="Model for `step`/`verify` given in words only.")
     @click.option("--allow-host-tools", is_flag=True, help="Allow host-only tools (exec, android_adbShell).")
-    @click.option("--output-dir", type=click.Path(path_type=Path), help="Where the session's logs go (default: ./logs).")
     @handle_errors
-    def start(name: str, url: str | None, driver: str | None, device: str | None, driver_options: tuple[str, ...],
-              headed: bool, setup: tuple[Path, ...], idle_timeout: float, workspace: Path | None, target: str | None,
-              memory: tuple[str, ...], secret: tuple[str, ...], secret_env: tuple[str, ...],
-              secrets_file: tuple[Path, ...], llm: str | None, allow_host_tools: bool, output_dir: Path | None) -> None:
+    def start(name: str, url: str | None, setup: tuple[Path, ...], idle_timeout: float, allow_host_tools: bool,
+              **params: Any) -> None:
         """Start a live session NAME in the background and return once it is ready."""
         from ..live import launcher
         from ..live.server import SessionConfig
-        from ..secret_sources import gather_secrets
 
-        config = SessionConfig(
-            name=name, idle_timeout_s=idle_timeout, url=url, setup=[str(p.resolve()) for p in setup], driver=driver,
-            device=device, workspace=str(workspace.resolve()) if workspace else None, target=target,
-            driver_options=parse_driver_options(driver_options), headed=headed, memory=parse_kv(memory, "--memory"),
-            secrets=gather_secrets(pairs=parse_kv(secret, "--secret"), env_names=secret_env, files=secrets_file),
-            llm=llm, allow_host_tools=allow_host_tools, output_dir=str(output_dir.resolve()) if output_dir else None)
+        values = session_values("session", params)
+        for key in ("workspace", "output_dir"):  # the session process may run elsewhere: absolute paths
+            values[key] = str(values[key].resolve()) if values[key] else None
+        config = SessionConfig(name=name, idle_timeout_s=idle_timeout, url=url, setup=[str(p.resolve()) for p in setup],
+                               allow_host_tools=allow_host_tools, **values)
         state = launcher.start(config)
         where = f" at {state['url']}" if state.get("url") else ""
         click.echo(f"Session {name} started: {state.get('driver')}{where} (pid {state['pid']}; stops after "

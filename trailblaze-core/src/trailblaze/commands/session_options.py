@@ -40,11 +40,13 @@ Kind = Literal["text", "int", "path", "dir", "flag", "switch", "pairs", "driver_
 dict; ``driver_options`` repeatable KEY=VALUE with YAML values and dotted keys; ``list`` repeatable, comma
 lists split; ``many`` repeatable, each value as given; ``off`` a ``--no-x`` flag that turns the field off."""
 
-COMMANDS = frozenset({"run", "step", "verify", "snapshot", "mcp"})
-"""The commands that open a session (the pytest plugin is the sixth entry point)."""
+COMMANDS = frozenset({"run", "step", "verify", "snapshot", "mcp", "session", "record"})
+"""The commands that open a session (``session`` is ``session start``; the pytest plugin is one more
+entry point)."""
 
-_DEVICE_COMMANDS = frozenset({"run", "step", "verify", "snapshot"})
-_AGENT_COMMANDS = frozenset({"run", "step", "verify", "mcp"})
+_DEVICE_COMMANDS = frozenset({"run", "step", "verify", "snapshot", "session", "record"})
+_AGENT_COMMANDS = frozenset({"run", "step", "verify", "mcp", "session"})
+_SECRET_COMMANDS = _AGENT_COMMANDS | {"record"}
 
 
 @dataclass(frozen=True)
@@ -134,53 +136,58 @@ SESSION_OPTIONS: tuple[SessionOption, ...] = (
         help="Driver key or upstream name (playwright-native, PLAYWRIGHT_NATIVE, android-appium-uiautomator2, "
              "host, ...). Overrides the trail's devices and the workspace's defaults.driver."),
     SessionOption(
-        "devices", ("-d", "--device"), kind="list", metavar="PLATFORM[/ID]", commands=frozenset({"run", "snapshot"}),
+        "devices", ("-d", "--device"), kind="list", metavar="PLATFORM[/ID]",
+        commands=frozenset({"run", "snapshot", "session"}),
         pytest_flag="--trailblaze-device",
         help="Run on this device (e.g. android/emulator-5554); repeat to run every trail on several devices in "
              "parallel.",
         pytest_help="Run each trail on this device (as trailblaze run -d); repeat for one test per device.",
         per_command={"snapshot": {"field": "device", "kind": "text",
-                                  "help": "Device to look at, as for `run` (e.g. android/emulator-5554, ios, web)."}}),
+                                  "help": "Device to look at, as for `run` (e.g. android/emulator-5554, ios, web)."},
+                     "session": {"field": "device", "kind": "text",
+                                 "help": "Device to keep, as for `run` (e.g. android/emulator-5554, ios, web)."}}),
     SessionOption(
         "driver_options", ("-o", "--driver-option"), kind="driver_options", metavar="KEY=VALUE",
         commands=COMMANDS, pytest_flag="--trailblaze-option",
         help="Driver setting, e.g. -o headless=false -o base_url=http://127.0.0.1:8000 -o viewport=390x844 "
              "(repeatable; for `mcp`, every device connected)."),
     SessionOption(
-        "headed", ("--headed",), kind="flag", commands=COMMANDS, pytest_flag="--trailblaze-headed",
+        "headed", ("--headed",), kind="flag", commands=COMMANDS - {"record"}, pytest_flag="--trailblaze-headed",
         help="Show the browser window (drivers with a 'headless' setting).",
         pytest_help="Show the browser window (pytest-playwright's --headed is honoured too)."),
     SessionOption(
-        "workspace", ("--workspace",), kind="dir", commands=frozenset({"snapshot", "mcp"}),
+        "workspace", ("--workspace",), kind="dir", commands=frozenset({"snapshot", "mcp", "session", "record"}),
         help="Workspace directory whose tools and drivers: settings apply (default: found from the current "
              "directory)."),
     SessionOption(
-        "target", ("--target",), metavar="ID", commands=frozenset({"step", "verify", "mcp"}),
+        "target", ("--target",), metavar="ID", commands=frozenset({"step", "verify", "mcp", "session", "record"}),
         help="Target app (trailmap) whose tools are offered."),
     SessionOption(
-        "memory", ("--memory",), kind="pairs", metavar="KEY=VALUE", commands=_AGENT_COMMANDS,
+        "memory", ("--memory",), kind="pairs", metavar="KEY=VALUE", commands=_SECRET_COMMANDS,
         pytest_flag="--trailblaze-memory", help="Seed a memory value, usable as {{KEY}} (repeatable)."),
     SessionOption(
-        "secrets", ("--secret",), kind="pairs", metavar="KEY=VALUE", commands=_AGENT_COMMANDS,
+        "secrets", ("--secret",), kind="pairs", metavar="KEY=VALUE", commands=_SECRET_COMMANDS,
         pytest_flag="--trailblaze-secret",
         help="Like --memory, but redacted from every log, report, recording and tool result."),
     SessionOption(
-        "secret_env", ("--secret-env",), kind="many", metavar="NAME[=ENVVAR]", commands=_AGENT_COMMANDS,
+        "secret_env", ("--secret-env",), kind="many", metavar="NAME[=ENVVAR]", commands=_SECRET_COMMANDS,
         pytest_flag="--trailblaze-secret-env",
         help="A secret read from the environment variable ENVVAR (default: NAME), so its value is not on the "
              "command line where ps shows it (repeatable)."),
     SessionOption(
-        "secrets_files", ("--secrets-file",), kind="many", metavar="PATH", commands=_AGENT_COMMANDS,
+        "secrets_files", ("--secrets-file",), kind="many", metavar="PATH", commands=_SECRET_COMMANDS,
         pytest_flag="--trailblaze-secrets-file",
         help="A YAML or JSON map of secrets (name: value); refused when every user can read it (repeatable)."),
     SessionOption(
         "args", ("--arg",), kind="pairs", metavar="NAME=VALUE", commands=frozenset({"run"}),
         pytest_flag="--trailblaze-arg", help="Set a declared trail argument, usable as {{args.NAME}} (repeatable)."),
     SessionOption(
-        "output_dir", ("--output-dir",), kind="path", commands=_AGENT_COMMANDS, pytest_flag="--trailblaze-output-dir",
+        "output_dir", ("--output-dir",), kind="path", commands=_SECRET_COMMANDS,
+        pytest_flag="--trailblaze-output-dir",
         metavar="DIR", help="Where logs and reports go (default: ./logs).",
         pytest_help="Where logs and reports go (default: ./logs; each xdist worker writes below DIR/<worker>).",
-        per_command={name: {"help": "Where session logs go (default: ./logs)."} for name in ("step", "verify", "mcp")}),
+        per_command={name: {"help": "Where session logs go (default: ./logs)."}
+                     for name in ("step", "verify", "mcp", "session", "record")}),
     SessionOption(
         "llm", ("--llm",), metavar="PROVIDER/MODEL", commands=_AGENT_COMMANDS, pytest_flag="--trailblaze-llm",
         help="Model for the agent (steps without a recording; `mcp`'s natural-language steps), e.g. openai/gpt-4.1."),
@@ -192,7 +199,7 @@ SESSION_OPTIONS: tuple[SessionOption, ...] = (
         pytest_flag="--trailblaze-self-heal",
         help="Let the agent re-solve a step whose recording fails (default off; TRAILBLAZE_SELF_HEAL_ENABLED)."),
     SessionOption(
-        "logging", ("--no-logging",), kind="off", commands=frozenset({"run", "mcp"}),
+        "logging", ("--no-logging",), kind="off", commands=frozenset({"run", "mcp", "session"}),
         help="Do not write the session event logs (a run's summary and report are still written)."),
 )
 """Every session option; ``session_options(command)`` keeps this order in ``--help``."""

@@ -45,8 +45,10 @@ class SessionConfig(BaseModel):
     memory: dict[str, str] = Field(default_factory=dict)
     secrets: dict[str, str] = Field(default_factory=dict)
     llm: str | None = None
+    max_llm_calls: int | None = None
     allow_host_tools: bool = False
     output_dir: str | None = None
+    logging: bool = True
 
 
 class LiveSession:
@@ -63,6 +65,7 @@ class LiveSession:
             workspace=Path(config.workspace) if config.workspace else None, target=config.target,
             allow_host_tools=config.allow_host_tools, secrets=dict(config.secrets), memory=dict(config.memory),
             driver_options=dict(config.driver_options), headed=config.headed, llm=config.llm,
+            max_llm_calls=config.max_llm_calls, logging=config.logging,
             output_dir=Path(config.output_dir) if config.output_dir else None)
         self.workbench = Workbench(settings)
 
