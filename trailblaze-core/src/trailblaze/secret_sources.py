@@ -34,7 +34,8 @@ def gather_secrets(*, pairs: Mapping[str, str] | None = None, env_names: Iterabl
     return found
 
 
-def secrets_from_env(names: Iterable[str], env: Mapping[str, str], *, flag: str = "--secret-env") -> dict[str, str]:
+def secrets_from_env(names: Iterable[str], env: Mapping[str, str], *,
+                     flag: str = "--secret-env") -> dict[str, str]:
     """``NAME`` reads the variable NAME; ``NAME=VAR`` reads VAR into the secret NAME."""
     out: dict[str, str] = {}
     for item in names:

@@ -45,7 +45,8 @@ PAGE_SCRIPT = r"""
   const name = el => {
     if (el.getAttribute('aria-label')) return squash(el.getAttribute('aria-label'));
     const by = el.getAttribute('aria-labelledby');
-    if (by) return squash(by.split(/\s+/).map(id => (document.getElementById(id) || {}).textContent).join(' '));
+    if (by) return squash(by.split(/\s+/).map(id => (document.getElementById(id) || {}).textContent)
+                               .join(' '));
     if (el.labels && el.labels.length) return squash([...el.labels].map(l => l.textContent).join(' '));
     if (el.tagName === 'INPUT' && ['button', 'submit', 'reset'].includes(el.type)) return squash(el.value);
     if (['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName))
@@ -58,7 +59,8 @@ PAGE_SCRIPT = r"""
     for (let e = el; e && e.nodeType === 1 && e !== document.documentElement; e = e.parentElement) {
       if (e.id && /^[A-Za-z_][\w-]*$/.test(e.id)) { parts.unshift('#' + e.id); break; }
       let part = e.localName;
-      const same = e.parentElement ? [...e.parentElement.children].filter(c => c.localName === e.localName) : [];
+      const same = e.parentElement
+        ? [...e.parentElement.children].filter(c => c.localName === e.localName) : [];
       if (same.length > 1) part += ':nth-of-type(' + (same.indexOf(e) + 1) + ')';
       parts.unshift(part);
     }
@@ -68,12 +70,13 @@ PAGE_SCRIPT = r"""
   // Whether role + name picks this element alone, decided now: after a click that submits or navigates,
   // the page it was read from may already be gone.
   const unique = (el, r, n) => r && n &&
-    [...document.querySelectorAll('*')].filter(e => e === el || (shown(e) && role(e) === r && name(e) === n)).length === 1;
+    [...document.querySelectorAll('*')]
+      .filter(e => e === el || (shown(e) && role(e) === r && name(e) === n)).length === 1;
   const describe = el => {
     if (!el) return null;
     const r = role(el), n = name(el);
-    return {role: r, name: n, unique: unique(el, r, n), testId: el.getAttribute('data-testid'), id: el.id || null,
-            css: cssPath(el), tag: el.localName};
+    return {role: r, name: n, unique: unique(el, r, n), testId: el.getAttribute('data-testid'),
+            id: el.id || null, css: cssPath(el), tag: el.localName};
   };
   const send = (kind, el, data) => {
     try { window.__trailblazeRecord(JSON.stringify({kind, el: describe(el), data: data || {}, t: Date.now(),
@@ -171,8 +174,9 @@ class Recorder:
     def _handle(self, report: dict[str, Any]) -> None:
         kind = report.get("kind")
         if kind == "verify":
-            self._add("verify", ToolCall("web_verifyTextVisible", {"text": report["data"]["text"]}),
-                      f"Check that {json.dumps(report['data']['text'], ensure_ascii=False)} is visible", new=True)
+            text = report["data"]["text"]
+            self._add("verify", ToolCall("web_verifyTextVisible", {"text": text}),
+                      f"Check that {json.dumps(text, ensure_ascii=False)} is visible", new=True)
             return
         if kind == "enter":
             self._add_call(ToolCall("web_pressKey", {"key": "Enter"}), "press Enter")
@@ -191,7 +195,8 @@ class Recorder:
                 call = ToolCall("web_fillSecret", {**args, "value": "{{" + self.options.secret_token + "}}"})
                 self._add_call(call, f"fill {said} with {{{{{self.options.secret_token}}}}}")
             else:
-                self._add_call(ToolCall("web_type", {**args, "text": str(data.get("value", ""))}), f"type into {said}")
+                self._add_call(ToolCall("web_type", {**args, "text": str(data.get("value", ""))}),
+                               f"type into {said}")
         elif kind == "select":
             self._add_call(ToolCall("web_selectOption", {**args, "values": list(report["data"]["values"])}),
                            f"choose {', '.join(report['data']['values'])} in {said}")
@@ -205,8 +210,8 @@ class Recorder:
         url = frame.url
         caused = time.monotonic() - self._last_action < 2.0  # a click or Enter just did it
         if url != self._last_url and not caused and url != "about:blank":
-            self._add_call(ToolCall("web_navigate", {"url": self._relative(url)}), f"open {self._relative(url)}",
-                           new=True)
+            path = self._relative(url)
+            self._add_call(ToolCall("web_navigate", {"url": path}), f"open {path}", new=True)
         self._last_url = url
         self._break = True  # the next action starts a new step
 
@@ -219,8 +224,9 @@ class Recorder:
                 return
             self._typed[str(call.args.get("ref"))] = value
         last = self.steps[-1] if self.steps else None
-        if last is not None and last.calls and call.name == "web_type" and last.calls[-1].name == "web_type" and \
-                last.calls[-1].args.get("ref") == call.args.get("ref"):
+        previous = last.calls[-1] if last is not None and last.calls else None
+        if last is not None and previous is not None and call.name == previous.name == "web_type" and \
+                previous.args.get("ref") == call.args.get("ref"):
             last.calls[-1] = call  # the same field committed again (change, then Enter): keep the final text
             return
         self._add("step", call, said, new=new)
@@ -244,7 +250,8 @@ class Recorder:
         for step in self.steps:
             if not step.calls:
                 continue
-            text = step.name or (step.said[0] if step.kind == "verify" else "; ".join(dict.fromkeys(step.said)))
+            said = step.said[0] if step.kind == "verify" else "; ".join(dict.fromkeys(step.said))
+            text = step.name or said
             out.append(RecordedStepDraft("verify" if step.kind == "verify" else "step",
                                          text[:1].upper() + text[1:], list(step.calls)))
         return out
@@ -262,7 +269,8 @@ class Recorder:
             sel = NodeSelector(web=WebMatch(dataTestId=el["testId"]))
             return f'css=[data-testid="{el["testId"]}"]', sel.to_yaml(), f"[data-testid={el['testId']}]"
         if el.get("id"):
-            return f"css=#{el['id']}", NodeSelector(web=WebMatch(cssSelector=f"#{el['id']}")).to_yaml(), f"#{el['id']}"
+            sel = NodeSelector(web=WebMatch(cssSelector=f"#{el['id']}"))
+            return f"css=#{el['id']}", sel.to_yaml(), f"#{el['id']}"
         if el.get("css"):
             return f"css={el['css']}", None, el["css"]
         return None

@@ -25,18 +25,20 @@ def make_command() -> click.Command:
 
     @click.command("record", context_settings=CONTEXT_SETTINGS)
     @click.argument("url", required=False)
-    @click.option("--save", "save", required=True, type=click.Path(path_type=Path, dir_okay=False), metavar="PATH",
+    @click.option("--save", "save", required=True, type=click.Path(path_type=Path, dir_okay=False),
+                  metavar="PATH",
                   help="The trail to write (NAME.trail.yaml; appended to when it exists).")
     @click.option("--title", metavar="TEXT", help="The trail's title (config.title) when it is created.")
     @session_options("record")
-    @click.option("--headless", is_flag=True, help="Do not show the window (for scripted demonstrations only).")
+    @click.option("--headless", is_flag=True,
+                  help="Do not show the window (for scripted demonstrations only).")
     @click.option("--secret-name", default="password", show_default=True, metavar="NAME",
                   help="What typing into a password field records: value: '{{NAME}}'.")
     @click.option("--pause", "pause_s", type=click.FloatRange(0.5, 600), default=4.0, show_default=True,
                   metavar="SECONDS", help="A pause this long between actions starts a new step.")
     @handle_errors
-    def record(url: str | None, save: Path, title: str | None, headless: bool, secret_name: str, pause_s: float,
-               **params: Any) -> None:
+    def record(url: str | None, save: Path, title: str | None, headless: bool, secret_name: str,
+               pause_s: float, **params: Any) -> None:
         """Record a trail by clicking through the app in a browser window.
 
         \b
@@ -57,14 +59,15 @@ def make_command() -> click.Command:
             info = bench.submit(bench.connect, platform=None if driver else "web", driver=driver).result()
             bench.start_trail(title)
             if url:
-                opened = bench.submit(bench.call_tool, "web_navigate", {"url": url}, step_text=f"Open {url}").result()
+                opened = bench.submit(bench.call_tool, "web_navigate", {"url": url},
+                                      step_text=f"Open {url}").result()
                 if not opened.success:
                     from ..errors import BadInputError
 
                     raise BadInputError(f"could not open {url}: {opened.message}")
-            click.echo(f"Recording on {info['driver']}: use the app in the window. To add a check, select text "
-                       "and press Alt+Shift+V. To name the next step, type its name here and press Enter. Close "
-                       "the window (or press Ctrl-C here) to save.", err=True)
+            click.echo(f"Recording on {info['driver']}: use the app in the window. To add a check, select "
+                       "text and press Alt+Shift+V. To name the next step, type its name here and press "
+                       "Enter. Close the window (or press Ctrl-C here) to save.", err=True)
             names = _terminal_step_names()
             options = RecordOptions(secret_token=secret_name, pause_s=pause_s, should_stop=stop.is_set,
                                     on_action=lambda line: click.echo(f"  recorded {line}", err=True),
@@ -81,8 +84,8 @@ def make_command() -> click.Command:
             for problem in bench.close():
                 click.echo(f"trailblaze record: warning: {problem}", err=True)
         verb = "Created" if saved["created"] else "Appended to"
-        click.echo(f"{verb} {saved['file']} ({saved['steps']} step{'s' if saved['steps'] != 1 else ''}); replay it "
-                   f"with: trailblaze run {save}")
+        steps = f"{saved['steps']} step{'s' if saved['steps'] != 1 else ''}"
+        click.echo(f"{verb} {saved['file']} ({steps}); replay it with: trailblaze run {save}")
 
     return record
 

@@ -41,16 +41,19 @@ def make_command() -> click.Group:
 
         bundled = skill_files()
         if file not in bundled:
-            raise BadInputError(f"no bundled skill file '{file}'", hint=f"bundled: {', '.join(sorted(bundled))}")
+            raise BadInputError(f"no bundled skill file '{file}'",
+                                hint=f"bundled: {', '.join(sorted(bundled))}")
         click.echo(bundled[file], nl=False)
 
     @skill.command("install", context_settings=CONTEXT_SETTINGS)
     @click.option("--agent", default="claude", show_default=True,
                   type=click.Choice([*AGENT_DIRS, *AGENT_ALIASES]),
-                  help="claude (.claude/skills) or agents (.agents/skills, shared by Codex, Cursor, Gemini CLI, "
-                       "Goose; those names are aliases).")
-    @click.option("--all", "all_agents", is_flag=True, help="Install into both .claude/skills and .agents/skills.")
-    @click.option("--global", "user_wide", is_flag=True, help="Under your home directory instead of this project.")
+                  help="claude (.claude/skills) or agents (.agents/skills, shared by Codex, Cursor, Gemini "
+                       "CLI, Goose; those names are aliases).")
+    @click.option("--all", "all_agents", is_flag=True,
+                  help="Install into both .claude/skills and .agents/skills.")
+    @click.option("--global", "user_wide", is_flag=True,
+                  help="Under your home directory instead of this project.")
     @click.option("--dir", "directory", type=click.Path(path_type=Path, file_okay=False),
                   help="An explicit skills directory (the skill goes to DIR/trailblaze/).")
     @handle_errors

@@ -18,9 +18,10 @@ def make_command() -> click.Command:
     @click.command("tool", context_settings=CONTEXT_SETTINGS)
     @click.argument("tool_name")
     @click.argument("arguments", nargs=-1)
-    @click.option("--args", "args_text", metavar="YAML", help="The arguments as one YAML/JSON map (before KEY=VALUE).")
-    @click.option("--step", "step_text", metavar="TEXT", help="The step text the call is saved under (default: "
-                  "what the tool said it did).")
+    @click.option("--args", "args_text", metavar="YAML",
+                  help="The arguments as one YAML/JSON map (before KEY=VALUE).")
+    @click.option("--step", "step_text", metavar="TEXT",
+                  help="The step text the call is saved under (default: what the tool said it did).")
     @handle_errors
     def tool(tool_name: str, arguments: tuple[str, ...], args_text: str | None, step_text: str | None,
              session_name: str | None) -> None:

@@ -51,7 +51,8 @@ def start(config: SessionConfig) -> dict[str, Any]:
 
 def _failed_start(files: SessionFiles, code: int) -> Exception:
     try:
-        lines = [ln for ln in files.log.read_text(encoding="utf-8", errors="replace").splitlines() if ln.strip()]
+        text = files.log.read_text(encoding="utf-8", errors="replace")
+        lines = [ln for ln in text.splitlines() if ln.strip()]
     except OSError:
         lines = []
     said = next((ln.removeprefix("trailblaze: ") for ln in reversed(lines) if ln.startswith("trailblaze: ")),

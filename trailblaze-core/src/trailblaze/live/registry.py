@@ -48,7 +48,8 @@ def runtime_dir() -> Path:
 
 def check_name(name: str) -> str:
     if not NAME_RE.match(name):
-        raise BadInputError(f"'{name}' is not a session name", hint="use letters, digits, '.', '_' or '-' (64 at most)")
+        raise BadInputError(f"'{name}' is not a session name",
+                            hint="use letters, digits, '.', '_' or '-' (64 at most)")
     return name
 
 

@@ -63,7 +63,8 @@ class LiveSession:
         self.stopping = False
         settings = McpSettings(
             workspace=Path(config.workspace) if config.workspace else None, target=config.target,
-            allow_host_tools=config.allow_host_tools, secrets=dict(config.secrets), memory=dict(config.memory),
+            allow_host_tools=config.allow_host_tools, secrets=dict(config.secrets),
+            memory=dict(config.memory),
             driver_options=dict(config.driver_options), headed=config.headed, llm=config.llm,
             max_llm_calls=config.max_llm_calls, logging=config.logging,
             output_dir=Path(config.output_dir) if config.output_dir else None)
@@ -101,8 +102,9 @@ class LiveSession:
             for step in trail.steps:
                 found = step.recording_for(list(c.session.device.classifiers))
                 if found is None:
-                    raise BadInputError(f"setup trail {path}: step '{step.text}' has no recording for this device",
-                                        hint="a setup trail replays; record it first (trailblaze run or session save)")
+                    raise BadInputError(
+                        f"setup trail {path}: step '{step.text}' has no recording for this device",
+                        hint="a setup trail replays: record it first (trailblaze run or session save)")
                 outcome = wb._run_calls(list(found[1]), step.text or "setup",
                                         "verify" if step.kind == "verify" else "step")
                 if not outcome.success:
@@ -162,22 +164,28 @@ class LiveSession:
         if req.op == "tool":
             outcome = self.on_device(wb.call_tool, str(args["name"]), dict(args.get("args") or {}),
                                      step_text=args.get("step"))
-            return Reply(exit_code=0 if outcome.success else int(ExitCode.TRAIL_FAILED), output=outcome.message)
+            return _outcome_reply(outcome)
         if req.op == "steps":
             kind = "verify" if args.get("kind") == "verify" else "step"
             tools = args.get("tools")
             outcome = self.on_device(wb.run_tools, str(args.get("text") or ""), kind, list(tools)) if tools \
                 else self.on_device(wb.solve, str(args.get("text") or ""), kind)
-            return Reply(exit_code=0 if outcome.success else int(ExitCode.TRAIL_FAILED), output=outcome.message)
+            return _outcome_reply(outcome)
         if req.op == "save":
             saved = self.on_device(wb.save_trail, str(args["path"]))
             verb = "Created" if saved["created"] else "Appended to"
-            return Reply(output=f"{verb} {saved['file']} ({saved['steps']} step{'s' if saved['steps'] != 1 else ''})")
+            steps = f"{saved['steps']} step{'s' if saved['steps'] != 1 else ''}"
+            return Reply(output=f"{verb} {saved['file']} ({steps})")
         if req.op == "stop":
             self.stopping = True
             return Reply(output=f"session {self.config.name} stopped")
         info = self.on_device(wb.device_info)
         return Reply(output=json.dumps(info))
+
+
+def _outcome_reply(outcome: Any) -> Reply:
+    """A tool call's or step's outcome: its one-line message, exit 1 when it failed."""
+    return Reply(exit_code=0 if outcome.success else int(ExitCode.TRAIL_FAILED), output=outcome.message)
 
 
 def listen(path: Path) -> socket.socket:
@@ -214,8 +222,8 @@ def run(config: SessionConfig) -> int:
         write_state(files, {"name": config.name, "pid": os.getpid(), "bootId": boot_id(), "token": live.token,
                             "socket": str(files.socket), "started": time.time(), "driver": info.get("driver"),
                             "platform": info.get("platform"), "url": config.url,
-                            "workspace": str(live.workbench.ws.config.root), "idleTimeoutS": config.idle_timeout_s,
-                            "log": str(files.log)})
+                            "workspace": str(live.workbench.ws.config.root),
+                            "idleTimeoutS": config.idle_timeout_s, "log": str(files.log)})
         print(f"trailblaze session {config.name}: serving {info.get('driver')} on {files.socket}", flush=True)
         live.serve(listener)
         return 0

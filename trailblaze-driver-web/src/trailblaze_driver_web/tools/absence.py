@@ -87,8 +87,8 @@ class WebVerifyElementNotVisible(WebVerification, TargetedTool):
             return (lambda: resolve(page, sel, 0).locator), sel.describe()
         ref = (self.ref or "").strip()
         if not ref:
-            raise ToolFailure(f"{self.name}: give the element: 'ref' (an ARIA descriptor like button \"Submit\", "
-                              "css=<selector>, or a snapshot ref like e12)")
+            raise ToolFailure(f"{self.name}: give the element: 'ref' (an ARIA descriptor like "
+                              "button \"Submit\", css=<selector>, or a snapshot ref like e12)")
         if REF.match(ref):
             loc = page.locator(f"aria-ref={ref}")
             return (lambda: loc), f"ref {ref}"
@@ -116,7 +116,8 @@ def _describe(loc: Locator) -> str:
     """The first still-visible match as a reader would spot it: its tag, role and text."""
     try:
         info: dict[str, Any] = loc.first.evaluate(
-            "el => ({tag: el.localName, role: el.getAttribute('role') || '', text: (el.innerText || el.value || '')})",
+            "el => ({tag: el.localName, role: el.getAttribute('role') || '', "
+            "text: (el.innerText || el.value || '')})",
             timeout=1000)
     except Exception:  # noqa: BLE001
         return "an element that could not be read"

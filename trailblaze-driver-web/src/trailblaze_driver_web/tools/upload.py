@@ -31,7 +31,8 @@ class WebUploadFile(TargetedTool):
 
     name: ClassVar[str] = "web_uploadFile"
     ref: str | None = Field(None, description=REF_DESCRIPTION + " The file input (or its label).")
-    paths: list[str] = Field(..., description="Files to choose, relative to the trail file, e.g. ['fixtures/a.pdf'].")
+    paths: list[str] = Field(..., description="Files to choose, relative to the trail file, "
+                                              "e.g. ['fixtures/a.pdf'].")
 
     def execute(self, ctx: ToolContext) -> ToolResult:
         drv = driver_for(ctx)
@@ -46,14 +47,14 @@ class WebUploadFile(TargetedTool):
 
 
 def checked_upload(drv: PlaywrightDriver, tool: str, raw: str, base: Path, workspace: Path) -> Path:
-    """The absolute file for ``raw``, or a ``ToolFailure`` that says which rule it broke and how to allow it."""
+    """The absolute file for ``raw``, or a ``ToolFailure`` saying which rule it broke and how to allow it."""
     path = (base / Path(raw).expanduser()).resolve()
     if not path.is_file():
         what = "is a directory" if path.is_dir() else "does not exist"
         raise ToolFailure(f"{tool}: '{raw}' {what} (looked for {path}, relative to {base})")
     allowed = [workspace.resolve(), *(Path(d).expanduser().resolve() for d in drv.cfg.upload_dirs)]
     if not any(path.is_relative_to(root) for root in allowed):
-        raise ToolFailure(f"{tool}: '{raw}' ({path}) is outside the workspace ({workspace.resolve()}); to allow "
-                          "it, add its directory to drivers.playwright-native.upload_dirs in "
+        raise ToolFailure(f"{tool}: '{raw}' ({path}) is outside the workspace ({workspace.resolve()}); "
+                          "to allow it, add its directory to drivers.playwright-native.upload_dirs in "
                           "trails/config/trailblaze.yaml")
     return path
