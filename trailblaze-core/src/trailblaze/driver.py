@@ -11,7 +11,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
@@ -19,6 +19,8 @@ from .errors import BadInputError
 from .tools.base import Contributions, ToolSource
 
 if TYPE_CHECKING:
+    from .recorder import RecordedStepDraft, RecordOptions
+    from .selectors import NodeSelector
     from .session import Session
 
 
@@ -52,6 +54,26 @@ class DeviceInfo(BaseModel):
         if self.height is not None:
             out["heightPixels"] = self.height
         return out
+
+
+class StepInfo(Protocol):
+    """The step a driver is told about (the trail's ``TrailStep`` is one).
+
+    ``number`` is the one number people see for it everywhere — the progress line, errors, the summary,
+    the report, JUnit, screenshot names: 1-based, the trailhead 0. ``index`` is its position in the
+    trail (0-based), which the event logs carry as ``stepIndex``."""
+
+    @property
+    def index(self) -> int: ...
+
+    @property
+    def number(self) -> int: ...
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def text(self) -> str | None: ...
 
 
 class Driver(ABC):
@@ -107,6 +129,11 @@ class Driver(ABC):
         ``trailblaze snapshot --raw`` prints it so authors can see what the compact text was built from."""
         raise BadInputError(f"driver '{self.key}' has no raw snapshot")
 
+    def count_matches(self, selector: NodeSelector) -> int:
+        """How many elements of the current screen ``selector`` picks, through this driver's own selector
+        resolver (the one its tools use). Waypoints are matched with it."""
+        raise BadInputError(f"driver '{self.key}' cannot match selectors on a screen")
+
     def describe_screen(self) -> str | None:
         """One line naming what is on screen (a page's URL and title, an app's activity), or None."""
         return None
@@ -131,8 +158,21 @@ class Driver(ABC):
         """PNG bytes of the current screen, or None when the device has no screen."""
         return None
 
-    def step_finished(self, session: "Session", step_index: int, ok: bool) -> None:
-        """Called after each step (artifacts: screenshots, traces). Default: nothing."""
+    def record_actions(self, options: "RecordOptions") -> "list[RecordedStepDraft]":
+        """Watch a person use the device until they close it (or ``options.should_stop()``) and return
+        what they did as recorded steps (``trailblaze record``). Drivers that cannot watch refuse."""
+        raise BadInputError(f"driver '{self.key}' cannot record a person's actions",
+                            hint="trailblaze record works with the web driver (playwright-native)")
+
+    def step_started(self, session: "Session", step: StepInfo) -> None:
+        """Called once as each step begins, before its first tool call or model turn (open a trace group,
+        start a per-step recording). Every entry point calls it: ``trailblaze run``, the pytest plugin,
+        ``step``/``verify`` and each step of ``trailblaze mcp``. Default: nothing."""
+
+    def step_finished(self, session: "Session", step: StepInfo, ok: bool) -> None:
+        """Called once when a step that started has its outcome (``ok``: it passed), for artifacts:
+        screenshots, closing the trace group. A run aborted inside a step (bad input found at run
+        time, a lost device, an interrupt) goes straight to ``trail_finished``. Default: nothing."""
 
     def trail_finished(self, session: "Session", ok: bool) -> None:
         """Called once per trail before ``stop`` (keep or drop a trace). Default: nothing."""
@@ -205,5 +245,5 @@ class DriverRegistry(Contributions):
 
 
 __all__ = [
-    "DeviceInfo", "Driver", "DriverConfig", "DriverRegistry",
+    "DeviceInfo", "Driver", "DriverConfig", "DriverRegistry", "StepInfo",
 ]

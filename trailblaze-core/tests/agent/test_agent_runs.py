@@ -86,7 +86,9 @@ def test_nl_trail_is_solved_saved_back_and_then_replayed_without_the_model(app_h
     step_tools = set(server.requests[0].tool_names)
     assert {"app_tap", "app_type", "app_assertVisible", "objectiveStatus"} <= step_tools
     assert not {"exec", "rememberValue"} & step_tools  # surface_to_llm: false
-    assert server.requests[-1].tool_names == ["app_assertVisible", "objectiveStatus"]
+    # a verify step offers verification tools only (the app's, and the memory toolset's assertions)
+    assert server.requests[-1].tool_names == ["app_assertVisible", "assertEquals", "assertMath", "assertNotEquals",
+                                              "assertWaypoint", "assertWithAi", "objectiveStatus"]
 
     # Secrets never leave the process: not in any request body (even though the app shows the typed
     # password on screen), not in the trail file, not in the logs.
@@ -383,7 +385,7 @@ def test_vision_models_get_a_screenshot(app_host, workspace, llm_server, tb_llm_
     assert run(root, app_host).exit_code == 0
     content = server.requests[0].body["messages"][-1]["content"]
     assert [part["type"] for part in content] == ["text", "image_url"]
-    assert list((root / "logs").glob("*/llm_000_001.png"))
+    assert list((root / "logs").glob("*/llm_001_001.png"))  # step 1, first model call
 
 
 def test_context_and_target_prompts_reach_the_system_prompt(app_host, workspace, llm_server, tb_llm_config) -> None:

@@ -44,6 +44,9 @@ if TYPE_CHECKING:
         Request,
         Response,
     )
+    from trailblaze.driver import StepInfo
+    from trailblaze.recorder import RecordedStepDraft, RecordOptions
+    from trailblaze.selectors import NodeSelector
     from trailblaze.session import Session
 
 DRIVER_KEY = "playwright-native"
@@ -72,7 +75,7 @@ class PlaywrightDriver(Driver):
         self._owns_browser = True
         self.last_snapshot: PageSnapshot | None = None
         self.tracing = False
-        self._group_step: int | None = None
+        self._group_open = False
         self.console: list[dict[str, Any]] = []
         self.failed_requests: list[dict[str, Any]] = []
         self.requests: deque[SentRequest] = deque(maxlen=MAX_CAPTURED_REQUESTS)
@@ -94,6 +97,27 @@ class PlaywrightDriver(Driver):
             raise
         return info
 
+    def record_actions(self, options: RecordOptions) -> list[RecordedStepDraft]:
+        """``trailblaze record``: see ``recorder``."""
+        from .recorder import record_actions
+
+        return record_actions(self, options)
+
+    def _storage_state_file(self, raw: str) -> str:
+        """``storage_state`` as an existing file: relative to the workspace when a session runs, else to
+        the working directory."""
+        from pathlib import Path
+
+        from trailblaze.errors import ConfigError
+
+        root = self.session.workspace.root if self.session is not None else Path.cwd()
+        path = (Path(root) / Path(raw).expanduser()).resolve()
+        if not path.is_file():
+            raise ConfigError(f"drivers.playwright-native.storage_state: {path} does not exist",
+                              hint="save one from a signed-in session: trailblaze tool web_getStorageState "
+                                   "--session NAME > state.json")
+        return str(path)
+
     def launch(self, *, title: str | None = None) -> DeviceInfo:
         """Start Playwright, the browser, one context and its page (``start`` without a session: the
         benchmarks and tests drive a bare browser this way)."""
@@ -106,6 +130,8 @@ class PlaywrightDriver(Driver):
         options: dict[str, Any] = {"viewport": viewport}
         if self.cfg.locale:
             options["locale"] = self.cfg.locale
+        if self.cfg.storage_state:
+            options["storage_state"] = self._storage_state_file(self.cfg.storage_state)
         scope = current_scope()
         if scope is None:
             self.playwright, self.browser, self.browser_description = _start_browser(sync_playwright, self.cfg)
@@ -261,6 +287,17 @@ class PlaywrightDriver(Driver):
                               "-o base_url=..., or the target's platforms.web.base_url")
         return urljoin(base if base.endswith("/") or url.startswith("/") else base + "/", url)
 
+    def count_matches(self, selector: NodeSelector) -> int:
+        """Elements the selector picks now, by the same resolver ``nodeSelector`` tools use."""
+        from .selectors import resolve, selector_locator
+
+        try:
+            if selector.geometric:
+                return resolve(self.page, selector, 0).count
+            return selector_locator(self.page, selector).count()
+        except ValueError as exc:
+            raise BadInputError(str(exc)) from None
+
     # -- snapshots and screenshots -----------------------------------------------------------------
     def take_snapshot(self) -> PageSnapshot:
         page = self.page
@@ -348,27 +385,17 @@ class PlaywrightDriver(Driver):
         return name
 
     # -- steps and traces --------------------------------------------------------------------------
-    def enter_step(self, step_index: int | None) -> None:
-        """Open a trace group for the step a tool runs in (the trace viewer shows steps as groups)."""
-        if not self.tracing or step_index is None or step_index == self._group_step or self.context is None:
-            return
+    def step_started(self, session: Session, step: StepInfo) -> None:
+        """Open the step's trace group (the trace viewer shows each step as a group)."""
         self._end_group()
-        label = f"step {self.step_number(step_index)}"
-        trail = self.session.trail if self.session is not None else None
-        steps = getattr(trail, "steps", None) or []
-        for step in steps:
-            if getattr(step, "index", None) == step_index:
-                label = f"{step.kind} {self.step_number(step_index)}: {' '.join((step.text or '').split())[:80]}"
+        if not self.tracing or self.context is None:
+            return
+        text = " ".join((step.text or "").split())[:80]
         try:
-            self.context.tracing.group(label)
-            self._group_step = step_index
+            self.context.tracing.group(f"{step.kind} {step.number}" + (f": {text}" if text else ""))
+            self._group_open = True
         except Exception:  # noqa: BLE001 - groups are cosmetic
             pass
-
-    def step_number(self, step_index: int) -> int:
-        """What people call the step: the trailhead is 0, the first trail step 1 (as the runner prints)."""
-        trail = self.session.trail if self.session is not None else None
-        return step_index + (0 if getattr(trail, "trailhead", None) is not None else 1)
 
     def lost(self, error: BaseException | None = None) -> str | None:
         """The Playwright driver process died (its pipe closed), or the browser disconnected."""
@@ -383,23 +410,22 @@ class PlaywrightDriver(Driver):
         return None
 
     def _end_group(self) -> None:
-        if self._group_step is not None and self.context is not None:
+        if self._group_open and self.context is not None:
             try:
                 self.context.tracing.group_end()
             except Exception:  # noqa: BLE001
                 pass
-        self._group_step = None
+        self._group_open = False
 
-    def step_finished(self, session: Session, step_index: int, ok: bool) -> None:
+    def step_finished(self, session: Session, step: StepInfo, ok: bool) -> None:
         self._end_group()
         mode = self.cfg.screenshots
         if mode == "off" or (mode == "only-on-failure" and ok):
             return
         self._shots += 1
-        number = self.step_number(step_index)
-        name = f"step_{number:03d}" + ("" if ok else "_failed")
-        self.save_screenshot(name, failed=not ok, step_index=step_index,
-                             label=f"after step {number}" + ("" if ok else " (failed)"))
+        name = f"step_{step.number:03d}" + ("" if ok else "_failed")
+        self.save_screenshot(name, failed=not ok, step_index=step.index,
+                             label=f"after step {step.number}" + ("" if ok else " (failed)"))
 
     def trail_finished(self, session: Session, ok: bool) -> None:
         self._end_group()

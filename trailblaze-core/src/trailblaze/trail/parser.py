@@ -23,7 +23,7 @@ from ..tools.base import ToolCall
 from ..tools.codec import CORE_CODEC, ToolCodec
 from ..tools.serialization import RESERVED_NAMES, ToolCallFormatError
 from . import args as _args
-from .model import Trail, TrailConfig, TrailStep
+from .model import Trail, TrailConfig, TrailStep, number_steps
 from .nodes import MappingNode, Node, NodeReader, ScalarNode, SequenceNode, compose
 
 __all__ = ["load_trail", "locate_call", "locate_step", "parse_trail"]
@@ -80,8 +80,7 @@ def parse_with_nodes(text: str, path: Path | str | None, *, strict: bool = False
     else:
         parser.r.fail(root, "a trail must be a map with a 'trail:' list (or a legacy v1 list of items), "
                       f"got {parser.r.describe(root)}")
-    for i, step in enumerate(steps):
-        step.index = i
+    number_steps(steps)
     trail = Trail(path=file or Path("<input>"), format=fmt, config=config, steps=steps, text=text,  # type: ignore[arg-type]
                   warnings=parser.warnings)
     return trail, root
