@@ -41,10 +41,6 @@ class ToolCodec:
         self.hooks = hooks
         self.registry = registry
 
-    def bound_to(self, registry: ToolRegistry | None) -> ToolCodec:
-        """The same hooks over another registry (a session's copy of its workspace's)."""
-        return ToolCodec(self.hooks, registry)
-
     def decode(self, name: str, args: dict[str, Any]) -> ToolCall:
         if self.hooks is not None:
             return self.hooks.decode_tool(name, args, self.registry)
