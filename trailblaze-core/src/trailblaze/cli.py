@@ -176,13 +176,18 @@ def parse_driver_options(values: tuple[str, ...]) -> dict[str, Any]:
 @click.option("--test-name", help="Name used in the session id.")
 @click.option("--junit-xml", type=click.Path(path_type=Path, dir_okay=False), metavar="PATH",
               help="Also write a JUnit XML report (a testcase per trail and device) for CI.")
+@click.option("--retries", type=click.IntRange(min=0), default=0, show_default=True, metavar="N",
+              help="Retry a failed or infrastructure-errored trail up to N times, each on a fresh browser context "
+                   "or app state; passing on a retry is FLAKY. A trail's 'config: retries:' overrides it.")
+@click.option("--fail-on-flaky", is_flag=True, help="Exit 1 when a trail passed only on a retry (FLAKY).")
 @handle_errors
 def run(paths: tuple[str, ...], tags: tuple[str, ...], driver: str | None, devices: tuple[str, ...],
         driver_options: tuple[str, ...],
         headed: bool, memory: tuple[str, ...], secret: tuple[str, ...], args: tuple[str, ...],
         args_file: Path | None, output_dir: Path | None, llm: str | None, max_llm_calls: int | None,
         self_heal: bool | None, use_recorded_steps: bool | None, save_recording: bool, no_report: bool,
-        no_logging: bool, log_layout: str | None, test_name: str | None, junit_xml: Path | None) -> None:
+        no_logging: bool, log_layout: str | None, test_name: str | None, junit_xml: Path | None,
+        retries: int, fail_on_flaky: bool) -> None:
     """Run trails: replay each step's recording for the device, or hand it to the agent.
 
     PATHS are trail files, directories (every *.trail.yaml and trail.yaml below) or globs. Logs go to
@@ -209,6 +214,7 @@ def run(paths: tuple[str, ...], tags: tuple[str, ...], driver: str | None, devic
         args_file=args_file, output_dir=output_dir, llm=llm, max_llm_calls=max_llm_calls,
         self_heal=self_heal, use_recorded_steps=use_recorded_steps, save_recording=save_recording,
         report=not no_report, logging=not no_logging, log_layout=log_layout, test_name=test_name, junit_xml=junit_xml,
+        retries=retries, fail_on_flaky=fail_on_flaky,
         debug=bool(click.get_current_context().find_root().params.get("debug")),
     )
     from .runner.interrupt import RunInterrupted, handle_signals

@@ -65,6 +65,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--trailblaze-shard", metavar="I/N",
                     help="Run only shard I of N (1-based) of the collected tests, for CI machines that split a "
                          "suite: every test lands in exactly one shard, the same one on every machine.")
+    group.addoption("--trailblaze-retries", type=int, default=0, metavar="N",
+                    help="Retry a failed trail up to N times inside its test (as trailblaze run --retries): a pass "
+                         "on a retry is FLAKY and the test passes. A trail's 'config: retries:' overrides it.")
+    group.addoption("--trailblaze-fail-on-flaky", action="store_true", default=False,
+                    help="Fail the test of a trail that passed only on a retry (as trailblaze run --fail-on-flaky).")
     parser.addini("trailblaze_trails", type="paths", default=[],
                   help="Trail paths to collect as tests (relative to the ini file), like --trails.")
     parser.addini("trailblaze_output_dir", default="", help="Default for --trailblaze-output-dir.")
@@ -114,6 +119,8 @@ class _State:
                 args=parse_kv(tuple(get("trailblaze_arg")), "--trailblaze-arg"),
                 llm=get("trailblaze_llm"), self_heal=get("trailblaze_self_heal"),
                 headed=bool(get("trailblaze_headed") or get("headed", False)),
+                retries=max(0, int(get("trailblaze_retries") or 0)),
+                fail_on_flaky=bool(get("trailblaze_fail_on_flaky")),
                 output_dir=out_dir)
         except TrailblazeError as exc:
             raise pytest.UsageError(f"trailblaze: {exc}") from None
@@ -127,7 +134,8 @@ class _State:
 
         runner, self._runner = self._runner, None
         if self.results:
-            run = RunResult(trails=list(self.results), output_dir=runner.output_dir, redactor=runner.redactor)
+            run = RunResult(trails=list(self.results), output_dir=runner.output_dir, redactor=runner.redactor,
+                            fail_on_flaky=runner.options.fail_on_flaky)
             try:
                 runner.write_outputs(run)
             except Exception as exc:  # noqa: BLE001 - a report must not turn a green run red
@@ -318,7 +326,11 @@ class TrailItem(pytest.Item):
         if result.outcome is SessionOutcome.SKIPPED:
             # Reported at the trail file, not at this line.
             raise pytest.skip.Exception(result.skip_reason or "skipped", _use_item_location=True)
-        if not result.passed:
+        if result.quarantined and not result.passed:
+            # Reported (the report, the summary, the history), but it does not fail the build.
+            raise pytest.skip.Exception(f"quarantined, {result.status}: {clean(result.message or '')}",
+                                        _use_item_location=True)
+        if not result.passed or (result.flaky and runner.options.fail_on_flaky):
             raise TrailFailed(result, failure_text(result, clean))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
@@ -337,6 +349,9 @@ def failure_text(result: TrailResult, redact: Callable[[str], str]) -> str:
     from .report.junit import artifact_paths
 
     lines = [result.message or f"{result.title}: {result.outcome.value}"]
+    if result.flaky:
+        first = result.attempts[0]
+        lines = [f"FLAKY: passed on attempt {result.attempt}; attempt 1: {first.message or first.outcome.value}"]
     for key, value in artifact_paths(result).items():
         lines.append(f"{key}: {value}")
     return str(redact("\n".join(lines)))
@@ -346,6 +361,7 @@ def _properties(result: TrailResult, worker: str | None) -> dict[str, str]:
     from .report.junit import artifact_paths
 
     props = {"trail": str(result.path), "trail_id": result.trail_id or "", "outcome": result.outcome.value,
+             "status": result.status, "attempts": str(result.attempt),
              "driver": result.driver or "", "classifier": result.classifier or "",
              "session_id": result.session_id or ""}
     if worker:

@@ -45,7 +45,10 @@ main{padding:16px 24px;max-width:1200px}
 .badge{display:inline-block;min-width:64px;text-align:center;border-radius:4px;padding:1px 6px;font-size:12px;
  font-weight:700;margin-right:8px;color:#fff}
 .PASSED{background:#1f883d}.FAILED{background:#cf222e}.ERROR{background:#9a6700}.SKIPPED{background:#6e7781}
-.CANCELLED,.TIMEOUT,.MAX_CALLS_REACHED{background:#8250df}
+.CANCELLED,.TIMEOUT,.MAX_CALLS_REACHED{background:#8250df}.FLAKY{background:#bc4c00}.HEALED{background:#0969da}
+.QUARANTINED{background:#57606a}
+.attempt{border:1px dashed #d0d7de;border-radius:6px;margin:8px 0;padding:4px 10px}
+.attempt>summary{cursor:pointer;font-weight:600}
 .meta{color:#57606a;font-size:12px;margin:4px 0 8px}
 .meta a{color:#0969da}
 .cmd{user-select:all;background:#f6f8fa;border:1px solid #d0d7de;border-radius:4px;padding:1px 4px}
@@ -108,7 +111,7 @@ document.getElementById('search').addEventListener('input',function(e){query=e.t
 })();
 """
 
-FAILED_FIRST = {"PASSED": 1, "SKIPPED": 2}
+FAILED_FIRST = {"FLAKY": 1, "HEALED": 1, "PASSED": 2, "SKIPPED": 3}
 """Sort rank of an outcome: every kind of failure (0) before passes, skips last."""
 
 
@@ -178,6 +181,8 @@ def render_report(run: RunResult, *, base: Path | None = None) -> str:
     title = f"Trailblaze report — {passed} passed, {failed} failed, {skipped} skipped"
     trails = sorted(run.trails, key=lambda t: FAILED_FIRST.get(_outcome(t), 0))  # stable: run order within
     body = [_trail(trail, page) for trail in trails]
+    buckets = {name: sum(1 for t in run.trails if _status(_outcome(t)) == name)
+               for name in ("failed", "flaky", "passed", "skipped")}
     parts = ["<!doctype html><html lang=en><head><meta charset=utf-8>",
              "<meta name=viewport content='width=device-width,initial-scale=1'>",
              f"<title>{_e(title)}</title><style>{CSS}</style></head><body>",
@@ -190,9 +195,10 @@ def render_report(run: RunResult, *, base: Path | None = None) -> str:
              "</div></header><main>",
              "<div class=bar>",
              f"<button class=on data-filter=all>All {len(run.trails)}</button>",
-             f"<button data-filter=failed>Failed {failed}</button>",
-             f"<button data-filter=passed>Passed {passed}</button>",
-             f"<button data-filter=skipped>Skipped {skipped}</button>",
+             f"<button data-filter=failed>Failed {buckets['failed']}</button>",
+             f"<button data-filter=flaky>Flaky/healed {buckets['flaky']}</button>" if buckets["flaky"] else "",
+             f"<button data-filter=passed>Passed {buckets['passed']}</button>",
+             f"<button data-filter=skipped>Skipped {buckets['skipped']}</button>",
              "<input id=search type=search placeholder='Search trails and steps' aria-label='Search trails and steps'>",
              "</div>",
              _environment(run)]
@@ -217,14 +223,12 @@ def _redacted(page: str, run: RunResult) -> str:
 
 
 def _outcome(trail: TrailResult) -> str:
-    from ..runner.results import OUTCOME_TO_SUMMARY
-
-    return OUTCOME_TO_SUMMARY.get(trail.outcome, str(trail.outcome.value).upper())
+    return trail.status
 
 
 def _status(outcome: str) -> str:
-    """The filter a trail belongs to: passed, skipped, or failed (every other outcome)."""
-    return {"PASSED": "passed", "SKIPPED": "skipped"}.get(outcome, "failed")
+    """The filter a trail belongs to: passed, flaky (flaky or healed), skipped, or failed (every other outcome)."""
+    return {"PASSED": "passed", "SKIPPED": "skipped", "FLAKY": "flaky", "HEALED": "flaky"}.get(outcome, "failed")
 
 
 def _seconds(value: float) -> str:
@@ -293,16 +297,40 @@ def _trail(trail: TrailResult, page: _Page) -> str:
     steps, loose = _steps(trail.log_entries)
     search = " ".join([trail.title, str(trail.path), trail.trail_id or "", *(s.text for s in steps),
                        *(s.text or "" for s in trail.steps)]).lower()
+    quarantined = "<span class='badge QUARANTINED'>QUARANTINED</span>" if trail.quarantined else ""
+    if trail.attempts:
+        meta.append(f"attempts: {trail.attempt}")
     out = [f"<details class=trail data-status={_status(outcome)} data-text='{_e(search)}'{opened}><summary>"
-           f"<span class='badge {outcome}'>{outcome}</span>{_e(trail.title)}"
+           f"<span class='badge {outcome}'>{outcome}</span>{quarantined}{_e(trail.title)}"
            f"{f'<span class=dur>{_e(duration)}</span>' if duration else ''}</summary>"
            f"<div class=body><div class=meta>{' · '.join(meta)}</div>"]
+    for number, attempt in enumerate(trail.attempts, start=1):
+        out.append(_attempt(number, attempt, page))
+    if trail.attempts:
+        out.append(f"<div class=meta>attempt {trail.attempt} (the trail's result):</div>")
+    out.append(_attempt_body(trail, page))
+    out.append("</div></details>")
+    return "".join(out)
+
+
+def _attempt(number: int, attempt: TrailResult, page: _Page) -> str:
+    """An earlier attempt, folded, with its own steps, links and evidence."""
+    outcome = _outcome(attempt)
+    return (f"<details class=attempt><summary><span class='badge {outcome}'>{outcome}</span>attempt {number}"
+            f"{' · session ' + _e(attempt.session_id) if attempt.session_id else ''}</summary>"
+            f"{_attempt_body(attempt, page)}</details>")
+
+
+def _attempt_body(trail: TrailResult, page: _Page) -> str:
+    outcome = _outcome(trail)
+    steps, loose = _steps(trail.log_entries)
+    out: list[str] = []
     links = _links(trail, loose, page)
     if links:
         out.append(f"<div class=meta>{links}</div>")
     if trail.skip_reason and outcome == "SKIPPED":
         out.append(f"<p>Skipped: {_e(trail.skip_reason)}</p>")
-    if trail.message and outcome != "PASSED":
+    if trail.message and not trail.passed:
         out.append(f"<div class=error>{_e(trail.message)}</div>")
     results = {s.index: s for s in trail.steps}
     for step in steps:
@@ -310,7 +338,6 @@ def _trail(trail: TrailResult, page: _Page) -> str:
     artifacts = _artifacts(trail, loose, page)
     if artifacts:
         out.append(artifacts)
-    out.append("</div></details>")
     return "".join(out)
 
 

@@ -35,5 +35,9 @@ class RunOptions:
     test_name: str | None = None
     junit_xml: Path | None = None
     """Also write a JUnit XML report there (a testcase per trail and device)."""
+    retries: int = 0
+    """Retries of a failed trail (a trail's ``config: retries:`` overrides it); see ``runner/retries.py``."""
+    fail_on_flaky: bool = False
+    """A trail that passed only on a retry (FLAKY) fails the run (exit 1)."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Options plugins read (by their own key)."""

@@ -72,7 +72,8 @@ class Runner(SessionFactory):
         An interruption (Ctrl-C, or SIGTERM/SIGHUP under ``interrupt.handle_signals``) ends the running
         trail as CANCELLED, lists the trails not started as CANCELLED, writes the outputs and is then
         re-raised as ``RunInterrupted`` with ``result`` attached."""
-        result = RunResult(output_dir=self.output_dir, redactor=self.redactor)
+        result = RunResult(output_dir=self.output_dir, redactor=self.redactor,
+                           fail_on_flaky=self.options.fail_on_flaky)
         try:
             if not paths:
                 raise BadInputError("no trails given", hint="usage: trailblaze run PATH... (files, directories or globs)")
@@ -205,7 +206,22 @@ class Runner(SessionFactory):
             return self._early_result(path, path.name, exc, started)
         if self.options.tags and not set(self.options.tags) & set(trail.config.tags):
             return None
-        return self.run_loaded_trail(trail, ws, device, started=started)
+        from .retries import retry_budget, run_attempts
+
+        first = [started]
+
+        def attempt() -> TrailResult:
+            return self.run_loaded_trail(trail, ws, device, started=first.pop() if first else None)
+
+        result = run_attempts(attempt, retry_budget(trail.config.retries, self.options.retries), self._retrying)
+        result.quarantined = ws.config.quarantine.covers(root=ws.config.root, path=path,
+                                                         trail_id=trail.config.id, tags=trail.config.tags)
+        return result
+
+    def _retrying(self, failed: TrailResult, number: int) -> None:
+        reason = (failed.message or failed.outcome.value).splitlines()[0]
+        self.progress.note(f"  ↻ attempt {number} of {failed.title} (attempt {number - 1}: "
+                           f"{failed.status.lower()}: {reason})")
 
     def run_loaded_trail(self, trail: "Trail", ws: ToolWorkspace, device: "Device | None" = None, *,
                          started: float | None = None) -> TrailResult:
