@@ -180,6 +180,10 @@ def parse_driver_options(values: tuple[str, ...]) -> dict[str, Any]:
               help="Retry a failed or infrastructure-errored trail up to N times, each on a fresh browser context "
                    "or app state; passing on a retry is FLAKY. A trail's 'config: retries:' overrides it.")
 @click.option("--fail-on-flaky", is_flag=True, help="Exit 1 when a trail passed only on a retry (FLAKY).")
+@click.option("--results-db", type=click.Path(path_type=Path, dir_okay=False), metavar="PATH",
+              help="Run history (SQLite) to append every attempt to (default: <workspace>/.trailblaze/results.db); "
+                   "read it with `trailblaze results`.")
+@click.option("--no-history", is_flag=True, help="Do not append this run to the run history.")
 @handle_errors
 def run(paths: tuple[str, ...], tags: tuple[str, ...], driver: str | None, devices: tuple[str, ...],
         driver_options: tuple[str, ...],
@@ -187,7 +191,7 @@ def run(paths: tuple[str, ...], tags: tuple[str, ...], driver: str | None, devic
         args_file: Path | None, output_dir: Path | None, llm: str | None, max_llm_calls: int | None,
         self_heal: bool | None, use_recorded_steps: bool | None, save_recording: bool, no_report: bool,
         no_logging: bool, log_layout: str | None, test_name: str | None, junit_xml: Path | None,
-        retries: int, fail_on_flaky: bool) -> None:
+        retries: int, fail_on_flaky: bool, results_db: Path | None, no_history: bool) -> None:
     """Run trails: replay each step's recording for the device, or hand it to the agent.
 
     PATHS are trail files, directories (every *.trail.yaml and trail.yaml below) or globs. Logs go to
@@ -214,7 +218,7 @@ def run(paths: tuple[str, ...], tags: tuple[str, ...], driver: str | None, devic
         args_file=args_file, output_dir=output_dir, llm=llm, max_llm_calls=max_llm_calls,
         self_heal=self_heal, use_recorded_steps=use_recorded_steps, save_recording=save_recording,
         report=not no_report, logging=not no_logging, log_layout=log_layout, test_name=test_name, junit_xml=junit_xml,
-        retries=retries, fail_on_flaky=fail_on_flaky,
+        retries=retries, fail_on_flaky=fail_on_flaky, results_db=results_db, history=not no_history,
         debug=bool(click.get_current_context().find_root().params.get("debug")),
     )
     from .runner.interrupt import RunInterrupted, handle_signals
@@ -405,6 +409,10 @@ def snapshot(driver: str | None, device: str | None, driver_options: tuple[str, 
 from .mcp_server.command import make_command as _make_mcp_command  # noqa: E402
 
 cli.add_command(_make_mcp_command())
+
+from .commands.results import make_command as _make_results_command  # noqa: E402
+
+cli.add_command(_make_results_command())
 
 
 def main(argv: list[str] | None = None) -> None:

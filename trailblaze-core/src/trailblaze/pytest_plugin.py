@@ -70,6 +70,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "on a retry is FLAKY and the test passes. A trail's 'config: retries:' overrides it.")
     group.addoption("--trailblaze-fail-on-flaky", action="store_true", default=False,
                     help="Fail the test of a trail that passed only on a retry (as trailblaze run --fail-on-flaky).")
+    group.addoption("--trailblaze-results-db", metavar="PATH",
+                    help="The run history to append to (as trailblaze run --results-db; every xdist worker writes "
+                         "to the same file).")
+    group.addoption("--trailblaze-no-history", action="store_true", default=False,
+                    help="Do not append results to the run history (as trailblaze run --no-history).")
     parser.addini("trailblaze_trails", type="paths", default=[],
                   help="Trail paths to collect as tests (relative to the ini file), like --trails.")
     parser.addini("trailblaze_output_dir", default="", help="Default for --trailblaze-output-dir.")
@@ -121,6 +126,8 @@ class _State:
                 headed=bool(get("trailblaze_headed") or get("headed", False)),
                 retries=max(0, int(get("trailblaze_retries") or 0)),
                 fail_on_flaky=bool(get("trailblaze_fail_on_flaky")),
+                history=not get("trailblaze_no_history"), shard=get("trailblaze_shard"),
+                results_db=Path(get("trailblaze_results_db")) if get("trailblaze_results_db") else None,
                 output_dir=out_dir)
         except TrailblazeError as exc:
             raise pytest.UsageError(f"trailblaze: {exc}") from None
@@ -145,6 +152,8 @@ class _State:
                 self.worker_lines.append(f"report: {run.report_path}")
             if run.summary_path:
                 self.worker_lines.append(f"summary: {run.summary_path}")
+        if runner.history is not None:
+            runner.history.close()
         scope, self.scope = self.scope, None
         if scope is not None:
             opened = sum(scope.opened.values())
@@ -319,6 +328,7 @@ class TrailItem(pytest.Item):
         if result is None:  # not possible without --tags, which pytest expresses with -m
             raise pytest.skip.Exception("not selected", _use_item_location=True)
         state.results.append(result)
+        runner.record_history(result)
         clean = state.runner.redactor  # the run's one redaction point: --secret values and session secrets
         properties = {k: clean(v) for k, v in _properties(result, worker_id(self.config)).items()}
         self.user_properties.extend(properties.items())  # pytest's --junitxml writes them as <property>

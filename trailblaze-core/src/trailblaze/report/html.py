@@ -47,6 +47,8 @@ main{padding:16px 24px;max-width:1200px}
 .PASSED{background:#1f883d}.FAILED{background:#cf222e}.ERROR{background:#9a6700}.SKIPPED{background:#6e7781}
 .CANCELLED,.TIMEOUT,.MAX_CALLS_REACHED{background:#8250df}.FLAKY{background:#bc4c00}.HEALED{background:#0969da}
 .QUARANTINED{background:#57606a}
+.history{float:right;margin-right:12px}.history i{display:inline-block;width:7px;height:14px;margin-left:2px;
+ border-radius:2px;vertical-align:middle}
 .attempt{border:1px dashed #d0d7de;border-radius:6px;margin:8px 0;padding:4px 10px}
 .attempt>summary{cursor:pointer;font-weight:600}
 .meta{color:#57606a;font-size:12px;margin:4px 0 8px}
@@ -155,6 +157,8 @@ class _Page:
 
     base: Path | None
     images: _Images = field(default_factory=_Images)
+    history: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    """(trail id, device) → recent statuses, oldest first (``RunResult.history``)."""
 
     def href(self, target: Path) -> str:
         """A link that works when the report and the logs are moved together (relative), else absolute."""
@@ -176,7 +180,7 @@ def write_html_report(run: RunResult, path: Path) -> Path:
 
 def render_report(run: RunResult, *, base: Path | None = None) -> str:
     """The report as one HTML document; links to logs are relative to ``base`` (the report's folder)."""
-    page = _Page(base)
+    page = _Page(base, history=run.history)
     passed, failed, skipped = run.counts()
     title = f"Trailblaze report — {passed} passed, {failed} failed, {skipped} skipped"
     trails = sorted(run.trails, key=lambda t: FAILED_FIRST.get(_outcome(t), 0))  # stable: run order within
@@ -302,7 +306,7 @@ def _trail(trail: TrailResult, page: _Page) -> str:
         meta.append(f"attempts: {trail.attempt}")
     out = [f"<details class=trail data-status={_status(outcome)} data-text='{_e(search)}'{opened}><summary>"
            f"<span class='badge {outcome}'>{outcome}</span>{quarantined}{_e(trail.title)}"
-           f"{f'<span class=dur>{_e(duration)}</span>' if duration else ''}</summary>"
+           f"{f'<span class=dur>{_e(duration)}</span>' if duration else ''}{_history_strip(trail, page)}</summary>"
            f"<div class=body><div class=meta>{' · '.join(meta)}</div>"]
     for number, attempt in enumerate(trail.attempts, start=1):
         out.append(_attempt(number, attempt, page))
@@ -311,6 +315,17 @@ def _trail(trail: TrailResult, page: _Page) -> str:
     out.append(_attempt_body(trail, page))
     out.append("</div></details>")
     return "".join(out)
+
+
+def _history_strip(trail: TrailResult, page: _Page) -> str:
+    """The trail's recent runs on this device from the run history, oldest first, this run last."""
+    from ..results_store import trail_key
+
+    statuses = page.history.get(trail_key(trail))
+    if not statuses or len(statuses) < 2:
+        return ""
+    cells = "".join(f"<i class='{_e(s)}' title='{_e(s)}'></i>" for s in statuses)
+    return f"<span class=history title='recent runs, oldest first'>{cells}</span>"
 
 
 def _attempt(number: int, attempt: TrailResult, page: _Page) -> str:

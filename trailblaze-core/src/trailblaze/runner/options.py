@@ -39,5 +39,11 @@ class RunOptions:
     """Retries of a failed trail (a trail's ``config: retries:`` overrides it); see ``runner/retries.py``."""
     fail_on_flaky: bool = False
     """A trail that passed only on a retry (FLAKY) fails the run (exit 1)."""
+    history: bool = True
+    """Append every trail's attempts to the results store (``results_store.py``)."""
+    results_db: Path | None = None
+    """The results store; default ``<workspace>/.trailblaze/results.db``."""
+    shard: str | None = None
+    """``I/N`` when this run is one shard of a split suite (stored with each result)."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Options plugins read (by their own key)."""

@@ -150,6 +150,8 @@ class RunResult:
     """The signal that interrupted the run (``SIGINT``, ``SIGTERM``, ``SIGHUP``), or None."""
     fail_on_flaky: bool = False
     """``--fail-on-flaky``: a FLAKY trail makes the run exit 1."""
+    history: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    """(trail id, device) → statuses of its recent runs, oldest first, this one included (the results store)."""
 
     def redact(self, value: Any) -> Any:
         """``value`` with every secret of the run replaced by ``***``: pass every output through it

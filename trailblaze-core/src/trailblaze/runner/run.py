@@ -61,6 +61,14 @@ class Runner(SessionFactory):
         self.progress.redact = self.redactor
         self.interrupted: str | None = None
         """The signal that interrupted this run; the trails not started yet are then listed as cancelled."""
+        from .history import RunHistory
+
+        endpoint = self.options.driver_options.get("server_url") or self.options.driver_options.get("ws_endpoint")
+        self.history = RunHistory(self.options.results_db, fallback_dir=self.output_dir, redact=self.redactor,
+                                  shard=self.options.shard,
+                                  endpoint=str(endpoint) if endpoint else None,
+                                  warn=self.progress.note) if self.options.history else None
+        """The results store this run appends to (``--results-db``, ``--no-history``)."""
 
     def show_finding(self, line: str) -> None:
         self.progress.note(line)
@@ -101,7 +109,11 @@ class Runner(SessionFactory):
             exc.args = self.redactor(exc.args)  # what an "internal error: …" line prints
             raise
         finally:
-            self._write_outputs_once(result)
+            try:
+                self._write_outputs_once(result)
+            finally:
+                if self.history is not None:
+                    self.history.close()
         late = interrupt.pending()
         if self.interrupted is not None or late is not None:
             stopped = interrupt.RunInterrupted(self.interrupted or late or "SIGINT")
@@ -153,6 +165,13 @@ class Runner(SessionFactory):
                         result.trails.append(self._check_result(ws))
                     if trail_result is not None:
                         result.trails.append(trail_result)
+                if trail_result is not None:
+                    self.record_history(trail_result)
+
+    def record_history(self, trail: TrailResult) -> None:
+        """Append a finished trail (every attempt) to the results store, unless ``--no-history``."""
+        if self.history is not None:
+            self.history.record(trail, self.workspace_for(trail.path).config)
 
     def _not_started(self, files: list[Path], device: "Device | None", result: RunResult) -> None:
         with self._lock:
@@ -178,6 +197,8 @@ class Runner(SessionFactory):
         summary = reports / f"trailblaze_test_results_{stamp}.json"
         summary.write_text(dumps(result.summary()), encoding="utf-8")
         result.summary_path = summary
+        if self.history is not None:
+            self.history.attach(result)
         if self.options.junit_xml is not None:
             from ..report.junit import write_junit_xml
 
