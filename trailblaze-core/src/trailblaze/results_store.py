@@ -31,7 +31,8 @@ import statistics
 import subprocess
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import astuple, dataclass, fields
+from dataclasses import dataclass, fields
+from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -102,6 +103,7 @@ class AttemptRecord:
 
 
 _COLUMNS = [f.name for f in fields(AttemptRecord)]
+_ROW = attrgetter(*_COLUMNS)
 _INSERT = f"INSERT INTO attempts ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' for _ in _COLUMNS)})"
 
 
@@ -164,7 +166,7 @@ class ResultsStore:
         self.record_attempts([record])
 
     def record_attempts(self, records: Iterable[AttemptRecord]) -> None:
-        rows = [astuple(r) for r in records]
+        rows = [_ROW(r) for r in records]
         if not rows:
             return
         with self._transaction():
