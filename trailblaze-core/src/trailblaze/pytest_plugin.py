@@ -75,6 +75,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "to the same file).")
     group.addoption("--trailblaze-no-history", action="store_true", default=False,
                     help="Do not append results to the run history (as trailblaze run --no-history).")
+    group.addoption("--trailblaze-max-llm-cost", type=float, metavar="USD",
+                    help="Stop handing steps to the model once this worker's model calls cost this much (as "
+                         "trailblaze run --max-llm-cost; the cap is per xdist worker).")
     parser.addini("trailblaze_trails", type="paths", default=[],
                   help="Trail paths to collect as tests (relative to the ini file), like --trails.")
     parser.addini("trailblaze_output_dir", default="", help="Default for --trailblaze-output-dir.")
@@ -127,6 +130,7 @@ class _State:
                 retries=max(0, int(get("trailblaze_retries") or 0)),
                 fail_on_flaky=bool(get("trailblaze_fail_on_flaky")),
                 history=not get("trailblaze_no_history"), shard=get("trailblaze_shard"),
+                max_llm_cost=get("trailblaze_max_llm_cost"),
                 results_db=Path(get("trailblaze_results_db")) if get("trailblaze_results_db") else None,
                 output_dir=out_dir)
         except TrailblazeError as exc:

@@ -304,6 +304,8 @@ def _trail(trail: TrailResult, page: _Page) -> str:
     quarantined = "<span class='badge QUARANTINED'>QUARANTINED</span>" if trail.quarantined else ""
     if trail.attempts:
         meta.append(f"attempts: {trail.attempt}")
+    if trail.llm_call_count:
+        meta.append(f"LLM: {trail.llm_call_count} calls · {trail.llm_tokens:,} tokens · ${_e(_cost(trail.llm_cost_usd))}")
     out = [f"<details class=trail data-status={_status(outcome)} data-text='{_e(search)}'{opened}><summary>"
            f"<span class='badge {outcome}'>{outcome}</span>{quarantined}{_e(trail.title)}"
            f"{f'<span class=dur>{_e(duration)}</span>' if duration else ''}{_history_strip(trail, page)}</summary>"

@@ -29,6 +29,7 @@ def trail_properties(trail: TrailResult) -> dict[str, str]:
         props["trailblaze.quarantined"] = "true"
     if trail.llm_call_count:
         props["trailblaze.llm_calls"] = str(trail.llm_call_count)
+        props["trailblaze.llm_tokens"] = str(trail.llm_tokens)
         props["trailblaze.llm_cost_usd"] = f"{trail.llm_cost_usd:.6f}"
     return props
 

@@ -37,6 +37,7 @@ class StepResult:
     duration_ms: int = 0
     llm_call_count: int = 0
     llm_cost_usd: float = 0.0
+    llm_tokens: int = 0
     screenshot: str | None = None
     number: int = 0
     """What people call the step: the trailhead is 0, the first trail step is 1."""
@@ -64,6 +65,7 @@ class TrailResult:
     completed_at: float | None = None
     llm_call_count: int = 0
     llm_cost_usd: float = 0.0
+    llm_tokens: int = 0
     has_recorded_steps: bool = False
     skip_reason: str | None = None
     trail_id: str | None = None
@@ -118,6 +120,9 @@ class TrailResult:
             "duration_ms": int((done - self.started_at) * 1000),
             "llm_call_count": self.llm_call_count,
             "llm_cost_usd": round(self.llm_cost_usd, 6),
+            "llm_tokens": self.llm_tokens,
+            "llm_steps": [{"step": s.number, "llm_call_count": s.llm_call_count, "llm_tokens": s.llm_tokens,
+                           "llm_cost_usd": round(s.llm_cost_usd, 6)} for s in self.steps if s.llm_call_count],
             "started_at": _iso(self.started_at),
             "started_at_epoch_ms": int(self.started_at * 1000),
             "completed_at": _iso(done),
@@ -180,6 +185,9 @@ class RunResult:
         """Trails an interruption stopped or kept from starting (counted as failed in ``counts``)."""
         return sum(1 for t in self.trails if t.outcome is SessionOutcome.CANCELLED)
 
+    def _all_attempts(self) -> list[TrailResult]:
+        return [a for t in self.trails for a in (*t.attempts, t)]
+
     def statuses(self) -> dict[str, int]:
         """How many trails ended with each ``TrailResult.status``."""
         out: dict[str, int] = {}
@@ -211,6 +219,10 @@ class RunResult:
         metadata: dict[str, Any] = {"target_app": ", ".join(targets) or None, "build_type": None, "devices": devices}
         if self.interrupted:
             metadata["interrupted_by"] = self.interrupted
+        metadata["llm_call_count"] = sum(t.llm_call_count for t in self._all_attempts())
+        metadata["llm_tokens"] = sum(t.llm_tokens for t in self._all_attempts())
+        metadata["llm_cost_usd"] = round(sum(t.llm_cost_usd for t in self._all_attempts()), 6)
+        metadata["statuses"] = self.statuses()
         return self.redact({"metadata": metadata, "results": [t.summary() for t in self.trails]})  # type: ignore[no-any-return]
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..errors import ExitCode
+from ..llm.budget import FAILURE_KIND
 from ..session import SessionOutcome
 from .results import TrailResult
 
@@ -24,6 +25,8 @@ def should_retry(result: TrailResult) -> bool:
     """A failed or infrastructure-errored attempt; never a pass, a skip, a cancel or bad input."""
     if result.passed or result.outcome in (SessionOutcome.SKIPPED, SessionOutcome.CANCELLED):
         return False
+    if result.failure_kind == FAILURE_KIND:
+        return False  # the run's --max-llm-cost is spent: another attempt would stop at the same place
     return result.exit_code in RETRYABLE_EXIT_CODES
 
 

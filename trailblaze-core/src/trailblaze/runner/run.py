@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..driver import Driver
+from ..llm import budget as _budget
 from ..errors import BadInputError, ExitCode, ToolArgumentError, TrailblazeError, UnknownToolError
 from ..memory import Redactor, has_tokens
 from ..plugins import PluginHost
@@ -61,7 +62,11 @@ class Runner(SessionFactory):
         self.progress.redact = self.redactor
         self.interrupted: str | None = None
         """The signal that interrupted this run; the trails not started yet are then listed as cancelled."""
+        from ..llm.budget import CostBudget
         from .history import RunHistory
+
+        self.llm_budget = CostBudget(self.options.max_llm_cost)
+        """``--max-llm-cost``: shared by every session of the run (see ``llm/budget.py``)."""
 
         endpoint = self.options.driver_options.get("server_url") or self.options.driver_options.get("ws_endpoint")
         self.history = RunHistory(self.options.results_db, fallback_dir=self.output_dir, redact=self.redactor,
@@ -291,8 +296,11 @@ class Runner(SessionFactory):
     def new_session(self, trail: "Trail | None", ws: ToolWorkspace, bound: Mapping[str, Any] | None = None,
                     device: "Device | None" = None, *, target: str | None = None,
                     extra: Mapping[str, Any] | None = None) -> Session:
+        from ..llm.budget import BUDGET_KEY
+
         session = super().new_session(trail, ws, bound, device, target=target, extra=extra)
         self.redactor.watch(session.memory)
+        session.resources[BUDGET_KEY] = self.llm_budget
         return session
 
     def _run_session(self, trail: "Trail", ws: ToolWorkspace, driver: Driver, bound: dict[str, Any],
@@ -449,7 +457,8 @@ class Runner(SessionFactory):
                     step_result = StepResult(step.index, step.kind, step.text, "self-heal", agent_result.success,
                                              agent_result.message or message, tool,
                                              llm_call_count=agent_result.llm_call_count,
-                                             llm_cost_usd=agent_result.llm_cost_usd, recording=agent_result.recording)
+                                             llm_cost_usd=agent_result.llm_cost_usd, recording=agent_result.recording,
+                                             llm_tokens=agent_result.llm_tokens)
                     if agent_result.success and step.recordable and options.save_recording:
                         # The healed recording replaces the broken slot (zero calls: the slot is removed).
                         saves.append((step.index, classifier, agent_result.recording or None))
@@ -457,15 +466,19 @@ class Runner(SessionFactory):
                 agent_result = self._solve_with_agent(session, step, trail, result, self_heal=False)
                 step_result = StepResult(step.index, step.kind, step.text, "ai", agent_result.success,
                                          agent_result.message, None, llm_call_count=agent_result.llm_call_count,
-                                         llm_cost_usd=agent_result.llm_cost_usd, recording=agent_result.recording)
+                                         llm_cost_usd=agent_result.llm_cost_usd, recording=agent_result.recording,
+                                         llm_tokens=agent_result.llm_tokens)
                 if agent_result.success and found is None and step.recordable and options.save_recording \
                         and step.kind != "tools" and agent_result.recording:
                     saves.append((step.index, "-".join(classifiers), agent_result.recording))
                 if agent_result.outcome is not None and not agent_result.success:
                     step_result.duration_ms = int((time.perf_counter() - t0) * 1000)
                     self._step_done(session, step, step_result, result, first_entry)
-                    raise StepFailed(agent_result.message or "the agent could not complete the step",
-                                     agent_result.exit_code, agent_result.outcome)
+                    message = agent_result.message or "the agent could not complete the step"
+                    over_budget = agent_result.outcome is SessionOutcome.ERROR and self.llm_budget.exhausted
+                    raise StepFailed(message + (_not_run(trail, step, offset) if over_budget else ""),
+                                     agent_result.exit_code, agent_result.outcome,
+                                     _budget.FAILURE_KIND if over_budget else None)
             modes.add(step_result.mode)
             step_result.duration_ms = int((time.perf_counter() - t0) * 1000)
             self._step_done(session, step, step_result, result, first_entry)
@@ -494,6 +507,7 @@ class Runner(SessionFactory):
         result.steps.append(step_result)
         result.llm_call_count += step_result.llm_call_count
         result.llm_cost_usd += step_result.llm_cost_usd
+        result.llm_tokens += step_result.llm_tokens
         self.progress.step_finished(step_result)
 
     def _replay(self, session: Session, step: "TrailStep", classifier: str, calls: list[ToolCall],
@@ -516,13 +530,18 @@ class Runner(SessionFactory):
                           *, self_heal: bool, attempt_context: str | None = None) -> "_AgentOutcome":
         from ..agent import LlmNotConfiguredError, solve_step
 
+        if self.llm_budget.exhausted:
+            offset = 0 if trail.trailhead is not None else 1
+            raise StepFailed(f"step {step.index + offset} not handed to the model: {self.llm_budget.reason()}"
+                             + _not_run(trail, step, offset, including=True), ExitCode.INFRASTRUCTURE,
+                             SessionOutcome.ERROR, _budget.FAILURE_KIND)
         try:
             out = solve_step(session, step, trail=trail, options=self.options, self_heal=self_heal,
                              attempt_context=attempt_context)
         except LlmNotConfiguredError:
             raise StepFailed(_needs_llm(step, session), ExitCode.BAD_INPUT, SessionOutcome.ERROR, "NeedsLlm") from None
         return _AgentOutcome(out.success, out.message, out.outcome, out.exit_code, out.llm_call_count,
-                             out.llm_cost_usd, list(out.recording))
+                             out.llm_cost_usd, list(out.recording), out.llm_tokens)
 
     def _save_recordings(self, trail: "Trail", session: Session,
                          saves: list[tuple[int, str, list[ToolCall] | None]]) -> None:
@@ -562,6 +581,17 @@ class _AgentOutcome:
     llm_call_count: int = 0
     llm_cost_usd: float = 0.0
     recording: list[ToolCall] | None = None
+    llm_tokens: int = 0
+
+
+def _not_run(trail: "Trail", step: "TrailStep", offset: int, *, including: bool = False) -> str:
+    """``; steps 3–5 not run`` for the steps after ``step`` (and ``step`` itself with ``including``)."""
+    numbers = [s.index + offset for s in trail.steps if s.index > step.index or (including and s is step)]
+    if not numbers:
+        return ""
+    if len(numbers) == 1:
+        return f"; step {numbers[0]} not run"
+    return f"; steps {numbers[0]}–{numbers[-1]} not run"
 
 
 def _needs_llm(step: "TrailStep", session: Session) -> str:
