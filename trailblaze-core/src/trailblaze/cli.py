@@ -184,6 +184,9 @@ def parse_driver_options(values: tuple[str, ...]) -> dict[str, Any]:
               help="Run history (SQLite) to append every attempt to (default: <workspace>/.trailblaze/results.db); "
                    "read it with `trailblaze results`.")
 @click.option("--no-history", is_flag=True, help="Do not append this run to the run history.")
+@click.option("--alluredir", type=click.Path(path_type=Path, file_okay=False), metavar="DIR",
+              help="Also write Allure results there (a test per trail and device, steps, attachments, retries); "
+                   "needs pip install 'trailblaze[allure]'.")
 @click.option("--max-llm-cost", type=click.FloatRange(min=0), metavar="USD",
               help="Stop handing steps to the model once the run's model calls cost this much (those steps end as "
                    "ERROR, exit 2); needs the model's cost in the llm: settings.")
@@ -195,7 +198,7 @@ def run(paths: tuple[str, ...], tags: tuple[str, ...], driver: str | None, devic
         self_heal: bool | None, use_recorded_steps: bool | None, save_recording: bool, no_report: bool,
         no_logging: bool, log_layout: str | None, test_name: str | None, junit_xml: Path | None,
         retries: int, fail_on_flaky: bool, results_db: Path | None, no_history: bool,
-        max_llm_cost: float | None) -> None:
+        alluredir: Path | None, max_llm_cost: float | None) -> None:
     """Run trails: replay each step's recording for the device, or hand it to the agent.
 
     PATHS are trail files, directories (every *.trail.yaml and trail.yaml below) or globs. Logs go to
@@ -223,7 +226,7 @@ def run(paths: tuple[str, ...], tags: tuple[str, ...], driver: str | None, devic
         self_heal=self_heal, use_recorded_steps=use_recorded_steps, save_recording=save_recording,
         report=not no_report, logging=not no_logging, log_layout=log_layout, test_name=test_name, junit_xml=junit_xml,
         retries=retries, fail_on_flaky=fail_on_flaky, results_db=results_db, history=not no_history,
-        max_llm_cost=max_llm_cost,
+        max_llm_cost=max_llm_cost, alluredir=alluredir,
         debug=bool(click.get_current_context().find_root().params.get("debug")),
     )
     from .runner.interrupt import RunInterrupted, handle_signals

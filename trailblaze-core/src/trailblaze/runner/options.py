@@ -39,6 +39,8 @@ class RunOptions:
     """Retries of a failed trail (a trail's ``config: retries:`` overrides it); see ``runner/retries.py``."""
     fail_on_flaky: bool = False
     """A trail that passed only on a retry (FLAKY) fails the run (exit 1)."""
+    alluredir: Path | None = None
+    """Also write Allure results there (``report/allure.py``; needs ``trailblaze[allure]``)."""
     max_llm_cost: float | None = None
     """USD the run may spend on model calls; then no step is handed to the model (ERROR, exit 2)."""
     history: bool = True

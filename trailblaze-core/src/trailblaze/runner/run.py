@@ -90,6 +90,10 @@ class Runner(SessionFactory):
         try:
             if not paths:
                 raise BadInputError("no trails given", hint="usage: trailblaze run PATH... (files, directories or globs)")
+            if self.options.alluredir is not None:
+                from ..report.allure import require_allure
+
+                require_allure()
             files = expand(paths)
             devices: list[Device | None] = [self.parse_device(spec) for spec in self.options.devices] or [None]
             if len(devices) == 1:
@@ -208,6 +212,10 @@ class Runner(SessionFactory):
             from ..report.junit import write_junit_xml
 
             write_junit_xml(result, self.options.junit_xml)
+        if self.options.alluredir is not None:
+            from ..report.allure import write_allure_results
+
+            write_allure_results(result, self.options.alluredir)
         if self.options.report:
             import importlib
 
