@@ -30,6 +30,7 @@ from trailblaze.reuse import current_scope
 
 from .browser import open_browser
 from .config import WebDriverConfig
+from .evidence import WebEvidence
 from .snapshot import PageSnapshot, parse
 
 if TYPE_CHECKING:
@@ -77,6 +78,8 @@ class PlaywrightDriver(Driver):
         self.failed_requests: list[dict[str, Any]] = []
         self.requests: deque[SentRequest] = deque(maxlen=MAX_CAPTURED_REQUESTS)
         """Every request the pages sent, newest last (``web_assertNetworkEvent`` searches them)."""
+        self.evidence = WebEvidence() if self.cfg.evidence != "off" else None
+        """Network and console capture written at the end of the trail (``evidence.py``)."""
         self._shots = 0
         self.requested_detail: frozenset[str] = frozenset()
         self.secret_fields: list[Locator] = []
@@ -201,11 +204,15 @@ class PlaywrightDriver(Driver):
     def _on_console(self, msg: ConsoleMessage) -> None:
         entry = {"type": msg.type, "text": msg.text, "location": msg.location, "url": _safe_url(msg.page)}
         self.console.append(entry)
+        if self.evidence is not None:
+            self.evidence.message(msg.type, msg.text, entry["url"], msg.location)
         self._log("WebConsoleLog", entry)
 
     def _on_page_error(self, error: Any) -> None:
         entry = {"type": "pageerror", "text": str(error)}
         self.console.append(entry)
+        if self.evidence is not None:
+            self.evidence.message("pageerror", str(error))
         self._log("WebConsoleLog", entry)
 
     def _on_request(self, request: Request) -> None:
@@ -214,14 +221,20 @@ class PlaywrightDriver(Driver):
         except Exception:  # noqa: BLE001 - a binary body that is not text
             body = ""
         self.requests.append(SentRequest(request.method, request.url, body[:MAX_CAPTURED_BODY]))
+        if self.evidence is not None:
+            self.evidence.request(request)
 
     def _on_request_failed(self, request: Request) -> None:
         entry = {"url": request.url, "method": request.method, "failure": request.failure,
                  "resourceType": request.resource_type}
         self.failed_requests.append(entry)
         self._log("WebNetworkLog", entry)
+        if self.evidence is not None:
+            self.evidence.failed(request)
 
     def _on_response(self, response: Response) -> None:
+        if self.evidence is not None:
+            self.evidence.response(response)
         if response.status < 400:
             return
         request = response.request
@@ -403,6 +416,7 @@ class PlaywrightDriver(Driver):
 
     def trail_finished(self, session: Session, ok: bool) -> None:
         self._end_group()
+        self._write_evidence(session, ok)
         if not self.tracing or self.context is None:
             return
         if self.lost() is not None:
@@ -426,6 +440,20 @@ class PlaywrightDriver(Driver):
             scrub_zip(path, secret_forms(secrets))
         self._log("WebTraceLog", {"trace": TRACE_FILE, "path": str(path),
                                   "view": f"playwright show-trace {path}"})
+
+
+    def _write_evidence(self, session: Session, ok: bool) -> None:
+        evidence = self.evidence
+        if evidence is None or not session.log.enabled:
+            return
+        if self.cfg.evidence == "retain-on-failure" and ok:
+            return
+        try:
+            files = evidence.write(session.log_dir, lambda text: str(session.memory.redact(text)))
+        except OSError as exc:
+            self._log("WebArtifactLog", {"error": f"the network and console logs could not be written: {exc}"})
+            return
+        self._log("WebEvidenceLog", {"evidence": files, **evidence.summary()})
 
 
 MAX_CAPTURED_REQUESTS = 5000

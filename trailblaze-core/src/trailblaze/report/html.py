@@ -24,7 +24,7 @@ MIME = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".webp
 MAX_IMAGE_BYTES = 4 * 1024 * 1024
 TOOL_LOGS = ("TrailblazeToolLog", "DelegatingTrailblazeToolLog")
 EVENT_LOGS = {"WebConsoleLog": "console", "WebNetworkLog": "network", "WebDialogLog": "dialog",
-              "WebArtifactLog": "artifact"}
+              "WebArtifactLog": "artifact", "WebEvidenceLog": "evidence"}
 
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;background:#f6f7f9;color:#1d2330}
@@ -363,8 +363,13 @@ def _links(trail: TrailResult, loose: list[dict[str, Any]], page: _Page) -> str:
     parts: list[str] = []
     if trail.log_dir is not None:
         parts.append(f"logs: <a href='{page.href(trail.log_dir)}'>{_e(str(trail.log_dir))}</a>")
+    evidence = {str(k): str(v) for e in loose if isinstance(e.get("evidence"), dict) for k, v in e["evidence"].items()}
+    if trail.log_dir is not None:
         for stream in sorted(trail.log_dir.glob("*.ndjson")) if trail.log_dir.is_dir() else []:
-            parts.append(f"log stream: <a href='{page.href(stream)}'>{_e(stream.name)}</a>")
+            if stream.name not in evidence.values():
+                parts.append(f"log stream: <a href='{page.href(stream)}'>{_e(stream.name)}</a>")
+        for label, name in evidence.items():
+            parts.append(f"{_e(label.replace('_', ' '))}: <a href='{page.href(trail.log_dir / name)}'>{_e(name)}</a>")
     for entry in loose:
         kind = str(entry.get("class", "")).rsplit(".", 1)[-1]
         if kind == "WebTraceLog" or entry.get("trace"):

@@ -28,7 +28,8 @@ FAILED = frozenset({SessionOutcome.FAILED, SessionOutcome.FAILED_WITH_SELF_HEAL,
 
 
 def artifact_paths(trail: TrailResult) -> dict[str, str]:
-    """Where to look when a trail failed: its log directory, the last screenshot, the Playwright trace.
+    """Where to look when a trail failed: its log directory, the last screenshot, the Playwright trace,
+    and the evidence files a driver logged (``{"evidence": {"network_log": "network.ndjson", ...}}``).
 
     Read from the session's log entries, so any driver that logs ``screenshot``/``trace`` entries gets
     them listed (the JUnit ``system-out``, the pytest item's properties)."""
@@ -41,6 +42,8 @@ def artifact_paths(trail: TrailResult) -> dict[str, str]:
             out["screenshot"] = str(trail.log_dir / str(entry["screenshot"]))
         if entry.get("trace"):
             out["trace"] = str(entry.get("path") or trail.log_dir / str(entry["trace"]))
+        if isinstance(entry.get("evidence"), dict):  # network and console logs, device logs, video
+            out.update({str(k): str(trail.log_dir / str(v)) for k, v in entry["evidence"].items()})
     return out
 
 
