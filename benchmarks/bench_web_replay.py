@@ -141,6 +141,7 @@ CONFIGS: dict[str, dict[str, Any]] = {
     "defaults": {},
     "defaults, evidence always kept": {"evidence": "on"},
     "defaults, evidence off": {"evidence": "off"},
+    "video retain-on-failure": {"video": "retain-on-failure"},
     "screenshots on (JPEG per step)": {"screenshots": "on"},
     "trace retain-on-failure": {"trace": "retain-on-failure"},
     "trace r-o-f, no screencast": {"trace": "retain-on-failure", "trace_screenshots": False},

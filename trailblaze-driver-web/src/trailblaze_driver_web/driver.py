@@ -31,6 +31,7 @@ from trailblaze.reuse import current_scope
 from .browser import open_browser
 from .config import WebDriverConfig
 from .evidence import WebEvidence
+from .video import VIDEO_FILE, ScreencastRecorder, find_ffmpeg
 from .snapshot import PageSnapshot, parse
 
 if TYPE_CHECKING:
@@ -78,6 +79,7 @@ class PlaywrightDriver(Driver):
         self.failed_requests: list[dict[str, Any]] = []
         self.requests: deque[SentRequest] = deque(maxlen=MAX_CAPTURED_REQUESTS)
         """Every request the pages sent, newest last (``web_assertNetworkEvent`` searches them)."""
+        self.video: ScreencastRecorder | None = None
         self.evidence = WebEvidence() if self.cfg.evidence != "off" else None
         """Network and console capture written at the end of the trail (``evidence.py``)."""
         self._shots = 0
@@ -144,6 +146,9 @@ class PlaywrightDriver(Driver):
             self.context.tracing.start(title=title, screenshots=self.cfg.trace_screenshots, snapshots=True,
                                        sources=False)
             self.tracing = True
+        if self.cfg.video != "off" and self.session is not None and self.session.log.enabled:
+            self.video = ScreencastRecorder(self.context, self.session.log_dir / ".video-frames",
+                                            find_ffmpeg(self.cfg.ffmpeg_path))
         self._adopt(self.context.new_page())
         version = self.browser.version
         return DeviceInfo(platform="web", driver=self.key, classifiers=list(self.cfg.classifiers),
@@ -152,6 +157,9 @@ class PlaywrightDriver(Driver):
                           headless=self.cfg.headless, remote=self.cfg.remote)
 
     def stop(self) -> None:
+        video, self.video = self.video, None
+        if video is not None:  # never reached trail_finished (start failed): drop the frames
+            video.finish(None)
         lost = self.lost()
         context, self.context = self.context, None
         browser, self.browser = self.browser, None
@@ -196,6 +204,8 @@ class PlaywrightDriver(Driver):
         page.on("requestfailed", self._on_request_failed)
         page.on("response", self._on_response)
         page.on("dialog", self._on_dialog)
+        if self.video is not None:
+            self.video.follow(page)
 
     def _log(self, kind: str, payload: dict[str, Any]) -> None:
         if self.session is not None:
@@ -417,6 +427,7 @@ class PlaywrightDriver(Driver):
     def trail_finished(self, session: Session, ok: bool) -> None:
         self._end_group()
         self._write_evidence(session, ok)
+        self._finish_video(session, ok)
         if not self.tracing or self.context is None:
             return
         if self.lost() is not None:
@@ -441,6 +452,19 @@ class PlaywrightDriver(Driver):
         self._log("WebTraceLog", {"trace": TRACE_FILE, "path": str(path),
                                   "view": f"playwright show-trace {path}"})
 
+
+    def _finish_video(self, session: Session, ok: bool) -> None:
+        video, self.video = self.video, None
+        if video is None:
+            return
+        keep = self.cfg.video == "on" or (self.cfg.video == "retain-on-failure" and not ok)
+        try:
+            path = video.finish(session.log_dir / VIDEO_FILE if keep else None)
+        except Exception as exc:  # noqa: BLE001 - ffmpeg failed: the run's verdict stands
+            self._log("WebArtifactLog", {"error": f"the video could not be encoded: {exc}"})
+            return
+        if path is not None:
+            self._log("WebEvidenceLog", {"evidence": {"video": VIDEO_FILE}})
 
     def _write_evidence(self, session: Session, ok: bool) -> None:
         evidence = self.evidence
