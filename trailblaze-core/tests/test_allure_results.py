@@ -71,3 +71,22 @@ def test_without_allure_python_commons_the_flag_is_a_clear_usage_error(tmp_path:
     assert done.returncode == 3, done.stdout + done.stderr
     assert "--alluredir needs allure-python-commons" in done.stderr and "trailblaze[allure]" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_with_allure_pytest_the_trail_steps_land_in_its_test(tmp_path: Path) -> None:
+    trail = flaky_trail(tmp_path, "checkout", fail_first=1, config="  tags: [smoke]\n")
+    results = tmp_path / "allure-results"
+    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--trails", str(trail),
+                           "--trailblaze-retries", "1", "--alluredir", str(results), "--rootdir", str(tmp_path),
+                           "-o", "addopts=", "--trailblaze-output-dir", str(tmp_path / "out")],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=300, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (result,) = [json.loads(p.read_text()) for p in results.glob("*-result.json")]
+    assert result["status"] == "passed" and {"name": "tag", "value": "smoke"} in result["labels"]
+    first, second = result["steps"]
+    assert first["name"] == "attempt 1: FAILED" and first["status"] == "failed"
+    assert first["steps"][0]["name"] == "step 1: wait for the backend" and first["steps"][0]["status"] == "failed"
+    assert first["steps"][0]["steps"][0]["name"].startswith("exec ")
+    assert second["name"] == "attempt 2: PASSED" and second["status"] == "passed"
+    for attempt in (first, second):  # each attempt's own event log, in its step
+        assert any(a["name"] == "session.ndjson" for a in attempt["attachments"])

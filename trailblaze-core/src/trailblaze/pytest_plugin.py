@@ -337,6 +337,11 @@ class TrailItem(pytest.Item):
         properties = {k: clean(v) for k, v in _properties(result, worker_id(self.config)).items()}
         self.user_properties.extend(properties.items())  # pytest's --junitxml writes them as <property>
         self.add_report_section("call", "trailblaze", "\n".join(f"{k}: {v}" for k, v in properties.items()))
+        from .report import allure_pytest
+
+        if allure_pytest.active(self.config):
+            for number, attempt in enumerate((*result.attempts, result), start=1):
+                allure_pytest.add_trail(attempt, clean, attempt=f"attempt {number}" if result.attempts else None)
         if result.outcome is SessionOutcome.SKIPPED:
             # Reported at the trail file, not at this line.
             raise pytest.skip.Exception(result.skip_reason or "skipped", _use_item_location=True)
