@@ -52,7 +52,7 @@ class WebEvidence:
         entry["failure"] = request.failure
         entry["durationMs"] = round((time.perf_counter() - started) * 1000, 1)
 
-    def message(self, kind: str, text: str, url: str | None = None, location: Any = None) -> None:
+    def message(self, kind: str, text: str, url: Any = None, location: Any = None) -> None:
         self.console.append({"ts": _now(), "type": kind, "text": text, "url": url, "location": location})
 
     def write(self, log_dir: Path, redact: Callable[[str], str]) -> dict[str, str]:

@@ -50,7 +50,7 @@ def write_allure_results(run: RunResult, directory: Path) -> Path:
     require_allure()
     from allure_commons.logger import AllureFileLogger
 
-    logger = AllureFileLogger(str(directory))
+    logger = AllureFileLogger(str(directory))  # type: ignore[no-untyped-call]
     for trail in run.trails:
         if trail.session_id is None and trail.outcome is not SessionOutcome.SKIPPED:
             continue  # a workspace check result or a trail that never started: nothing to show as a test

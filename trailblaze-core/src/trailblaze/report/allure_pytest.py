@@ -54,7 +54,7 @@ def _add(result: TrailResult, clean: Callable[[Any], Any], hook: Any) -> None:
 
     tags = _tags(result)
     if tags:
-        allure.dynamic.tag(*[clean(t) for t in tags])
+        allure.dynamic.tag(*[clean(t) for t in tags])  # type: ignore[no-untyped-call]
     tools: dict[Any, list[dict[str, Any]]] = {}
     for entry in result.log_entries:
         if str(entry.get("class", "")).rsplit(".", 1)[-1] in TOOL_LOGS and entry.get("depth", 0) == 0:
@@ -70,11 +70,12 @@ def _add(result: TrailResult, clean: Callable[[Any], Any], hook: Any) -> None:
             failed = None if entry.get("successful", True) else AssertionError(clean(str(entry.get("error") or "")))
             hook.stop_step(uuid=call_id, exc_type=type(failed) if failed else None, exc_val=failed, exc_tb=None)
         if step.screenshot and result.log_dir is not None and (result.log_dir / step.screenshot).is_file():
-            allure.attach.file(str(result.log_dir / step.screenshot), name=f"screenshot, {label}",
+            allure.attach.file(str(result.log_dir / step.screenshot), name=f"screenshot, {label}",  # type: ignore[no-untyped-call]
                                extension=(result.log_dir / step.screenshot).suffix.lstrip("."))
         error = None if step.success else AssertionError(clean(step.message or "failed"))
         hook.stop_step(uuid=step_id, exc_type=type(error) if error else None, exc_val=error, exc_tb=None)
     if result.log_dir is not None and result.log_dir.is_dir():
         for path in sorted(result.log_dir.iterdir()):
             if path.is_file() and path.suffix in EVIDENCE_SUFFIXES and not path.name.startswith(("step_", "llm_")):
-                allure.attach.file(str(path), name=path.name, extension=path.suffix.lstrip("."))
+                allure.attach.file(str(path), name=path.name,  # type: ignore[no-untyped-call]
+                                   extension=path.suffix.lstrip("."))

@@ -48,7 +48,7 @@ class RunHistory:
             from ..results_store import ResultsStore, RunContext, current_commit, new_run_id
 
             try:
-                self._store = ResultsStore(self.path)
+                self._store = ResultsStore(self._path)
             except Exception as exc:  # noqa: BLE001 - sqlite3.Error, OSError, a newer schema
                 self._broken = True
                 self._warn(f"run history off: could not open {self.path}: {exc}")
