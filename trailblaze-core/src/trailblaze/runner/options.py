@@ -35,8 +35,8 @@ class RunOptions:
     test_name: str | None = None
     junit_xml: Path | None = None
     """Also write a JUnit XML report there (a testcase per trail and device)."""
-    retries: int = 0
-    """Retries of a failed trail (a trail's ``config: retries:`` overrides it); see ``runner/retries.py``."""
+    retries: int | None = None
+    """Retries of a failed trail (None: 0) (a trail's ``config: retries:`` overrides it); see ``runner/retries.py``."""
     fail_on_flaky: bool = False
     """A trail that passed only on a retry (FLAKY) fails the run (exit 1)."""
     alluredir: Path | None = None

@@ -30,10 +30,10 @@ def should_retry(result: TrailResult) -> bool:
     return result.exit_code in RETRYABLE_EXIT_CODES
 
 
-def retry_budget(trail_retries: int | None, run_retries: int) -> int:
+def retry_budget(trail_retries: int | None, run_retries: int | None) -> int:
     """The trail's own ``config: retries:`` wins over ``--retries`` (a known slow trail, or 0 for a
     trail that must never be retried)."""
-    return max(0, run_retries if trail_retries is None else trail_retries)
+    return max(0, (run_retries or 0) if trail_retries is None else trail_retries)
 
 
 def run_attempts(attempt: Callable[[], TrailResult], retries: int,
