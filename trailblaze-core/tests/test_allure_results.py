@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from trailblaze.testing import run_cli
 
 from .test_retries import flaky_trail

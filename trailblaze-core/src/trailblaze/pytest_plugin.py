@@ -304,7 +304,7 @@ class TrailItem(pytest.Item):
         if result.outcome is SessionOutcome.SKIPPED:
             # Reported at the trail file, not at this line.
             raise pytest.skip.Exception(result.skip_reason or "skipped", _use_item_location=True)
-        if result.quarantined and not result.passed:
+        if result.quarantined and (not result.passed or result.flaky and runner.options.fail_on_flaky):
             # Reported (the report, the summary, the history), but it does not fail the build.
             raise pytest.skip.Exception(f"quarantined, {result.status}: {clean(result.message or '')}",
                                         _use_item_location=True)

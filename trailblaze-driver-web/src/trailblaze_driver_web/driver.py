@@ -31,8 +31,8 @@ from trailblaze.reuse import current_scope
 from .browser import open_browser
 from .config import WebDriverConfig
 from .evidence import WebEvidence
-from .video import VIDEO_FILE, ScreencastRecorder, find_ffmpeg
 from .snapshot import PageSnapshot, parse
+from .video import VIDEO_FILE, ScreencastRecorder, find_ffmpeg
 
 if TYPE_CHECKING:
     from playwright.sync_api import (

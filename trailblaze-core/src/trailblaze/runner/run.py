@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..driver import Driver
-from ..llm import budget as _budget
 from ..errors import BadInputError, ExitCode, ToolArgumentError, TrailblazeError, UnknownToolError
+from ..llm import budget as _budget
 from ..memory import Redactor, has_tokens
 from ..plugins import PluginHost
 from ..reuse import reuse_scope
