@@ -59,6 +59,7 @@ def test_a_failed_attempt_keeps_network_and_console_logs_without_secrets(tmp_pat
     assert "network_log: " in junit and "console_log: " in junit
     report = next((tmp_path / "logs" / "reports").glob("trailblaze_report_*.html")).read_text()
     assert "network log: <a href=" in report and "console log: <a href=" in report
+    assert "evidence: network log: <a href=" in report  # at the failing step too
     everything = [p for p in tmp_path.rglob("*") if p.is_file() and p.suffix != ".yaml"]
     assert len(everything) > 10
     for path in everything:

@@ -319,6 +319,17 @@ def _trail(trail: TrailResult, page: _Page) -> str:
     return "".join(out)
 
 
+def _evidence_links(trail: TrailResult, page: _Page) -> str:
+    """The attempt's evidence files (network and console logs, video, device logs), at its failing step."""
+    if trail.log_dir is None:
+        return ""
+    files = {str(k): str(v) for e in trail.log_entries if isinstance(e.get("evidence"), dict)
+             for k, v in e["evidence"].items()}
+    links = [f"{_e(label.replace('_', ' '))}: <a href='{page.href(trail.log_dir / name)}'>{_e(name)}</a>"
+             for label, name in files.items()]
+    return f"<div class=meta>evidence: {' · '.join(links)}</div>" if links else ""
+
+
 def _history_strip(trail: TrailResult, page: _Page) -> str:
     """The trail's recent runs on this device from the run history, oldest first, this run last."""
     from ..results_store import trail_key
@@ -437,6 +448,8 @@ def _step_html(step: _Step, trail: TrailResult, result: Any, page: _Page) -> str
            f"{_e(step.text)}{' <span class=meta>(' + ', '.join(extra) + ')</span>' if extra else ''}</summary>"]
     if ok is False and step.message:
         out.append(f"<div class=error>{_e(step.message)}</div>")
+    if ok is False:
+        out.append(_evidence_links(trail, page))
     if step.tools:
         out.append("<table><tr><th>tool</th><th>arguments</th><th>outcome</th><th>ms</th></tr>")
         for call in _call_order(step.tools):
