@@ -291,7 +291,7 @@ class TrailItem(pytest.Item):
         if result is None:  # not possible without --tags, which pytest expresses with -m
             raise pytest.skip.Exception("not selected", _use_item_location=True)
         state.results.append(result)
-        runner.record_history(result)
+        runner.record_history(result, self.device)
         clean = state.runner.redactor  # the run's one redaction point: --secret values and session secrets
         properties = {k: clean(v) for k, v in _properties(result, worker_id(self.config)).items()}
         self.user_properties.extend(properties.items())  # pytest's --junitxml writes them as <property>

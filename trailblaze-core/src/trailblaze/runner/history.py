@@ -4,6 +4,7 @@ killed run keeps what it ran), and the report reads each trail's recent runs bac
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -57,13 +58,14 @@ class RunHistory:
             self._context = RunContext(new_run_id(), current_commit(root), self._shard, self._endpoint)
         return self._store
 
-    def record(self, trail: TrailResult, workspace: WorkspaceConfig | None) -> None:
+    def record(self, trail: TrailResult, workspace: WorkspaceConfig | None, *, endpoint: str | None = None) -> None:
         with self._lock:
             store = self._open(workspace)
             if store is None or self._context is None:
                 return
+            context = self._context if endpoint is None else replace(self._context, endpoint=endpoint)
             try:
-                store.record_trail(trail, self._context, redact=self._redact)
+                store.record_trail(trail, context, redact=self._redact)
             except Exception as exc:  # noqa: BLE001
                 self._warn(f"run history: could not record {trail.title}: {exc}")
 

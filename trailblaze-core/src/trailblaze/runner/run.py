@@ -175,12 +175,14 @@ class Runner(SessionFactory):
                     if trail_result is not None:
                         result.trails.append(trail_result)
                 if trail_result is not None:
-                    self.record_history(trail_result)
+                    self.record_history(trail_result, device)
 
-    def record_history(self, trail: TrailResult) -> None:
-        """Append a finished trail (every attempt) to the results store, unless ``--no-history``."""
+    def record_history(self, trail: TrailResult, device: "Device | None" = None) -> None:
+        """Append a finished trail (every attempt) to the results store, unless ``--no-history``; the
+        device it ran on (``-d``) is stored as its endpoint."""
         if self.history is not None:
-            self.history.record(trail, self.workspace_for(trail.path).config)
+            self.history.record(trail, self.workspace_for(trail.path).config,
+                                endpoint=device.spec if device is not None else None)
 
     def _not_started(self, files: list[Path], device: "Device | None", result: RunResult) -> None:
         with self._lock:
