@@ -144,16 +144,18 @@ class ResultsStore:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE ... COMMIT), one per result.
-        self._db = sqlite3.connect(self.path, timeout=timeout_s, isolation_level=None, check_same_thread=False)
+        self._db = sqlite3.connect(self.path, timeout=timeout_s, isolation_level=None,
+                                   check_same_thread=False)
         self._db.execute(f"PRAGMA busy_timeout = {int(timeout_s * 1000)}")
         self._db.execute("PRAGMA journal_mode = WAL")
         self._db.execute("PRAGMA synchronous = NORMAL")
         version = self._db.execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:
-            raise RuntimeError(f"{self.path} was written by a newer trailblaze (schema {version}); upgrade trailblaze")
+            raise RuntimeError(f"{self.path} was written by a newer trailblaze (schema {version}); "
+                               "upgrade trailblaze")
         if version < SCHEMA_VERSION:
             with self._transaction():
-                self._db.executescript("BEGIN IMMEDIATE;" + _SCHEMA + f"PRAGMA user_version = {SCHEMA_VERSION};")
+                self._db.executescript(f"BEGIN IMMEDIATE;{_SCHEMA}PRAGMA user_version = {SCHEMA_VERSION};")
 
     # -- writing ------------------------------------------------------------------------------
     def record_trail(self, trail: TrailResult, context: RunContext,
@@ -193,7 +195,8 @@ class ResultsStore:
             "WHERE trail_id = ? AND device = ? AND final = 1 ORDER BY started_at DESC, id DESC LIMIT ?",
             (trail_id, device, last)))
 
-    def recent_statuses(self, keys: Iterable[tuple[str, str]], *, last: int = 20) -> dict[tuple[str, str], list[str]]:
+    def recent_statuses(self, keys: Iterable[tuple[str, str]], *,
+                        last: int = 20) -> dict[tuple[str, str], list[str]]:
         """Statuses of the last runs per (trail id, device), oldest first (the report's history strip)."""
         return {key: [row[0] for row in reversed(self._runs(*key, last))] for key in keys}
 
@@ -299,8 +302,8 @@ def current_commit(root: Path) -> str | None:
         if os.environ.get(name):
             return os.environ[name]
     try:
-        done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=5,
-                              check=False)
+        done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True,
+                              timeout=5, check=False)
     except (OSError, subprocess.SubprocessError):
         return None
     return done.stdout.strip() or None if done.returncode == 0 else None

@@ -32,7 +32,8 @@ class WebEvidence:
     _sent: dict[int, tuple[float, dict[str, Any]]] = field(default_factory=dict)
 
     def request(self, request: Any) -> None:
-        entry = {"ts": _now(), "method": request.method, "url": request.url, "resourceType": request.resource_type}
+        entry = {"ts": _now(), "method": request.method, "url": request.url,
+                 "resourceType": request.resource_type}
         self._sent[id(request)] = (time.perf_counter(), entry)
         self.network.append(entry)
 
@@ -71,7 +72,8 @@ class WebEvidence:
 
     def summary(self) -> dict[str, int]:
         return {"requests": len(self.network),
-                "failedRequests": sum(1 for e in self.network if e.get("failure") or (e.get("status") or 0) >= 400),
+                "failedRequests": sum(1 for e in self.network
+                                      if e.get("failure") or (e.get("status") or 0) >= 400),
                 "consoleErrors": sum(1 for e in self.console if e["type"] in ("error", "pageerror"))}
 
 

@@ -100,7 +100,8 @@ class ScreencastRecorder:
         for i, (stamp, path) in enumerate(self.frames):
             following = self.frames[i + 1][0] if i + 1 < len(self.frames) else max(end, stamp + 0.04)
             lines += [f"file '{path.name}'", f"duration {max(0.01, following - stamp):.3f}"]
-        lines.append(f"file '{self.frames[-1][1].name}'")  # the concat demuxer drops the last duration otherwise
+        # the concat demuxer ignores the last entry's duration unless its file is listed once more
+        lines.append(f"file '{self.frames[-1][1].name}'")
         listing = self.frames_dir / "frames.ffconcat"
         listing.write_text("\n".join(lines) + "\n", encoding="utf-8")
         tmp = out.with_name(f".{out.name}.tmp.webm")

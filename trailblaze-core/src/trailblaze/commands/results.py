@@ -56,9 +56,11 @@ def command(trails: tuple[str, ...], as_json: bool, flaky: bool, last: int, resu
         click.echo(json.dumps([r.model_dump(mode="json") for r in rows], indent=2, ensure_ascii=False))
         return
     if not rows:
-        click.echo("No flaky trails." if flaky else "No runs recorded" + (" for these trails." if trails else "."))
+        none = "No runs recorded" + (" for these trails." if trails else ".")
+        click.echo("No flaky trails." if flaky else none)
         return
-    header = ("TRAIL", "DEVICE", "RUNS", "LAST (newest first)", "FLAKY", "FAILED", "LAST PASS", "MEDIAN", "P90")
+    header = ("TRAIL", "DEVICE", "RUNS", "LAST (newest first)", "FLAKY", "FAILED", "LAST PASS", "MEDIAN",
+              "P90")
     table = [header] + [(
         r.trail_id, r.device + (" (quarantined)" if r.quarantined else ""), str(r.runs),
         "".join(MARKS.get(s, "?") for s in r.last_statuses), f"{r.flake_rate:.0%}", f"{r.fail_rate:.0%}",

@@ -32,7 +32,8 @@ class CostBudget:
         return self.limit_usd is not None and self.spent_usd >= self.limit_usd
 
     def reason(self) -> str:
-        return (f"the run's LLM budget is spent: ${self.spent_usd:.4f} of --max-llm-cost ${self.limit_usd:.4f} "
+        return (f"the run's LLM budget is spent: ${self.spent_usd:.4f} of --max-llm-cost "
+                f"${self.limit_usd or 0:.4f} "
                 "(raise --max-llm-cost, or record the steps so they replay without the model)")
 
 

@@ -30,7 +30,8 @@ if TYPE_CHECKING:
 MISSING = ("--alluredir needs allure-python-commons, which is not installed",
            "install it with: pip install 'trailblaze[allure]'")
 STATUS = {SessionOutcome.SUCCEEDED: "passed", SessionOutcome.SUCCEEDED_WITH_SELF_HEAL: "passed",
-          SessionOutcome.SKIPPED: "skipped", SessionOutcome.ERROR: "broken", SessionOutcome.CANCELLED: "broken"}
+          SessionOutcome.SKIPPED: "skipped", SessionOutcome.ERROR: "broken",
+          SessionOutcome.CANCELLED: "broken"}
 """Allure's statuses: ``failed`` is the product's fault (every other outcome), ``broken`` infrastructure."""
 TOOL_LOGS = ("TrailblazeToolLog", "DelegatingTrailblazeToolLog")
 EVIDENCE_SUFFIXES = (".zip", ".ndjson", ".har", ".log", ".webm", ".mp4", ".png", ".txt")
@@ -70,7 +71,8 @@ def _write_attempt(logger: Any, attempt: TrailResult, trail: TrailResult, number
     stop = int((attempt.completed_at or attempt.started_at) * 1000)
     status = STATUS.get(attempt.outcome, "failed")
     details = None
-    if not attempt.passed and attempt.outcome is not SessionOutcome.SKIPPED or attempt is trail and trail.flaky:
+    unpassed = not attempt.passed and attempt.outcome is not SessionOutcome.SKIPPED
+    if unpassed or (attempt is trail and trail.flaky):
         message = attempt.skip_reason if attempt.outcome is SessionOutcome.SKIPPED else attempt.message
         details = StatusDetails(message=clean(message or attempt.status), flaky=trail.flaky or None,
                                 trace=clean(attempt.message) if attempt.message else None)
@@ -86,7 +88,8 @@ def _write_attempt(logger: Any, attempt: TrailResult, trail: TrailResult, number
         stage="finished", start=start, stop=stop, labels=labels,
         parameters=[Parameter(name="device", value=device), Parameter(name="attempt", value=str(number),
                                                                       excluded=True)],
-        description=clean(f"Trail {attempt.path}; session {attempt.session_id or '–'}; status {attempt.status}"))
+        description=clean(f"Trail {attempt.path}; session {attempt.session_id or '–'}; "
+                          f"status {attempt.status}"))
     result.steps = _steps(logger, attempt, start, clean)
     result.attachments = _evidence(logger, attempt)
     logger.report_result(result)
@@ -139,11 +142,16 @@ def _evidence(logger: Any, trail: TrailResult) -> list[Any]:
         return []
     out = []
     for path in sorted(trail.log_dir.iterdir()):
-        if path.is_file() and path.suffix in EVIDENCE_SUFFIXES and not path.name.startswith(("step_", "llm_")):
+        if is_evidence(path):
             attached = _attach(logger, path, path.name)
             if attached is not None:
                 out.append(attached)
     return out
+
+
+def is_evidence(path: Path) -> bool:
+    """A log-folder file worth attaching (step screenshots and model screenshots go with their step)."""
+    return path.is_file() and path.suffix in EVIDENCE_SUFFIXES and not path.name.startswith(("step_", "llm_"))
 
 
 def _attach(logger: Any, source: Path, name: str) -> Any:

@@ -1,4 +1,4 @@
-"""A trail's steps and evidence inside the test ``allure-pytest`` is writing (``pytest --trails … --alluredir``).
+"""A trail's steps and evidence inside the test ``allure-pytest`` writes (``pytest --trails … --alluredir``).
 
 allure-pytest owns the test result (its name, status, retries through pytest-rerunfailures); this adds
 what only Trailblaze knows, through allure's public hooks: one Allure step per trail step (failed ones
@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 
 def active(config: pytest.Config) -> bool:
     """allure-pytest is installed and writing results in this run."""
-    return bool(config.pluginmanager.hasplugin("allure_pytest") and getattr(config.option, "allure_report_dir", None))
+    return bool(config.pluginmanager.hasplugin("allure_pytest")
+                and getattr(config.option, "allure_report_dir", None))
 
 
 def add_trail(result: TrailResult, clean: Callable[[Any], Any], *, attempt: str | None = None) -> None:
@@ -42,7 +43,7 @@ def add_trail(result: TrailResult, clean: Callable[[Any], Any], *, attempt: str 
         finally:
             if attempt is not None:
                 error = None if result.passed else AssertionError(clean(result.message or result.status))
-                hook.stop_step(uuid=wrapper, exc_type=type(error) if error else None, exc_val=error, exc_tb=None)
+                _stop(hook, wrapper, error)
     except Exception:  # noqa: BLE001, S110 - a dashboard detail never fails the test
         pass
 
@@ -50,7 +51,7 @@ def add_trail(result: TrailResult, clean: Callable[[Any], Any], *, attempt: str 
 def _add(result: TrailResult, clean: Callable[[Any], Any], hook: Any) -> None:
     import allure
 
-    from .allure import EVIDENCE_SUFFIXES, TOOL_LOGS, _short, _tags
+    from .allure import TOOL_LOGS, _short, _tags, is_evidence
 
     tags = _tags(result)
     if tags:
@@ -62,20 +63,26 @@ def _add(result: TrailResult, clean: Callable[[Any], Any], hook: Any) -> None:
     for step in result.steps:
         label = {"trailhead": "trailhead", "verify": "verify"}.get(step.kind, f"step {step.number}")
         step_id = str(uuid.uuid4())
-        hook.start_step(uuid=step_id, title=clean(f"{label}: {step.text or ''}".strip()), params={"mode": step.mode})
+        hook.start_step(uuid=step_id, title=clean(f"{label}: {step.text or ''}".strip()),
+                        params={"mode": step.mode})
         for entry in tools.get(step.index, []):
             call_id = str(uuid.uuid4())
             raw = entry.get("trailblazeTool", {}).get("raw")
             hook.start_step(uuid=call_id, title=clean(f"{entry.get('toolName')} {_short(raw)}"), params={})
-            failed = None if entry.get("successful", True) else AssertionError(clean(str(entry.get("error") or "")))
-            hook.stop_step(uuid=call_id, exc_type=type(failed) if failed else None, exc_val=failed, exc_tb=None)
+            ok = entry.get("successful", True)
+            _stop(hook, call_id, None if ok else AssertionError(clean(str(entry.get("error") or ""))))
         if step.screenshot and result.log_dir is not None and (result.log_dir / step.screenshot).is_file():
             allure.attach.file(str(result.log_dir / step.screenshot), name=f"screenshot, {label}",  # type: ignore[no-untyped-call]
                                extension=(result.log_dir / step.screenshot).suffix.lstrip("."))
         error = None if step.success else AssertionError(clean(step.message or "failed"))
-        hook.stop_step(uuid=step_id, exc_type=type(error) if error else None, exc_val=error, exc_tb=None)
+        _stop(hook, step_id, error)
     if result.log_dir is not None and result.log_dir.is_dir():
         for path in sorted(result.log_dir.iterdir()):
-            if path.is_file() and path.suffix in EVIDENCE_SUFFIXES and not path.name.startswith(("step_", "llm_")):
+            if is_evidence(path):
                 allure.attach.file(str(path), name=path.name,  # type: ignore[no-untyped-call]
                                    extension=path.suffix.lstrip("."))
+
+
+def _stop(hook: Any, step_id: str, error: BaseException | None) -> None:
+    """End a step: passed, or failed with ``error``'s message."""
+    hook.stop_step(uuid=step_id, exc_type=type(error) if error else None, exc_val=error, exc_tb=None)

@@ -51,7 +51,8 @@ def add_retries(case: ET.Element, trail: TrailResult, clean: Callable[[str], str
     for number, attempt in enumerate(trail.attempts, start=1):
         kind = "Error" if attempt.outcome is SessionOutcome.ERROR else "Failure"
         message = clean(attempt.message or attempt.outcome.value)
-        node = ET.SubElement(case, f"{prefix}{kind}", message=message.strip().splitlines()[0] if message.strip() else "",
+        first = message.strip().splitlines()[0] if message.strip() else ""
+        node = ET.SubElement(case, f"{prefix}{kind}", message=first,
                              type=attempt.failure_kind or ("Error" if kind == "Error" else "TrailFailed"))
         ET.SubElement(node, "stackTrace").text = message
         lines = [f"attempt: {number}"]

@@ -4,8 +4,8 @@ killed run keeps what it ran), and the report reads each trail's recent runs bac
 from __future__ import annotations
 
 import threading
-from dataclasses import replace
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -58,7 +58,8 @@ class RunHistory:
             self._context = RunContext(new_run_id(), current_commit(root), self._shard, self._endpoint)
         return self._store
 
-    def record(self, trail: TrailResult, workspace: WorkspaceConfig | None, *, endpoint: str | None = None) -> None:
+    def record(self, trail: TrailResult, workspace: WorkspaceConfig | None, *,
+               endpoint: str | None = None) -> None:
         with self._lock:
             store = self._open(workspace)
             if store is None or self._context is None:
@@ -78,7 +79,8 @@ class RunHistory:
             if store is None:
                 return
             try:
-                run.history = store.recent_statuses({trail_key(t) for t in run.trails if t.session_id}, last=last)
+                keys = {trail_key(t) for t in run.trails if t.session_id}
+                run.history = store.recent_statuses(keys, last=last)
             except Exception as exc:  # noqa: BLE001
                 self._warn(f"run history: could not read {self.path}: {exc}")
 
