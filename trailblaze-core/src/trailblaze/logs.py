@@ -29,6 +29,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal, cast
 
+from .untrusted import valid_data
+
 LOG_PACKAGE = "xyz.block.trailblaze.logs.client.TrailblazeLog"
 STREAM_FILE = "session.ndjson"
 """The session's event stream, one JSON object per line."""
@@ -83,7 +85,8 @@ class SessionLog:
         cls = _CLASS_NAMES.get(kind)
         if cls is None:
             cls = _CLASS_NAMES[kind] = f"{LOG_PACKAGE}.{kind}"
-        entry = {"class": cls, "session": self.session_id, "timestamp": _iso_now(), **payload}
+        # Payloads quote pages, devices and tool servers: valid Unicode for every reader of the log.
+        entry = {"class": cls, "session": self.session_id, "timestamp": _iso_now(), **valid_data(payload)}
         entry = cast("dict[str, Any]", self._redact(entry))
         self.entries.append(entry)  # atomic: callbacks of other threads may log too
         if self.enabled and not self._signalled:

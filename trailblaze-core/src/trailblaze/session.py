@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 import time
 import traceback
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,6 +24,7 @@ from .logs import SessionLog
 from .memory import Memory
 from .tools.base import ToolCall, ToolResult
 from .tools.registry import ToolRegistry
+from .untrusted import valid_data, valid_text
 
 if TYPE_CHECKING:
     from .config import WorkspaceConfig
@@ -156,6 +158,7 @@ class Dispatcher:
         else:
             result = outcome if isinstance(outcome, ToolResult) else ToolResult(True, str(outcome))
             delegated = False
+        result = _valid_result(result)
         if not result.success:
             error = result.message or f"tool '{call.name}' failed"
             if lost is None and not delegated:
@@ -226,6 +229,15 @@ class Dispatcher:
             if not last.success:
                 return ToolResult(False, last.message, last.data)
         return ToolResult(True, last.message, last.data)
+
+
+def _valid_result(result: ToolResult) -> ToolResult:
+    """A tool's message and data quote pages, devices and servers: valid Unicode from here on."""
+    message = valid_text(result.message) if result.message else result.message
+    data = valid_data(result.data) if result.data is not None else None
+    if message is result.message and data is result.data:
+        return result
+    return dataclasses.replace(result, message=message, data=data)
 
 
 def _where(definition: Any) -> str:

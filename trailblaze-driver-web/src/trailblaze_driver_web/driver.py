@@ -27,6 +27,7 @@ from trailblaze.driver import DeviceInfo, Driver, DriverConfig
 from trailblaze.errors import BadInputError, DriverError, ToolFailure
 from trailblaze.memory import secret_forms
 from trailblaze.reuse import current_scope
+from trailblaze.untrusted import valid_text
 
 from .browser import open_browser
 from .config import WebDriverConfig
@@ -199,12 +200,12 @@ class PlaywrightDriver(Driver):
             self.session.log.write(kind, payload)
 
     def _on_console(self, msg: ConsoleMessage) -> None:
-        entry = {"type": msg.type, "text": msg.text, "location": msg.location, "url": _safe_url(msg.page)}
+        entry = {"type": msg.type, "text": valid_text(msg.text), "location": msg.location, "url": _safe_url(msg.page)}
         self.console.append(entry)
         self._log("WebConsoleLog", entry)
 
     def _on_page_error(self, error: Any) -> None:
-        entry = {"type": "pageerror", "text": str(error)}
+        entry = {"type": "pageerror", "text": valid_text(str(error))}
         self.console.append(entry)
         self._log("WebConsoleLog", entry)
 
@@ -264,7 +265,7 @@ class PlaywrightDriver(Driver):
     # -- snapshots and screenshots -----------------------------------------------------------------
     def take_snapshot(self) -> PageSnapshot:
         page = self.page
-        raw = page.locator("body").aria_snapshot(mode="ai", boxes=True, timeout=self.cfg.timeout_ms)
+        raw = valid_text(page.locator("body").aria_snapshot(mode="ai", boxes=True, timeout=self.cfg.timeout_ms))
         size = page.viewport_size
         snap = parse(raw, (size["width"], size["height"]) if size else None)
         self.last_snapshot = snap
@@ -276,12 +277,12 @@ class PlaywrightDriver(Driver):
         return self.take_snapshot().render(detail | self.pop_requested_detail())
 
     def native_snapshot(self, *, detail: frozenset[str] = frozenset()) -> str:
-        return self.page.locator("body").aria_snapshot(mode="ai", boxes="bounds" in detail or "all" in detail,
-                                                       timeout=self.cfg.timeout_ms)
+        return valid_text(self.page.locator("body").aria_snapshot(
+            mode="ai", boxes="bounds" in detail or "all" in detail, timeout=self.cfg.timeout_ms))
 
     def describe_screen(self) -> str | None:
         page = self.page
-        return f"{page.url} — {page.title()}"
+        return valid_text(f"{page.url} — {page.title()}")
 
     def open_url(self, url: str) -> None:
         from playwright.sync_api import Error as PlaywrightError

@@ -31,6 +31,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 
 from .._version import __version__
 from ..errors import TrailblazeError
+from ..untrusted import valid_data
 from .workbench import PLATFORM_ACTIONS, SESSION_TOOLS, Outcome, Workbench
 
 SERVER_NAME = "Trailblaze MCP server"
@@ -141,7 +142,9 @@ class Handlers:
 
     # -- helpers ------------------------------------------------------------------------------------
     def _redact(self, value: Any) -> Any:
-        return self.wb.redactor(value)
+        """Every answer passes here: secrets out, and valid Unicode (a page's lone surrogate must not make
+        the transport's encoder raise and end the server)."""
+        return valid_data(self.wb.redactor(value))
 
     async def _on_device(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
         return await asyncio.wrap_future(self.wb.submit(fn, *args, **kwargs))
@@ -402,7 +405,7 @@ class BearerAuth:
 
     def __init__(self, app: Any, token: str) -> None:
         self.app = app
-        self._expected = f"Bearer {token}".encode()
+        self._token = token.encode()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http":
@@ -411,7 +414,9 @@ class BearerAuth:
                 if key.lower() == b"authorization":
                     got = value
                     break
-            if not hmac.compare_digest(got, self._expected):
+            scheme, _, credentials = got.strip().partition(b" ")
+            # RFC 7235: the scheme is case-insensitive ("bearer" is as good as "Bearer").
+            if not (scheme.lower() == b"bearer" and hmac.compare_digest(credentials.strip(), self._token)):
                 body = json.dumps({"error": "unauthorized",
                                    "message": "send the token trailblaze mcp printed: Authorization: Bearer <token>"})
                 await send({"type": "http.response.start", "status": 401,
