@@ -126,6 +126,10 @@ class Dispatcher:
         definition = session.registry.get(call.name)
         if definition is None:
             raise UnknownToolError(f"unknown tool '{call.name}'", hint=suggest_tool_name(call.name, session.registry))
+        run_options = session.options.get("run")
+        if definition.requires_host and run_options is not None and not run_options.host_tools:
+            raise UnknownToolError(f"tool '{call.name}' runs programs on this machine and is not allowed here",
+                                   hint="start `trailblaze mcp --allow-host-tools` to allow host-only tools")
         device = session.device
         if not definition.supports(driver=device.driver, platform=device.platform):
             raise UnknownToolError(f"tool '{call.name}' does not run on driver '{device.driver}' "

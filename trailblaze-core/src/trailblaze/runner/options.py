@@ -35,5 +35,9 @@ class RunOptions:
     test_name: str | None = None
     junit_xml: Path | None = None
     """Also write a JUnit XML report there (a testcase per trail and device)."""
+    host_tools: bool = True
+    """Whether tools that run programs on this machine (``requires_host``: ``exec``, ``android_adbShell``)
+    may run. ``trailblaze mcp`` turns it off unless started with ``--allow-host-tools``: then neither a
+    client's call nor a trail it RUNs (or a YAML tool they expand into) can start a host program."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Options plugins read (by their own key)."""
