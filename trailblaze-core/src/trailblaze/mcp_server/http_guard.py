@@ -1,0 +1,115 @@
+"""Keeping ``trailblaze mcp --http`` available to its real client when others hold connections open.
+
+uvicorn has no deadline for reading a request: a connection that sends half a request line and then
+nothing stays open for ever, holding a file descriptor. A few hundred of them (no token needed: the
+token is checked once a request is complete) starved the server, and every ``accept()`` that then failed
+with EMFILE logged a traceback — millions of lines. Three guards, all inside this process:
+
+* a **request-read deadline**: a request (headers and body) must arrive within ``REQUEST_READ_TIMEOUT_S``
+  of the connection opening or of the previous response; otherwise the connection is closed;
+* a **cap on connections still sending their request** (``MAX_PENDING``): when a new one would exceed
+  it, the one that has waited longest is closed, so a newcomer — the real client — always gets in;
+* **rate-limited logging** for the server's and the event loop's repeated errors.
+
+Only imported by ``serve_http`` (it imports uvicorn and h11).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import OrderedDict
+from typing import Any
+
+import h11
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+REQUEST_READ_TIMEOUT_S = 10.0
+MAX_PENDING = 32
+MAX_CONNECTIONS = 128
+"""uvicorn's ``limit_concurrency``: beyond it a request gets 503 (pending ones are capped lower)."""
+LOG_INTERVAL_S = 10.0
+
+
+class GuardedH11Protocol(H11Protocol):
+    """uvicorn's h11 protocol with a request-read deadline and a cap on connections mid-request."""
+
+    pending: "OrderedDict[GuardedH11Protocol, float]" = OrderedDict()
+    """Connections (all of this process's) whose current request has not fully arrived, oldest first."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._deadline: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._await_request()
+        while len(self.pending) > MAX_PENDING:
+            oldest = next(iter(self.pending))
+            oldest._give_up("too many connections still sending their request")
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if self.conn.their_state in (h11.DONE, h11.MUST_CLOSE, h11.CLOSED, h11.ERROR):
+            self._request_arrived()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing():
+            self._await_request()  # the next request on this keep-alive connection has the same deadline
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._request_arrived()
+        super().connection_lost(exc)
+
+    def _await_request(self) -> None:
+        self._request_arrived()
+        self.pending[self] = time.monotonic()
+        self._deadline = self.loop.call_later(REQUEST_READ_TIMEOUT_S, self._give_up,
+                                              f"no complete request within {REQUEST_READ_TIMEOUT_S:g} s")
+
+    def _request_arrived(self) -> None:
+        self.pending.pop(self, None)
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _give_up(self, reason: str) -> None:
+        self._request_arrived()
+        if self.transport is not None and not self.transport.is_closing():
+            self.logger.info("closing a connection from %s: %s", self.client, reason)
+            self.transport.close()
+
+
+class RateLimited(logging.Filter):
+    """Lets one record per message template through every ``interval`` seconds and says how many it held
+    back, so a failure repeated in a tight loop cannot flood stderr."""
+
+    def __init__(self, interval: float = LOG_INTERVAL_S) -> None:
+        super().__init__()
+        self.interval = interval
+        self._last: dict[tuple[str, Any], tuple[float, int]] = {}
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        key = (record.name, str(record.msg).split("\n", 1)[0])
+        now = time.monotonic()
+        last, held = self._last.get(key, (float("-inf"), 0))
+        if now - last < self.interval:
+            self._last[key] = (last, held + 1)
+            return False
+        self._last[key] = (now, 0)
+        if held:
+            record.msg = f"{record.msg} (and {held} more like it in the last {now - last:.0f} s)"
+        return True
+
+
+def install_log_limits() -> None:
+    """Rate-limit the loggers that repeat themselves under load: uvicorn's and the event loop's."""
+    for name in ("asyncio", "uvicorn.error"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, RateLimited) for f in logger.filters):
+            logger.addFilter(RateLimited())
+
+
+__all__ = ["GuardedH11Protocol", "MAX_CONNECTIONS", "MAX_PENDING", "REQUEST_READ_TIMEOUT_S", "RateLimited", "install_log_limits"]
