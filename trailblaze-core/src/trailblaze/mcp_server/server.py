@@ -31,6 +31,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 
 from .._version import __version__
 from ..errors import TrailblazeError
+from ..runner.interrupt import RunInterrupted
 from ..untrusted import valid_data
 from .workbench import PLATFORM_ACTIONS, SESSION_TOOLS, Outcome, Workbench
 
@@ -156,13 +157,24 @@ class Handlers:
         future: concurrent.futures.Future[Any] = concurrent.futures.Future()
 
         def target() -> None:
+            if not future.set_running_or_notify_cancel():
+                return  # cancelled before it started
             try:
                 future.set_result(fn(*args))
             except BaseException as exc:  # noqa: BLE001 - handed to the awaiting handler
                 future.set_exception(exc)
 
-        threading.Thread(target=target, name="trailblaze-mcp-worker", daemon=True).start()
-        return await asyncio.wrap_future(future)
+        thread = threading.Thread(target=target, name="trailblaze-mcp-worker", daemon=True)
+        thread.start()
+        try:
+            return await asyncio.wrap_future(future)
+        except asyncio.CancelledError:
+            # The client cancelled (or the server is stopping): a trail RUN must not go on to its end.
+            # The worker gets the interruption a Ctrl-C gives `trailblaze run`: the running trail ends as
+            # cancelled through its cleanup paths (browser closed, servers stopped).
+            if thread.is_alive() and thread.ident is not None:
+                interrupt_thread(thread.ident)
+            raise
 
     async def _notify_log(self, ctx: Ctx, level: types.LoggingLevel, text: str) -> None:
         text = str(self._redact(text))
@@ -372,6 +384,20 @@ class Handlers:
 
     async def set_level(self, ctx: Ctx, params: types.SetLevelRequestParams) -> types.EmptyResult:
         return types.EmptyResult()
+
+
+class ClientCancelled(RunInterrupted):
+    """Raised in a worker thread whose request the MCP client cancelled."""
+
+    def __init__(self, signal_name: str = "the MCP client's cancellation") -> None:
+        super().__init__(signal_name)
+
+
+def interrupt_thread(ident: int) -> None:
+    """Raise ``ClientCancelled`` in thread ``ident`` at its next Python instruction."""
+    import ctypes
+
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(ClientCancelled))
 
 
 def build_server(workbench: Workbench) -> TrailblazeServer:
