@@ -200,3 +200,39 @@ def test_pytest_html_report_with_a_lone_surrogate(tmp_path: Path) -> None:
     html = reports[0].read_bytes().decode("utf-8")
     assert "untrusted/surrogate" in html and "untrusted/later" in html
     assert os.path.getsize(next((ws / "out").rglob("trailblaze_test_results_*.json"))) > 0
+
+
+ESC_PAGE = ("data:text/html,<p id=p>x</p><script>const e = String.fromCharCode(27), b = String.fromCharCode(7); "
+            "document.getElementById('p').textContent = e + ']0;owned' + b + e + '[2Jcleared'; "
+            "document.title = e + ']0;title' + b</script>")
+
+ESC_TRAIL = f"""\
+config:
+  id: untrusted/escapes
+  devices: {{web: PLAYWRIGHT_NATIVE}}
+trail:
+  - step: Open a page whose text and title hold terminal escape sequences
+    recording:
+      web:
+        - web_navigate: {{url: {json.dumps(ESC_PAGE)}}}
+  - verify: The failure quotes the page
+    recording:
+      web:
+        - web_verifyTextVisible: {{text: "nowhere on the page"}}
+"""
+
+
+def test_escape_sequences_from_file_names_and_pages_never_reach_the_terminal(tmp_path: Path) -> None:
+    ws = workspace(tmp_path, {"esc\x1b[31mred\x07.trail.yaml": ESC_TRAIL})
+    ran = subprocess.run([str(TRAILBLAZE), "run", "trails", "--output-dir", "out"], cwd=ws, capture_output=True,
+                         env=server_env(), timeout=300, check=False)
+    shown = ran.stdout + ran.stderr
+    assert ran.returncode == 1, shown.decode(errors="replace")
+    assert b"\x1b" not in shown and b"\x07" not in shown
+    assert b"esc\\x1b[31mred\\x07.trail.yaml" in shown  # shown, escaped
+    assert b"]0;owned" in shown
+
+    snap = subprocess.run([str(TRAILBLAZE), "snapshot", "--driver", "playwright-native", "--url", ESC_PAGE], cwd=ws, capture_output=True,
+                          env=server_env(), timeout=300, check=False)
+    assert snap.returncode == 0, (snap.stdout + snap.stderr).decode(errors="replace")
+    assert b"\x1b" not in snap.stdout + snap.stderr and b"\\x1b]0;owned\\x07" in snap.stdout
