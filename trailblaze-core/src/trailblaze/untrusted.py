@@ -31,18 +31,22 @@ def valid_text(text: str) -> str:
     return text
 
 
-def valid_data(value: Any) -> Any:
+def valid_data(value: Any, _path: frozenset[int] = frozenset()) -> Any:
     """A JSON-like value (dicts, lists, tuples, strings, scalars) with every string made valid; the
-    value itself (not a copy) when nothing needed it, so callers can tell by identity."""
+    value itself (not a copy) when nothing needed it, so callers can tell by identity. A container that
+    holds itself is left as it is (its encoder reports it)."""
     if isinstance(value, str):
         return valid_text(value)
-    if isinstance(value, dict):
-        items = [(valid_data(k), valid_data(v)) for k, v in value.items()]
-        if all(nk is k and nv is v for (nk, nv), (k, v) in zip(items, value.items(), strict=True)):
+    if isinstance(value, dict | list | tuple) and not hasattr(value, "_fields"):
+        if id(value) in _path:
             return value
-        return dict(items)
-    if isinstance(value, list | tuple) and not hasattr(value, "_fields"):
-        members = [valid_data(v) for v in value]
+        inner = _path | {id(value)}
+        if isinstance(value, dict):
+            items = [(valid_data(k, inner), valid_data(v, inner)) for k, v in value.items()]
+            if all(nk is k and nv is v for (nk, nv), (k, v) in zip(items, value.items(), strict=True)):
+                return value
+            return dict(items)
+        members = [valid_data(v, inner) for v in value]
         if all(n is v for n, v in zip(members, value, strict=True)):
             return value
         return members if isinstance(value, list) else tuple(members)
