@@ -88,8 +88,8 @@ def handle_errors(fn: F) -> F:
         except Exception as exc:  # noqa: BLE001
             if debug:
                 traceback.print_exc()
-            click.echo(terminal_text(f"trailblaze: internal error: {type(exc).__name__}: {exc} (run with --debug "
-                                     "for the traceback)"), err=True)
+            click.echo(terminal_text(f"trailblaze: internal error: {type(exc).__name__}: {exc} "
+                                     "(run with --debug for the traceback)"), err=True)
             sys.exit(int(ExitCode.INFRASTRUCTURE))
 
     return wrapper  # type: ignore[return-value]

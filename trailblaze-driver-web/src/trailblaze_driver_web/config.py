@@ -51,7 +51,8 @@ class WebDriverConfig(DriverConfig):
     """A Playwright server WebSocket endpoint (``ws://host:port/``, ``playwright run-server``, grids)."""
     cdp_url: str | None = Field(None, json_schema_extra=host_setting(HostKind.ENDPOINT))
     """A Chromium DevTools endpoint (``http://host:9222``) for hosted Chrome services."""
-    connect_headers: dict[str, str] = Field(default_factory=dict, json_schema_extra=host_setting(HostKind.ENDPOINT))
+    connect_headers: dict[str, str] = Field(default_factory=dict,
+                                            json_schema_extra=host_setting(HostKind.ENDPOINT))
     connect_launch_options: dict[str, Any] = Field(default_factory=dict,
                                                    json_schema_extra=host_setting(HostKind.COMMAND_LINE))
     """Launch options a Playwright server should use (sent as ``x-playwright-launch-options``), e.g.
@@ -68,7 +69,8 @@ class WebDriverConfig(DriverConfig):
     timeout_ms: int = Field(5_000, ge=0)
     """How long actions wait for their element and verifications poll before they fail."""
     navigation_timeout_ms: int = Field(30_000, ge=0)
-    launch_args: list[str] = Field(default_factory=list, json_schema_extra=host_setting(HostKind.COMMAND_LINE))
+    launch_args: list[str] = Field(default_factory=list,
+                                   json_schema_extra=host_setting(HostKind.COMMAND_LINE))
     slow_mo_ms: float = Field(0, ge=0)
     dialogs: Literal["accept", "dismiss"] = "accept"
     """What to do with ``alert``/``confirm``/``prompt`` dialogs (the message is logged either way)."""

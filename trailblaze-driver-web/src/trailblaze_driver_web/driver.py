@@ -200,7 +200,8 @@ class PlaywrightDriver(Driver):
             self.session.log.write(kind, payload)
 
     def _on_console(self, msg: ConsoleMessage) -> None:
-        entry = {"type": msg.type, "text": valid_text(msg.text), "location": msg.location, "url": _safe_url(msg.page)}
+        entry = {"type": msg.type, "text": valid_text(msg.text), "location": msg.location,
+                 "url": _safe_url(msg.page)}
         self.console.append(entry)
         self._log("WebConsoleLog", entry)
 
@@ -265,7 +266,8 @@ class PlaywrightDriver(Driver):
     # -- snapshots and screenshots -----------------------------------------------------------------
     def take_snapshot(self) -> PageSnapshot:
         page = self.page
-        raw = valid_text(page.locator("body").aria_snapshot(mode="ai", boxes=True, timeout=self.cfg.timeout_ms))
+        raw = valid_text(page.locator("body").aria_snapshot(mode="ai", boxes=True,
+                                                            timeout=self.cfg.timeout_ms))
         size = page.viewport_size
         snap = parse(raw, (size["width"], size["height"]) if size else None)
         self.last_snapshot = snap

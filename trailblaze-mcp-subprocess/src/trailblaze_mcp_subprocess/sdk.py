@@ -202,7 +202,8 @@ class Connection:
                 texts.append(valid_text(block.text))  # type: ignore[union-attr]
             else:
                 kinds.append({"type": kind})
-        return CallOutcome(is_error=bool(result.is_error), texts=texts, structured=valid_data(result.structured_content),
+        return CallOutcome(is_error=bool(result.is_error), texts=texts,
+                           structured=valid_data(result.structured_content),
                            meta=valid_data(_as_dict(result.meta)), content=kinds)
 
     # -- closing ------------------------------------------------------------------------------

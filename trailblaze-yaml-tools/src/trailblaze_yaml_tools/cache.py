@@ -279,7 +279,8 @@ def save_cached(config: WorkspaceConfig, host: PluginHost, source: ToolSource, c
         pickler.dispatch_table = _DISPATCH
         pickler.dump(catalog)
         body = buffer.getvalue()
-        payload = pickle.dumps((_key(config, host, source), deps, racy, body), protocol=pickle.HIGHEST_PROTOCOL)
+        payload = pickle.dumps((_key(config, host, source), deps, racy, body),
+                               protocol=pickle.HIGHEST_PROTOCOL)
         blob = MAGIC + _mac(key, payload) + payload
     except Exception:  # noqa: BLE001 - e.g. a tool class defined where pickle cannot name it
         return

@@ -132,7 +132,8 @@ def _run_http(workbench: Any, host: str, port: int, token_file: Path | None, all
     if token_file is not None:
         from .token_file import write_token_file
 
-        write_token_file(token_file, {"url": url, "token": token, "headers": {"Authorization": f"Bearer {token}"}})
+        write_token_file(token_file, {"url": url, "token": token,
+                                      "headers": {"Authorization": f"Bearer {token}"}})
     click.echo(f"trailblaze mcp: Streamable HTTP on {url}", err=True)
     click.echo(f"trailblaze mcp: send the header  Authorization: Bearer {token}", err=True)
     try:

@@ -112,4 +112,5 @@ def install_log_limits() -> None:
             logger.addFilter(RateLimited())
 
 
-__all__ = ["GuardedH11Protocol", "MAX_CONNECTIONS", "MAX_PENDING", "REQUEST_READ_TIMEOUT_S", "RateLimited", "install_log_limits"]
+__all__ = ["GuardedH11Protocol", "MAX_CONNECTIONS", "MAX_PENDING", "REQUEST_READ_TIMEOUT_S", "RateLimited",
+           "install_log_limits"]

@@ -461,6 +461,6 @@ async def serve_http(workbench: Workbench, sock: Any, token: str, host: str) -> 
     server = build_server(workbench)
     app = BearerAuth(server.streamable_http_app(host=host), token)
     install_log_limits()
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False, http=GuardedH11Protocol,
-                            limit_concurrency=MAX_CONNECTIONS)
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False,
+                            http=GuardedH11Protocol, limit_concurrency=MAX_CONNECTIONS)
     await uvicorn.Server(config).serve(sockets=[sock])

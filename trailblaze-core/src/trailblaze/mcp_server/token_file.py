@@ -24,7 +24,8 @@ def write_token_file(path: Path, document: dict[str, Any]) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         temp = path.parent / f".{path.name}.{secrets.token_hex(8)}.tmp"
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+        fd = os.open(temp, flags, 0o600)
     except OSError as exc:
         raise BadInputError(f"cannot write --token-file {path}: {exc.strerror or exc}") from None
     try:

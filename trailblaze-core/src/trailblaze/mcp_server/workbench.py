@@ -213,8 +213,8 @@ class Workbench:
                 picked = choose_driver(factory.drivers, None)
             cls = picked
         self._check_device_options(cls, options or {})
-        factory.options = dataclasses.replace(self._base_options,
-                                              driver_options={**self.settings.driver_options, **dict(options or {})})
+        driver_options = {**self.settings.driver_options, **dict(options or {})}
+        factory.options = dataclasses.replace(self._base_options, driver_options=driver_options)
         stack = contextlib.ExitStack()
         lifecycle = stack.enter_context(factory.open(workspace=ws, driver=cls, device=device,
                                                      target=self.settings.target, extra={"mcp": True}))
@@ -236,8 +236,8 @@ class Workbench:
         if refused:
             raise BadInputError(f"device option{'s' if len(refused) > 1 else ''} {', '.join(refused)} of "
                                 f"driver '{cls.key}' not allowed from an MCP client: nothing was started",
-                                hint="the user can set it in trails/config/trailblaze.yaml or with `trailblaze mcp -o`, "
-                                     "or start `trailblaze mcp --allow-host-tools`")
+                                hint="the user can set it in trails/config/trailblaze.yaml or with "
+                                     "`trailblaze mcp -o`, or start `trailblaze mcp --allow-host-tools`")
 
     def disconnect(self, outcome: SessionOutcome = SessionOutcome.SUCCEEDED) -> list[str]:
         """End the device session, if any (device thread): driver finished, plugins told, driver
@@ -434,7 +434,7 @@ class Workbench:
         for call in calls:
             # The rule that guards the agent guards a client too: a {{secret}} only in a sensitive parameter.
             definition = session.registry.get(call.name)
-            refusal = misplaced_secret(definition, call.args, memory, offered) if definition is not None else None
+            refusal = None if definition is None else misplaced_secret(definition, call.args, memory, offered)
             if refusal is not None:
                 error, ok = BadInputError(refusal), False
                 break
@@ -514,7 +514,7 @@ class Workbench:
             outside = path_outside(file, root)
             if outside is not None:
                 raise BadInputError(f"'{file}' is {outside}: a client's trail files stay in the workspace",
-                                    hint="give a path relative to the workspace root, e.g. trails/my-flow.trail.yaml")
+                                    hint="a path relative to the workspace root, e.g. trails/my-flow.trail.yaml")
             path = Path(file)
             path = path if path.is_absolute() else root / path
         else:

@@ -363,7 +363,8 @@ class AppiumDriver(Driver):
                                    "path": str(path)}
         if not ok:
             try:
-                source = valid_text(str(session.memory.redact(self.driver.page_source)))  # a field may show typed secrets
+                # A field may show typed secrets.
+                source = valid_text(str(session.memory.redact(self.driver.page_source)))
                 src = session.log.write_file(f"step_{step_index:03d}_failed.xml", source.encode("utf-8"))
                 payload["pageSource"] = src.name
             except Exception:  # noqa: BLE001, S110 - best effort on a failing device
