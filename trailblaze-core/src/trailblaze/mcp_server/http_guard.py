@@ -11,6 +11,12 @@ with EMFILE logged a traceback — millions of lines. Three guards, all inside t
   it, the one that has waited longest is closed, so a newcomer — the real client — always gets in;
 * **rate-limited logging** for the server's and the event loop's repeated errors.
 
+And one for shutdown (SIGTERM, Ctrl-C): a client's last message (a cancellation, a session DELETE) that
+arrives while the server closes its sessions made the MCP SDK log a ``ClosedResourceError`` traceback and
+then try a second response on a finished one (uvicorn's "Exception in ASGI application"). A session
+stream that is closed only means the session is gone: that is logged at debug level, and a response
+that is complete stays complete (``ResponseOnce``).
+
 Only imported by ``serve_http`` (it imports uvicorn and h11).
 """
 
@@ -22,6 +28,7 @@ import time
 from collections import OrderedDict
 from typing import Any
 
+import anyio
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
@@ -104,13 +111,54 @@ class RateLimited(logging.Filter):
         return True
 
 
+class SessionGone(logging.Filter):
+    """Records whose exception says a session stream is closed go to debug level: the session ended."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, anyio.ClosedResourceError | anyio.BrokenResourceError | anyio.EndOfStream):
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+            record.exc_info, record.exc_text = None, None
+            return logging.getLogger(record.name).isEnabledFor(logging.DEBUG)
+        return True
+
+
+class ResponseOnce:
+    """ASGI middleware: once a response is complete, later messages for it are dropped instead of
+    raising in the server (the SDK answers a second time when a session closes under a request)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        done = False
+
+        async def send_once(message: dict[str, Any]) -> None:
+            nonlocal done
+            if done:
+                return
+            if message["type"] == "http.response.body" and not message.get("more_body", False):
+                done = True
+            await send(message)
+
+        await self.app(scope, receive, send_once)
+
+
 def install_log_limits() -> None:
-    """Rate-limit the loggers that repeat themselves under load: uvicorn's and the event loop's."""
+    """Rate-limit the loggers that repeat themselves under load (uvicorn's and the event loop's), and
+    keep a closed session's streams out of the error log."""
     for name in ("asyncio", "uvicorn.error"):
         logger = logging.getLogger(name)
         if not any(isinstance(f, RateLimited) for f in logger.filters):
             logger.addFilter(RateLimited())
+    for name in ("mcp.server.streamable_http", "uvicorn.error"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, SessionGone) for f in logger.filters):
+            logger.addFilter(SessionGone())
 
 
 __all__ = ["GuardedH11Protocol", "MAX_CONNECTIONS", "MAX_PENDING", "REQUEST_READ_TIMEOUT_S", "RateLimited",
-           "install_log_limits"]
+           "ResponseOnce", "SessionGone", "install_log_limits"]

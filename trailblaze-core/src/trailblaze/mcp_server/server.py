@@ -456,10 +456,10 @@ async def serve_http(workbench: Workbench, sock: Any, token: str, host: str) -> 
     """Serve Streamable HTTP at ``/mcp`` on an already bound socket until interrupted."""
     import uvicorn
 
-    from .http_guard import MAX_CONNECTIONS, GuardedH11Protocol, install_log_limits
+    from .http_guard import MAX_CONNECTIONS, GuardedH11Protocol, ResponseOnce, install_log_limits
 
     server = build_server(workbench)
-    app = BearerAuth(server.streamable_http_app(host=host), token)
+    app = BearerAuth(ResponseOnce(server.streamable_http_app(host=host)), token)
     install_log_limits()
     config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False,
                             http=GuardedH11Protocol, limit_concurrency=MAX_CONNECTIONS)
