@@ -4,9 +4,7 @@ to the end and then print a double ``InvalidStateError``)."""
 
 from __future__ import annotations
 
-import json
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -17,7 +15,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 sys.path.insert(0, str(Path(__file__).parent))
-from mcp_server_helpers import TRAILBLAZE, server_env, text_of  # noqa: E402
+from mcp_server_helpers import TRAILBLAZE, http_server, http_session, server_env, text_of  # noqa: E402
 
 pytestmark = [pytest.mark.browser]
 
@@ -44,8 +42,8 @@ def workspace(root: Path) -> Path:
 
 def test_a_cancelled_trail_run_stops(tmp_path: Path) -> None:
     ws = workspace(tmp_path / "ws")
-    params = StdioServerParameters(command=str(TRAILBLAZE), args=["mcp", "--allow-host-tools", "--output-dir",
-                                                                  str(ws / "logs")], cwd=str(ws), env=server_env())
+    args = ["mcp", "--allow-host-tools", "--output-dir", str(ws / "logs")]
+    params = StdioServerParameters(command=str(TRAILBLAZE), args=args, cwd=str(ws), env=server_env())
 
     async def main() -> str:
         with open(ws / "server.stderr", "w") as err:
@@ -66,37 +64,16 @@ def test_a_cancelled_trail_run_stops(tmp_path: Path) -> None:
 
 def test_sigterm_during_a_trail_run_over_http_is_quiet(tmp_path: Path) -> None:
     ws = workspace(tmp_path / "ws")
-    token_file = tmp_path / "token.json"
-    with open(ws / "server.stderr", "w") as err:
-        proc = subprocess.Popen([str(TRAILBLAZE), "mcp", "--http", "--port", "0", "--token-file", str(token_file),
-                                 "--allow-host-tools", "--output-dir", str(ws / "logs")], cwd=ws, env=server_env(),
-                                stderr=err)
-    try:
-        deadline = time.monotonic() + 60
-        while not token_file.exists() or not token_file.read_text().strip():
-            assert proc.poll() is None, (ws / "server.stderr").read_text()
-            assert time.monotonic() < deadline, "the HTTP server did not start"
-            time.sleep(0.1)
-        info = json.loads(token_file.read_text())
+    with http_server(ws, tmp_path / "token.json", "--allow-host-tools") as (proc, info):
 
         async def main() -> None:
-            import httpx2
-            from mcp.client.streamable_http import streamable_http_client
-
-            client = httpx2.AsyncClient(headers=info["headers"], timeout=httpx2.Timeout(60.0))
-            async with client, streamable_http_client(info["url"], http_client=client) as (read, write):
-                async with ClientSession(read, write, read_timeout_seconds=60) as session:
-                    await session.initialize()
-                    with anyio.move_on_after(1.5):
-                        await session.call_tool("trail", {"action": "RUN", "file": "trails/slow.trail.yaml"})
-                    proc.send_signal(signal.SIGTERM)
+            async with http_session(info, timeout=60) as session:
+                with anyio.move_on_after(1.5):
+                    await session.call_tool("trail", {"action": "RUN", "file": "trails/slow.trail.yaml"})
+                proc.send_signal(signal.SIGTERM)
 
         anyio.run(main)
         proc.wait(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     time.sleep(6)
     assert not (ws / "marker").exists()
     stderr = (ws / "server.stderr").read_text()

@@ -35,14 +35,15 @@ SECRET = "Tb-exfil-8812"
 
 def workspace(root: Path) -> Path:
     (root / "trails" / "config").mkdir(parents=True)
-    (root / "trails" / "config" / "trailblaze.yaml").write_text("drivers:\n  playwright-native:\n    timeout_ms: 2000\n")
+    config = root / "trails" / "config" / "trailblaze.yaml"
+    config.write_text("drivers:\n  playwright-native:\n    timeout_ms: 2000\n")
     return root
 
 
 @asynccontextmanager
 async def mcp_session(ws: Path, *args: str) -> AsyncIterator[ClientSession]:
-    params = StdioServerParameters(command=str(TRAILBLAZE), args=["mcp", "--output-dir", str(ws / "logs"), *args],
-                                   cwd=str(ws), env=server_env())
+    command = ["mcp", "--output-dir", str(ws / "logs"), *args]
+    params = StdioServerParameters(command=str(TRAILBLAZE), args=command, cwd=str(ws), env=server_env())
     with open(ws / "server.stderr", "a") as err:
         async with stdio_client(params, errlog=err) as (read, write):
             async with ClientSession(read, write, read_timeout_seconds=120) as session:
@@ -104,7 +105,8 @@ def test_device_options_that_reach_the_host_are_refused(tmp_path: Path) -> None:
     async def main() -> list[tuple[dict[str, Any], str, bool]]:
         answers = []
         async with mcp_session(ws) as session:
-            for action, options in [("WEB", o) for o in REFUSED_WEB] + [("ANDROID", o) for o in REFUSED_ANDROID]:
+            asked = [("WEB", o) for o in REFUSED_WEB] + [("ANDROID", o) for o in REFUSED_ANDROID]
+            for action, options in asked:
                 result = await session.call_tool("device", {"action": action, "options": options})
                 answers.append((options, text_of(result), bool(result.is_error)))
             info = await session.call_tool("device", {"action": "INFO"})
@@ -141,8 +143,8 @@ def test_trail_paths_stay_in_the_workspace_and_run_refuses_exec(tmp_path: Path) 
     ws = workspace(tmp_path / "ws")
     outside = tmp_path / "outside"
     outside.mkdir()
-    (outside / "evil.trail.yaml").write_text("config: {id: evil}\ntrail:\n  - step: x\n    recording:\n      host:\n"
-                                            "        - exec: {argv: [touch, owned]}\n")
+    (outside / "evil.trail.yaml").write_text("config: {id: evil}\ntrail:\n  - step: x\n    recording:\n"
+                                            "      host:\n        - exec: {argv: [touch, owned]}\n")
     (ws / "trails" / "exec.trail.yaml").write_text((outside / "evil.trail.yaml").read_text())
     (ws / "trails" / "link.trail.yaml").symlink_to(outside / "evil.trail.yaml")
 
@@ -150,13 +152,16 @@ def test_trail_paths_stay_in_the_workspace_and_run_refuses_exec(tmp_path: Path) 
         answers: dict[str, tuple[bool, str]] = {}
         async with mcp_session(ws, *flags) as session:
             await session.call_tool("device", {"action": "HOST"})
-            waited = await session.call_tool("step", {"objective": "Wait", "tools": [{"wait": {"timeToWaitInSeconds": 0}}]})
+            waited = await session.call_tool("step", {"objective": "Wait",
+                                                      "tools": [{"wait": {"timeToWaitInSeconds": 0}}]})
             assert not waited.is_error, text_of(waited)
-            for name, file in [("dotdot", "../outside/saved.trail.yaml"), ("absolute", str(outside / "a.trail.yaml")),
+            for name, file in [("dotdot", "../outside/saved.trail.yaml"),
+                               ("absolute", str(outside / "a.trail.yaml")),
                                ("home", "~/saved.trail.yaml"), ("symlink", "trails/link.trail.yaml")]:
                 result = await session.call_tool("trail", {"action": "SAVE", "file": file})
                 answers[f"save-{name}"] = (bool(result.is_error), text_of(result))
-            for name, file in [("dotdot", "../outside/evil.trail.yaml"), ("absolute", str(outside / "evil.trail.yaml")),
+            for name, file in [("dotdot", "../outside/evil.trail.yaml"),
+                               ("absolute", str(outside / "evil.trail.yaml")),
                                ("symlink", "trails/link.trail.yaml"), ("exec", "trails/exec.trail.yaml")]:
                 result = await session.call_tool("trail", {"action": "RUN", "file": file})
                 answers[f"run-{name}"] = (bool(result.is_error), text_of(result))
@@ -169,7 +174,8 @@ def test_trail_paths_stay_in_the_workspace_and_run_refuses_exec(tmp_path: Path) 
         assert error and "stay in the workspace" in text, (name, text)
     error, text = answers["run-exec"]
     assert error and "runs programs on this machine" in text, text
-    assert not list(tmp_path.rglob("owned")) and not list(outside.glob("saved*")) and not (outside / "a.trail.yaml").exists()
+    assert not list(tmp_path.rglob("owned")) and not list(outside.glob("saved*"))
+    assert not (outside / "a.trail.yaml").exists()
     assert "Wait" not in (outside / "evil.trail.yaml").read_text()
 
     # With the flag the same trail runs its exec step (in the workspace).
@@ -200,7 +206,8 @@ def test_secrets_reach_no_argument_that_is_not_sensitive(tmp_path: Path) -> None
             await session.call_tool("web_navigate", {"url": form})
             result = await session.call_tool("web_type", {"ref": 'textbox "Search"', "text": "{{password}}"})
             answers["type-plain"] = (bool(result.is_error), text_of(result))
-            result = await session.call_tool("web_fillSecret", {"ref": 'textbox "Password"', "value": "{{password}}"})
+            result = await session.call_tool("web_fillSecret",
+                                             {"ref": 'textbox "Password"', "value": "{{password}}"})
             answers["fill-secret"] = (bool(result.is_error), text_of(result))
         return answers
 

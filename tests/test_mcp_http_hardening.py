@@ -12,24 +12,18 @@ from __future__ import annotations
 
 import json
 import resource
-import signal
 import socket
-import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import anyio
-import pytest
-from mcp import ClientSession
 
 sys.path.insert(0, str(Path(__file__).parent))
-from mcp_server_helpers import TRAILBLAZE, server_env  # noqa: E402
+from mcp_server_helpers import http_server, http_session  # noqa: E402
 
 from trailblaze.mcp_server.http_guard import REQUEST_READ_TIMEOUT_S  # noqa: E402
 
@@ -41,24 +35,6 @@ def _limit_fds() -> None:
     resource.setrlimit(resource.RLIMIT_NOFILE, (FD_LIMIT, FD_LIMIT))
 
 
-@contextmanager
-def http_server(ws: Path, token_file: Path, *, limit_fds: bool = False) -> Iterator[subprocess.Popen[bytes]]:
-    with open(ws / "server.stderr", "w") as err:
-        proc = subprocess.Popen([str(TRAILBLAZE), "mcp", "--http", "--port", "0", "--token-file", str(token_file),
-                                 "--output-dir", str(ws / "logs")], cwd=ws, env=server_env(), stderr=err,
-                                preexec_fn=_limit_fds if limit_fds else None)
-    try:
-        deadline = time.monotonic() + 60
-        while not (token_file.is_file() and not token_file.is_symlink() and "token" in token_file.read_text()):
-            assert proc.poll() is None, (ws / "server.stderr").read_text()
-            assert time.monotonic() < deadline, "the HTTP server did not start"
-            time.sleep(0.1)
-        yield proc
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=120)
-
-
 def workspace(root: Path) -> Path:
     (root / "trails" / "config").mkdir(parents=True)
     (root / "trails" / "config" / "trailblaze.yaml").write_text("defaults: {}\n")
@@ -68,8 +44,7 @@ def workspace(root: Path) -> Path:
 def test_half_open_connections_do_not_starve_the_real_client(tmp_path: Path) -> None:
     ws = workspace(tmp_path / "ws")
     token_file = tmp_path / "token.json"
-    with http_server(ws, token_file, limit_fds=True) as proc:
-        info = json.loads(token_file.read_text())
+    with http_server(ws, token_file, preexec_fn=_limit_fds) as (proc, info):
         port = int(info["url"].rsplit(":", 1)[1].split("/")[0])
         attackers: list[socket.socket] = []
         try:
@@ -78,7 +53,8 @@ def test_half_open_connections_do_not_starve_the_real_client(tmp_path: Path) -> 
                 sock.settimeout(0.5)
                 try:
                     sock.connect(("127.0.0.1", port))
-                    sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n")
+                    sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                 b"Content-Type: application/json\r\n")  # and never the rest
                 except OSError:
                     sock.close()
                     continue
@@ -86,15 +62,9 @@ def test_half_open_connections_do_not_starve_the_real_client(tmp_path: Path) -> 
             assert len(attackers) >= 100, len(attackers)
 
             async def main() -> list[str]:
-                import httpx2
-                from mcp.client.streamable_http import streamable_http_client
-
-                client = httpx2.AsyncClient(headers=info["headers"], timeout=httpx2.Timeout(60.0))
                 with anyio.fail_after(60):
-                    async with client, streamable_http_client(info["url"], http_client=client) as (read, write):
-                        async with ClientSession(read, write, read_timeout_seconds=60) as session:
-                            await session.initialize()
-                            return [t.name for t in (await session.list_tools()).tools]
+                    async with http_session(info, timeout=60) as session:
+                        return [t.name for t in (await session.list_tools()).tools]
 
             assert "device" in anyio.run(main)
 
@@ -126,9 +96,9 @@ def test_token_file_is_fresh_owner_only_and_never_follows_a_symlink(tmp_path: Pa
     token_file = tmp_path / "token.json"
     token_file.write_text("old")
     token_file.chmod(0o644)
-    with http_server(ws, token_file):
+    with http_server(ws, token_file) as (_, info):
         assert token_file.stat().st_mode & 0o777 == 0o600
-        assert json.loads(token_file.read_text())["url"].endswith("/mcp")
+        assert info["url"].endswith("/mcp")
     assert not list(tmp_path.glob(".token.json.*"))  # no temporary file left behind
 
     victim = tmp_path / "victim.txt"
@@ -146,10 +116,10 @@ def test_token_file_is_fresh_owner_only_and_never_follows_a_symlink(tmp_path: Pa
 def test_bearer_scheme_is_case_insensitive(tmp_path: Path) -> None:
     ws = workspace(tmp_path / "ws")
     token_file = tmp_path / "token.json"
-    with http_server(ws, token_file):
-        info = json.loads(token_file.read_text())
+    with http_server(ws, token_file) as (_, info):
         body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}).encode()
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}}).encode()
         statuses: dict[str, Any] = {}
         for scheme in ("Bearer", "bearer", "BEARER", "Basic"):
             request = urllib.request.Request(info["url"], data=body, headers={

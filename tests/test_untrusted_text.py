@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +23,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 sys.path.insert(0, str(Path(__file__).parent))
-from mcp_server_helpers import TRAILBLAZE, server_env, text_of  # noqa: E402
+from mcp_server_helpers import TRAILBLAZE, http_server, http_session, server_env, text_of  # noqa: E402
 
 pytestmark = [pytest.mark.browser]
 
@@ -80,7 +78,8 @@ trail:
 
 def workspace(root: Path, trails: dict[str, str]) -> Path:
     (root / "trails" / "config").mkdir(parents=True)
-    (root / "trails" / "config" / "trailblaze.yaml").write_text("drivers:\n  playwright-native:\n    timeout_ms: 1500\n")
+    config = root / "trails" / "config" / "trailblaze.yaml"
+    config.write_text("drivers:\n  playwright-native:\n    timeout_ms: 1500\n")
     for name, text in trails.items():
         (root / "trails" / name).write_text(text)
     return root
@@ -88,9 +87,11 @@ def workspace(root: Path, trails: dict[str, str]) -> Path:
 
 def test_run_survives_a_lone_surrogate_and_reports_every_trail(tmp_path: Path) -> None:
     ws = workspace(tmp_path, {"a.trail.yaml": SURROGATE_TRAIL, "b.trail.yaml": LATER_TRAIL})
-    ran = subprocess.run([str(TRAILBLAZE), "run", "trails", "--output-dir", "out", "--junit-xml", "out/junit.xml"],
-                         cwd=ws, capture_output=True, env=server_env(), timeout=300, check=False)
-    stdout, stderr = ran.stdout.decode("utf-8"), ran.stderr.decode("utf-8")  # strict: the output is valid UTF-8
+    ran = subprocess.run([str(TRAILBLAZE), "run", "trails", "--output-dir", "out", "--junit-xml",
+                          "out/junit.xml"], cwd=ws, capture_output=True, env=server_env(), timeout=300,
+                         check=False)
+    # Strict decoding: the output is valid UTF-8.
+    stdout, stderr = ran.stdout.decode("utf-8"), ran.stderr.decode("utf-8")
     assert ran.returncode == 1, stdout + stderr
     assert "internal error" not in stdout + stderr
     assert "Results: 1 passed, 1 failed, 0 skipped" in stdout
@@ -113,7 +114,8 @@ def test_run_survives_a_lone_surrogate_and_reports_every_trail(tmp_path: Path) -
 
 def test_exec_output_that_is_not_utf8_is_judged_by_the_exit_code(tmp_path: Path) -> None:
     ws = workspace(tmp_path, {"exec.trail.yaml": EXEC_TRAIL})
-    ran = subprocess.run([str(TRAILBLAZE), "run", "trails", "--output-dir", "out"], cwd=ws, capture_output=True,
+    ran = subprocess.run([str(TRAILBLAZE), "run", "trails", "--output-dir", "out"], cwd=ws,
+                         capture_output=True,
                          env=server_env(), timeout=120, check=False)
     stdout = ran.stdout.decode("utf-8")
     assert ran.returncode == 1, stdout + ran.stderr.decode()
@@ -157,41 +159,22 @@ def test_stdio_mcp_snapshot_of_a_lone_surrogate_answers(tmp_path: Path) -> None:
 
 def test_http_mcp_snapshot_of_a_lone_surrogate_answers(tmp_path: Path) -> None:
     ws = workspace(tmp_path, {})
-    token_file = tmp_path / "token.json"
-    with open(ws / "server.stderr", "w") as err:
-        proc = subprocess.Popen([str(TRAILBLAZE), "mcp", "--http", "--port", "0", "--token-file", str(token_file),
-                                 "--output-dir", str(ws / "logs")], cwd=ws, env=server_env(), stderr=err)
-    try:
-        deadline = time.monotonic() + 60
-        while not token_file.exists() or not token_file.read_text().strip():
-            assert proc.poll() is None, (ws / "server.stderr").read_text()
-            assert time.monotonic() < deadline, "the HTTP server did not start"
-            time.sleep(0.1)
-        info = json.loads(token_file.read_text())
+    with http_server(ws, tmp_path / "token.json") as (proc, info):
 
         async def main() -> tuple[str, str]:
-            import httpx2
-            from mcp.client.streamable_http import streamable_http_client
-
-            client = httpx2.AsyncClient(headers=info["headers"], timeout=httpx2.Timeout(120.0))
-            async with client, streamable_http_client(info["url"], http_client=client) as (read, write):
-                async with ClientSession(read, write, read_timeout_seconds=120) as session:
-                    await session.initialize()
-                    return await _surrogate_flow(session)
+            async with http_session(info) as session:
+                return await _surrogate_flow(session)
 
         _mcp_flow_checks(*anyio.run(main))
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=120)
     assert proc.returncode == 0, (ws / "server.stderr").read_text()
 
 
 def test_pytest_html_report_with_a_lone_surrogate(tmp_path: Path) -> None:
     ws = workspace(tmp_path, {"a.trail.yaml": SURROGATE_TRAIL, "b.trail.yaml": LATER_TRAIL})
     env: dict[str, Any] = {k: v for k, v in server_env().items() if k != "PYTEST_ADDOPTS"}
-    ran = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--trails", "trails",
-                          "--trailblaze-output-dir", "out"], cwd=ws, capture_output=True, env=env, timeout=300,
-                         check=False)
+    ran = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--trails",
+                          "trails", "--trailblaze-output-dir", "out"], cwd=ws, capture_output=True, env=env,
+                         timeout=300, check=False)
     stdout = ran.stdout.decode("utf-8")
     assert ran.returncode == 1, stdout + ran.stderr.decode()
     assert "1 failed, 1 passed" in stdout
@@ -202,7 +185,8 @@ def test_pytest_html_report_with_a_lone_surrogate(tmp_path: Path) -> None:
     assert os.path.getsize(next((ws / "out").rglob("trailblaze_test_results_*.json"))) > 0
 
 
-ESC_PAGE = ("data:text/html,<p id=p>x</p><script>const e = String.fromCharCode(27), b = String.fromCharCode(7); "
+ESC_PAGE = ("data:text/html,<p id=p>x</p><script>"
+            "const e = String.fromCharCode(27), b = String.fromCharCode(7); "
             "document.getElementById('p').textContent = e + ']0;owned' + b + e + '[2Jcleared'; "
             "document.title = e + ']0;title' + b</script>")
 
@@ -224,7 +208,8 @@ trail:
 
 def test_escape_sequences_from_file_names_and_pages_never_reach_the_terminal(tmp_path: Path) -> None:
     ws = workspace(tmp_path, {"esc\x1b[31mred\x07.trail.yaml": ESC_TRAIL})
-    ran = subprocess.run([str(TRAILBLAZE), "run", "trails", "--output-dir", "out"], cwd=ws, capture_output=True,
+    ran = subprocess.run([str(TRAILBLAZE), "run", "trails", "--output-dir", "out"], cwd=ws,
+                         capture_output=True,
                          env=server_env(), timeout=300, check=False)
     shown = ran.stdout + ran.stderr
     assert ran.returncode == 1, shown.decode(errors="replace")
@@ -232,7 +217,8 @@ def test_escape_sequences_from_file_names_and_pages_never_reach_the_terminal(tmp
     assert b"esc\\x1b[31mred\\x07.trail.yaml" in shown  # shown, escaped
     assert b"]0;owned" in shown
 
-    snap = subprocess.run([str(TRAILBLAZE), "snapshot", "--driver", "playwright-native", "--url", ESC_PAGE], cwd=ws, capture_output=True,
+    snap = subprocess.run([str(TRAILBLAZE), "snapshot", "--driver", "playwright-native", "--url", ESC_PAGE],
+                          cwd=ws, capture_output=True,
                           env=server_env(), timeout=300, check=False)
     assert snap.returncode == 0, (snap.stdout + snap.stderr).decode(errors="replace")
     assert b"\x1b" not in snap.stdout + snap.stderr and b"\\x1b]0;owned\\x07" in snap.stdout

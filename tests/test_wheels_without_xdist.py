@@ -20,9 +20,11 @@ pytestmark = pytest.mark.wheels
 def test_pytest_runs_without_xdist_and_mcp(wheelhouse, clean_venv, tmp_path: Path) -> None:
     clean_venv.install(wheelhouse("trailblaze-core"), wheelhouse("trailblaze-yaml-tools"),
                        wheelhouse("examples/trailblaze-acme"))
-    subprocess.run([shutil.which("uv") or "uv", "pip", "install", "--quiet", "--python", str(clean_venv.python),
-                    "pytest"], check=True, capture_output=True, text=True, timeout=600)
-    present = clean_venv.run("python", "-c", "import importlib.util as u; print(u.find_spec('xdist'), u.find_spec('mcp'))")
+    subprocess.run([shutil.which("uv") or "uv", "pip", "install", "--quiet", "--python",
+                    str(clean_venv.python), "pytest"], check=True, capture_output=True, text=True,
+                   timeout=600)
+    present = clean_venv.run("python", "-c",
+                             "import importlib.util as u; print(u.find_spec('xdist'), u.find_spec('mcp'))")
     assert present.stdout.split() == ["None", "None"], present.stdout + present.stderr
     work = tmp_path / "project"
     work.mkdir()

@@ -25,7 +25,7 @@ def test_marks_are_read_by_name_and_alias_and_show_in_the_schema() -> None:
     assert TerminalConfig.model_json_schema()["properties"]["program"][HOST_KEY] == "program"
 
 
-def test_paths_inside_the_workspace_pass_and_everything_else_that_reaches_the_host_is_refused(tmp_path: Path) -> None:
+def test_paths_inside_the_workspace_pass_and_the_rest_reaching_the_host_is_refused(tmp_path: Path) -> None:
     (tmp_path / "scripts").mkdir()
     (tmp_path / "escape").symlink_to("/etc")
     allowed = {"columns": 120, "script_file": "scripts/setup.sh", "program": "", "args": []}
@@ -35,7 +35,8 @@ def test_paths_inside_the_workspace_pass_and_everything_else_that_reaches_the_ho
         "program": "names a program", "args": "names a command line",
     }
     for key, why in refused.items():
-        assert refused_settings(TerminalConfig, {key: ["x"] if key == "args" else "x"}, tmp_path) == [f"'{key}' ({why})"]
+        value = ["x"] if key == "args" else "x"
+        assert refused_settings(TerminalConfig, {key: value}, tmp_path) == [f"'{key}' ({why})"]
     for value, why in [("../x.sh", "outside the workspace"), ("/etc/passwd", "outside the workspace"),
                        ("escape/passwd", "outside the workspace"), ("~/x.sh", "home-directory"),
                        ("$HOME/x.sh", "environment reference"), ("https://h/x.sh", "URL")]:

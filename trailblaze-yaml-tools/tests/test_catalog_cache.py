@@ -228,8 +228,8 @@ def test_a_planted_cache_file_never_runs_code_on_check(workspace: Path, tmp_path
     cache.parent.mkdir(parents=True)
     marker = tmp_path / "ran"
     subprocess.run([sys.executable, "-c", PLANTED, str(cache), str(marker), layout], check=True, timeout=60)
-    checked = subprocess.run([sys.executable, "-m", "trailblaze.cli", "check", "trails/t.trail.yaml"], cwd=workspace,
-                             capture_output=True, text=True, timeout=120, check=False)
+    checked = subprocess.run([sys.executable, "-m", "trailblaze.cli", "check", "trails/t.trail.yaml"],
+                             cwd=workspace, capture_output=True, text=True, timeout=120, check=False)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert not marker.exists()
     assert cache.read_bytes().startswith(b"trailblaze-catalog-cache\n")  # rewritten, by us
