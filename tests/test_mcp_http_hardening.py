@@ -24,7 +24,6 @@ import anyio
 
 sys.path.insert(0, str(Path(__file__).parent))
 from mcp_server_helpers import http_server, http_session  # noqa: E402
-
 from trailblaze.mcp_server.http_guard import REQUEST_READ_TIMEOUT_S  # noqa: E402
 
 HALF_OPEN = 400

@@ -8,10 +8,10 @@ behave the same.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import time
 import traceback
-import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
