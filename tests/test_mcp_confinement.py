@@ -85,6 +85,8 @@ REFUSED_WEB = [
     {"cdp_url": "http://127.0.0.1:9222"},
     {"connect_launch_options": {"executablePath": "/bin/sh"}},
     {"connect_headers": {"x": "y"}},
+    {"upload_dirs": ["/"]},
+    {"storage_state": "/etc/passwd"},
 ]
 
 REFUSED_ANDROID = [

@@ -16,12 +16,14 @@ class TerminalConfig(DriverConfig):
     program: str = Field("bash", json_schema_extra=host_setting(HostKind.PROGRAM))
     args: list[str] = Field(default_factory=list, json_schema_extra=host_setting(HostKind.COMMAND_LINE))
     script: str | None = Field(None, alias="script_file", json_schema_extra=host_setting(HostKind.PATH))
+    search_dirs: list[str] = Field(default_factory=list, json_schema_extra=host_setting(HostKind.PATH))
     columns: int = 80
 
 
 def test_marks_are_read_by_name_and_alias_and_show_in_the_schema() -> None:
     assert host_settings(TerminalConfig) == {"program": HostKind.PROGRAM, "args": HostKind.COMMAND_LINE,
-                                             "script": HostKind.PATH, "script_file": HostKind.PATH}
+                                             "script": HostKind.PATH, "script_file": HostKind.PATH,
+                                             "search_dirs": HostKind.PATH}
     assert TerminalConfig.model_json_schema()["properties"]["program"][HOST_KEY] == "program"
 
 
@@ -31,6 +33,9 @@ def test_paths_inside_the_workspace_pass_and_the_rest_reaching_the_host_is_refus
     allowed = {"columns": 120, "script_file": "scripts/setup.sh", "program": "", "args": []}
     assert refused_settings(TerminalConfig, allowed, tmp_path) == []
     assert refused_settings(TerminalConfig, {"script": str(tmp_path / "scripts" / "x.sh")}, tmp_path) == []
+    assert refused_settings(TerminalConfig, {"search_dirs": ["scripts", "."]}, tmp_path) == []
+    (line,) = refused_settings(TerminalConfig, {"search_dirs": ["scripts", "/"]}, tmp_path)
+    assert line.startswith("'search_dirs' (a path outside the workspace")
     refused = {
         "program": "names a program", "args": "names a command line",
     }

@@ -29,7 +29,8 @@ class HostKind(str, enum.Enum):
     ENDPOINT = "remote endpoint"
     """A server the driver connects to and sends the session to (``cdp_url``, ``server_url``)."""
     PATH = "path"
-    """A file the driver reads or installs; allowed inside the workspace (``app``)."""
+    """A file or directory the driver reads, writes or installs (``app``, ``upload_dirs``); a string or a
+    list of strings, allowed inside the workspace."""
 
 
 def host_setting(kind: HostKind) -> dict[str, Any]:
@@ -59,11 +60,11 @@ def refused_settings(model: type[BaseModel], options: Mapping[str, Any], workspa
         kind = marked.get(key)
         if kind is None or value in (None, "", [], {}):
             continue
-        if kind is HostKind.PATH and isinstance(value, str):
-            reason = path_outside(value, workspace)
-            if reason is None:
-                continue
-            refused.append(f"'{key}' ({reason})")
+        paths = [value] if isinstance(value, str) else value if isinstance(value, list) else None
+        if kind is HostKind.PATH and paths is not None and all(isinstance(p, str) for p in paths):
+            reasons = [r for r in (path_outside(p, workspace) for p in paths) if r is not None]
+            if reasons:
+                refused.append(f"'{key}' ({reasons[0]})")
         else:
             refused.append(f"'{key}' (names a {kind.value})")
     return refused

@@ -75,10 +75,10 @@ class WebDriverConfig(DriverConfig):
     dialogs: Literal["accept", "dismiss"] = "accept"
     """What to do with ``alert``/``confirm``/``prompt`` dialogs (the message is logged either way)."""
     test_id_attribute: str = "data-testid"
-    storage_state: str | None = None
+    storage_state: str | None = Field(None, json_schema_extra=host_setting(HostKind.PATH))
     """A Playwright storage-state file (cookies and local storage, e.g. saved from a signed-in live session
     with ``web_getStorageState``) every context starts from, so a page behind a login opens signed in."""
-    upload_dirs: list[str] = Field(default_factory=list)
+    upload_dirs: list[str] = Field(default_factory=list, json_schema_extra=host_setting(HostKind.PATH))
     """Directories outside the workspace that ``web_uploadFile`` may read files from (the workspace
     itself always may): a trail cannot hand an arbitrary file of the machine to the page."""
     locale: str | None = None
