@@ -130,3 +130,29 @@ def test_bearer_scheme_is_case_insensitive(tmp_path: Path) -> None:
             except urllib.error.HTTPError as exc:
                 statuses[scheme] = exc.code
     assert statuses == {"Bearer": 200, "bearer": 200, "BEARER": 200, "Basic": 401}, statuses
+
+
+def test_repeated_errors_are_logged_once_and_fd_exhaustion_without_a_traceback() -> None:
+    import errno
+    import logging
+
+    from trailblaze.mcp_server.http_guard import RateLimited
+
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append  # type: ignore[method-assign]
+    logger = logging.getLogger("test.http_guard")
+    logger.addHandler(handler)
+    logger.addFilter(RateLimited(interval=3600))
+    logger.propagate = False
+    try:
+        for _ in range(1000):
+            try:
+                raise OSError(errno.EMFILE, "Too many open files")
+            except OSError:
+                logger.exception("socket.accept() out of system resource\nsocket: <fd=6>")
+    finally:
+        logger.removeHandler(handler)
+    assert len(records) == 1
+    assert records[0].exc_info is None
+    assert records[0].getMessage() == "socket.accept() out of system resource: Too many open files (retrying)"

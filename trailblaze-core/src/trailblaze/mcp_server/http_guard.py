@@ -23,6 +23,7 @@ Only imported by ``serve_http`` (it imports uvicorn and h11).
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import time
 from collections import OrderedDict
@@ -89,9 +90,13 @@ class GuardedH11Protocol(H11Protocol):
             self.transport.close()
 
 
+_RESOURCE_ERRNOS = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM})
+
+
 class RateLimited(logging.Filter):
     """Lets one record per message template through every ``interval`` seconds and says how many it held
-    back, so a failure repeated in a tight loop cannot flood stderr."""
+    back, so a failure repeated in a tight loop cannot flood stderr. Running out of file descriptors (a
+    flood of connections: the event loop retries ``accept`` by itself) is one line, not a traceback."""
 
     def __init__(self, interval: float = LOG_INTERVAL_S) -> None:
         super().__init__()
@@ -106,6 +111,10 @@ class RateLimited(logging.Filter):
             self._last[key] = (last, held + 1)
             return False
         self._last[key] = (now, 0)
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, OSError) and exc.errno in _RESOURCE_ERRNOS:
+            record.msg = f"{str(record.msg).splitlines()[0]}: {exc.strerror} (retrying)"
+            record.args, record.exc_info, record.exc_text = None, None, None
         if held:
             record.msg = f"{record.msg} (and {held} more like it in the last {now - last:.0f} s)"
         return True
