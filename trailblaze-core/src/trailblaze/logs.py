@@ -85,8 +85,7 @@ class SessionLog:
         cls = _CLASS_NAMES.get(kind)
         if cls is None:
             cls = _CLASS_NAMES[kind] = f"{LOG_PACKAGE}.{kind}"
-        # Payloads quote pages, devices and tool servers: valid Unicode for every reader of the log.
-        entry = {"class": cls, "session": self.session_id, "timestamp": _iso_now(), **valid_data(payload)}
+        entry = {"class": cls, "session": self.session_id, "timestamp": _iso_now(), **payload}
         entry = cast("dict[str, Any]", self._redact(entry))
         self.entries.append(entry)  # atomic: callbacks of other threads may log too
         if self.enabled and not self._signalled:
@@ -214,7 +213,12 @@ class SessionLog:
 def encode_line(entry: dict[str, Any], errors: list[str] | None = None) -> str:
     """One entry as one NDJSON line. An entry that cannot be encoded still leaves a line saying so."""
     try:
-        return _LINE_ENCODER.encode(entry) + "\n"
+        line = _LINE_ENCODER.encode(entry)
+        if "\\ud" in line:
+            # A surrogate (the encoder escapes them), maybe a lone one from a page: readers get valid
+            # Unicode. Rare (an emoji takes this path too), so checked here, off the dispatch path.
+            line = _LINE_ENCODER.encode(valid_data(entry))
+        return line + "\n"
     except (TypeError, ValueError) as exc:
         if errors is not None:
             errors.append(f"{entry.get('class')}: {exc}")

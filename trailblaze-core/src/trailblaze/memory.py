@@ -18,6 +18,8 @@ from functools import lru_cache
 from typing import Any, TypeVar
 from urllib.parse import quote, quote_plus
 
+from .untrusted import valid_text
+
 _TOKEN = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}|\$\{([^{}]*)\}")
 _ARGS_PATH = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]*(\.[a-zA-Z_][a-zA-Z0-9_]*)*$")
 REDACTED = "***"
@@ -302,6 +304,8 @@ class Redactor:
 
 
 def _as_text(value: Any) -> str:
+    if isinstance(value, str):
+        return valid_text(value)  # remembered page text: valid Unicode wherever it is used next
     if isinstance(value, bool):
         return "true" if value else "false"
     if value is None:

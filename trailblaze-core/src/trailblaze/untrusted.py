@@ -21,36 +21,68 @@ from typing import Any
 REPLACEMENT = "\ufffd"
 
 
-def valid_text(text: str) -> str:
-    """``text`` as valid Unicode: surrogate pairs joined, lone surrogates replaced by U+FFFD."""
+MAX_DEPTH = 64
+"""Deeper than this (or a container holding itself) is left as it is: its encoder reports it."""
+
+
+def _is_valid(text: str) -> bool:
+    if text.isascii():
+        return True
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        # UTF-16 round trip: a pair of surrogate code points becomes its character, a lone one U+FFFD.
-        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
-    return text
+        return False
+    return True
 
 
-def valid_data(value: Any, _path: frozenset[int] = frozenset()) -> Any:
-    """A JSON-like value (dicts, lists, tuples, strings, scalars) with every string made valid; the
-    value itself (not a copy) when nothing needed it, so callers can tell by identity. A container that
-    holds itself is left as it is (its encoder reports it)."""
+def valid_text(text: str) -> str:
+    """``text`` as valid Unicode: surrogate pairs joined, lone surrogates replaced by U+FFFD."""
+    if _is_valid(text):
+        return text
+    # UTF-16 round trip: a pair of surrogate code points becomes its character, a lone one U+FFFD.
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def _all_valid(value: Any, depth: int) -> bool:
+    """Whether every string in ``value`` is valid (the common case, checked without copying)."""
+    kind = type(value)
+    if kind is str:
+        return _is_valid(value)
+    if depth > MAX_DEPTH:
+        return True
+    if kind is dict:
+        for key, item in value.items():
+            if not (_all_valid(key, depth + 1) and _all_valid(item, depth + 1)):
+                return False
+        return True
+    if kind is list or kind is tuple:
+        for item in value:
+            if not _all_valid(item, depth + 1):
+                return False
+        return True
+    return not isinstance(value, str) or _is_valid(value)
+
+
+def _copy_valid(value: Any, depth: int) -> Any:
     if isinstance(value, str):
         return valid_text(value)
-    if isinstance(value, dict | list | tuple) and not hasattr(value, "_fields"):
-        if id(value) in _path:
-            return value
-        inner = _path | {id(value)}
-        if isinstance(value, dict):
-            items = [(valid_data(k, inner), valid_data(v, inner)) for k, v in value.items()]
-            if all(nk is k and nv is v for (nk, nv), (k, v) in zip(items, value.items(), strict=True)):
-                return value
-            return dict(items)
-        members = [valid_data(v, inner) for v in value]
-        if all(n is v for n, v in zip(members, value, strict=True)):
-            return value
-        return members if isinstance(value, list) else tuple(members)
+    if depth > MAX_DEPTH:
+        return value
+    if isinstance(value, dict):
+        return {_copy_valid(k, depth + 1): _copy_valid(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy_valid(v, depth + 1) for v in value]
+    if isinstance(value, tuple) and not hasattr(value, "_fields"):
+        return tuple(_copy_valid(v, depth + 1) for v in value)
     return value
+
+
+def valid_data(value: Any) -> Any:
+    """A JSON-like value (dicts, lists, tuples, strings, scalars) with every string made valid; the
+    value itself (not a copy) when nothing needed it, so callers can tell by identity."""
+    if _all_valid(value, 0):
+        return value
+    return _copy_valid(value, 0)
 
 
 def decode_output(data: bytes | str | None) -> str:
