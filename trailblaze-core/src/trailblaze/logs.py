@@ -29,6 +29,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal, cast
 
+from .files import write_atomic
+
 LOG_PACKAGE = "xyz.block.trailblaze.logs.client.TrailblazeLog"
 STREAM_FILE = "session.ndjson"
 """The session's event stream, one JSON object per line."""
@@ -102,8 +104,7 @@ class SessionLog:
         """Store an artifact (screenshot, trace, recording) next to the logs; returns its path."""
         path = self.directory / name
         if self.enabled:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
+            write_atomic(path, data, sync=False)
         return path
 
     def flush(self) -> None:

@@ -18,6 +18,7 @@ import click
 
 from ..driver import DeviceInfo, Driver, DriverRegistry
 from ..errors import BadInputError, ExitCode
+from ..files import write_atomic
 from ..plugins import PluginHost
 
 
@@ -120,6 +121,5 @@ def _save_screenshot(driver: Driver, path: Path) -> None:
     png = driver.screenshot()
     if not png:
         raise BadInputError(f"driver '{driver.key}' cannot take screenshots")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(png)
+    write_atomic(path, png)
     click.echo(f"Screenshot saved to {path}", err=True)

@@ -144,6 +144,9 @@ class Runner(SessionFactory):
                 return
             with interrupt.deferred():  # a finished trail's result is never lost to a signal
                 ws = self.workspace_for(path)
+                if trail_result is not None:
+                    trail_result.root = trail_result.root or ws.config.root
+                    trail_result.device_label = device.spec if device is not None else None
                 with self._lock:
                     if ws.check.errors and not ws.reported:
                         # A broken tool file is bad input for the run (exit 3) but only the trails that
@@ -166,31 +169,49 @@ class Runner(SessionFactory):
                            started_at=now, completed_at=now)
 
     def write_outputs(self, result: RunResult) -> None:
-        """The JSON summary, the HTML report and the JUnit XML of a run (the pytest plugin calls it per worker)."""
+        """The JSON summary, the HTML report and the JUnit XML of a run (the pytest plugin calls it per worker).
+
+        Names are unique per run (``files.write_new``), so runs sharing an output directory never
+        overwrite each other, and every file appears whole or not at all. A file that cannot be
+        written is one line each (``OutputWriteError``) and the others are still written; the
+        first such error is raised at the end (exit 2)."""
         if not result.trails:
             return
+        from ..files import OutputWriteError, write_new
         from ..logs import dumps
+        from ..textsafe import output_value
 
-        stamp = time.strftime("%Y_%m_%d_%H_%M_%S")
+        failed: list[OutputWriteError] = []
         reports = self.output_dir / "reports"
-        reports.mkdir(parents=True, exist_ok=True)
-        summary = reports / f"trailblaze_test_results_{stamp}.json"
-        summary.write_text(dumps(result.summary()), encoding="utf-8")
-        result.summary_path = summary
+        try:
+            result.summary_path = write_new(reports, "trailblaze_test_results", ".json",
+                                            dumps(output_value(result.summary())))
+        except OutputWriteError as exc:
+            failed.append(exc)
         if self.options.junit_xml is not None:
             from ..report.junit import write_junit_xml
 
-            write_junit_xml(result, self.options.junit_xml)
+            try:
+                write_junit_xml(result, self.options.junit_xml)
+            except OutputWriteError as exc:
+                failed.append(exc)
         if self.options.report:
             import importlib
 
             try:
-                write_html_report = importlib.import_module("trailblaze.report").write_html_report
+                render_report = importlib.import_module("trailblaze.report").render_report
             except (ImportError, AttributeError):
-                return
-            path = reports / f"trailblaze_report_{stamp}.html"
-            write_html_report(result, path)
-            result.report_path = path
+                render_report = None
+            if render_report is not None:
+                try:
+                    result.report_path = write_new(reports, "trailblaze_report", ".html",
+                                                   render_report(result, base=reports))
+                except OutputWriteError as exc:
+                    failed.append(exc)
+        for exc in failed:
+            self.progress.note(f"✗ {exc}")
+        if failed:
+            raise failed[0]
 
     def run_trail(self, path: Path, device: "Device | None" = None) -> TrailResult | None:
         from ..trail.parser import load_trail
