@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .errors import InfrastructureError
+from .errors import BadInputError, InfrastructureError
 
 
 class OutputWriteError(InfrastructureError):
@@ -83,18 +83,17 @@ def unique_stamp() -> str:
 
 
 def check_writable_dir(path: Path | str, what: str) -> Path:
-    """``path`` as a directory Trailblaze can write into, created if missing; else ``OutputWriteError``
-    saying which ``what`` (``--output-dir``, ``--junit-xml``…) to change."""
+    """``path`` as a directory Trailblaze can write into, created if missing. A path through a file is
+    bad input (``BadInputError``, exit 3); a directory that cannot be written (read-only, permissions,
+    full) is ``OutputWriteError`` (exit 2). Both say which ``what`` (``--output-dir``…) to change."""
     path = Path(path)
+    for parent in (path, *path.parents):
+        if parent.exists():
+            if not parent.is_dir():
+                where = "is a file" if parent == path else f"is below {parent}, which is a file"
+                raise BadInputError(f"{what} {path} {where}, not a directory", hint=f"give {what} a directory")
+            break
     try:
-        if path.exists() and not path.is_dir():
-            raise OutputWriteError(f"{what} {path} is a file, not a directory", hint=f"give {what} a directory")
-        for parent in (path, *path.parents):
-            if parent.exists():
-                if not parent.is_dir():
-                    raise OutputWriteError(f"{what} {path}: {parent} is a file, not a directory",
-                                           hint=f"give {what} a path below a directory")
-                break
         path.mkdir(parents=True, exist_ok=True)
         if not os.access(path, os.W_OK | os.X_OK):
             raise OutputWriteError(f"{what} {path} is not writable", hint=f"give {what} a writable directory")

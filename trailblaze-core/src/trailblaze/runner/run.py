@@ -73,6 +73,7 @@ class Runner(SessionFactory):
         trail as CANCELLED, lists the trails not started as CANCELLED, writes the outputs and is then
         re-raised as ``RunInterrupted`` with ``result`` attached."""
         result = RunResult(output_dir=self.output_dir, redactor=self.redactor)
+        self._check_output_paths()
         try:
             if not paths:
                 raise BadInputError("no trails given", hint="usage: trailblaze run PATH... (files, directories or globs)")
@@ -107,6 +108,18 @@ class Runner(SessionFactory):
             stopped.result = result  # type: ignore[attr-defined]
             raise stopped
         return result
+
+    def _check_output_paths(self) -> None:
+        """Where the outputs go is checked before any device starts: a run whose report cannot be
+        written must not spend minutes and then fail (or pass, then exit 2)."""
+        from ..files import check_writable_dir
+
+        check_writable_dir(self.output_dir, "--output-dir")
+        junit = self.options.junit_xml
+        if junit is not None:
+            if Path(junit).is_dir():
+                raise BadInputError(f"--junit-xml {junit} is a directory", hint="give --junit-xml a file name")
+            check_writable_dir(Path(junit).parent, "--junit-xml's folder")
 
     def _write_outputs_once(self, result: RunResult) -> None:
         """The single place a run's outputs are written (summary, report; a JUnit writer belongs
@@ -174,7 +187,7 @@ class Runner(SessionFactory):
         Names are unique per run (``files.write_new``), so runs sharing an output directory never
         overwrite each other, and every file appears whole or not at all. A file that cannot be
         written is one line each (``OutputWriteError``) and the others are still written; the
-        first such error is raised at the end (exit 2)."""
+        last such error is raised at the end (exit 2) instead of being printed."""
         if not result.trails:
             return
         from ..files import OutputWriteError, write_new
@@ -208,10 +221,10 @@ class Runner(SessionFactory):
                                                    render_report(result, base=reports))
                 except OutputWriteError as exc:
                     failed.append(exc)
-        for exc in failed:
+        for exc in failed[:-1]:
             self.progress.note(f"✗ {exc}")
         if failed:
-            raise failed[0]
+            raise failed[-1]  # printed once, by whoever handles it (the CLI: one line, exit 2)
 
     def run_trail(self, path: Path, device: "Device | None" = None) -> TrailResult | None:
         from ..trail.parser import load_trail
