@@ -244,3 +244,18 @@ trail:
     assert "internal error" not in run.stderr
     assert "> ok" in run.stdout and "-> PASSED: ok" in run.stdout and "x step 1" in run.stdout
     assert run.stdout.count("second-line-of-output") == 1  # shown with the step, not again unindented
+
+
+def test_a_huge_tool_result_is_cut_in_the_session_log(tmp_path: Path) -> None:
+    (tmp_path / "big.trail.yaml").write_text("""\
+trail:
+  - step: print a lot
+    recording:
+      host:
+        - exec: {argv: [python3, -c, "print('x' * 20_000_000)"]}
+""")
+    run = trailblaze("run", "big.trail.yaml", "--output-dir", "out", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    [log] = (tmp_path / "out").glob("*/session.ndjson")
+    assert log.stat().st_size < 3 * 1024 * 1024  # was twice the result: 40 MB
+    assert "[truncated: " in log.read_text(encoding="utf-8")

@@ -51,6 +51,18 @@ def output_value(value: Any, *, limit: int | None = MAX_OUTPUT_CHARS) -> Any:
     return value
 
 
+def capped(value: Any, limit: int) -> Any:
+    """``value`` with every string longer than ``limit`` cut (``truncated``); dicts and lists walked,
+    nothing else changed. For files that keep text as it was (the session log), only smaller."""
+    if isinstance(value, str):
+        return truncated(value, limit)
+    if isinstance(value, dict):
+        return {k: capped(v, limit) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [capped(v, limit) for v in value]
+    return value
+
+
 def truncated(text: str, limit: int) -> str:
     """``text`` cut to about ``limit`` characters, ending with a marker that says how much is missing."""
     if len(text) <= limit:
