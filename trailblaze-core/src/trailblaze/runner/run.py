@@ -162,8 +162,8 @@ class Runner(SessionFactory):
                     trail_result.device_label = device.spec if device is not None else None
                 with self._lock:
                     if ws.check.errors and not ws.reported:
-                        # A broken tool file is bad input for the run (exit 3) but only the trails that
-                        # call its tools fail: everything else in the workspace still runs.
+                        # A broken tool file is bad input for the run (exit 3): listed once, and no trail of
+                        # the workspace starts a device (``run_trail``).
                         ws.reported = True
                         result.trails.append(self._check_result(ws))
                     if trail_result is not None:
@@ -234,6 +234,10 @@ class Runner(SessionFactory):
         try:
             if ws.error is not None:
                 raise ws.error
+            if ws.check.errors:
+                # docs/yaml-tools.md: a run refuses to start with broken tool files (no device is started).
+                raise BadInputError(f"not started: the workspace's tool files have {len(ws.check.errors)} error(s) "
+                                    "(listed under 'workspace checks')", hint="fix them; `trailblaze check` lists them")
             trail = load_trail(path, host=self.host, registry=ws.registry)
         except TrailblazeError as exc:
             return self._early_result(path, path.name, exc, started)
