@@ -86,3 +86,27 @@ def test_a_save_that_does_not_fit_changes_nothing_and_its_retry_saves_each_step_
     assert text.startswith(EXISTING)
     assert text.count("- step: Step 1 ") == 1 and text.count("- step: Step 2 ") == 1
     assert sorted(p.name for p in disk.iterdir()) == ["saved.trail.yaml"]  # no temporary file left behind
+
+
+def test_trail_runs_over_mcp_write_outputs_of_their_own(tmp_path: Path) -> None:
+    """Issue 22, MEDIUM 8: two ``trail RUN``s within a second each keep their own summary."""
+    ws = shop_workspace(tmp_path / "shop")
+    (ws / "trails" / "wait.trail.yaml").write_text(
+        "trail:\n  - step: open the shop\n    recording:\n      web:\n        - web_navigate: {url: /}\n")
+
+    async def main() -> list[Any]:
+        params = StdioServerParameters(command=str(TRAILBLAZE), args=["mcp", "--output-dir", str(ws / "logs")],
+                                       cwd=str(ws), env=server_env())
+        with open(ws / "server.stderr", "w") as err:
+            async with stdio_client(params, errlog=err) as (read, write):
+                async with ClientSession(read, write, read_timeout_seconds=120) as session:
+                    await session.initialize()
+                    return [await session.call_tool("trail", {"action": "RUN", "file": "trails/wait.trail.yaml"})
+                            for _ in range(2)]
+
+    runs = anyio.run(main)
+    for run in runs:
+        assert not run.is_error, text_of(run)
+    data = [r.structured_content.get("data", r.structured_content) for r in runs]
+    summaries = {d["summary"] for d in data}
+    assert len(summaries) == 2 and all(Path(p).is_file() for p in summaries), data

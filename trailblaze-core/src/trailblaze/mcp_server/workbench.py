@@ -564,6 +564,8 @@ class Workbench:
         clean = result.redact  # that run's redactor, which watched its sessions' secrets too
         return {"exitCode": int(result.exit_code), "passed": int(result.exit_code) == 0,
                 "output": clean(out.getvalue()),
+                "summary": str(result.summary_path) if result.summary_path else None,
+                "report": str(result.report_path) if result.report_path else None,
                 "trails": [clean({"title": t.title, "outcome": t.outcome.value, "message": t.message,
                                   "logDir": str(t.log_dir) if t.log_dir else None}) for t in result.trails]}
 
