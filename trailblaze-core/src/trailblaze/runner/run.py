@@ -361,7 +361,8 @@ class Runner(SessionFactory):
             from ..agent.recording import recording_trail_yaml
 
             text = recording_trail_yaml(session.trail, session.log.entries, result.classifier or "default", self.host)
-            session.log.write_file("recording.trail.yaml", text.encode("utf-8"))
+            # Redacted like the rest of the log: the trail's own config (args defaults) may hold a secret.
+            session.log.write_file("recording.trail.yaml", self.redactor(text).encode("utf-8"))
         except Exception as exc:  # noqa: BLE001 - a log artifact never fails the run
             self.progress.note(f"  ! could not write recording.trail.yaml: {exc}")
 
