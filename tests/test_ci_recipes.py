@@ -139,7 +139,7 @@ def test_every_shell_line_of_the_recipe_runs(recipe: Recipe, tmp_path: Path) -> 
         _build_wheels(project / "wheels")
     for line in map(_local, recipe.lines):
         done = subprocess.run(["bash", "-e", "-c", line], cwd=project, env=env, capture_output=True, text=True,
-                              timeout=900)
+                              timeout=900, check=False)
         expected = 1 if _runs_pytest(line) else 0  # pytest fails the job on the broken trail, as CI would
         assert done.returncode == expected, f"{recipe.id}: `{line}` exited {done.returncode}\n{done.stdout[-3000:]}" \
                                             f"\n{done.stderr[-3000:]}"

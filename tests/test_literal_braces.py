@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from trailblaze.testing import run_cli
 from trailblaze.testing_llm import RecordedRequest, Reply, ScriptedLlmServer, call, done
 

@@ -4,10 +4,9 @@ file is left as it was, and the retry once there is room appends every recorded 
 
 from __future__ import annotations
 
-import contextlib
-import os
-import subprocess
 import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,8 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 sys.path.insert(0, str(Path(__file__).parent))
-from mcp_server_helpers import TRAILBLAZE, server_env, shop_workspace, text_of  # noqa: E402
+from full_disk import fill, tmpfs
+from mcp_server_helpers import TRAILBLAZE, server_env, shop_workspace, text_of
 
 pytestmark = [pytest.mark.browser]
 
@@ -26,31 +26,22 @@ STEP_TEXT = 150_000  # characters per recorded step: the disk has room for one m
 
 
 @pytest.fixture
-def small_disk(tmp_path: Path) -> Any:
+def small_disk(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
     ws = shop_workspace(tmp_path / "shop")
-    disk = ws / "trails" / "disk"
-    disk.mkdir(parents=True)
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(disk)], capture_output=True,
-                             text=True, check=False)
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here (needs root): {mounted.stderr.strip()}")
-    try:
+    with tmpfs(ws / "trails" / "disk", "2m") as disk:
         yield ws, disk
-    finally:
-        subprocess.run(["umount", "-l", str(disk)], check=False)
 
 
-def fill(disk: Path, leave: int) -> Path:
-    filler = disk / "filler"
-    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o644)
-    try:
-        with contextlib.suppress(OSError):
-            while True:
-                os.write(fd, b"\0" * 4096)
-    finally:
-        os.close(fd)
-    os.truncate(filler, max(0, filler.stat().st_size - leave))
-    return filler
+@asynccontextmanager
+async def mcp_session(ws: Path) -> AsyncIterator[ClientSession]:
+    """A real ``trailblaze mcp`` over stdio, started in the workspace ``ws``."""
+    params = StdioServerParameters(command=str(TRAILBLAZE), args=["mcp", "--output-dir", str(ws / "logs")],
+                                   cwd=str(ws), env=server_env())
+    with open(ws / "server.stderr", "w") as err:  # noqa: ASYNC230 - once, before the server starts
+        async with stdio_client(params, errlog=err) as (read, write), \
+                ClientSession(read, write, read_timeout_seconds=120) as session:
+            await session.initialize()
+            yield session
 
 
 def test_a_save_that_does_not_fit_changes_nothing_and_its_retry_saves_each_step_once(small_disk: Any) -> None:
@@ -60,22 +51,17 @@ def test_a_save_that_does_not_fit_changes_nothing_and_its_retry_saves_each_step_
     steps = [f"Step {n} " + "x" * STEP_TEXT for n in (1, 2)]
 
     async def main() -> tuple[Any, Any]:
-        params = StdioServerParameters(command=str(TRAILBLAZE), args=["mcp", "--output-dir", str(ws / "logs")],
-                                       cwd=str(ws), env=server_env())
-        with open(ws / "server.stderr", "w") as err:
-            async with stdio_client(params, errlog=err) as (read, write):
-                async with ClientSession(read, write, read_timeout_seconds=120) as session:
-                    await session.initialize()
-                    assert not (await session.call_tool("device", {"action": "WEB"})).is_error
-                    for text in steps:
-                        done = await session.call_tool("web_navigate", {"url": "/"}, meta={"trailblaze/step": text})
-                        assert not done.is_error, text_of(done)
-                    filler = fill(disk, leave=len(EXISTING) + STEP_TEXT * 3 // 2)
-                    failed = await session.call_tool("trail", {"action": "SAVE", "file": "trails/disk/saved.trail.yaml"})
-                    assert trail.read_text() == EXISTING  # nothing of the two steps landed
-                    filler.unlink()
-                    retried = await session.call_tool("trail", {"action": "SAVE", "file": "trails/disk/saved.trail.yaml"})
-                    return failed, retried
+        async with mcp_session(ws) as session:
+            assert not (await session.call_tool("device", {"action": "WEB"})).is_error
+            for text in steps:
+                done = await session.call_tool("web_navigate", {"url": "/"}, meta={"trailblaze/step": text})
+                assert not done.is_error, text_of(done)
+            filler = fill(disk, leave=len(EXISTING) + STEP_TEXT * 3 // 2)
+            failed = await session.call_tool("trail", {"action": "SAVE", "file": "trails/disk/saved.trail.yaml"})
+            assert trail.read_text() == EXISTING  # nothing of the two steps landed
+            filler.unlink()
+            retried = await session.call_tool("trail", {"action": "SAVE", "file": "trails/disk/saved.trail.yaml"})
+            return failed, retried
 
     failed, retried = anyio.run(main)
     message = text_of(failed)
@@ -95,14 +81,9 @@ def test_trail_runs_over_mcp_write_outputs_of_their_own(tmp_path: Path) -> None:
         "trail:\n  - step: open the shop\n    recording:\n      web:\n        - web_navigate: {url: /}\n")
 
     async def main() -> list[Any]:
-        params = StdioServerParameters(command=str(TRAILBLAZE), args=["mcp", "--output-dir", str(ws / "logs")],
-                                       cwd=str(ws), env=server_env())
-        with open(ws / "server.stderr", "w") as err:
-            async with stdio_client(params, errlog=err) as (read, write):
-                async with ClientSession(read, write, read_timeout_seconds=120) as session:
-                    await session.initialize()
-                    return [await session.call_tool("trail", {"action": "RUN", "file": "trails/wait.trail.yaml"})
-                            for _ in range(2)]
+        async with mcp_session(ws) as session:
+            return [await session.call_tool("trail", {"action": "RUN", "file": "trails/wait.trail.yaml"})
+                    for _ in range(2)]
 
     runs = anyio.run(main)
     for run in runs:

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from trailblaze.testing import run_cli
 
 RECORDED = "trail:\n  - step: wait\n    recording:\n      host:\n        - wait: {timeToWaitInSeconds: 0}\n"

@@ -39,7 +39,7 @@ def project(tmp_path: Path, extra_ini: str = "") -> Path:
 
 def run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    return subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=300)
+    return subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=300, check=False)
 
 
 def cases(path: Path) -> set[tuple[str, str]]:

@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import html.parser
 import json
 import os
@@ -24,7 +23,6 @@ from pathlib import Path
 
 import pytest
 from junitparser import Failure, JUnitXml
-
 from trailblaze.errors import ExitCode
 from trailblaze.files import OutputWriteError, write_atomic
 from trailblaze.runner.options import RunOptions
@@ -32,8 +30,11 @@ from trailblaze.runner.progress import QuietProgress
 from trailblaze.runner.results import RunResult, TrailResult
 from trailblaze.runner.run import Runner
 from trailblaze.session import SessionOutcome
-from trailblaze.trail.saveback import NewStep, append_steps
 from trailblaze.trail.parser import load_trail
+from trailblaze.trail.saveback import NewStep, append_steps
+
+sys.path.insert(0, str(Path(__file__).parent))
+from full_disk import fill, tmpfs
 
 OK = """\
 trail:
@@ -57,7 +58,7 @@ trail:
 def trailblaze(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """The real console entry in a subprocess."""
     return subprocess.run([sys.executable, "-m", "trailblaze.cli", *args], cwd=cwd, capture_output=True, text=True,
-                          env={**os.environ, **(env or {})}, timeout=180)
+                          env={**os.environ, **(env or {})}, timeout=180, check=False)
 
 
 class _Html(html.parser.HTMLParser):
@@ -114,55 +115,31 @@ def test_surrogates_and_invalid_utf8_reach_no_output_as_such(tmp_path: Path) -> 
 
 # -- a real full disk --------------------------------------------------------------------------------
 @pytest.fixture
-def tmpfs(tmp_path: Path) -> Iterator[Path]:
-    """A real 1 MB tmpfs (needs root and mount(8)); skipped, with the reason, where that is impossible."""
-    where = tmp_path / "disk"
-    where.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(where)],
-                             capture_output=True, text=True, check=False)
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here (needs root): {mounted.stderr.strip()}")
-    try:
+def disk(tmp_path: Path) -> Iterator[Path]:
+    with tmpfs(tmp_path / "disk") as where:
         yield where
-    finally:
-        subprocess.run(["umount", "-l", str(where)], check=False)
 
 
-def fill(disk: Path, leave: int = 0) -> Path:
-    """Fill ``disk`` up, leaving about ``leave`` bytes free; returns the filler file."""
-    filler = disk / "filler"
-    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o644)
-    try:
-        with contextlib.suppress(OSError):
-            while True:
-                os.write(fd, b"\0" * 4096)
-    finally:
-        os.close(fd)
-    if leave:
-        os.truncate(filler, max(0, filler.stat().st_size - leave))
-    return filler
-
-
-def test_a_failed_write_keeps_the_old_file_and_says_so_in_one_line(tmpfs: Path) -> None:
-    target = tmpfs / "report.html"
+def test_a_failed_write_keeps_the_old_file_and_says_so_in_one_line(disk: Path) -> None:
+    target = disk / "report.html"
     write_atomic(target, "old report")
-    fill(tmpfs)
+    fill(disk)
     with pytest.raises(OutputWriteError) as caught:
         write_atomic(target, "x" * 200_000)
     assert target.read_text() == "old report"
     assert str(caught.value).count("\n") == 0
     assert "No space left on device" in str(caught.value) and "previous file is unchanged" in str(caught.value)
-    assert sorted(p.name for p in tmpfs.iterdir()) == ["filler", "report.html"]  # no temporary file left
+    assert sorted(p.name for p in disk.iterdir()) == ["filler", "report.html"]  # no temporary file left
 
 
-def test_appending_recorded_steps_on_a_full_disk_is_all_or_nothing(tmpfs: Path) -> None:
-    trail = tmpfs / "saved.trail.yaml"
+def test_appending_recorded_steps_on_a_full_disk_is_all_or_nothing(disk: Path) -> None:
+    trail = disk / "saved.trail.yaml"
     trail.write_text(OK)
     from trailblaze.tools.base import ToolCall
 
     steps = [NewStep(f"step {i} " + "z" * 40_000, "step", "host", [ToolCall("wait", {"timeToWaitInSeconds": 0})])
              for i in range(2)]
-    filler = fill(tmpfs, leave=50_000)  # room for one step, not for two
+    filler = fill(disk, leave=50_000)  # room for one step, not for two
     with pytest.raises(OutputWriteError):
         append_steps(trail, steps)
     assert trail.read_text() == OK
@@ -171,11 +148,11 @@ def test_appending_recorded_steps_on_a_full_disk_is_all_or_nothing(tmpfs: Path) 
     assert len(load_trail(trail).steps) == 3
 
 
-def test_a_full_disk_at_the_end_of_a_run_leaves_no_empty_summary(tmpfs: Path, tmp_path: Path) -> None:
+def test_a_full_disk_at_the_end_of_a_run_leaves_no_empty_summary(disk: Path, tmp_path: Path) -> None:
     (tmp_path / "ok.trail.yaml").write_text(OK)
-    out = tmpfs / "out"
+    out = disk / "out"
     (out / "reports").mkdir(parents=True)
-    fill(tmpfs)
+    fill(disk)
     run = trailblaze("run", "ok.trail.yaml", "--output-dir", str(out), "--no-logging", cwd=tmp_path)
     assert run.returncode == 2, run.stdout + run.stderr
     assert "internal error" not in run.stderr and "Traceback" not in run.stderr
@@ -213,17 +190,9 @@ def test_bad_output_paths_are_one_line_before_anything_runs(tmp_path: Path) -> N
 
 
 def test_a_read_only_working_directory_is_one_line(tmp_path: Path) -> None:
-    ro = tmp_path / "ro"
-    ro.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(ro)], capture_output=True,
-                             text=True, check=False)
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a read-only tmpfs here (needs root): {mounted.stderr.strip()}")
-    try:
-        (tmp_path / "ok.trail.yaml").write_text(OK)
+    (tmp_path / "ok.trail.yaml").write_text(OK)
+    with tmpfs(tmp_path / "ro", "64k", read_only=True) as ro:
         run = trailblaze("run", str(tmp_path / "ok.trail.yaml"), cwd=ro)
-    finally:
-        subprocess.run(["umount", "-l", str(ro)], check=False)
     assert run.returncode == 2, run.stderr
     assert "Read-only file system" in run.stderr and "--output-dir" in run.stderr
     assert "internal error" not in run.stderr
