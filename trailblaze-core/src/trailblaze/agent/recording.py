@@ -198,7 +198,7 @@ def _source_config(trail: "Trail") -> dict[str, Any] | None:
     from ruamel.yaml import YAML
 
     try:
-        data = YAML(typ="safe", pure=True).load(text)
+        data = YAML(typ="safe").load(text)
     except Exception:  # noqa: BLE001 - the trail parsed once; a second reading never fails the log
         return None
     if isinstance(data, list):  # v1: a `- config:` item

@@ -114,8 +114,6 @@ def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, report: 
     return int(ExitCode.BAD_INPUT) if errors else int(ExitCode.SUCCESS)
 
 
-
-
 def _no_model(config: WorkspaceConfig, host: PluginHost) -> str | None:
     """Why no model would solve an unrecorded step (None when one is configured): ``check`` runs
     without ``--llm``, so the workspace, user files and ``TRAILBLAZE_DEFAULT_MODEL`` decide."""

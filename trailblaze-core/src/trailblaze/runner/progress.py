@@ -104,7 +104,7 @@ class QuietProgress(Progress):
 
 
 _ASCII_SYMBOLS = str.maketrans({"▶": ">", "✓": "+", "✗": "x", "→": "->", "↳": "->", "…": "...", "—": "-",
-                                "·": "-", "×": "x", "!": "!"})
+                                "·": "-", "×": "x"})
 
 
 def fit_stream(text: str, stream: IO[str]) -> str:
