@@ -18,6 +18,8 @@ from pathlib import Path
 
 from .errors import BadInputError, InfrastructureError
 
+__all__ = ["OutputWriteError", "check_writable_dir", "unique_stamp", "write_atomic", "write_new"]
+
 
 class OutputWriteError(InfrastructureError):
     """A file could not be written (disk full, read-only directory, a path component that is a file)."""
