@@ -117,6 +117,7 @@ def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, report: 
 def _no_model(config: WorkspaceConfig, host: PluginHost) -> str | None:
     """Why no model would solve an unrecorded step (None when one is configured): ``check`` runs
     without ``--llm``, so the workspace, user files and ``TRAILBLAZE_DEFAULT_MODEL`` decide."""
+    from ..errors import TrailblazeError
     from ..llm.config import NO_MODEL, chosen_model, load_settings
 
     try:

@@ -221,8 +221,8 @@ class Runner(SessionFactory):
                                                    render_report(result, base=reports))
                 except OutputWriteError as exc:
                     failed.append(exc)
-        for exc in failed[:-1]:
-            self.progress.note(f"✗ {exc}")
+        for error in failed[:-1]:
+            self.progress.note(f"✗ {error}")
         if failed:
             raise failed[-1]  # printed once, by whoever handles it (the CLI: one line, exit 2)
 
