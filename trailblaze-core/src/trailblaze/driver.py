@@ -19,6 +19,7 @@ from .errors import BadInputError, ConfigError, SourceLocation
 from .tools.base import Contributions, ToolSource, format_validation_error
 
 if TYPE_CHECKING:
+    from .selectors import NodeSelector
     from .session import Session
 
 
@@ -126,6 +127,11 @@ class Driver(ABC):
 
         ``trailblaze snapshot --raw`` prints it so authors can see what the compact text was built from."""
         raise BadInputError(f"driver '{self.key}' has no raw snapshot")
+
+    def count_matches(self, selector: NodeSelector) -> int:
+        """How many elements of the current screen ``selector`` picks, through this driver's own selector
+        resolver (the one its tools use). Waypoints are matched with it."""
+        raise BadInputError(f"driver '{self.key}' cannot match selectors on a screen")
 
     def describe_screen(self) -> str | None:
         """One line naming what is on screen (a page's URL and title, an app's activity), or None."""

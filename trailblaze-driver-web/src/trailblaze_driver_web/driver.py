@@ -45,6 +45,7 @@ if TYPE_CHECKING:
         Response,
     )
     from trailblaze.driver import StepInfo
+    from trailblaze.selectors import NodeSelector
     from trailblaze.session import Session
 
 DRIVER_KEY = "playwright-native"
@@ -261,6 +262,17 @@ class PlaywrightDriver(Driver):
             raise ToolFailure(f"relative URL '{url}' needs a base URL: set drivers.playwright-native.base_url, "
                               "-o base_url=..., or the target's platforms.web.base_url")
         return urljoin(base if base.endswith("/") or url.startswith("/") else base + "/", url)
+
+    def count_matches(self, selector: NodeSelector) -> int:
+        """Elements the selector picks now, by the same resolver ``nodeSelector`` tools use."""
+        from .selectors import resolve, selector_locator
+
+        try:
+            if selector.geometric:
+                return resolve(self.page, selector, 0).count
+            return selector_locator(self.page, selector).count()
+        except ValueError as exc:
+            raise BadInputError(str(exc)) from None
 
     # -- snapshots and screenshots -----------------------------------------------------------------
     def take_snapshot(self) -> PageSnapshot:

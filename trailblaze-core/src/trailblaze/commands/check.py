@@ -82,8 +82,10 @@ def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, report: 
         trails += 1
         for warning in trail.warnings:
             report.advisory("TrailFormat", warning, SourceLocation(path))
-        for name, location in undeclared_references(trail):
-            report.error("TrailArgs", f"'{{{{args.{name}}}}}' names no argument declared under config.args", location)
+        for finding in report.errors_for(trail.recorded_tool_names()):
+            report.error(finding.check, f"{finding.message} (called by {path})", finding.location)
+        for message, location in undeclared_references(trail):
+            report.error("TrailArgs", message, location)
         for step in trail.steps:
             if no_model is not None and step.kind != "tools" and (not step.recordable or not step.recordings):
                 # Advisory; an error with --strict (what CI runs): the run would stop at this step.

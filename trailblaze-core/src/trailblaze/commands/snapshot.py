@@ -10,7 +10,9 @@ app under test starts it here too) — which is why this lives in the core and a
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,6 +25,7 @@ from .shared import CONTEXT_SETTINGS, handle_errors
 if TYPE_CHECKING:
     from ..driver import DeviceInfo, Driver, DriverRegistry
     from ..plugins import PluginHost
+    from ..runner.lifecycle import SessionLifecycle
 
 
 @dataclass
@@ -91,7 +94,7 @@ def choose_driver(drivers: DriverRegistry, url: str | None) -> type[Driver]:
     from ..errors import BadInputError
 
     screens = [cls for cls in drivers if cls.platform != "host"]
-    if url is not None and urlparse(url).scheme in ("http", "https"):
+    if url is not None and urlparse(url).scheme in ("http", "https", "file"):
         web = [cls for cls in screens if cls.platform == "web"]
         if web:
             return web[0]
@@ -106,18 +109,18 @@ def choose_driver(drivers: DriverRegistry, url: str | None) -> type[Driver]:
                              "or set defaults.driver in trailblaze.yaml")
 
 
-def take_snapshot(request: SnapshotRequest, *, host: PluginHost | None = None) -> int:
-    """Start the device, optionally open a URL and wait for text, print the snapshot, stop the device.
+@contextlib.contextmanager
+def open_screen(request: SnapshotRequest, *, host: PluginHost | None = None,
+                test_name: str = "snapshot") -> Iterator[SessionLifecycle]:
+    """The device started as ``trailblaze run`` would start it, ``request.url`` opened; stopped on exit.
 
-    Returns the exit code: 0, or 1 when ``--wait-for`` text never appeared (the snapshot is printed
-    anyway so the author sees what was there instead)."""
-    from ..errors import BadInputError, ExitCode
+    ``snapshot`` and ``waypoint locate`` look at a screen through it."""
+    from ..errors import BadInputError
     from ..runner.lifecycle import SessionFactory
     from ..runner.options import RunOptions
-    from ..session import SessionOutcome
 
     options = RunOptions(driver=request.driver, driver_options=dict(request.driver_options), headed=request.headed,
-                         logging=False, report=False, save_recording=False, test_name="snapshot")
+                         logging=False, report=False, save_recording=False, test_name=test_name)
     factory = SessionFactory(options, host=host)
     ws = factory.workspace_for(request.workspace.resolve() if request.workspace else None)
     if ws.error is not None:
@@ -130,11 +133,24 @@ def take_snapshot(request: SnapshotRequest, *, host: PluginHost | None = None) -
         raise BadInputError(f"driver '{cls.key}' has no {', '.join('--' + d for d in unsupported)} snapshot detail",
                             hint=f"it offers: {offered}")
     with factory.open(workspace=ws, driver=cls, device=device) as lifecycle:
+        assert lifecycle.session.driver is not None
+        if request.url:
+            lifecycle.session.driver.open_url(request.url)
+        yield lifecycle
+
+
+def take_snapshot(request: SnapshotRequest, *, host: PluginHost | None = None) -> int:
+    """Start the device, optionally open a URL and wait for text, print the snapshot, stop the device.
+
+    Returns the exit code: 0, or 1 when ``--wait-for`` text never appeared (the snapshot is printed
+    anyway so the author sees what was there instead)."""
+    from ..errors import ExitCode
+    from ..session import SessionOutcome
+
+    with open_screen(request, host=host) as lifecycle:
         session = lifecycle.session
         driver = session.driver
         assert driver is not None
-        if request.url:
-            driver.open_url(request.url)
         found = True
         if request.wait_for:
             found = driver.wait_for_text(request.wait_for, request.timeout_s)

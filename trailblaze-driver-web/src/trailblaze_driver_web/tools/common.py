@@ -62,9 +62,10 @@ class TargetedTool(WebTool):
             parse_selector(value)
         return value
 
-    def target(self, drv: PlaywrightDriver, timeout_ms: int | None = None) -> Target:
+    def target(self, drv: PlaywrightDriver, timeout_ms: int | None = None, *,
+               replaying: bool = False) -> Target:
         return resolve_target(drv, self.ref, web_selector_or_none(self.nodeSelector, self.ref), tool=self.name,
-                              timeout_ms=timeout_ms)
+                              timeout_ms=timeout_ms, replaying=replaying)
 
 
 def web_selector_or_none(node_selector: dict[str, Any] | None, ref: str | None) -> dict[str, Any] | None:
@@ -89,7 +90,7 @@ def act(ctx: ToolContext, tool: TargetedTool, verb: str, action: Callable[[Locat
         *, timeout_ms: int | None = None, done: str | None = None) -> ToolResult:
     """Resolve the target, run ``action`` on it with Playwright's auto-waiting, and explain failures."""
     drv = driver_for(ctx)
-    target = tool.target(drv, timeout_ms)
+    target = tool.target(drv, timeout_ms, replaying=ctx.replaying)
     timeout = drv.cfg.timeout_ms if timeout_ms is None else timeout_ms
     playwright_call(drv, target, tool.name, verb, lambda: action(target.locator), timeout)
     return ToolResult(True, f"{done or verb.capitalize()} {target.description}", recorded_args=target.recorded)

@@ -121,7 +121,7 @@ class WebVerifyElementVisible(WebVerification, TargetedTool):
         drv = driver_for(ctx)
         timeout = drv.cfg.timeout_ms
         start = time.monotonic()
-        target = self.target(drv)
+        target = self.target(drv, replaying=ctx.replaying)
         left = max(0, int(timeout - (time.monotonic() - start) * 1000))
         if poll(drv, lambda: True if _is_visible(target.locator) else None, left) is None:
             count = _count(target.locator)
@@ -156,7 +156,7 @@ class WebVerifyValue(WebVerification, TargetedTool):
         drv = driver_for(ctx)
         if self.ref is None and self.nodeSelector is None:
             self.ref = "css=:focus"
-        target = self.target(drv)
+        target = self.target(drv, replaying=ctx.replaying)
         timeout = drv.cfg.timeout_ms
         seen: list[str | None] = []
         expected = " ".join(self.expected.split()) if self.type == "TEXT" else self.expected
@@ -206,7 +206,7 @@ class WebVerifyListVisible(WebVerification, TargetedTool):
         target: Target | None = None
         scope: Page | Locator = page
         if self.ref is not None or self.nodeSelector is not None:
-            target = self.target(drv)
+            target = self.target(drv, replaying=ctx.replaying)
             scope = target.locator
         timeout = drv.cfg.timeout_ms
         missing: list[str] = []
