@@ -21,6 +21,7 @@ from __future__ import annotations
 import glob
 import os
 import re
+import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -150,6 +151,23 @@ def test_every_shell_line_of_the_recipe_runs(recipe: Recipe, tmp_path: Path) -> 
         [junit] = [p for p in project.glob("junit*.xml")]
         suite = next(iter(JUnitXml.fromfile(str(junit))))
         assert suite.failures == 1, junit.read_text()
+        # The recipe's line for a job without pytest, in the same job environment.
+        shutil.rmtree(project / "logs")
+        junit.unlink()
+        done = subprocess.run(["bash", "-e", "-c", without_pytest()], cwd=project, env=env, capture_output=True,
+                              text=True, timeout=900, check=False)
+        assert done.returncode == 1, done.stdout + done.stderr  # the broken trail fails the job
+        assert glob.glob("logs/reports/trailblaze_report_*.html", root_dir=project)
+        assert glob.glob("logs/**/trace.zip", root_dir=project, recursive=True)
+        assert next(iter(JUnitXml.fromfile(str(project / "junit.xml")))).failures == 1
+
+
+def without_pytest() -> str:
+    """docs/pytest.md's line for a CI job without pytest (``replace the `pytest` line with `…```)."""
+    text = " ".join((DOCS / "pytest.md").read_text(encoding="utf-8").split())
+    found = re.search(r"replace the `pytest` line with `(trailblaze run [^`]+)`", text)
+    assert found, "docs/pytest.md no longer says how to run without pytest"
+    return found.group(1)
 
 
 def _runs_pytest(line: str) -> bool:
