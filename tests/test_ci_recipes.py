@@ -65,6 +65,8 @@ class Recipe:
     lines: list[str]
     env: dict[str, str] = field(default_factory=dict)
     artifacts: list[str] = field(default_factory=list)
+    step_env: dict[int, dict[str, str]] = field(default_factory=dict)
+    """A GitHub step's own ``env:``, by the index of its line."""
 
     @property
     def id(self) -> str:
@@ -89,6 +91,8 @@ def _parse(doc: str, kind: str, data: Any) -> Recipe:
             recipe.env.update({k: str(v) for k, v in (data.get("env") or {}).items()})
         for step in steps:
             if "run" in step:
+                if step.get("env"):
+                    recipe.step_env[len(recipe.lines)] = {k: str(v) for k, v in step["env"].items()}
                 recipe.lines.append(" ".join(step["run"].split()))
             path = (step.get("with") or {}).get("path")
             if path:
@@ -138,8 +142,9 @@ def test_every_shell_line_of_the_recipe_runs(recipe: Recipe, tmp_path: Path) -> 
                 "TRAILBLAZE_HOME": str(tmp_path / "home")})
     if not any("uv build" in line for line in recipe.lines):  # a steps excerpt: the wheels come from the job
         _build_wheels(project / "wheels")
-    for line in map(_local, recipe.lines):
-        done = subprocess.run(["bash", "-e", "-c", line], cwd=project, env=env, capture_output=True, text=True,
+    for n, line in enumerate(map(_local, recipe.lines)):
+        line_env = {**env, **{k: _local(v) for k, v in recipe.step_env.get(n, {}).items()}}
+        done = subprocess.run(["bash", "-e", "-c", line], cwd=project, env=line_env, capture_output=True, text=True,
                               timeout=900, check=False)
         expected = 1 if _runs_pytest(line) else 0  # pytest fails the job on the broken trail, as CI would
         assert done.returncode == expected, f"{recipe.id}: `{line}` exited {done.returncode}\n{done.stdout[-3000:]}" \
