@@ -65,3 +65,33 @@ def test_each_action_becomes_the_call_an_agent_would_record(tmp_path: Path, chro
     # Enter ends a step: the link click after it starts the next one.
     assert [len(d.calls) for d in drafts] == [6, 1], drafts
     assert drafts[0].text.startswith('Choose l in combobox "Size"; click checkbox "Gift wrap"; upload receipt.pdf')
+
+
+def test_page_text_that_looks_like_a_token_is_recorded_escaped(tmp_path: Path, chromium: str) -> None:
+    # Issue 22, MEDIUM 11: a button named "{{shopUrl}}" and typed "{{coupon}}" are text, not tokens;
+    # the password stays the {{password}} token.
+    page_file = tmp_path / "braces.html"
+    page_file.write_text("<!doctype html><title>Braces</title><button type=button>{{shopUrl}}</button>"
+                         "<label for=c>Coupon</label><input id=c><label for=p>Password</label><input id=p type=password>")
+    driver = PlaywrightDriver(WebDriverConfig(trace="off"))
+    driver.launch()
+    try:
+        page = driver.page
+        page.goto(page_file.as_uri())
+        seen: list[str] = []
+        recorder = Recorder(driver, RecordOptions(pause_s=3600, on_action=seen.append))
+        recorder.attach()
+        page.get_by_role("button", name="{{shopUrl}}").click()
+        page.get_by_label("Coupon").fill("{{coupon}}")
+        page.get_by_label("Coupon").press("Enter")
+        page.get_by_label("Password").fill("hunter2")
+        page.get_by_label("Password").press("Enter")
+        deadline = time.monotonic() + 10
+        while len(seen) < 5 and time.monotonic() < deadline:
+            page.wait_for_timeout(50)
+        calls = {c.name: c.args for d in recorder.drafts() for c in d.calls}
+    finally:
+        driver.stop()
+    assert calls["web_click"]["ref"] == 'button "\\{{shopUrl}}"'
+    assert calls["web_type"]["text"] == "\\{{coupon}}"
+    assert calls["web_fillSecret"]["value"] == "{{password}}"

@@ -345,5 +345,5 @@ def _as_text(value: Any) -> str:
     return str(value)
 
 __all__ = [
-    "REDACTED", "Memory", "Redactor", "has_tokens", "redact", "secret_forms",
+    "REDACTED", "Memory", "Redactor", "escape_literal", "has_tokens", "redact", "secret_forms",
 ]
