@@ -50,8 +50,8 @@ if TYPE_CHECKING:
     from ..plugins import PluginHost
     from .model import Trail, TrailStep
 
-__all__ = ["SaveBackConflict", "append_step", "save_recording", "save_recordings", "splice_recording",
-           "splice_recordings", "trail_lock"]
+__all__ = ["NewStep", "SaveBackConflict", "append_step", "append_steps", "save_recording", "save_recordings",
+           "splice_recording", "splice_recordings", "trail_lock"]
 
 _PLAIN_KEY = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 
