@@ -5,7 +5,8 @@ The public API for plugin authors lives here: ``hookimpl`` to implement hooks, `
 resolved lazily so ``import trailblaze`` stays cheap for the CLI.
 
 The documented submodules are public too, each through its ``__all__``: ``trailblaze.tools`` (and
-``.base``, ``.descriptors``, ``.params``, ``.registry``, ``.serialization``), ``trailblaze.selectors``,
+``.base``, ``.codec``, ``.descriptors``, ``.params``, ``.registry``, ``.serialization``),
+``trailblaze.selectors``,
 ``trailblaze.driver``, ``trailblaze.session``, ``trailblaze.context``, ``trailblaze.memory``,
 ``trailblaze.errors``, ``trailblaze.config``, ``trailblaze.checks``, ``trailblaze.targets``,
 ``trailblaze.plugins``, ``trailblaze.yamlio``, ``trailblaze.testing``, ``trailblaze.testing_llm``,

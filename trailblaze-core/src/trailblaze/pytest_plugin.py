@@ -250,7 +250,7 @@ class TrailFile(pytest.File):
             ws = runner.workspace_for(self.path)
             if ws.error is not None:
                 raise ws.error
-            trail = load_trail(self.path)
+            trail = load_trail(self.path, codec=ws.codec)
         except TrailblazeError as exc:
             raise self.CollectError(f"{exc}") from None
         devices: list[Device | None] = [runner.parse_device(d) for d in runner.options.devices] or [None]
@@ -425,7 +425,7 @@ class TrailblazeSession:
 
         result = self.session.dispatcher.call(ToolCall(tool, args), self.session.context())
         if check and not result.success:
-            raise ToolFailed(str(self.memory.redact(f"{tool} failed: {result.message}")))
+            raise ToolFailed(str(self.runner.redactor(f"{tool} failed: {result.message}")))
         return result
 
     def snapshot(self, **detail: bool) -> str:
@@ -433,7 +433,8 @@ class TrailblazeSession:
         driver = self.session.driver
         if driver is None:
             raise RuntimeError("this session has no driver")
-        return str(self.memory.redact(driver.snapshot(detail=frozenset(k for k, on in detail.items() if on))))
+        shown = driver.snapshot(detail=frozenset(k for k, on in detail.items() if on))
+        return str(self.runner.redactor(shown))
 
     def run_trail(self, path: str | os.PathLike[str]) -> TrailResult:
         """Run a trail file in its own session (same options and shared browser); fails the test if the

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from ..checks import CheckReport
     from ..config import WorkspaceConfig
     from ..plugins import PluginHost
+    from ..tools.codec import ToolCodec
     from ..tools.registry import ToolRegistry
 
 
@@ -55,12 +56,12 @@ def run_check(paths: list[str], *, strict: bool = False, workspace: Path | None 
     files = expand(paths) if paths else []
     root = workspace.resolve() if workspace else find_workspace(files[0] if files else None)
     report = CheckReport(strict=strict, tools_complete=start_servers)
-    with workspace_tools(root, host, start_servers=start_servers) as (config, registry):
-        return _check(files, host, registry, report, config)
+    with workspace_tools(root, host, start_servers=start_servers) as (config, registry, codec):
+        return _check(files, host, registry, codec, report, config)
 
 
-def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, report: CheckReport,
-           config: WorkspaceConfig) -> int:
+def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, codec: ToolCodec,
+           report: CheckReport, config: WorkspaceConfig) -> int:
     from ..errors import ExitCode, SourceLocation, TrailblazeError
     from ..memory import has_tokens
     from ..session import suggest_tool_name
@@ -75,7 +76,7 @@ def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, report: 
     no_model = _no_model(config, host)
     for path in files:
         try:
-            trail = load_trail(path, strict=strict)
+            trail = load_trail(path, strict=strict, codec=codec)
         except TrailblazeError as exc:
             report.error("TrailFormat", exc.render())
             continue

@@ -149,12 +149,12 @@ class TrailResult:
 
 @dataclass
 class RunResult:
+    redactor: Redactor
+    """The run's one redaction point (see ``redact``); required, so no output is built without it."""
     trails: list[TrailResult] = field(default_factory=list)
     summary_path: Path | None = None
     report_path: Path | None = None
     output_dir: Path | None = None
-    redactor: Redactor = field(default_factory=Redactor)
-    """The run's one redaction point (see ``redact``)."""
     interrupted: str | None = None
     """The signal that interrupted the run (``SIGINT``, ``SIGTERM``, ``SIGHUP``), or None."""
     fail_on_flaky: bool = False

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ..driver import Driver
 from ..errors import BadInputError, ExitCode, ToolArgumentError, TrailblazeError, UnknownToolError
 from ..llm import budget as _budget
-from ..memory import Redactor, has_tokens
+from ..memory import has_tokens
 from ..plugins import PluginHost
 from ..reuse import reuse_scope
 from ..session import Session, SessionOutcome, suggest_tool_name
@@ -57,9 +57,7 @@ class Runner(SessionFactory):
                  progress: Progress | None = None) -> None:
         self.progress = progress or Progress()
         super().__init__(options, host=host, warn=lambda line: self.progress.note(f"  ! {line}"))
-        self.redactor = Redactor(self.options.secrets.values())
-        """Every output of the run passes through it (``RunResult.redact`` is the same object)."""
-        self.progress.redact = self.redactor
+        self.progress.redact = self.redactor  # the factory's: every output of the run passes through it
         self.interrupted: str | None = None
         """The signal that interrupted this run; the trails not started yet are then listed as cancelled."""
         from ..llm.budget import CostBudget
@@ -275,7 +273,7 @@ class Runner(SessionFactory):
                 # docs/yaml-tools.md: a run refuses to start with broken tool files (no device is started).
                 raise BadInputError(f"not started: the workspace's tool files have {len(ws.check.errors)} error(s) "
                                     "(listed under 'workspace checks')", hint="fix them; `trailblaze check` lists them")
-            trail = load_trail(path, host=self.host, registry=ws.registry)
+            trail = load_trail(path, codec=ws.codec)
         except TrailblazeError as exc:
             return self._early_result(path, path.name, exc, started)
         if self.options.tags and not set(self.options.tags) & set(trail.config.tags):
@@ -351,7 +349,6 @@ class Runner(SessionFactory):
         from ..llm.budget import BUDGET_KEY
 
         session = super().new_session(trail, ws, bound, device, target=target, extra=extra)
-        self.redactor.watch(session.memory)
         session.resources[BUDGET_KEY] = self.llm_budget
         return session
 
@@ -374,7 +371,7 @@ class Runner(SessionFactory):
             result.completed_at = time.time()
             result.log_entries = session.log.entries
             self.progress.trail_finished(result)
-            self.redactor.unwatch(session.memory)
+            self.release(session)
         return result
 
     def _run_started(self, trail: "Trail", session: Session, lifecycle: SessionLifecycle,
@@ -419,7 +416,8 @@ class Runner(SessionFactory):
         try:
             from ..agent.recording import recording_trail_yaml
 
-            text = recording_trail_yaml(session.trail, session.log.entries, result.classifier or "default", self.host)
+            text = recording_trail_yaml(session.trail, session.log.entries, result.classifier or "default",
+                                        session.codec)
             # Redacted like the rest of the log: the trail's own config (args defaults) may hold a secret.
             session.log.write_file("recording.trail.yaml", self.redactor(text).encode("utf-8"))
         except Exception as exc:  # noqa: BLE001 - a log artifact never fails the run
@@ -573,7 +571,7 @@ class Runner(SessionFactory):
                 raise self._located(step, classifier, i, trail, exc) from None
             if not outcome.success:
                 where = self._located(step, classifier, i, trail, BadInputError("")).location
-                args = _short_args(session.memory.redact(call.args))
+                args = _short_args(self.redactor(call.args))
                 return False, f"tool '{call.name}' ({where}) {args} failed: {outcome.message}", call.name
         return True, None, None
 
@@ -611,7 +609,7 @@ class Runner(SessionFactory):
         if not writable:
             return
         try:
-            save_recordings(trail.path, writable, host=self.host, original=trail)
+            save_recordings(trail.path, writable, codec=session.codec, original=trail)
         except TrailblazeError as exc:
             self.progress.note(f"  ! could not save recordings into {trail.path}: {exc}")
             return
