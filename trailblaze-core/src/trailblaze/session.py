@@ -21,7 +21,7 @@ from .driver import DeviceInfo, Driver
 from .errors import (BadInputError, DriverError, ToolArgumentError, ToolExpansionError, ToolFailure,
                      TrailblazeError, UnknownToolError)
 from .logs import SessionLog
-from .memory import Memory
+from .memory import Memory, escape_literal
 from .tools.base import ToolCall, ToolDefinition, ToolResult
 from .tools.codec import CodecHooks, ToolCodec
 from .tools.registry import ToolRegistry
@@ -195,7 +195,8 @@ class Dispatcher:
         executed = ExecutedCall(call, resolved, ctx.depth, recordable, delegated,
                                 definition.is_verification, result.success, error, ctx.step_index)
         if result.recorded_args:
-            executed.recorded = ToolCall(call.name, {**call.args, **result.recorded_args})
+            # What a tool read from the page (a selector's text) is literal: its braces are escaped.
+            executed.recorded = ToolCall(call.name, {**call.args, **escape_literal(result.recorded_args)})
         session.executed.append(executed)
         self._trace_seq += 1
         payload: dict[str, Any] = {
