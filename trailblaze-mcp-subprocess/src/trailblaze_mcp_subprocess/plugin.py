@@ -15,6 +15,7 @@ this module is cheap: the ``mcp`` SDK is imported only when a session actually h
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +26,7 @@ from trailblaze.tools.base import format_validation_error
 
 from .config import SECTION, McpServerEntry, ServerSpec, check_script, load_config_servers, servers_of
 from .definitions import STATE_KEY, McpToolDefinition
+from .runtimes import JS_SUFFIXES, TS_SUFFIXES
 
 if TYPE_CHECKING:
     from trailblaze.config import WorkspaceConfig
@@ -78,13 +80,17 @@ def trailblaze_script_tools(spec: Any, config: WorkspaceConfig) -> list[ToolDefi
                             .replace("argument", "setting")) from None
     table = servers_of(config)
     name = entry.name or _free_name(table.specs, spec.script, config, owner=_owner(spec))
+    module_tools = None
+    if is_author_module(spec):
+        module_tools = json.dumps([{"name": t.name, "description": t.description,
+                                    "inputSchema": t.input_schema or {"type": "object"}} for t in spec.tools])
     server = ServerSpec(
         name=name, transport="stdio", script=spec.script, args=tuple(entry.args),
         cwd=(spec.file.parent / entry.working_dir).resolve() if entry.working_dir else spec.script.parent,
         env=tuple(entry.env.items()), handshake_timeout=entry.handshake_timeout_seconds,
         call_timeout=entry.call_timeout_seconds, trailmap=spec.trailmap,
         allow_host_callbacks=frozenset(entry.allow_host_callbacks), declared=tuple(t.name for t in spec.tools),
-        source=replace(spec.source, server=name, line=spec.source.line or spec.line))
+        module_tools=module_tools, source=replace(spec.source, server=name, line=spec.source.line or spec.line))
     server = table.add(server)
     out: list[ToolDefinition] = []
     for decl in spec.tools:
@@ -98,6 +104,15 @@ def trailblaze_script_tools(spec: Any, config: WorkspaceConfig) -> list[ToolDefi
             trailmap=spec.trailmap, toolsets=(toolset,) if isinstance(toolset, str) and toolset else (),
             meta=meta, server=server.name, input_schema=decl.input_schema))
     return out
+
+
+def is_author_module(spec: Any) -> bool:
+    """A typed ``.ts`` tool, or an upstream descriptor's ``.ts``/``.js`` script: upstream imports such a
+    script into a generated wrapper (``InlineScriptToolServerSynthesizer.kt``) and calls its exports; it is
+    not an MCP server of its own."""
+    if spec.kind == "module":
+        return True
+    return spec.kind == "descriptor" and bool(spec.tools) and spec.script.suffix.lower() in TS_SUFFIXES | JS_SUFFIXES
 
 
 def _owner(spec: Any) -> str | None:

@@ -1,5 +1,8 @@
 """Which program runs a script: ``.py`` → this interpreter; ``.ts`` → ``bun``, else ``node`` + ``tsx``.
 
+bun runs with ``--no-install``: a missing import is an error naming the module, never a download from
+the package registry while a trail runs (bun otherwise auto-installs when no ``node_modules`` is found).
+
 Upstream prefers bun and falls back to a Node TypeScript loader; when neither is there, session start
 fails with one sentence that says what to install. ``.js`` files need no loader, so plain ``node`` is
 enough for them.
@@ -49,7 +52,7 @@ def runtime_for(script: Path, *, path: str | None = None) -> Runtime:
 def _js_runtime(suffix: str, search: str) -> Runtime:
     bun = shutil.which("bun", path=search)
     if bun:
-        return Runtime("bun", (bun, "run"))
+        return Runtime("bun", (bun, "--no-install", "run"))
     node = shutil.which("node", path=search)
     if suffix in JS_SUFFIXES:
         if node:
