@@ -244,7 +244,7 @@ def test_runtime_detection(tmp_path: Path) -> None:
     assert runtimes.runtime_for(Path("x.py"), path="").argv == (sys.executable,)
     bun = _bin(tmp_path, "b", "bun", "node")
     assert runtimes.runtime_for(script, path=bun).name == "bun"
-    assert runtimes.runtime_for(script, path=bun).argv[1:] == ("--no-install", "run")
+    assert runtimes.runtime_for(script, path=bun).argv[1:] == ("run",)
     node_only = _bin(tmp_path, "n", "node")
     assert runtimes.runtime_for(Path("x.js"), path=node_only).name == "node"
     with pytest.raises(runtimes.MissingRuntimeError, match="but no tsx"):

@@ -66,7 +66,7 @@ def trailblaze_register_tools(registry: ToolRegistry, config: WorkspaceConfig) -
 @hookimpl
 def trailblaze_script_tools(spec: Any, config: WorkspaceConfig) -> list[ToolDefinition] | None:
     """A ``script:`` declaration (see ``trailblaze-yaml-tools/SCRIPT_HANDOFF.md``): one server per script."""
-    if spec.runtime not in SUPPORTED_RUNTIMES:
+    if spec.runtime not in SUPPORTED_RUNTIMES and not (spec.runtime == "inProcess" and is_author_module(spec)):
         raise BadInputError(f"'{spec.script.name}': runtime '{spec.runtime}' is not supported here; scripts run "
                             "as MCP tool server subprocesses (runtime: subprocess)")
     check_script(spec.script)
