@@ -167,3 +167,24 @@ def test_a_missing_import_names_the_module_and_nothing_is_installed(workspace: P
     argv = launch_for(module, device=DeviceInfo(platform="web", driver="playwright-native"), session_id="s",
                       base_url=None).argv
     assert "--no-install" in argv if "bun" in Path(argv[0]).name else "tsx" in " ".join(argv)
+
+
+DOC = REPO / "docs" / "typescript-tools.md"
+
+
+def test_the_documented_commands_work(workspace: Path, sentinel: Sentinel, shop_url: str) -> None:
+    import re
+
+    block = re.search(r"## Try it\n.*?```bash\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
+    assert block is not None
+    lines = block.group(1).splitlines()
+    assert lines[0] == "cd examples/typescript-tools" and len(lines) == 4
+    outputs = []
+    for line in lines[1:]:
+        argv = line.replace("http://127.0.0.1:8000", shop_url).split()
+        assert argv[0] == "trailblaze"
+        done = trailblaze(workspace, sentinel, *argv[1:])
+        assert done.returncode == 0, line + "\n" + done.stdout + done.stderr
+        outputs.append(done.stdout)
+    assert all(name in outputs[0] for name in TYPED)
+    assert "PASSED" in outputs[2]
