@@ -19,6 +19,7 @@ from .errors import BadInputError, ConfigError, SourceLocation
 from .tools.base import Contributions, ToolSource, format_validation_error
 
 if TYPE_CHECKING:
+    from .recorder import RecordedStepDraft, RecordOptions
     from .selectors import NodeSelector
     from .session import Session
 
@@ -156,6 +157,12 @@ class Driver(ABC):
     def screenshot(self) -> bytes | None:
         """PNG bytes of the current screen, or None when the device has no screen."""
         return None
+
+    def record_actions(self, options: "RecordOptions") -> "list[RecordedStepDraft]":
+        """Watch a person use the device until they close it (or ``options.should_stop()``) and return
+        what they did as recorded steps (``trailblaze record``). Drivers that cannot watch refuse."""
+        raise BadInputError(f"driver '{self.key}' cannot record a person's actions",
+                            hint="trailblaze record works with the web driver (playwright-native)")
 
     def step_started(self, session: "Session", step: StepInfo) -> None:
         """Called once as each step begins, before its first tool call or model turn (open a trace group,

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
         Response,
     )
     from trailblaze.driver import StepInfo
+    from trailblaze.recorder import RecordedStepDraft, RecordOptions
     from trailblaze.selectors import NodeSelector
     from trailblaze.session import Session
 
@@ -96,6 +97,27 @@ class PlaywrightDriver(Driver):
             raise
         return info
 
+    def record_actions(self, options: RecordOptions) -> list[RecordedStepDraft]:
+        """``trailblaze record``: see ``recorder``."""
+        from .recorder import record_actions
+
+        return record_actions(self, options)
+
+    def _storage_state_file(self, raw: str) -> str:
+        """``storage_state`` as an existing file: relative to the workspace when a session runs, else to
+        the working directory."""
+        from pathlib import Path
+
+        from trailblaze.errors import ConfigError
+
+        root = self.session.workspace.root if self.session is not None else Path.cwd()
+        path = (Path(root) / Path(raw).expanduser()).resolve()
+        if not path.is_file():
+            raise ConfigError(f"drivers.playwright-native.storage_state: {path} does not exist",
+                              hint="save one from a signed-in session: trailblaze tool web_getStorageState "
+                                   "--session NAME > state.json")
+        return str(path)
+
     def launch(self, *, title: str | None = None) -> DeviceInfo:
         """Start Playwright, the browser, one context and its page (``start`` without a session: the
         benchmarks and tests drive a bare browser this way)."""
@@ -108,6 +130,8 @@ class PlaywrightDriver(Driver):
         options: dict[str, Any] = {"viewport": viewport}
         if self.cfg.locale:
             options["locale"] = self.cfg.locale
+        if self.cfg.storage_state:
+            options["storage_state"] = self._storage_state_file(self.cfg.storage_state)
         scope = current_scope()
         if scope is None:
             self.playwright, self.browser, self.browser_description = _start_browser(sync_playwright, self.cfg)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from .session import SESSION_ENV
 from .session_options import session_options, session_values
 from .shared import CONTEXT_SETTINGS, handle_errors
 
@@ -60,9 +61,12 @@ class SnapshotRequest:
               help="Print the platform's own description instead (Playwright's aria snapshot, Appium's page-source XML).")
 @click.option("--screenshot", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
               help="Also save a PNG screenshot of the screen to FILE.")
+@click.option("--session", "session_name", metavar="NAME", envvar=SESSION_ENV,
+              help="Look at the live session NAME (trailblaze session start) instead of starting a device.")
 @handle_errors
 def command(url: str | None, wait_for: str | None, timeout_s: float, bounds: bool, offscreen: bool, urls: bool,
-            all_elements: bool, raw: bool, screenshot: Path | None, **session: Any) -> None:
+            all_elements: bool, raw: bool, screenshot: Path | None, session_name: str | None,
+            **session: Any) -> None:
     """Print what the agent sees: the compact snapshot of a page or device screen, with refs.
 
     The device starts exactly as in `trailblaze run` (driver choice, the workspace's drivers:
@@ -78,6 +82,20 @@ def command(url: str | None, wait_for: str | None, timeout_s: float, bounds: boo
       trailblaze snapshot --driver ios-appium-xcuitest --raw > screen.xml
     """
     flags = {"bounds": bounds, "offscreen": offscreen, "urls": urls, "all": all_elements}
+    if session_name:
+        from ..errors import BadInputError
+        from ..live.protocol import request as session_request
+        from .session import finish
+
+        given = sorted(f"--{name.replace('_', '-')}" for name, value in
+                       {**session, "url": url, "wait_for": wait_for, "raw": raw, "screenshot": screenshot}.items()
+                       if value)
+        if given:
+            raise BadInputError(f"{', '.join(given)} cannot be used with --session (the session's device is "
+                                "already started)", hint="open a page with: trailblaze tool web_navigate url=URL "
+                                                         "--session NAME")
+        finish(session_request(session_name, "snapshot", {"detail": sorted(n for n, on in flags.items() if on)}))
+        return
     request = SnapshotRequest(**session_values("snapshot", session), url=url, wait_for=wait_for, timeout_s=timeout_s,
                               detail=frozenset(name for name, on in flags.items() if on), raw=raw,
                               screenshot=screenshot)

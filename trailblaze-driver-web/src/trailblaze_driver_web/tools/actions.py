@@ -99,6 +99,7 @@ class WebType(TargetedTool):
         holds_secret = any(secret and secret in self.text for secret in secrets)
 
         def type_into(loc: Locator) -> None:
+            refuse_file_input(loc, self.name)
             self._type(loc)
             if holds_secret:  # typed through a {{secret}} token: keep the field out of screenshots
                 driver_for(ctx).mask_secret(loc)
@@ -112,6 +113,13 @@ class WebType(TargetedTool):
             loc.focus()
             loc.press("End")
             loc.press_sequentially(self.text)
+
+
+def refuse_file_input(loc: Locator, tool: str) -> None:
+    """A file input cannot take typed text; Playwright's own refusal reads like a timeout."""
+    if loc.evaluate("el => el instanceof HTMLInputElement && el.type === 'file'"):
+        raise ToolFailure(f"{tool}: the element is a file input (<input type=file>), which takes files, not "
+                          "typed text: use web_uploadFile with the file's path")
 
 
 class WebHover(TargetedTool):
