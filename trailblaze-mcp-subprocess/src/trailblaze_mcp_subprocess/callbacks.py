@@ -22,13 +22,13 @@ meanwhile): drivers such as Playwright's answer only on the thread that opened t
 from __future__ import annotations
 
 import base64
+import concurrent.futures
 import ipaddress
 import json
 import os
-import secrets
 import queue
+import secrets
 import threading
-import concurrent.futures
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -104,7 +104,7 @@ def run_callbacks_until(inv: Invocation, future: concurrent.futures.Future[Any])
         job()
     with inv.lock:
         inv.ended = True
-    while True:  # a callback queued while the call was finishing: refuse it rather than leave it waiting
+    while True:  # a callback queued while the call was finishing: run it rather than leave it waiting
         try:
             job = inv.jobs.get_nowait()
         except queue.Empty:

@@ -55,9 +55,9 @@ from .models import (
 )
 from .problems import Problem, ToolFileError, located
 from .script import ScriptToolSpec, script_definitions
+from .toolfile import MetadataTool, ToolFileContext, file_kind, id_line, load_tool, resolve_relative
 from .ts_tools import cache_path as ts_cache_path
 from .ts_tools import discover, extract, module_spec
-from .toolfile import MetadataTool, ToolFileContext, file_kind, id_line, load_tool, resolve_relative
 
 if TYPE_CHECKING:
     from trailblaze.config import WorkspaceConfig
@@ -358,8 +358,8 @@ class _Loader:
         for dirname in TOOL_DIRS:
             for path in _yaml_files(trailmap.root / dirname, self.watch):
                 self.load_tool_file(path, trailmap, in_tools_dir=dirname == "tools")
-        self.watch(trailmap.root / "tools")
-        self.typed_files.extend((trailmap, p) for p in discover(trailmap.root / "tools", self.covered_scripts))
+        self.typed_files.extend((trailmap, p) for p in discover(trailmap.root / "tools", self.covered_scripts,
+                                                                 self.watch))
         if manifest is not None and manifest.mcp_servers:
             self.load_servers(trailmap, manifest.mcp_servers)
         if manifest is not None and manifest.target is not None:

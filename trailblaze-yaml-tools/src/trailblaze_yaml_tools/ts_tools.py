@@ -24,7 +24,7 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -69,20 +69,25 @@ def typed_bindings(text: str) -> list[str]:
     return TYPED_BINDING.findall(text)
 
 
-def discover(tools_dir: Path, covered: set[Path]) -> Iterator[Path]:
-    """Bare typed-tool files below ``tools_dir``, sorted, recursively (hidden entries skipped)."""
+def discover(tools_dir: Path, covered: set[Path], watch: Callable[..., Any] | None = None) -> Iterator[Path]:
+    """Bare typed-tool files below ``tools_dir``, sorted, recursively (hidden entries skipped). ``watch``
+    sees every directory listed and file read (the catalog cache must notice a helper becoming a tool)."""
     try:
         entries = sorted(os.scandir(tools_dir), key=lambda e: e.name)
     except (FileNotFoundError, NotADirectoryError):
         return
+    if watch is not None:
+        watch(tools_dir, [e.name for e in entries])
     for entry in entries:
         if entry.name.startswith("."):
             continue
         path = Path(entry.path)
         if entry.is_dir():
-            yield from discover(path, covered)
+            yield from discover(path, covered, watch)
         elif entry.name.endswith(".ts") and not entry.name.endswith((".d.ts", ".test.ts")) \
                 and path.resolve() not in covered:
+            if watch is not None:
+                watch(path)
             try:
                 text = path.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError):
