@@ -23,7 +23,6 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -33,7 +32,7 @@ from trailblaze.errors import BadInputError
 from trailblaze.tools.base import ToolSource
 from trailblaze.tools.params import ParameterSchema
 
-from .cache import ENV_DISABLE
+from .cache import ENV_DISABLE, write_cache_file
 from .script import ScriptedToolDecl, ScriptToolSpec
 
 TYPED_BINDING = re.compile(r"(?m)^\s*export\s+const\s+(\w+)\s*=\s*trailblaze\.tool\s*[<(]")
@@ -150,16 +149,7 @@ def _write_cache(path: Path | None, files: dict[str, Any]) -> None:
     if path is None:
         return
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".ts-tools.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump({"format": CACHE_FORMAT, "files": files}, fh)
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        write_cache_file(path, json.dumps({"format": CACHE_FORMAT, "files": files}).encode())
     except OSError:
         return
 

@@ -26,9 +26,10 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.browser
+
+REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "typescript-tools"
-SHOP = REPO / "examples" / "web-shop"
 TYPED = ["shopTs_web_addToCart", "shopTs_web_openProduct", "shopTs_web_signIn"]
 
 
@@ -83,18 +84,6 @@ def workspace(tmp_path: Path) -> Path:
     return root
 
 
-@pytest.fixture
-def shop_url() -> Iterator[str]:
-    from trailblaze_example_web_shop.plugin import load_server_module
-
-    server = load_server_module(SHOP).ShopServer("127.0.0.1", port=0)
-    url = str(server.start()).rstrip("/")
-    try:
-        yield url
-    finally:
-        server.stop()
-
-
 def trailblaze(root: Path, sentinel: Sentinel, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "trailblaze.cli", *args], cwd=root, capture_output=True, text=True,
                           timeout=300, check=False, env={**os.environ, **sentinel.env()})
@@ -120,7 +109,8 @@ def test_tools_lists_the_typed_tools_with_schemas_from_their_args_types(workspac
     assert listed["shopTs_web_signIn"]["inputSchema"]["required"] == ["email", "password"]
 
 
-def test_a_trail_calling_typed_tools_passes_in_chromium(workspace: Path, sentinel: Sentinel, shop_url: str) -> None:
+def test_a_trail_calling_typed_tools_passes_in_chromium(workspace: Path, sentinel: Sentinel, shop_server: str,
+                                                         chromium: str) -> None:
     tools = tools_dir(workspace)
     # An upstream descriptor sidecar whose script is an author module (a plain exported function).
     (tools / "shopTs_rememberShopper.yaml").write_text(
@@ -133,7 +123,7 @@ def test_a_trail_calling_typed_tools_passes_in_chromium(workspace: Path, sentine
     trail.write_text(trail.read_text() + "  - step: Remember the shopper\n    recording:\n      web:\n"
                      "        - shopTs_rememberShopper: {name: Ada}\n"
                      "        - assertEquals: {actual: '{{shopper}}', expected: Ada}\n")
-    done = trailblaze(workspace, sentinel, "run", str(trail), "--memory", f"shopUrl={shop_url}",
+    done = trailblaze(workspace, sentinel, "run", str(trail), "--memory", f"shopUrl={shop_server}",
                       "--output-dir", str(workspace / "out"), "--no-report")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "✓ step 4: Remember the shopper" in done.stdout
@@ -172,7 +162,7 @@ def test_a_missing_import_names_the_module_and_nothing_is_installed(workspace: P
 DOC = REPO / "docs" / "typescript-tools.md"
 
 
-def test_the_documented_commands_work(workspace: Path, sentinel: Sentinel, shop_url: str) -> None:
+def test_the_documented_commands_work(workspace: Path, sentinel: Sentinel, shop_server: str, chromium: str) -> None:
     import re
 
     block = re.search(r"## Try it\n.*?```bash\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
@@ -181,7 +171,7 @@ def test_the_documented_commands_work(workspace: Path, sentinel: Sentinel, shop_
     assert lines[0] == "cd examples/typescript-tools" and len(lines) == 4
     outputs = []
     for line in lines[1:]:
-        argv = line.replace("http://127.0.0.1:8000", shop_url).split()
+        argv = line.replace("http://127.0.0.1:8000", shop_server).split()
         assert argv[0] == "trailblaze"
         done = trailblaze(workspace, sentinel, *argv[1:])
         assert done.returncode == 0, line + "\n" + done.stdout + done.stderr
