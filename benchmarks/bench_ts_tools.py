@@ -31,7 +31,10 @@ export interface Args{i} {{
 }}
 
 /** Tool number {i}. */
-export const bench_tool{i} = trailblaze.tool<Args{i}>({{ supportedPlatforms: ["web"] }}, async (args, ctx) => "ok");
+export const bench_tool{i} = trailblaze.tool<Args{i}>(
+  {{ supportedPlatforms: ["web"] }},
+  async (args, ctx) => "ok",
+);
 """
 
 

@@ -53,9 +53,10 @@ class Sentinel:
             conn.close()
 
     def env(self) -> dict[str, str]:
-        names = ("npm_config_registry", "NPM_CONFIG_REGISTRY", "BUN_CONFIG_REGISTRY", "HTTP_PROXY", "HTTPS_PROXY",
-                 "http_proxy", "https_proxy")
-        return {**{n: self.url for n in names}, "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"}
+        names = ("npm_config_registry", "NPM_CONFIG_REGISTRY", "BUN_CONFIG_REGISTRY", "HTTP_PROXY",
+                 "HTTPS_PROXY", "http_proxy", "https_proxy")
+        loopback = "127.0.0.1,localhost"
+        return {**{n: self.url for n in names}, "NO_PROXY": loopback, "no_proxy": loopback}
 
     def close(self) -> None:
         self.sock.close()
@@ -77,23 +78,24 @@ def workspace(tmp_path: Path) -> Path:
     from trailblaze_yaml_tools.ts_tools import package_versions
 
     if package_versions() is None:
-        pytest.fail("typescript and ts-json-schema-generator are not on NODE_PATH: run scripts/bootstrap.sh and "
-                    "source .tools/env.sh")
+        pytest.fail("typescript and ts-json-schema-generator are not on NODE_PATH: run "
+                    "scripts/bootstrap.sh and source .tools/env.sh")
     root = tmp_path / "ws"
     shutil.copytree(EXAMPLE, root)
     return root
 
 
 def trailblaze(root: Path, sentinel: Sentinel, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "trailblaze.cli", *args], cwd=root, capture_output=True, text=True,
-                          timeout=300, check=False, env={**os.environ, **sentinel.env()})
+    return subprocess.run([sys.executable, "-m", "trailblaze.cli", *args], cwd=root, capture_output=True,
+                          text=True, timeout=300, check=False, env={**os.environ, **sentinel.env()})
 
 
 def tools_dir(root: Path) -> Path:
     return root / "trails" / "config" / "trailmaps" / "shopTs" / "tools"
 
 
-def test_tools_lists_the_typed_tools_with_schemas_from_their_args_types(workspace: Path, sentinel: Sentinel) -> None:
+def test_tools_lists_the_typed_tools_with_schemas_from_their_args_types(workspace: Path,
+                                                                        sentinel: Sentinel) -> None:
     done = trailblaze(workspace, sentinel, "tools", "--json", "--search", "shopTs")
     assert done.returncode == 0, done.stderr
     listed = {t["name"]: t for t in json.loads(done.stdout)}
@@ -103,7 +105,8 @@ def test_tools_lists_the_typed_tools_with_schemas_from_their_args_types(workspac
     assert add["inputSchema"] == {
         "type": "object", "additionalProperties": False, "required": ["name"],
         "properties": {"name": {"type": "string", "description": "Product name as listed, e.g. Trail Mug."},
-                       "quantity": {"type": "number", "description": "How many to add (1-99); 1 when left out."}}}
+                       "quantity": {"type": "number",
+                                    "description": "How many to add (1-99); 1 when left out."}}}
     assert add["platforms"] == ["web"] and add["drivers"] == ["playwright-native"]
     assert add["sourceInfo"]["file"].endswith("tools/shopTs_web_addToCart.ts") and add["trailmap"] == "shopTs"
     assert listed["shopTs_web_signIn"]["inputSchema"]["required"] == ["email", "password"]
@@ -131,15 +134,16 @@ def test_a_trail_calling_typed_tools_passes_in_chromium(workspace: Path, sentine
 
 def test_check_errors_on_a_target_tool_nothing_provides(workspace: Path, sentinel: Sentinel) -> None:
     manifest = workspace / "trails" / "config" / "trailmaps" / "shopTs" / "trailmap.yaml"
-    manifest.write_text(manifest.read_text().replace("    - shopTs_web_addToCart\n",
-                                                     "    - shopTs_web_addToCart\n    - shopTs_web_checkout\n"))
+    extra = "    - shopTs_web_addToCart\n    - shopTs_web_checkout\n"
+    manifest.write_text(manifest.read_text().replace("    - shopTs_web_addToCart\n", extra))
     done = trailblaze(workspace, sentinel, "check", "trails")
     assert done.returncode == 3, done.stdout + done.stderr
     out = done.stdout + done.stderr
     assert "trailmap.yaml:10" in out and "shopTs_web_checkout" in out
 
 
-def test_a_missing_import_names_the_module_and_nothing_is_installed(workspace: Path, sentinel: Sentinel) -> None:
+def test_a_missing_import_names_the_module_and_nothing_is_installed(workspace: Path,
+                                                                    sentinel: Sentinel) -> None:
     from trailblaze.driver import DeviceInfo
     from trailblaze.tools.base import ToolSource
     from trailblaze_mcp_subprocess.config import ServerSpec
@@ -162,7 +166,8 @@ def test_a_missing_import_names_the_module_and_nothing_is_installed(workspace: P
 DOC = REPO / "docs" / "typescript-tools.md"
 
 
-def test_the_documented_commands_work(workspace: Path, sentinel: Sentinel, shop_server: str, chromium: str) -> None:
+def test_the_documented_commands_work(workspace: Path, sentinel: Sentinel, shop_server: str,
+                                      chromium: str) -> None:
     import re
 
     block = re.search(r"## Try it\n.*?```bash\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)

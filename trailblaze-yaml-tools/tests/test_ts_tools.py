@@ -39,8 +39,8 @@ export const {name} = trailblaze.tool<{name}Args>(
 @pytest.fixture(autouse=True)
 def typescript_packages() -> None:
     if ts_tools.package_versions() is None:
-        pytest.fail("typescript and ts-json-schema-generator are not on NODE_PATH: run scripts/bootstrap.sh and "
-                    "source .tools/env.sh")
+        pytest.fail("typescript and ts-json-schema-generator are not on NODE_PATH: run "
+                    "scripts/bootstrap.sh and source .tools/env.sh")
 
 
 def write(root: Path, files: dict[str, str]) -> None:
@@ -62,7 +62,8 @@ def test_discovery_follows_upstreams_rules(tmp_path: Path) -> None:
         "two.ts": TOOL.format(name="c_one") + TOOL.format(name="c_two").replace("import {", "import type {"),
         "covered.ts": TOOL.format(name="d_covered"),
     })
-    found = [p.relative_to(tools).as_posix() for p in ts_tools.discover(tools, {(tools / "covered.ts").resolve()})]
+    covered = {(tools / "covered.ts").resolve()}
+    found = [p.relative_to(tools).as_posix() for p in ts_tools.discover(tools, covered)]
     assert found == ["a_open.ts", "nested/b_open.ts"]
 
 
@@ -79,7 +80,8 @@ def test_schema_comes_from_the_args_type_and_spec_from_the_literal(tmp_path: Pat
                        "mode": {"type": "string", "enum": ["fast", "slow"]}},
         "required": ["target"], "additionalProperties": False}
     decl = ts_tools.declaration(tool)
-    assert decl.platforms == frozenset({"web", "android"}) and decl.drivers == frozenset({"playwright-native"})
+    assert decl.platforms == frozenset({"web", "android"})
+    assert decl.drivers == frozenset({"playwright-native"})
     assert decl.requires_host is True and decl.meta["trailblaze/trailhead"] == {"to": "home"}
     assert decl.parameters is not None and decl.parameters.get("target") is not None
 
@@ -106,7 +108,8 @@ def test_the_cache_answers_without_node_until_the_file_changes(tmp_path: Path,
         ts_tools.extract([tmp_path / "a_open.ts"], cache=cache)
 
 
-def test_missing_typescript_packages_say_what_to_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_typescript_packages_say_what_to_install(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     write(tmp_path, {"a_open.ts": TOOL.format(name="a_open")})
     monkeypatch.setenv("NODE_PATH", os.fspath(tmp_path / "nothing"))
     with pytest.raises(BadInputError, match="cannot load 'typescript'.*bootstrap"):

@@ -66,7 +66,8 @@ def trailblaze_register_tools(registry: ToolRegistry, config: WorkspaceConfig) -
 @hookimpl
 def trailblaze_script_tools(spec: Any, config: WorkspaceConfig) -> list[ToolDefinition] | None:
     """A ``script:`` declaration (see ``trailblaze-yaml-tools/SCRIPT_HANDOFF.md``): one server per script."""
-    if spec.runtime not in SUPPORTED_RUNTIMES and not (spec.runtime == "inProcess" and is_author_module(spec)):
+    in_process_module = spec.runtime == "inProcess" and is_author_module(spec)  # served the same way
+    if spec.runtime not in SUPPORTED_RUNTIMES and not in_process_module:
         raise BadInputError(f"'{spec.script.name}': runtime '{spec.runtime}' is not supported here; scripts run "
                             "as MCP tool server subprocesses (runtime: subprocess)")
     check_script(spec.script)
@@ -90,7 +91,8 @@ def trailblaze_script_tools(spec: Any, config: WorkspaceConfig) -> list[ToolDefi
         env=tuple(entry.env.items()), handshake_timeout=entry.handshake_timeout_seconds,
         call_timeout=entry.call_timeout_seconds, trailmap=spec.trailmap,
         allow_host_callbacks=frozenset(entry.allow_host_callbacks), declared=tuple(t.name for t in spec.tools),
-        module_tools=module_tools, source=replace(spec.source, server=name, line=spec.source.line or spec.line))
+        module_tools=module_tools,
+        source=replace(spec.source, server=name, line=spec.source.line or spec.line))
     server = table.add(server)
     out: list[ToolDefinition] = []
     for decl in spec.tools:
@@ -112,7 +114,8 @@ def is_author_module(spec: Any) -> bool:
     not an MCP server of its own."""
     if spec.kind == "module":
         return True
-    return spec.kind == "descriptor" and bool(spec.tools) and spec.script.suffix.lower() in TS_SUFFIXES | JS_SUFFIXES
+    scripted = spec.script.suffix.lower() in TS_SUFFIXES | JS_SUFFIXES
+    return spec.kind == "descriptor" and bool(spec.tools) and scripted
 
 
 def _owner(spec: Any) -> str | None:

@@ -426,15 +426,16 @@ class _Loader:
             self.fail_error(exc, self.typed_files[0][0].root / "tools")
             return
         for error in errors:
-            self.catalog.errors.append(ToolFileError(error.message, location=SourceLocation(error.file, error.line)))
+            self.catalog.errors.append(ToolFileError(error.message,
+                                                     location=SourceLocation(error.file, error.line)))
         for tool in tools:
             trailmap = owner[tool.file]
             spec = module_spec(tool, trailmap=trailmap.id, source=trailmap.source)
             try:
                 definitions = script_definitions(spec, self.host, self.config, path=())
             except Problem as problem:
-                self.catalog.errors.append(ToolFileError(problem.message, location=SourceLocation(tool.file, tool.line),
-                                                         hint=problem.hint))
+                self.catalog.errors.append(ToolFileError(problem.message, hint=problem.hint,
+                                                         location=SourceLocation(tool.file, tool.line)))
                 continue
             except TrailblazeError as exc:
                 self.fail_error(exc, tool.file)

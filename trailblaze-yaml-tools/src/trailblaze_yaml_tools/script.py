@@ -49,7 +49,8 @@ class ScriptToolSpec:
     """Everything a script runtime needs to define (and later serve) the tools of one declaration."""
 
     kind: Literal["tool", "descriptor", "server", "module"]
-    """``module``: a bare typed ``.ts`` tool (``ts_tools.py``), an author module exporting the tools by name."""
+    """``module``: a bare typed ``.ts`` tool (``ts_tools.py``): an author module exporting its tools by
+    name."""
     file: Path
     line: int | None
     script: Path

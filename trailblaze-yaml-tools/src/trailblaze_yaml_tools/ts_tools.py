@@ -1,4 +1,6 @@
-"""Typed TypeScript tools: bare ``tools/**.ts`` files exporting ``const <name> = trailblaze.tool<Args>(spec, handler)``.
+"""Typed TypeScript tools: bare ``tools/**.ts`` files exporting
+``const <name> = trailblaze.tool<Args>(spec, handler)``.
+
 
 Discovery follows upstream's ``TrailblazeProjectConfigLoader.kt``: every ``.ts`` below a trailmap's
 ``tools/`` except ``*.d.ts``, ``*.test.ts`` and files a ``tools/<name>.yaml`` descriptor's ``script:``
@@ -101,7 +103,8 @@ def node_path_dirs() -> list[Path]:
 
 
 def package_versions() -> dict[str, str] | None:
-    """The versions ``require`` would load (first NODE_PATH entry holding each package), None if one is missing."""
+    """The versions ``require`` would load (first NODE_PATH entry holding each package); None if one is
+    missing."""
     found: dict[str, str] = {}
     for name in PACKAGES:
         for directory in node_path_dirs():
@@ -122,7 +125,8 @@ def _extractor_digest() -> str:
 def _file_key(path: Path, text: str, salt: str) -> str:
     """What the schema depends on: the file, the local modules it imports (one level), the tools."""
     digest = hashlib.sha256(salt.encode())
-    digest.update(os.fspath(path).encode("utf-8", "surrogateescape") + b"\0" + text.encode("utf-8", "surrogatepass"))
+    digest.update(os.fspath(path).encode("utf-8", "surrogateescape") + b"\0")
+    digest.update(text.encode("utf-8", "surrogatepass"))
     for ref in sorted(set(LOCAL_IMPORT.findall(text))):
         base = (path.parent / ref)
         for candidate in (base, base.with_name(base.name + ".ts"), base / "index.ts"):
@@ -140,9 +144,11 @@ def _read_cache(path: Path | None) -> dict[str, Any]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    if not isinstance(data, dict) or data.get("format") != CACHE_FORMAT or not isinstance(data.get("files"), dict):
+    if not isinstance(data, dict) or data.get("format") != CACHE_FORMAT \
+            or not isinstance(data.get("files"), dict):
         return {}
-    return data["files"]
+    files: dict[str, Any] = data["files"]
+    return files
 
 
 def _write_cache(path: Path | None, files: dict[str, Any]) -> None:
@@ -190,15 +196,17 @@ def extract(files: Iterable[Path], *, cache: Path | None) -> tuple[list[TypedToo
     for path in files:
         entry = stored[keys[path]]
         for t in entry["tools"]:
-            tools.append(TypedTool(name=t["name"], file=path, line=int(t["line"]), description=t.get("description"),
-                                   input_schema=t["inputSchema"], spec=t.get("spec") or {}))
+            tools.append(TypedTool(name=t["name"], file=path, line=int(t["line"]),
+                                   description=t.get("description"), input_schema=t["inputSchema"],
+                                   spec=t.get("spec") or {}))
         for e in entry["errors"]:
             errors.append(TypedToolError(path, e.get("line"), str(e.get("message"))))
     return tools, errors
 
 
 def _valid_entry(entry: Any) -> bool:
-    if not isinstance(entry, dict) or not isinstance(entry.get("tools"), list) or not isinstance(entry.get("errors"), list):
+    if not isinstance(entry, dict) or not isinstance(entry.get("tools"), list) \
+            or not isinstance(entry.get("errors"), list):
         return False
     return all(isinstance(t, dict) and isinstance(t.get("name"), str) and isinstance(t.get("line"), int)
                and isinstance(t.get("inputSchema"), dict) for t in entry["tools"]) and \
@@ -208,19 +216,22 @@ def _valid_entry(entry: Any) -> bool:
 def _run_extractor(files: list[Path]) -> dict[str, dict[str, list[Any]]]:
     node = shutil.which("node")
     if node is None:
-        raise BadInputError("typed TypeScript tools need Node.js to derive their schemas, and no 'node' is on PATH",
+        raise BadInputError("typed TypeScript tools need Node.js to derive their schemas, and no "
+                            "'node' is on PATH",
                             hint="run scripts/bootstrap.sh, or install Node.js 20+")
     try:
         done = subprocess.run([node, os.fspath(EXTRACTOR)], input=json.dumps([os.fspath(f) for f in files]),
                               capture_output=True, text=True, timeout=EXTRACT_TIMEOUT_S, check=False,
                               cwd=os.fspath(files[0].parent))
     except subprocess.TimeoutExpired:
-        raise BadInputError(f"deriving the schemas of {len(files)} typed tool(s) took over {EXTRACT_TIMEOUT_S:.0f}s") from None
+        raise BadInputError(f"deriving the schemas of {len(files)} typed tool(s) took over "
+                            f"{EXTRACT_TIMEOUT_S:.0f}s") from None
     try:
         out = json.loads(done.stdout)
     except ValueError:
         tail = "\n".join(done.stderr.strip().splitlines()[-5:])
-        raise BadInputError(f"the TypeScript schema extractor failed (exit {done.returncode}): {tail}") from None
+        raise BadInputError(f"the TypeScript schema extractor failed (exit {done.returncode}): "
+                            f"{tail}") from None
     if not isinstance(out, dict):
         raise BadInputError("the TypeScript schema extractor printed something unexpected")
     if "fatal" in out:
@@ -266,6 +277,7 @@ def _names(value: Any, *, lower: bool) -> frozenset[str] | None:
 
 def module_spec(tool: TypedTool, *, trailmap: str | None, source: ToolSource) -> ScriptToolSpec:
     """One author module, served by the runtime plugin's module wrapper (kind ``module``)."""
-    return ScriptToolSpec(kind="module", file=tool.file, line=tool.line, script=tool.file, runtime="subprocess",
+    return ScriptToolSpec(kind="module", file=tool.file, line=tool.line, script=tool.file,
+                          runtime="subprocess",
                           tools=(declaration(tool),), trailmap=trailmap,
                           source=replace(source, file=tool.file, line=tool.line))
