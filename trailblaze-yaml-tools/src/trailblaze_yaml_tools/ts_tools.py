@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from trailblaze.errors import BadInputError
+from trailblaze.files import OutputWriteError
 from trailblaze.tools.base import ToolSource
 from trailblaze.tools.params import ParameterSchema
 
@@ -156,7 +157,7 @@ def _write_cache(path: Path | None, files: dict[str, Any]) -> None:
         return
     try:
         write_cache_file(path, json.dumps({"format": CACHE_FORMAT, "files": files}).encode())
-    except OSError:
+    except (OSError, OutputWriteError):
         return
 
 
