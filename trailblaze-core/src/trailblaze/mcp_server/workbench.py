@@ -437,7 +437,7 @@ class Workbench:
         messages: list[str] = []
         ok = True
         error: TrailblazeError | None = None
-        from ..agent.loop import misplaced_secret
+        from ..agent.secret_guard import misplaced_secret
 
         offered = {t.name: t for t in self.offered_tools()}
         c.lifecycle.step_started(current)
