@@ -60,7 +60,38 @@ _LAZY = {
     "ExitCode": "trailblaze.errors",
 }
 
-__all__ = ["__version__", "hookimpl", *sorted(_LAZY)]
+__all__ = [
+    "__version__",
+    "hookimpl",
+    "BadInputError",
+    "CheckReport",
+    "ConfigError",
+    "DelegatingTool",
+    "DeviceInfo",
+    "Driver",
+    "DriverConfig",
+    "DriverError",
+    "DriverRegistry",
+    "ExitCode",
+    "InfrastructureError",
+    "OtherTool",
+    "ParamType",
+    "ParameterDefinition",
+    "ParameterSchema",
+    "SessionOutcome",
+    "TargetInfo",
+    "Tool",
+    "ToolCall",
+    "ToolContext",
+    "ToolDefinition",
+    "ToolDescriptor",
+    "ToolFailure",
+    "ToolRegistry",
+    "ToolResult",
+    "ToolSource",
+    "TrailblazeError",
+    "WorkspaceConfig",
+]
 
 if TYPE_CHECKING:
     from .checks import CheckReport
