@@ -32,6 +32,37 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     ctx.exit(0)
 
 
+_DEBUG_KEY = "trailblaze.debug"
+
+
+def _set_debug(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value:
+        ctx.meta[_DEBUG_KEY] = True  # ``meta`` is shared by the whole context chain
+
+
+def debug_enabled() -> bool:
+    """``--debug`` given anywhere on the command line (before or after the subcommand), or
+    ``TRAILBLAZE_DEBUG=1``: print the tracebacks behind errors."""
+    ctx = click.get_current_context(silent=True)
+    return os.environ.get("TRAILBLAZE_DEBUG") == "1" or bool(ctx is not None and ctx.meta.get(_DEBUG_KEY))
+
+
+def _debug_option() -> click.Option:
+    return click.Option(["--debug"], is_flag=True, expose_value=False, callback=_set_debug,
+                        help="Print Python tracebacks for errors (also TRAILBLAZE_DEBUG=1).")
+
+
+def _accept_debug(command: click.Command) -> click.Command:
+    """Give ``command`` (and, for a group, its subcommands) the ``--debug`` flag, so
+    ``trailblaze run … --debug`` works as ``trailblaze --debug run …`` does."""
+    if not any("--debug" in getattr(p, "opts", ()) for p in command.params):
+        command.params.append(_debug_option())
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            _accept_debug(sub)
+    return command
+
+
 class _LazyPluginGroup(click.Group):
     """Adds plugin commands on first lookup, so ``--version``/``--help`` of built-ins stay fast."""
 
@@ -56,7 +87,7 @@ class _LazyPluginGroup(click.Group):
         if command is None:
             self._load_plugin_commands()
             command = super().get_command(ctx, cmd_name)
-        return command
+        return _accept_debug(command) if command is not None else None
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         self._load_plugin_commands()
@@ -70,8 +101,7 @@ def handle_errors(fn: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         from .errors import ExitCode, TrailblazeError
 
-        debug = bool(click.get_current_context().find_root().params.get("debug")) or \
-            os.environ.get("TRAILBLAZE_DEBUG") == "1"
+        debug = debug_enabled()
         try:
             return fn(*args, **kwargs)
         except TrailblazeError as exc:
@@ -97,8 +127,9 @@ def handle_errors(fn: F) -> F:
 @click.group(cls=_LazyPluginGroup, context_settings=CONTEXT_SETTINGS)
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
               help="Show the version of trailblaze and of every installed plugin, then exit.")
-@click.option("--debug", is_flag=True, help="Print Python tracebacks for errors (also TRAILBLAZE_DEBUG=1).")
-def cli(debug: bool) -> None:
+@click.option("--debug", is_flag=True, expose_value=False, callback=_set_debug,
+              help="Print Python tracebacks for errors (also TRAILBLAZE_DEBUG=1; after the subcommand too).")
+def cli() -> None:
     """Trailblaze: AI-driven UI testing with recorded, replayable trails.
 
     A trail is a YAML file of natural-language steps, each with optional per-device recordings of
@@ -209,7 +240,7 @@ def run(paths: tuple[str, ...], tags: tuple[str, ...], driver: str | None, devic
         args_file=args_file, output_dir=output_dir, llm=llm, max_llm_calls=max_llm_calls,
         self_heal=self_heal, use_recorded_steps=use_recorded_steps, save_recording=save_recording,
         report=not no_report, logging=not no_logging, log_layout=log_layout, test_name=test_name, junit_xml=junit_xml,
-        debug=bool(click.get_current_context().find_root().params.get("debug")),
+        debug=debug_enabled(),
     )
     from .runner.interrupt import RunInterrupted, handle_signals
 

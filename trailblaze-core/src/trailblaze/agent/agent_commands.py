@@ -82,7 +82,7 @@ def _make_command(kind: str) -> "click.Command":
     def command(driver: str | None, driver_options: tuple[str, ...], headed: bool, target: str | None,
                 llm: str | None, max_llm_calls: int | None, memory: tuple[str, ...], secret: tuple[str, ...],
                 save: Path | None, output_dir: Path | None, **kwargs: Any) -> None:
-        from ..cli import parse_driver_options, parse_kv
+        from ..cli import debug_enabled, parse_driver_options, parse_kv
         from ..runner import RunOptions
 
         text = str(kwargs[noun])
@@ -90,7 +90,7 @@ def _make_command(kind: str) -> "click.Command":
                              memory=parse_kv(memory, "--memory"), secrets=parse_kv(secret, "--secret"), llm=llm,
                              max_llm_calls=max_llm_calls, save_recording=False, report=False,
                              output_dir=output_dir, test_name=kind,
-                             debug=bool(click.get_current_context().find_root().params.get("debug")))
+                             debug=debug_enabled())
         sys.exit(run_one_shot(kind, text, options, target=target, save=save))
 
     return command
