@@ -1,8 +1,10 @@
 """Trailblaze for Python: AI-driven UI testing with recorded, replayable trails.
 
 The public API for plugin authors lives here: ``hookimpl`` to implement hooks, ``Tool`` and
-``DelegatingTool`` to write class-backed tools, ``Driver`` to add a device kind. Attributes are
-resolved lazily so ``import trailblaze`` stays cheap for the CLI.
+``DelegatingTool`` to write class-backed tools, ``Driver`` to add a device kind, ``CONTRACT_VERSION``
+to know which hooks exist. Attributes are resolved lazily so ``import trailblaze`` stays cheap for the
+CLI; ``__all__`` is a literal list and the same names are imported under ``TYPE_CHECKING``, so type
+checkers (``mypy --strict``) see every export without the imports running.
 
 The documented submodules are public too, each through its ``__all__``: ``trailblaze.tools`` (and
 ``.base``, ``.descriptors``, ``.params``, ``.registry``, ``.serialization``), ``trailblaze.selectors``,
@@ -30,6 +32,7 @@ hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 """Marker for hook implementations: ``@trailblaze.hookimpl``."""
 
 _LAZY = {
+    "CONTRACT_VERSION": "trailblaze.hookspecs",
     "Tool": "trailblaze.tools.base",
     "DelegatingTool": "trailblaze.tools.base",
     "ToolCall": "trailblaze.tools.base",
@@ -61,6 +64,7 @@ _LAZY = {
 }
 
 __all__ = [
+    "CONTRACT_VERSION",
     "__version__",
     "hookimpl",
     "BadInputError",
@@ -98,6 +102,7 @@ if TYPE_CHECKING:
     from .config import WorkspaceConfig
     from .context import ToolContext
     from .driver import DeviceInfo, Driver, DriverConfig, DriverRegistry
+    from .hookspecs import CONTRACT_VERSION
     from .errors import (BadInputError, ConfigError, DriverError, ExitCode, InfrastructureError, ToolFailure,
                          TrailblazeError)
     from .session import SessionOutcome

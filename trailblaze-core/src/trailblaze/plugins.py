@@ -182,7 +182,7 @@ class PluginHost:
         return guarded
 
     def _guarded_wrapper(self, info: PluginInfo, hook: str,
-                         fn: Callable[..., Generator[Any, Any, Any]]) -> Callable[..., Generator[Any, Any, Any]]:
+                         fn: Callable[..., Any]) -> Callable[..., Generator[Any, Any, Any]]:
         """A wrapper's generator, relayed step by step so an exception it raises itself is told apart
         from the inner call's exception that pluggy throws into it and that merely passes through."""
         @functools.wraps(fn)

@@ -42,7 +42,8 @@ from typing import TYPE_CHECKING, Any
 from ..checks import CheckReport
 from ..config import WorkspaceConfig, find_workspace, load_workspace
 from ..driver import DeviceInfo, Driver, DriverRegistry, validate_config
-from ..errors import BadInputError, ConfigError, DriverError, InfrastructureError, TrailblazeError
+from ..errors import (BadInputError, ConfigError, DriverError, InfrastructureError, SourceLocation,
+                      TrailblazeError)
 from ..logs import SessionLog
 from ..memory import Memory
 from ..plugins import PluginHost, get_host
@@ -202,12 +203,15 @@ class SessionFactory:
             return self.drivers.resolve(ws.defaults.driver)
         return self.drivers.resolve(fallback) if fallback else None
 
-    def make_driver(self, cls: type[Driver], ws: WorkspaceConfig, device: Device | None = None) -> Driver:
-        """The workspace's ``drivers:`` settings, then ``-o``, then ``-d``'s device, validated at once."""
+    def make_driver(self, cls: type[Driver], ws: WorkspaceConfig, device: Device | None = None, *,
+                    trail: "Trail | None" = None) -> Driver:
+        """The workspace's ``drivers:`` settings, then the trail's ``config.drivers``, then ``-o``, then
+        ``-d``'s device, validated at once; an error names whichever of them is wrong."""
         configured = dict(ws.driver_settings(cls.key))
         for alias in cls.aliases:
             configured.update(ws.driver_settings(alias))
-        raw = {**configured, **self.options.driver_options}
+        from_trail = self._trail_driver_settings(cls, trail) if trail is not None else {}
+        raw = {**configured, **from_trail, **self.options.driver_options}
         if device is not None and device.instance_id:
             raw.update(cls.device_settings(device.instance_id))
         if self.options.headed and "headless" in cls.config_model.model_fields:
@@ -219,7 +223,25 @@ class SessionFactory:
             # Point at the file only when the file is what is wrong: a bad -o value is the command line's.
             location = ws.location("drivers", cls.key) if ws.file else None
             validate_config(cls.config_model, configured, owner=owner, location=location)
+            if trail is not None and from_trail:
+                merged = {**configured, **from_trail}
+                validate_config(cls.config_model, merged, owner=owner,
+                                location=_setting_location(cls, trail, merged))
             raise ConfigError(f"{exc.message} (from the command line: -o/-d)", hint=exc.hint) from None
+
+    def _trail_driver_settings(self, cls: type[Driver], trail: "Trail") -> dict[str, Any]:
+        """The trail's ``config.drivers`` entries for ``cls`` (by key or alias). An entry naming no
+        installed driver is an error at its line: a typo must not silently drop the settings."""
+        settings: dict[str, Any] = {}
+        for name, values in trail.config.drivers.items():
+            other = self.drivers.get(name)
+            if other is None:
+                raise ConfigError(f"'drivers.{name}': no installed driver is called '{name}'",
+                                  location=trail.config.driver_locations.get(name),
+                                  hint=f"installed drivers: {', '.join(self.drivers.keys())}")
+            if other is cls:
+                settings.update(values)
+        return settings
 
     # -- sessions -----------------------------------------------------------------------------
     def new_session(self, trail: "Trail | None", ws: ToolWorkspace, bound: Mapping[str, Any] | None = None,
@@ -429,5 +451,23 @@ def finish_session(session: Session, outcome: SessionOutcome = SessionOutcome.SU
     return lifecycle.finish(outcome)
 
 
+def _setting_location(cls: type[Driver], trail: "Trail", settings: dict[str, Any]) -> SourceLocation | None:
+    """The line of the first setting the driver's model rejects (else of the driver's entry)."""
+    from pydantic import ValidationError
+
+    names = [n for n in trail.config.drivers if n in (cls.key, *cls.aliases)] or list(trail.config.drivers)
+    locations = trail.config.driver_locations
+    try:
+        cls.config_model.model_validate(settings)
+    except ValidationError as exc:
+        for error in exc.errors():
+            key = str(error["loc"][0]) if error["loc"] else ""
+            for name in names:
+                if f"{name}.{key}" in locations:
+                    return locations[f"{name}.{key}"]
+    return next((locations[n] for n in names if n in locations), None)
+
+
 __all__ = ["Device", "LIFECYCLE_KEY", "SessionFactory", "SessionLifecycle", "ToolWorkspace", "finish_session",
            "lifecycle_of", "load_tool_workspace", "open_session", "start_driver"]
+

@@ -235,7 +235,7 @@ class Runner(SessionFactory):
             from ..trail.args import bind_args
 
             bound = bind_args(trail, self.options.args, self.options.args_file)
-            driver = self.make_driver(driver_cls, ws.config, device)
+            driver = self.make_driver(driver_cls, ws.config, device, trail=trail)
         except TrailblazeError as exc:
             return self._early_result(path, trail.name, exc, started)
         return self._run_session(trail, ws, driver, bound, started, device)

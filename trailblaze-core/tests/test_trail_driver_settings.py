@@ -1,0 +1,89 @@
+"""A trail sets its driver's settings in ``config.drivers`` (over the workspace's ``drivers:``, under
+``-o``), validated by the driver's config model; a wrong one names the trail's file, line and key."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from trailblaze import Tool, ToolContext, ToolRegistry, ToolResult, hookimpl
+from trailblaze.errors import ToolFailure
+from trailblaze.plugins import PluginHost
+from trailblaze.testing import register_plugin, run_cli
+
+
+class ExpectOnScreen(Tool):
+    """Fail unless the text is on the in-memory screen."""
+
+    name = "expect_on_screen"
+    text: str
+
+    def execute(self, ctx: ToolContext) -> ToolResult:
+        assert ctx.driver is not None
+        if self.text not in ctx.driver.snapshot():
+            raise ToolFailure(f"'{self.text}' is not on screen: {ctx.driver.snapshot()}")
+        return ToolResult.ok()
+
+
+class Tools:
+    @hookimpl
+    def trailblaze_register_tools(self, registry: ToolRegistry) -> None:
+        registry.add_tool(ExpectOnScreen)
+
+
+def trail(drivers: str, expected: str = "Welcome") -> str:
+    return (f"config:\n  title: settings\n  drivers:\n{drivers}"
+            f"trail:\n  - step: look\n    recording:\n      memory:\n        - expect_on_screen: {{text: {expected}}}\n")
+
+
+@pytest.fixture
+def host(plugin_host: PluginHost) -> Iterator[PluginHost]:
+    with register_plugin(plugin_host, Tools(), "expect"):
+        yield plugin_host
+
+
+def run(host: PluginHost, root: Path, text: str, *extra: str) -> tuple[int, str]:
+    (root / "t.trail.yaml").write_text(text)
+    result = run_cli(["run", "t.trail.yaml", "--driver", "in-memory", "--no-report", *extra], host=host, cwd=root)
+    return result.exit_code, result.output
+
+
+def test_the_trails_settings_reach_the_driver(host: PluginHost, tmp_path: Path) -> None:
+    code, output = run(host, tmp_path, trail("    in-memory: {elements: [Welcome], width: 400}\n"))
+    assert code == 0, output
+
+
+def test_an_alias_names_the_driver_too_and_the_trail_wins_over_the_workspace(host: PluginHost,
+                                                                             tmp_path: Path) -> None:
+    (tmp_path / "trails/config").mkdir(parents=True)
+    (tmp_path / "trails/config/trailblaze.yaml").write_text("drivers:\n  in-memory:\n    elements: [Goodbye]\n")
+    code, output = run(host, tmp_path, trail("    IN_MEMORY:\n      elements: [Welcome]\n"))
+    assert code == 0, output
+    code, output = run(host, tmp_path, trail("    IN_MEMORY: {}\n", expected="Goodbye"))
+    assert code == 0, output
+
+
+def test_an_unknown_setting_names_file_line_and_key(host: PluginHost, tmp_path: Path) -> None:
+    code, output = run(host, tmp_path, trail("    in-memory:\n      elements: [Welcome]\n      colour: red\n"))
+    assert code == 3, output
+    assert "t.trail.yaml:6:7: driver 'in-memory': unknown setting 'colour'" in output
+
+
+def test_a_wrong_value_names_file_line_and_key(host: PluginHost, tmp_path: Path) -> None:
+    code, output = run(host, tmp_path, trail("    in-memory:\n      width: wide\n"))
+    assert code == 3, output
+    assert "t.trail.yaml:5:7: driver 'in-memory':" in output and "'width'" in output
+
+
+def test_a_driver_name_no_plugin_provides_is_an_error_at_its_line(host: PluginHost, tmp_path: Path) -> None:
+    code, output = run(host, tmp_path, trail("    in-memroy: {elements: [Welcome]}\n"))
+    assert code == 3, output
+    assert "t.trail.yaml:4:5: 'drivers.in-memroy': no installed driver is called 'in-memroy'" in output
+
+
+def test_the_shape_is_checked_when_the_trail_is_read(host: PluginHost, tmp_path: Path) -> None:
+    code, output = run(host, tmp_path, trail("    in-memory: [elements]\n"))
+    assert code == 3, output
+    assert "t.trail.yaml:4:16: 'in-memory': 'drivers.in-memory' must be a map of settings, got a list" in output
