@@ -428,8 +428,10 @@ def snapshot(driver: str | None, device: str | None, driver_options: tuple[str, 
 
 # `trailblaze mcp`: the command module imports click only; the MCP SDK loads when the command runs.
 from .mcp_server.command import make_command as _make_mcp_command  # noqa: E402
+from .commands.plugin import plugin_group as _plugin_group  # noqa: E402
 
 cli.add_command(_make_mcp_command())
+cli.add_command(_plugin_group)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -223,6 +223,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         workeroutput["trailblaze"] = [f"{worker_id(session.config)}: {line}" for line in state.worker_lines]
 
 
+@pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node: Any, error: Any) -> None:
     """xdist controller: collect each worker's report lines for the terminal summary."""
     lines = (getattr(node, "workeroutput", None) or {}).get("trailblaze")
