@@ -16,6 +16,8 @@ import pytest
 from ruamel.yaml import YAML
 
 
+REPO = Path(__file__).resolve().parents[1]
+
 pytestmark = pytest.mark.wheels
 
 UV = shutil.which("uv") or "uv"
@@ -53,20 +55,29 @@ def test_a_generated_plugin_passes_its_own_tests_in_a_clean_venv(wheelhouse: Cal
     assert run.returncode == 0, run.stdout + run.stderr
 
 
-def test_the_generated_ci_recipe_runs_as_written(wheelhouse: Callable[[str], Path], tmp_path: Path) -> None:
-    plugin = generate(tmp_path)
-    recipe = YAML(typ="safe").load((plugin / ".github/workflows/test.yml").read_text())
-    (step,) = [s for s in recipe["jobs"]["test"]["steps"] if "run" in s]
-    venv = tmp_path / "ci-venv"
-    script = step["run"].replace("/tmp/venv", str(venv))
-    # Until trailblaze is on PyPI, pip finds its wheels through PIP_FIND_LINKS (what the README says).
+def _doc_commands() -> list[str]:
+    text = (REPO / "docs" / "writing-a-plugin.md").read_text(encoding="utf-8")
+    block = text[text.index("The quickest start is the template"):].split("```bash\n", 1)[1].split("```", 1)[0]
+    return block.strip().splitlines()
+
+
+def test_the_documented_commands_and_the_generated_ci_recipe_run_as_written(wheelhouse: Callable[[str], Path],
+                                                                            tmp_path: Path) -> None:
+    commands = _doc_commands()
+    assert commands[0] == "trailblaze plugin new acme-shop --driver" and commands[1] == "cd trailblaze-acme-shop"
+    # Until trailblaze is on PyPI, pip finds its wheels through PIP_FIND_LINKS (what the docs say).
     links = {wheelhouse("trailblaze-core").parent, wheelhouse("trailblaze-yaml-tools").parent}
     env = {k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "PYTHONPATH", "UV_"))}
     env["PIP_FIND_LINKS"] = " ".join(map(str, links))
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"  # a python3.11+ as `python`
-    proc = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=plugin, env=env, capture_output=True,
-                          text=True, timeout=900, check=False)
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"  # `trailblaze`, a 3.11 `python`
+    proc = subprocess.run(["bash", "-euo", "pipefail", "-c", "\n".join(commands)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=900, check=False)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    assert "3 passed" in proc.stdout
-    assert subprocess.run([str(venv / "bin/python"), "-c", "import xdist"], capture_output=True,
+    assert "4 passed" in proc.stdout
+    plugin = tmp_path / "trailblaze-acme-shop"
+    assert subprocess.run([str(plugin / ".venv/bin/python"), "-c", "import xdist"], capture_output=True,
                           check=False).returncode != 0
+
+    recipe = YAML(typ="safe").load((plugin / ".github/workflows/test.yml").read_text())
+    (step,) = [s for s in recipe["jobs"]["test"]["steps"] if "run" in s]
+    assert step["run"].strip().splitlines() == commands[2:]  # CI runs exactly what was just run

@@ -28,7 +28,7 @@ def new(name: str, with_driver: bool, output_dir: Path | None) -> None:
     \b
     Example:
       trailblaze plugin new acme-shop --driver
-      cd trailblaze-acme-shop && pip install -e '.[test]' && pytest
+      cd trailblaze-acme-shop && python -m venv .venv && .venv/bin/pip install '.[test]' && .venv/bin/python -m pytest
     """
     from ..cli import handle_errors
     from .plugin_template import plugin_names, write_plugin
@@ -41,6 +41,7 @@ def new(name: str, with_driver: bool, output_dir: Path | None) -> None:
         click.echo(f"Created {names.dist} in {target} ({len(files)} files): entry point '{names.prefix}', "
                    f"tools {names.prefix}_greet and {names.prefix}_greetTwice"
                    + (f", driver {names.name}-device" if with_driver else ""))
-        click.echo(f"Next: cd {target} && pip install -e '.[test]' && pytest")
+        click.echo(f"Next: cd {target} && python -m venv .venv && .venv/bin/pip install '.[test]' "
+                   "&& .venv/bin/python -m pytest")
 
     generate()
