@@ -246,15 +246,16 @@ class Runner(SessionFactory):
         return TrailResult(Path(where), "workspace checks", SessionOutcome.ERROR, ExitCode.BAD_INPUT,
                            message=message, failure_kind="CheckError", completed_at=time.time())
 
-    def _print_tracebacks(self, texts: list[str]) -> None:
+    def _print_tracebacks(self, items: list[str | BaseException]) -> None:
         """With ``--debug`` (any position) or ``TRAILBLAZE_DEBUG=1``: the tracebacks behind a trail's
         one-line error (a tool's own exception, a plugin's, a device lost), redacted, on stderr."""
         if self.options.debug:
-            for text in texts:
+            for item in items:
+                text = item if isinstance(item, str) else "".join(traceback.format_exception(item))
                 sys.stderr.write(self.redactor(text))
 
     def _early_result(self, path: Path, title: str, exc: TrailblazeError, started: float) -> TrailResult:
-        self._print_tracebacks(["".join(traceback.format_exception(exc))])
+        self._print_tracebacks([exc])
         outcome = SessionOutcome.ERROR if exc.exit_code != ExitCode.TRAIL_FAILED else SessionOutcome.FAILED
         result = TrailResult(path, title, outcome, exc.exit_code, message=str(exc), started_at=started,
                              completed_at=time.time(), failure_kind=type(exc).__name__)
@@ -314,7 +315,7 @@ class Runner(SessionFactory):
             result.outcome, result.exit_code, result.message = exc.outcome, exc.code, exc.message
             result.failure_kind = exc.kind
         except TrailblazeError as exc:
-            session.options.setdefault("_tracebacks", []).append("".join(traceback.format_exception(exc)))
+            session.options.setdefault("_tracebacks", []).append(exc)  # printed with --debug
             outcome = SessionOutcome.ERROR if exc.exit_code != ExitCode.TRAIL_FAILED else SessionOutcome.FAILED
             lifecycle.outcome = outcome
             result.outcome, result.exit_code, result.message = outcome, exc.exit_code, str(exc)
