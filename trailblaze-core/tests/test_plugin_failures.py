@@ -107,6 +107,20 @@ def test_a_plugin_raising_a_trailblaze_error_means_it(plugin_host: PluginHost) -
     assert not isinstance(caught.value, PluginHookError)
 
 
+def test_a_wrapper_on_any_hook_is_named_for_what_it_raises_itself(plugin_host: PluginHost, tmp_path: Path) -> None:
+    class Shortener:
+        @hookimpl(wrapper=True)
+        def trailblaze_tool_descriptor(self) -> Any:
+            descriptor = yield
+            limits: dict[str, int] = {}
+            return descriptor if len(descriptor.description) < limits["openai"] else None  # a bug: KeyError
+
+    with register_plugin(plugin_host, Shortener(), "shortener"):
+        result = run_cli(["tools"], host=plugin_host, cwd=tmp_path)
+    assert result.exit_code == ExitCode.INFRASTRUCTURE
+    assert "plugin 'shortener' failed in trailblaze_tool_descriptor: KeyError: 'openai'" in result.stderr
+
+
 # -- issue 22 MEDIUM 13, each case as reported, through real installed distributions -------------------
 RAISING_TOOLS = '''
 from trailblaze import hookimpl
