@@ -87,3 +87,14 @@ def test_the_shape_is_checked_when_the_trail_is_read(host: PluginHost, tmp_path:
     code, output = run(host, tmp_path, trail("    in-memory: [elements]\n"))
     assert code == 3, output
     assert "t.trail.yaml:4:16: 'in-memory': 'drivers.in-memory' must be a map of settings, got a list" in output
+
+
+def test_check_validates_the_settings_without_starting_anything(host: PluginHost, tmp_path: Path) -> None:
+    (tmp_path / "t.trail.yaml").write_text(trail("    in-memory:\n      colour: red\n    in-memroy: {}\n"))
+    result = run_cli(["check", "t.trail.yaml"], host=host, cwd=tmp_path)
+    assert result.exit_code == 3, result.output
+    assert ("t.trail.yaml:5:7: error: [DriverSettings] driver 'in-memory': unknown setting 'colour'"
+            in result.output)
+    assert "t.trail.yaml:6:5: error: [DriverSettings] 'drivers.in-memroy': no installed driver" in result.output
+    (tmp_path / "t.trail.yaml").write_text(trail("    in-memory: {elements: [Welcome]}\n"))
+    assert run_cli(["check", "t.trail.yaml"], host=host, cwd=tmp_path).exit_code == 0

@@ -16,6 +16,7 @@ from ..tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
     from ..config import WorkspaceConfig
+    from ..driver import DriverRegistry
 
 
 def run_check(paths: list[str], *, strict: bool = False, workspace: Path | None = None,
@@ -38,8 +39,17 @@ def run_check(paths: list[str], *, strict: bool = False, workspace: Path | None 
         return _check(files, host, registry, report, config)
 
 
+def _drivers(host: PluginHost) -> "DriverRegistry":
+    from ..driver import DriverRegistry
+
+    drivers = DriverRegistry()
+    host.register_drivers(drivers)
+    return drivers
+
+
 def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, report: CheckReport,
            config: WorkspaceConfig) -> int:
+    from ..runner.lifecycle import check_trail_driver_settings
     from ..session import suggest_tool_name
     from ..trail.args import undeclared_references
     from ..trail.parser import load_trail, locate_call
@@ -60,6 +70,10 @@ def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, report: 
             report.advisory("TrailFormat", warning, SourceLocation(path))
         for name, location in undeclared_references(trail):
             report.error("TrailArgs", f"'{{{{args.{name}}}}}' names no argument declared under config.args", location)
+        if trail.config.drivers:
+            for problem in check_trail_driver_settings(trail, config, _drivers(host)):
+                hint = f" ({problem.hint})" if problem.hint else ""
+                report.error("DriverSettings", problem.message + hint, problem.location)
         for step in trail.steps:
             for classifier, calls in (step.recordings or {}).items():
                 for i, call in enumerate(calls):

@@ -207,10 +207,12 @@ class SessionFactory:
                     trail: "Trail | None" = None) -> Driver:
         """The workspace's ``drivers:`` settings, then the trail's ``config.drivers``, then ``-o``, then
         ``-d``'s device, validated at once; an error names whichever of them is wrong."""
-        configured = dict(ws.driver_settings(cls.key))
-        for alias in cls.aliases:
-            configured.update(ws.driver_settings(alias))
-        from_trail = self._trail_driver_settings(cls, trail) if trail is not None else {}
+        configured = workspace_driver_settings(cls, ws)
+        if trail is not None:
+            unknown = unknown_trail_drivers(trail, self.drivers)
+            if unknown:
+                raise unknown[0]
+        from_trail = trail_driver_settings(cls, trail, self.drivers) if trail is not None else {}
         raw = {**configured, **from_trail, **self.options.driver_options}
         if device is not None and device.instance_id:
             raw.update(cls.device_settings(device.instance_id))
@@ -228,20 +230,6 @@ class SessionFactory:
                 validate_config(cls.config_model, merged, owner=owner,
                                 location=_setting_location(cls, trail, merged))
             raise ConfigError(f"{exc.message} (from the command line: -o/-d)", hint=exc.hint) from None
-
-    def _trail_driver_settings(self, cls: type[Driver], trail: "Trail") -> dict[str, Any]:
-        """The trail's ``config.drivers`` entries for ``cls`` (by key or alias). An entry naming no
-        installed driver is an error at its line: a typo must not silently drop the settings."""
-        settings: dict[str, Any] = {}
-        for name, values in trail.config.drivers.items():
-            other = self.drivers.get(name)
-            if other is None:
-                raise ConfigError(f"'drivers.{name}': no installed driver is called '{name}'",
-                                  location=trail.config.driver_locations.get(name),
-                                  hint=f"installed drivers: {', '.join(self.drivers.keys())}")
-            if other is cls:
-                settings.update(values)
-        return settings
 
     # -- sessions -----------------------------------------------------------------------------
     def new_session(self, trail: "Trail | None", ws: ToolWorkspace, bound: Mapping[str, Any] | None = None,
@@ -449,6 +437,51 @@ def finish_session(session: Session, outcome: SessionOutcome = SessionOutcome.SU
         lifecycle.driver_started = session.driver is not None
         lifecycle.all_plugins_started = True
     return lifecycle.finish(outcome)
+
+
+def workspace_driver_settings(cls: type[Driver], ws: WorkspaceConfig) -> dict[str, Any]:
+    """The workspace's ``drivers:`` settings of ``cls``, under its key and then its aliases."""
+    configured = dict(ws.driver_settings(cls.key))
+    for alias in cls.aliases:
+        configured.update(ws.driver_settings(alias))
+    return configured
+
+
+def unknown_trail_drivers(trail: "Trail", drivers: DriverRegistry) -> list[ConfigError]:
+    """A ``config.drivers`` entry naming no installed driver, one error each at its line: a typo must
+    not silently drop the settings."""
+    return [ConfigError(f"'drivers.{name}': no installed driver is called '{name}'",
+                        location=trail.config.driver_locations.get(name),
+                        hint=f"installed drivers: {', '.join(drivers.keys())}")
+            for name in trail.config.drivers if drivers.get(name) is None]
+
+
+def trail_driver_settings(cls: type[Driver], trail: "Trail", drivers: DriverRegistry) -> dict[str, Any]:
+    """The trail's ``config.drivers`` entries for ``cls`` (by key or alias, as ``drivers`` resolves)."""
+    settings: dict[str, Any] = {}
+    for name, values in trail.config.drivers.items():
+        if drivers.get(name) is cls:
+            settings.update(values)
+    return settings
+
+
+def check_trail_driver_settings(trail: "Trail", ws: WorkspaceConfig, drivers: DriverRegistry) -> list[ConfigError]:
+    """``trailblaze check``'s view of ``config.drivers``: every entry validated by its driver's model over
+    the workspace's settings, as the run will (``-o`` aside), without starting anything."""
+    problems = unknown_trail_drivers(trail, drivers)
+    seen: set[type[Driver]] = set()
+    for name in trail.config.drivers:
+        cls = drivers.get(name)
+        if cls is None or cls in seen:
+            continue
+        seen.add(cls)
+        merged = {**workspace_driver_settings(cls, ws), **trail_driver_settings(cls, trail, drivers)}
+        try:
+            validate_config(cls.config_model, merged, owner=f"driver '{cls.key}'",
+                            location=_setting_location(cls, trail, merged))
+        except ConfigError as exc:
+            problems.append(exc)
+    return problems
 
 
 def _setting_location(cls: type[Driver], trail: "Trail", settings: dict[str, Any]) -> SourceLocation | None:
