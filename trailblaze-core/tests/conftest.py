@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-pytest_plugins = ["trailblaze.testing"]
+pytest_plugins = ["trailblaze.testing", "pytester"]  # pytester: the pytest plugin run in process
 
 
 def make_dist(site: Path, dist: str, module: str, body: str, ep_name: str, version: str = "0.1.0") -> None:

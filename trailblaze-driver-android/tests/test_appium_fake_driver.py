@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from trailblaze.errors import DriverError, ToolArgumentError
 from trailblaze.tools.base import ToolCall
+from trailblaze.trail.model import TrailStep, number_steps
 from trailblaze_driver_android.appium.driver import AppiumDriver
 from trailblaze_driver_android.appium.server import free_port
 
@@ -118,15 +119,17 @@ def test_screenshot_and_step_artifacts(fake_session) -> None:
     drv = driver_of(session)
     png = drv.screenshot()
     assert png is not None and png.startswith(PNG)
-    drv.step_finished(session, 3, True)
-    drv.step_finished(session, 4, False)
+    third, fourth = number_steps([TrailStep(kind="step", text=f"step {n}") for n in range(1, 5)])[2:]
+    drv.step_finished(session, third, True)
+    drv.step_finished(session, fourth, False)
     shots = [e for e in session.log.entries if e.get("screenshot")]
-    assert [(e["stepIndex"], e["screenshot"]) for e in shots] == [(3, "step_003_ok.png"), (4, "step_004_failed.png")]
+    # Files by the step's number (as the progress line says), log entries by its index (upstream's stepIndex).
+    assert [(e["stepIndex"], e["screenshot"]) for e in shots] == [(2, "step_003_ok.png"), (3, "step_004_failed.png")]
     assert Path(shots[1]["path"]).read_bytes().startswith(PNG)
     source = (session.log_dir / "step_004_failed.xml").read_text()
     assert "</AppiumAUT>" in source and 'text="Sign in"' in source
     quiet = fake_session(screenshots="failures")
-    driver_of(quiet).step_finished(quiet, 1, True)
+    driver_of(quiet).step_finished(quiet, third, True)
     assert not [e for e in quiet.log.entries if e.get("screenshot")]
 
 

@@ -90,7 +90,7 @@ def test_a_failing_step_exits_1_with_a_screenshot(appium_server, fake_workspace,
     assert "Order placed" in out and "assertVisibleBySelector" in out
     session_dirs = [p for p in (ws / "logs").iterdir() if p.is_dir() and p.name != "reports"]
     files = {f.name for d in session_dirs for f in d.iterdir()}
-    assert "step_001_failed.png" in files and "step_001_failed.xml" in files, files
+    assert "step_002_failed.png" in files and "step_002_failed.xml" in files, files  # the verify: step 2
 
 
 def test_bad_selector_in_a_recording_is_bad_input(appium_server, fake_workspace, run, tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from trailblaze.logs import STREAM_FILE
 from trailblaze.testing import run_cli
+from trailblaze.trail.model import TrailStep
 
 pytestmark = pytest.mark.browser
 
@@ -143,7 +144,7 @@ def test_secrets_are_redacted_from_logs(web_session: Any, tmp_path: Path) -> Non
     ws.ok("web_evaluate", script="console.log('typed ' + document.getElementById('password').value)")
     ws.ok("web_click", ref='button "Sign in"')
     ws.ok("web_waitForUrl", pattern="products")
-    ws.driver.step_finished(ws.session, 1, True)
+    ws.driver.step_finished(ws.session, TrailStep(kind="step", text="Sign in", index=1, number=1), True)
     ws.session.log.close()
     text = (ws.session.log_dir / STREAM_FILE).read_text()
     assert "secret123" not in text and "***" in text

@@ -93,6 +93,9 @@ def test_a_recording_that_no_longer_matches_fails_with_the_step_tool_selector_an
         assert "trace.trace" in names
         assert any(n.endswith(".jpeg") for n in names)  # the screencast (trace_screenshots, default true)
         assert not any(b"secret123" in trace.read(n) for n in names)  # scrubbed
+        groups = re.findall(r'"title":"([^"]*)","class":"Tracing","method":"tracingGroup"', trace.read("trace.trace").decode())
+    # One trace group per step, opened by the driver's step_started, under the number the failure names.
+    assert groups == ["step 1: Sign in and open the Compass", "step 2: Add the compass to the basket"]
     traces = [e for e in _entries(tmp_path) if "WebTraceLog" in str(e.get("class"))]
     assert traces and traces[0]["trace"] == "trace.zip"
 

@@ -11,7 +11,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Generic
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 from typing_extensions import TypeVar
@@ -53,6 +53,26 @@ class DeviceInfo(BaseModel):
         if self.height is not None:
             out["heightPixels"] = self.height
         return out
+
+
+class StepInfo(Protocol):
+    """The step a driver is told about (the trail's ``TrailStep`` is one).
+
+    ``number`` is the one number people see for it everywhere — the progress line, errors, the summary,
+    the report, JUnit, screenshot names: 1-based, the trailhead 0. ``index`` is its position in the
+    trail (0-based), which the event logs carry as ``stepIndex``."""
+
+    @property
+    def index(self) -> int: ...
+
+    @property
+    def number(self) -> int: ...
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def text(self) -> str | None: ...
 
 
 ConfigT = TypeVar("ConfigT", bound=DriverConfig, default=DriverConfig, covariant=True)
@@ -138,8 +158,15 @@ class Driver(ABC, Generic[ConfigT]):
         """PNG bytes of the current screen, or None when the device has no screen."""
         return None
 
-    def step_finished(self, session: "Session", step_index: int, ok: bool) -> None:
-        """Called after each step (artifacts: screenshots, traces). Default: nothing."""
+    def step_started(self, session: "Session", step: StepInfo) -> None:
+        """Called once as each step begins, before its first tool call or model turn (open a trace group,
+        start a per-step recording). Every entry point calls it: ``trailblaze run``, the pytest plugin,
+        ``step``/``verify`` and each step of ``trailblaze mcp``. Default: nothing."""
+
+    def step_finished(self, session: "Session", step: StepInfo, ok: bool) -> None:
+        """Called once when a step that started has its outcome (``ok``: it passed), for artifacts:
+        screenshots, closing the trace group. A run aborted inside a step (bad input found at run
+        time, a lost device, an interrupt) goes straight to ``trail_finished``. Default: nothing."""
 
     def trail_finished(self, session: "Session", ok: bool) -> None:
         """Called once per trail before ``stop`` (keep or drop a trace). Default: nothing."""
@@ -221,5 +248,5 @@ def validate_config(model: type[BaseModel], raw: Mapping[str, Any] | None, *, ow
                           location=location) from None
 
 __all__ = [
-    "DeviceInfo", "Driver", "DriverConfig", "DriverRegistry", "validate_config",
+    "DeviceInfo", "Driver", "DriverConfig", "DriverRegistry", "StepInfo", "validate_config",
 ]

@@ -53,7 +53,7 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "trailblaze.llm.llm_config",
     "trailblaze.llm.openai_provider",
     "trailblaze.llm.anthropic_provider",
-    "trailblaze.agent.agent_commands",
+    "trailblaze.agent.agent_client",
 )
 """Core modules registered as plugins. In-repo drivers and tool sources are *not* here: they register
 through the entry-point group exactly as a third party's plugin does."""

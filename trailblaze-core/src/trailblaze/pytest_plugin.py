@@ -38,30 +38,13 @@ MARKER = "trailblaze"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    from .commands.session_options import add_pytest_options
+
     group = parser.getgroup(GROUP, "trailblaze: run trail files as tests, and drive sessions from tests")
     group.addoption("--trails", action="append", default=[], metavar="PATH",
                     help="Collect trail files (*.trail.yaml, trail.yaml) under PATH as tests (repeatable). Without "
                          "other test paths on the command line, only the trails are collected.")
-    group.addoption("--trailblaze-driver", metavar="NAME",
-                    help="Driver key or upstream name for every trail (as trailblaze run --driver).")
-    group.addoption("--trailblaze-device", action="append", default=[], metavar="PLATFORM[/ID]",
-                    help="Run each trail on this device (as trailblaze run -d); repeat for one test per device.")
-    group.addoption("--trailblaze-option", action="append", default=[], metavar="KEY=VALUE",
-                    help="Driver setting (as trailblaze run -o), e.g. --trailblaze-option timeout_ms=2000.")
-    group.addoption("--trailblaze-memory", action="append", default=[], metavar="KEY=VALUE",
-                    help="Seed a memory value (as trailblaze run --memory).")
-    group.addoption("--trailblaze-secret", action="append", default=[], metavar="KEY=VALUE",
-                    help="Like --trailblaze-memory, redacted from logs, reports and failure messages.")
-    group.addoption("--trailblaze-arg", action="append", default=[], metavar="NAME=VALUE",
-                    help="Set a declared trail argument (as trailblaze run --arg).")
-    group.addoption("--trailblaze-llm", metavar="PROVIDER/MODEL",
-                    help="Model for steps without a recording (as trailblaze run --llm).")
-    group.addoption("--trailblaze-self-heal", action="store_true", default=None,
-                    help="Let the agent re-solve a step whose recording fails.")
-    group.addoption("--trailblaze-headed", action="store_true", default=False,
-                    help="Show the browser window (pytest-playwright's --headed is honoured too).")
-    group.addoption("--trailblaze-output-dir", metavar="DIR",
-                    help="Where logs and reports go (default: ./logs; each xdist worker writes below DIR/<worker>).")
+    add_pytest_options(group)  # the session flags (--trailblaze-driver, -option, -secret, ...): one table
     group.addoption("--trailblaze-shard", metavar="I/N",
                     help="Run only shard I of N (1-based) of the collected tests, for CI machines that split a "
                          "suite: every test lands in exactly one shard, the same one on every machine.")
@@ -95,28 +78,21 @@ class _State:
         return self._runner
 
     def options(self) -> RunOptions:
-        from .cli import parse_driver_options, parse_kv
+        from .commands.session_options import pytest_session_values
         from .errors import TrailblazeError
         from .runner.options import RunOptions
 
-        get = self.config.getoption
-        output = get("trailblaze_output_dir") or self.config.getini("trailblaze_output_dir") or None
+        try:
+            values = pytest_session_values(self.config.getoption)
+        except TrailblazeError as exc:
+            raise pytest.UsageError(f"trailblaze: {exc}") from None
+        output = values["output_dir"] or self.config.getini("trailblaze_output_dir") or None
         out_dir = Path(output) if output else Path.cwd() / "logs"
         worker = worker_id(self.config)
         if worker is not None:
             out_dir = out_dir / worker  # workers never write into each other's directories
-        try:
-            return RunOptions(
-                driver=get("trailblaze_driver"), devices=list(get("trailblaze_device")),
-                driver_options=parse_driver_options(tuple(get("trailblaze_option"))),
-                memory=parse_kv(tuple(get("trailblaze_memory")), "--trailblaze-memory"),
-                secrets=parse_kv(tuple(get("trailblaze_secret")), "--trailblaze-secret"),
-                args=parse_kv(tuple(get("trailblaze_arg")), "--trailblaze-arg"),
-                llm=get("trailblaze_llm"), self_heal=get("trailblaze_self_heal"),
-                headed=bool(get("trailblaze_headed") or get("headed", False)),
-                output_dir=out_dir)
-        except TrailblazeError as exc:
-            raise pytest.UsageError(f"trailblaze: {exc}") from None
+        values.update(output_dir=out_dir, headed=values["headed"] or bool(self.config.getoption("headed", False)))
+        return RunOptions(**values)
 
     def finish(self) -> None:
         """Write this process's summary and report, then close the shared browser (and what else the

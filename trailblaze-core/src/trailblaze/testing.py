@@ -34,7 +34,7 @@ from typing import Any, TypeVar, overload
 
 from . import hookimpl
 from .config import WorkspaceConfig
-from .driver import DeviceInfo, Driver, DriverConfig, DriverRegistry
+from .driver import DeviceInfo, Driver, DriverConfig, DriverRegistry, StepInfo
 from .logs import SessionLog
 from .memory import Memory
 from .plugins import PluginHost, set_host
@@ -67,6 +67,9 @@ class MemoryDriver(Driver[MemoryDriverConfig]):
         super().__init__(config or MemoryDriverConfig())
         self.elements: list[str] = list(self.config.elements)
         self.actions: list[tuple[str, dict[str, Any]]] = []
+        self.step_events: list[tuple[str, int, str | None]] = []
+        """The step lifecycle as the driver was told it: ``("started", number, text)``, then
+        ``("passed" | "failed", number, text)`` for each step."""
         self.started = False
         self.stopped = False
 
@@ -78,6 +81,12 @@ class MemoryDriver(Driver[MemoryDriverConfig]):
 
     def stop(self) -> None:
         self.stopped = True
+
+    def step_started(self, session: Session, step: StepInfo) -> None:
+        self.step_events.append(("started", step.number, step.text))
+
+    def step_finished(self, session: Session, step: StepInfo, ok: bool) -> None:
+        self.step_events.append(("passed" if ok else "failed", step.number, step.text))
 
     def act(self, action: str, **details: Any) -> None:
         """Tools call this to record what they did."""

@@ -383,7 +383,7 @@ def test_vision_models_get_a_screenshot(app_host, workspace, llm_server, tb_llm_
     assert run(root, app_host).exit_code == 0
     content = server.requests[0].body["messages"][-1]["content"]
     assert [part["type"] for part in content] == ["text", "image_url"]
-    assert list((root / "logs").glob("*/llm_000_001.png"))
+    assert list((root / "logs").glob("*/llm_001_001.png"))  # step 1, first model call
 
 
 def test_context_and_target_prompts_reach_the_system_prompt(app_host, workspace, llm_server, tb_llm_config) -> None:

@@ -190,7 +190,7 @@ def test_a_broken_file_is_never_written(tmp_path: Path) -> None:
     with pytest.raises(BadInputError, match="recordin"):
         save_recording(path, 0, "web", [ToolCall("wait")])
     assert path.read_text() == broken
-    with pytest.raises(BadInputError, match="no step 5"):
+    with pytest.raises(BadInputError, match="no step at index 5"):
         path.write_text(TRAIL)
         save_recording(path, 5, "web", [ToolCall("wait")])
 
@@ -226,8 +226,9 @@ def test_two_processes_saving_different_classifiers_both_land(tmp_path: Path) ->
 # -- append_step (trailblaze step --save) ---------------------------------------------------------------
 def test_append_step_creates_a_unified_trail(tmp_path: Path) -> None:
     path = tmp_path / "new.trail.yaml"
-    assert append_step(path, "Open the login page", "step", "web", [ToolCall("web_navigate", {"url": "/login"})]) == 0
-    assert append_step(path, "The form is visible", "verify", "web", None) == 1
+    assert append_step(path, "Open the login page", "step", "web", [ToolCall("web_navigate", {"url": "/login"})]).index == 0
+    second = append_step(path, "The form is visible", "verify", "web", None)
+    assert (second.index, second.number) == (1, 2)
     assert path.read_text() == ("trail:\n  - step: Open the login page\n    recording:\n      web:\n"
                                 "        - web_navigate:\n            url: /login\n"
                                 "  - verify: The form is visible\n")
@@ -236,7 +237,7 @@ def test_append_step_creates_a_unified_trail(tmp_path: Path) -> None:
 def test_append_step_keeps_the_rest_of_the_file(tmp_path: Path) -> None:
     path = tmp_path / "t.trail.yaml"
     path.write_text(TRAIL + "# trailing comment\n")
-    index = append_step(path, 'Pay with "card"', "step", "android", [ToolCall("tap", {"ref": "pay"})])
+    index = append_step(path, 'Pay with "card"', "step", "android", [ToolCall("tap", {"ref": "pay"})]).index
     after = path.read_text()
     assert after.startswith(TRAIL.rstrip("\n") + '\n  - step: Pay with "card"\n')
     assert after.endswith("# trailing comment\n")

@@ -73,7 +73,7 @@ def test_every_writer_follows_a_symlink_and_keeps_it(tmp_path: Path) -> None:
     link.symlink_to(real)
     save_recording(link, 0, "web", CALL)
     save_recordings(link, [(1, "web", CALL)], original=load_trail(link))
-    index = append_step(link, "Close the app", classifier="web", calls=CALL)
+    index = append_step(link, "Close the app", classifier="web", calls=CALL).index
     assert link.is_symlink() and index == 3
     assert recorded(real) == [("Open the menu", True), ("Tap OK", True), ("The menu is closed", False),
                               ("Close the app", True)]

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
         Request,
         Response,
     )
+    from trailblaze.driver import StepInfo
     from trailblaze.session import Session
 
 DRIVER_KEY = "playwright-native"
@@ -72,7 +73,7 @@ class PlaywrightDriver(Driver[WebDriverConfig]):
         self._owns_browser = True
         self.last_snapshot: PageSnapshot | None = None
         self.tracing = False
-        self._group_step: int | None = None
+        self._group_open = False
         self.console: list[dict[str, Any]] = []
         self.failed_requests: list[dict[str, Any]] = []
         self.requests: deque[SentRequest] = deque(maxlen=MAX_CAPTURED_REQUESTS)
@@ -348,27 +349,17 @@ class PlaywrightDriver(Driver[WebDriverConfig]):
         return name
 
     # -- steps and traces --------------------------------------------------------------------------
-    def enter_step(self, step_index: int | None) -> None:
-        """Open a trace group for the step a tool runs in (the trace viewer shows steps as groups)."""
-        if not self.tracing or step_index is None or step_index == self._group_step or self.context is None:
-            return
+    def step_started(self, session: Session, step: StepInfo) -> None:
+        """Open the step's trace group (the trace viewer shows each step as a group)."""
         self._end_group()
-        label = f"step {self.step_number(step_index)}"
-        trail = self.session.trail if self.session is not None else None
-        steps = getattr(trail, "steps", None) or []
-        for step in steps:
-            if getattr(step, "index", None) == step_index:
-                label = f"{step.kind} {self.step_number(step_index)}: {' '.join((step.text or '').split())[:80]}"
+        if not self.tracing or self.context is None:
+            return
+        text = " ".join((step.text or "").split())[:80]
         try:
-            self.context.tracing.group(label)
-            self._group_step = step_index
+            self.context.tracing.group(f"{step.kind} {step.number}" + (f": {text}" if text else ""))
+            self._group_open = True
         except Exception:  # noqa: BLE001 - groups are cosmetic
             pass
-
-    def step_number(self, step_index: int) -> int:
-        """What people call the step: the trailhead is 0, the first trail step 1 (as the runner prints)."""
-        trail = self.session.trail if self.session is not None else None
-        return step_index + (0 if getattr(trail, "trailhead", None) is not None else 1)
 
     def lost(self, error: BaseException | None = None) -> str | None:
         """The Playwright driver process died (its pipe closed), or the browser disconnected."""
@@ -383,23 +374,22 @@ class PlaywrightDriver(Driver[WebDriverConfig]):
         return None
 
     def _end_group(self) -> None:
-        if self._group_step is not None and self.context is not None:
+        if self._group_open and self.context is not None:
             try:
                 self.context.tracing.group_end()
             except Exception:  # noqa: BLE001
                 pass
-        self._group_step = None
+        self._group_open = False
 
-    def step_finished(self, session: Session, step_index: int, ok: bool) -> None:
+    def step_finished(self, session: Session, step: StepInfo, ok: bool) -> None:
         self._end_group()
         mode = self.cfg.screenshots
         if mode == "off" or (mode == "only-on-failure" and ok):
             return
         self._shots += 1
-        number = self.step_number(step_index)
-        name = f"step_{number:03d}" + ("" if ok else "_failed")
-        self.save_screenshot(name, failed=not ok, step_index=step_index,
-                             label=f"after step {number}" + ("" if ok else " (failed)"))
+        name = f"step_{step.number:03d}" + ("" if ok else "_failed")
+        self.save_screenshot(name, failed=not ok, step_index=step.index,
+                             label=f"after step {step.number}" + ("" if ok else " (failed)"))
 
     def trail_finished(self, session: Session, ok: bool) -> None:
         self._end_group()

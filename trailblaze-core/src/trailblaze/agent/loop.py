@@ -109,7 +109,7 @@ def solve_step(session: "Session", step: "TrailStep", *, trail: "Trail | None" =
     """
     options = options if options is not None else session.options.get("run")
     if getattr(options, "use_recorded_steps", None) is True and not self_heal:
-        raise BadInputError(f"step {step.index} has no recording for this device and --use-recorded-steps "
+        raise BadInputError(f"step {step.number} has no recording for this device and --use-recorded-steps "
                             "forbids the agent")
     state = agent_state(session, options)
     if state is None:
@@ -123,7 +123,7 @@ def needs_llm_message(session: "Session", step: "TrailStep") -> str:
     classifier = "-".join(session.device.classifiers) or session.device.driver
     what = "is marked recordable: false" if not step.recordable else f"has no recording for '{classifier}'"
     text = " ".join((step.text or "").split())
-    return (f"{where}step {step.index} (\"{text[:80]}\") {what} and needs an LLM to run; configure one with "
+    return (f"{where}step {step.number} (\"{text[:80]}\") {what} and needs an LLM to run; configure one with "
             "--llm provider/model, TRAILBLAZE_DEFAULT_MODEL, or llm.defaults.model in trails/config/trailblaze.yaml "
             "(see docs/agent.md)")
 
@@ -267,11 +267,10 @@ class StepAgent:
         steps = list(trail.steps) if trail is not None else [step]
         earlier = [s.text.strip() for s in steps if s.index < step.index and s.text]
         numbered = [s for s in steps if s.kind != "trailhead"]
-        number = next((i + 1 for i, s in enumerate(numbered) if s.index == step.index), 0)
         memory = session.memory
         secret_keys = sorted(k for k in memory.sensitive_keys if k in memory)
         objective = prompts.objective_text(
-            step_text=step.text or "", verify=self.verify, number=number, total=len(numbered), earlier=earlier,
+            step_text=step.text or "", verify=self.verify, number=step.number, total=len(numbered), earlier=earlier,
             memory=memory.snapshot(), secret_keys=secret_keys, previous_failure=previous_failure)
         hints = list(self.hints)
         screen = prompts.screen_text(snapshot=snapshot, hints=hints, platform=session.device.platform,
@@ -294,7 +293,7 @@ class StepAgent:
         screenshot = None
         if image is not None:
             n = self.state.llm_call_count + 1
-            screenshot = self.session.log.write_file(f"llm_{self.step.index:03d}_{n:03d}.png", image.data).name
+            screenshot = self.session.log.write_file(f"llm_{self.step.number:03d}_{n:03d}.png", image.data).name
         for i in range(retries + 1):
             t0 = time.perf_counter()
             try:
@@ -305,7 +304,7 @@ class StepAgent:
                 if not exc.retryable or i == retries:
                     tries = f" after {i + 1} attempts" if i else ""
                     raise InfrastructureError(f"{exc.message}{tries}",
-                                              hint=f"model {self.state.model.ref}; step {self.step.index}") from None
+                                              hint=f"model {self.state.model.ref}; step {self.step.number}") from None
                 delay = exc.retry_after if exc.retry_after is not None else backoff * (2 ** i)
                 time.sleep(min(MAX_BACKOFF_SECONDS, max(0.0, delay)))
                 continue

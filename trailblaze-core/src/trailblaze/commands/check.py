@@ -2,21 +2,39 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
-from ..checks import CheckReport
-from ..config import find_workspace
-from ..errors import ExitCode, SourceLocation, TrailblazeError
-from ..memory import has_tokens
-from ..plugins import PluginHost, get_host
-from ..tools.registry import ToolRegistry
+from .shared import CONTEXT_SETTINGS, handle_errors
 
 if TYPE_CHECKING:
+    from ..checks import CheckReport
     from ..config import WorkspaceConfig
     from ..driver import DriverRegistry
+    from ..plugins import PluginHost
+    from ..tools.registry import ToolRegistry
+
+
+@click.command("check", context_settings=CONTEXT_SETTINGS)
+@click.argument("paths", nargs=-1)
+@click.option("--strict", is_flag=True, help="Treat advisories (e.g. trailmap naming) as errors.")
+@click.option("--no-servers", is_flag=True, help="Do not start declared MCP tool servers (offline/static check): "
+              "names only a server could serve are then warnings, not errors.")
+@click.option("--workspace", type=click.Path(path_type=Path, file_okay=False), help="Workspace directory (default: found from the paths or the current directory).")
+@handle_errors
+def command(paths: tuple[str, ...], strict: bool, no_servers: bool, workspace: Path | None) -> None:
+    """Validate trails and tool definitions without running a device.
+
+    Parses every trail in PATHS (files, directories, globs), checks each recorded tool call against
+    the registered tools and their argument schemas, and runs the plugins' checks (e.g. trailmap
+    naming). Declared MCP tool servers are started (as for `trailblaze tools`) to learn their tools,
+    so an unknown tool name is an error with the closest known name. Exit 0 when clean (advisories
+    are printed), 3 on errors; --strict makes advisories errors.
+    """
+    sys.exit(run_check(list(paths), strict=strict, workspace=workspace, start_servers=not no_servers))
 
 
 def run_check(paths: list[str], *, strict: bool = False, workspace: Path | None = None,
@@ -28,6 +46,9 @@ def run_check(paths: list[str], *, strict: bool = False, workspace: Path | None 
     could call is then known, and a name nobody serves is an error with a suggestion. Without it (offline
     or static use) such names stay warnings that say why.
     """
+    from ..checks import CheckReport
+    from ..config import find_workspace
+    from ..plugins import get_host
     from ..runner.discovery import expand
     from ..workspace_tools import workspace_tools
 
@@ -39,7 +60,7 @@ def run_check(paths: list[str], *, strict: bool = False, workspace: Path | None 
         return _check(files, host, registry, report, config)
 
 
-def _drivers(host: PluginHost) -> "DriverRegistry":
+def _drivers(host: "PluginHost") -> "DriverRegistry":
     from ..driver import DriverRegistry
 
     drivers = DriverRegistry()
@@ -49,6 +70,8 @@ def _drivers(host: PluginHost) -> "DriverRegistry":
 
 def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, report: CheckReport,
            config: WorkspaceConfig) -> int:
+    from ..errors import ExitCode, SourceLocation, TrailblazeError
+    from ..memory import has_tokens
     from ..runner.lifecycle import check_trail_driver_settings
     from ..session import suggest_tool_name
     from ..trail.args import undeclared_references

@@ -6,17 +6,20 @@ from pathlib import Path
 
 import click
 
+from .shared import CONTEXT_SETTINGS, handle_errors
 
-@click.group(name="plugin")
-def plugin_group() -> None:
+
+@click.group(name="plugin", context_settings=CONTEXT_SETTINGS)
+def command() -> None:
     """Write Trailblaze plugins (see docs/writing-a-plugin.md)."""
 
 
-@plugin_group.command(name="new")
+@command.command(name="new", context_settings=CONTEXT_SETTINGS)
 @click.argument("name")
 @click.option("--driver", "with_driver", is_flag=True, help="Also generate an example driver (Driver[Config]).")
 @click.option("--output-dir", "-o", type=click.Path(path_type=Path, file_okay=False),
               help="Where to write it (default: ./trailblaze-NAME); must not exist or be empty.")
+@handle_errors
 def new(name: str, with_driver: bool, output_dir: Path | None) -> None:
     """Generate a working plugin NAME (lower-case words joined by '-', e.g. acme-shop).
 
@@ -30,18 +33,13 @@ def new(name: str, with_driver: bool, output_dir: Path | None) -> None:
       trailblaze plugin new acme-shop --driver
       cd trailblaze-acme-shop && python -m venv .venv && .venv/bin/pip install '.[test]' && .venv/bin/python -m pytest
     """
-    from ..cli import handle_errors
     from .plugin_template import plugin_names, write_plugin
 
-    @handle_errors
-    def generate() -> None:
-        names = plugin_names(name)
-        target = output_dir or Path.cwd() / names.dist
-        files = write_plugin(names, target, driver=with_driver)
-        click.echo(f"Created {names.dist} in {target} ({len(files)} files): entry point '{names.prefix}', "
-                   f"tools {names.prefix}_greet and {names.prefix}_greetTwice"
-                   + (f", driver {names.name}-device" if with_driver else ""))
-        click.echo(f"Next: cd {target} && python -m venv .venv && .venv/bin/pip install '.[test]' "
-                   "&& .venv/bin/python -m pytest")
-
-    generate()
+    names = plugin_names(name)
+    target = output_dir or Path.cwd() / names.dist
+    files = write_plugin(names, target, driver=with_driver)
+    click.echo(f"Created {names.dist} in {target} ({len(files)} files): entry point '{names.prefix}', "
+               f"tools {names.prefix}_greet and {names.prefix}_greetTwice"
+               + (f", driver {names.name}-device" if with_driver else ""))
+    click.echo(f"Next: cd {target} && python -m venv .venv && .venv/bin/pip install '.[test]' "
+               "&& .venv/bin/python -m pytest")

@@ -10,15 +10,19 @@ app under test starts it here too) — which is why this lives in the core and a
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlparse
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..driver import DeviceInfo, Driver, DriverRegistry
-from ..errors import BadInputError, ExitCode
-from ..plugins import PluginHost
+from .session_options import session_options, session_values
+from .shared import CONTEXT_SETTINGS, handle_errors
+
+if TYPE_CHECKING:
+    from ..driver import DeviceInfo, Driver, DriverRegistry
+    from ..plugins import PluginHost
 
 
 @dataclass
@@ -38,11 +42,54 @@ class SnapshotRequest:
     workspace: Path | None = None
 
 
+@click.command("snapshot", context_settings=CONTEXT_SETTINGS)
+@session_options("snapshot")
+@click.option("--url", metavar="URL", help="Open this page or deep link first (web: relative to the configured base_url).")
+@click.option("--wait-for", metavar="TEXT", help="Wait until TEXT is on screen before taking the snapshot (exit 1 if it never is).")
+@click.option("--timeout", "timeout_s", type=click.FloatRange(min=0), default=10.0, show_default=True,
+              metavar="SECONDS", help="How long --wait-for waits.")
+@click.option("--bounds", is_flag=True, help="Add each element's box {x,y,w,h} in screen pixels.")
+@click.option("--offscreen", is_flag=True, help="Include elements scrolled out of view.")
+@click.option("--urls", is_flag=True, help="Show link targets (web).")
+@click.option("--all", "all_elements", is_flag=True, help="Everything: offscreen elements, and on devices the "
+              "layout containers the compact text folds away.")
+@click.option("--raw", "--playwright", "--page-source", "raw", is_flag=True,
+              help="Print the platform's own description instead (Playwright's aria snapshot, Appium's page-source XML).")
+@click.option("--screenshot", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
+              help="Also save a PNG screenshot of the screen to FILE.")
+@handle_errors
+def command(url: str | None, wait_for: str | None, timeout_s: float, bounds: bool, offscreen: bool, urls: bool,
+            all_elements: bool, raw: bool, screenshot: Path | None, **session: Any) -> None:
+    """Print what the agent sees: the compact snapshot of a page or device screen, with refs.
+
+    The device starts exactly as in `trailblaze run` (driver choice, the workspace's drivers:
+    settings, -o, -d, managed Appium server, plugin hooks) and is stopped afterwards. Use it to find
+    refs, ARIA descriptors and resource ids for hand-written recordings. Without --driver/-d, a web
+    URL opens a browser; otherwise the workspace's defaults.driver or the only installed driver.
+
+    \b
+    Examples:
+      trailblaze snapshot --url http://127.0.0.1:8000/ --bounds
+      trailblaze snapshot --url /cart --wait-for "Your cart" -o viewport=390x844
+      trailblaze snapshot -d android/emulator-5554 --offscreen
+      trailblaze snapshot --driver ios-appium-xcuitest --raw > screen.xml
+    """
+    flags = {"bounds": bounds, "offscreen": offscreen, "urls": urls, "all": all_elements}
+    request = SnapshotRequest(**session_values("snapshot", session), url=url, wait_for=wait_for, timeout_s=timeout_s,
+                              detail=frozenset(name for name, on in flags.items() if on), raw=raw,
+                              screenshot=screenshot)
+    sys.exit(take_snapshot(request))
+
+
 def choose_driver(drivers: DriverRegistry, url: str | None) -> type[Driver]:
     """The driver when neither ``--driver``, ``-d`` nor the workspace's ``defaults.driver`` picked one.
 
     A web URL means a browser; otherwise the only installed driver with a screen. Anything else is
     ambiguous and the user is asked, with the choices listed."""
+    from urllib.parse import urlparse
+
+    from ..errors import BadInputError
+
     screens = [cls for cls in drivers if cls.platform != "host"]
     if url is not None and urlparse(url).scheme in ("http", "https"):
         web = [cls for cls in screens if cls.platform == "web"]
@@ -64,6 +111,7 @@ def take_snapshot(request: SnapshotRequest, *, host: PluginHost | None = None) -
 
     Returns the exit code: 0, or 1 when ``--wait-for`` text never appeared (the snapshot is printed
     anyway so the author sees what was there instead)."""
+    from ..errors import BadInputError, ExitCode
     from ..runner.lifecycle import SessionFactory
     from ..runner.options import RunOptions
     from ..session import SessionOutcome
@@ -117,6 +165,8 @@ def screen_header(driver: Driver, device: DeviceInfo) -> str:
 
 
 def _save_screenshot(driver: Driver, path: Path) -> None:
+    from ..errors import BadInputError
+
     png = driver.screenshot()
     if not png:
         raise BadInputError(f"driver '{driver.key}' cannot take screenshots")

@@ -32,7 +32,7 @@ from ..runner.lifecycle import SessionFactory, SessionLifecycle
 from ..runner.options import RunOptions
 from ..session import Session, SessionOutcome
 from ..tools.base import ToolCall, ToolDefinition
-from ..trail.model import Trail, TrailConfig, TrailStep
+from ..trail.model import Trail, TrailConfig, TrailStep, number_steps
 
 T = TypeVar("T")
 StepKind = Literal["step", "verify"]
@@ -364,17 +364,21 @@ class Workbench:
 
         c = self._require()
         text = _require_text(text)
-        index = self._step_index()
-        earlier = [TrailStep(kind=s.kind, text=s.text, index=i) for i, s in enumerate(self.steps)]
-        step = TrailStep(kind=kind, text=text, index=index)
+        steps = self._steps_with(kind, text)
+        step = steps[-1]
         trail = Trail(path=Path("<trailblaze mcp>"), format="unified",
-                      config=TrailConfig(title=self.trail_name, target=c.session.target), steps=[*earlier, step])
+                      config=TrailConfig(title=self.trail_name, target=c.session.target), steps=steps)
+        c.lifecycle.step_started(step)
+        ok = False
         try:
             result = solve_step(c.session, step, trail=trail, options=self.factory.options)
+            ok = result.success
         except LlmNotConfiguredError:
             raise BadInputError("no model is configured for natural-language steps",
                                 hint="start `trailblaze mcp --llm provider/model` (or set llm: in trailblaze.yaml), "
                                      "or pass 'tools' to run the step's tool calls directly") from None
+        finally:
+            c.lifecycle.step_finished(step, ok)
         memory = c.session.memory
         recorded = self._tokenized(list(result.recording)) if result.success else []
         recorded_step = self._record(kind, text, recorded) if result.success else None
@@ -400,28 +404,41 @@ class Workbench:
 
         raise UnknownToolError(f"unknown tool '{name}'", hint=suggest_tool_name(name, c.session.registry))
 
-    def _step_index(self) -> int:
-        index, self._next_index = self._next_index, self._next_index + 1
-        return index
+    def _steps_with(self, kind: StepKind, text: str | None) -> list[TrailStep]:
+        """The steps recorded so far and a new one after them, numbered as the saved trail will number
+        them; the new step's ``index`` is the session's step counter (the event logs' ``stepIndex``,
+        unique per step even for calls that record nothing)."""
+        steps = number_steps([*(TrailStep(kind=s.kind, text=s.text) for s in self.steps),
+                              TrailStep(kind=kind, text=text)])
+        steps[-1].index, self._next_index = self._next_index, self._next_index + 1
+        return steps
 
     def _run_calls(self, calls: list[ToolCall], text: str | None, kind: StepKind) -> Outcome:
         c = self._require()
         session, memory = c.session, c.session.memory
-        ctx = session.context(step_index=self._step_index())
+        current = self._steps_with(kind, text)[-1]
+        ctx = session.context(step_index=current.index)
         first = len(session.executed)
         messages: list[str] = []
         ok = True
         error: TrailblazeError | None = None
-        for call in calls:
-            try:
-                result = session.dispatcher.call(call, ctx)
-            except BadInputError as exc:  # unknown tool, bad arguments: the caller's mistake, told as such
-                error, ok = exc, False
-                break
-            messages.append(result.message or ("ok" if result.success else f"{call.name} failed"))
-            if not result.success:
-                ok = False
-                break
+        c.lifecycle.step_started(current)
+        try:
+            for call in calls:
+                try:
+                    result = session.dispatcher.call(call, ctx)
+                except BadInputError as exc:  # unknown tool, bad arguments: the caller's mistake, told as such
+                    error, ok = exc, False
+                    break
+                messages.append(result.message or ("ok" if result.success else f"{call.name} failed"))
+                if not result.success:
+                    ok = False
+                    break
+        except BaseException:
+            ok = False
+            raise
+        finally:
+            c.lifecycle.step_finished(current, ok)
         from ..agent.recording import recording_from_executed
 
         recorded = self._tokenized(recording_from_executed(session.executed[first:]))
@@ -512,7 +529,8 @@ class Workbench:
                 created = True
         first = None
         for s in self.steps:
-            index = append_step(path, s.text, s.kind, classifier=s.classifier, calls=s.calls or None, host=self.host)
+            index = append_step(path, s.text, s.kind, classifier=s.classifier, calls=s.calls or None,
+                                host=self.host).index
             first = index if first is None else first
         saved = len(self.steps)
         self.steps = []

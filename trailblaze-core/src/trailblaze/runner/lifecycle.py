@@ -14,6 +14,11 @@ Opening
   4. ``trailblaze_session_started`` for each plugin in hook order; a plugin is recorded as started
      *before* its hook runs, so one that fails halfway is still told to finish.
 
+Steps, in between (``SessionLifecycle.step_started``/``step_finished``; the runner, ``step``/``verify``,
+the pytest plugin and ``trailblaze mcp`` all pass here)
+  ``driver.step_started(session, step)`` once as each step begins, ``driver.step_finished(session, step,
+  ok)`` once when it has its outcome; ``step.number`` is the step's one 1-based number.
+
 Closing, on every exit path (normal return, exception, ``KeyboardInterrupt``), at most once
   5. ``driver.trail_finished(session, passed)`` if the driver started;
   6. ``trailblaze_session_finished`` for every started plugin, last started first, each isolated (one
@@ -41,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..checks import CheckReport
 from ..config import WorkspaceConfig, find_workspace, load_workspace
-from ..driver import DeviceInfo, Driver, DriverRegistry, validate_config
+from ..driver import DeviceInfo, Driver, DriverRegistry, StepInfo, validate_config
 from ..errors import (BadInputError, ConfigError, DriverError, InfrastructureError, SourceLocation,
                       TrailblazeError)
 from ..logs import SessionLog
@@ -342,6 +347,25 @@ class SessionLifecycle:
 
     def start_plugins(self) -> None:
         self.session.host.session_started(self.session, started=self.started_plugins)
+
+    # -- steps --------------------------------------------------------------------------------
+    def step_started(self, step: StepInfo) -> None:
+        """A step begins: the driver is told (every entry point's steps pass here, once each)."""
+        driver = self.session.driver
+        if self.driver_started and driver is not None:
+            try:
+                driver.step_started(self.session, step)
+            except Exception as exc:  # noqa: BLE001 - a driver's step bookkeeping never fails the step
+                self.warn(f"driver '{driver.key}' failed at the start of step {step.number}: {exc}")
+
+    def step_finished(self, step: StepInfo, ok: bool) -> None:
+        """A started step has its outcome: the driver takes its artifacts (screenshots, trace groups)."""
+        driver = self.session.driver
+        if self.driver_started and driver is not None:
+            try:
+                driver.step_finished(self.session, step, ok)
+            except Exception as exc:  # noqa: BLE001
+                self.warn(f"could not capture the artifacts of step {step.number}: {exc}")
 
     # -- closing ------------------------------------------------------------------------------
     def finish(self, outcome: SessionOutcome | None = None, message: str | None = None) -> list[str]:

@@ -42,18 +42,18 @@ class Progress:
     def trail_skipped(self, path: str, reason: str) -> None:
         self._print(f"Skipping {path}: {reason}")
 
-    def step_started(self, index: int, kind: str, text: str | None) -> None:
+    def step_started(self, number: int, kind: str, text: str | None) -> None:
         if self._console is not None:
-            label = self.redact(f"  step {index}: {_short(text)}")
+            label = self.redact(f"  step {number}: {_short(text)}")
             if self._status is None:
                 self._status = self._console.status(label)
                 self._status.start()
             else:
                 self._status.update(label)
 
-    def tool_started(self, index: int, name: str) -> None:
+    def tool_started(self, number: int, name: str) -> None:
         if self._status is not None:
-            self._status.update(f"  step {index}: {name} …")
+            self._status.update(f"  step {number}: {name} …")
 
     def step_finished(self, step: StepResult) -> None:
         self._stop_status()

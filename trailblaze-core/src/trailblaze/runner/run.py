@@ -308,7 +308,7 @@ class Runner(SessionFactory):
             lifecycle.start_plugins()
             self._log_started(session, trail)
             self._prevalidate(trail, session, classifiers)
-            self._run_steps(trail, session, classifiers, result)
+            self._run_steps(trail, lifecycle, classifiers, result)
             lifecycle.outcome = result.outcome
         except StepFailed as exc:
             lifecycle.outcome = exc.outcome
@@ -387,27 +387,29 @@ class Runner(SessionFactory):
                 exc.location = step.location
         return exc
 
-    def _run_steps(self, trail: "Trail", session: Session, classifiers: list[str], result: TrailResult) -> None:
+    def _run_steps(self, trail: "Trail", lifecycle: SessionLifecycle, classifiers: list[str],
+                   result: TrailResult) -> None:
         options = self.options
         self_heal = options.self_heal if options.self_heal is not None else \
             os.environ.get("TRAILBLAZE_SELF_HEAL_ENABLED", "").lower() in ("1", "true", "yes")
         modes: set[str] = set()
-        offset = 0 if trail.trailhead is not None else 1
         saves: list[tuple[int, str, list[ToolCall] | None]] = []
         try:
-            self._run_step_list(trail, session, classifiers, result, self_heal, modes, offset, saves)
+            self._run_step_list(trail, lifecycle, classifiers, result, self_heal, modes, saves)
         finally:
-            self._save_recordings(trail, session, saves)
+            self._save_recordings(trail, lifecycle.session, saves)
 
-    def _run_step_list(self, trail: "Trail", session: Session, classifiers: list[str], result: TrailResult,
-                       self_heal: bool, modes: set[str], offset: int,
+    def _run_step_list(self, trail: "Trail", lifecycle: SessionLifecycle, classifiers: list[str],
+                       result: TrailResult, self_heal: bool, modes: set[str],
                        saves: list[tuple[int, str, list[ToolCall] | None]]) -> None:
         options = self.options
+        session = lifecycle.session
         healed = False
         for step in trail.steps:
-            self.progress.step_started(step.index + offset, step.kind, step.text)
+            self.progress.step_started(step.number, step.kind, step.text)
             session.log.write("ObjectiveStartLog", {"stepIndex": step.index, "kind": step.kind,
                                                     "description": step.text})
+            lifecycle.step_started(step)
             t0 = time.perf_counter()
             first_entry = len(session.log.entries)
             found = step.recording_for(classifiers)
@@ -441,12 +443,12 @@ class Runner(SessionFactory):
                     saves.append((step.index, "-".join(classifiers), agent_result.recording))
                 if agent_result.outcome is not None and not agent_result.success:
                     step_result.duration_ms = int((time.perf_counter() - t0) * 1000)
-                    self._step_done(session, step, step_result, result, first_entry)
+                    self._step_done(lifecycle, step, step_result, result, first_entry)
                     raise StepFailed(agent_result.message or "the agent could not complete the step",
                                      agent_result.exit_code, agent_result.outcome)
             modes.add(step_result.mode)
             step_result.duration_ms = int((time.perf_counter() - t0) * 1000)
-            self._step_done(session, step, step_result, result, first_entry)
+            self._step_done(lifecycle, step, step_result, result, first_entry)
             if not step_result.success:
                 outcome = SessionOutcome.FAILED_WITH_SELF_HEAL if healed else SessionOutcome.FAILED
                 raise StepFailed(_step_failure(step, step_result), ExitCode.TRAIL_FAILED, outcome, "ToolFailure")
@@ -454,13 +456,10 @@ class Runner(SessionFactory):
         result.exit_code = ExitCode.SUCCESS
         result.execution_mode = _execution_mode(modes)
 
-    def _step_done(self, session: Session, step: "TrailStep", step_result: StepResult, result: TrailResult,
-                   first_entry: int) -> None:
-        if session.driver is not None:
-            try:
-                session.driver.step_finished(session, step.index, step_result.success)
-            except Exception as exc:  # noqa: BLE001
-                self.progress.note(f"  ! could not capture step artifacts: {exc}")
+    def _step_done(self, lifecycle: SessionLifecycle, step: "TrailStep", step_result: StepResult,
+                   result: TrailResult, first_entry: int) -> None:
+        session = lifecycle.session
+        lifecycle.step_finished(step, step_result.success)
         shots = [e for e in session.log.entries[first_entry:] if e.get("screenshot")]
         if shots:
             step_result.screenshot = shots[-1]["screenshot"]
@@ -468,7 +467,7 @@ class Runner(SessionFactory):
                                                    "description": step.text, "successful": step_result.success,
                                                    "mode": step_result.mode, "message": step_result.message})
         session.log.flush()  # a step boundary: a run killed from here on keeps this step's events
-        step_result.number = step.index + (0 if session.trail is not None and session.trail.trailhead else 1)
+        step_result.number = step.number
         result.steps.append(step_result)
         result.llm_call_count += step_result.llm_call_count
         result.llm_cost_usd += step_result.llm_cost_usd
@@ -477,9 +476,8 @@ class Runner(SessionFactory):
     def _replay(self, session: Session, step: "TrailStep", classifier: str, calls: list[ToolCall],
                 trail: "Trail") -> tuple[bool, str | None, str | None]:
         ctx = session.context(step_index=step.index)
-        number = step.index + (0 if trail.trailhead is not None else 1)
         for i, call in enumerate(calls):
-            self.progress.tool_started(number, call.name)
+            self.progress.tool_started(step.number, call.name)
             try:
                 outcome = session.dispatcher.call(call, ctx)
             except BadInputError as exc:
@@ -490,7 +488,7 @@ class Runner(SessionFactory):
                 if exc.location is None:
                     where = self._located(step, classifier, i, trail, BadInputError("")).location
                     label = "verify" if step.kind == "verify" else "step"
-                    exc.message = f"{label} {number} {_quote(step.text)}: tool '{call.name}' ({where}): {exc.message}"
+                    exc.message = f"{label} {step.number} {_quote(step.text)}: tool '{call.name}' ({where}): {exc.message}"
                 raise
             if not outcome.success:
                 where = self._located(step, classifier, i, trail, BadInputError("")).location
@@ -505,8 +503,8 @@ class Runner(SessionFactory):
         try:
             out = solve_step(session, step, trail=trail, options=self.options, self_heal=self_heal,
                              attempt_context=attempt_context)
-        except LlmNotConfiguredError:
-            raise StepFailed(_needs_llm(step, session), ExitCode.BAD_INPUT, SessionOutcome.ERROR, "NeedsLlm") from None
+        except LlmNotConfiguredError as exc:
+            raise StepFailed(exc.message, ExitCode.BAD_INPUT, SessionOutcome.ERROR, "NeedsLlm") from None
         return _AgentOutcome(out.success, out.message, out.outcome, out.exit_code, out.llm_call_count,
                              out.llm_cost_usd, list(out.recording))
 
@@ -534,7 +532,7 @@ class Runner(SessionFactory):
             return
         session.log.write("RecordingSavedLog", {"trailFilePath": str(trail.path), "updates": [
             {"stepIndex": i, "classifier": c, "recording": [x.to_json() for x in calls or []]} for i, c, calls in writable]})
-        steps = ", ".join(str(i + (0 if trail.trailhead is not None else 1)) for i, _, _ in writable)
+        steps = ", ".join(str(trail.steps[i].number) for i, _, _ in writable)
         self.progress.note(f"  ↳ saved recording{'s' if len(writable) > 1 else ''} for step{'s' if len(writable) > 1 else ''} "
                              f"{steps} ({writable[0][1]}) into {trail.path}")
 
@@ -548,14 +546,6 @@ class _AgentOutcome:
     llm_call_count: int = 0
     llm_cost_usd: float = 0.0
     recording: list[ToolCall] | None = None
-
-
-def _needs_llm(step: "TrailStep", session: Session) -> str:
-    where = f"{step.location}: " if step.location and step.location.file else ""
-    classifier = "-".join(session.device.classifiers) or session.device.driver
-    what = "is marked recordable: false" if not step.recordable else f"has no recording for '{classifier}'"
-    return (f"{where}step {step.index} ({_quote(step.text)}) {what} and needs an LLM to run; configure one with "
-            "--llm provider/model or an 'llm:' section in trails/config/trailblaze.yaml (see docs/agent.md)")
 
 
 def _quote(text: str | None) -> str:

@@ -103,7 +103,12 @@ class TrailStep:
     tool_locations: dict[str, list[SourceLocation]] = field(default_factory=dict)
     """Per classifier, the location of each recorded call (for run-time errors)."""
     index: int = 0
-    """Position in ``Trail.steps``; the trailhead is step 0 when present."""
+    """Position in ``Trail.steps``; the trailhead is step 0 when present. Event logs carry it as
+    ``stepIndex`` (upstream's field)."""
+    number: int = 1
+    """The one number people see for this step, everywhere (progress, errors, summary, report, JUnit,
+    screenshot names, what drivers are told): 1-based, the trailhead 0. Set with ``index`` by
+    ``number_steps``, the only place it is computed."""
     source_path: tuple[str | int, ...] = ()
     """Where the step sits in the YAML document (``("trail", 3)``, ``(2, "prompts", 0)``), for
     save-back and for locating errors found at run time."""
@@ -121,6 +126,16 @@ class TrailStep:
         if found is None and "*" in self.recordings:
             return "*", self.recordings["*"]  # a v1 file holds one device's recording, keyed "*"
         return found
+
+
+def number_steps(steps: list[TrailStep], *, start: int = 0) -> list[TrailStep]:
+    """Give each step its ``index`` (from ``start``) and its ``number``: 1-based, and a trailhead (always
+    the first step) is 0, so the first ``step:`` is 1 with or without one. Returns ``steps``."""
+    offset = 0 if steps and steps[0].kind == "trailhead" else 1
+    for i, step in enumerate(steps, start):
+        step.index = i
+        step.number = i + offset
+    return steps
 
 
 @dataclass

@@ -22,7 +22,7 @@ from ..errors import BadInputError, SourceLocation, TrailFormatError
 from ..tools.base import ToolCall
 from ..tools.serialization import RESERVED_NAMES, ToolCallFormatError, decode_json, decode_yaml_item
 from . import args as _args
-from .model import Trail, TrailConfig, TrailStep
+from .model import Trail, TrailConfig, TrailStep, number_steps
 from .nodes import MappingNode, Node, NodeReader, ScalarNode, SequenceNode, compose
 
 if TYPE_CHECKING:
@@ -83,8 +83,7 @@ def parse_with_nodes(text: str, path: Path | str | None, *, strict: bool = False
     else:
         parser.r.fail(root, "a trail must be a map with a 'trail:' list (or a legacy v1 list of items), "
                       f"got {parser.r.describe(root)}")
-    for i, step in enumerate(steps):
-        step.index = i
+    number_steps(steps)
     trail = Trail(path=file or Path("<input>"), format=fmt, config=config, steps=steps, text=text,  # type: ignore[arg-type]
                   warnings=parser.warnings)
     return trail, root

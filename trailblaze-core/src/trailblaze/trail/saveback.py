@@ -47,7 +47,7 @@ from .parser import parse_with_nodes
 
 if TYPE_CHECKING:
     from ..plugins import PluginHost
-    from .model import Trail
+    from .model import Trail, TrailStep
 
 __all__ = ["SaveBackConflict", "append_step", "save_recording", "save_recordings", "splice_recording",
            "splice_recordings", "trail_lock"]
@@ -280,12 +280,12 @@ def splice_recordings(text: str, path: Path | str | None, updates: list[Update],
 def _edit_for(text: str, path: Path | str | None, trail: Trail, root: Node, step_index: int, classifier: str,
               calls: list[ToolCall] | None, trailhead: bool, host: PluginHost | None) -> _Edit | None:
     if not 0 <= step_index < len(trail.steps):
-        raise BadInputError(f"{path}: there is no step {step_index} (the trail has {len(trail.steps)})")
+        raise BadInputError(f"{path}: there is no step at index {step_index} (the trail has {len(trail.steps)})")
     step = trail.steps[step_index]
     if trailhead and step.kind != "trailhead":
-        raise BadInputError(f"{path}: step {step_index} is not the trailhead")
+        raise BadInputError(f"{path}: step {step.number} is not the trailhead")
     if step.kind == "tools":
-        raise BadInputError(f"{path}: step {step_index} is a v1 'tools:' block, which always replays; it has no "
+        raise BadInputError(f"{path}: step {step.number} is a v1 'tools:' block, which always replays; it has no "
                             "recording to save")
     nl = "\r\n" if "\r\n" in text else "\n"
     data = _encode(calls or [], host)
@@ -433,11 +433,6 @@ class SaveBackConflict(BadInputError):
     """Some recordings were not saved: their step was changed, removed or made ambiguous during the run."""
 
 
-def _number(trail: Trail, index: int) -> int:
-    """The step number users see (1-based; the trailhead is step 0)."""
-    return index + (0 if trail.trailhead is not None else 1)
-
-
 def _retarget(text: str, path: Path | str | None, updates: list[Update],
               original: Trail) -> tuple[list[Update], list[str]]:
     """Map each update from its index in ``original`` to the same step in ``text``; refusals explain why.
@@ -464,7 +459,7 @@ def _retarget(text: str, path: Path | str | None, updates: list[Update],
         occurrence = before[:index].count(ident)
         was = before.count(ident)
         where = [i for i, k in enumerate(now) if k == ident]
-        label = f"step {_number(original, index)} ({step.kind}: {step.text!r}, read at {step.location})"
+        label = f"step {step.number} ({step.kind}: {step.text!r}, read at {step.location})"
         if not where:
             refused.append(f"{label} was changed or removed while the run was going; its {classifier} recording "
                            "was not saved")
@@ -524,10 +519,10 @@ def save_recordings(path: Path, updates: list[Update], *, host: PluginHost | Non
 
 
 def append_step(path: Path, text: str, kind: Literal["step", "verify"] = "step", classifier: str | None = None,
-                calls: list[ToolCall] | None = None, *, host: PluginHost | None = None) -> int:
+                calls: list[ToolCall] | None = None, *, host: PluginHost | None = None) -> TrailStep:
     """Append a step (``trailblaze step --save``); creates a unified trail if the file is missing.
 
-    Returns the new step's index in ``Trail.steps``. Without ``calls`` (or with none) the step has
+    Returns the new step as the file now reads (its ``index`` in ``Trail.steps``, its ``number``). Without ``calls`` (or with none) the step has
     no recording and will be solved by the agent.
     """
     if kind not in ("step", "verify"):
@@ -548,7 +543,7 @@ def append_step(path: Path, text: str, kind: Literal["step", "verify"] = "step",
             new = _append(old, path, kind, text, classifier, data, nl)
         trail, _ = parse_with_nodes(new, path)
         _write_atomic(path, new)
-        return len(trail.steps) - 1
+        return trail.steps[-1]
 
 
 def _append(old: str, path: Path, kind: str, text: str, classifier: str | None, data: list[dict[str, Any]],

@@ -29,6 +29,7 @@ from .snapshot import build_snapshot
 
 if TYPE_CHECKING:
     from appium.webdriver.webdriver import WebDriver
+    from trailblaze.driver import StepInfo
     from trailblaze.session import Session
 
 T = TypeVar("T")
@@ -355,21 +356,21 @@ class AppiumDriver(Driver[AppiumConfigT]):
         return self.web.get_screenshot_as_png()
 
     # -- artifacts -----------------------------------------------------------------------------------
-    def step_finished(self, session: Session, step_index: int, ok: bool) -> None:
+    def step_finished(self, session: Session, step: StepInfo, ok: bool) -> None:
         mode = self.cfg.screenshots
         if self.web is None or mode == "off" or (mode == "failures" and ok):
             return
         png = self.screenshot()
         if not png:
             return
-        name = f"step_{step_index:03d}_{'ok' if ok else 'failed'}.png"
+        name = f"step_{step.number:03d}_{'ok' if ok else 'failed'}.png"
         path = session.log.write_file(name, png)
-        payload: dict[str, Any] = {"stepIndex": step_index, "screenshot": name, "successful": ok,
+        payload: dict[str, Any] = {"stepIndex": step.index, "screenshot": name, "successful": ok,
                                    "path": str(path)}
         if not ok:
             try:
                 source = str(session.memory.redact(self.driver.page_source))  # a field may show typed secrets
-                src = session.log.write_file(f"step_{step_index:03d}_failed.xml", source.encode("utf-8"))
+                src = session.log.write_file(f"step_{step.number:03d}_failed.xml", source.encode("utf-8"))
                 payload["pageSource"] = src.name
             except Exception:  # noqa: BLE001, S110 - best effort on a failing device
                 pass

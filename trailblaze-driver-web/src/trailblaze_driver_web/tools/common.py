@@ -81,9 +81,8 @@ def web_selector_or_none(node_selector: dict[str, Any] | None, ref: str | None) 
 
 
 def driver_for(ctx: ToolContext) -> PlaywrightDriver:
-    drv = web_driver(ctx.driver)
-    drv.enter_step(ctx.step_index)
-    return drv
+    """The browser a tool call acts on (a readable failure when the session runs another driver)."""
+    return web_driver(ctx.driver)
 
 
 def act(ctx: ToolContext, tool: TargetedTool, verb: str, action: Callable[[Locator], Any],

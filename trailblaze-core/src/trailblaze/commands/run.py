@@ -1,0 +1,65 @@
+"""``trailblaze run``: replay trails (and hand unrecorded steps to the agent)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .session_options import session_options, session_values
+from .shared import CONTEXT_SETTINGS, debug_flag, handle_errors
+
+
+@click.command("run", context_settings=CONTEXT_SETTINGS)
+@click.argument("paths", nargs=-1)
+@click.option("--tags", multiple=True, metavar="A,B", help="Run only trails with one of these tags (comma list, repeatable).")
+@session_options("run")
+@click.option("--args-file", type=click.Path(path_type=Path), help="YAML or JSON map of trail arguments (applied before --arg).")
+@click.option("--use-recorded-steps/--no-use-recorded-steps", default=None, help="Force replay, or force the agent, for every step.")
+@click.option("--save-recording/--no-save-recording", default=True, help="Write recordings made by the agent back into the trail (default on).")
+@click.option("--no-report", is_flag=True, help="Do not write the HTML report.")
+@click.option("--log-layout", type=click.Choice(["stream", "files"]), default=None,
+              help="Event log layout: one session.ndjson per session (stream, default; TRAILBLAZE_LOG_LAYOUT) "
+                   "or upstream's one NNN_<Kind>.json per event (files).")
+@click.option("--test-name", help="Name used in the session id.")
+@click.option("--junit-xml", type=click.Path(path_type=Path, dir_okay=False), metavar="PATH",
+              help="Also write a JUnit XML report (a testcase per trail and device) for CI.")
+@handle_errors
+def command(paths: tuple[str, ...], tags: tuple[str, ...], args_file: Path | None, use_recorded_steps: bool | None,
+            save_recording: bool, no_report: bool, log_layout: str | None, test_name: str | None,
+            junit_xml: Path | None, **session: Any) -> None:
+    """Run trails: replay each step's recording for the device, or hand it to the agent.
+
+    PATHS are trail files, directories (every *.trail.yaml and trail.yaml below) or globs. Logs go to
+    ./logs/<session>/, a JSON summary and an HTML report to ./logs/reports/. Several trails: the exit
+    code is the worst (2 > 3 > 1 > 0).
+
+    \b
+    Examples:
+      trailblaze run examples/web-shop/trails
+      trailblaze run trails/login.trail.yaml --arg email=a@b.c --secret password=s3cret
+      trailblaze run "trails/**/*.trail.yaml" --tags smoke --headed
+    """
+    from ..errors import BadInputError, ExitCode
+    from ..runner import RunOptions
+    from ..runner.interrupt import RunInterrupted, handle_signals
+    from ..runner.run import Runner
+
+    if not paths:
+        raise BadInputError("no trails given", hint="usage: trailblaze run PATH... (see trailblaze run --help)")
+    options = RunOptions(
+        **session_values("run", session),
+        tags=[t.strip() for group in tags for t in group.split(",") if t.strip()],
+        args_file=args_file, use_recorded_steps=use_recorded_steps, save_recording=save_recording,
+        report=not no_report, log_layout=log_layout, test_name=test_name, junit_xml=junit_xml, debug=debug_flag(),
+    )
+    try:
+        with handle_signals():
+            result = Runner(options).run(list(paths))
+    except RunInterrupted as exc:
+        # The summary and report are written; children are stopped by the sessions' cleanup.
+        click.echo(f"trailblaze: {exc}: the summary and report list every trail", err=True)
+        sys.exit(int(ExitCode.INFRASTRUCTURE))
+    sys.exit(int(result.exit_code))

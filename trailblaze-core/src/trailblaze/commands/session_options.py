@@ -1,0 +1,270 @@
+"""The session options, declared once: the flags every entry point that opens a session takes.
+
+``trailblaze run``, ``step``, ``verify``, ``snapshot`` and ``mcp`` and the pytest plugin all start a
+device the same way, so they take the same flags (``--driver``, ``-o``, ``--headed``, ``--memory``,
+``--secret``, ``--llm``, …) with the same meaning, help text and parsing. ``SESSION_OPTIONS`` below
+is the only place they are declared: ``session_options(command)`` turns the rows a command uses into
+click options, ``session_values`` turns what click parsed into the typed values (``RunOptions`` field
+names), and ``add_pytest_options`` / ``pytest_session_values`` do the same for the pytest plugin's
+``--trailblaze-*`` flags. A test compares every command's parameters and pytest's parser to this table.
+
+How to add an option (e.g. ``--retries N`` for ``run`` and pytest):
+
+1. add the field to ``RunOptions`` (``runner/options.py``), and to ``McpSettings`` if ``mcp`` takes it;
+2. add one ``SessionOption`` row here: the field, the flags, the help, the ``kind`` (how it is parsed),
+   the commands that take it and, if pytest should too, its ``pytest_flag``;
+3. use the value where the run reads ``RunOptions`` — the commands and the pytest plugin pass it on
+   without another line; document it in docs/cli.md (and docs/pytest.md for the pytest flag).
+
+Importing this module costs click only (``trailblaze --version`` loads every command module).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
+from dataclasses import field as default
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
+
+import click
+
+if TYPE_CHECKING:
+    import pytest
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+Kind = Literal["text", "int", "path", "dir", "flag", "switch", "pairs", "driver_options", "list", "off"]
+"""How a value is read: ``text``/``int`` one value; ``path``/``dir`` a path (``dir``: not a file);
+``flag`` on when given; ``switch`` ``--x/--no-x``, None when neither; ``pairs`` repeatable KEY=VALUE into a
+dict; ``driver_options`` repeatable KEY=VALUE with YAML values and dotted keys; ``list`` repeatable, comma
+lists split; ``off`` a ``--no-x`` flag that turns the field off."""
+
+COMMANDS = frozenset({"run", "step", "verify", "snapshot", "mcp"})
+"""The commands that open a session (the pytest plugin is the sixth entry point)."""
+
+_DEVICE_COMMANDS = frozenset({"run", "step", "verify", "snapshot"})
+_AGENT_COMMANDS = frozenset({"run", "step", "verify", "mcp"})
+
+
+@dataclass(frozen=True)
+class SessionOption:
+    """One row of the table: a flag, what it sets, who takes it."""
+
+    field: str
+    """The ``RunOptions`` (and ``McpSettings``/``SnapshotRequest``) attribute the value sets."""
+    flags: tuple[str, ...]
+    """The click declarations, e.g. ``("-o", "--driver-option")`` or ``("--self-heal/--no-self-heal",)``."""
+    help: str
+    commands: frozenset[str]
+    kind: Kind = "text"
+    metavar: str | None = None
+    pytest_flag: str | None = None
+    """The pytest plugin's ``--trailblaze-*`` flag; None: not offered there."""
+    pytest_help: str | None = None
+    """pytest's help when it says more than the CLI's (default: the CLI's, naming the ``run`` flag)."""
+    per_command: Mapping[str, Mapping[str, Any]] = default(default_factory=dict)
+    """Where a command reads the flag differently (``snapshot -d`` names one device): replaced fields."""
+
+    @property
+    def param(self) -> str:
+        """The click parameter name (an ``off`` flag is ``no_<field>``)."""
+        return f"no_{self.field}" if self.kind == "off" else self.field
+
+    @property
+    def long_flag(self) -> str:
+        return [f for f in self.flags if f.startswith("--")][-1].split("/")[0]
+
+    @property
+    def pytest_dest(self) -> str:
+        assert self.pytest_flag is not None
+        return self.pytest_flag.lstrip("-").replace("-", "_")
+
+    def for_command(self, command: str) -> SessionOption:
+        return replace(self, **self.per_command[command]) if command in self.per_command else self
+
+    def click_option(self) -> Callable[[F], F]:
+        kwargs: dict[str, Any] = {"cls": SessionClickOption, "session_option": self, "help": self.help}
+        if self.metavar:
+            kwargs["metavar"] = self.metavar
+        if self.kind == "int":
+            kwargs["type"] = int
+        elif self.kind == "path":
+            kwargs["type"] = click.Path(path_type=Path)
+        elif self.kind == "dir":
+            kwargs["type"] = click.Path(path_type=Path, file_okay=False)
+        elif self.kind in ("flag", "off"):
+            kwargs["is_flag"] = True
+        elif self.kind == "switch":
+            kwargs["default"] = None
+        elif self.kind in ("pairs", "driver_options", "list"):
+            kwargs["multiple"] = True
+        return click.option(*self.flags, self.param, **kwargs)
+
+    def convert(self, raw: Any, flag: str) -> Any:
+        """The typed value of what the parser gave (``flag`` names the option in a bad-input message)."""
+        if self.kind == "pairs":
+            return parse_kv(tuple(raw or ()), flag)
+        if self.kind == "driver_options":
+            return parse_driver_options(tuple(raw or ()), flag)
+        if self.kind == "list":
+            return [item for group in raw or () for item in group.split(",") if item.strip()]
+        if self.kind == "flag":
+            return bool(raw)
+        if self.kind == "off":
+            return not raw
+        if self.kind in ("path", "dir"):
+            return Path(raw) if raw else None
+        return raw
+
+
+class SessionClickOption(click.Option):
+    """A click option made from a ``SessionOption`` row (so a test can tell table options from others)."""
+
+    def __init__(self, *args: Any, session_option: SessionOption, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.session_option = session_option
+
+
+SESSION_OPTIONS: tuple[SessionOption, ...] = (
+    SessionOption(
+        "driver", ("--driver",), metavar="NAME", commands=_DEVICE_COMMANDS, pytest_flag="--trailblaze-driver",
+        help="Driver key or upstream name (playwright-native, PLAYWRIGHT_NATIVE, android-appium-uiautomator2, "
+             "host, ...). Overrides the trail's devices and the workspace's defaults.driver."),
+    SessionOption(
+        "devices", ("-d", "--device"), kind="list", metavar="PLATFORM[/ID]", commands=frozenset({"run", "snapshot"}),
+        pytest_flag="--trailblaze-device",
+        help="Run on this device (e.g. android/emulator-5554); repeat to run every trail on several devices in "
+             "parallel.",
+        pytest_help="Run each trail on this device (as trailblaze run -d); repeat for one test per device.",
+        per_command={"snapshot": {"field": "device", "kind": "text",
+                                  "help": "Device to look at, as for `run` (e.g. android/emulator-5554, ios, web)."}}),
+    SessionOption(
+        "driver_options", ("-o", "--driver-option"), kind="driver_options", metavar="KEY=VALUE",
+        commands=COMMANDS, pytest_flag="--trailblaze-option",
+        help="Driver setting, e.g. -o headless=false -o base_url=http://127.0.0.1:8000 -o viewport=390x844 "
+             "(repeatable; for `mcp`, every device connected)."),
+    SessionOption(
+        "headed", ("--headed",), kind="flag", commands=COMMANDS, pytest_flag="--trailblaze-headed",
+        help="Show the browser window (drivers with a 'headless' setting).",
+        pytest_help="Show the browser window (pytest-playwright's --headed is honoured too)."),
+    SessionOption(
+        "workspace", ("--workspace",), kind="dir", commands=frozenset({"snapshot", "mcp"}),
+        help="Workspace directory whose tools and drivers: settings apply (default: found from the current "
+             "directory)."),
+    SessionOption(
+        "target", ("--target",), metavar="ID", commands=frozenset({"step", "verify", "mcp"}),
+        help="Target app (trailmap) whose tools are offered."),
+    SessionOption(
+        "memory", ("--memory",), kind="pairs", metavar="KEY=VALUE", commands=_AGENT_COMMANDS,
+        pytest_flag="--trailblaze-memory", help="Seed a memory value, usable as {{KEY}} (repeatable)."),
+    SessionOption(
+        "secrets", ("--secret",), kind="pairs", metavar="KEY=VALUE", commands=_AGENT_COMMANDS,
+        pytest_flag="--trailblaze-secret",
+        help="Like --memory, but redacted from every log, report, recording and tool result."),
+    SessionOption(
+        "args", ("--arg",), kind="pairs", metavar="NAME=VALUE", commands=frozenset({"run"}),
+        pytest_flag="--trailblaze-arg", help="Set a declared trail argument, usable as {{args.NAME}} (repeatable)."),
+    SessionOption(
+        "output_dir", ("--output-dir",), kind="path", commands=_AGENT_COMMANDS, pytest_flag="--trailblaze-output-dir",
+        metavar="DIR", help="Where logs and reports go (default: ./logs).",
+        pytest_help="Where logs and reports go (default: ./logs; each xdist worker writes below DIR/<worker>).",
+        per_command={name: {"help": "Where session logs go (default: ./logs)."} for name in ("step", "verify", "mcp")}),
+    SessionOption(
+        "llm", ("--llm",), metavar="PROVIDER/MODEL", commands=_AGENT_COMMANDS, pytest_flag="--trailblaze-llm",
+        help="Model for the agent (steps without a recording; `mcp`'s natural-language steps), e.g. openai/gpt-4.1."),
+    SessionOption(
+        "max_llm_calls", ("--max-llm-calls",), kind="int", commands=_AGENT_COMMANDS,
+        help="Per-step cap on model calls (default 50)."),
+    SessionOption(
+        "self_heal", ("--self-heal/--no-self-heal",), kind="switch", commands=frozenset({"run"}),
+        pytest_flag="--trailblaze-self-heal",
+        help="Let the agent re-solve a step whose recording fails (default off; TRAILBLAZE_SELF_HEAL_ENABLED)."),
+    SessionOption(
+        "logging", ("--no-logging",), kind="off", commands=frozenset({"run", "mcp"}),
+        help="Do not write the session event logs (a run's summary and report are still written)."),
+)
+"""Every session option; ``session_options(command)`` keeps this order in ``--help``."""
+
+
+def options_for(command: str) -> list[SessionOption]:
+    return [row.for_command(command) for row in SESSION_OPTIONS if command in row.commands]
+
+
+def session_options(command: str) -> Callable[[F], F]:
+    """Decorate a click command with the session options ``command`` takes (in the table's order)."""
+
+    def decorate(fn: F) -> F:
+        for row in reversed(options_for(command)):
+            fn = row.click_option()(fn)
+        return fn
+
+    return decorate
+
+
+def session_values(command: str, params: dict[str, Any]) -> dict[str, Any]:
+    """Take the session options out of a command's click ``params``; returns them by field name, parsed."""
+    return {row.field: row.convert(params.pop(row.param), row.long_flag) for row in options_for(command)}
+
+
+def pytest_rows() -> list[SessionOption]:
+    return [row for row in SESSION_OPTIONS if row.pytest_flag]
+
+
+def add_pytest_options(group: pytest.OptionGroup) -> None:
+    """The pytest plugin's ``--trailblaze-*`` session flags, from the same rows."""
+    for row in pytest_rows():
+        assert row.pytest_flag is not None
+        text = row.pytest_help or f"{row.help} (as trailblaze run {row.long_flag})"
+        kwargs: dict[str, Any] = {"help": text.replace("%", "%%")}
+        if row.kind in ("pairs", "driver_options", "list"):
+            kwargs.update(action="append", default=[], metavar=row.metavar)
+        elif row.kind == "flag":
+            kwargs.update(action="store_true", default=False)
+        elif row.kind == "switch":
+            kwargs.update(action="store_true", default=None)
+        else:
+            kwargs.update(metavar=row.metavar)
+        group.addoption(row.pytest_flag, **kwargs)
+
+
+def pytest_session_values(getoption: Callable[[str], Any]) -> dict[str, Any]:
+    """What the pytest flags say, by field name, parsed (a bad value names the ``--trailblaze-*`` flag)."""
+    out: dict[str, Any] = {}
+    for row in pytest_rows():
+        assert row.pytest_flag is not None
+        out[row.field] = row.convert(getoption(row.pytest_dest), row.pytest_flag)
+    return out
+
+
+def parse_kv(values: Iterable[str], flag: str) -> dict[str, str]:
+    """``KEY=VALUE`` items into a dict; anything else is bad input naming ``flag``."""
+    from ..errors import BadInputError
+
+    out: dict[str, str] = {}
+    for item in values:
+        if "=" not in item:
+            raise BadInputError(f"{flag} expects KEY=VALUE, got '{item}'")
+        key, value = item.split("=", 1)
+        if not key.strip():
+            raise BadInputError(f"{flag} expects KEY=VALUE, got '{item}'")
+        out[key.strip()] = value
+    return out
+
+
+def parse_driver_options(values: Iterable[str], flag: str = "--driver-option") -> dict[str, Any]:
+    """``-o headless=false -o viewport.width=800``: YAML scalars, dotted keys build nested maps."""
+    from ..yamlio import load_fast
+
+    out: dict[str, Any] = {}
+    for key, raw in parse_kv(values, flag).items():
+        try:
+            value = load_fast(raw) if raw.strip() else ""
+        except Exception:  # noqa: BLE001
+            value = raw
+        node = out
+        parts = key.split(".")
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+        node[parts[-1]] = value
+    return out

@@ -1,0 +1,91 @@
+"""``trailblaze step``: one natural-language instruction on a fresh device, done by the agent.
+
+A one-shot command is a one-step trail run on a fresh device: the same driver selection, session hooks,
+dispatch, logs and agent as ``trailblaze run``. ``--save FILE`` appends the step, with the recording
+the agent produced for this device, to a trail (created when missing), so a trail can be authored
+step by step from the command line. ``trailblaze verify`` (``verify.py``) is the same command for an
+assertion; both are built here by ``one_shot_command``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+import click
+
+from .session_options import session_options, session_values
+from .shared import CONTEXT_SETTINGS, debug_flag, handle_errors
+
+if TYPE_CHECKING:
+    from ..plugins import PluginHost
+    from ..runner.options import RunOptions
+
+OneShot = Literal["step", "verify"]
+
+
+def one_shot_command(kind: OneShot, help_text: str) -> click.Command:
+    """The click command for ``step`` or ``verify`` (they differ in the argument's name and the help)."""
+    noun = "instruction" if kind == "step" else "assertion"
+
+    @click.command(kind, context_settings=CONTEXT_SETTINGS, help=help_text)
+    @click.argument(noun)
+    @session_options(kind)
+    @click.option("--save", "save", type=click.Path(path_type=Path, dir_okay=False),
+                  help="Append the step and its recording to this trail file.")
+    @handle_errors
+    def command(save: Path | None, **params: Any) -> None:
+        from ..runner import RunOptions
+
+        text = str(params.pop(noun))
+        values = session_values(kind, params)
+        target = values.pop("target")
+        options = RunOptions(**values, save_recording=False, report=False, test_name=kind, debug=debug_flag())
+        sys.exit(run_one_shot(kind, text, options, target=target, save=save))
+
+    return command
+
+
+command = one_shot_command("step", """Carry out one natural-language INSTRUCTION on a fresh device with the LLM agent.
+
+    Exit 0 when the agent completes it, 1 when it cannot. With --save FILE the step and the
+    recording the agent made are appended to a trail (created if missing).
+
+    \b
+    Examples:
+      trailblaze step "Add the blue mug to the cart" --driver playwright-native --llm openai/gpt-4.1
+      trailblaze step "Open the settings" --save trails/settings.trail.yaml
+    """)
+
+
+def run_one_shot(kind: OneShot, text: str, options: RunOptions, *, target: str | None = None,
+                 save: Path | None = None, host: PluginHost | None = None) -> int:
+    """Run one ``step``/``verify`` on a fresh device; returns the exit code."""
+    from ..errors import BadInputError
+    from ..runner.progress import Progress
+    from ..runner.results import RunResult
+    from ..runner.run import Runner
+    from ..trail.model import Trail, TrailConfig, TrailStep, number_steps
+
+    if not text.strip():
+        raise BadInputError(f"trailblaze {kind} needs a non-empty {'instruction' if kind == 'step' else 'assertion'}")
+    progress = Progress()
+    runner = Runner(options, host=host, progress=progress)
+    ws = runner.workspace_for(save.resolve().parent if save is not None else None)
+    if ws.error is not None:
+        raise ws.error
+    trail = Trail(path=Path(f"<trailblaze {kind}>"), format="unified",
+                  config=TrailConfig(target=target, title=f"trailblaze {kind}"),
+                  steps=number_steps([TrailStep(kind=kind, text=text)]))
+    result = runner.run_loaded_trail(trail, ws)
+    run = RunResult(trails=[result], output_dir=runner.output_dir)
+    progress.run_finished(run)
+    if result.passed and save is not None:
+        from ..trail.saveback import append_step
+
+        calls = result.steps[0].recording if result.steps else None
+        saved = append_step(save, text, kind, classifier=result.classifier, calls=calls or None, host=runner.host)
+        what = f"with its {result.classifier} recording" if calls else "without a recording"
+        progress.note(f"Saved as step {saved.number} of {save} ({what})")
+    return int(result.exit_code)

@@ -1,0 +1,80 @@
+"""The session options are declared once: every entry point's flags come from ``SESSION_OPTIONS``."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+from trailblaze.cli import BUILTIN_COMMANDS, cli
+from trailblaze.commands.session_options import (
+    COMMANDS,
+    SESSION_OPTIONS,
+    SessionClickOption,
+    pytest_session_values,
+    session_values,
+)
+from trailblaze.errors import BadInputError
+
+TABLE_FLAGS = {flag.split("/")[0] for row in SESSION_OPTIONS for flag in row.flags}
+
+
+def _command(name: str) -> click.Command:
+    command = cli.get_command(click.Context(cli), name)
+    assert command is not None
+    return command
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_a_session_commands_options_are_the_tables_rows(name: str) -> None:
+    params = _command(name).params
+    from_table = {p.session_option.field for p in params if isinstance(p, SessionClickOption)}
+    expected = {row.for_command(name).field for row in SESSION_OPTIONS if name in row.commands}
+    assert from_table == expected
+    # No command declares a session flag of its own beside the table's.
+    own = {opt for p in params if not isinstance(p, SessionClickOption) for opt in p.opts}
+    assert own & TABLE_FLAGS == set()
+
+
+def test_the_table_is_used_by_exactly_the_session_commands() -> None:
+    users = {name for name in BUILTIN_COMMANDS if any(isinstance(p, SessionClickOption) for p in _command(name).params)}
+    assert users == COMMANDS
+    assert all(row.commands <= COMMANDS for row in SESSION_OPTIONS)
+
+
+def test_the_pytest_plugins_session_flags_are_generated_from_the_table(tmp_path: Path) -> None:
+    shown = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--help"], cwd=tmp_path,
+                           capture_output=True, text=True, check=True).stdout
+    declared = set(re.findall(r"^\s+(--trail[\w-]+)", shown, re.MULTILINE))
+    generated = {row.pytest_flag for row in SESSION_OPTIONS if row.pytest_flag}
+    # --trails and --trailblaze-shard choose which tests run; they open no session.
+    assert declared == generated | {"--trails", "--trailblaze-shard"}
+    assert {"--trailblaze-headed", "--trailblaze-memory", "--trailblaze-secret"} <= generated
+
+
+def test_values_parse_the_same_from_the_cli_and_from_pytest() -> None:
+    cli_params = {"driver": "playwright-native", "devices": ("web,web/second",), "driver_options": ("a.b=2",),
+                  "headed": True, "memory": ("k=v",), "secrets": ("pw=s3",), "args": ("n=1",),
+                  "output_dir": "out", "llm": None, "max_llm_calls": None, "self_heal": None, "no_logging": True}
+    from_cli = session_values("run", dict(cli_params))
+    assert from_cli == {"driver": "playwright-native", "devices": ["web", "web/second"],
+                        "driver_options": {"a": {"b": 2}}, "headed": True, "memory": {"k": "v"},
+                        "secrets": {"pw": "s3"}, "args": {"n": "1"}, "output_dir": Path("out"), "llm": None,
+                        "max_llm_calls": None, "self_heal": None, "logging": False}
+    pytest_raw = {"trailblaze_driver": "playwright-native", "trailblaze_device": ["web,web/second"],
+                  "trailblaze_option": ["a.b=2"], "trailblaze_headed": True, "trailblaze_memory": ["k=v"],
+                  "trailblaze_secret": ["pw=s3"], "trailblaze_arg": ["n=1"], "trailblaze_output_dir": "out",
+                  "trailblaze_llm": None, "trailblaze_self_heal": None}
+    from_pytest = pytest_session_values(pytest_raw.__getitem__)
+    assert from_pytest == {k: v for k, v in from_cli.items() if k in from_pytest}
+    with pytest.raises(BadInputError, match="--trailblaze-secret expects KEY=VALUE"):
+        pytest_session_values({**pytest_raw, "trailblaze_secret": ["oops"]}.__getitem__)
+
+
+def test_snapshot_reads_one_device() -> None:
+    values = session_values("snapshot", {"driver": None, "device": "android/emulator-5554", "driver_options": (),
+                                         "headed": False, "workspace": None})
+    assert values["device"] == "android/emulator-5554" and "devices" not in values
