@@ -7,7 +7,8 @@ CLI; ``__all__`` is a literal list and the same names are imported under ``TYPE_
 checkers (``mypy --strict``) see every export without the imports running.
 
 The documented submodules are public too, each through its ``__all__``: ``trailblaze.tools`` (and
-``.base``, ``.descriptors``, ``.params``, ``.registry``, ``.serialization``), ``trailblaze.selectors``,
+``.base``, ``.codec``, ``.descriptors``, ``.params``, ``.registry``, ``.serialization``),
+``trailblaze.selectors``,
 ``trailblaze.driver``, ``trailblaze.session``, ``trailblaze.context``, ``trailblaze.memory``,
 ``trailblaze.errors``, ``trailblaze.config``, ``trailblaze.checks``, ``trailblaze.targets``,
 ``trailblaze.plugins``, ``trailblaze.yamlio``, ``trailblaze.testing``, ``trailblaze.testing_llm``,

@@ -9,15 +9,15 @@ from __future__ import annotations
 import re
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 from typing_extensions import TypeVar
 
-from .errors import BadInputError, ConfigError, SourceLocation
-from .tools.base import Contributions, ToolSource, format_validation_error
+from .errors import BadInputError
+from .tools.base import Contributions, ToolSource
 
 if TYPE_CHECKING:
     from .recorder import RecordedStepDraft, RecordOptions
@@ -251,15 +251,6 @@ class DriverRegistry(Contributions):
         return [e.cls for e in self._drivers.values() if e.cls.platform == platform]
 
 
-def validate_config(model: type[BaseModel], raw: Mapping[str, Any] | None, *, owner: str,
-                    location: SourceLocation | None = None) -> Any:
-    """Validate a plugin's or driver's configuration before anything starts; errors name the key."""
-    try:
-        return model.model_validate(dict(raw or {}))
-    except ValidationError as exc:
-        raise ConfigError(format_validation_error(exc, owner=owner).replace("argument", "setting"),
-                          location=location) from None
-
 __all__ = [
-    "DeviceInfo", "Driver", "DriverConfig", "DriverRegistry", "StepInfo", "validate_config",
+    "DeviceInfo", "Driver", "DriverConfig", "DriverRegistry", "StepInfo",
 ]

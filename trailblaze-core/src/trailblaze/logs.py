@@ -25,9 +25,10 @@ import os
 import threading
 import time
 import weakref
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal, cast
+
+from .memory import Redactor
 
 LOG_PACKAGE = "xyz.block.trailblaze.logs.client.TrailblazeLog"
 STREAM_FILE = "session.ndjson"
@@ -50,11 +51,13 @@ def default_layout() -> LogLayout:
 
 
 class SessionLog:
-    def __init__(self, directory: Path, session_id: str, redact: Callable[[Any], Any] | None = None,
+    def __init__(self, directory: Path, session_id: str, redactor: Redactor,
                  *, enabled: bool = True, layout: str | None = None) -> None:
+        """``redactor`` is the run's one redaction point: every entry and file passes through it, so a
+        secret another output hides is hidden here too, and there is no log that forgot it."""
         self.directory = directory
         self.session_id = session_id
-        self._redact = redact or (lambda v: v)
+        self.redactor = redactor
         self.enabled = enabled
         if layout is not None and layout not in LAYOUTS:
             raise ValueError(f"log layout must be one of {', '.join(LAYOUTS)}, not {layout!r}")
@@ -84,7 +87,7 @@ class SessionLog:
         if cls is None:
             cls = _CLASS_NAMES[kind] = f"{LOG_PACKAGE}.{kind}"
         entry = {"class": cls, "session": self.session_id, "timestamp": _iso_now(), **payload}
-        entry = cast("dict[str, Any]", self._redact(entry))
+        entry = self.redactor(entry)
         self.entries.append(entry)  # atomic: callbacks of other threads may log too
         if self.enabled and not self._signalled:
             if self._closed:  # a late event (after close) is written at once rather than lost

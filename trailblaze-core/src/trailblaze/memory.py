@@ -295,6 +295,12 @@ class Redactor:
         return sorted(values, key=len, reverse=True)
 
     def __call__(self, value: T) -> T:
+        if not self._fixed:
+            for memory in self._memories:
+                if memory._sensitive:
+                    break
+            else:
+                return value  # the common case, on every log entry: nothing to scan for, no lock taken
         secrets = self.secrets()
         if not secrets:
             return value

@@ -102,6 +102,8 @@ def _config_schema(keys: Iterable[str]) -> dict[str, Any]:
         "memory": _text_map(_SCALAR),
         "metadata": _text_map(_SCALAR),
         "args": _text_map({"anyOf": [{"enum": list(VALID_TYPES)}, arg_decl]}),
+        "retries": {"type": ["integer", "null"], "minimum": 0,
+                    "description": "retries of a failed run of this trail (overrides --retries)"},
         "source": {"type": "object"},
         "electron": {},
     }
@@ -229,7 +231,6 @@ def run_schema(kind: str | None, out_dir: Path | None, *, workspace: Path | None
     from .config import find_workspace
     from .errors import BadInputError
     from .plugins import get_host
-    from .tools.descriptors import describe
     from .workspace_tools import workspace_tools
 
     if kind is None and out_dir is None:
@@ -237,8 +238,8 @@ def run_schema(kind: str | None, out_dir: Path | None, *, workspace: Path | None
                             hint="trailblaze schema trail > trail.schema.json, or trailblaze schema --out .schemas")
     host = get_host()
     root = workspace.resolve() if workspace else find_workspace()
-    with workspace_tools(root, host, start_servers=start_servers) as (_config, registry):
-        descriptors = [describe(t, host) for t in registry]
+    with workspace_tools(root, host, start_servers=start_servers) as (_config, registry, codec):
+        descriptors = [codec.describe(t) for t in registry]
     # Without the servers, a name they might serve is not a mistake: leave unknown names open.
     schemas = build_schemas(host, descriptors, closed=start_servers)
     if kind is not None:

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from ..config import WorkspaceConfig
     from ..driver import DriverRegistry
     from ..plugins import PluginHost
+    from ..tools.codec import ToolCodec
     from ..tools.registry import ToolRegistry
 
 
@@ -56,8 +57,8 @@ def run_check(paths: list[str], *, strict: bool = False, workspace: Path | None 
     files = expand(paths) if paths else []
     root = workspace.resolve() if workspace else find_workspace(files[0] if files else None)
     report = CheckReport(strict=strict, tools_complete=start_servers)
-    with workspace_tools(root, host, start_servers=start_servers) as (config, registry):
-        return _check(files, host, registry, report, config)
+    with workspace_tools(root, host, start_servers=start_servers) as (config, registry, codec):
+        return _check(files, host, registry, codec, report, config)
 
 
 def _drivers(host: "PluginHost") -> "DriverRegistry":
@@ -68,8 +69,8 @@ def _drivers(host: "PluginHost") -> "DriverRegistry":
     return drivers
 
 
-def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, report: CheckReport,
-           config: WorkspaceConfig) -> int:
+def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, codec: ToolCodec,
+           report: CheckReport, config: WorkspaceConfig) -> int:
     from ..errors import ExitCode, SourceLocation, TrailblazeError
     from ..memory import has_tokens
     from ..runner.lifecycle import check_trail_driver_settings
@@ -84,7 +85,7 @@ def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, report: 
     trails = 0
     for path in files:
         try:
-            trail = load_trail(path, strict=strict)
+            trail = load_trail(path, strict=strict, codec=codec)
         except TrailblazeError as exc:
             report.error("TrailFormat", exc.render())
             continue

@@ -263,9 +263,10 @@ class Workbench:
     def descriptors(self) -> list[dict[str, Any]]:
         """MCP ``Tool`` shapes of ``offered_tools``, through the descriptor hook like the agent's
         (device thread; ``tool_descriptors`` is the copy any thread may read)."""
-        from ..tools.descriptors import describe
-
-        return [describe(t, self.host).mcp() for t in self.offered_tools()]
+        c = self.connected
+        if c is None:
+            return []
+        return [c.session.codec.describe(t).mcp() for t in self.offered_tools()]
 
     def refresh_tools(self, *, force: bool = False) -> bool:
         """Recompute ``tool_descriptors`` (device thread) after anything that can change the toolbox: a
@@ -341,13 +342,13 @@ class Workbench:
 
     def run_tools(self, text: str, kind: StepKind, items: list[Any]) -> Outcome:
         """A ``step``/``verify`` given as a list of tool calls (``[{name: {args}}]``): no model involved."""
-        from ..tools.serialization import ToolCallFormatError, decode_yaml_item
+        from ..tools.serialization import ToolCallFormatError
 
         c = self._require()
         calls: list[ToolCall] = []
         for i, item in enumerate(items):
             try:
-                call = decode_yaml_item(item, registry=c.session.registry, host=self.host)
+                call = c.session.codec.decode_yaml_item(item)
             except ToolCallFormatError as exc:
                 raise BadInputError(f"tools[{i}]: {exc}") from None
             definition = self._offered(call.name)
@@ -538,7 +539,7 @@ class Workbench:
         first = None
         for s in self.steps:
             index = append_step(path, s.text, s.kind, classifier=s.classifier, calls=s.calls or None,
-                                host=self.host).index
+                                codec=self.host.codec()).index
             first = index if first is None else first
         saved = len(self.steps)
         self.steps = []
