@@ -68,7 +68,7 @@ PUBLIC_MODULES = (
     "trailblaze.yamlio", "trailblaze.testing", "trailblaze.testing_llm", "trailblaze.runner",
     "trailblaze.runner.lifecycle", "trailblaze.reuse", "trailblaze.pytest_plugin", "trailblaze.children",
     "trailblaze.schemas", "trailblaze.yamlstream", "trailblaze.waypoints",
-    "trailblaze.recorder",
+    "trailblaze.recorder", "trailblaze.files",
 )
 """The core's public surface, as ``trailblaze/__init__.py`` documents it: these modules, each through its
 ``__all__``."""

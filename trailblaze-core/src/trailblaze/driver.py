@@ -225,15 +225,31 @@ class DriverRegistry(Contributions):
             self._aliases[_canon(alias)] = key
 
     def resolve(self, name: str) -> type[Driver]:
-        key = self._aliases.get(_canon(name))
+        """The driver ``name`` names: a key, an alias, or a platform (``web``) that one driver drives."""
+        key = self._key(name)
         if key is None:
             known = ", ".join(sorted(self._drivers)) or "none (install a driver plugin)"
+            several = self._by_platform(name)
+            if several:
+                raise BadInputError(f"'{name}' is the platform of several drivers: {', '.join(several)}",
+                                    hint="name one of them")
             raise BadInputError(f"unknown driver '{name}'", hint=f"installed drivers: {known}")
         return self._drivers[key].cls
 
     def get(self, name: str) -> type[Driver] | None:
-        key = self._aliases.get(_canon(name))
+        key = self._key(name)
         return self._drivers[key].cls if key else None
+
+    def _key(self, name: str) -> str | None:
+        key = self._aliases.get(_canon(name))
+        if key is None:
+            by_platform = self._by_platform(name)
+            key = by_platform[0] if len(by_platform) == 1 else None
+        return key
+
+    def _by_platform(self, name: str) -> list[str]:
+        wanted = _canon(name)
+        return sorted(k for k, e in self._drivers.items() if _canon(str(e.cls.platform or "")) == wanted)
 
     def entry(self, key: str) -> DriverEntry:
         return self._drivers[key]

@@ -28,6 +28,8 @@ import weakref
 from pathlib import Path
 from typing import Any, Literal, cast
 
+from .files import write_atomic
+from .textsafe import capped
 from .memory import Redactor
 
 LOG_PACKAGE = "xyz.block.trailblaze.logs.client.TrailblazeLog"
@@ -105,8 +107,7 @@ class SessionLog:
         """Store an artifact (screenshot, trace, recording) next to the logs; returns its path."""
         path = self.directory / name
         if self.enabled:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
+            write_atomic(path, data, sync=False)
         return path
 
     def flush(self) -> None:
@@ -198,7 +199,10 @@ class SessionLog:
         kind = str(entry.get("class", "")).rsplit(".", 1)[-1]
         path = self.directory / f"{n:03d}_{kind}.json"
         try:
-            path.write_bytes(dumps(entry).encode("utf-8"))
+            text = dumps(entry)
+            if len(text) > MAX_LINE_CHARS:
+                text = dumps(capped(entry, MAX_LOG_STRING))
+            path.write_bytes(text.encode("utf-8"))
         except (OSError, TypeError, ValueError) as exc:
             self.write_errors.append(f"{path.name}: {exc}")
 
@@ -211,10 +215,19 @@ class SessionLog:
                 pass
 
 
+MAX_LINE_CHARS = 1024 * 1024
+"""A log line longer than this (a tool that returned 50 MB) is written with each string cut to
+``MAX_LOG_STRING`` characters and a ``[truncated: N more characters]`` marker."""
+MAX_LOG_STRING = 256 * 1024
+
+
 def encode_line(entry: dict[str, Any], errors: list[str] | None = None) -> str:
     """One entry as one NDJSON line. An entry that cannot be encoded still leaves a line saying so."""
     try:
-        return _LINE_ENCODER.encode(entry) + "\n"
+        line = _LINE_ENCODER.encode(entry)
+        if len(line) > MAX_LINE_CHARS:
+            line = _LINE_ENCODER.encode(capped(entry, MAX_LOG_STRING))
+        return line + "\n"
     except (TypeError, ValueError) as exc:
         if errors is not None:
             errors.append(f"{entry.get('class')}: {exc}")

@@ -6,7 +6,8 @@ trails are asked for or the ``trailblaze_session`` fixture is used. ``-p no:trai
 
 Collection is opt-in: trail files are collected only from the paths given with ``--trails PATH`` or the
 ``trailblaze_trails`` ini option, so a suite that happens to contain trail files (this repository's own
-``examples/``) keeps collecting exactly what it did before. See docs/pytest.md.
+``examples/``) keeps collecting exactly what it did before. ``--trails`` alone runs only the trails; the
+ini option adds them to pytest's normal collection. See docs/pytest.md.
 
 Each worker process (pytest-xdist) has one ``Runner`` and one reuse scope: one browser per worker, a
 fresh browser context per trail, its own output directory (``<output>/<worker id>``), and at the end
@@ -147,10 +148,12 @@ def pytest_configure(config: pytest.Config) -> None:
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         raise pytest.UsageError(f"trailblaze: trail path not found: {', '.join(missing)}")
-    if config.args_source is not pytest.Config.ArgsSource.ARGS:
+    if given and config.args_source is not pytest.Config.ArgsSource.ARGS:
         # `pytest --trails x` means "run the trails", not "run testpaths and the trails too".
-        config.args = [str(p) for p in paths]
+        config.args = [str(p) for p in paths[: len(given)]]
     else:
+        # The ini option adds the trails to what pytest collects anyway (testpaths, the invocation
+        # directory or the paths given): a bare `pytest` still runs the project's regular tests.
         config.args = [*config.args, *[str(p) for p in paths]]
 
 
@@ -292,6 +295,8 @@ class TrailItem(pytest.Item):
         if result is None:  # not possible without --tags, which pytest expresses with -m
             raise pytest.skip.Exception("not selected", _use_item_location=True)
         state.results.append(result)
+        result.root = result.root or runner.workspace_for(self.path).config.root
+        _record_junit_names(self, result)
         runner.record_history(result, self.device)
         clean = state.runner.redactor  # the run's one redaction point: --secret values and session secrets
         properties = {k: clean(v) for k, v in _properties(result, worker_id(self.config)).items()}
@@ -320,6 +325,24 @@ class TrailItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, 0, f"trail: {self.name}"
+
+
+def _record_junit_names(item: pytest.Item, result: TrailResult) -> None:
+    """pytest's ``--junitxml`` names the test case the way ``trailblaze run --junit-xml`` does
+    (``report.junit.junit_names``): a team that switches between them keeps its CI history."""
+    try:
+        from _pytest.junitxml import xml_key
+    except ImportError:  # a pytest without the junitxml plugin's stash key: its own naming stays
+        return
+    xml = item.config.stash.get(xml_key, None)
+    if xml is None:
+        return
+    from .report.junit import junit_names
+
+    classname, name = junit_names(item.path, result.root, item.name)
+    reporter = xml.node_reporter(item.nodeid)
+    reporter.add_attribute("classname", classname)
+    reporter.add_attribute("name", name)
 
 
 def failure_text(result: TrailResult, redact: Callable[[str], str]) -> str:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from .files import write_atomic
 from .tools.base import ANNOTATION_KEYS
 from .tools.descriptors import ToolDescriptor
 from .tools.model_schema import inline_refs
@@ -221,7 +222,7 @@ def write_schemas(schemas: Mapping[str, Mapping[str, Any]], out_dir: Path) -> li
     written = []
     for kind, schema in schemas.items():
         path = out_dir / FILE_NAMES.get(kind, f"{kind}.schema.json")
-        path.write_text(json.dumps(schema, indent=2) + "\n", encoding="utf-8")
+        write_atomic(path, json.dumps(schema, indent=2) + "\n")
         written.append(path)
     return written
 

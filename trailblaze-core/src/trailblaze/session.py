@@ -20,7 +20,7 @@ from .driver import DeviceInfo, Driver
 from .errors import (BadInputError, DriverError, ToolArgumentError, ToolExpansionError, ToolFailure,
                      TrailblazeError, UnknownToolError)
 from .logs import SessionLog
-from .memory import Memory
+from .memory import Memory, escape_literal
 from .tools.base import ToolCall, ToolDefinition, ToolResult
 from .tools.codec import CodecHooks, ToolCodec
 from .tools.registry import ToolRegistry
@@ -191,7 +191,8 @@ class Dispatcher:
         executed = ExecutedCall(call, resolved, ctx.depth, recordable, delegated,
                                 definition.is_verification, result.success, error, ctx.step_index)
         if result.recorded_args:
-            executed.recorded = ToolCall(call.name, {**call.args, **result.recorded_args})
+            # What a tool read from the page (a selector's text) is literal: its braces are escaped.
+            executed.recorded = ToolCall(call.name, {**call.args, **escape_literal(result.recorded_args)})
         session.executed.append(executed)
         self._log(call, resolved_args, definition, ctx, start, top_level, result, delegated=delegated,
                   recordable=recordable, error=error, recorded=executed.recorded)

@@ -324,7 +324,7 @@ class PlaywrightDriver(Driver[WebDriverConfig]):
     # -- snapshots and screenshots -----------------------------------------------------------------
     def take_snapshot(self) -> PageSnapshot:
         page = self.page
-        raw = page.locator("body").aria_snapshot(mode="ai", boxes=True, timeout=self.cfg.timeout_ms)
+        raw = self._aria_snapshot(boxes=True)
         size = page.viewport_size
         snap = parse(raw, (size["width"], size["height"]) if size else None)
         self.last_snapshot = snap
@@ -336,8 +336,20 @@ class PlaywrightDriver(Driver[WebDriverConfig]):
         return self.take_snapshot().render(detail | self.pop_requested_detail())
 
     def native_snapshot(self, *, detail: frozenset[str] = frozenset()) -> str:
-        return self.page.locator("body").aria_snapshot(mode="ai", boxes="bounds" in detail or "all" in detail,
-                                                       timeout=self.cfg.timeout_ms)
+        return self._aria_snapshot(boxes="bounds" in detail or "all" in detail)
+
+    def _aria_snapshot(self, *, boxes: bool) -> str:
+        """Playwright's accessibility snapshot of the page; on a very large page (tens of thousands of
+        elements) it can outlast ``timeout_ms``, which is then said, with the setting to raise."""
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+        try:
+            return str(self.page.locator("body").aria_snapshot(mode="ai", boxes=boxes, timeout=self.cfg.timeout_ms))
+        except PlaywrightTimeout:
+            raise DriverError(
+                f"the page's accessibility snapshot did not finish within {self.cfg.timeout_ms} ms (a very large "
+                f"page?)", hint="raise the web driver's timeout_ms: -o timeout_ms=30000, or "
+                                "drivers.playwright-native.timeout_ms in trails/config/trailblaze.yaml") from None
 
     def describe_screen(self) -> str | None:
         page = self.page

@@ -153,8 +153,8 @@ def recording_trail_yaml(trail: "Trail", entries: Sequence[Mapping[str, Any]], c
     recordings = recordings_from_logs(entries, codec)
     ran = passed_steps(entries)
     doc: dict[str, Any] = {}
-    config = {k: v for k, v in (("id", trail.config.id), ("title", trail.config.title),
-                                ("target", trail.config.target)) if v}
+    config = _source_config(trail) or {k: v for k, v in (("id", trail.config.id), ("title", trail.config.title),
+                                                          ("target", trail.config.target)) if v}
     if config:
         doc["config"] = config
     items: list[dict[str, Any]] = []
@@ -184,6 +184,24 @@ def recording_trail_yaml(trail: "Trail", entries: Sequence[Mapping[str, Any]], c
     buf = io.StringIO()
     yaml.dump(doc, buf)
     return buf.getvalue()
+
+
+def _source_config(trail: "Trail") -> dict[str, Any] | None:
+    """The trail's own ``config`` section as written (args, devices, tags, memory, context...), so the
+    recording replays with the same declarations; None when the source is not at hand."""
+    text = getattr(trail, "text", None)
+    if not text:
+        return None
+    from ruamel.yaml import YAML
+
+    try:
+        data = YAML(typ="safe").load(text)
+    except Exception:  # noqa: BLE001 - the trail parsed once; a second reading never fails the log
+        return None
+    if isinstance(data, list):  # v1: a `- config:` item
+        data = next((item for item in data if isinstance(item, dict) and "config" in item), {})
+    config = data.get("config") if isinstance(data, dict) else None
+    return dict(config) if isinstance(config, dict) and config else None
 
 
 @functools.lru_cache(maxsize=1)

@@ -83,6 +83,7 @@ def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, codec: T
     for warning in registry.warnings:
         report.advisory("ToolNaming", warning)
     trails = 0
+    no_model = _no_model(config, host)
     for path in files:
         try:
             trail = load_trail(path, strict=strict, codec=codec)
@@ -101,6 +102,11 @@ def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, codec: T
                 hint = f" ({problem.hint})" if problem.hint else ""
                 report.error("DriverSettings", problem.message + hint, problem.location)
         for step in trail.steps:
+            if no_model is not None and step.kind != "tools" and (not step.recordable or not step.recordings):
+                # Advisory; an error with --strict (what CI runs): the run would stop at this step.
+                why = "is marked recordable: false" if not step.recordable else "has no recording"
+                report.advisory("NeedsLlm", f"step {step.index + (0 if trail.trailhead else 1)} {why} and needs an "
+                                f"LLM, but {no_model}", step.location or SourceLocation(path))
             for classifier, calls in (step.recordings or {}).items():
                 for i, call in enumerate(calls):
                     definition = registry.get(call.name)
@@ -119,7 +125,25 @@ def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, codec: T
     for finding in report.findings:
         click.echo(finding.render(), err=finding.severity == "error")
     errors, advisories = len(report.errors), len(report.advisories)
-    click.echo(f"Checked {trails} trail(s) and {len(registry)} tool(s): {errors} error(s), {advisories} warning(s)")
+    unread = f" ({len(files) - trails} could not be read)" if len(files) > trails else ""
+    click.echo(f"Checked {len(files)} trail(s){unread} and {len(registry)} tool(s): {errors} error(s), "
+               f"{advisories} warning(s)")
     return int(ExitCode.BAD_INPUT) if errors else int(ExitCode.SUCCESS)
 
 
+def _no_model(config: WorkspaceConfig, host: PluginHost) -> str | None:
+    """Why no model would solve an unrecorded step (None when one is configured): ``check`` runs
+    without ``--llm``, so the workspace, user files and ``TRAILBLAZE_DEFAULT_MODEL`` decide."""
+    from ..errors import TrailblazeError
+    from ..llm.config import NO_MODEL, chosen_model, load_settings
+
+    try:
+        ref, source = chosen_model(load_settings(config, host.llm_providers()), None)
+    except TrailblazeError:
+        return None  # a broken llm section is reported where the settings are used
+    if ref is None:
+        return ("no model is configured (--llm at run time, TRAILBLAZE_DEFAULT_MODEL, or llm.defaults.model in "
+                "trails/config/trailblaze.yaml)")
+    if ref.strip().lower() in NO_MODEL:
+        return f"the model is set to '{ref}' ({source})"
+    return None

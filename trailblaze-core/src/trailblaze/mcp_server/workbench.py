@@ -525,22 +525,17 @@ class Workbench:
     def save_trail(self, file: str | None) -> dict[str, Any]:
         """Append the recorded steps to ``file`` (created, with a config naming the driver, when missing)
         through the same writer ``trailblaze step --save`` uses: comments and other steps stay."""
-        from ..trail.saveback import append_step, trail_lock
+        from ..trail.saveback import NewStep, append_steps
 
         if not self.steps:
             raise BadInputError("nothing has been recorded yet", hint="act on the device first (a tool call or 'step')")
         path = self.trail_path(file)
         path.parent.mkdir(parents=True, exist_ok=True)
-        created = False
-        with trail_lock(path):
-            if not path.exists() or not path.read_text(encoding="utf-8").strip():
-                path.write_text(self._header_yaml(), encoding="utf-8")
-                created = True
-        first = None
-        for s in self.steps:
-            index = append_step(path, s.text, s.kind, classifier=s.classifier, calls=s.calls or None,
-                                codec=self.host.codec()).index
-            first = index if first is None else first
+        created = not path.exists() or not path.read_text(encoding="utf-8").strip()
+        # One write for every step: a full disk saves none of them (the recording is kept for a retry).
+        added = append_steps(path, [NewStep(s.text, s.kind, s.classifier, s.calls or None) for s in self.steps],
+                             codec=self.host.codec(), header=self._header_yaml())
+        first = added[0].index if added else None
         saved = len(self.steps)
         self.steps = []
         return {"file": str(path), "created": created, "steps": saved, "firstStepIndex": first}
@@ -596,6 +591,8 @@ class Workbench:
         clean = result.redact  # that run's redactor, which watched its sessions' secrets too
         return {"exitCode": int(result.exit_code), "passed": int(result.exit_code) == 0,
                 "output": clean(out.getvalue()),
+                "summary": str(result.summary_path) if result.summary_path else None,
+                "report": str(result.report_path) if result.report_path else None,
                 "trails": [clean({"title": t.title, "outcome": t.outcome.value, "message": t.message,
                                   "logDir": str(t.log_dir) if t.log_dir else None}) for t in result.trails]}
 

@@ -207,16 +207,30 @@ class SessionFactory:
             candidates = self.drivers.for_platform(platform)
             if not candidates:
                 raise InfrastructureError(f"no installed driver drives platform '{platform}'",
-                                          hint=f"installed drivers: {', '.join(self.drivers.keys())}")
+                                          hint=self._missing_driver_hint(install=False))
             return candidates[0]
         if wanted:
             raise InfrastructureError(
                 f"this trail wants driver {' or '.join(repr(w) for w in wanted)}, which no installed plugin provides",
-                hint=f"installed drivers: {', '.join(self.drivers.keys())}; install e.g. trailblaze-driver-web, "
-                     "trailblaze-driver-android or trailblaze-driver-ios, or pass --driver")
+                hint=self._missing_driver_hint(install=True))
         if ws.defaults.driver:
             return self.drivers.resolve(ws.defaults.driver)
         return self.drivers.resolve(fallback) if fallback else None
+
+    def _missing_driver_hint(self, *, install: bool) -> str:
+        """What to do about a missing driver: a plugin that failed to load is the likelier cause than a
+        package that is not installed, so it is named first."""
+        installed = f"installed drivers: {', '.join(self.drivers.keys())}"
+        broken = [p for p in self.host.plugins() if p.error]
+        if broken:
+            names = ", ".join(f"'{p.name}'" + (f" ({p.distribution} {p.version})" if p.distribution else "")
+                              for p in broken)
+            return (f"{installed}; plugin{'s' if len(broken) > 1 else ''} {names} failed to load ({broken[0].error}): "
+                    "fix or reinstall it, see `trailblaze plugins`")
+        if install:
+            return (f"{installed}; install e.g. trailblaze-driver-web, trailblaze-driver-android or "
+                    "trailblaze-driver-ios, or pass --driver")
+        return installed
 
     def make_driver(self, cls: type[Driver], ws: WorkspaceConfig, device: Device | None = None, *,
                     trail: "Trail | None" = None) -> Driver:

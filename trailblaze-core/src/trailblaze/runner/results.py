@@ -71,6 +71,10 @@ class TrailResult:
     trail_id: str | None = None
     log_entries: list[dict[str, Any]] = field(default_factory=list)
     artifacts: dict[str, str] = field(default_factory=dict)
+    root: Path | None = None
+    """The workspace root the trail ran in (JUnit names are relative to it)."""
+    device_label: str | None = None
+    """The ``-d`` device spec this trail ran on, when one was given (names the JUnit test case)."""
     attempts: list[TrailResult] = field(default_factory=list)
     """The earlier attempts of this trail on this device, first first (``--retries``); this result is
     the last attempt. Each has its own session, log directory and artifacts."""
