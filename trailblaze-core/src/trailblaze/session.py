@@ -8,6 +8,7 @@ behave the same.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import time
 from collections.abc import Sequence
@@ -24,6 +25,7 @@ from .memory import Memory, escape_literal
 from .tools.base import ToolCall, ToolDefinition, ToolResult
 from .tools.codec import CodecHooks, ToolCodec
 from .tools.registry import ToolRegistry
+from .untrusted import valid_data, valid_text
 
 if TYPE_CHECKING:
     from .config import WorkspaceConfig
@@ -148,6 +150,10 @@ class Dispatcher:
         definition = session.registry.get(call.name)
         if definition is None:
             raise UnknownToolError(f"unknown tool '{call.name}'", hint=suggest_tool_name(call.name, session.registry))
+        run_options = session.options.get("run")
+        if definition.requires_host and run_options is not None and not run_options.host_tools:
+            raise UnknownToolError(f"tool '{call.name}' runs programs on this machine and is not allowed here",
+                                   hint="start `trailblaze mcp --allow-host-tools` to allow host-only tools")
         device = session.device
         if not definition.supports(driver=device.driver, platform=device.platform):
             raise UnknownToolError(f"tool '{call.name}' does not run on driver '{device.driver}' "
@@ -183,6 +189,7 @@ class Dispatcher:
         else:
             result = outcome if isinstance(outcome, ToolResult) else ToolResult(True, str(outcome))
             delegated = False
+        result = _valid_result(result)
         if not result.success:
             error = result.message or f"tool '{call.name}' failed"
             if lost is None and not delegated:
@@ -262,6 +269,15 @@ class Dispatcher:
             if not last.success:
                 return ToolResult(False, last.message, last.data)
         return ToolResult(True, last.message, last.data)
+
+
+def _valid_result(result: ToolResult) -> ToolResult:
+    """A tool's message and data quote pages, devices and servers: valid Unicode from here on."""
+    message = valid_text(result.message) if result.message else result.message
+    data = valid_data(result.data) if result.data is not None else None
+    if message is result.message and data is result.data:
+        return result
+    return dataclasses.replace(result, message=message, data=data)
 
 
 def _where(definition: Any) -> str:
