@@ -98,3 +98,39 @@ def test_check_validates_the_settings_without_starting_anything(host: PluginHost
     assert "t.trail.yaml:6:5: error: [DriverSettings] 'drivers.in-memroy': no installed driver" in result.output
     (tmp_path / "t.trail.yaml").write_text(trail("    in-memory: {elements: [Welcome]}\n"))
     assert run_cli(["check", "t.trail.yaml"], host=host, cwd=tmp_path).exit_code == 0
+
+
+def test_a_run_without_host_tools_refuses_a_trails_host_settings(plugin_host: PluginHost, tmp_path: Path) -> None:
+    """``trailblaze mcp`` without --allow-host-tools runs a client's trail with host_tools off: the trail's
+    own ``config.drivers`` cannot name a program either."""
+    from pydantic import Field
+
+    from trailblaze import DriverRegistry
+    from trailblaze.host_settings import HostKind, host_setting
+    from trailblaze.runner import RunOptions
+    from trailblaze.runner.run import Runner
+    from trailblaze.testing import MemoryDriver, MemoryDriverConfig, installed_host
+
+    class ProgramConfig(MemoryDriverConfig):
+        program: str | None = Field(None, json_schema_extra=host_setting(HostKind.PROGRAM))
+
+    class ProgramDriver(MemoryDriver):
+        key = "program-device"
+        aliases = ()
+        config_model = ProgramConfig
+
+    class Drivers:
+        @hookimpl
+        def trailblaze_register_drivers(self, registry: DriverRegistry) -> None:
+            registry.add_driver(ProgramDriver)
+
+    (tmp_path / "t.trail.yaml").write_text(
+        "config:\n  drivers:\n    program-device: {program: /bin/sh}\n"
+        "trail:\n  - step: wait\n    recording:\n      memory:\n        - wait: {timeToWaitInSeconds: 0}\n")
+    with register_plugin(plugin_host, Drivers(), "program"), installed_host(plugin_host):
+        options = RunOptions(driver="program-device", host_tools=False, report=False, output_dir=tmp_path / "out")
+        result = Runner(options).run([str(tmp_path / "t.trail.yaml")])
+    (trail,) = result.trails
+    assert trail.exit_code == 3, trail.message
+    assert "t.trail.yaml:3:22: driver 'program-device': this run may not set 'program' (names a program)" in (
+        trail.message or "")

@@ -242,6 +242,19 @@ class SessionFactory:
             if unknown:
                 raise unknown[0]
         from_trail = trail_driver_settings(cls, trail, self.drivers) if trail is not None else {}
+        if from_trail and trail is not None and not self.options.host_tools:
+            # A trail a remote client wrote (``trailblaze mcp`` trail RUN) must not reach the host
+            # through its own driver settings either (a program, a command line, an endpoint, a path).
+            from ..host_settings import refused_settings
+
+            refused = refused_settings(cls.config_model, from_trail, ws.root)
+            if refused:
+                first = next(k for k, v in from_trail.items() if refused_settings(cls.config_model, {k: v}, ws.root))
+                locations = trail.config.driver_locations
+                where = next((locations[f"{n}.{first}"] for n in trail.config.drivers
+                              if f"{n}.{first}" in locations and self.drivers.get(n) is cls), None)
+                raise ConfigError(f"driver '{cls.key}': this run may not set {', '.join(refused)} from a trail",
+                                  location=where, hint="start trailblaze mcp with --allow-host-tools to allow it")
         raw = {**configured, **from_trail, **self.options.driver_options}
         if device is not None and device.instance_id:
             raw.update(cls.device_settings(device.instance_id))
