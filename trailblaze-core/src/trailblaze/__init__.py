@@ -17,8 +17,9 @@ between the sessions of a run), ``trailblaze.children`` (child processes that di
 ``trailblaze.schemas`` (editor JSON Schemas), ``trailblaze.yamlstream`` (the bounded YAML reader),
 ``trailblaze.waypoints`` (waypoint files and matching), ``trailblaze.recorder`` (what a driver's
 ``record_actions`` returns), ``trailblaze.files`` (writing a file atomically), ``trailblaze.untrusted``
-(outside text made valid and terminal-safe), ``trailblaze.host_settings`` (driver settings that reach
-the host) and ``trailblaze.pytest_plugin`` (see docs/writing-a-plugin.md, docs/pytest.md). Anything
+(outside text made valid, terminal-safe and fit for an output file), ``trailblaze.host_settings``
+(driver settings that reach the host) and ``trailblaze.pytest_plugin`` (see docs/writing-a-plugin.md,
+docs/pytest.md). Anything
 else, and any name outside a module's ``__all__``, is internal and may change; a test keeps the
 in-repo plugins and examples on this surface.
 """

@@ -224,7 +224,7 @@ class Runner(SessionFactory):
             return
         from ..files import OutputWriteError, write_new
         from ..logs import dumps
-        from ..textsafe import output_value
+        from ..untrusted import output_value
 
         failed: list[OutputWriteError] = []
         reports = self.output_dir / "reports"
