@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..files import write_atomic
-from ..textsafe import output_text
+from ..untrusted import output_text
 from .html_assets import CSS, SCRIPT
 from .log_steps import EVENT_LOGS, TOOL_LOGS, LogStep, call_order, group_steps
 
