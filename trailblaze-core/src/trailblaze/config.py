@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .driver import validate_config
 from .errors import ConfigError, SourceLocation
@@ -33,6 +33,14 @@ class Defaults(BaseModel):
     llm: str | None = None
     max_llm_calls: int | None = Field(default=None, alias="max-llm-calls")
     driver: str | None = None
+    setup: list[str] = Field(default_factory=list)
+    """Trails replayed before ``snapshot``, ``session start`` and ``record`` look or act (a sign-in, say),
+    relative to the workspace root; ``--setup`` replaces them."""
+
+    @field_validator("setup", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: object) -> object:
+        return [value] if isinstance(value, str) else value
 
 
 CORE_SECTIONS: dict[str, type[BaseModel] | None] = {

@@ -102,6 +102,8 @@ def _config_schema(keys: Iterable[str]) -> dict[str, Any]:
         "args": _text_map({"anyOf": [{"enum": list(VALID_TYPES)}, arg_decl]}),
         "source": {"type": "object"},
         "electron": {},
+        "setup": {"anyOf": [_TEXT, {"type": "array", "items": _TEXT}],
+                  "description": "trail(s) replayed from their recordings first, relative to this file"},
     }
     return {"type": ["object", "null"], "additionalProperties": False, "properties": {k: known[k] for k in keys}}
 

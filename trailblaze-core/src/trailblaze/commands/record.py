@@ -37,8 +37,8 @@ def make_command() -> click.Command:
     @click.option("--pause", "pause_s", type=click.FloatRange(0.5, 600), default=4.0, show_default=True,
                   metavar="SECONDS", help="A pause this long between actions starts a new step.")
     @handle_errors
-    def record(url: str | None, save: Path, title: str | None, headless: bool, secret_name: str,
-               pause_s: float, **params: Any) -> None:
+    def record(url: str | None, save: Path, title: str | None, headless: bool, secret_name: str, pause_s: float,
+               **params: Any) -> None:
         """Record a trail by clicking through the app in a browser window.
 
         \b
@@ -57,6 +57,7 @@ def make_command() -> click.Command:
         stop = threading.Event()
         try:
             info = bench.submit(bench.connect, platform=None if driver else "web", driver=driver).result()
+            bench.submit(bench.replay_setup).result()
             bench.start_trail(title)
             if url:
                 opened = bench.submit(bench.call_tool, "web_navigate", {"url": url},

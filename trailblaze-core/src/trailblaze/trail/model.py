@@ -51,6 +51,9 @@ class TrailConfig:
     """v1-only hint."""
     driver: str | None = None
     """v1 scalar driver pin."""
+    setup: list[Path] = field(default_factory=list)
+    """Trails replayed from their recordings before this one runs (a sign-in, say), resolved against
+    this trail's directory; not steps of this trail (see ``runner/setup.py``)."""
 
     def skip_reason(self, classifiers: list[str] | None) -> str | None:
         """The trimmed non-blank skip reason for this device, else None (blank = not skipped)."""

@@ -1,0 +1,140 @@
+"""Setup trails: the workspace's ``defaults.setup`` (or ``--setup``) replays a sign-in before ``snapshot``
+and ``session start`` look, with real processes on the example shop; bad setups name file:line and key."""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from mcp_server_helpers import EMAIL, PASSWORD, live_tree, shop_workspace
+from trailblaze.live.registry import pid_alive
+from trailblaze.testing import CliProcess
+
+SETUP_TRAIL = f"""\
+config: {{devices: {{web: playwright-native}}}}
+trail:
+  - step: Sign in
+    recording:
+      web:
+        - web_navigate: {{url: /}}
+        - web_type: {{ref: 'textbox "Email"', text: {EMAIL}}}
+        - web_fillSecret: {{ref: 'textbox "Password"', value: "{{{{password}}}}"}}
+        - web_click: {{ref: 'button "Sign in"'}}
+"""
+ENV = {"SHOP_PASSWORD": PASSWORD}
+
+
+def workspace(root: Path, setup: str | None) -> Path:
+    ws = shop_workspace(root)
+    (ws / "trails" / "setup").mkdir()
+    (ws / "trails" / "setup" / "sign-in.trail.yaml").write_text(SETUP_TRAIL)
+    if setup is not None:
+        config = ws / "trails" / "config" / "trailblaze.yaml"
+        text = config.read_text()
+        config.write_text(text.replace("  driver: playwright-native\n", f"  driver: playwright-native\n{setup}", 1))
+    return ws
+
+
+def tb(ws: Path, *args: str, session_dir: Path | None = None) -> tuple[int, str]:
+    env = {**ENV, **({"TRAILBLAZE_SESSION_DIR": str(session_dir)} if session_dir else {})}
+    return CliProcess(list(args), cwd=ws, env=env).finish(timeout=300)
+
+
+@pytest.fixture
+def session_dir() -> Iterator[Path]:
+    path = Path(tempfile.mkdtemp(prefix="tbs-"))
+    try:
+        yield path
+    finally:
+        import os
+        import signal
+
+        for state in path.glob("*.json"):
+            pid = int(json.loads(state.read_text())["pid"])
+            for child in [pid, *live_tree(pid)]:
+                try:
+                    os.kill(child, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        for child in path.iterdir():
+            child.unlink()
+        path.rmdir()
+
+
+def test_snapshot_and_session_start_begin_behind_the_workspace_setup(tmp_path: Path, session_dir: Path) -> None:
+    ws = workspace(tmp_path / "shop", "  setup: trails/setup/sign-in.trail.yaml\n")
+    code, out = tb(ws, "snapshot", "--secret-env", "password=SHOP_PASSWORD")
+    assert code == 0 and f"Welcome, {EMAIL}" in out, out
+    assert PASSWORD not in out
+
+    code, out = tb(ws, "session", "start", "--name", "s", "--idle-timeout", "120", "--secret-env",
+                   "password=SHOP_PASSWORD", session_dir=session_dir)
+    assert code == 0, out
+    pid = int(json.loads((session_dir / "s.json").read_text())["pid"])
+    try:
+        code, out = tb(ws, "snapshot", "--session", "s", session_dir=session_dir)
+        assert code == 0 and f"Welcome, {EMAIL}" in out, out
+        code, out = tb(ws, "session", "save", "--name", "s", "trails/nothing.trail.yaml", session_dir=session_dir)
+        assert code == 3 and "nothing has been recorded yet" in out, out  # the setup is not saved
+    finally:
+        code, out = tb(ws, "session", "stop", "--name", "s", session_dir=session_dir)
+    assert code == 0 and not pid_alive(pid), out
+
+
+def test_setup_flag_replaces_the_workspace_default_and_bad_setups_name_file_line_and_key(tmp_path: Path) -> None:
+    ws = workspace(tmp_path / "shop", "  setup: [trails/setup/missing.trail.yaml]\n")
+    code, out = tb(ws, "snapshot")
+    assert code == 3, out
+    assert "trailblaze.yaml:7" in out and "defaults.setup" in out and "missing.trail.yaml" in out, out
+
+    code, out = tb(ws, "snapshot", "--setup", "trails/setup/sign-in.trail.yaml", "--secret-env",
+                   "password=SHOP_PASSWORD")
+    assert code == 0 and f"Welcome, {EMAIL}" in out, out
+
+    (ws / "trails" / "setup" / "unrecorded.trail.yaml").write_text("trail:\n  - step: Sign in\n")
+    code, out = tb(ws, "snapshot", "--setup", "trails/setup/unrecorded.trail.yaml")
+    assert code == 3 and "unrecorded.trail.yaml:2" in out and "has no recording" in out, out
+    code, out = tb(ws, "snapshot", "--setup", "trails/setup/nope.trail.yaml")
+    assert code == 3 and "--setup: no trail file trails/setup/nope.trail.yaml" in out, out
+
+
+def test_a_trail_names_its_setup_and_run_replays_it_first(tmp_path: Path) -> None:
+    ws = workspace(tmp_path / "shop", None)
+    trail = ws / "trails" / "welcome.trail.yaml"
+    trail.write_text("""\
+config:
+  title: Signed in, the shop welcomes the hiker
+  setup: setup/sign-in.trail.yaml
+trail:
+  - verify: The shop welcomes the hiker
+    recording:
+      web:
+        - web_verifyTextVisible: {text: "Welcome, hiker@example.com"}
+""")
+    code, out = tb(ws, "run", "trails/welcome.trail.yaml", "--secret-env", "password=SHOP_PASSWORD")
+    assert code == 0 and "setup: 1 recorded step replayed" in out and "Results: 1 passed, 0 failed" in out, out
+    assert PASSWORD not in out
+
+    # A setup trail's own setup runs first: snapshot --setup of a trail that names the sign-in as its setup.
+    code, out = tb(ws, "snapshot", "--setup", "trails/welcome.trail.yaml", "--secret-env", "password=SHOP_PASSWORD")
+    assert code == 0 and f"Welcome, {EMAIL}" in out, out
+
+    trail.write_text(trail.read_text().replace("setup/sign-in.trail.yaml", "setup/gone.trail.yaml"))
+    code, out = tb(ws, "run", "trails/welcome.trail.yaml")
+    assert code == 3 and "welcome.trail.yaml:3" in out and "'setup'" in out and "gone.trail.yaml" in out, out
+
+    # Setups naming each other in a loop are refused; a failing setup step fails the run (exit 1).
+    (ws / "trails" / "setup" / "a.trail.yaml").write_text("config: {setup: b.trail.yaml}\ntrail: []\n")
+    (ws / "trails" / "setup" / "b.trail.yaml").write_text("config: {setup: a.trail.yaml}\ntrail: []\n")
+    code, out = tb(ws, "snapshot", "--setup", "trails/setup/a.trail.yaml")
+    assert code == 3 and "setup trails name each other in a loop" in out, out
+    (ws / "trails" / "setup" / "sign-in.trail.yaml").write_text(SETUP_TRAIL.replace('button "Sign in"', 'button "Nope"'))
+    trail.write_text(trail.read_text().replace("setup/gone.trail.yaml", "setup/sign-in.trail.yaml"))
+    code, out = tb(ws, "run", "trails/welcome.trail.yaml", "--secret-env", "password=SHOP_PASSWORD")
+    assert code == 1 and "setup trail: step 'Sign in' failed" in out and "sign-in.trail.yaml:3" in out, out
