@@ -4,6 +4,9 @@ and ``session start`` look, with real processes on the example shop; bad setups 
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -12,7 +15,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from mcp_server_helpers import EMAIL, PASSWORD, live_tree, shop_workspace
+from mcp_server_helpers import EMAIL, PASSWORD, TRAILBLAZE, live_tree, server_env, shop_workspace
 from trailblaze.live.registry import pid_alive
 from trailblaze.testing import CliProcess
 
@@ -52,9 +55,6 @@ def session_dir() -> Iterator[Path]:
     try:
         yield path
     finally:
-        import os
-        import signal
-
         for state in path.glob("*.json"):
             pid = int(json.loads(state.read_text())["pid"])
             for child in [pid, *live_tree(pid)]:
@@ -138,3 +138,39 @@ trail:
     trail.write_text(trail.read_text().replace("setup/gone.trail.yaml", "setup/sign-in.trail.yaml"))
     code, out = tb(ws, "run", "trails/welcome.trail.yaml", "--secret-env", "password=SHOP_PASSWORD")
     assert code == 1 and "setup trail: step 'Sign in' failed" in out and "sign-in.trail.yaml:3" in out, out
+
+
+def test_record_starts_behind_the_workspace_setup_and_does_not_record_it(tmp_path: Path) -> None:
+    from playwright.sync_api import sync_playwright
+    from test_record_command import free_port, wait_for
+
+    ws = workspace(tmp_path / "shop", "  setup: [trails/setup/sign-in.trail.yaml]\n")
+    port = free_port()
+    log = tmp_path / "record.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([str(TRAILBLAZE), "record", "--save", "trails/signed-in.trail.yaml", "--headless",
+                                 "--secret-env", "password=SHOP_PASSWORD",
+                                 "-o", f"launch_args=[--remote-debugging-port={port}]"],
+                                cwd=ws, env={**server_env(), **ENV}, stdin=subprocess.PIPE, stdout=out,
+                                stderr=subprocess.STDOUT)
+    try:
+        wait_for(log, "Recording on playwright-native", proc)
+        with sync_playwright() as pw:  # the page the person starts on is behind the login
+            page = pw.chromium.connect_over_cdp(f"http://127.0.0.1:{port}").contexts[0].pages[0]
+            page.get_by_text(f"Welcome, {EMAIL}").wait_for()
+            page.get_by_role("link", name="View Trail Mug").click()
+            wait_for(log, 'recorded web_click: click link "View Trail Mug"', proc)
+        proc.send_signal(signal.SIGINT)
+        code = proc.wait(120)
+    finally:
+        if proc.poll() is None:
+            for child in [*live_tree(proc.pid), proc.pid]:
+                try:
+                    os.kill(child, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            proc.wait(30)
+    output = log.read_text()
+    assert code == 0, output
+    saved = (ws / "trails" / "signed-in.trail.yaml").read_text()
+    assert "View Trail Mug" in saved and "web_fillSecret" not in saved and "Sign in" not in saved, saved

@@ -65,3 +65,51 @@ def test_each_action_becomes_the_call_an_agent_would_record(tmp_path: Path, chro
     # Enter ends a step: the link click after it starts the next one.
     assert [len(d.calls) for d in drafts] == [6, 1], drafts
     assert drafts[0].text.startswith('Choose l in combobox "Size"; click checkbox "Gift wrap"; upload receipt.pdf')
+
+
+def test_the_overlay_names_steps_and_adds_checks_and_is_seen_by_neither_recorder_nor_agent(
+        tmp_path: Path, chromium: str) -> None:
+    page_file = tmp_path / "form.html"
+    page_file.write_text(PAGE)
+    driver = PlaywrightDriver(WebDriverConfig(trace="off"))
+    driver.launch()
+    try:
+        page = driver.page
+        page.goto(page_file.as_uri())
+        seen: list[str] = []
+        recorder = Recorder(driver, RecordOptions(pause_s=3600, on_action=seen.append))
+        recorder.attach()
+        overlay = page.locator("trailblaze-recorder")
+        # Typing a name into the overlay and pressing Enter names the next step; it is no action.
+        overlay.locator("input").click()
+        page.keyboard.type("Look for boots")
+        page.keyboard.press("Enter")
+        overlay.get_by_text("Next step: Look for boots").wait_for()
+        page.get_by_label("Search").click()
+        page.keyboard.type("boots")
+        page.get_by_role("link", name="Next").click()
+        # Select text on the page, then "Verify visible" in the overlay: a check of that text. (The overlay
+        # is aria-hidden, so CSS finds its buttons, not roles.)
+        page.get_by_text("Some plain text").click(click_count=3)
+        overlay.locator("button[name=verify]").click()
+        overlay.get_by_text("Check added: Some plain text").wait_for()
+        page.evaluate("window.getSelection().removeAllRanges()")
+        overlay.locator("button[name=verify]").click()
+        overlay.get_by_text("Select text on the page first").wait_for()
+        overlay.locator("button[name=name]").click()  # an empty name: nothing
+        # The agent's snapshots do not show it (it is outside <body> and aria-hidden).
+        snapshot = driver.snapshot()
+        deadline = time.monotonic() + 10
+        while len(seen) < 3 and time.monotonic() < deadline:
+            page.wait_for_timeout(50)
+        drafts = recorder.drafts()
+    finally:
+        driver.stop()
+    assert "Verify visible" not in snapshot and "Name the next step" not in snapshot and "REC" not in snapshot
+    assert 'textbox "Search"' in snapshot or "Search" in snapshot, snapshot
+    calls = [(c.name, c.args.get("ref"), c.args.get("text")) for d in drafts for c in d.calls]
+    assert calls[:3] == [("web_type", 'textbox "Search"', "boots"), ("web_click", 'link "Next"', None),
+                         ("web_verifyTextVisible", None, "Some plain text")], calls
+    assert len(calls) == 3, calls  # the overlay's own typing, Enter and clicks were not recorded
+    assert drafts[0].text == "Look for boots" and drafts[0].kind == "step"
+    assert [d.kind for d in drafts][-1] == "verify"

@@ -3,7 +3,8 @@
 A headed browser opens (on URL, relative to the workspace's base URL); what the person does there —
 clicks, typing, choices, checks, uploads, navigation — becomes the tool calls the agent would have
 recorded, grouped into steps (a pause, a navigation or Enter starts a new one). Selecting text and
-pressing Alt+Shift+V adds a "verify visible" check. Closing the window (or Ctrl-C) writes the trail,
+pressing Alt+Shift+V (or "Verify visible" in the page's recorder bar) adds a "verify visible" check; the
+bar or the terminal names the next step. Closing the window (or Ctrl-C) writes the trail,
 through the same writer as ``trailblaze mcp`` and ``session save``; ``trailblaze run`` replays it.
 The browser side lives in the driver (``Driver.record_actions``): this module imports no browser SDK.
 """
@@ -67,8 +68,9 @@ def make_command() -> click.Command:
 
                     raise BadInputError(f"could not open {url}: {opened.message}")
             click.echo(f"Recording on {info['driver']}: use the app in the window. To add a check, select "
-                       "text and press Alt+Shift+V. To name the next step, type its name here and press "
-                       "Enter. Close the window (or press Ctrl-C here) to save.", err=True)
+                       "text and press Alt+Shift+V (or \"Verify visible\" in the page's recorder bar). To name "
+                       "the next step, type its name in the bar, or here and press Enter. Close the window (or "
+                       "press Ctrl-C here) to save.", err=True)
             names = _terminal_step_names()
             options = RecordOptions(secret_token=secret_name, pause_s=pause_s, should_stop=stop.is_set,
                                     on_action=lambda line: click.echo(f"  recorded {line}", err=True),
