@@ -97,6 +97,10 @@ def test_the_overlay_names_steps_and_adds_checks_and_is_seen_by_neither_recorder
         overlay.locator("button[name=verify]").click()
         overlay.get_by_text("Select text on the page first").wait_for()
         overlay.locator("button[name=name]").click()  # an empty name: nothing
+        right = overlay.locator("form").bounding_box()
+        overlay.locator("b").click()  # moves to the other corner, uncovering what it hid
+        left = overlay.locator("form").bounding_box()
+        assert right is not None and left is not None and left["x"] < right["x"]
         # The agent's snapshots do not show it (it is outside <body> and aria-hidden).
         snapshot = driver.snapshot()
         deadline = time.monotonic() + 10

@@ -110,10 +110,10 @@ PAGE_SCRIPT = r"""
       form { display: flex; gap: 6px; align-items: center; padding: 6px 8px; border-radius: 8px;
              font: 13px system-ui, sans-serif; color: #111; background: #fff; border: 1px solid #c33;
              box-shadow: 0 2px 8px rgba(0,0,0,.25); }
-      b { color: #c33; } input { width: 16em; font: inherit; } button { font: inherit; cursor: pointer; }
+      b { color: #c33; cursor: pointer; } input { width: 16em; font: inherit; } button { font: inherit; cursor: pointer; }
       output { max-width: 18em; overflow: hidden; white-space: nowrap; text-overflow: ellipsis; color: #555; }
     </style>
-    <form><b title="Trailblaze is recording">● REC</b>
+    <form><b title="Trailblaze is recording (click: move to the other corner)">● REC</b>
       <input name="step" placeholder="Name the next step" autocomplete="off">
       <button type="submit" name="name">Name step</button>
       <button type="button" name="verify" title="Select text on the page, then press this">Verify visible</button>
@@ -127,6 +127,11 @@ PAGE_SCRIPT = r"""
       send('name', null, {name: step});
       out.textContent = 'Next step: ' + step;
       input.value = '';
+    });
+    root.querySelector('b').addEventListener('click', () => {  // uncovers what the bar hides
+      const left = host.style.left === '12px';
+      host.style.left = left ? '' : '12px';
+      host.style.right = left ? '12px' : '';
     });
     verify.addEventListener('mousedown', e => e.preventDefault());  // keeps the page's selection
     verify.addEventListener('click', () => {
