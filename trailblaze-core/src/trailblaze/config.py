@@ -43,8 +43,29 @@ class Defaults(BaseModel):
         return [value] if isinstance(value, str) else value
 
 
+class Quarantine(BaseModel):
+    """``quarantine:``: trails that still run and are reported but never fail the build (a known
+    flaky trail while someone fixes it). ``trailblaze results --flaky`` lists candidates."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    trails: list[str] = Field(default_factory=list)
+    """Trail ids (``config: id:``) or trail file paths relative to the workspace root."""
+    tags: list[str] = Field(default_factory=lambda: ["quarantine"])
+    """A trail with one of these tags is quarantined too."""
+
+    def covers(self, *, root: Path, path: Path, trail_id: str | None, tags: list[str]) -> bool:
+        if set(tags) & set(self.tags):
+            return True
+        if trail_id is not None and trail_id in self.trails:
+            return True
+        resolved = path.resolve()
+        return any((root / entry).resolve() == resolved for entry in self.trails)
+
+
 CORE_SECTIONS: dict[str, type[BaseModel] | None] = {
     "defaults": Defaults,
+    "quarantine": Quarantine,
     "drivers": None,  # {driver-key: {...}}: validated by each driver's config model at start
 }
 
@@ -66,6 +87,11 @@ class WorkspaceConfig:
     def defaults(self) -> Defaults:
         value = self.sections.get("defaults")
         return value if isinstance(value, Defaults) else Defaults()
+
+    @property
+    def quarantine(self) -> Quarantine:
+        value = self.sections.get("quarantine")
+        return value if isinstance(value, Quarantine) else Quarantine()
 
     def section(self, name: str) -> Any:
         """A validated section (plugin model instance), or the raw value, or None."""
@@ -130,5 +156,5 @@ def load_workspace(root: Path | None, host: "PluginHost | None" = None) -> Works
     return ws
 
 __all__ = [
-    "Defaults", "WorkspaceConfig", "find_workspace", "load_workspace",
+    "Defaults", "Quarantine", "WorkspaceConfig", "find_workspace", "load_workspace",
 ]

@@ -91,7 +91,8 @@ class _State:
         worker = worker_id(self.config)
         if worker is not None:
             out_dir = out_dir / worker  # workers never write into each other's directories
-        values.update(output_dir=out_dir, headed=values["headed"] or bool(self.config.getoption("headed", False)))
+        values.update(output_dir=out_dir, headed=values["headed"] or bool(self.config.getoption("headed", False)),
+                      shard=self.config.getoption("trailblaze_shard"))
         return RunOptions(**values)
 
     def finish(self) -> None:
@@ -103,7 +104,8 @@ class _State:
 
         runner, self._runner = self._runner, None
         if self.results:
-            run = RunResult(trails=list(self.results), output_dir=runner.output_dir, redactor=runner.redactor)
+            run = RunResult(trails=list(self.results), output_dir=runner.output_dir, redactor=runner.redactor,
+                            fail_on_flaky=runner.options.fail_on_flaky)
             try:
                 runner.write_outputs(run)
             except Exception as exc:  # noqa: BLE001 - a report must not turn a green run red
@@ -113,6 +115,8 @@ class _State:
                 self.worker_lines.append(f"report: {run.report_path}")
             if run.summary_path:
                 self.worker_lines.append(f"summary: {run.summary_path}")
+        if runner.history is not None:
+            runner.history.close()
         scope, self.scope = self.scope, None
         if scope is not None:
             opened = sum(scope.opened.values())
@@ -287,14 +291,24 @@ class TrailItem(pytest.Item):
         if result is None:  # not possible without --tags, which pytest expresses with -m
             raise pytest.skip.Exception("not selected", _use_item_location=True)
         state.results.append(result)
+        runner.record_history(result, self.device)
         clean = state.runner.redactor  # the run's one redaction point: --secret values and session secrets
         properties = {k: clean(v) for k, v in _properties(result, worker_id(self.config)).items()}
         self.user_properties.extend(properties.items())  # pytest's --junitxml writes them as <property>
         self.add_report_section("call", "trailblaze", "\n".join(f"{k}: {v}" for k, v in properties.items()))
+        from .report import allure_pytest
+
+        if allure_pytest.active(self.config):
+            for number, attempt in enumerate((*result.attempts, result), start=1):
+                allure_pytest.add_trail(attempt, clean, attempt=f"attempt {number}" if result.attempts else None)
         if result.outcome is SessionOutcome.SKIPPED:
             # Reported at the trail file, not at this line.
             raise pytest.skip.Exception(result.skip_reason or "skipped", _use_item_location=True)
-        if not result.passed:
+        if result.quarantined and (not result.passed or result.flaky and runner.options.fail_on_flaky):
+            # Reported (the report, the summary, the history), but it does not fail the build.
+            raise pytest.skip.Exception(f"quarantined, {result.status}: {clean(result.message or '')}",
+                                        _use_item_location=True)
+        if not result.passed or (result.flaky and runner.options.fail_on_flaky):
             raise TrailFailed(result, failure_text(result, clean))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
@@ -313,6 +327,9 @@ def failure_text(result: TrailResult, redact: Callable[[str], str]) -> str:
     from .report.junit import artifact_paths
 
     lines = [result.message or f"{result.title}: {result.outcome.value}"]
+    if result.flaky:
+        first = result.attempts[0]
+        lines = [f"FLAKY: passed on attempt {result.attempt}; attempt 1: {first.message or first.outcome.value}"]
     for key, value in artifact_paths(result).items():
         lines.append(f"{key}: {value}")
     return str(redact("\n".join(lines)))
@@ -322,6 +339,7 @@ def _properties(result: TrailResult, worker: str | None) -> dict[str, str]:
     from .report.junit import artifact_paths
 
     props = {"trail": str(result.path), "trail_id": result.trail_id or "", "outcome": result.outcome.value,
+             "status": result.status, "attempts": str(result.attempt),
              "driver": result.driver or "", "classifier": result.classifier or "",
              "session_id": result.session_id or ""}
     if worker:

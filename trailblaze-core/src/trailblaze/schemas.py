@@ -100,6 +100,8 @@ def _config_schema(keys: Iterable[str]) -> dict[str, Any]:
         "memory": _text_map(_SCALAR),
         "metadata": _text_map(_SCALAR),
         "args": _text_map({"anyOf": [{"enum": list(VALID_TYPES)}, arg_decl]}),
+        "retries": {"type": ["integer", "null"], "minimum": 0,
+                    "description": "retries of a failed run of this trail (overrides --retries)"},
         "source": {"type": "object"},
         "electron": {},
         "setup": {"anyOf": [_TEXT, {"type": "array", "items": _TEXT}],

@@ -183,7 +183,7 @@ def test_self_heal_re_solves_the_step_and_updates_the_recording(app_host, worksp
         result = run(root, app_host, "--self-heal")
     assert result.exit_code == 0, result.output
     out = summary(root)
-    assert out["outcome"] == "PASSED" and out["execution_mode"] == "SELF_HEAL" and out["llm_call_count"] == 5
+    assert out["outcome"] == "HEALED" and out["execution_mode"] == "SELF_HEAL" and out["llm_call_count"] == 5
     ended = [e for e in logs(root, "TrailblazeSessionStatusChangeLog") if "Ended" in e["sessionStatus"]["status"]]
     assert ended[0]["sessionStatus"]["status"] == "Ended.SucceededWithSelfHeal"
     assert logs(root, "SelfHealInvokedLog")[0]["reason"].startswith("tool 'app_tap'")

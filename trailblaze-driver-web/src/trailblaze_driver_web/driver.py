@@ -30,7 +30,9 @@ from trailblaze.reuse import current_scope
 
 from .browser import open_browser
 from .config import WebDriverConfig
+from .evidence import WebEvidence
 from .snapshot import PageSnapshot, parse
+from .video import VIDEO_FILE, ScreencastRecorder, find_ffmpeg
 
 if TYPE_CHECKING:
     from playwright.sync_api import (
@@ -80,6 +82,9 @@ class PlaywrightDriver(Driver):
         self.failed_requests: list[dict[str, Any]] = []
         self.requests: deque[SentRequest] = deque(maxlen=MAX_CAPTURED_REQUESTS)
         """Every request the pages sent, newest last (``web_assertNetworkEvent`` searches them)."""
+        self.video: ScreencastRecorder | None = None
+        self.evidence = WebEvidence() if self.cfg.evidence != "off" else None
+        """Network and console capture written at the end of the trail (``evidence.py``)."""
         self._shots = 0
         self.requested_detail: frozenset[str] = frozenset()
         self.secret_fields: list[Locator] = []
@@ -167,6 +172,9 @@ class PlaywrightDriver(Driver):
             self.context.tracing.start(title=title, screenshots=self.cfg.trace_screenshots, snapshots=True,
                                        sources=False)
             self.tracing = True
+        if self.cfg.video != "off" and self.session is not None and self.session.log.enabled:
+            self.video = ScreencastRecorder(self.context, self.session.log_dir / ".video-frames",
+                                            find_ffmpeg(self.cfg.ffmpeg_path))
         self._adopt(self.context.new_page())
         version = self.browser.version
         return DeviceInfo(platform="web", driver=self.key, classifiers=list(self.cfg.classifiers),
@@ -175,6 +183,9 @@ class PlaywrightDriver(Driver):
                           headless=self.cfg.headless, remote=self.cfg.remote)
 
     def stop(self) -> None:
+        video, self.video = self.video, None
+        if video is not None:  # never reached trail_finished (start failed): drop the frames
+            video.finish(None)
         lost = self.lost()
         context, self.context = self.context, None
         browser, self.browser = self.browser, None
@@ -219,6 +230,8 @@ class PlaywrightDriver(Driver):
         page.on("requestfailed", self._on_request_failed)
         page.on("response", self._on_response)
         page.on("dialog", self._on_dialog)
+        if self.video is not None:
+            self.video.follow(page)
 
     def _log(self, kind: str, payload: dict[str, Any]) -> None:
         if self.session is not None:
@@ -227,11 +240,15 @@ class PlaywrightDriver(Driver):
     def _on_console(self, msg: ConsoleMessage) -> None:
         entry = {"type": msg.type, "text": msg.text, "location": msg.location, "url": _safe_url(msg.page)}
         self.console.append(entry)
+        if self.evidence is not None:
+            self.evidence.message(msg.type, msg.text, entry["url"], msg.location)
         self._log("WebConsoleLog", entry)
 
     def _on_page_error(self, error: Any) -> None:
         entry = {"type": "pageerror", "text": str(error)}
         self.console.append(entry)
+        if self.evidence is not None:
+            self.evidence.message("pageerror", str(error))
         self._log("WebConsoleLog", entry)
 
     def _on_request(self, request: Request) -> None:
@@ -240,14 +257,20 @@ class PlaywrightDriver(Driver):
         except Exception:  # noqa: BLE001 - a binary body that is not text
             body = ""
         self.requests.append(SentRequest(request.method, request.url, body[:MAX_CAPTURED_BODY]))
+        if self.evidence is not None:
+            self.evidence.request(request)
 
     def _on_request_failed(self, request: Request) -> None:
         entry = {"url": request.url, "method": request.method, "failure": request.failure,
                  "resourceType": request.resource_type}
         self.failed_requests.append(entry)
         self._log("WebNetworkLog", entry)
+        if self.evidence is not None:
+            self.evidence.failed(request)
 
     def _on_response(self, response: Response) -> None:
+        if self.evidence is not None:
+            self.evidence.response(response)
         if response.status < 400:
             return
         request = response.request
@@ -429,6 +452,8 @@ class PlaywrightDriver(Driver):
 
     def trail_finished(self, session: Session, ok: bool) -> None:
         self._end_group()
+        self._write_evidence(session, ok)
+        self._finish_video(session, ok)
         if not self.tracing or self.context is None:
             return
         if self.lost() is not None:
@@ -452,6 +477,33 @@ class PlaywrightDriver(Driver):
             scrub_zip(path, secret_forms(secrets))
         self._log("WebTraceLog", {"trace": TRACE_FILE, "path": str(path),
                                   "view": f"playwright show-trace {path}"})
+
+
+    def _finish_video(self, session: Session, ok: bool) -> None:
+        video, self.video = self.video, None
+        if video is None:
+            return
+        keep = self.cfg.video == "on" or (self.cfg.video == "retain-on-failure" and not ok)
+        try:
+            path = video.finish(session.log_dir / VIDEO_FILE if keep else None)
+        except Exception as exc:  # noqa: BLE001 - ffmpeg failed: the run's verdict stands
+            self._log("WebArtifactLog", {"error": f"the video could not be encoded: {exc}"})
+            return
+        if path is not None:
+            self._log("WebEvidenceLog", {"evidence": {"video": VIDEO_FILE}})
+
+    def _write_evidence(self, session: Session, ok: bool) -> None:
+        evidence = self.evidence
+        if evidence is None or not session.log.enabled:
+            return
+        if self.cfg.evidence == "retain-on-failure" and ok:
+            return
+        try:
+            files = evidence.write(session.log_dir, lambda text: str(session.memory.redact(text)))
+        except OSError as exc:
+            self._log("WebArtifactLog", {"error": f"the network and console logs could not be written: {exc}"})
+            return
+        self._log("WebEvidenceLog", {"evidence": files, **evidence.summary()})
 
 
 MAX_CAPTURED_REQUESTS = 5000

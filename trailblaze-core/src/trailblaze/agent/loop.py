@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BadInputError, ExitCode, InfrastructureError
+from ..llm.budget import budget_of
 from ..llm.config import DEFAULT_MAX_LLM_CALLS, ResolvedModel, load_settings, resolve_model
 from ..llm.registry import LlmProvider, ProviderError, provider_registry
 from ..llm.types import LlmImage, LlmMessage, LlmRequest, LlmResponse, LlmToolCall
@@ -59,6 +60,7 @@ class StepSolveResult:
     llm_call_count: int = 0
     llm_cost_usd: float = 0.0
     attempts: int = 0
+    llm_tokens: int = 0
 
 
 @dataclass
@@ -236,6 +238,7 @@ class StepAgent:
         self.offered = {t.name: t for t in self.tools}
         self.llm_calls = 0
         self.cost = 0.0
+        self.tokens = 0
         self.stale = StaleRefDetector()
         self.stuck = StuckLoopDetector()
         self.hints: list[str] = []
@@ -260,11 +263,12 @@ class StepAgent:
             previous = stop.message
         ran = session.executed[first:]
         calls = [e.authored for e in ran if e.depth == 0]
+        failed_code = ExitCode.INFRASTRUCTURE if stop.outcome is SessionOutcome.ERROR else ExitCode.TRAIL_FAILED
         result = StepSolveResult(
             success=stop.success, message=stop.message, outcome=None if stop.success else (stop.outcome or SessionOutcome.FAILED),
-            exit_code=ExitCode.SUCCESS if stop.success else ExitCode.TRAIL_FAILED, calls=calls,
+            exit_code=ExitCode.SUCCESS if stop.success else failed_code, calls=calls,
             recording=recording_from_executed(ran) if stop.success else [], llm_call_count=self.llm_calls,
-            llm_cost_usd=self.cost, attempts=attempt)
+            llm_cost_usd=self.cost, attempts=attempt, llm_tokens=self.tokens)
         session.log.write("TrailblazeAgentTaskStatusChangeLog", {
             "stepIndex": step.index, "status": "Succeeded" if stop.success else (result.outcome or SessionOutcome.FAILED).value,
             "message": stop.message, "attempts": attempt, "llmCallCount": self.llm_calls, "llmCostUsd": round(self.cost, 6),
@@ -277,6 +281,10 @@ class StepAgent:
             if self.llm_calls >= self.state.max_llm_calls:
                 return _Stop(False, f"reached the limit of {self.state.max_llm_calls} LLM calls for this step "
                                     "(--max-llm-calls)", SessionOutcome.MAX_CALLS_LIMIT_REACHED, retry=False)
+            budget = budget_of(self.session.resources)
+            if budget is not None and budget.exhausted:
+                return _Stop(False, f"stopped before LLM call {self.llm_calls + 1} of this step: {budget.reason()}",
+                             SessionOutcome.ERROR, retry=False)
             snapshot, truncated, image = self._capture()
             self.stale.new_screen(snapshot)
             request = self._request(history, snapshot, truncated, image, previous_failure)
@@ -341,6 +349,11 @@ class StepAgent:
                                                          on_failure=failed)
         self.llm_calls += 1
         self.cost += cost or 0.0
+        tokens = response.usage.input_tokens + response.usage.output_tokens
+        self.tokens += tokens
+        budget = budget_of(self.session.resources)
+        if budget is not None:
+            budget.add(cost, tokens)
         self._log_request(request, response, attempt, duration, screenshot, cost=cost)
         return response
 

@@ -26,10 +26,13 @@ from .shared import CONTEXT_SETTINGS, debug_flag, handle_errors
 @click.option("--test-name", help="Name used in the session id.")
 @click.option("--junit-xml", type=click.Path(path_type=Path, dir_okay=False), metavar="PATH",
               help="Also write a JUnit XML report (a testcase per trail and device) for CI.")
+@click.option("--alluredir", type=click.Path(path_type=Path, file_okay=False), metavar="DIR",
+              help="Also write Allure results there (a test per trail and device, steps, attachments, retries); "
+                   "needs pip install 'trailblaze[allure]'.")
 @handle_errors
 def command(paths: tuple[str, ...], tags: tuple[str, ...], args_file: Path | None, use_recorded_steps: bool | None,
             save_recording: bool, no_report: bool, log_layout: str | None, test_name: str | None,
-            junit_xml: Path | None, **session: Any) -> None:
+            junit_xml: Path | None, alluredir: Path | None, **session: Any) -> None:
     """Run trails: replay each step's recording for the device, or hand it to the agent.
 
     PATHS are trail files, directories (every *.trail.yaml and trail.yaml below) or globs. Logs go to
@@ -53,7 +56,8 @@ def command(paths: tuple[str, ...], tags: tuple[str, ...], args_file: Path | Non
         **session_values("run", session),
         tags=[t.strip() for group in tags for t in group.split(",") if t.strip()],
         args_file=args_file, use_recorded_steps=use_recorded_steps, save_recording=save_recording,
-        report=not no_report, log_layout=log_layout, test_name=test_name, junit_xml=junit_xml, debug=debug_flag(),
+        report=not no_report, log_layout=log_layout, test_name=test_name, junit_xml=junit_xml, alluredir=alluredir,
+        debug=debug_flag(),
     )
     try:
         with handle_signals():

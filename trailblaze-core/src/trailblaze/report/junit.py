@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..session import SessionOutcome
+from .junit_retries import add_properties, add_retries, trail_properties
 
 if TYPE_CHECKING:
     from ..runner.results import RunResult, TrailResult
@@ -27,7 +28,8 @@ FAILED = frozenset({SessionOutcome.FAILED, SessionOutcome.FAILED_WITH_SELF_HEAL,
 
 
 def artifact_paths(trail: TrailResult) -> dict[str, str]:
-    """Where to look when a trail failed: its log directory, the last screenshot, the Playwright trace.
+    """Where to look when a trail failed: its log directory, the last screenshot, the Playwright trace,
+    and the evidence files a driver logged (``{"evidence": {"network_log": "network.ndjson", ...}}``).
 
     Read from the session's log entries, so any driver that logs ``screenshot``/``trace`` entries gets
     them listed (the JUnit ``system-out``, the pytest item's properties)."""
@@ -40,6 +42,8 @@ def artifact_paths(trail: TrailResult) -> dict[str, str]:
             out["screenshot"] = str(trail.log_dir / str(entry["screenshot"]))
         if entry.get("trace"):
             out["trace"] = str(entry.get("path") or trail.log_dir / str(entry["trace"]))
+        if isinstance(entry.get("evidence"), dict):  # network and console logs, device logs, video
+            out.update({str(k): str(trail.log_dir / str(v)) for k, v in entry["evidence"].items()})
     return out
 
 
@@ -54,9 +58,11 @@ def build_junit_xml(result: RunResult, *, suite_name: str = "trailblaze") -> ET.
         return str(result.redact(text or ""))  # the run's one redaction point
 
     trails = result.trails
-    failures = sum(1 for t in trails if t.outcome in FAILED)
-    errors = sum(1 for t in trails if t.outcome is SessionOutcome.ERROR)
-    skipped = sum(1 for t in trails if t.outcome is SessionOutcome.SKIPPED)
+    # A quarantined trail that did not pass is written as skipped (with why): it must not fail the build.
+    benched = {id(t) for t in trails if t.quarantined and not t.passed and t.outcome is not SessionOutcome.SKIPPED}
+    failures = sum(1 for t in trails if t.outcome in FAILED and id(t) not in benched)
+    errors = sum(1 for t in trails if t.outcome is SessionOutcome.ERROR and id(t) not in benched)
+    skipped = sum(1 for t in trails if t.outcome is SessionOutcome.SKIPPED) + len(benched)
     started = min((t.started_at for t in trails), default=time.time())
     total = sum(_duration(t) for t in trails)
     root = ET.Element("testsuites", name=suite_name, tests=str(len(trails)), failures=str(failures),
@@ -71,17 +77,22 @@ def build_junit_xml(result: RunResult, *, suite_name: str = "trailblaze") -> ET.
         message = clean(trail.message)
         if trail.outcome is SessionOutcome.SKIPPED:
             ET.SubElement(case, "skipped", message=clean(trail.skip_reason or "skipped"))
+        elif id(trail) in benched:
+            node = ET.SubElement(case, "skipped", message=_first_line(f"quarantined, {trail.status}: {message}"))
+            node.text = message
         elif trail.outcome in FAILED:
             node = ET.SubElement(case, "failure", message=_first_line(message), type=trail.failure_kind or "TrailFailed")
             node.text = message
         elif trail.outcome is SessionOutcome.ERROR:
             node = ET.SubElement(case, "error", message=_first_line(message), type=trail.failure_kind or "Error")
             node.text = message
+        add_retries(case, trail, clean, artifact_paths)
         lines = [f"{key}: {value}" for key, value in artifact_paths(trail).items()]
         if trail.session_id:
             lines.insert(0, f"session: {trail.session_id}")
         if lines:
             ET.SubElement(case, "system-out").text = clean("\n".join(lines))
+        add_properties(case, trail_properties(trail), clean)
     return root
 
 

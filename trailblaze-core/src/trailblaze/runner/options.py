@@ -35,5 +35,19 @@ class RunOptions:
     test_name: str | None = None
     junit_xml: Path | None = None
     """Also write a JUnit XML report there (a testcase per trail and device)."""
+    retries: int | None = None
+    """Retries of a failed trail (None: 0) (a trail's ``config: retries:`` overrides it); see ``runner/retries.py``."""
+    fail_on_flaky: bool = False
+    """A trail that passed only on a retry (FLAKY) fails the run (exit 1)."""
+    alluredir: Path | None = None
+    """Also write Allure results there (``report/allure.py``; needs ``trailblaze[allure]``)."""
+    max_llm_cost: float | None = None
+    """USD the run may spend on model calls; then no step is handed to the model (ERROR, exit 2)."""
+    history: bool = True
+    """Append every trail's attempts to the results store (``results_store.py``)."""
+    results_db: Path | None = None
+    """The results store; default ``<workspace>/.trailblaze/results.db``."""
+    shard: str | None = None
+    """``I/N`` when this run is one shard of a split suite (stored with each result)."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Options plugins read (by their own key)."""

@@ -79,10 +79,12 @@ class Progress:
             self._print(f"Report: {run.report_path}")
         if run.summary_path:
             self._print(f"Summary: {run.summary_path}")
-        llm_calls = sum(t.llm_call_count for t in run.trails)
+        tries = [a for t in run.trails for a in (*t.attempts, t)]
+        llm_calls = sum(t.llm_call_count for t in tries)
         if llm_calls:
-            cost = sum(t.llm_cost_usd for t in run.trails)
-            self._print(f"LLM: {llm_calls} request{'s' if llm_calls != 1 else ''}, ${cost:.4f}")
+            cost = sum(t.llm_cost_usd for t in tries)
+            tokens = sum(t.llm_tokens for t in tries)
+            self._print(f"LLM: {llm_calls} request{'s' if llm_calls != 1 else ''}, {tokens:,} tokens, ${cost:.4f}")
         self._print(run.results_line())
 
     def _stop_status(self) -> None:

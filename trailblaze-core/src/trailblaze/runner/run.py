@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..driver import Driver
 from ..errors import BadInputError, ExitCode, ToolArgumentError, TrailblazeError, UnknownToolError
+from ..llm import budget as _budget
 from ..memory import Redactor, has_tokens
 from ..plugins import PluginHost
 from ..reuse import reuse_scope
@@ -61,6 +62,18 @@ class Runner(SessionFactory):
         self.progress.redact = self.redactor
         self.interrupted: str | None = None
         """The signal that interrupted this run; the trails not started yet are then listed as cancelled."""
+        from ..llm.budget import CostBudget
+        from .history import RunHistory
+
+        self.llm_budget = CostBudget(self.options.max_llm_cost)
+        """``--max-llm-cost``: shared by every session of the run (see ``llm/budget.py``)."""
+
+        endpoint = self.options.driver_options.get("server_url") or self.options.driver_options.get("ws_endpoint")
+        self.history = RunHistory(self.options.results_db, fallback_dir=self.output_dir, redact=self.redactor,
+                                  shard=self.options.shard,
+                                  endpoint=str(endpoint) if endpoint else None,
+                                  warn=self.progress.note) if self.options.history else None
+        """The results store this run appends to (``--results-db``, ``--no-history``)."""
 
     def show_finding(self, line: str) -> None:
         self.progress.note(line)
@@ -72,10 +85,15 @@ class Runner(SessionFactory):
         An interruption (Ctrl-C, or SIGTERM/SIGHUP under ``interrupt.handle_signals``) ends the running
         trail as CANCELLED, lists the trails not started as CANCELLED, writes the outputs and is then
         re-raised as ``RunInterrupted`` with ``result`` attached."""
-        result = RunResult(output_dir=self.output_dir, redactor=self.redactor)
+        result = RunResult(output_dir=self.output_dir, redactor=self.redactor,
+                           fail_on_flaky=self.options.fail_on_flaky)
         try:
             if not paths:
                 raise BadInputError("no trails given", hint="usage: trailblaze run PATH... (files, directories or globs)")
+            if self.options.alluredir is not None:
+                from ..report.allure import require_allure
+
+                require_allure()
             files = expand(paths)
             devices: list[Device | None] = [self.parse_device(spec) for spec in self.options.devices] or [None]
             if len(devices) == 1:
@@ -100,7 +118,11 @@ class Runner(SessionFactory):
             exc.args = self.redactor(exc.args)  # what an "internal error: …" line prints
             raise
         finally:
-            self._write_outputs_once(result)
+            try:
+                self._write_outputs_once(result)
+            finally:
+                if self.history is not None:
+                    self.history.close()
         late = interrupt.pending()
         if self.interrupted is not None or late is not None:
             stopped = interrupt.RunInterrupted(self.interrupted or late or "SIGINT")
@@ -152,6 +174,15 @@ class Runner(SessionFactory):
                         result.trails.append(self._check_result(ws))
                     if trail_result is not None:
                         result.trails.append(trail_result)
+                if trail_result is not None:
+                    self.record_history(trail_result, device)
+
+    def record_history(self, trail: TrailResult, device: "Device | None" = None) -> None:
+        """Append a finished trail (every attempt) to the results store, unless ``--no-history``; the
+        device it ran on (``-d``) is stored as its endpoint."""
+        if self.history is not None:
+            self.history.record(trail, self.workspace_for(trail.path).config,
+                                endpoint=device.spec if device is not None else None)
 
     def _not_started(self, files: list[Path], device: "Device | None", result: RunResult) -> None:
         with self._lock:
@@ -177,10 +208,16 @@ class Runner(SessionFactory):
         summary = reports / f"trailblaze_test_results_{stamp}.json"
         summary.write_text(dumps(result.summary()), encoding="utf-8")
         result.summary_path = summary
+        if self.history is not None:
+            self.history.attach(result)
         if self.options.junit_xml is not None:
             from ..report.junit import write_junit_xml
 
             write_junit_xml(result, self.options.junit_xml)
+        if self.options.alluredir is not None:
+            from ..report.allure import write_allure_results
+
+            write_allure_results(result, self.options.alluredir)
         if self.options.report:
             import importlib
 
@@ -205,7 +242,22 @@ class Runner(SessionFactory):
             return self._early_result(path, path.name, exc, started)
         if self.options.tags and not set(self.options.tags) & set(trail.config.tags):
             return None
-        return self.run_loaded_trail(trail, ws, device, started=started)
+        from .retries import retry_budget, run_attempts
+
+        first = [started]
+
+        def attempt() -> TrailResult:
+            return self.run_loaded_trail(trail, ws, device, started=first.pop() if first else None)
+
+        result = run_attempts(attempt, retry_budget(trail.config.retries, self.options.retries), self._retrying)
+        result.quarantined = ws.config.quarantine.covers(root=ws.config.root, path=path,
+                                                         trail_id=trail.config.id, tags=trail.config.tags)
+        return result
+
+    def _retrying(self, failed: TrailResult, number: int) -> None:
+        reason = (failed.message or failed.outcome.value).splitlines()[0]
+        self.progress.note(f"  ↻ attempt {number} of {failed.title} (attempt {number - 1}: "
+                           f"{failed.status.lower()}: {reason})")
 
     def run_loaded_trail(self, trail: "Trail", ws: ToolWorkspace, device: "Device | None" = None, *,
                          started: float | None = None) -> TrailResult:
@@ -258,8 +310,11 @@ class Runner(SessionFactory):
     def new_session(self, trail: "Trail | None", ws: ToolWorkspace, bound: Mapping[str, Any] | None = None,
                     device: "Device | None" = None, *, target: str | None = None,
                     extra: Mapping[str, Any] | None = None) -> Session:
+        from ..llm.budget import BUDGET_KEY
+
         session = super().new_session(trail, ws, bound, device, target=target, extra=extra)
         self.redactor.watch(session.memory)
+        session.resources[BUDGET_KEY] = self.llm_budget
         return session
 
     def _run_session(self, trail: "Trail", ws: ToolWorkspace, driver: Driver, bound: dict[str, Any],
@@ -423,7 +478,8 @@ class Runner(SessionFactory):
                     step_result = StepResult(step.index, step.kind, step.text, "self-heal", agent_result.success,
                                              agent_result.message or message, tool,
                                              llm_call_count=agent_result.llm_call_count,
-                                             llm_cost_usd=agent_result.llm_cost_usd, recording=agent_result.recording)
+                                             llm_cost_usd=agent_result.llm_cost_usd, recording=agent_result.recording,
+                                             llm_tokens=agent_result.llm_tokens)
                     if agent_result.success and step.recordable and options.save_recording:
                         # The healed recording replaces the broken slot (zero calls: the slot is removed).
                         saves.append((step.index, classifier, agent_result.recording or None))
@@ -431,15 +487,19 @@ class Runner(SessionFactory):
                 agent_result = self._solve_with_agent(session, step, trail, result, self_heal=False)
                 step_result = StepResult(step.index, step.kind, step.text, "ai", agent_result.success,
                                          agent_result.message, None, llm_call_count=agent_result.llm_call_count,
-                                         llm_cost_usd=agent_result.llm_cost_usd, recording=agent_result.recording)
+                                         llm_cost_usd=agent_result.llm_cost_usd, recording=agent_result.recording,
+                                         llm_tokens=agent_result.llm_tokens)
                 if agent_result.success and found is None and step.recordable and options.save_recording \
                         and step.kind != "tools" and agent_result.recording:
                     saves.append((step.index, "-".join(classifiers), agent_result.recording))
                 if agent_result.outcome is not None and not agent_result.success:
                     step_result.duration_ms = int((time.perf_counter() - t0) * 1000)
                     self._step_done(lifecycle, step, step_result, result, first_entry)
-                    raise StepFailed(agent_result.message or "the agent could not complete the step",
-                                     agent_result.exit_code, agent_result.outcome)
+                    message = agent_result.message or "the agent could not complete the step"
+                    over_budget = agent_result.outcome is SessionOutcome.ERROR and self.llm_budget.exhausted
+                    raise StepFailed(message + (_not_run(trail, step) if over_budget else ""),
+                                     agent_result.exit_code, agent_result.outcome,
+                                     _budget.FAILURE_KIND if over_budget else None)
             modes.add(step_result.mode)
             step_result.duration_ms = int((time.perf_counter() - t0) * 1000)
             self._step_done(lifecycle, step, step_result, result, first_entry)
@@ -465,6 +525,7 @@ class Runner(SessionFactory):
         result.steps.append(step_result)
         result.llm_call_count += step_result.llm_call_count
         result.llm_cost_usd += step_result.llm_cost_usd
+        result.llm_tokens += step_result.llm_tokens
         self.progress.step_finished(step_result)
 
     def _replay(self, session: Session, step: "TrailStep", classifier: str, calls: list[ToolCall],
@@ -486,13 +547,17 @@ class Runner(SessionFactory):
                           *, self_heal: bool, attempt_context: str | None = None) -> "_AgentOutcome":
         from ..agent import LlmNotConfiguredError, solve_step
 
+        if self.llm_budget.exhausted:
+            raise StepFailed(f"step {step.number} not handed to the model: {self.llm_budget.reason()}"
+                             + _not_run(trail, step, including=True), ExitCode.INFRASTRUCTURE,
+                             SessionOutcome.ERROR, _budget.FAILURE_KIND)
         try:
             out = solve_step(session, step, trail=trail, options=self.options, self_heal=self_heal,
                              attempt_context=attempt_context)
         except LlmNotConfiguredError as exc:
             raise StepFailed(exc.message, ExitCode.BAD_INPUT, SessionOutcome.ERROR, "NeedsLlm") from None
         return _AgentOutcome(out.success, out.message, out.outcome, out.exit_code, out.llm_call_count,
-                             out.llm_cost_usd, list(out.recording))
+                             out.llm_cost_usd, list(out.recording), out.llm_tokens)
 
     def _save_recordings(self, trail: "Trail", session: Session,
                          saves: list[tuple[int, str, list[ToolCall] | None]]) -> None:
@@ -532,6 +597,17 @@ class _AgentOutcome:
     llm_call_count: int = 0
     llm_cost_usd: float = 0.0
     recording: list[ToolCall] | None = None
+    llm_tokens: int = 0
+
+
+def _not_run(trail: "Trail", step: "TrailStep", *, including: bool = False) -> str:
+    """``; steps 3–5 not run`` for the steps after ``step`` (and ``step`` itself with ``including``)."""
+    numbers = [s.number for s in trail.steps if s.index > step.index or (including and s is step)]
+    if not numbers:
+        return ""
+    if len(numbers) == 1:
+        return f"; step {numbers[0]} not run"
+    return f"; steps {numbers[0]}–{numbers[-1]} not run"
 
 
 def _quote(text: str | None) -> str:

@@ -37,9 +37,10 @@ TRAILHEAD_KEYS = ("step", "recording", "recordable", "maxRetries")
 V1_ITEM_KEYS = ("config", "trailhead", "tools", "prompts")
 V1_TRAILHEAD_KEYS = ("step", "tools", "maxRetries")
 _TEXT_CONFIG = ("id", "title", "description", "priority", "target", "context")
-UNIFIED_CONFIG_KEYS = (*_TEXT_CONFIG, "devices", "skip", "tags", "memory", "metadata", "args", "setup")
-V1_CONFIG_KEYS = (*_TEXT_CONFIG, "platform", "driver", "skip", "tags", "memory", "metadata", "args", "source",
-                  "electron", "setup")
+UNIFIED_CONFIG_KEYS = (*_TEXT_CONFIG, "devices", "skip", "tags", "memory", "metadata", "args", "retries",
+                       "setup")
+V1_CONFIG_KEYS = (*_TEXT_CONFIG, "platform", "driver", "skip", "tags", "memory", "metadata", "args", "retries",
+                  "source", "electron", "setup")
 _CLASSIFIER_LIKE = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 
 
@@ -429,11 +430,14 @@ class _Parser:
         return text
 
     def max_retries(self, node: Node) -> int | None:
+        return self.count(node, "maxRetries")
+
+    def count(self, node: Node, key: str) -> int | None:
         if self.r.is_null(node):
             return None
-        value = self.r.integer(node, "'maxRetries'", "maxRetries")
+        value = self.r.integer(node, f"'{key}'", key)
         if value < 0:
-            self.r.fail(node, f"'maxRetries' must be 0 or more, got {value}", "maxRetries")
+            self.r.fail(node, f"'{key}' must be 0 or more, got {value}", key)
         return value
 
     def tool_list(self, node: SequenceNode) -> tuple[list[ToolCall], list[SourceLocation]]:
@@ -528,6 +532,8 @@ class _Parser:
                 cfg.metadata = dict(self.text_map(vnode, key, allow_null=False))
             elif key == "args":
                 cfg.args = _args.parse_declarations(vnode, r)
+            elif key == "retries":
+                cfg.retries = self.count(vnode, "retries")
             elif key == "source":
                 self.source(vnode, cfg)
             elif key == "setup":
