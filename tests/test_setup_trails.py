@@ -4,33 +4,19 @@ and ``session start`` look, with real processes on the example shop; bad setups 
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 sys.path.insert(0, str(Path(__file__).parent))
-from mcp_server_helpers import EMAIL, PASSWORD, TRAILBLAZE, live_tree, server_env, shop_workspace
+from mcp_server_helpers import EMAIL, PASSWORD, TRAILBLAZE, server_env, shop_workspace
+from test_live_sessions import SETUP_TRAIL, _kill_tree, session_dir
 from trailblaze.live.registry import pid_alive
 from trailblaze.testing import CliProcess
 
-SETUP_TRAIL = f"""\
-config: {{devices: {{web: playwright-native}}}}
-trail:
-  - step: Sign in
-    recording:
-      web:
-        - web_navigate: {{url: /}}
-        - web_type: {{ref: 'textbox "Email"', text: {EMAIL}}}
-        - web_fillSecret: {{ref: 'textbox "Password"', value: "{{{{password}}}}"}}
-        - web_click: {{ref: 'button "Sign in"'}}
-"""
 ENV = {"SHOP_PASSWORD": PASSWORD}
+__all__ = ["session_dir"]  # the fixture, shared with tests/test_live_sessions.py
 
 
 def workspace(root: Path, setup: str | None) -> Path:
@@ -47,24 +33,6 @@ def workspace(root: Path, setup: str | None) -> Path:
 def tb(ws: Path, *args: str, session_dir: Path | None = None) -> tuple[int, str]:
     env = {**ENV, **({"TRAILBLAZE_SESSION_DIR": str(session_dir)} if session_dir else {})}
     return CliProcess(list(args), cwd=ws, env=env).finish(timeout=300)
-
-
-@pytest.fixture
-def session_dir() -> Iterator[Path]:
-    path = Path(tempfile.mkdtemp(prefix="tbs-"))
-    try:
-        yield path
-    finally:
-        for state in path.glob("*.json"):
-            pid = int(json.loads(state.read_text())["pid"])
-            for child in [pid, *live_tree(pid)]:
-                try:
-                    os.kill(child, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-        for child in path.iterdir():
-            child.unlink()
-        path.rmdir()
 
 
 def test_snapshot_and_session_start_begin_behind_the_workspace_setup(tmp_path: Path, session_dir: Path) -> None:
@@ -164,11 +132,7 @@ def test_record_starts_behind_the_workspace_setup_and_does_not_record_it(tmp_pat
         code = proc.wait(120)
     finally:
         if proc.poll() is None:
-            for child in [*live_tree(proc.pid), proc.pid]:
-                try:
-                    os.kill(child, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
+            _kill_tree(proc.pid)
             proc.wait(30)
     output = log.read_text()
     assert code == 0, output

@@ -4,7 +4,9 @@ steps break where a person's intent does."""
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from trailblaze.recorder import RecordOptions
@@ -23,19 +25,29 @@ PAGE = """<!doctype html><title>Form</title>
 """
 
 
-def test_each_action_becomes_the_call_an_agent_would_record(tmp_path: Path, chromium: str) -> None:
+@contextlib.contextmanager
+def recording(tmp_path: Path) -> Iterator[tuple[PlaywrightDriver, Recorder, list[str]]]:
+    """A browser on PAGE with a recorder attached (steps break only where intent does), and the lines it
+    would print; the browser is stopped afterwards."""
     page_file = tmp_path / "form.html"
     page_file.write_text(PAGE)
-    upload = tmp_path / "receipt.pdf"
-    upload.write_bytes(b"%PDF")
     driver = PlaywrightDriver(WebDriverConfig(trace="off"))
     driver.launch()
     try:
-        page = driver.page
-        page.goto(page_file.as_uri())
+        driver.page.goto(page_file.as_uri())
         seen: list[str] = []
         recorder = Recorder(driver, RecordOptions(pause_s=3600, on_action=seen.append))
         recorder.attach()
+        yield driver, recorder, seen
+    finally:
+        driver.stop()
+
+
+def test_each_action_becomes_the_call_an_agent_would_record(tmp_path: Path, chromium: str) -> None:
+    upload = tmp_path / "receipt.pdf"
+    upload.write_bytes(b"%PDF")
+    with recording(tmp_path) as (driver, recorder, seen):
+        page = driver.page
         page.get_by_label("Size").select_option("l")
         page.get_by_label("Gift wrap").click()
         page.get_by_label("Document").set_input_files(str(upload))
@@ -49,8 +61,6 @@ def test_each_action_becomes_the_call_an_agent_would_record(tmp_path: Path, chro
         while len(seen) < 7 and time.monotonic() < deadline:
             page.wait_for_timeout(50)
         drafts = recorder.drafts()
-    finally:
-        driver.stop()
     calls = [(c.name, c.args) for d in drafts for c in d.calls]
     assert calls[0] == ("web_selectOption", {"ref": 'combobox "Size"', "values": ["l"],
                                              "nodeSelector": {"web": {"ariaRole": "combobox", "ariaNameRegex": "Size"}}})
@@ -69,16 +79,8 @@ def test_each_action_becomes_the_call_an_agent_would_record(tmp_path: Path, chro
 
 def test_the_overlay_names_steps_and_adds_checks_and_is_seen_by_neither_recorder_nor_agent(
         tmp_path: Path, chromium: str) -> None:
-    page_file = tmp_path / "form.html"
-    page_file.write_text(PAGE)
-    driver = PlaywrightDriver(WebDriverConfig(trace="off"))
-    driver.launch()
-    try:
+    with recording(tmp_path) as (driver, recorder, seen):
         page = driver.page
-        page.goto(page_file.as_uri())
-        seen: list[str] = []
-        recorder = Recorder(driver, RecordOptions(pause_s=3600, on_action=seen.append))
-        recorder.attach()
         overlay = page.locator("trailblaze-recorder")
         # Typing a name into the overlay and pressing Enter names the next step; it is no action.
         overlay.locator("input").click()
@@ -107,8 +109,6 @@ def test_the_overlay_names_steps_and_adds_checks_and_is_seen_by_neither_recorder
         while len(seen) < 3 and time.monotonic() < deadline:
             page.wait_for_timeout(50)
         drafts = recorder.drafts()
-    finally:
-        driver.stop()
     assert "Verify visible" not in snapshot and "Name the next step" not in snapshot and "REC" not in snapshot
     assert 'textbox "Search"' in snapshot or "Search" in snapshot, snapshot
     calls = [(c.name, c.args.get("ref"), c.args.get("text")) for d in drafts for c in d.calls]

@@ -110,13 +110,15 @@ PAGE_SCRIPT = r"""
       form { display: flex; gap: 6px; align-items: center; padding: 6px 8px; border-radius: 8px;
              font: 13px system-ui, sans-serif; color: #111; background: #fff; border: 1px solid #c33;
              box-shadow: 0 2px 8px rgba(0,0,0,.25); }
-      b { color: #c33; cursor: pointer; } input { width: 16em; font: inherit; } button { font: inherit; cursor: pointer; }
+      b { color: #c33; cursor: pointer; } input { width: 16em; font: inherit; }
+      button { font: inherit; cursor: pointer; }
       output { max-width: 18em; overflow: hidden; white-space: nowrap; text-overflow: ellipsis; color: #555; }
     </style>
     <form><b title="Trailblaze is recording (click: move to the other corner)">● REC</b>
       <input name="step" placeholder="Name the next step" autocomplete="off">
       <button type="submit" name="name">Name step</button>
-      <button type="button" name="verify" title="Select text on the page, then press this">Verify visible</button>
+      <button type="button" name="verify" title="Select text on the page, then press this">
+        Verify visible</button>
       <output></output></form>`;
     const form = root.querySelector('form'), input = root.querySelector('input'),
           out = root.querySelector('output'), verify = root.querySelector('button[name=verify]');

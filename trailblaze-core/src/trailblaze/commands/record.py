@@ -38,8 +38,8 @@ def make_command() -> click.Command:
     @click.option("--pause", "pause_s", type=click.FloatRange(0.5, 600), default=4.0, show_default=True,
                   metavar="SECONDS", help="A pause this long between actions starts a new step.")
     @handle_errors
-    def record(url: str | None, save: Path, title: str | None, headless: bool, secret_name: str, pause_s: float,
-               **params: Any) -> None:
+    def record(url: str | None, save: Path, title: str | None, headless: bool, secret_name: str,
+               pause_s: float, **params: Any) -> None:
         """Record a trail by clicking through the app in a browser window.
 
         \b
@@ -67,10 +67,10 @@ def make_command() -> click.Command:
                     from ..errors import BadInputError
 
                     raise BadInputError(f"could not open {url}: {opened.message}")
-            click.echo(f"Recording on {info['driver']}: use the app in the window. To add a check, select "
-                       "text and press Alt+Shift+V (or \"Verify visible\" in the page's recorder bar). To name "
-                       "the next step, type its name in the bar, or here and press Enter. Close the window (or "
-                       "press Ctrl-C here) to save.", err=True)
+            click.echo(f"Recording on {info['driver']}: use the app in the window. To add a check, "
+                       "select text and press Alt+Shift+V (or \"Verify visible\" in the page's recorder "
+                       "bar). To name the next step, type its name in the bar, or here and press Enter. "
+                       "Close the window (or press Ctrl-C here) to save.", err=True)
             names = _terminal_step_names()
             options = RecordOptions(secret_token=secret_name, pause_s=pause_s, should_stop=stop.is_set,
                                     on_action=lambda line: click.echo(f"  recorded {line}", err=True),

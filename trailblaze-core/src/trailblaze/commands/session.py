@@ -63,8 +63,8 @@ def make_command() -> click.Group:
         for key in ("workspace", "output_dir"):  # the session process may run elsewhere: absolute paths
             values[key] = str(values[key].resolve()) if values[key] else None
         values["setup"] = [str(Path(p).resolve()) for p in values["setup"]]
-        config = SessionConfig(name=name, idle_timeout_s=idle_timeout, url=url, allow_host_tools=allow_host_tools,
-                               **values)
+        config = SessionConfig(name=name, idle_timeout_s=idle_timeout, url=url,
+                               allow_host_tools=allow_host_tools, **values)
         state = launcher.start(config)
         where = f" at {state['url']}" if state.get("url") else ""
         click.echo(f"Session {name} started: {state.get('driver')}{where} (pid {state['pid']}; stops after "

@@ -197,7 +197,8 @@ SESSION_OPTIONS: tuple[SessionOption, ...] = (
         per_command={name: {"help": "Where session logs go (default: ./logs)."}
                      for name in ("step", "verify", "mcp", "session", "record")}),
     SessionOption(
-        "setup", ("--setup",), kind="many", metavar="TRAIL", commands=frozenset({"snapshot", "session", "record"}),
+        "setup", ("--setup",), kind="many", metavar="TRAIL",
+        commands=frozenset({"snapshot", "session", "record"}),
         help="Replay this trail's recorded steps first (e.g. signing in); not part of what is saved "
              "(repeatable; default: the workspace's defaults.setup)."),
     SessionOption(

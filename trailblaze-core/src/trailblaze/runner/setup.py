@@ -71,8 +71,8 @@ def replay_setup(path: Path, *, classifiers: list[str], run_calls: RunCalls,
         if found is None:
             raise BadInputError(f"setup trail: step '{step.text}' has no recording for this device",
                                 location=step.location, key="recording",
-                                hint="a setup trail replays: record it first (trailblaze run, session save or "
-                                     "record)")
+                                hint="a setup trail replays: record it first (trailblaze run, session "
+                                     "save or record)")
         problem = run_calls(step, list(found[1]))
         if problem is not None:
             raise ToolFailure(f"setup trail: step '{step.text}' failed: {problem}", location=step.location)

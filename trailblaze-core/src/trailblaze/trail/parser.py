@@ -595,7 +595,8 @@ class _Parser:
         r = self.r
         if r.is_null(node):
             return []
-        items = [node] if isinstance(node, ScalarNode) else node.value if isinstance(node, SequenceNode) else None
+        items = [node] if isinstance(node, ScalarNode) else \
+            node.value if isinstance(node, SequenceNode) else None
         if items is None:
             r.fail(node, f"'setup' names a trail or a list of trails, got {r.describe(node)}", "setup",
                    "e.g. 'setup: setup/sign-in.trail.yaml'")
