@@ -27,8 +27,10 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from mcp_server_helpers import REPO, TRAILBLAZE, devices_workspace, live_tree, server_env
+from mcp_server_helpers import PASSWORD, REPO, TRAILBLAZE, devices_workspace, live_tree, server_env
+from test_agent_web_shop import llm_section
 from test_record_command import display, free_port
+from trailblaze.testing_llm import RecordedRequest, Reply, ScriptedLlmServer, call, done
 
 DOCS = ("web.md", "cli.md")
 BOX = re.compile(r"button \"Sign in\" \{\d+,\d+,\d+,\d+\}")
@@ -59,6 +61,8 @@ HOW: dict[str, str] = {
         "test_runs_by_argument_tag_and_glob_and_the_log",
     "jq -c 'select(.class | endswith(\"TrailblazeToolLog\")) | [.toolName, .successful]' logs/*/session.ndjson":
         "test_runs_by_argument_tag_and_glob_and_the_log",
+    'trailblaze step "Sign in as hiker@example.com" --secret-env password=SHOP_PASSWORD --save '
+    'trails/my-sign-in.trail.yaml': "test_a_step_with_a_model",
     "cd examples/web-shop && uv run trailblaze snapshot --url / --bounds": "test_snapshots",
     "trailblaze snapshot -d android/emulator-5554 --offscreen": "test_snapshots",
     "claude mcp add trailblaze -- trailblaze mcp --workspace .": "test_the_mcp_server_lines",
@@ -71,12 +75,8 @@ HOW: dict[str, str] = {
 }
 """Each documented shell line → the test that runs it. Lines not run (and why) are in NOT_RUN."""
 
-NOT_RUN: dict[str, str] = {
-    'trailblaze step "Sign in as hiker@example.com" --driver playwright-native --save trails/sign-in.trail.yaml':
-        "needs a model (the agent solves the step)",
-    'trailblaze verify "The header welcomes the user" --driver playwright-native --save trails/sign-in.trail.yaml':
-        "needs a model (the agent solves the check)",
-}
+NOT_RUN: dict[str, str] = {}
+"""Documented lines no test runs, each with why (none)."""
 
 
 def test_every_shell_line_has_a_test() -> None:
@@ -214,6 +214,37 @@ def test_runs_by_argument_tag_and_glob_and_the_log(root: Path, display: str) -> 
     assert code == 0 and "Results: 3 passed, 0 failed" in out, out
     code, out = sh(line(doc_line('trailblaze run "examples/web-shop/**')), root)
     assert code == 0 and "Results: 2 passed, 0 failed" in out and (root / "build" / "tb").is_dir(), out
+
+
+class SignInModel:
+    """The model, scripted: signs in, the password as its token."""
+
+    def __call__(self, request: RecordedRequest) -> Reply:
+        made = len(request.tool_results())
+        if "Sign in as hiker@example.com" in request.objective:
+            plan = [lambda: call("web_navigate", url="/"),
+                    lambda: call("web_type", ref=request.ref_on_screen('textbox "Email"'), text="hiker@example.com"),
+                    lambda: call("web_fillSecret", ref=request.ref_on_screen('textbox "Password"'),
+                                 value="{{password}}"),
+                    lambda: call("web_click", ref=request.ref_on_screen('button "Sign in"')),
+                    lambda: done("signed in")]
+            return plan[min(made, 4)]()
+        raise AssertionError(f"unexpected objective: {request.objective}")
+
+
+def test_a_step_with_a_model(root: Path) -> None:
+    # The model is a real OpenAI client's, answered by a scripted server on loopback (the workspace's
+    # llm: section points at it).
+    ws = root / "examples" / "web-shop"
+    with ScriptedLlmServer(SignInModel()) as server:
+        config = ws / "trails" / "config" / "trailblaze.yaml"
+        config.write_text(config.read_text() + llm_section(server))
+        env = {"SHOP_PASSWORD": PASSWORD}
+        code, out = sh(line(doc_line("trailblaze step ")), ws, env=env)
+        assert code == 0, out
+    saved = (ws / "trails" / "my-sign-in.trail.yaml").read_text()
+    assert "- step: Sign in as hiker@example.com" in saved and "web_click" in saved, saved
+    assert "{{password}}" in saved and PASSWORD not in saved + out
 
 
 @pytest.mark.appium
