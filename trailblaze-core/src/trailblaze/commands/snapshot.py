@@ -45,9 +45,10 @@ class SnapshotRequest:
     headed: bool = False
     workspace: Path | None = None
     setup: list[str] = field(default_factory=list)
+    """Setup trails replayed before looking (``--setup``; none: the workspace's ``defaults.setup``)."""
     memory: dict[str, str] = field(default_factory=dict)
     secrets: dict[str, str] = field(default_factory=dict)
-    """Setup trails replayed before looking (``--setup``; none: the workspace's ``defaults.setup``)."""
+    """Values the setup trails' ``{{tokens}}`` are filled with (secrets redacted as everywhere)."""
 
 
 @click.command("snapshot", context_settings=CONTEXT_SETTINGS)

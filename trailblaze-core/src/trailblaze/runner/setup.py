@@ -20,8 +20,8 @@ if TYPE_CHECKING:
     from ..config import WorkspaceConfig
     from ..plugins import PluginHost
     from ..session import Session
-    from ..tools.registry import ToolRegistry
     from ..tools.base import ToolCall
+    from ..tools.registry import ToolRegistry
     from ..trail.model import TrailStep
 
 RunCalls = Callable[["TrailStep", "list[ToolCall]"], "str | None"]
