@@ -4,10 +4,10 @@ steps break where a person's intent does."""
 
 from __future__ import annotations
 
-import contextlib
 import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from trailblaze.recorder import RecordOptions
 from trailblaze_driver_web.config import WebDriverConfig
@@ -25,29 +25,32 @@ PAGE = """<!doctype html><title>Form</title>
 """
 
 
-@contextlib.contextmanager
-def recording(tmp_path: Path) -> Iterator[tuple[PlaywrightDriver, Recorder, list[str]]]:
-    """A browser on PAGE with a recorder attached (steps break only where intent does), and the lines it
-    would print; the browser is stopped afterwards."""
-    page_file = tmp_path / "form.html"
-    page_file.write_text(PAGE)
+def record(tmp_path: Path, html: str, act: Callable[[Any, Path], None], actions: int) -> list[Any]:
+    """Open ``html`` headless, let ``act(page, tmp_path)`` do what a person would, and return the drafts
+    once ``actions`` actions were reported (or 10 s passed)."""
+    page_file = tmp_path / "page.html"
+    page_file.write_text(html)
     driver = PlaywrightDriver(WebDriverConfig(trace="off"))
     driver.launch()
     try:
-        driver.page.goto(page_file.as_uri())
+        page = driver.page
+        page.goto(page_file.as_uri())
         seen: list[str] = []
         recorder = Recorder(driver, RecordOptions(pause_s=3600, on_action=seen.append))
         recorder.attach()
-        yield driver, recorder, seen
+        act(page, tmp_path)
+        deadline = time.monotonic() + 10
+        while len(seen) < actions and time.monotonic() < deadline:
+            page.wait_for_timeout(50)
+        return recorder.drafts()
     finally:
         driver.stop()
 
 
 def test_each_action_becomes_the_call_an_agent_would_record(tmp_path: Path, chromium: str) -> None:
-    upload = tmp_path / "receipt.pdf"
-    upload.write_bytes(b"%PDF")
-    with recording(tmp_path) as (driver, recorder, seen):
-        page = driver.page
+    def act(page: Any, tmp: Path) -> None:
+        upload = tmp / "receipt.pdf"
+        upload.write_bytes(b"%PDF")
         page.get_by_label("Size").select_option("l")
         page.get_by_label("Gift wrap").click()
         page.get_by_label("Document").set_input_files(str(upload))
@@ -57,10 +60,8 @@ def test_each_action_becomes_the_call_an_agent_would_record(tmp_path: Path, chro
         page.keyboard.type("boots")
         page.keyboard.press("Enter")
         page.get_by_role("link", name="Next").click()
-        deadline = time.monotonic() + 10
-        while len(seen) < 7 and time.monotonic() < deadline:
-            page.wait_for_timeout(50)
-        drafts = recorder.drafts()
+
+    drafts = record(tmp_path, PAGE, act, 7)
     calls = [(c.name, c.args) for d in drafts for c in d.calls]
     assert calls[0] == ("web_selectOption", {"ref": 'combobox "Size"', "values": ["l"],
                                              "nodeSelector": {"web": {"ariaRole": "combobox", "ariaNameRegex": "Size"}}})
@@ -77,11 +78,31 @@ def test_each_action_becomes_the_call_an_agent_would_record(tmp_path: Path, chro
     assert drafts[0].text.startswith('Choose l in combobox "Size"; click checkbox "Gift wrap"; upload receipt.pdf')
 
 
+def test_page_text_that_looks_like_a_token_is_recorded_escaped(tmp_path: Path, chromium: str) -> None:
+    # Issue 22, MEDIUM 11: a button named "{{shopUrl}}" and typed "{{coupon}}" are text, not tokens;
+    # the password stays the {{password}} token.
+    html = ("<!doctype html><title>Braces</title><button type=button>{{shopUrl}}</button>"
+            "<label for=c>Coupon</label><input id=c><label for=p>Password</label><input id=p type=password>")
+
+    def act(page: Any, tmp: Path) -> None:
+        page.get_by_role("button", name="{{shopUrl}}").click()
+        page.get_by_label("Coupon").fill("{{coupon}}")
+        page.get_by_label("Coupon").press("Enter")
+        page.get_by_label("Password").fill("hunter2")
+        page.get_by_label("Password").press("Enter")
+
+    calls = {c.name: c.args for d in record(tmp_path, html, act, 5) for c in d.calls}
+    assert calls["web_click"]["ref"] == 'button "\\{{shopUrl}}"'
+    assert calls["web_type"]["text"] == "\\{{coupon}}"
+    assert calls["web_fillSecret"]["value"] == "{{password}}"
+
+
 def test_the_overlay_names_steps_and_adds_checks_and_is_seen_by_neither_recorder_nor_agent(
         tmp_path: Path, chromium: str) -> None:
-    with recording(tmp_path) as (driver, recorder, seen):
-        page = driver.page
-        overlay = page.locator("trailblaze-recorder")
+    snapshots: list[str] = []
+
+    def act(page: Any, tmp: Path) -> None:
+        overlay = page.locator("trailblaze-recorder")  # aria-hidden: CSS finds its controls, roles do not
         # Typing a name into the overlay and pressing Enter names the next step; it is no action.
         overlay.locator("input").click()
         page.keyboard.type("Look for boots")
@@ -90,8 +111,7 @@ def test_the_overlay_names_steps_and_adds_checks_and_is_seen_by_neither_recorder
         page.get_by_label("Search").click()
         page.keyboard.type("boots")
         page.get_by_role("link", name="Next").click()
-        # Select text on the page, then "Verify visible" in the overlay: a check of that text. (The overlay
-        # is aria-hidden, so CSS finds its buttons, not roles.)
+        # Select text on the page, then "Verify visible" in the overlay: a check of that text.
         page.get_by_text("Some plain text").click(click_count=3)
         overlay.locator("button[name=verify]").click()
         overlay.get_by_text("Check added: Some plain text").wait_for()
@@ -103,17 +123,16 @@ def test_the_overlay_names_steps_and_adds_checks_and_is_seen_by_neither_recorder
         overlay.locator("b").click()  # moves to the other corner, uncovering what it hid
         left = overlay.locator("form").bounding_box()
         assert right is not None and left is not None and left["x"] < right["x"]
-        # The agent's snapshots do not show it (it is outside <body> and aria-hidden).
-        snapshot = driver.snapshot()
-        deadline = time.monotonic() + 10
-        while len(seen) < 3 and time.monotonic() < deadline:
-            page.wait_for_timeout(50)
-        drafts = recorder.drafts()
-    assert "Verify visible" not in snapshot and "Name the next step" not in snapshot and "REC" not in snapshot
-    assert 'textbox "Search"' in snapshot or "Search" in snapshot, snapshot
+        # What the agent's snapshots read (the driver's compact one and the upstream-refs one).
+        snapshots.append(page.locator("body").aria_snapshot(mode="ai"))
+        snapshots.append(page.locator(":root").aria_snapshot())
+
+    drafts = record(tmp_path, PAGE, act, 3)
+    for snapshot in snapshots:
+        assert "Search" in snapshot, snapshot
+        assert "Verify visible" not in snapshot and "Name the next step" not in snapshot and "REC" not in snapshot
     calls = [(c.name, c.args.get("ref"), c.args.get("text")) for d in drafts for c in d.calls]
-    assert calls[:3] == [("web_type", 'textbox "Search"', "boots"), ("web_click", 'link "Next"', None),
-                         ("web_verifyTextVisible", None, "Some plain text")], calls
-    assert len(calls) == 3, calls  # the overlay's own typing, Enter and clicks were not recorded
+    assert calls == [("web_type", 'textbox "Search"', "boots"), ("web_click", 'link "Next"', None),
+                     ("web_verifyTextVisible", None, "Some plain text")], calls  # nothing from the overlay
     assert drafts[0].text == "Look for boots" and drafts[0].kind == "step"
-    assert [d.kind for d in drafts][-1] == "verify"
+    assert drafts[-1].kind == "verify"

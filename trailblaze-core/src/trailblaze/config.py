@@ -12,16 +12,14 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from .driver import validate_config
 from .errors import ConfigError, SourceLocation
+from .tools.params import format_validation_error
 from .yamlio import load_roundtrip, locate, plain, read_text
 
-if TYPE_CHECKING:
-    from .plugins import PluginHost
 
 CONFIG_RELATIVE = Path("trails") / "config" / "trailblaze.yaml"
 
@@ -125,8 +123,31 @@ def find_workspace(start: Path | None = None) -> Path | None:
     return None
 
 
-def load_workspace(root: Path | None, host: "PluginHost | None" = None) -> WorkspaceConfig:
-    """Parse and validate the workspace config; ``root=None`` gives an empty workspace at cwd."""
+def validate_config(model: type[BaseModel], raw: Mapping[str, Any] | None, *, owner: str,
+                    location: SourceLocation | None = None) -> Any:
+    """Validate a plugin's or driver's configuration before anything starts; errors name the key."""
+    try:
+        return model.model_validate(dict(raw or {}))
+    except ValidationError as exc:
+        raise ConfigError(format_validation_error(exc, owner=owner).replace("argument", "setting"),
+                          location=location) from None
+
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+class SectionOwners(Protocol):
+    """Who claims which ``trailblaze.yaml`` section: the plugin host (``trailblaze_config_sections``)."""
+
+    def config_sections(self) -> Mapping[str, tuple[type[Any], _Named]]: ...
+
+
+def load_workspace(root: Path | None, host: SectionOwners | None = None) -> WorkspaceConfig:
+    """Parse and validate the workspace config; ``root=None`` gives an empty workspace at cwd.
+
+    ``host`` (the plugin host) says which sections plugins claim; without it only the core's are known."""
     if root is None:
         return WorkspaceConfig(root=Path.cwd())
     file = root / CONFIG_RELATIVE
@@ -156,5 +177,5 @@ def load_workspace(root: Path | None, host: "PluginHost | None" = None) -> Works
     return ws
 
 __all__ = [
-    "Defaults", "Quarantine", "WorkspaceConfig", "find_workspace", "load_workspace",
+    "Defaults", "Quarantine", "WorkspaceConfig", "find_workspace", "load_workspace", "validate_config",
 ]

@@ -6,7 +6,8 @@ trails are asked for or the ``trailblaze_session`` fixture is used. ``-p no:trai
 
 Collection is opt-in: trail files are collected only from the paths given with ``--trails PATH`` or the
 ``trailblaze_trails`` ini option, so a suite that happens to contain trail files (this repository's own
-``examples/``) keeps collecting exactly what it did before. See docs/pytest.md.
+``examples/``) keeps collecting exactly what it did before. ``--trails`` alone runs only the trails; the
+ini option adds them to pytest's normal collection. See docs/pytest.md.
 
 Each worker process (pytest-xdist) has one ``Runner`` and one reuse scope: one browser per worker, a
 fresh browser context per trail, its own output directory (``<output>/<worker id>``), and at the end
@@ -147,10 +148,12 @@ def pytest_configure(config: pytest.Config) -> None:
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         raise pytest.UsageError(f"trailblaze: trail path not found: {', '.join(missing)}")
-    if config.args_source is not pytest.Config.ArgsSource.ARGS:
+    if given and config.args_source is not pytest.Config.ArgsSource.ARGS:
         # `pytest --trails x` means "run the trails", not "run testpaths and the trails too".
-        config.args = [str(p) for p in paths]
+        config.args = [str(p) for p in paths[: len(given)]]
     else:
+        # The ini option adds the trails to what pytest collects anyway (testpaths, the invocation
+        # directory or the paths given): a bare `pytest` still runs the project's regular tests.
         config.args = [*config.args, *[str(p) for p in paths]]
 
 
@@ -203,8 +206,13 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         workeroutput["trailblaze"] = [f"{worker_id(session.config)}: {line}" for line in state.worker_lines]
 
 
+@pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node: Any, error: Any) -> None:
-    """xdist controller: collect each worker's report lines for the terminal summary."""
+    """xdist controller: collect each worker's report lines for the terminal summary.
+
+    Optional because the hook is xdist's: without it, pytest would refuse every run (even one that never
+    touches Trailblaze) with ``unknown hook 'pytest_testnodedown'``.
+    """
     lines = (getattr(node, "workeroutput", None) or {}).get("trailblaze")
     state = node.config.stash.get(STATE, None)
     if lines and state is not None:
@@ -247,7 +255,7 @@ class TrailFile(pytest.File):
             ws = runner.workspace_for(self.path)
             if ws.error is not None:
                 raise ws.error
-            trail = load_trail(self.path)
+            trail = load_trail(self.path, codec=ws.codec)
         except TrailblazeError as exc:
             raise self.CollectError(f"{exc}") from None
         devices: list[Device | None] = [runner.parse_device(d) for d in runner.options.devices] or [None]
@@ -291,6 +299,8 @@ class TrailItem(pytest.Item):
         if result is None:  # not possible without --tags, which pytest expresses with -m
             raise pytest.skip.Exception("not selected", _use_item_location=True)
         state.results.append(result)
+        result.root = result.root or runner.workspace_for(self.path).config.root
+        _record_junit_names(self, result)
         runner.record_history(result, self.device)
         clean = state.runner.redactor  # the run's one redaction point: --secret values and session secrets
         properties = {k: clean(v) for k, v in _properties(result, worker_id(self.config)).items()}
@@ -319,6 +329,24 @@ class TrailItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, 0, f"trail: {self.name}"
+
+
+def _record_junit_names(item: pytest.Item, result: TrailResult) -> None:
+    """pytest's ``--junitxml`` names the test case the way ``trailblaze run --junit-xml`` does
+    (``report.junit.junit_names``): a team that switches between them keeps its CI history."""
+    try:
+        from _pytest.junitxml import xml_key
+    except ImportError:  # a pytest without the junitxml plugin's stash key: its own naming stays
+        return
+    xml = item.config.stash.get(xml_key, None)
+    if xml is None:
+        return
+    from .report.junit import junit_names
+
+    classname, name = junit_names(item.path, result.root, item.name)
+    reporter = xml.node_reporter(item.nodeid)
+    reporter.add_attribute("classname", classname)
+    reporter.add_attribute("name", name)
 
 
 def failure_text(result: TrailResult, redact: Callable[[str], str]) -> str:
@@ -402,7 +430,7 @@ class TrailblazeSession:
 
         result = self.session.dispatcher.call(ToolCall(tool, args), self.session.context())
         if check and not result.success:
-            raise ToolFailed(str(self.memory.redact(f"{tool} failed: {result.message}")))
+            raise ToolFailed(str(self.runner.redactor(f"{tool} failed: {result.message}")))
         return result
 
     def snapshot(self, **detail: bool) -> str:
@@ -410,7 +438,8 @@ class TrailblazeSession:
         driver = self.session.driver
         if driver is None:
             raise RuntimeError("this session has no driver")
-        return str(self.memory.redact(driver.snapshot(detail=frozenset(k for k, on in detail.items() if on))))
+        shown = driver.snapshot(detail=frozenset(k for k, on in detail.items() if on))
+        return str(self.runner.redactor(shown))
 
     def run_trail(self, path: str | os.PathLike[str]) -> TrailResult:
         """Run a trail file in its own session (same options and shared browser); fails the test if the

@@ -393,10 +393,6 @@ def test_context_and_target_prompts_reach_the_system_prompt(app_host, workspace,
 
     class TargetPrompt:
         @hookimpl
-        def trailblaze_agent_prompts(self, session: Any) -> str:
-            return f"The app under test is the {session.target} demo."
-
-        @hookimpl
         def trailblaze_target_info(self, target: str) -> Any:
             from trailblaze.targets import TargetInfo
 
@@ -408,8 +404,7 @@ def test_context_and_target_prompts_reach_the_system_prompt(app_host, workspace,
     root = workspace(tb_llm_config(server), {"sign-in.trail.yaml": trail})
     assert run(root, app_host).exit_code == 0
     system = server.requests[0].body["messages"][0]["content"]
-    assert "The app under test is the shop demo." in system and system.endswith("Use the staging account.")
-    assert system.index("Shop accounts end in @example.com.") < system.index("The app under test is the shop demo.")
+    assert "Shop accounts end in @example.com." in system and system.endswith("Use the staging account.")
     assert "This step is a verification" in server.requests[-1].body["messages"][0]["content"]
 
 

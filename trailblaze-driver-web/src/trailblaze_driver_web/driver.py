@@ -27,6 +27,7 @@ from trailblaze.driver import DeviceInfo, Driver, DriverConfig
 from trailblaze.errors import BadInputError, DriverError, ToolFailure
 from trailblaze.memory import secret_forms
 from trailblaze.reuse import current_scope
+from trailblaze.untrusted import valid_text
 
 from .browser import open_browser
 from .config import WebDriverConfig
@@ -238,14 +239,15 @@ class PlaywrightDriver(Driver):
             self.session.log.write(kind, payload)
 
     def _on_console(self, msg: ConsoleMessage) -> None:
-        entry = {"type": msg.type, "text": msg.text, "location": msg.location, "url": _safe_url(msg.page)}
+        entry = {"type": msg.type, "text": valid_text(msg.text), "location": msg.location,
+                 "url": _safe_url(msg.page)}
         self.console.append(entry)
         if self.evidence is not None:
             self.evidence.message(msg.type, msg.text, entry["url"], msg.location)
         self._log("WebConsoleLog", entry)
 
     def _on_page_error(self, error: Any) -> None:
-        entry = {"type": "pageerror", "text": str(error)}
+        entry = {"type": "pageerror", "text": valid_text(str(error))}
         self.console.append(entry)
         if self.evidence is not None:
             self.evidence.message("pageerror", str(error))
@@ -324,7 +326,7 @@ class PlaywrightDriver(Driver):
     # -- snapshots and screenshots -----------------------------------------------------------------
     def take_snapshot(self) -> PageSnapshot:
         page = self.page
-        raw = page.locator("body").aria_snapshot(mode="ai", boxes=True, timeout=self.cfg.timeout_ms)
+        raw = self._aria_snapshot(boxes=True)
         size = page.viewport_size
         snap = parse(raw, (size["width"], size["height"]) if size else None)
         self.last_snapshot = snap
@@ -336,12 +338,26 @@ class PlaywrightDriver(Driver):
         return self.take_snapshot().render(detail | self.pop_requested_detail())
 
     def native_snapshot(self, *, detail: frozenset[str] = frozenset()) -> str:
-        return self.page.locator("body").aria_snapshot(mode="ai", boxes="bounds" in detail or "all" in detail,
-                                                       timeout=self.cfg.timeout_ms)
+        return self._aria_snapshot(boxes="bounds" in detail or "all" in detail)
+
+    def _aria_snapshot(self, *, boxes: bool) -> str:
+        """Playwright's accessibility snapshot of the page (valid Unicode: page text may hold lone
+        surrogates); on a very large page (tens of thousands of elements) it can outlast ``timeout_ms``,
+        which is then said, with the setting to raise."""
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+        try:
+            return valid_text(str(self.page.locator("body").aria_snapshot(mode="ai", boxes=boxes,
+                                                                          timeout=self.cfg.timeout_ms)))
+        except PlaywrightTimeout:
+            raise DriverError(
+                f"the page's accessibility snapshot did not finish within {self.cfg.timeout_ms} ms (a very large "
+                f"page?)", hint="raise the web driver's timeout_ms: -o timeout_ms=30000, or "
+                                "drivers.playwright-native.timeout_ms in trails/config/trailblaze.yaml") from None
 
     def describe_screen(self) -> str | None:
         page = self.page
-        return f"{page.url} — {page.title()}"
+        return valid_text(f"{page.url} — {page.title()}")
 
     def open_url(self, url: str) -> None:
         from playwright.sync_api import Error as PlaywrightError

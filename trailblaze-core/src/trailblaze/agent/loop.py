@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import BadInputError, ExitCode, InfrastructureError
 from ..llm.budget import budget_of
 from ..llm.config import DEFAULT_MAX_LLM_CALLS, ResolvedModel, load_settings, resolve_model
-from ..llm.registry import LlmProvider, ProviderError, provider_registry
+from ..llm.registry import LlmProvider, ProviderError
 from ..llm.types import LlmImage, LlmMessage, LlmRequest, LlmResponse, LlmToolCall
 from ..session import SessionOutcome
 from ..tools.base import ToolCall
@@ -83,7 +83,7 @@ def agent_state(session: "Session", options: Any = None) -> AgentState | None:
     state = session.resources.get(STATE_KEY)
     if isinstance(state, AgentState):
         return state
-    types = provider_registry(session.host)
+    types = session.host.llm_providers()
     cli_llm = getattr(options, "llm", None)
     model = resolve_model(session.workspace, types, cli_llm=cli_llm)
     if model is None:
@@ -203,11 +203,9 @@ def offered_tools(session: "Session", *, verify: bool) -> list["ToolDefinition"]
 def tool_specs(session: "Session", tools: list["ToolDefinition"], provider: str | None = None) -> list[dict[str, Any]]:
     """Neutral descriptors (name, description, JSON Schema) of ``tools`` plus ``objectiveStatus``, as
     the plugins describe them for the model ``provider`` type (``trailblaze_tool_descriptor``)."""
-    from ..tools.descriptors import describe
-
     specs = []
     for t in tools:
-        d = describe(t, session.host, provider)
+        d = session.codec.describe(t, provider)
         specs.append({"name": d.name, "description": d.description, "parameters": d.llm_input_schema})
     specs.append(dict(prompts.OBJECTIVE_STATUS_TOOL))
     return specs
@@ -459,9 +457,9 @@ class StepAgent:
 # -- helpers --------------------------------------------------------------------------------------
 def misplaced_secret(definition: "ToolDefinition", args: dict[str, Any], memory: Any,
                      offered: dict[str, "ToolDefinition"]) -> str | None:
-    """Why the model may not make this call, when it puts a ``{{secret}}`` token into a parameter that
-    is not declared sensitive (a URL, a search box, a shell command would send the value anywhere).
-    None when the call is fine."""
+    """Why the model (or an MCP client) may not make this call, when it puts a ``{{secret}}`` token into a
+    parameter that is not declared sensitive (a URL, a search box, a shell command would send the value
+    anywhere). None when the call is fine."""
     schema = definition.parameters()
 
     def check(param: Any, value: Any, path: str) -> tuple[str, str] | None:
@@ -499,10 +497,9 @@ def misplaced_secret(definition: "ToolDefinition", args: dict[str, Any], memory:
 
 
 def _target_prompts(session: "Session") -> list[str]:
-    """The target's own system prompt (``session.target_info``), then what plugins add for this session."""
+    """The target's own system prompt (``session.target_info``, from ``trailblaze_target_info``)."""
     info = session.target_info
-    own = [info.system_prompt] if info is not None and info.system_prompt else []
-    return own + [p for p in session.host.agent_prompts(session) if p]
+    return [info.system_prompt] if info is not None and info.system_prompt else []
 
 
 def _redacted(request: LlmRequest, memory: Any) -> LlmRequest:

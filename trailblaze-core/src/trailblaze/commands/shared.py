@@ -33,6 +33,7 @@ def handle_errors(fn: F) -> F:
     @wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         from ..errors import ExitCode, TrailblazeError
+        from ..untrusted import terminal_text  # messages quote file names, pages and programs
 
         debug = debug_flag() or os.environ.get("TRAILBLAZE_DEBUG") == "1"
         try:
@@ -40,7 +41,7 @@ def handle_errors(fn: F) -> F:
         except TrailblazeError as exc:
             if debug:
                 traceback.print_exc()
-            click.echo(f"trailblaze: error: {exc}", err=True)
+            click.echo(terminal_text(f"trailblaze: error: {exc}"), err=True)
             sys.exit(int(exc.exit_code))
         except KeyboardInterrupt:
             click.echo("trailblaze: interrupted", err=True)
@@ -50,8 +51,8 @@ def handle_errors(fn: F) -> F:
         except Exception as exc:  # noqa: BLE001
             if debug:
                 traceback.print_exc()
-            click.echo(f"trailblaze: internal error: {type(exc).__name__}: {exc} (run with --debug for the "
-                       "traceback)", err=True)
+            click.echo(terminal_text(f"trailblaze: internal error: {type(exc).__name__}: {exc} "
+                                     "(run with --debug for the traceback)"), err=True)
             sys.exit(int(ExitCode.INFRASTRUCTURE))
 
     return wrapper  # type: ignore[return-value]

@@ -173,6 +173,7 @@ def take_snapshot(request: SnapshotRequest, *, host: PluginHost | None = None) -
     anyway so the author sees what was there instead)."""
     from ..errors import ExitCode
     from ..session import SessionOutcome
+    from ..untrusted import terminal_text
 
     with open_screen(request, host=host) as lifecycle:
         session = lifecycle.session
@@ -181,11 +182,12 @@ def take_snapshot(request: SnapshotRequest, *, host: PluginHost | None = None) -
         found = True
         if request.wait_for:
             found = driver.wait_for_text(request.wait_for, request.timeout_s)
+        # Page and device text: no escape sequence of theirs reaches the terminal.
         if request.raw:
-            click.echo(driver.native_snapshot(detail=request.detail))
+            click.echo(terminal_text(driver.native_snapshot(detail=request.detail)))
         else:
-            click.echo(screen_header(driver, session.device))
-            click.echo(driver.snapshot(detail=request.detail))
+            click.echo(terminal_text(screen_header(driver, session.device)))
+            click.echo(terminal_text(driver.snapshot(detail=request.detail)))
         if request.screenshot is not None:
             _save_screenshot(driver, request.screenshot)
         lifecycle.outcome = SessionOutcome.SUCCEEDED if found else SessionOutcome.FAILED
@@ -209,10 +211,10 @@ def screen_header(driver: Driver, device: DeviceInfo) -> str:
 
 def _save_screenshot(driver: Driver, path: Path) -> None:
     from ..errors import BadInputError
+    from ..files import write_atomic
 
     png = driver.screenshot()
     if not png:
         raise BadInputError(f"driver '{driver.key}' cannot take screenshots")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(png)
+    write_atomic(path, png)
     click.echo(f"Screenshot saved to {path}", err=True)

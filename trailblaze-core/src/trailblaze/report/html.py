@@ -17,6 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..files import write_atomic
+from ..textsafe import output_text
+
 if TYPE_CHECKING:
     from ..runner.results import RunResult, TrailResult
 
@@ -162,20 +165,27 @@ class _Page:
 
     def href(self, target: Path) -> str:
         """A link that works when the report and the logs are moved together (relative), else absolute."""
-        if self.base is not None:
-            try:
-                return _e(Path(os.path.relpath(target, self.base)).as_posix())
-            except ValueError:  # another drive (Windows)
-                pass
-        return _e(target.resolve().as_uri())
+        rel = self.rel(target)
+        return _e(rel if rel is not None else Path(target).resolve().as_uri())
+
+    def rel(self, target: Path | str) -> str | None:
+        """``target`` relative to the report's folder (what the report shows: no runner's absolute
+        paths), or None without a folder or across drives."""
+        if self.base is None:
+            return None
+        try:
+            return Path(os.path.relpath(Path(target).resolve(), Path(self.base).resolve())).as_posix()
+        except ValueError:  # another drive (Windows)
+            return None
+
+    def shown(self, target: Path | str) -> str:
+        return self.rel(target) or str(target)
 
 
 def write_html_report(run: RunResult, path: Path) -> Path:
-    """Write the report of ``run`` to ``path`` (parents created) and return the path."""
+    """Write the report of ``run`` to ``path`` (parents created, atomically) and return the path."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_report(run, base=path.parent), encoding="utf-8")
-    return path
+    return write_atomic(path, render_report(run, base=path.parent))
 
 
 def render_report(run: RunResult, *, base: Path | None = None) -> str:
@@ -292,14 +302,14 @@ def _trail(trail: TrailResult, page: _Page) -> str:
     outcome = _outcome(trail)
     duration = _seconds(trail.completed_at - trail.started_at) if trail.completed_at else ""
     opened = " open" if _status(outcome) == "failed" else ""
-    meta = [f"<code>{_e(str(trail.path))}</code>"]
+    meta = [f"<code>{_e(page.shown(trail.path))}</code>"]
     for label, value in (("driver", trail.driver), ("device", trail.classifier), ("target", trail.target),
                          ("mode", trail.execution_mode if trail.execution_mode != "UNKNOWN" else None),
                          ("session", trail.session_id)):
         if value:
             meta.append(f"{label}: {_e(str(value))}")
     steps, loose = _steps(trail.log_entries)
-    search = " ".join([trail.title, str(trail.path), trail.trail_id or "", *(s.text for s in steps),
+    search = " ".join([trail.title, page.shown(trail.path), trail.trail_id or "", *(s.text for s in steps),
                        *(s.text or "" for s in trail.steps)]).lower()
     quarantined = "<span class='badge QUARANTINED'>QUARANTINED</span>" if trail.quarantined else ""
     if trail.attempts:
@@ -373,7 +383,7 @@ def _links(trail: TrailResult, loose: list[dict[str, Any]], page: _Page) -> str:
     """The trail's log folder, its event log, and the Playwright trace with the command that opens it."""
     parts: list[str] = []
     if trail.log_dir is not None:
-        parts.append(f"logs: <a href='{page.href(trail.log_dir)}'>{_e(str(trail.log_dir))}</a>")
+        parts.append(f"logs: <a href='{page.href(trail.log_dir)}'>{_e(page.shown(trail.log_dir))}</a>")
     evidence = {str(k): str(v) for e in loose if isinstance(e.get("evidence"), dict) for k, v in e["evidence"].items()}
     if trail.log_dir is not None:
         for stream in sorted(trail.log_dir.glob("*.ndjson")) if trail.log_dir.is_dir() else []:
@@ -386,7 +396,8 @@ def _links(trail: TrailResult, loose: list[dict[str, Any]], page: _Page) -> str:
         if kind == "WebTraceLog" or entry.get("trace"):
             path = str(entry.get("path") or (trail.log_dir / str(entry["trace"]) if trail.log_dir else entry["trace"]))
             parts.append(f"Playwright trace: <a href='{page.href(Path(path))}'>{_e(Path(path).name)}</a> — open it with "
-                         f"<code class=cmd>playwright show-trace {_e(_quoted(path))}</code>")
+                         f"<code class=cmd>playwright show-trace {_e(_quoted(page.shown(path)))}</code>"
+                         + (" (from the report's folder)" if page.rel(path) is not None else ""))
     return "<br>".join(parts)
 
 
@@ -557,9 +568,9 @@ def _image(log_dir: Path | None, entry: dict[str, Any], page: _Page) -> str:
     except OSError:
         data = b""
     if not data or mime is None:
-        return f"<div class=meta>screenshot {_e(label)}: {_e(str(path))} (not found)</div>"
+        return f"<div class=meta>screenshot {_e(label)}: {_e(page.shown(path))} (not found)</div>"
     if len(data) > MAX_IMAGE_BYTES:
-        return (f"<div class=meta>screenshot {_e(label)}: <a href='{page.href(path)}'>{_e(str(path))}</a> "
+        return (f"<div class=meta>screenshot {_e(label)}: <a href='{page.href(path)}'>{_e(page.shown(path))}</a> "
                 "(too large to embed)</div>")
     key = page.images.add(mime, data)
     caption = label + (f" — {entry['url']}" if entry.get("url") else "")
@@ -604,4 +615,4 @@ def _clip(text: str, limit: int) -> str:
 
 
 def _e(text: str) -> str:
-    return html.escape(text, quote=True)
+    return html.escape(output_text(text), quote=True)

@@ -49,5 +49,9 @@ class RunOptions:
     """The results store; default ``<workspace>/.trailblaze/results.db``."""
     shard: str | None = None
     """``I/N`` when this run is one shard of a split suite (stored with each result)."""
+    host_tools: bool = True
+    """Whether tools that run programs on this machine (``requires_host``: ``exec``, ``android_adbShell``)
+    may run. ``trailblaze mcp`` turns it off unless started with ``--allow-host-tools``: then neither a
+    client's call nor a trail it RUNs (or a YAML tool they expand into) can start a host program."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Options plugins read (by their own key)."""

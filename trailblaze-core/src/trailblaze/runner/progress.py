@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable
 from typing import IO, Any
 
+from ..untrusted import terminal_text
 from .results import RunResult, StepResult, TrailResult
 
 
@@ -26,7 +27,7 @@ class Progress:
             self._console = Console(file=self.stream, highlight=False)
 
     def _print(self, text: str) -> None:
-        text = self.redact(text)
+        text = fit_stream(terminal_text(self.redact(text)), self.stream)
         if self._console is not None:
             self._console.print(text, markup=False, highlight=False)
         else:
@@ -44,7 +45,7 @@ class Progress:
 
     def step_started(self, number: int, kind: str, text: str | None) -> None:
         if self._console is not None:
-            label = self.redact(f"  step {number}: {_short(text)}")
+            label = terminal_text(self.redact(f"  step {number}: {_short(text)}"))
             if self._status is None:
                 self._status = self._console.status(label)
                 self._status.start()
@@ -71,7 +72,9 @@ class Progress:
         if result.outcome.value == "Skipped":
             return
         word = "PASSED" if result.passed else result.outcome.value.upper()
-        self._print(f"  → {word}: {result.title}" + (f" — {result.message}" if result.message and not result.passed else ""))
+        # The failure's first line only: a failed step has just printed the whole message, indented.
+        first = result.message.strip().splitlines()[0] if result.message and result.message.strip() else ""
+        self._print(f"  → {word}: {result.title}" + (f" — {first}" if first and not result.passed else ""))
 
     def run_finished(self, run: RunResult) -> None:
         self._stop_status()
@@ -101,6 +104,27 @@ class QuietProgress(Progress):
 
     def _print(self, text: str) -> None:
         return None
+
+
+_ASCII_SYMBOLS = str.maketrans({"▶": ">", "✓": "+", "✗": "x", "→": "->", "↳": "->", "…": "...", "—": "-",
+                                "·": "-", "×": "x"})
+
+
+def fit_stream(text: str, stream: IO[str]) -> str:
+    """``text`` as ``stream`` can print it: on a terminal or pipe whose encoding cannot show the
+    progress symbols (an ASCII locale, ``PYTHONIOENCODING=ascii``) they become ASCII (``▶`` is ``>``),
+    and any other character it cannot encode (a lone surrogate included) is shown as ``\\uXXXX``."""
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        text.encode(encoding)
+        return text
+    except (UnicodeEncodeError, LookupError):
+        pass
+    text = text.translate(_ASCII_SYMBOLS)
+    try:
+        return text.encode(encoding, "backslashreplace").decode(encoding)
+    except LookupError:
+        return text.encode("ascii", "backslashreplace").decode("ascii")
 
 
 def _short(text: str | None, width: int = 90) -> str:

@@ -71,6 +71,10 @@ class TrailResult:
     trail_id: str | None = None
     log_entries: list[dict[str, Any]] = field(default_factory=list)
     artifacts: dict[str, str] = field(default_factory=dict)
+    root: Path | None = None
+    """The workspace root the trail ran in (JUnit names are relative to it)."""
+    device_label: str | None = None
+    """The ``-d`` device spec this trail ran on, when one was given (names the JUnit test case)."""
     attempts: list[TrailResult] = field(default_factory=list)
     """The earlier attempts of this trail on this device, first first (``--retries``); this result is
     the last attempt. Each has its own session, log directory and artifacts."""
@@ -145,12 +149,12 @@ class TrailResult:
 
 @dataclass
 class RunResult:
+    redactor: Redactor
+    """The run's one redaction point (see ``redact``); required, so no output is built without it."""
     trails: list[TrailResult] = field(default_factory=list)
     summary_path: Path | None = None
     report_path: Path | None = None
     output_dir: Path | None = None
-    redactor: Redactor = field(default_factory=Redactor)
-    """The run's one redaction point (see ``redact``)."""
     interrupted: str | None = None
     """The signal that interrupted the run (``SIGINT``, ``SIGTERM``, ``SIGHUP``), or None."""
     fail_on_flaky: bool = False

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ..driver import Driver
 from ..errors import BadInputError, ExitCode, ToolArgumentError, TrailblazeError, UnknownToolError
 from ..llm import budget as _budget
-from ..memory import Redactor, has_tokens
+from ..memory import has_tokens
 from ..plugins import PluginHost
 from ..reuse import reuse_scope
 from ..session import Session, SessionOutcome, suggest_tool_name
@@ -57,9 +57,7 @@ class Runner(SessionFactory):
                  progress: Progress | None = None) -> None:
         self.progress = progress or Progress()
         super().__init__(options, host=host, warn=lambda line: self.progress.note(f"  ! {line}"))
-        self.redactor = Redactor(self.options.secrets.values())
-        """Every output of the run passes through it (``RunResult.redact`` is the same object)."""
-        self.progress.redact = self.redactor
+        self.progress.redact = self.redactor  # the factory's: every output of the run passes through it
         self.interrupted: str | None = None
         """The signal that interrupted this run; the trails not started yet are then listed as cancelled."""
         from ..llm.budget import CostBudget
@@ -87,6 +85,7 @@ class Runner(SessionFactory):
         re-raised as ``RunInterrupted`` with ``result`` attached."""
         result = RunResult(output_dir=self.output_dir, redactor=self.redactor,
                            fail_on_flaky=self.options.fail_on_flaky)
+        self._check_output_paths()
         try:
             if not paths:
                 raise BadInputError("no trails given", hint="usage: trailblaze run PATH... (files, directories or globs)")
@@ -130,6 +129,18 @@ class Runner(SessionFactory):
             raise stopped
         return result
 
+    def _check_output_paths(self) -> None:
+        """Where the outputs go is checked before any device starts: a run whose report cannot be
+        written must not spend minutes and then fail (or pass, then exit 2)."""
+        from ..files import check_writable_dir
+
+        check_writable_dir(self.output_dir, "--output-dir")
+        junit = self.options.junit_xml
+        if junit is not None:
+            if Path(junit).is_dir():
+                raise BadInputError(f"--junit-xml {junit} is a directory", hint="give --junit-xml a file name")
+            check_writable_dir(Path(junit).parent, "--junit-xml's folder")
+
     def _write_outputs_once(self, result: RunResult) -> None:
         """The single place a run's outputs are written (summary, report; a JUnit writer belongs
         here too). A signal arriving meanwhile is only noted, so no file is left half-written."""
@@ -166,10 +177,13 @@ class Runner(SessionFactory):
                 return
             with interrupt.deferred():  # a finished trail's result is never lost to a signal
                 ws = self.workspace_for(path)
+                if trail_result is not None:
+                    trail_result.root = trail_result.root or ws.config.root
+                    trail_result.device_label = device.spec if device is not None else None
                 with self._lock:
                     if ws.check.errors and not ws.reported:
-                        # A broken tool file is bad input for the run (exit 3) but only the trails that
-                        # call its tools fail: everything else in the workspace still runs.
+                        # A broken tool file is bad input for the run (exit 3): listed once, and no trail of
+                        # the workspace starts a device (``run_trail``).
                         ws.reported = True
                         result.trails.append(self._check_result(ws))
                     if trail_result is not None:
@@ -197,23 +211,34 @@ class Runner(SessionFactory):
                            started_at=now, completed_at=now)
 
     def write_outputs(self, result: RunResult) -> None:
-        """The JSON summary, the HTML report and the JUnit XML of a run (the pytest plugin calls it per worker)."""
+        """The JSON summary, the HTML report and the JUnit XML of a run (the pytest plugin calls it per worker).
+
+        Names are unique per run (``files.write_new``), so runs sharing an output directory never
+        overwrite each other, and every file appears whole or not at all. A file that cannot be
+        written is one line each (``OutputWriteError``) and the others are still written; the
+        last such error is raised at the end (exit 2) instead of being printed."""
         if not result.trails:
             return
+        from ..files import OutputWriteError, write_new
         from ..logs import dumps
+        from ..textsafe import output_value
 
-        stamp = time.strftime("%Y_%m_%d_%H_%M_%S")
+        failed: list[OutputWriteError] = []
         reports = self.output_dir / "reports"
-        reports.mkdir(parents=True, exist_ok=True)
-        summary = reports / f"trailblaze_test_results_{stamp}.json"
-        summary.write_text(dumps(result.summary()), encoding="utf-8")
-        result.summary_path = summary
+        try:
+            result.summary_path = write_new(reports, "trailblaze_test_results", ".json",
+                                            dumps(output_value(result.summary())))
+        except OutputWriteError as exc:
+            failed.append(exc)
         if self.history is not None:
             self.history.attach(result)
         if self.options.junit_xml is not None:
             from ..report.junit import write_junit_xml
 
-            write_junit_xml(result, self.options.junit_xml)
+            try:
+                write_junit_xml(result, self.options.junit_xml)
+            except OutputWriteError as exc:
+                failed.append(exc)
         if self.options.alluredir is not None:
             from ..report.allure import write_allure_results
 
@@ -222,12 +247,19 @@ class Runner(SessionFactory):
             import importlib
 
             try:
-                write_html_report = importlib.import_module("trailblaze.report").write_html_report
+                render_report = importlib.import_module("trailblaze.report").render_report
             except (ImportError, AttributeError):
-                return
-            path = reports / f"trailblaze_report_{stamp}.html"
-            write_html_report(result, path)
-            result.report_path = path
+                render_report = None
+            if render_report is not None:
+                try:
+                    result.report_path = write_new(reports, "trailblaze_report", ".html",
+                                                   render_report(result, base=reports))
+                except OutputWriteError as exc:
+                    failed.append(exc)
+        for error in failed[:-1]:
+            self.progress.note(f"✗ {error}")
+        if failed:
+            raise failed[-1]  # printed once, by whoever handles it (the CLI: one line, exit 2)
 
     def run_trail(self, path: Path, device: "Device | None" = None) -> TrailResult | None:
         from ..trail.parser import load_trail
@@ -237,7 +269,11 @@ class Runner(SessionFactory):
         try:
             if ws.error is not None:
                 raise ws.error
-            trail = load_trail(path, host=self.host, registry=ws.registry)
+            if ws.check.errors:
+                # docs/yaml-tools.md: a run refuses to start with broken tool files (no device is started).
+                raise BadInputError(f"not started: the workspace's tool files have {len(ws.check.errors)} error(s) "
+                                    "(listed under 'workspace checks')", hint="fix them; `trailblaze check` lists them")
+            trail = load_trail(path, codec=ws.codec)
         except TrailblazeError as exc:
             return self._early_result(path, path.name, exc, started)
         if self.options.tags and not set(self.options.tags) & set(trail.config.tags):
@@ -313,7 +349,6 @@ class Runner(SessionFactory):
         from ..llm.budget import BUDGET_KEY
 
         session = super().new_session(trail, ws, bound, device, target=target, extra=extra)
-        self.redactor.watch(session.memory)
         session.resources[BUDGET_KEY] = self.llm_budget
         return session
 
@@ -336,7 +371,7 @@ class Runner(SessionFactory):
             result.completed_at = time.time()
             result.log_entries = session.log.entries
             self.progress.trail_finished(result)
-            self.redactor.unwatch(session.memory)
+            self.release(session)
         return result
 
     def _run_started(self, trail: "Trail", session: Session, lifecycle: SessionLifecycle,
@@ -386,8 +421,10 @@ class Runner(SessionFactory):
         try:
             from ..agent.recording import recording_trail_yaml
 
-            text = recording_trail_yaml(session.trail, session.log.entries, result.classifier or "default", self.host)
-            session.log.write_file("recording.trail.yaml", text.encode("utf-8"))
+            text = recording_trail_yaml(session.trail, session.log.entries, result.classifier or "default",
+                                        session.codec)
+            # Redacted like the rest of the log: the trail's own config (args defaults) may hold a secret.
+            session.log.write_file("recording.trail.yaml", self.redactor(text).encode("utf-8"))
         except Exception as exc:  # noqa: BLE001 - a log artifact never fails the run
             self.progress.note(f"  ! could not write recording.trail.yaml: {exc}")
 
@@ -539,7 +576,7 @@ class Runner(SessionFactory):
                 raise self._located(step, classifier, i, trail, exc) from None
             if not outcome.success:
                 where = self._located(step, classifier, i, trail, BadInputError("")).location
-                args = _short_args(session.memory.redact(call.args))
+                args = _short_args(self.redactor(call.args))
                 return False, f"tool '{call.name}' ({where}) {args} failed: {outcome.message}", call.name
         return True, None, None
 
@@ -577,7 +614,7 @@ class Runner(SessionFactory):
         if not writable:
             return
         try:
-            save_recordings(trail.path, writable, host=self.host, original=trail)
+            save_recordings(trail.path, writable, codec=session.codec, original=trail)
         except TrailblazeError as exc:
             self.progress.note(f"  ! could not save recordings into {trail.path}: {exc}")
             return

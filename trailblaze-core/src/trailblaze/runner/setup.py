@@ -18,10 +18,9 @@ from ..errors import BadInputError, ConfigError, ToolFailure
 
 if TYPE_CHECKING:
     from ..config import WorkspaceConfig
-    from ..plugins import PluginHost
     from ..session import Session
     from ..tools.base import ToolCall
-    from ..tools.registry import ToolRegistry
+    from ..tools.codec import ToolCodec
     from ..trail.model import TrailStep
 
 RunCalls = Callable[["TrailStep", "list[ToolCall]"], "str | None"]
@@ -50,8 +49,7 @@ def setup_trails(given: Sequence[str | Path], workspace: WorkspaceConfig) -> lis
     return paths
 
 
-def replay_setup(path: Path, *, classifiers: list[str], run_calls: RunCalls,
-                 host: PluginHost | None = None, registry: ToolRegistry | None = None,
+def replay_setup(path: Path, *, classifiers: list[str], run_calls: RunCalls, codec: ToolCodec,
                  chain: tuple[Path, ...] = ()) -> int:
     """Replay the setup trail at ``path`` (its own ``setup`` first); returns how many steps ran.
 
@@ -63,9 +61,9 @@ def replay_setup(path: Path, *, classifiers: list[str], run_calls: RunCalls,
     if path in chain:
         loop = " -> ".join(str(p) for p in (*chain, path))
         raise BadInputError(f"setup trails name each other in a loop: {loop}", key="setup")
-    trail = load_trail(path, host=host, registry=registry)
-    ran = sum(replay_setup(inner, classifiers=classifiers, run_calls=run_calls, host=host, registry=registry,
-                           chain=(*chain, path)) for inner in trail.config.setup)
+    trail = load_trail(path, codec=codec)
+    ran = sum(replay_setup(inner, classifiers=classifiers, run_calls=run_calls, codec=codec, chain=(*chain, path))
+              for inner in trail.config.setup)
     for step in trail.steps:
         found = step.recording_for(classifiers)
         if found is None:
@@ -92,5 +90,4 @@ def replay_setups(paths: Sequence[Path], session: Session) -> int:
         return None
 
     classifiers = list(session.device.classifiers)
-    return sum(replay_setup(path, classifiers=classifiers, run_calls=run, host=session.host,
-                            registry=session.registry) for path in paths)
+    return sum(replay_setup(path, classifiers=classifiers, run_calls=run, codec=session.codec) for path in paths)

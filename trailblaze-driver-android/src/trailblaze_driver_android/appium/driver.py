@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 from trailblaze.driver import DeviceInfo, Driver, DriverConfig
 from trailblaze.errors import DriverError, ToolFailure
 from trailblaze.selectors import NodeSelector
+from trailblaze.untrusted import valid_text
 
 from . import server as managed
 from .actions import Actions, actions_for
@@ -357,7 +358,7 @@ class AppiumDriver(Driver):
         return build_snapshot(h, detail).text
 
     def native_snapshot(self, *, detail: frozenset[str] = frozenset()) -> str:
-        return str(self.driver.page_source)
+        return valid_text(str(self.driver.page_source))
 
     def describe_screen(self) -> str | None:
         if self.actions is None:
@@ -397,7 +398,8 @@ class AppiumDriver(Driver):
                                    "path": str(path)}
         if not ok:
             try:
-                source = str(session.memory.redact(self.driver.page_source))  # a field may show typed secrets
+                # A field may show typed secrets.
+                source = valid_text(str(session.memory.redact(self.driver.page_source)))
                 src = session.log.write_file(f"step_{step.number:03d}_failed.xml", source.encode("utf-8"))
                 payload["pageSource"] = src.name
             except Exception:  # noqa: BLE001, S110 - best effort on a failing device
