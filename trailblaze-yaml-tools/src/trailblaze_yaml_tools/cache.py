@@ -50,7 +50,8 @@ if TYPE_CHECKING:
     from .catalog import Catalog
 
 __all__ = ["Signature", "cache_file", "digest_listing", "digest_text", "fast_path", "is_racy", "load_cached", "pack",
-           "save_cached", "signature", "unpack"]
+           "save_cached", "signature", "unpack",
+           "write_cache_file"]
 
 Signature = tuple[int, int, int, int, int] | None
 """``(mtime_ns, ctime_ns, size, inode, device)`` of a path, None when it does not exist. The ctime
@@ -285,10 +286,17 @@ def save_cached(config: WorkspaceConfig, host: PluginHost, source: ToolSource, c
     except Exception:  # noqa: BLE001 - e.g. a tool class defined where pickle cannot name it
         return
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        ignore = path.parent.parent / ".gitignore"
-        if not ignore.exists():
-            ignore.write_text("# Trailblaze's caches: safe to delete, never commit.\n*\n", encoding="utf-8")
-        write_atomic(path, blob, sync=False)
+        write_cache_file(path, blob)
     except (OSError, OutputWriteError):
         return
+
+
+def write_cache_file(path: Path, data: bytes) -> None:
+    """Write a file of ``.trailblaze/cache/`` through a unique temporary file in the same directory, then
+    rename it: a reader sees the old file or the new one, never a half-written one (concurrent runs
+    included). ``.trailblaze/`` gets a ``.gitignore`` so that no cache is ever committed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    ignore = path.parent.parent / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("# Trailblaze's caches: safe to delete, never commit.\n*\n", encoding="utf-8")
+    write_atomic(path, data, sync=False)
