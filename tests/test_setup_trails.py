@@ -1,12 +1,17 @@
-"""Setup trails: the workspace's ``defaults.setup`` (or ``--setup``) replays a sign-in before ``snapshot``
-and ``session start`` look, with real processes on the example shop; bad setups name file:line and key."""
+"""Starting signed in: the workspace's ``defaults.setup`` (or ``--setup``) replays a sign-in before
+``snapshot``, ``session start`` and ``record`` look, a trail's ``config.setup`` before ``run`` runs it, and
+a trail's ``config.drivers`` names a saved storage state — with real processes on the example shop and a
+loopback page; bad setups name file:line and key."""
 
 from __future__ import annotations
 
+import functools
+import http.server
 import json
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -138,3 +143,41 @@ def test_record_starts_behind_the_workspace_setup_and_does_not_record_it(tmp_pat
     assert code == 0, output
     saved = (ws / "trails" / "signed-in.trail.yaml").read_text()
     assert "View Trail Mug" in saved and "web_fillSecret" not in saved and "Sign in" not in saved, saved
+
+
+def test_a_trail_starts_from_a_saved_storage_state_through_its_driver_settings(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text("<!doctype html><title>Claims</title><p id=who></p><script>"
+                                     "document.getElementById('who').textContent = 'Claimant: ' + "
+                                     "(localStorage.getItem('claimant') || 'nobody');</script>")
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    origin = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        ws = tmp_path / "ws"
+        (ws / "trails" / "config").mkdir(parents=True)
+        (ws / "trails" / "config" / "trailblaze.yaml").write_text("defaults: {driver: playwright-native}\n")
+        (ws / "state.json").write_text(json.dumps({"cookies": [], "origins": [
+            {"origin": origin, "localStorage": [{"name": "claimant", "value": "Ada"}]}]}))
+        (ws / "trails" / "claims.trail.yaml").write_text(f"""\
+config:
+  title: The saved state signs Ada in
+  drivers:
+    playwright-native: {{storage_state: state.json}}
+trail:
+  - step: Open the claims page
+    recording:
+      web:
+        - web_navigate: {{url: "{origin}/"}}
+  - verify: Ada is the claimant
+    recording:
+      web:
+        - web_verifyTextVisible: {{text: "Claimant: Ada"}}
+""")
+        code, out = tb(ws, "run", "trails/claims.trail.yaml")
+        assert code == 0 and "Results: 1 passed, 0 failed" in out, out
+    finally:
+        server.shutdown()
+        server.server_close()
