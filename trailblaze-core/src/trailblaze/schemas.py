@@ -107,6 +107,8 @@ def _config_schema(keys: Iterable[str]) -> dict[str, Any]:
                     "description": "retries of a failed run of this trail (overrides --retries)"},
         "source": {"type": "object"},
         "electron": {},
+        "setup": {"anyOf": [_TEXT, {"type": "array", "items": _TEXT}],
+                  "description": "trail(s) replayed from their recordings first, relative to this file"},
     }
     return {"type": ["object", "null"], "additionalProperties": False, "properties": {k: known[k] for k in keys}}
 

@@ -402,6 +402,11 @@ class Runner(SessionFactory):
             lifecycle.start_plugins()
             self._log_started(session, trail)
             self._prevalidate(trail, session, classifiers)
+            if trail.config.setup:
+                from .setup import replay_setups
+
+                ran = replay_setups(trail.config.setup, session)
+                self.progress.note(f"  setup: {ran} recorded step{'s' if ran != 1 else ''} replayed")
             self._run_steps(trail, lifecycle, classifiers, result)
             lifecycle.outcome = result.outcome
         except StepFailed as exc:
