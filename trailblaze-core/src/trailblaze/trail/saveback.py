@@ -43,8 +43,8 @@ from ..tools.base import ToolCall
 from ..tools.codec import CORE_CODEC, ToolCodec
 from .nodes import MappingNode, Node, ScalarNode, SequenceNode, compose, content_end
 from .parser import parse_with_nodes
-from .text_edits import (Edit, after_line, block_yaml, column, flow_yaml, is_null, line_start, map_entry, navigate,
-                         remove_entry, yaml_key)
+from .text_edits import (Edit, after_line, block_yaml, column, flow_yaml, is_null, line_start, map_entry,
+                         navigate, remove_entry, yaml_key)
 
 if TYPE_CHECKING:
     from .model import Trail, TrailStep
@@ -212,7 +212,8 @@ def _unified_edit(text: str, step: Node, cls: str, value: Any, nl: str) -> Edit 
         inner = column(text, vnode.start_mark.index)  # keep this file's sequence indentation
     keytext = text[knode.start_mark.index:knode.end_mark.index]
     end = content_end(vnode, text) if not is_null(vnode) else knode.end_mark.index + 1
-    return Edit(knode.start_mark.index, end, _slot(cls, value, 0, nl, inner=inner, keytext=keytext).lstrip(" "))
+    return Edit(knode.start_mark.index, end,
+                _slot(cls, value, 0, nl, inner=inner, keytext=keytext).lstrip(" "))
 
 
 def _slot(cls: str, value: Any, col: int, nl: str, *, inner: int | None = None, keytext: str | None = None) -> str:
@@ -428,7 +429,8 @@ def append_steps(path: Path, steps: list[NewStep], *, codec: ToolCodec = CORE_CO
                 item: dict[str, Any] = {step.kind: step.text}
                 if data:
                     item["recording"] = {step.classifier or "default": data}
-                new = f"{new}{'' if not new or new.endswith(nl) else nl}trail:{nl}{block_yaml([item], 2, nl)}{nl}"
+                sep = "" if not new or new.endswith(nl) else nl
+                new = f"{new}{sep}trail:{nl}{block_yaml([item], 2, nl)}{nl}"
             else:
                 new = _append(new, path, step.kind, step.text, step.classifier, data, nl)
         trail, _ = parse_with_nodes(new, path)

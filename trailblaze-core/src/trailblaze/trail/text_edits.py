@@ -133,5 +133,5 @@ def remove_entry(text: str, knode: Node, vnode: Node) -> Edit:
     return Edit(start, nxt, "")
 
 
-__all__ = ["Edit", "after_line", "block_yaml", "column", "flow_yaml", "is_null", "line_start", "map_entry", "navigate",
-           "remove_entry", "yaml_key"]
+__all__ = ["Edit", "after_line", "block_yaml", "column", "flow_yaml", "is_null", "line_start", "map_entry",
+           "navigate", "remove_entry", "yaml_key"]
