@@ -18,7 +18,8 @@ import click
 from ._version import version_text
 from .commands.shared import CONTEXT_SETTINGS
 
-BUILTIN_COMMANDS = ("check", "mcp", "plugins", "run", "schema", "snapshot", "step", "tools", "verify")
+BUILTIN_COMMANDS = ("check", "mcp", "merge-reports", "plugins", "run", "schema", "snapshot", "step", "tools",
+                    "verify")
 """Every built-in command: ``command`` of the module ``trailblaze.commands.<name>``."""
 
 
@@ -42,7 +43,7 @@ class _CommandGroup(click.Group):
             return None
         command = self.commands.get(name)
         if command is None:
-            command = importlib.import_module(f"{__package__}.commands.{name}").command
+            command = importlib.import_module(f"{__package__}.commands.{name.replace('-', '_')}").command
             self.add_command(command, name)
         return command
 

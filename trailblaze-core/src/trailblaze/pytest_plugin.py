@@ -44,10 +44,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--trails", action="append", default=[], metavar="PATH",
                     help="Collect trail files (*.trail.yaml, trail.yaml) under PATH as tests (repeatable). Without "
                          "other test paths on the command line, only the trails are collected.")
-    add_pytest_options(group)  # the session flags (--trailblaze-driver, -option, -secret, ...): one table
-    group.addoption("--trailblaze-shard", metavar="I/N",
-                    help="Run only shard I of N (1-based) of the collected tests, for CI machines that split a "
-                         "suite: every test lands in exactly one shard, the same one on every machine.")
+    add_pytest_options(group)  # the session flags (--trailblaze-driver, -option, -secret, -shard ...): one table
     parser.addini("trailblaze_trails", type="paths", default=[],
                   help="Trail paths to collect as tests (relative to the ini file), like --trails.")
     parser.addini("trailblaze_output_dir", default="", help="Default for --trailblaze-output-dir.")
@@ -91,7 +88,8 @@ class _State:
         worker = worker_id(self.config)
         if worker is not None:
             out_dir = out_dir / worker  # workers never write into each other's directories
-        values.update(output_dir=out_dir, headed=values["headed"] or bool(self.config.getoption("headed", False)))
+        values.update(output_dir=out_dir, headed=values["headed"] or bool(self.config.getoption("headed", False)),
+                      worker=worker, run_id=run_id(self.config))
         return RunOptions(**values)
 
     def finish(self) -> None:
@@ -131,6 +129,27 @@ def worker_id(config: pytest.Config) -> str | None:
     return str(workerinput["workerid"]) if workerinput else None
 
 
+def run_id(config: pytest.Config) -> str:
+    """One id for the controller and all its workers (``TRAILBLAZE_RUN_ID`` when the CI sets one)."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput and workerinput.get("trailblaze_run_id"):
+        return str(workerinput["trailblaze_run_id"])
+    if RUN_ID not in config.stash:
+        from .report.bundle import new_run_id
+
+        config.stash[RUN_ID] = new_run_id()
+    return config.stash[RUN_ID]
+
+
+RUN_ID = pytest.StashKey[str]()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist controller: every worker writes the controller's run id into its bundle."""
+    node.workerinput["trailblaze_run_id"] = run_id(node.config)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", f"{MARKER}: a trail run as a test, or a test using trailblaze_session "
                                        "(keyword arguments: workspace, driver, device, target)")
@@ -151,24 +170,33 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    shard = config.getoption("trailblaze_shard")
-    if not shard:
+    """``--trailblaze-shard I/N``: the same partition as ``trailblaze run --shard`` (``runner/shards.py``),
+    over trail × device pairs (other tests by node id), balanced by ``--trailblaze-durations``."""
+    shard_text = config.getoption("trailblaze_shard")
+    if not shard_text:
         return
-    index, total = parse_shard(shard)
-    # Round-robin over the sorted node ids: the same split on every machine, shard sizes differ by one.
-    order = {nodeid: n for n, nodeid in enumerate(sorted(item.nodeid for item in items))}
-    keep = [item for item in items if order[item.nodeid] % total == index - 1]
-    dropped = [item for item in items if order[item.nodeid] % total != index - 1]
+    from .errors import TrailblazeError
+    from .report.bundle import load_durations
+    from .runner.shards import durations_for, pair_key, parse_shard, select, trail_key
+
+    try:
+        shard = parse_shard(shard_text, "--trailblaze-shard")
+        durations_path = config.getoption("trailblaze_durations")
+        known = load_durations(Path(durations_path)) if durations_path else {}
+    except TrailblazeError as exc:
+        raise pytest.UsageError(f"trailblaze: {exc}") from None
+    keys: dict[str, tuple[str, str]] = {}
+    for item in items:
+        if isinstance(item, TrailItem):
+            keys[item.nodeid] = (pair_key(item.path, item.device.spec if item.device else None), trail_key(item.path))
+        else:
+            keys[item.nodeid] = (item.nodeid, item.nodeid)
+    chosen = select([pair for pair, _ in keys.values()], shard, durations_for(keys.values(), known))
+    keep = [item for item in items if keys[item.nodeid][0] in chosen]
+    dropped = [item for item in items if keys[item.nodeid][0] not in chosen]
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = keep
-
-
-def parse_shard(text: str) -> tuple[int, int]:
-    match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text)
-    if not match or not 1 <= int(match.group(1)) <= int(match.group(2)):
-        raise pytest.UsageError(f"trailblaze: --trailblaze-shard expects I/N with 1 <= I <= N, got '{text}'")
-    return int(match.group(1)), int(match.group(2))
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -435,5 +463,5 @@ def trailblaze_session(request: pytest.FixtureRequest) -> Iterator[TrailblazeSes
     request.node.user_properties.append(("trailblaze_log_dir", str(lifecycle.session.log_dir)))
 
 
-__all__ = ["ToolFailed", "TrailFailed", "TrailFile", "TrailItem", "TrailblazeSession", "failure_text", "parse_shard",
+__all__ = ["ToolFailed", "TrailFailed", "TrailFile", "TrailItem", "TrailblazeSession", "failure_text",
            "trailblaze_session", "worker_id"]

@@ -55,6 +55,12 @@ def command(paths: tuple[str, ...], tags: tuple[str, ...], args_file: Path | Non
         args_file=args_file, use_recorded_steps=use_recorded_steps, save_recording=save_recording,
         report=not no_report, log_layout=log_layout, test_name=test_name, junit_xml=junit_xml, debug=debug_flag(),
     )
+    if options.shard:
+        from ..runner.shards import parse_shard
+
+        parse_shard(options.shard)  # a bad I/N is a usage error before anything runs
+    elif options.durations is not None:
+        raise BadInputError("--durations balances --shard: give --shard I/N too")
     try:
         with handle_signals():
             result = Runner(options).run(list(paths))

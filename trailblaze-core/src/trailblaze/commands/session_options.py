@@ -181,6 +181,16 @@ SESSION_OPTIONS: tuple[SessionOption, ...] = (
         pytest_flag="--trailblaze-self-heal",
         help="Let the agent re-solve a step whose recording fails (default off; TRAILBLAZE_SELF_HEAL_ENABLED)."),
     SessionOption(
+        "shard", ("--shard",), metavar="I/N", commands=frozenset({"run"}), pytest_flag="--trailblaze-shard",
+        help="Run only shard I of N (1-based) of the trail × device pairs, for CI machines that split a suite: "
+             "balanced by --durations when given, by count otherwise; every pair lands in exactly one shard, "
+             "the same on every machine."),
+    SessionOption(
+        "durations", ("--durations",), kind="path", metavar="PATH", commands=frozenset({"run"}),
+        pytest_flag="--trailblaze-durations",
+        help="An earlier run's result bundle (its --output-dir, or a merge-reports output) or JSON summary: "
+             "--shard balances the shards by those trails' durations."),
+    SessionOption(
         "logging", ("--no-logging",), kind="off", commands=frozenset({"run", "mcp"}),
         help="Do not write the session event logs (a run's summary and report are still written)."),
 )

@@ -40,6 +40,8 @@ def artifact_paths(trail: TrailResult) -> dict[str, str]:
             out["screenshot"] = str(trail.log_dir / str(entry["screenshot"]))
         if entry.get("trace"):
             out["trace"] = str(entry.get("path") or trail.log_dir / str(entry["trace"]))
+    for key, value in trail.artifacts.items():  # a result read back from a bundle keeps them here
+        out.setdefault(key, value)
     return out
 
 

@@ -35,5 +35,13 @@ class RunOptions:
     test_name: str | None = None
     junit_xml: Path | None = None
     """Also write a JUnit XML report there (a testcase per trail and device)."""
+    shard: str | None = None
+    """``I/N``: run only this shard of the trail × device pairs (``runner/shards.py``)."""
+    durations: Path | None = None
+    """An earlier run's bundle or summary whose durations balance ``shard``."""
+    worker: str | None = None
+    run_id: str | None = None
+    """Shared by every worker and shard of one run (default: ``TRAILBLAZE_RUN_ID``, else a fresh id)."""
+    """The pytest-xdist worker id this run is, written into its result bundle."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Options plugins read (by their own key)."""

@@ -69,6 +69,12 @@ class TrailResult:
     trail_id: str | None = None
     log_entries: list[dict[str, Any]] = field(default_factory=list)
     artifacts: dict[str, str] = field(default_factory=dict)
+    device: str | None = None
+    """The ``-d`` device spec the trail ran on, None for the trail's own driver."""
+    endpoint: str | None = None
+    """The remote endpoint (Playwright server, Appium server) it ran against, when one was used."""
+    tags: list[str] = field(default_factory=list)
+    attempt: int = 1
 
     @property
     def passed(self) -> bool:
@@ -103,6 +109,7 @@ class TrailResult:
             "completed_at_epoch_ms": int(done * 1000),
             "accessibility_truncation": None,
             "driver": self.driver or "",
+            "device": self.device,
             "log_dir": str(self.log_dir) if self.log_dir else None,
         }
 

@@ -78,14 +78,15 @@ class Runner(SessionFactory):
                 raise BadInputError("no trails given", hint="usage: trailblaze run PATH... (files, directories or globs)")
             files = expand(paths)
             devices: list[Device | None] = [self.parse_device(spec) for spec in self.options.devices] or [None]
+            plan = self._shard_plan(files, devices)
             if len(devices) == 1:
-                self._run_files(files, devices[0], result)
+                self._run_files(plan[0], devices[0], result)
             else:
                 # One thread per device: each device gets its own driver, session and ports; the trails
                 # of one device run in order. An interruption reaches the main thread only: the device
                 # threads then finish their current trail and start no other.
                 with ThreadPoolExecutor(max_workers=len(devices), thread_name_prefix="trailblaze-device") as pool:
-                    futures = [pool.submit(self._run_files, files, d, result) for d in devices]
+                    futures = [pool.submit(self._run_files, plan[i], d, result) for i, d in enumerate(devices)]
                     try:
                         for future in futures:
                             future.result()
@@ -107,6 +108,23 @@ class Runner(SessionFactory):
             stopped.result = result  # type: ignore[attr-defined]
             raise stopped
         return result
+
+    def _shard_plan(self, files: list[Path], devices: "list[Device | None]") -> list[list[Path]]:
+        """Each device's trails: all of them, or with ``--shard I/N`` this shard's trail × device pairs."""
+        if not self.options.shard:
+            return [files for _ in devices]
+        from ..report.bundle import load_durations
+        from .shards import durations_for, pair_key, parse_shard, select, trail_key
+
+        shard = parse_shard(self.options.shard)
+        pairs = {(i, path): (pair_key(path, d.spec if d else None), trail_key(path))
+                 for i, d in enumerate(devices) for path in files}
+        known = load_durations(self.options.durations) if self.options.durations else {}
+        keep = select([key for key, _ in pairs.values()], shard, durations_for(pairs.values(), known))
+        plan = [[path for path in files if pairs[(i, path)][0] in keep] for i in range(len(devices))]
+        how = "by the durations of " + str(self.options.durations) if self.options.durations else "by count"
+        self.progress.note(f"shard {shard}: {sum(map(len, plan))} of {len(pairs)} trail runs ({how})")
+        return plan
 
     def _write_outputs_once(self, result: RunResult) -> None:
         """The single place a run's outputs are written (summary, report; a JUnit writer belongs
@@ -187,12 +205,32 @@ class Runner(SessionFactory):
             try:
                 write_html_report = importlib.import_module("trailblaze.report").write_html_report
             except (ImportError, AttributeError):
-                return
-            path = reports / f"trailblaze_report_{stamp}.html"
-            write_html_report(result, path)
-            result.report_path = path
+                write_html_report = None
+            if write_html_report is not None:
+                path = reports / f"trailblaze_report_{stamp}.html"
+                write_html_report(result, path)
+                result.report_path = path
+        self._write_bundle(result)
+
+    def _write_bundle(self, result: RunResult) -> None:
+        """The run's output directory as a result bundle, for ``trailblaze merge-reports`` (and ``--durations``)."""
+        from ..report.bundle import BundleContext, new_run_id, write_bundle
+
+        options = self.options
+        context = BundleContext(run_id=options.run_id or new_run_id(), shard=options.shard, worker=options.worker,
+                                devices=tuple(options.devices),
+                                plugins={p.name: p.version for p in self.host.plugins()})
+        junit = options.junit_xml if options.junit_xml is not None and options.junit_xml.exists() else None
+        write_bundle(result, self.output_dir, context,
+                     {"summary": result.summary_path, "report": result.report_path, "junit": junit})
 
     def run_trail(self, path: Path, device: "Device | None" = None) -> TrailResult | None:
+        result = self._run_trail(path, device)
+        if result is not None:
+            result.device = device.spec if device is not None else None
+        return result
+
+    def _run_trail(self, path: Path, device: "Device | None") -> TrailResult | None:
         from ..trail.parser import load_trail
 
         started = time.time()
@@ -205,7 +243,9 @@ class Runner(SessionFactory):
             return self._early_result(path, path.name, exc, started)
         if self.options.tags and not set(self.options.tags) & set(trail.config.tags):
             return None
-        return self.run_loaded_trail(trail, ws, device, started=started)
+        result = self.run_loaded_trail(trail, ws, device, started=started)
+        result.tags = list(trail.config.tags)
+        return result
 
     def run_loaded_trail(self, trail: "Trail", ws: ToolWorkspace, device: "Device | None" = None, *,
                          started: float | None = None) -> TrailResult:
