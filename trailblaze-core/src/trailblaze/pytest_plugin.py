@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from .report.bundle import TrailRecord
     from .reuse import ReuseScope
     from .runner.lifecycle import Device, SessionLifecycle
     from .runner.options import RunOptions
@@ -63,6 +64,9 @@ class _State:
         self.results: list[TrailResult] = []
         self.run: RunResult | None = None
         self.worker_lines: list[str] = []
+        self.crashed: list[TrailRecord] = []
+        """xdist controller: trails whose worker died running them (reported as infrastructure errors)."""
+        self.merged_exit_code: int | None = None
 
     @property
     def runner(self) -> "Runner":
@@ -83,14 +87,64 @@ class _State:
             values = pytest_session_values(self.config.getoption)
         except TrailblazeError as exc:
             raise pytest.UsageError(f"trailblaze: {exc}") from None
-        output = values["output_dir"] or self.config.getini("trailblaze_output_dir") or None
-        out_dir = Path(output) if output else Path.cwd() / "logs"
+        out_dir = self.output_root(values["output_dir"])
         worker = worker_id(self.config)
         if worker is not None:
             out_dir = out_dir / worker  # workers never write into each other's directories
+            values["junit_xml"] = None  # the controller writes the one JUnit file, from the merged bundles
         values.update(output_dir=out_dir, headed=values["headed"] or bool(self.config.getoption("headed", False)),
                       worker=worker, run_id=run_id(self.config))
         return RunOptions(**values)
+
+    def output_root(self, given: Path | None = None) -> Path:
+        """The run's output directory (a worker writes below it, in ``<worker id>/``)."""
+        output = given or self.config.getoption("trailblaze_output_dir") or \
+            self.config.getini("trailblaze_output_dir") or None
+        return Path(output) if output else Path.cwd() / "logs"
+
+    def record(self, result: TrailResult) -> None:
+        """Keep a finished trail; under xdist the worker's bundle is rewritten at once, so a worker killed
+        later still leaves every trail it finished for the controller's merge."""
+        self.results.append(result)
+        if worker_id(self.config) is None or self._runner is None:
+            return
+        from .report.bundle import write_bundle
+        from .runner.results import RunResult
+
+        runner = self._runner
+        run = RunResult(trails=list(self.results), output_dir=runner.output_dir, redactor=runner.redactor)
+        try:
+            write_bundle(run, runner.output_dir, runner.bundle_context(), {})
+        except OSError as exc:  # the final write at the end of the session tries again
+            self.worker_lines.append(f"could not write the result bundle: {exc}")
+
+    def merge_workers(self) -> None:
+        """xdist controller: this run's worker bundles (and the trails of crashed workers) into one report,
+        summary and JUnit at the output directory."""
+        from .report.bundle import find_bundles, read_bundle
+        from .report.merge import merge_bundles
+
+        out = self.output_root()
+        if not out.is_dir() and not self.crashed:
+            return
+        rid = run_id(self.config)
+        candidates = find_bundles([out], exclude=out) if any(out.glob("gw*/reports/bundle.json")) else []
+        mine = [p for p in candidates if p.parent.resolve() == out.resolve() and read_bundle(p).manifest.run_id == rid]
+        if not mine and not self.crashed:
+            return
+        from .commands.session_options import pytest_session_values
+
+        junit = pytest_session_values(self.config.getoption)["junit_xml"]
+        merged = merge_bundles(mine, out, junit_xml=junit, extra=self.crashed)
+        c = merged.manifest.counts
+        # The workers' own report and summary lines give way to the merged ones (their bundles keep them).
+        self.worker_lines = [line for line in self.worker_lines if not re.search(r": (report|summary): ", line)]
+        self.worker_lines.append(f"merged {len(mine)} worker bundle(s): {c.get('total', 0)} trail runs, "
+                                 f"{c.get('passed', 0)} passed, {c.get('failed', 0)} failed, "
+                                 f"{c.get('skipped', 0)} skipped")
+        self.worker_lines += [f"{name}: {merged.files[name]}" for name in ("report", "summary", "junit")
+                              if name in merged.files]
+        self.merged_exit_code = int(merged.exit_code)
 
     def finish(self) -> None:
         """Write this process's summary and report, then close the shared browser (and what else the
@@ -225,6 +279,42 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None and state.worker_lines:
         workeroutput["trailblaze"] = [f"{worker_id(session.config)}: {line}" for line in state.worker_lines]
+    if workeroutput is None and session.config.pluginmanager.getplugin("dsession") is not None and state.trail_paths:
+        try:
+            state.merge_workers()
+        except Exception as exc:  # noqa: BLE001 - a report must not turn a green run red
+            state.worker_lines.append(f"could not merge the workers' results: {exc}")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_handlecrashitem(crashitem: str, report: pytest.TestReport, sched: Any) -> None:
+    """xdist controller: a worker died (SIGKILL, OOM) running ``crashitem``; xdist starts a replacement and
+    fails the test; the merged report lists the trail as an infrastructure error naming the worker."""
+    state = report_config(report)
+    if state is None or "::" not in crashitem:
+        return
+    import time
+
+    from .report.bundle import TrailRecord
+    from .runner.shards import trail_key
+
+    path, _, name = crashitem.partition("::")
+    title, _, label = name.rpartition(" [")
+    node = getattr(report, "node", None)
+    worker = str(getattr(getattr(node, "gateway", None), "id", "") or "") or None
+    now = time.time()
+    state.crashed.append(TrailRecord(
+        key=trail_key(Path(state.config.rootpath) / path), title=title or name, trail_source=path,
+        device=label.rstrip("]") if state.config.getoption("trailblaze_device") else None, outcome="Error",
+        exit_code=2, message=f"worker {worker or '?'} crashed while running this trail (the process died: killed, "
+                             "out of memory?); xdist replaced it and ran the other trails",
+        failure_kind="WorkerCrashed", started_at=now, completed_at=now, duration_ms=0, worker=worker))
+
+
+def report_config(report: pytest.TestReport) -> _State | None:
+    node = getattr(report, "node", None)
+    config = getattr(node, "config", None)
+    return config.stash.get(STATE, None) if config is not None else None
 
 
 def pytest_testnodedown(node: Any, error: Any) -> None:
@@ -275,7 +365,7 @@ class TrailFile(pytest.File):
         except TrailblazeError as exc:
             raise self.CollectError(f"{exc}") from None
         devices: list[Device | None] = [runner.parse_device(d) for d in runner.options.devices] or [None]
-        markers = [_marker_name(tag) for tag in trail.config.tags]
+        markers = [marker_name(tag) for tag in trail.config.tags]
         for name in markers:
             self.config.addinivalue_line("markers", f"{name}: trail tag")
         for device in devices:
@@ -314,7 +404,7 @@ class TrailItem(pytest.Item):
             result = runner.run_trail(self.path, self.device)
         if result is None:  # not possible without --tags, which pytest expresses with -m
             raise pytest.skip.Exception("not selected", _use_item_location=True)
-        state.results.append(result)
+        state.record(result)
         clean = state.runner.redactor  # the run's one redaction point: --secret values and session secrets
         properties = {k: clean(v) for k, v in _properties(result, worker_id(self.config)).items()}
         self.user_properties.extend(properties.items())  # pytest's --junitxml writes them as <property>
@@ -359,7 +449,7 @@ def _properties(result: TrailResult, worker: str | None) -> dict[str, str]:
 
 
 
-def _marker_name(tag: str) -> str:
+def marker_name(tag: str) -> str:
     """A trail tag as a marker usable in ``-m`` (``smoke``, ``needs_login`` for ``needs-login``)."""
     name = re.sub(r"\W", "_", tag.strip())
     return name if name and not name[0].isdigit() else f"tag_{name}"

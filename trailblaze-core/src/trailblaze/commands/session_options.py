@@ -191,6 +191,12 @@ SESSION_OPTIONS: tuple[SessionOption, ...] = (
         help="An earlier run's result bundle (its --output-dir, or a merge-reports output) or JSON summary: "
              "--shard balances the shards by those trails' durations."),
     SessionOption(
+        "junit_xml", ("--junit-xml",), kind="path", metavar="PATH", commands=frozenset({"run"}),
+        pytest_flag="--trailblaze-junit-xml",
+        help="Also write a JUnit XML report (a testcase per trail and device) for CI.",
+        pytest_help="Also write trailblaze's JUnit XML (as trailblaze run --junit-xml; under xdist one file, "
+                    "from the merged workers' results)."),
+    SessionOption(
         "logging", ("--no-logging",), kind="off", commands=frozenset({"run", "mcp"}),
         help="Do not write the session event logs (a run's summary and report are still written)."),
 )

@@ -31,6 +31,7 @@ from .progress import Progress
 from .results import RunResult, StepResult, TrailResult
 
 if TYPE_CHECKING:
+    from ..report.bundle import BundleContext
     from ..trail.model import Trail, TrailStep
 
 
@@ -214,15 +215,22 @@ class Runner(SessionFactory):
 
     def _write_bundle(self, result: RunResult) -> None:
         """The run's output directory as a result bundle, for ``trailblaze merge-reports`` (and ``--durations``)."""
-        from ..report.bundle import BundleContext, new_run_id, write_bundle
+        from ..report.bundle import write_bundle
 
         options = self.options
-        context = BundleContext(run_id=options.run_id or new_run_id(), shard=options.shard, worker=options.worker,
-                                devices=tuple(options.devices),
-                                plugins={p.name: p.version for p in self.host.plugins()})
+        context = self.bundle_context()
         junit = options.junit_xml if options.junit_xml is not None and options.junit_xml.exists() else None
         write_bundle(result, self.output_dir, context,
                      {"summary": result.summary_path, "report": result.report_path, "junit": junit})
+
+    def bundle_context(self) -> "BundleContext":
+        from ..report.bundle import BundleContext, new_run_id
+
+        options = self.options
+        if options.run_id is None:
+            options.run_id = new_run_id()
+        return BundleContext(run_id=options.run_id, shard=options.shard, worker=options.worker,
+                             devices=tuple(options.devices), plugins={p.name: p.version for p in self.host.plugins()})
 
     def run_trail(self, path: Path, device: "Device | None" = None) -> TrailResult | None:
         result = self._run_trail(path, device)
