@@ -236,7 +236,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     try:
         shard = parse_shard(shard_text, "--trailblaze-shard")
         durations_path = config.getoption("trailblaze_durations")
-        known = load_durations(Path(durations_path)) if durations_path else {}
+        known = load_durations(Path(durations_path), missing_ok=True) if durations_path else {}
     except TrailblazeError as exc:
         raise pytest.UsageError(f"trailblaze: {exc}") from None
     keys: dict[str, tuple[str, str]] = {}

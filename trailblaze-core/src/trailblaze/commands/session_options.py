@@ -189,7 +189,7 @@ SESSION_OPTIONS: tuple[SessionOption, ...] = (
         "durations", ("--durations",), kind="path", metavar="PATH", commands=frozenset({"run"}),
         pytest_flag="--trailblaze-durations",
         help="An earlier run's result bundle (its --output-dir, or a merge-reports output) or JSON summary: "
-             "--shard balances the shards by those trails' durations."),
+             "--shard balances the shards by those trails' durations (a path that does not exist yet: by count)."),
     SessionOption(
         "junit_xml", ("--junit-xml",), kind="path", metavar="PATH", commands=frozenset({"run"}),
         pytest_flag="--trailblaze-junit-xml",

@@ -11,6 +11,7 @@ a message instead of guessing. docs/scale-out.md describes every field.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import platform
@@ -144,6 +145,7 @@ def new_run_id() -> str:
     return os.environ.get("TRAILBLAZE_RUN_ID") or uuid.uuid4().hex[:16]
 
 
+@functools.lru_cache(maxsize=8)
 def git_commit(cwd: Path | None = None) -> str | None:
     """The commit under test: the CI's variable when set, else ``git rev-parse HEAD`` (None outside git)."""
     for name in ("GITHUB_SHA", "CI_COMMIT_SHA", "BUILDKITE_COMMIT", "GIT_COMMIT"):
@@ -304,14 +306,17 @@ def read_records(root: Path) -> list[TrailRecord]:
     return read_bundle(root).records
 
 
-def load_durations(path: Path) -> dict[str, float]:
+def load_durations(path: Path, *, missing_ok: bool = False) -> dict[str, float]:
     """Seconds per pair key (``runner.shards.pair_key``), and per trail key for pairs run on another
     device, from an earlier run: a result bundle or ``merge-reports`` output (its directory or
-    ``bundle.json``), or a JSON summary. A trail run several times counts with its mean duration."""
+    ``bundle.json``), or a JSON summary. A trail run several times counts with its mean duration.
+    ``missing_ok``: a path that does not exist yet (a CI's first run, an empty cache) gives no durations."""
     from ..runner.shards import trail_key
 
     path = Path(path)
     if not path.exists():
+        if missing_ok:
+            return {}
         raise BadInputError(f"--durations: file not found: {path}")
     samples: dict[str, list[float]] = {}
 

@@ -120,10 +120,12 @@ class Runner(SessionFactory):
         shard = parse_shard(self.options.shard)
         pairs = {(i, path): (pair_key(path, d.spec if d else None), trail_key(path))
                  for i, d in enumerate(devices) for path in files}
-        known = load_durations(self.options.durations) if self.options.durations else {}
+        source = self.options.durations
+        known = load_durations(source, missing_ok=True) if source else {}
         keep = select([key for key, _ in pairs.values()], shard, durations_for(pairs.values(), known))
         plan = [[path for path in files if pairs[(i, path)][0] in keep] for i in range(len(devices))]
-        how = "by the durations of " + str(self.options.durations) if self.options.durations else "by count"
+        how = f"by the durations of {source}" if known else \
+            f"by count: no durations at {source} yet" if source else "by count"
         self.progress.note(f"shard {shard}: {sum(map(len, plan))} of {len(pairs)} trail runs ({how})")
         return plan
 
