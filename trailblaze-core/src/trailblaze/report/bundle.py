@@ -224,6 +224,15 @@ def write_json(path: Path, value: Any) -> None:
     write_atomic(path, json.dumps(value, ensure_ascii=True, separators=(",", ":")))
 
 
+def write_records(path: Path, records: list[TrailRecord]) -> None:
+    """``results.json``, serialised by pydantic's core in one pass."""
+    try:
+        text = _RECORDS.dump_json(records).decode("utf-8")
+    except (ValueError, UnicodeError):  # text pydantic will not encode: the stdlib escapes it
+        text = json.dumps(_RECORDS.dump_python(records, mode="json"), ensure_ascii=True)
+    write_atomic(path, text)
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Written under a unique temporary name and renamed: a reader never sees half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)

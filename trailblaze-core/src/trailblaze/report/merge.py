@@ -13,6 +13,7 @@ re-run shard) is kept once, the later one. Failures come first.
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -21,7 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BadInputError, ExitCode
-from .bundle import MANIFEST, RESULTS, Bundle, BundleManifest, TrailRecord, counts, read_bundle, write_json
+from .bundle import (MANIFEST, RESULTS, Bundle, BundleManifest, TrailRecord, counts, read_bundle, write_json,
+                     write_records)
 
 if TYPE_CHECKING:
     from ..runner.results import RunResult, TrailResult
@@ -64,9 +66,10 @@ def merge_bundles(paths: Sequence[Path], output_dir: Path, *, junit_xml: Path | 
     chosen: dict[tuple[str, str, int], TrailRecord] = {}
     seen = 0
     for bundle in bundles:
+        prefix = os.path.relpath(bundle.root, out).replace(os.sep, "/")
         for record in bundle.records:
             seen += 1
-            moved = _rebased(record, bundle, out)
+            moved = _rebased(record, bundle, prefix)
             key = (moved.key, moved.device or "", moved.attempt)
             if key not in chosen or chosen[key].completed_at <= moved.completed_at:
                 chosen[key] = moved
@@ -99,19 +102,20 @@ def write_outputs(merged: Merged, *, junit_xml: Path | None, report: bool) -> No
 
         merged.files["report"] = write_merged_report(merged, out / REPORT)
     merged.manifest.files.update({k: os.path.relpath(p, out).replace(os.sep, "/") for k, p in merged.files.items()})
-    write_json(out / RESULTS, [r.model_dump(mode="json") for r in merged.records])
+    write_records(out / RESULTS, merged.records)
     write_json(out / MANIFEST, merged.manifest.model_dump(mode="json"))
 
 
-def _rebased(record: TrailRecord, bundle: Bundle, out: Path) -> TrailRecord:
-    """``record`` with its paths relative to ``out`` and its shard/worker/bundle filled in."""
+def _rebased(record: TrailRecord, bundle: Bundle, prefix: str) -> TrailRecord:
+    """``record`` with its paths relative to the output (``prefix``: the bundle, relative to the output)
+    and its shard/worker/bundle filled in."""
     def move(path: str | None) -> str | None:
-        if path is None or Path(path).is_absolute():
+        if path is None or path.startswith("/"):
             return path
-        return os.path.relpath(bundle.root / path, out).replace(os.sep, "/")
+        return posixpath.normpath(f"{prefix}/{path}")
 
     manifest = bundle.manifest
-    where = move(record.bundle) if record.bundle else move(".")
+    where = move(record.bundle) if record.bundle else prefix
     return record.model_copy(update={
         "log_dir": move(record.log_dir), "artifacts": {k: move(v) or v for k, v in record.artifacts.items()},
         "shard": record.shard or manifest.shard, "worker": record.worker or manifest.worker, "bundle": where})
@@ -143,18 +147,20 @@ _INPUT_KEYS = {"run_id", "shard", "worker", "host", "devices", "endpoints", "sta
 
 
 def run_result(records: Sequence[TrailRecord], out: Path) -> RunResult:
-    """The records as a ``RunResult``, so the summary and JUnit writers of a single run serve the merge."""
+    """The records as a ``RunResult``, so the summary and JUnit writers of a single run serve the merge
+    (steps are left out: neither reads them)."""
     from ..runner.results import RunResult
 
-    return RunResult(trails=[trail_result(r, out) for r in records], output_dir=out)
+    base = str(out)
+    return RunResult(trails=[trail_result(r, base) for r in records], output_dir=out)
 
 
-def trail_result(record: TrailRecord, out: Path) -> TrailResult:
-    from ..runner.results import StepResult, TrailResult
+def trail_result(record: TrailRecord, out: str) -> TrailResult:
+    from ..runner.results import TrailResult
     from ..session import SessionOutcome
 
     def full(path: str | None) -> Path | None:
-        return None if path is None else Path(os.path.normpath(out / path))
+        return None if path is None else Path(os.path.normpath(os.path.join(out, path)))
 
     try:
         outcome = SessionOutcome(record.outcome)
@@ -170,9 +176,7 @@ def trail_result(record: TrailRecord, out: Path) -> TrailResult:
         llm_cost_usd=record.llm_cost_usd, has_recorded_steps=record.has_recorded_steps,
         skip_reason=record.skip_reason, trail_id=record.trail_id, device=record.device, endpoint=record.endpoint,
         tags=list(record.tags), attempt=record.attempt,
-        artifacts={k: str(full(v)) for k, v in record.artifacts.items()},
-        steps=[StepResult(s.number, s.kind, s.text, s.mode, s.success, s.message, s.tool, s.duration_ms,
-                          number=s.number) for s in record.steps])
+        artifacts={k: str(full(v)) for k, v in record.artifacts.items()})
 
 
 # -- triage ---------------------------------------------------------------------------------------------
