@@ -181,6 +181,12 @@ SESSION_OPTIONS: tuple[SessionOption, ...] = (
         pytest_flag="--trailblaze-self-heal",
         help="Let the agent re-solve a step whose recording fails (default off; TRAILBLAZE_SELF_HEAL_ENABLED)."),
     SessionOption(
+        "endpoints", ("--endpoint",), kind="list", metavar="URL", commands=frozenset({"run"}),
+        pytest_flag="--trailblaze-endpoint",
+        help="A device endpoint of a pool (a Playwright server's ws:// URL, an Appium server or hub URL; "
+             "repeatable): each -n worker, or each -d device, takes its own and the results name it. Give at "
+             "least as many as workers."),
+    SessionOption(
         "shard", ("--shard",), metavar="I/N", commands=frozenset({"run"}), pytest_flag="--trailblaze-shard",
         help="Run only shard I of N (1-based) of the trail × device pairs, for CI machines that split a suite: "
              "balanced by --durations when given, by count otherwise; every pair lands in exactly one shard, "

@@ -35,6 +35,9 @@ class RunOptions:
     test_name: str | None = None
     junit_xml: Path | None = None
     """Also write a JUnit XML report there (a testcase per trail and device)."""
+    endpoints: list[str] = field(default_factory=list)
+    """A pool of device endpoints (Playwright server, Appium server or hub URLs): each xdist worker, or
+    each ``-d`` device thread, takes its own (``SessionFactory.endpoint``)."""
     shard: str | None = None
     """``I/N``: run only this shard of the trail × device pairs (``runner/shards.py``)."""
     durations: Path | None = None

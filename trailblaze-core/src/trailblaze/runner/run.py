@@ -238,6 +238,7 @@ class Runner(SessionFactory):
         result = self._run_trail(path, device)
         if result is not None:
             result.device = device.spec if device is not None else None
+            result.endpoint = self.endpoint(device)
         return result
 
     def _run_trail(self, path: Path, device: "Device | None") -> TrailResult | None:

@@ -46,6 +46,7 @@ class AppiumDriver(Driver):
     default_platform_name: ClassVar[str]
     port_capabilities: ClassVar[tuple[str, ...]] = ("mjpegServerPort",)
     config_model: ClassVar[type[DriverConfig]] = AppiumDriverConfig
+    endpoint_setting: ClassVar[str | None] = "server_url"
 
     def __init__(self, config: DriverConfig) -> None:
         super().__init__(config)
