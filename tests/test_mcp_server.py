@@ -113,7 +113,7 @@ def test_stdio_session_records_a_trail_that_replays_without_a_model(tmp_path: Pa
     assert len(seen["image"]) == 1 and seen["image"][0].mime_type in ("image/png", "image/jpeg")
     assert base64.b64decode(seen["image"][0].data)[:3] in (b"\x89PN", b"\xff\xd8\xff")
     assert re.search(r"\{\d+,\d+,\d+,\d+\}", seen["bounds"]), seen["bounds"]
-    assert seen["toolbox"] == ["web_verifyTextVisible"]
+    assert seen["toolbox"] == ["web_verifyTextNotVisible", "web_verifyTextVisible"]
     assert seen["devices"]["connected"]["driver"] == "playwright-native"
     assert {"playwright-native", "host"} <= {d["key"] for d in seen["devices"]["drivers"]}
     assert any(getattr(m, "method", "") == "notifications/tools/list_changed" for m in messages)

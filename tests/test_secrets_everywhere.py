@@ -5,18 +5,21 @@ One run pushes a secret through every path that used to leak it: ``exec`` output
 typing into a real Chromium page, typing on Appium's fake driver (whose server logs request bodies), and
 failing verifications that quote the secret. Then every file the run wrote — the output directory, the
 workspace, and the run's own temporary directory, zip archives opened — is searched for the value.
+The same run is made with the secret given by ``--secret``, ``--secret-env`` and ``--secrets-file``; the
+last two also never show it in ``ps`` while the run is going.
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
+import threading
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-
 from trailblaze.testing import CliProcess
 
 pytestmark = pytest.mark.appium
@@ -73,12 +76,46 @@ trail:
 """
 
 
-def run(ws: Path, tmp: Path, appium_env: dict[str, str], *args: str) -> tuple[int, str]:
+def run(ws: Path, tmp: Path, appium_env: dict[str, str], *args: str, env: dict[str, str] | None = None,
+        ps_lines: list[str] | None = None) -> tuple[int, str]:
     """``trailblaze run`` in a subprocess whose temporary directory is ``tmp`` (Python, Node and
-    Chromium all honour TMPDIR), so every temporary file of the run can be found afterwards."""
+    Chromium all honour TMPDIR), so every temporary file of the run can be found afterwards. With
+    ``ps_lines``, every ``ps`` line that mentions the secret while the run goes is collected there."""
     tmp.mkdir()
-    return CliProcess(["run", "trails", "--output-dir", str(ws / "out"), *args], cwd=ws,
-                      env={**appium_env, "TMPDIR": str(tmp)}).finish(timeout=600)
+    proc = CliProcess(["run", "trails", "--output-dir", str(ws / "out"), *args], cwd=ws,
+                      env={**appium_env, "TMPDIR": str(tmp), **(env or {})})
+    done = threading.Event()
+
+    def watch() -> None:  # this run's processes only: tests running beside it may pass --secret
+        while not done.is_set():
+            ours = {str(proc.pid), *(str(pid) for pid, _ in proc.children())}
+            listing = subprocess.run(["ps", "-eww", "-o", "pid=,args="], capture_output=True, text=True, check=False).stdout
+            assert ps_lines is not None
+            ps_lines.extend(line for line in listing.splitlines()
+                            if SECRET in line and line.split(maxsplit=1)[0] in ours)
+            done.wait(0.2)
+
+    watcher = threading.Thread(target=watch) if ps_lines is not None else None
+    if watcher is not None:
+        watcher.start()
+    try:
+        return proc.finish(timeout=600)
+    finally:
+        done.set()
+        if watcher is not None:
+            watcher.join()
+
+
+def secret_source(source: str, tmp_path: Path) -> tuple[list[str], dict[str, str]]:
+    """The command-line options and environment that give the run the secret ``password``."""
+    if source == "--secret":
+        return ["--secret", f"password={SECRET}"], {}
+    if source == "--secret-env":
+        return ["--secret-env", "password=TB_LEAK_TEST_PASSWORD"], {"TB_LEAK_TEST_PASSWORD": SECRET}
+    path = tmp_path / "secrets.yaml"  # outside the workspace, as a CI secret file would be
+    path.write_text(f"password: {SECRET}\n")
+    path.chmod(0o600)
+    return ["--secrets-file", str(path)], {}
 
 
 def contents(path: Path) -> list[tuple[str, bytes]]:
@@ -104,12 +141,20 @@ def leaks(*roots: Path) -> list[str]:
     return found
 
 
+@pytest.mark.parametrize("source", ["--secret", "--secret-env", "--secrets-file"])
 def test_a_failing_run_through_exec_web_and_appium_leaves_no_copy_of_a_secret(
-        fake_shop_workspace: Callable[..., Path], appium_run_env: dict[str, str], tmp_path: Path) -> None:
+        fake_shop_workspace: Callable[..., Path], appium_run_env: dict[str, str], tmp_path: Path,
+        source: str) -> None:
     ws = fake_shop_workspace(tmp_path / "ws", {"a_exec.trail.yaml": HOST_TRAIL, "b_web.trail.yaml": WEB_TRAIL,
                                                "c_android.trail.yaml": ANDROID_TRAIL}, **SETTINGS)
     tmp = tmp_path / "tmp"
-    code, output = run(ws, tmp, appium_run_env, "--secret", f"password={SECRET}")
+    options, env = secret_source(source, tmp_path)
+    ps_lines: list[str] = []
+    code, output = run(ws, tmp, appium_run_env, *options, env=env, ps_lines=ps_lines)
+    if source == "--secret":  # a value on the command line is in ps by nature (and proves the watch sees it)
+        assert ps_lines, "ps never showed the run's command line"
+    else:
+        assert ps_lines == [], ps_lines
     assert code == 1, output
     assert "Results: 0 passed, 3 failed, 0 skipped" in output, output
 

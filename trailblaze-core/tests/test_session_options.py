@@ -23,8 +23,11 @@ TABLE_FLAGS = {flag.split("/")[0] for row in SESSION_OPTIONS for flag in row.fla
 
 
 def _command(name: str) -> click.Command:
+    """The command ``name`` (for ``session``, the ``session start`` subcommand: it opens the session)."""
     command = cli.get_command(click.Context(cli), name)
     assert command is not None
+    if isinstance(command, click.Group) and "start" in command.commands:
+        return command.commands["start"]
     return command
 
 
@@ -58,10 +61,10 @@ def test_the_pytest_plugins_session_flags_are_generated_from_the_table(tmp_path:
 
 def test_values_parse_the_same_from_the_cli_and_from_pytest() -> None:
     cli_params = {"driver": "playwright-native", "devices": ("web,web/second",), "driver_options": ("a.b=2",),
-                  "headed": True, "memory": ("k=v",), "secrets": ("pw=s3",), "args": ("n=1",),
+                  "headed": True, "memory": ("k=v",), "secrets": ("pw=s3",), "secret_env": (), "secrets_files": (),
+                  "args": ("n=1",),
                   "output_dir": "out", "llm": None, "max_llm_calls": None, "self_heal": None, "no_logging": True,
-                  "shard": "2/3", "durations": None, "junit_xml": None,
-                  "endpoints": ("ws://a,ws://b",)}
+                  "shard": "2/3", "durations": None, "junit_xml": None, "endpoints": ("ws://a,ws://b",)}
     from_cli = session_values("run", dict(cli_params))
     assert from_cli == {"driver": "playwright-native", "devices": ["web", "web/second"],
                         "driver_options": {"a": {"b": 2}}, "headed": True, "memory": {"k": "v"},
@@ -71,7 +74,8 @@ def test_values_parse_the_same_from_the_cli_and_from_pytest() -> None:
                         "endpoints": ["ws://a", "ws://b"]}
     pytest_raw = {"trailblaze_driver": "playwright-native", "trailblaze_device": ["web,web/second"],
                   "trailblaze_option": ["a.b=2"], "trailblaze_headed": True, "trailblaze_memory": ["k=v"],
-                  "trailblaze_secret": ["pw=s3"], "trailblaze_arg": ["n=1"], "trailblaze_output_dir": "out",
+                  "trailblaze_secret": ["pw=s3"], "trailblaze_secret_env": [], "trailblaze_secrets_file": [],
+                  "trailblaze_arg": ["n=1"], "trailblaze_output_dir": "out",
                   "trailblaze_llm": None, "trailblaze_self_heal": None,
                   "trailblaze_shard": "2/3", "trailblaze_durations": None, "trailblaze_junit_xml": None,
                   "trailblaze_endpoint": ["ws://a,ws://b"]}

@@ -149,8 +149,8 @@ def test_assertions_pass_and_fail(fake_session) -> None:
     missing = call(session, "assertVisibleBySelector", nodeSelector={"androidAccessibility": {"textRegex": "Nope"}})
     assert not missing.success and "Element not visible" in missing.message
     assert call(session, "assertNotVisibleWithText", text="Something went wrong").success
-    still = call(session, "assertNotVisibleWithText", text="sign IN")
-    assert not still.success and "still visible" in still.message
+    still = call(session, "assertNotVisibleWithText", text="sign IN", timeoutMs=300)
+    assert not still.success and "still visible after 300 ms" in still.message and "Sign in" in still.message
     assert call(session, "assertNotVisibleBySelector", nodeSelector={"androidAccessibility": {"textRegex": "x"}}).success
     assert call(session, "assertVisibleWithText", text="Fake Shop").success  # deprecated by-text form
     drv = driver_of(session)

@@ -205,3 +205,27 @@ def _stop_group(proc: subprocess.Popen[str]) -> bool:
         time.sleep(0.05)
     os.killpg(proc.pid, signal.SIGKILL)
     return True
+
+
+def upstream_layout(root: Path, page_html: str, trail_text: str, *, page: str = "index.html") -> Path:
+    """Upstream's repository layout: ``examples/sample-app/<page>`` and
+    ``trails/playwright-native/test-parts/trail.yaml`` (which navigates ``../../../examples/…``); the trail."""
+    import textwrap
+
+    app = root / "repo" / "examples" / "sample-app" / page
+    app.parent.mkdir(parents=True)
+    app.write_text(page_html)
+    trail = root / "repo" / "trails" / "playwright-native" / "test-parts" / "trail.yaml"
+    trail.parent.mkdir(parents=True)
+    trail.write_text(textwrap.dedent(trail_text))
+    return trail
+
+
+def run_trail(trail: Path, cwd: Path, out: Path) -> Any:
+    """``trailblaze run TRAIL`` in a subprocess (no report), from ``cwd``."""
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "trailblaze.cli", "run", str(trail), "--output-dir", str(out),
+                           "--no-report"], capture_output=True, text=True, timeout=300, cwd=cwd, check=False,
+                          env=dict(os.environ))

@@ -11,14 +11,13 @@ Chromium through ``trailblaze run`` (issue 17 item 8; docs/upstream-compatibilit
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from .conftest import run_trail, upstream_layout
 
 pytestmark = pytest.mark.browser
 
@@ -87,19 +86,8 @@ trail:
 """
 
 
-def run_trail(trail: Path, cwd: Path, out: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "trailblaze.cli", "run", str(trail), "--output-dir", str(out),
-                           "--no-report"], capture_output=True, text=True, timeout=300, cwd=cwd, check=False,
-                          env=dict(os.environ))
-
-
 def test_an_upstream_style_trail_runs_unchanged(tmp_path: Path, chromium: str) -> None:
-    app = tmp_path / "repo" / "examples" / "sample-app" / "index.html"
-    app.parent.mkdir(parents=True)
-    app.write_text(PAGE)
-    trail = tmp_path / "repo" / "trails" / "playwright-native" / "test-parts" / "trail.yaml"
-    trail.parent.mkdir(parents=True)
-    trail.write_text(textwrap.dedent(UPSTREAM_STYLE))
+    trail = upstream_layout(tmp_path, PAGE, UPSTREAM_STYLE)
     elsewhere = tmp_path / "elsewhere"  # not the trail's directory, not the app's: the trail's own dir wins
     elsewhere.mkdir()
     done = run_trail(trail, elsewhere, tmp_path / "out")

@@ -106,11 +106,15 @@ def test_trailblaze_check_prints_each_advisory_once_and_strict_fails(host, write
     host.register(ShopPlugin(), "shop_plugin")
     root = write(WORKSPACE)
     result = run_cli(["check", "--workspace", str(root)], host=host)
-    assert result.exit_code == 0, result.output
     lines = [line for line in result.output.splitlines() if "[TrailmapScopingCheck]" in line]
     assert len(lines) == 7 and len(set(lines)) == 7
     assert all("warning: [TrailmapScopingCheck]" in line for line in lines)
-    assert "0 error(s), " in result.output
+    # the only errors: the manifest's target lists two tools that nothing registers
+    errors = [line for line in result.output.splitlines() if "error:" in line]
+    assert len(errors) == 2 and all("[TargetTools]" in line for line in errors), result.output
+    assert "lists tool 'checkoutNow', which no source registers" in errors[0]
+    assert "lists tool 'Shop_Bad', which no source registers" in errors[1]
+    assert result.exit_code == 3 and "2 error(s), " in result.output
 
     strict = run_cli(["check", "--strict", "--workspace", str(root)], host=host)
     assert strict.exit_code == 3

@@ -190,13 +190,18 @@ def test_toolset_file_membership_is_shown_by_tools(host, write) -> None:
     assert entries["shop_buy"]["kind"] == "yaml"
 
 
+MEMORY_TOOLSET = ["assertEquals", "assertMath", "assertNotEquals", "assertWithAi", "dumpMemory", "rememberNumber",
+                  "rememberText", "rememberValue", "rememberWithAi"]
+
+
 def test_framework_defaults_apply_when_a_platform_declares_no_toolsets(host, write) -> None:
     root = write({"trails/config/trailmaps/tiny/trailmap.yaml":
                   "id: tiny\ntarget:\n  display_name: Tiny\n  platforms:\n    host: {}\n",
                   **tool_at("tiny", "tiny_go")})
-    # host defaults of the framework trailmap: core_interaction (wait) and memory (dumpMemory, rememberValue)
+    # host defaults of the framework trailmap: core_interaction (wait) and memory (upstream's memory toolset
+    # and rememberValue)
     assert listed(root, host, "--target", "tiny", "--driver", "host", "--all") == [
-        "dumpMemory", "rememberValue", "tiny_go", "wait"]
+        *MEMORY_TOOLSET, "tiny_go", "wait"]
 
 
 def test_dependency_defaults_win_over_the_framework(host, write) -> None:
@@ -205,7 +210,7 @@ def test_dependency_defaults_win_over_the_framework(host, write) -> None:
         "trails/config/trailmaps/app/trailmap.yaml":
             "id: app\ndependencies: [base]\ntarget:\n  display_name: App\n  platforms: {host: {}}\n",
     })
-    assert listed(root, host, "--target", "app", "--driver", "host") == ["dumpMemory", "rememberValue"]
+    assert listed(root, host, "--target", "app", "--driver", "host") == MEMORY_TOOLSET
 
 
 def test_unknown_undeclared_and_disabled_targets(host, write, load) -> None:

@@ -347,17 +347,25 @@ def test_unknown_tool_in_a_body_fails_at_dispatch_and_is_an_advisory_at_check(wr
 
 
 def test_constant_body_calls_are_checked_against_schemas_early(probe_host, write, load, tool) -> None:
-    ws = load(write(tool("demo_static", """
+    ws = load(write({**tool("demo_static", """
         id: demo_static
         description: d
         parameters: []
         tools:
           - typedProbe: {count: lots}
-        """)))
-    [error] = ws.check().errors
+        """), **tool("demo_outer", "id: demo_outer\ndescription: o\nparameters: []\ntools: [{demo_static: {}}]\n")}))
+    # strict: an error now, naming the file and line
+    [error] = ws.check(strict=True).errors
     assert error.check == "YamlToolBody"
     assert "tool 'demo_static' calls 'typedProbe' with arguments it rejects" in error.message
     assert re.search(r"demo_static\.tool\.yaml:5:5$", str(error.location))
+    # otherwise (upstream decodes leniently): a warning, and an error of the trails reaching the tool
+    report = ws.check()
+    assert not report.errors
+    [warning] = [f for f in report.advisories if f.check == "YamlToolBody"]
+    assert warning.message.endswith("(an error of the trails that call it)")
+    assert report.errors_for({"demo_outer"}) == report.errors_for({"demo_static"}) != []
+    assert report.errors_for({"typedProbe", "demo_other"}) == []
 
 
 def test_cycles_fail_naming_the_chain(write, load, tool) -> None:

@@ -11,8 +11,10 @@ The documented submodules are public too, each through its ``__all__``: ``trailb
 ``trailblaze.plugins``, ``trailblaze.yamlio``, ``trailblaze.testing``, ``trailblaze.testing_llm``,
 ``trailblaze.runner``, ``trailblaze.runner.lifecycle``, ``trailblaze.reuse`` (resources a driver shares
 between the sessions of a run), ``trailblaze.children`` (child processes that die with the runner),
-``trailblaze.schemas`` (editor JSON Schemas), ``trailblaze.yamlstream`` (the bounded YAML reader) and
-``trailblaze.pytest_plugin`` (see docs/writing-a-plugin.md, docs/pytest.md). Anything
+``trailblaze.schemas`` (editor JSON Schemas), ``trailblaze.yamlstream`` (the bounded YAML reader),
+``trailblaze.waypoints`` (waypoint files and matching), ``trailblaze.recorder`` (what a driver's
+``record_actions`` returns) and ``trailblaze.pytest_plugin`` (see
+docs/writing-a-plugin.md, docs/pytest.md). Anything
 else, and any name outside a module's ``__all__``, is internal and may change; a test keeps the
 in-repo plugins and examples on this surface.
 """

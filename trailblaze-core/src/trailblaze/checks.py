@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -31,7 +32,31 @@ class CheckReport:
     servers (``trailblaze check`` started them and listed their tools): a name nobody registers is then
     a mistake (an error), not a tool a server might serve later (an advisory)."""
     findings: list[Finding] = field(default_factory=list)
+    deferred: dict[str, list[Finding]] = field(default_factory=dict)
+    """Errors that belong to the trails calling a tool (tool name → findings); see ``tool_error``."""
     _seen: set[str] = field(default_factory=set)
+
+    def tool_error(self, tools: Iterable[str], check: str, message: str,
+                   location: SourceLocation | None = None) -> None:
+        """A mistake inside a tool's own file that only matters when the tool runs (a body passing an
+        argument its callee rejects). Upstream decodes tool arguments leniently at run time
+        (``TrailblazeYaml.kt``, ``strict = false``), so one bad tool file must not fail every run: it is
+        an error of the trails whose recordings call one of ``tools`` (the tool and every tool that
+        reaches it), a warning otherwise, and an error now under ``--strict``."""
+        if self.strict:
+            self.error(check, message, location)
+            return
+        finding = Finding("error", check, message, location)
+        for name in tools:
+            self.deferred.setdefault(name, []).append(finding)
+        self.advisory(check, f"{message} (an error of the trails that call it)", location)
+
+    def errors_for(self, tools: Iterable[str]) -> list[Finding]:
+        """The deferred errors of a trail calling ``tools``, each once."""
+        out: list[Finding] = []
+        for name in sorted(tools):
+            out.extend(f for f in self.deferred.get(name, ()) if f not in out)
+        return out
 
     def error(self, check: str, message: str, location: SourceLocation | None = None) -> None:
         self.findings.append(Finding("error", check, message, location))

@@ -23,6 +23,10 @@ class ToolContext:
     chain: tuple[str, ...] = ()
     step_index: int | None = None
     invocation_id: str | None = None
+    replaying: bool = False
+    """True while the runner replays a recording. A bare element id (``e4``) in a recording was numbered by
+    whoever recorded it (upstream's compact element list), not by this session's last snapshot, so
+    drivers resolve it by the recording's rule."""
     extras: dict[str, Any] = field(default_factory=dict)
 
     @property

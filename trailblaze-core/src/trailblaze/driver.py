@@ -19,6 +19,8 @@ from .errors import BadInputError, ConfigError, SourceLocation
 from .tools.base import Contributions, ToolSource, format_validation_error
 
 if TYPE_CHECKING:
+    from .recorder import RecordedStepDraft, RecordOptions
+    from .selectors import NodeSelector
     from .session import Session
 
 
@@ -131,6 +133,11 @@ class Driver(ABC):
         ``trailblaze snapshot --raw`` prints it so authors can see what the compact text was built from."""
         raise BadInputError(f"driver '{self.key}' has no raw snapshot")
 
+    def count_matches(self, selector: NodeSelector) -> int:
+        """How many elements of the current screen ``selector`` picks, through this driver's own selector
+        resolver (the one its tools use). Waypoints are matched with it."""
+        raise BadInputError(f"driver '{self.key}' cannot match selectors on a screen")
+
     def describe_screen(self) -> str | None:
         """One line naming what is on screen (a page's URL and title, an app's activity), or None."""
         return None
@@ -154,6 +161,12 @@ class Driver(ABC):
     def screenshot(self) -> bytes | None:
         """PNG bytes of the current screen, or None when the device has no screen."""
         return None
+
+    def record_actions(self, options: "RecordOptions") -> "list[RecordedStepDraft]":
+        """Watch a person use the device until they close it (or ``options.should_stop()``) and return
+        what they did as recorded steps (``trailblaze record``). Drivers that cannot watch refuse."""
+        raise BadInputError(f"driver '{self.key}' cannot record a person's actions",
+                            hint="trailblaze record works with the web driver (playwright-native)")
 
     def step_started(self, session: "Session", step: StepInfo) -> None:
         """Called once as each step begins, before its first tool call or model turn (open a trace group,

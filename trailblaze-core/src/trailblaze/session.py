@@ -96,8 +96,8 @@ class Session:
     def __post_init__(self) -> None:
         self.dispatcher = Dispatcher(self)
 
-    def context(self, *, step_index: int | None = None) -> ToolContext:
-        return ToolContext(self, step_index=step_index)
+    def context(self, *, step_index: int | None = None, replaying: bool = False) -> ToolContext:
+        return ToolContext(self, step_index=step_index, replaying=replaying)
 
     @property
     def target_info(self) -> "TargetInfo | None":
@@ -217,7 +217,8 @@ class Dispatcher:
             if child.name in chain:
                 raise ToolExpansionError(f"tool expansion cycle: {' -> '.join((*chain, child.name))}")
             child_ctx = ToolContext(ctx.session, depth=ctx.depth + 1, chain=chain, step_index=ctx.step_index,
-                                    invocation_id=ctx.invocation_id, extras=ctx.extras)
+                                    invocation_id=ctx.invocation_id, replaying=ctx.replaying,
+                                    extras=ctx.extras)
             try:
                 last = self.call(child, child_ctx, top_level=False)
             except BadInputError as exc:

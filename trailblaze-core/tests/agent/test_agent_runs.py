@@ -86,7 +86,9 @@ def test_nl_trail_is_solved_saved_back_and_then_replayed_without_the_model(app_h
     step_tools = set(server.requests[0].tool_names)
     assert {"app_tap", "app_type", "app_assertVisible", "objectiveStatus"} <= step_tools
     assert not {"exec", "rememberValue"} & step_tools  # surface_to_llm: false
-    assert server.requests[-1].tool_names == ["app_assertVisible", "objectiveStatus"]
+    # a verify step offers verification tools only (the app's, and the memory toolset's assertions)
+    assert server.requests[-1].tool_names == ["app_assertVisible", "assertEquals", "assertMath", "assertNotEquals",
+                                              "assertWaypoint", "assertWithAi", "objectiveStatus"]
 
     # Secrets never leave the process: not in any request body (even though the app shows the typed
     # password on screen), not in the trail file, not in the logs.

@@ -19,7 +19,9 @@ def test_step_then_verify_build_a_trail(app_host, workspace, llm_server, tb_llm_
     verify = run_cli(["verify", "The email field is shown", "--driver", "screens", "-o", "start=login", "--save", str(target),
                       "--output-dir", str(root / "logs")], host=app_host, cwd=root)
     assert verify.exit_code == 0, verify.output
-    assert server.requests[-1].tool_names == ["app_assertVisible", "objectiveStatus"]
+    # a verify step offers verification tools only (the app's, and the memory toolset's assertions)
+    assert server.requests[-1].tool_names == ["app_assertVisible", "assertEquals", "assertMath", "assertNotEquals",
+                                              "assertWaypoint", "assertWithAi", "objectiveStatus"]
     assert target.read_text() == (
         "trail:\n"
         "  - step: Open sign-in and enter the email\n"

@@ -190,3 +190,34 @@ def test_undeclared_args_references_are_found_with_their_location(parse: Parse) 
         """)
     ((message, where),) = undeclared_references(trail)
     assert "args.title" in message and (where.line, where.column) == (7, 11)
+
+
+def test_undeclared_args_in_step_text_are_found_too(parse: Parse) -> None:
+    trail = parse("""\
+        config:
+          args: {person: string}
+        trail:
+          - step: Greet {{args.person}} as {{args.title}}
+          - verify: "{{args.person}} is greeted"
+        """)
+    ((message, where),) = undeclared_references(trail)
+    assert message == ("the step text refers to '{{args.title}}' but the trail declares no arg 'title' under "
+                       "config.args")
+    assert where.line == 4
+
+
+def test_check_prints_the_finding_once_and_readably(tmp_path: Path) -> None:
+    from trailblaze.testing import run_cli
+
+    (tmp_path / "trails" / "config").mkdir(parents=True)
+    (tmp_path / "trails" / "config" / "trailblaze.yaml").write_text("{}\n")
+    trail = tmp_path / "trails" / "t.trail.yaml"
+    trail.write_text("trail:\n  - step: Say {{args.who}}\n    recording:\n      host:\n"
+                     "        - wait: {timeToWaitInSeconds: '{{args.delay}}'}\n")
+    result = run_cli(["check", str(trail)], cwd=tmp_path)
+    assert result.exit_code == 3
+    assert "error: [TrailArgs] the step text refers to '{{args.who}}' but the trail declares no arg 'who'" \
+        in result.output
+    assert "error: [TrailArgs] tool 'wait' refers to '{{args.delay}}' but the trail declares no arg 'delay'" \
+        in result.output
+    assert "'{{args.tool" not in result.output

@@ -70,10 +70,16 @@ class WebDriverConfig(DriverConfig):
     dialogs: Literal["accept", "dismiss"] = "accept"
     """What to do with ``alert``/``confirm``/``prompt`` dialogs (the message is logged either way)."""
     test_id_attribute: str = "data-testid"
+    storage_state: str | None = None
+    """A Playwright storage-state file (cookies and local storage, e.g. saved from a signed-in live session
+    with ``web_getStorageState``) every context starts from, so a page behind a login opens signed in."""
+    upload_dirs: list[str] = Field(default_factory=list)
+    """Directories outside the workspace that ``web_uploadFile`` may read files from (the workspace
+    itself always may): a trail cannot hand an arbitrary file of the machine to the page."""
     locale: str | None = None
     classifiers: list[str] = Field(default_factory=lambda: ["web"])
 
-    @field_validator("executable_path", "base_url", "connect", "cdp_url")
+    @field_validator("executable_path", "base_url", "connect", "cdp_url", "storage_state")
     @classmethod
     def _blank_is_none(cls, value: str | None) -> str | None:
         return value.strip() or None if isinstance(value, str) else value

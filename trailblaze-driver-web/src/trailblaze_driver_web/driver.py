@@ -45,6 +45,8 @@ if TYPE_CHECKING:
         Response,
     )
     from trailblaze.driver import StepInfo
+    from trailblaze.recorder import RecordedStepDraft, RecordOptions
+    from trailblaze.selectors import NodeSelector
     from trailblaze.session import Session
 
 DRIVER_KEY = "playwright-native"
@@ -96,6 +98,27 @@ class PlaywrightDriver(Driver):
             raise
         return info
 
+    def record_actions(self, options: RecordOptions) -> list[RecordedStepDraft]:
+        """``trailblaze record``: see ``recorder``."""
+        from .recorder import record_actions
+
+        return record_actions(self, options)
+
+    def _storage_state_file(self, raw: str) -> str:
+        """``storage_state`` as an existing file: relative to the workspace when a session runs, else to
+        the working directory."""
+        from pathlib import Path
+
+        from trailblaze.errors import ConfigError
+
+        root = self.session.workspace.root if self.session is not None else Path.cwd()
+        path = (Path(root) / Path(raw).expanduser()).resolve()
+        if not path.is_file():
+            raise ConfigError(f"drivers.playwright-native.storage_state: {path} does not exist",
+                              hint="save one from a signed-in session: trailblaze tool web_getStorageState "
+                                   "--session NAME > state.json")
+        return str(path)
+
     def launch(self, *, title: str | None = None) -> DeviceInfo:
         """Start Playwright, the browser, one context and its page (``start`` without a session: the
         benchmarks and tests drive a bare browser this way)."""
@@ -108,6 +131,8 @@ class PlaywrightDriver(Driver):
         options: dict[str, Any] = {"viewport": viewport}
         if self.cfg.locale:
             options["locale"] = self.cfg.locale
+        if self.cfg.storage_state:
+            options["storage_state"] = self._storage_state_file(self.cfg.storage_state)
         scope = current_scope()
         if scope is None:
             self.playwright, self.browser, self.browser_description = _start_browser(sync_playwright, self.cfg)
@@ -262,6 +287,17 @@ class PlaywrightDriver(Driver):
             raise ToolFailure(f"relative URL '{url}' needs a base URL: set drivers.playwright-native.base_url, "
                               "-o base_url=..., or the target's platforms.web.base_url")
         return urljoin(base if base.endswith("/") or url.startswith("/") else base + "/", url)
+
+    def count_matches(self, selector: NodeSelector) -> int:
+        """Elements the selector picks now, by the same resolver ``nodeSelector`` tools use."""
+        from .selectors import resolve, selector_locator
+
+        try:
+            if selector.geometric:
+                return resolve(self.page, selector, 0).count
+            return selector_locator(self.page, selector).count()
+        except ValueError as exc:
+            raise BadInputError(str(exc)) from None
 
     # -- snapshots and screenshots -----------------------------------------------------------------
     def take_snapshot(self) -> PageSnapshot:

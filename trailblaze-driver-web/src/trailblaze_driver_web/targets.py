@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import difflib
 import re
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from trailblaze.errors import ToolFailure
 from trailblaze.selectors import NodeSelector, WebMatch, parse_selector
 
+from . import upstream_refs
 from .selectors import REF, descriptor_locator, resolve, selector_locator
 from .snapshot import AriaNode
 
@@ -43,10 +45,16 @@ class Target:
 
 
 def resolve_target(drv: PlaywrightDriver, ref: str | None, node_selector: dict[str, Any] | None, *,
-                   tool: str, timeout_ms: int | None = None) -> Target:
-    """The element a tool acts on. Raises ``ToolFailure`` (the step fails) when it cannot be found."""
+                   tool: str, timeout_ms: int | None = None, replaying: bool = False) -> Target:
+    """The element a tool acts on. Raises ``ToolFailure`` (the step fails) when it cannot be found.
+
+    ``replaying``: the call comes from a recording, so a bare element id in it is upstream's (see
+    :mod:`.upstream_refs`), resolved together with the recorded selector."""
     page = drv.page
     timeout = drv.cfg.timeout_ms if timeout_ms is None else timeout_ms
+    if replaying and ref and upstream_refs.is_element_id(ref):
+        sel = parse_selector(node_selector) if node_selector else None
+        return _recorded_element_id(drv, ref.strip(), sel, tool, timeout)
     if node_selector:
         sel = parse_selector(node_selector)
         try:
@@ -103,6 +111,73 @@ def _snapshot_ref(drv: PlaywrightDriver, ref: str, tool: str) -> Target:
     except Exception:  # noqa: BLE001 - recording is best effort; the action still runs
         recorded = None
     return Target(loc, desc, recorded, role=node.role if node else None, name=node.name if node else None)
+
+
+def _recorded_element_id(drv: PlaywrightDriver, ref: str, sel: NodeSelector | None, tool: str,
+                         timeout: int) -> Target:
+    """A recorded upstream ``eN``, OR-ed with the recorded selector as upstream's ``validateAndResolveRef``
+    does, but never trusting either blindly: an id the fresh element list does not hold contributes no
+    element (upstream would fall back to ``getByRole(generic)``), and when both sides match, they must
+    match the same element, else the step fails naming both."""
+    page = drv.page
+    deadline = time.monotonic() + timeout / 1000
+    while True:
+        compact = upstream_refs.build_compact_list(upstream_refs.snapshot_yaml(page, timeout))
+        element = compact.lookup(ref)
+        by_ref = upstream_refs.ref_locator(page, element) if element is not None else None
+        by_sel = _selector_now(drv, sel, tool) if sel is not None else None
+        ref_desc = (f"ref {ref} ({element.describe()} in upstream's element list of this page)" if element
+                    else f"ref {ref} (not in upstream's element list of this page, which has "
+                         f"{len(compact.ids)} ids)")
+        sel_desc = sel.describe() if sel is not None else None
+        ref_hit = by_ref is not None and by_ref.count() > 0
+        sel_hit = by_sel is not None and by_sel.count() > 0
+        role, name = _role_name(element.descriptor if element else None, sel)
+        if ref_hit and sel_hit:
+            assert by_ref is not None and by_sel is not None
+            if not _same_element(by_ref, by_sel):
+                raise ToolFailure(f"{tool}: the recording's {ref_desc} and its {sel_desc} pick different "
+                                  "elements; not acting on either. Re-record the step.")
+            return Target(by_ref, f"{ref_desc}, agreeing with its {sel_desc}", role=role, name=name)
+        if ref_hit:
+            assert by_ref is not None
+            return Target(by_ref, ref_desc, role=role, name=name)
+        if sel_hit:
+            assert by_sel is not None and sel_desc is not None
+            note = f" ({ref_desc})" if element is None else ""
+            return Target(by_sel, sel_desc + note, role=role, name=name)
+        if time.monotonic() >= deadline:
+            both = ref_desc + (f" nor its {sel_desc}" if sel_desc else "")
+            raise ToolFailure(f"{tool}: no element matches the recording's {both} within {timeout} ms; "
+                              f"{what_the_page_has(drv, role, name)}")
+        page.wait_for_timeout(100)
+
+
+def _selector_now(drv: PlaywrightDriver, sel: NodeSelector, tool: str) -> Locator | None:
+    try:
+        return resolve(drv.page, sel, 0).locator
+    except ValueError as exc:
+        raise ToolFailure(f"{tool}: {exc}") from None
+
+
+def _same_element(a: Locator, b: Locator) -> bool:
+    handle = b.first.element_handle(timeout=1000)
+    if handle is None:
+        return False
+    try:
+        return bool(a.first.evaluate("(x, y) => x === y", handle))
+    finally:
+        handle.dispose()
+
+
+def _role_name(descriptor: str | None, sel: NodeSelector | None) -> tuple[str | None, str | None]:
+    """Role and name for failure messages (what the page has of that role)."""
+    if descriptor:
+        line = upstream_refs.parse_line(descriptor)
+        return line.role, line.name
+    if sel is not None and sel.web is not None:
+        return sel.web.ariaRole, sel.web.ariaNameRegex
+    return None, None
 
 
 # -- recording ---------------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """What ``trailblaze check`` (and every ``trailblaze run``, before the first step) learns from this plugin.
 
 Errors: tool, toolset, target and trailmap files that do not load; YAML tool bodies that call a tool with
-arguments its schema rejects; tool bodies and metadata files naming tools nobody registers, when the
+arguments its schema rejects (of the trails that reach that tool, or of every check with ``--strict``:
+see ``CheckReport.tool_error``); tool bodies and metadata files naming tools nobody registers, when the
 registry is complete (``trailblaze check`` started the MCP servers). Advisories: those same names when
 the servers were not started (they may serve them), skipped trailmaps, removed manifest keys,
 exports and toolsets that name nothing, and the trailmap-scoping rules of seed 003.
@@ -10,6 +11,8 @@ exports and toolsets that name nothing, and the trailmap-scoping rules of seed 0
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from trailblaze.checks import CheckReport
 from trailblaze.errors import SourceLocation
@@ -21,6 +24,9 @@ from .catalog import Catalog
 from .definitions import YamlToolDefinition
 from .problems import Problem, located
 from .scoping import check_scoping
+
+if TYPE_CHECKING:
+    from trailblaze.config import WorkspaceConfig
 
 
 def run_checks(catalog: Catalog, registry: ToolRegistry, report: CheckReport, *,
@@ -38,11 +44,33 @@ def run_checks(catalog: Catalog, registry: ToolRegistry, report: CheckReport, *,
                                 f"registers a tool with that name; {suggest_tool_name(item.name, registry)}",
                                 SourceLocation(item.file, item.line), dedupe_key=str(item.file))
     _check_bodies(registry, report)
+    _check_target_tools(catalog, registry, report)
     _check_exports_and_toolsets(catalog, registry, report)
     check_scoping(catalog, registry, report)
 
 
+def _callers(registry: ToolRegistry) -> dict[str, set[str]]:
+    """Tool name → the YAML tools whose bodies reach it, directly or through other YAML tools."""
+    direct: dict[str, set[str]] = {}
+    for definition in registry:
+        if isinstance(definition, YamlToolDefinition):
+            for name in definition.body.tool_names:
+                direct.setdefault(name, set()).add(definition.name)
+    closed: dict[str, set[str]] = {}
+    for name in direct:
+        seen: set[str] = set()
+        stack = list(direct[name])
+        while stack:
+            caller = stack.pop()
+            if caller not in seen:
+                seen.add(caller)
+                stack.extend(direct.get(caller, ()))
+        closed[name] = seen
+    return closed
+
+
 def _check_bodies(registry: ToolRegistry, report: CheckReport) -> None:
+    callers: dict[str, set[str]] | None = None
     for definition in registry:
         if not isinstance(definition, YamlToolDefinition):
             continue
@@ -58,8 +86,50 @@ def _check_bodies(registry: ToolRegistry, report: CheckReport) -> None:
             try:
                 target.prepare(dict(args))
             except ValueError as exc:
-                report.error("YamlToolBody", f"tool '{definition.name}' calls '{name}' with arguments it rejects: "
-                             f"{exc}", _call_location(definition, i, name))
+                if callers is None:
+                    callers = _callers(registry)
+                reaching = {definition.name, *callers.get(definition.name, ())}
+                report.tool_error(reaching, "YamlToolBody", f"tool '{definition.name}' calls '{name}' with "
+                                  f"arguments it rejects: {exc}", _call_location(definition, i, name))
+
+
+def check_waypoints(config: WorkspaceConfig, registry: ToolRegistry, report: CheckReport) -> None:
+    """Waypoint files that do not load, and shortcut/trailhead ``from``/``to`` naming no waypoint.
+
+    A broken waypoint file matters only to ``assertWaypoint``: an error of the trails that call it (or of
+    ``check --strict``), a warning otherwise. An unknown ``from``/``to`` is checked only once the
+    workspace has waypoint files at all (upstream workspaces without any still name their places)."""
+    from trailblaze.waypoints import load_workspace_waypoints
+
+    waypoints = load_workspace_waypoints(config)
+    for error in waypoints.errors:
+        report.tool_error({"assertWaypoint"}, "Waypoints", error.message, error.location)
+    if not waypoints.by_id and not waypoints.errors:
+        return
+    for definition in registry:
+        for kind in ("shortcut", "trailhead"):
+            block = definition.meta.get(kind) if isinstance(definition.meta, dict) else None
+            if not isinstance(block, dict):
+                continue
+            for end in ("from", "to"):
+                name = block.get(end)
+                if isinstance(name, str) and waypoints.get(name) is None:
+                    location = _meta_location(definition, (kind, end))
+                    known = ", ".join(sorted(waypoints.by_id)) or "none"
+                    report.advisory("Waypoints", f"{kind} '{definition.name}' {end}: '{name}' names no "
+                                    f"waypoint (known: {known})", location, dedupe_key=f"{definition.name}:{end}")
+
+
+def _meta_location(definition: object, key_path: tuple[str, ...]) -> SourceLocation | None:
+    file = getattr(definition, "file", None)
+    if not isinstance(file, Path) or not file.is_file():
+        return None
+    from trailblaze.yamlio import locate_in_text
+
+    try:
+        return locate_in_text(file.read_text(encoding="utf-8"), key_path, file)
+    except OSError:
+        return SourceLocation(file)
 
 
 def _call_location(definition: YamlToolDefinition, index: int, name: str) -> SourceLocation:
@@ -74,6 +144,41 @@ def _call_location(definition: YamlToolDefinition, index: int, name: str) -> Sou
                                "trailhead.yml")):
         return SourceLocation(file)
     return located(Problem("", ("tools", index, name)), text, file).location or SourceLocation(file)
+
+
+def _check_target_tools(catalog: Catalog, registry: ToolRegistry, report: CheckReport) -> None:
+    """A name in a target's ``tools:`` (or a platform's) that no source registers: upstream resolves these
+    names into the runtime tool list, so a typo (or a tool kind this workspace cannot load) would only
+    surface as an unknown tool mid-run."""
+    for target in catalog.targets.values():
+        lists: list[tuple[tuple[str | int, ...], list[str]]] = [(("tools",), list(target.config.tools or []))]
+        for platform_name, platform in target.config.platforms.items():
+            if platform is not None:
+                lists.append((("platforms", platform_name, "tools"), list(platform.tools or [])))
+        for key_path, names in lists:
+            for i, name in enumerate(names):
+                if name in registry:
+                    continue
+                report.unknown_tool("TargetTools", f"target '{target.id}' lists tool '{name}', which no "
+                                    f"source registers; {suggest_tool_name(name, registry)}",
+                                    _target_location(target.file, (*key_path, i)),
+                                    dedupe_key=f"{target.id}:{name}")
+
+
+def _target_location(file: Path | None, key_path: tuple[str | int, ...]) -> SourceLocation | None:
+    if file is None or not file.is_file():
+        return SourceLocation(file) if file is not None else None
+    from trailblaze.yamlio import locate_in_text
+
+    try:
+        text = file.read_text(encoding="utf-8")
+    except OSError:
+        return SourceLocation(file)
+    for prefix in (("target",), ()):
+        location = locate_in_text(text, (*prefix, *key_path), file)
+        if location.line is not None and location.line > 1:
+            return location
+    return SourceLocation(file)
 
 
 def _check_exports_and_toolsets(catalog: Catalog, registry: ToolRegistry, report: CheckReport) -> None:

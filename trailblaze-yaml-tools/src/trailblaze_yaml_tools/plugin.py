@@ -95,13 +95,14 @@ def trailblaze_filter_tools(session: Session, tools: list[ToolDefinition]) -> li
 
 @hookimpl
 def trailblaze_check_tools(registry: ToolRegistry, report: CheckReport, config: WorkspaceConfig) -> None:
-    from .checks import run_checks
+    from .checks import check_waypoints, run_checks
 
     catalog = cached_catalog(config)
     if catalog is None:
         return  # nothing of ours was registered for this workspace
     missing = _apply_metadata(catalog, registry)
     run_checks(catalog, registry, report, metadata_missing=missing)
+    check_waypoints(config, registry, report)
 
 
 @hookimpl

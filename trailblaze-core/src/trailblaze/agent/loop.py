@@ -12,6 +12,7 @@ answered to the model as tool errors; the run goes on.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -116,6 +117,67 @@ def solve_step(session: "Session", step: "TrailStep", *, trail: "Trail | None" =
         raise LlmNotConfiguredError(needs_llm_message(session, step))
     trail = trail if trail is not None else session.trail
     return StepAgent(session, state, step, trail, self_heal=self_heal, attempt_context=attempt_context).run()
+
+
+def capture_screen(driver: Any, *, vision: bool) -> tuple[str, LlmImage | None]:
+    """What a model is shown of the device: its snapshot text, and a screenshot for vision models."""
+    text = "(no device)"
+    if driver is not None:
+        try:
+            text = driver.snapshot()
+        except (NotImplementedError, BadInputError):  # a driver with no screen
+            text = "(this driver shows no screen text)"
+        except InfrastructureError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a flaky snapshot is told to the model, not fatal
+            text = f"(could not read the screen: {type(exc).__name__}: {exc})"
+    image = None
+    if vision and driver is not None:
+        try:
+            data = driver.screenshot()
+        except InfrastructureError:
+            raise
+        except Exception:  # noqa: BLE001
+            data = None
+        if data:
+            image = LlmImage(data, _media_type(data))
+    return text, image
+
+
+def complete_with_retries(state: AgentState, request: LlmRequest, *, hint: str,
+                          on_failure: Callable[[str, int, int], None] | None = None,
+                          ) -> tuple[LlmResponse, int, float | None]:
+    """One model call with the provider's retry policy, counted in the session totals.
+
+    Returns the response, its duration in ms and its cost (None when the model has no prices).
+    ``on_failure(message, duration_ms, retry)`` sees each failed try (the agent logs them).
+    :raises InfrastructureError: the provider failed for good (exit 2)."""
+    spec = state.model.provider
+    retries = spec.max_retries if spec.max_retries is not None else DEFAULT_MAX_RETRIES
+    backoff = spec.retry_backoff_seconds
+    if backoff is None:
+        backoff = DEFAULT_BACKOFF_SECONDS
+    for i in range(retries + 1):
+        t0 = time.perf_counter()
+        try:
+            response = state.provider.complete(request)
+        except ProviderError as exc:
+            if on_failure is not None:
+                on_failure(exc.message, int((time.perf_counter() - t0) * 1000), i)
+            if not exc.retryable or i == retries:
+                tries = f" after {i + 1} attempts" if i else ""
+                raise InfrastructureError(f"{exc.message}{tries}",
+                                          hint=f"model {state.model.ref}; {hint}") from None
+            delay = exc.retry_after if exc.retry_after is not None else backoff * (2 ** i)
+            time.sleep(min(MAX_BACKOFF_SECONDS, max(0.0, delay)))
+            continue
+        duration = int((time.perf_counter() - t0) * 1000)
+        usage = response.usage
+        cost = state.model.cost(usage.input_tokens, usage.output_tokens, usage.cached_input_tokens)
+        state.llm_call_count += 1
+        state.llm_cost_usd += cost or 0.0
+        return response, duration, cost
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def needs_llm_message(session: "Session", step: "TrailStep") -> str:
@@ -234,31 +296,11 @@ class StepAgent:
 
     # -- screen and request -----------------------------------------------------------------------
     def _capture(self) -> tuple[str, bool, LlmImage | None]:
-        driver = self.session.driver
-        text = "(no device)"
-        if driver is not None:
-            try:
-                text = driver.snapshot()
-            except (NotImplementedError, BadInputError):  # a driver with no screen
-                text = "(this driver shows no screen text)"
-            except InfrastructureError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - a flaky snapshot is told to the model, not fatal
-                text = f"(could not read the screen: {type(exc).__name__}: {exc})"
+        text, image = capture_screen(self.session.driver, vision=self.state.model.vision)
         limit = min(MAX_SNAPSHOT_CHARS, self.state.model.context_length * 2)
         truncated = len(text) > limit
         if truncated:
             text = text[:limit]
-        image = None
-        if self.state.model.vision and driver is not None:
-            try:
-                data = driver.screenshot()
-            except InfrastructureError:
-                raise
-            except Exception:  # noqa: BLE001
-                data = None
-            if data:
-                image = LlmImage(data, _media_type(data))
         return text, truncated, image
 
     def _request(self, history: list[LlmMessage], snapshot: str, truncated: bool, image: LlmImage | None,
@@ -287,37 +329,20 @@ class StepAgent:
 
     # -- the provider -----------------------------------------------------------------------------
     def _call_model(self, request: LlmRequest, attempt: int, image: LlmImage | None) -> LlmResponse:
-        spec = self.state.model.provider
-        retries = spec.max_retries if spec.max_retries is not None else DEFAULT_MAX_RETRIES
-        backoff = spec.retry_backoff_seconds if spec.retry_backoff_seconds is not None else DEFAULT_BACKOFF_SECONDS
         screenshot = None
         if image is not None:
             n = self.state.llm_call_count + 1
             screenshot = self.session.log.write_file(f"llm_{self.step.number:03d}_{n:03d}.png", image.data).name
-        for i in range(retries + 1):
-            t0 = time.perf_counter()
-            try:
-                response = self.state.provider.complete(request)
-            except ProviderError as exc:
-                self._log_request(request, None, attempt, int((time.perf_counter() - t0) * 1000), screenshot,
-                                  error=exc.message, retry=i)
-                if not exc.retryable or i == retries:
-                    tries = f" after {i + 1} attempts" if i else ""
-                    raise InfrastructureError(f"{exc.message}{tries}",
-                                              hint=f"model {self.state.model.ref}; step {self.step.number}") from None
-                delay = exc.retry_after if exc.retry_after is not None else backoff * (2 ** i)
-                time.sleep(min(MAX_BACKOFF_SECONDS, max(0.0, delay)))
-                continue
-            duration = int((time.perf_counter() - t0) * 1000)
-            usage = response.usage
-            cost = self.state.model.cost(usage.input_tokens, usage.output_tokens, usage.cached_input_tokens)
-            self.llm_calls += 1
-            self.state.llm_call_count += 1
-            self.cost += cost or 0.0
-            self.state.llm_cost_usd += cost or 0.0
-            self._log_request(request, response, attempt, duration, screenshot, cost=cost)
-            return response
-        raise AssertionError("unreachable")  # pragma: no cover
+
+        def failed(message: str, duration_ms: int, retry: int) -> None:
+            self._log_request(request, None, attempt, duration_ms, screenshot, error=message, retry=retry)
+
+        response, duration, cost = complete_with_retries(self.state, request, hint=f"step {self.step.number}",
+                                                         on_failure=failed)
+        self.llm_calls += 1
+        self.cost += cost or 0.0
+        self._log_request(request, response, attempt, duration, screenshot, cost=cost)
+        return response
 
     def _log_request(self, request: LlmRequest, response: LlmResponse | None, attempt: int, duration_ms: int,
                      screenshot: str | None, *, cost: float | None = None, error: str | None = None,

@@ -1,4 +1,5 @@
-"""Device-independent built-in tools: ``wait``, ``exec``, ``dumpMemory``."""
+"""Device-independent built-in tools: ``wait``, ``exec``, ``dumpMemory``, ``rememberValue`` and upstream's
+memory toolset (:mod:`.memory_tools`) and ``assertWaypoint`` (:mod:`.waypoint_tool`)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from ..context import ToolContext
 from ..tools.base import Tool, ToolResult
 from ..tools.registry import ToolRegistry
 from ..tools.serialization import upstream_class_decoder
+from .memory_tools import MEMORY_CLASSES, MEMORY_TOOLS
+from .waypoint_tool import AssertWaypointTool
 
 
 class WaitTool(Tool):
@@ -95,7 +98,8 @@ class RememberValueTool(Tool):
         return ToolResult.ok(f"remembered {self.variable}")
 
 
-BUILTIN_TOOLS: tuple[type[Tool], ...] = (WaitTool, ExecTool, DumpMemoryTool, RememberValueTool)
+BUILTIN_TOOLS: tuple[type[Tool], ...] = (WaitTool, ExecTool, DumpMemoryTool, RememberValueTool, *MEMORY_TOOLS,
+                                         AssertWaypointTool)
 
 
 @hookimpl
@@ -107,5 +111,7 @@ trailblaze_decode_tool = upstream_class_decoder({
     "xyz.block.trailblaze.toolcalls.commands.WaitForIdleSyncTrailblazeTool": "wait",
     "xyz.block.trailblaze.toolcalls.commands.ExecTrailblazeTool": "exec",
     "xyz.block.trailblaze.toolcalls.commands.memory.DumpMemoryTrailblazeTool": "dumpMemory",
+    **MEMORY_CLASSES,
+    "xyz.block.trailblaze.toolcalls.commands.AssertWaypointTrailblazeTool": "assertWaypoint",
 })
 """Upstream's legacy ``{"class": ...}`` form of these tools (the classes its ``*.tool.yaml`` files name)."""

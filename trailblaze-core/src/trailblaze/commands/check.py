@@ -81,8 +81,10 @@ def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, report: 
         trails += 1
         for warning in trail.warnings:
             report.advisory("TrailFormat", warning, SourceLocation(path))
-        for name, location in undeclared_references(trail):
-            report.error("TrailArgs", f"'{{{{args.{name}}}}}' names no argument declared under config.args", location)
+        for finding in report.errors_for(trail.recorded_tool_names()):
+            report.error(finding.check, f"{finding.message} (called by {path})", finding.location)
+        for message, location in undeclared_references(trail):
+            report.error("TrailArgs", message, location)
         for step in trail.steps:
             for classifier, calls in (step.recordings or {}).items():
                 for i, call in enumerate(calls):

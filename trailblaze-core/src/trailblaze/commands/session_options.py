@@ -34,17 +34,19 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-Kind = Literal["text", "int", "path", "dir", "flag", "switch", "pairs", "driver_options", "list", "off"]
+Kind = Literal["text", "int", "path", "dir", "flag", "switch", "pairs", "driver_options", "list", "many", "off"]
 """How a value is read: ``text``/``int`` one value; ``path``/``dir`` a path (``dir``: not a file);
 ``flag`` on when given; ``switch`` ``--x/--no-x``, None when neither; ``pairs`` repeatable KEY=VALUE into a
 dict; ``driver_options`` repeatable KEY=VALUE with YAML values and dotted keys; ``list`` repeatable, comma
-lists split; ``off`` a ``--no-x`` flag that turns the field off."""
+lists split; ``many`` repeatable, each value as given; ``off`` a ``--no-x`` flag that turns the field off."""
 
-COMMANDS = frozenset({"run", "step", "verify", "snapshot", "mcp"})
-"""The commands that open a session (the pytest plugin is the sixth entry point)."""
+COMMANDS = frozenset({"run", "step", "verify", "snapshot", "mcp", "session", "record"})
+"""The commands that open a session (``session`` is ``session start``; the pytest plugin is one more
+entry point)."""
 
-_DEVICE_COMMANDS = frozenset({"run", "step", "verify", "snapshot"})
-_AGENT_COMMANDS = frozenset({"run", "step", "verify", "mcp"})
+_DEVICE_COMMANDS = frozenset({"run", "step", "verify", "snapshot", "session", "record"})
+_AGENT_COMMANDS = frozenset({"run", "step", "verify", "mcp", "session"})
+_SECRET_COMMANDS = _AGENT_COMMANDS | {"record"}
 
 
 @dataclass(frozen=True)
@@ -97,7 +99,7 @@ class SessionOption:
             kwargs["is_flag"] = True
         elif self.kind == "switch":
             kwargs["default"] = None
-        elif self.kind in ("pairs", "driver_options", "list"):
+        elif self.kind in ("pairs", "driver_options", "list", "many"):
             kwargs["multiple"] = True
         return click.option(*self.flags, self.param, **kwargs)
 
@@ -109,6 +111,8 @@ class SessionOption:
             return parse_driver_options(tuple(raw or ()), flag)
         if self.kind == "list":
             return [item for group in raw or () for item in group.split(",") if item.strip()]
+        if self.kind == "many":
+            return list(raw or ())
         if self.kind == "flag":
             return bool(raw)
         if self.kind == "off":
@@ -132,44 +136,58 @@ SESSION_OPTIONS: tuple[SessionOption, ...] = (
         help="Driver key or upstream name (playwright-native, PLAYWRIGHT_NATIVE, android-appium-uiautomator2, "
              "host, ...). Overrides the trail's devices and the workspace's defaults.driver."),
     SessionOption(
-        "devices", ("-d", "--device"), kind="list", metavar="PLATFORM[/ID]", commands=frozenset({"run", "snapshot"}),
+        "devices", ("-d", "--device"), kind="list", metavar="PLATFORM[/ID]",
+        commands=frozenset({"run", "snapshot", "session"}),
         pytest_flag="--trailblaze-device",
         help="Run on this device (e.g. android/emulator-5554); repeat to run every trail on several devices in "
              "parallel.",
         pytest_help="Run each trail on this device (as trailblaze run -d); repeat for one test per device.",
         per_command={"snapshot": {"field": "device", "kind": "text",
-                                  "help": "Device to look at, as for `run` (e.g. android/emulator-5554, ios, web)."}}),
+                                  "help": "Device to look at, as for `run` (e.g. android/emulator-5554, ios, web)."},
+                     "session": {"field": "device", "kind": "text",
+                                 "help": "Device to keep, as for `run` (e.g. android/emulator-5554, ios, web)."}}),
     SessionOption(
         "driver_options", ("-o", "--driver-option"), kind="driver_options", metavar="KEY=VALUE",
         commands=COMMANDS, pytest_flag="--trailblaze-option",
         help="Driver setting, e.g. -o headless=false -o base_url=http://127.0.0.1:8000 -o viewport=390x844 "
              "(repeatable; for `mcp`, every device connected)."),
     SessionOption(
-        "headed", ("--headed",), kind="flag", commands=COMMANDS, pytest_flag="--trailblaze-headed",
+        "headed", ("--headed",), kind="flag", commands=COMMANDS - {"record"}, pytest_flag="--trailblaze-headed",
         help="Show the browser window (drivers with a 'headless' setting).",
         pytest_help="Show the browser window (pytest-playwright's --headed is honoured too)."),
     SessionOption(
-        "workspace", ("--workspace",), kind="dir", commands=frozenset({"snapshot", "mcp"}),
+        "workspace", ("--workspace",), kind="dir", commands=frozenset({"snapshot", "mcp", "session", "record"}),
         help="Workspace directory whose tools and drivers: settings apply (default: found from the current "
              "directory)."),
     SessionOption(
-        "target", ("--target",), metavar="ID", commands=frozenset({"step", "verify", "mcp"}),
+        "target", ("--target",), metavar="ID", commands=frozenset({"step", "verify", "mcp", "session", "record"}),
         help="Target app (trailmap) whose tools are offered."),
     SessionOption(
-        "memory", ("--memory",), kind="pairs", metavar="KEY=VALUE", commands=_AGENT_COMMANDS,
+        "memory", ("--memory",), kind="pairs", metavar="KEY=VALUE", commands=_SECRET_COMMANDS,
         pytest_flag="--trailblaze-memory", help="Seed a memory value, usable as {{KEY}} (repeatable)."),
     SessionOption(
-        "secrets", ("--secret",), kind="pairs", metavar="KEY=VALUE", commands=_AGENT_COMMANDS,
+        "secrets", ("--secret",), kind="pairs", metavar="KEY=VALUE", commands=_SECRET_COMMANDS,
         pytest_flag="--trailblaze-secret",
         help="Like --memory, but redacted from every log, report, recording and tool result."),
+    SessionOption(
+        "secret_env", ("--secret-env",), kind="many", metavar="NAME[=ENVVAR]", commands=_SECRET_COMMANDS,
+        pytest_flag="--trailblaze-secret-env",
+        help="A secret read from the environment variable ENVVAR (default: NAME), so its value is not on the "
+             "command line where ps shows it (repeatable)."),
+    SessionOption(
+        "secrets_files", ("--secrets-file",), kind="many", metavar="PATH", commands=_SECRET_COMMANDS,
+        pytest_flag="--trailblaze-secrets-file",
+        help="A YAML or JSON map of secrets (name: value); refused when every user can read it (repeatable)."),
     SessionOption(
         "args", ("--arg",), kind="pairs", metavar="NAME=VALUE", commands=frozenset({"run"}),
         pytest_flag="--trailblaze-arg", help="Set a declared trail argument, usable as {{args.NAME}} (repeatable)."),
     SessionOption(
-        "output_dir", ("--output-dir",), kind="path", commands=_AGENT_COMMANDS, pytest_flag="--trailblaze-output-dir",
+        "output_dir", ("--output-dir",), kind="path", commands=_SECRET_COMMANDS,
+        pytest_flag="--trailblaze-output-dir",
         metavar="DIR", help="Where logs and reports go (default: ./logs).",
         pytest_help="Where logs and reports go (default: ./logs; each xdist worker writes below DIR/<worker>).",
-        per_command={name: {"help": "Where session logs go (default: ./logs)."} for name in ("step", "verify", "mcp")}),
+        per_command={name: {"help": "Where session logs go (default: ./logs)."}
+                     for name in ("step", "verify", "mcp", "session", "record")}),
     SessionOption(
         "llm", ("--llm",), metavar="PROVIDER/MODEL", commands=_AGENT_COMMANDS, pytest_flag="--trailblaze-llm",
         help="Model for the agent (steps without a recording; `mcp`'s natural-language steps), e.g. openai/gpt-4.1."),
@@ -203,7 +221,7 @@ SESSION_OPTIONS: tuple[SessionOption, ...] = (
         pytest_help="Also write trailblaze's JUnit XML (as trailblaze run --junit-xml; under xdist one file, "
                     "from the merged workers' results)."),
     SessionOption(
-        "logging", ("--no-logging",), kind="off", commands=frozenset({"run", "mcp"}),
+        "logging", ("--no-logging",), kind="off", commands=frozenset({"run", "mcp", "session"}),
         help="Do not write the session event logs (a run's summary and report are still written)."),
 )
 """Every session option; ``session_options(command)`` keeps this order in ``--help``."""
@@ -226,7 +244,20 @@ def session_options(command: str) -> Callable[[F], F]:
 
 def session_values(command: str, params: dict[str, Any]) -> dict[str, Any]:
     """Take the session options out of a command's click ``params``; returns them by field name, parsed."""
-    return {row.field: row.convert(params.pop(row.param), row.long_flag) for row in options_for(command)}
+    values = {row.field: row.convert(params.pop(row.param), row.long_flag) for row in options_for(command)}
+    return fold_secret_sources(values, "--secret-env", "--secrets-file")
+
+
+def fold_secret_sources(values: dict[str, Any], env_flag: str, file_flag: str) -> dict[str, Any]:
+    """``secret_env`` and ``secrets_files`` read into ``secrets`` (files, then the environment, then the
+    ``--secret`` pairs): every consumer sees one ``secrets`` map, redacted the same way."""
+    if "secret_env" not in values and "secrets_files" not in values:
+        return values
+    from ..secret_sources import gather_secrets
+
+    values["secrets"] = gather_secrets(pairs=values.get("secrets"), env_names=values.pop("secret_env", ()),
+                                       files=values.pop("secrets_files", ()), env_flag=env_flag, file_flag=file_flag)
+    return values
 
 
 def pytest_rows() -> list[SessionOption]:
@@ -239,7 +270,7 @@ def add_pytest_options(group: pytest.OptionGroup) -> None:
         assert row.pytest_flag is not None
         text = row.pytest_help or f"{row.help} (as trailblaze run {row.long_flag})"
         kwargs: dict[str, Any] = {"help": text.replace("%", "%%")}
-        if row.kind in ("pairs", "driver_options", "list"):
+        if row.kind in ("pairs", "driver_options", "list", "many"):
             kwargs.update(action="append", default=[], metavar=row.metavar)
         elif row.kind == "flag":
             kwargs.update(action="store_true", default=False)
@@ -256,7 +287,7 @@ def pytest_session_values(getoption: Callable[[str], Any]) -> dict[str, Any]:
     for row in pytest_rows():
         assert row.pytest_flag is not None
         out[row.field] = row.convert(getoption(row.pytest_dest), row.pytest_flag)
-    return out
+    return fold_secret_sources(out, "--trailblaze-secret-env", "--trailblaze-secrets-file")
 
 
 def parse_kv(values: Iterable[str], flag: str) -> dict[str, str]:

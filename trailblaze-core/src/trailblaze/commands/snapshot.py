@@ -10,19 +10,23 @@ app under test starts it here too) — which is why this lives in the core and a
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
+from .session import SESSION_ENV
 from .session_options import session_options, session_values
 from .shared import CONTEXT_SETTINGS, handle_errors
 
 if TYPE_CHECKING:
     from ..driver import DeviceInfo, Driver, DriverRegistry
     from ..plugins import PluginHost
+    from ..runner.lifecycle import SessionLifecycle
 
 
 @dataclass
@@ -57,9 +61,12 @@ class SnapshotRequest:
               help="Print the platform's own description instead (Playwright's aria snapshot, Appium's page-source XML).")
 @click.option("--screenshot", type=click.Path(path_type=Path, dir_okay=False), metavar="FILE",
               help="Also save a PNG screenshot of the screen to FILE.")
+@click.option("--session", "session_name", metavar="NAME", envvar=SESSION_ENV,
+              help="Look at the live session NAME (trailblaze session start) instead of starting a device.")
 @handle_errors
 def command(url: str | None, wait_for: str | None, timeout_s: float, bounds: bool, offscreen: bool, urls: bool,
-            all_elements: bool, raw: bool, screenshot: Path | None, **session: Any) -> None:
+            all_elements: bool, raw: bool, screenshot: Path | None, session_name: str | None,
+            **session: Any) -> None:
     """Print what the agent sees: the compact snapshot of a page or device screen, with refs.
 
     The device starts exactly as in `trailblaze run` (driver choice, the workspace's drivers:
@@ -75,6 +82,20 @@ def command(url: str | None, wait_for: str | None, timeout_s: float, bounds: boo
       trailblaze snapshot --driver ios-appium-xcuitest --raw > screen.xml
     """
     flags = {"bounds": bounds, "offscreen": offscreen, "urls": urls, "all": all_elements}
+    if session_name:
+        from ..errors import BadInputError
+        from ..live.protocol import request as session_request
+        from .session import finish
+
+        given = sorted(f"--{name.replace('_', '-')}" for name, value in
+                       {**session, "url": url, "wait_for": wait_for, "raw": raw, "screenshot": screenshot}.items()
+                       if value)
+        if given:
+            raise BadInputError(f"{', '.join(given)} cannot be used with --session (the session's device is "
+                                "already started)", hint="open a page with: trailblaze tool web_navigate url=URL "
+                                                         "--session NAME")
+        finish(session_request(session_name, "snapshot", {"detail": sorted(n for n, on in flags.items() if on)}))
+        return
     request = SnapshotRequest(**session_values("snapshot", session), url=url, wait_for=wait_for, timeout_s=timeout_s,
                               detail=frozenset(name for name, on in flags.items() if on), raw=raw,
                               screenshot=screenshot)
@@ -91,7 +112,7 @@ def choose_driver(drivers: DriverRegistry, url: str | None) -> type[Driver]:
     from ..errors import BadInputError
 
     screens = [cls for cls in drivers if cls.platform != "host"]
-    if url is not None and urlparse(url).scheme in ("http", "https"):
+    if url is not None and urlparse(url).scheme in ("http", "https", "file"):
         web = [cls for cls in screens if cls.platform == "web"]
         if web:
             return web[0]
@@ -106,18 +127,18 @@ def choose_driver(drivers: DriverRegistry, url: str | None) -> type[Driver]:
                              "or set defaults.driver in trailblaze.yaml")
 
 
-def take_snapshot(request: SnapshotRequest, *, host: PluginHost | None = None) -> int:
-    """Start the device, optionally open a URL and wait for text, print the snapshot, stop the device.
+@contextlib.contextmanager
+def open_screen(request: SnapshotRequest, *, host: PluginHost | None = None,
+                test_name: str = "snapshot") -> Iterator[SessionLifecycle]:
+    """The device started as ``trailblaze run`` would start it, ``request.url`` opened; stopped on exit.
 
-    Returns the exit code: 0, or 1 when ``--wait-for`` text never appeared (the snapshot is printed
-    anyway so the author sees what was there instead)."""
-    from ..errors import BadInputError, ExitCode
+    ``snapshot`` and ``waypoint locate`` look at a screen through it."""
+    from ..errors import BadInputError
     from ..runner.lifecycle import SessionFactory
     from ..runner.options import RunOptions
-    from ..session import SessionOutcome
 
     options = RunOptions(driver=request.driver, driver_options=dict(request.driver_options), headed=request.headed,
-                         logging=False, report=False, save_recording=False, test_name="snapshot")
+                         logging=False, report=False, save_recording=False, test_name=test_name)
     factory = SessionFactory(options, host=host)
     ws = factory.workspace_for(request.workspace.resolve() if request.workspace else None)
     if ws.error is not None:
@@ -130,11 +151,24 @@ def take_snapshot(request: SnapshotRequest, *, host: PluginHost | None = None) -
         raise BadInputError(f"driver '{cls.key}' has no {', '.join('--' + d for d in unsupported)} snapshot detail",
                             hint=f"it offers: {offered}")
     with factory.open(workspace=ws, driver=cls, device=device) as lifecycle:
+        assert lifecycle.session.driver is not None
+        if request.url:
+            lifecycle.session.driver.open_url(request.url)
+        yield lifecycle
+
+
+def take_snapshot(request: SnapshotRequest, *, host: PluginHost | None = None) -> int:
+    """Start the device, optionally open a URL and wait for text, print the snapshot, stop the device.
+
+    Returns the exit code: 0, or 1 when ``--wait-for`` text never appeared (the snapshot is printed
+    anyway so the author sees what was there instead)."""
+    from ..errors import ExitCode
+    from ..session import SessionOutcome
+
+    with open_screen(request, host=host) as lifecycle:
         session = lifecycle.session
         driver = session.driver
         assert driver is not None
-        if request.url:
-            driver.open_url(request.url)
         found = True
         if request.wait_for:
             found = driver.wait_for_text(request.wait_for, request.timeout_s)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import click
 
+from .session import SESSION_ENV
 from .session_options import session_options, session_values
 from .shared import CONTEXT_SETTINGS, debug_flag, handle_errors
 
@@ -34,11 +35,29 @@ def one_shot_command(kind: OneShot, help_text: str) -> click.Command:
     @session_options(kind)
     @click.option("--save", "save", type=click.Path(path_type=Path, dir_okay=False),
                   help="Append the step and its recording to this trail file.")
+    @click.option("--session", "session_name", metavar="NAME", envvar=SESSION_ENV,
+                  help=f"Act on the live session NAME (trailblaze session start) instead of a fresh device; the "
+                       f"step is recorded for `session save` (default ${SESSION_ENV}).")
+    @click.option("--tools", "tools_text", metavar="YAML", help="With --session: the step's tool calls as a YAML "
+                  "list, e.g. '[{web_verifyTextVisible: {text: Welcome}}]' (no model needed).")
     @handle_errors
-    def command(save: Path | None, **params: Any) -> None:
+    def command(save: Path | None, session_name: str | None, tools_text: str | None, **params: Any) -> None:
+        from ..errors import BadInputError
         from ..runner import RunOptions
 
         text = str(params.pop(noun))
+        if session_name:
+            from .session import session_step
+
+            given = sorted(name for name, value in {**params, "save": save}.items() if value)
+            if given:
+                raise BadInputError(f"{', '.join('--' + g.replace('_', '-') for g in given)} cannot be used with "
+                                    "--session (they are the session's: set them at `trailblaze session start`)",
+                                    hint="save with: trailblaze session save --name NAME PATH")
+            session_step(kind, text, tools_text, session_name)
+            return
+        if tools_text:
+            raise BadInputError("--tools needs --session NAME (a live session to run the calls on)")
         values = session_values(kind, params)
         target = values.pop("target")
         options = RunOptions(**values, save_recording=False, report=False, test_name=kind, debug=debug_flag())

@@ -28,6 +28,7 @@ from ..driver import Driver
 from ..errors import BadInputError, TrailblazeError, UnknownToolError
 from ..memory import Redactor
 from ..plugins import PluginHost, get_host
+from ..recorder import RecordedStepDraft
 from ..runner.lifecycle import SessionFactory, SessionLifecycle
 from ..runner.options import RunOptions
 from ..session import Session, SessionOutcome
@@ -484,6 +485,13 @@ class Workbench:
         self.steps.append(step)
         return step
 
+    def add_recorded(self, drafts: list[RecordedStepDraft]) -> None:
+        """Steps recorded elsewhere (a person's actions, ``trailblaze record``) into the pending trail, with
+        literal secret values written as their tokens, as the agent's are."""
+        for draft in drafts:
+            if draft.calls:
+                self._record(draft.kind, draft.text, self._tokenized(draft.calls))
+
     # -- trails -----------------------------------------------------------------------------------
     def start_trail(self, name: str | None) -> str:
         dropped = len(self.steps)
@@ -554,7 +562,7 @@ class Workbench:
         yaml.default_flow_style = False
         yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]
         buf = io.StringIO()
-        buf.write("# Recorded with `trailblaze mcp`; replay it with `trailblaze run`.\n")
+        buf.write("# Recorded with `trailblaze mcp` or `trailblaze session`; replay it with `trailblaze run`.\n")
         if config:
             yaml.dump({"config": config}, buf)
         return buf.getvalue()

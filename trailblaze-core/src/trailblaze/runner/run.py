@@ -283,6 +283,10 @@ class Runner(SessionFactory):
             from ..trail.args import bind_args
 
             bound = bind_args(trail, self.options.args, self.options.args_file)
+            reached = ws.check.errors_for(trail.recorded_tool_names())
+            if reached:
+                raise BadInputError("this trail calls a tool whose file has an error: "
+                                    + "; ".join(f.render() for f in reached))
             driver = self.make_driver(driver_cls, ws.config, device)
         except TrailblazeError as exc:
             return self._early_result(path, trail.name, exc, started)
@@ -511,7 +515,7 @@ class Runner(SessionFactory):
 
     def _replay(self, session: Session, step: "TrailStep", classifier: str, calls: list[ToolCall],
                 trail: "Trail") -> tuple[bool, str | None, str | None]:
-        ctx = session.context(step_index=step.index)
+        ctx = session.context(step_index=step.index, replaying=True)
         for i, call in enumerate(calls):
             self.progress.tool_started(step.number, call.name)
             try:

@@ -231,10 +231,16 @@ def bind_args(trail: Trail, cli_args: Mapping[str, str] | None, args_file: Path 
 
 
 def undeclared_references(trail: Trail) -> list[tuple[str, SourceLocation]]:
-    """``{{args.x}}`` tokens in recordings whose ``x`` the trail does not declare (for ``trailblaze check``)."""
+    """``{{args.x}}`` tokens in step texts and recordings whose ``x`` the trail does not declare (for
+    ``trailblaze check``): each as a finished message and where it is."""
     declared = set(trail.config.args)
     found: list[tuple[str, SourceLocation]] = []
     for step in trail.steps:
+        for body in _arg_tokens(step.text or ""):
+            root = body.split(".", 1)[0]
+            if _DOTTED.match(body) and root not in declared:
+                found.append((f"the {step.kind} text refers to '{{{{args.{body}}}}}' but the trail declares "
+                              f"no arg '{root}' under config.args", step.location))
         for cls, calls in (step.recordings or {}).items():
             locs = step.tool_locations.get(cls, [])
             for i, call in enumerate(calls):

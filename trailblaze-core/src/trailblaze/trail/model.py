@@ -152,6 +152,10 @@ class Trail:
     def has_recordings(self) -> bool:
         return any(s.recordings for s in self.steps)
 
+    def recorded_tool_names(self) -> set[str]:
+        """Every tool a recording of this trail calls directly (any device)."""
+        return {call.name for s in self.steps for calls in (s.recordings or {}).values() for call in calls}
+
     @property
     def name(self) -> str:
         if self.config.title:

@@ -290,6 +290,10 @@ class AppiumDriver(Driver):
         h, found = self.poll(attempt, timeout_ms)
         return h, found if found is not None else last[0]
 
+    def count_matches(self, selector: NodeSelector) -> int:
+        """Elements the selector picks on the current page source, by the resolver the tools use."""
+        return len(resolve(self.capture(), selector).nodes)
+
     def find_ref(self, ref: str, timeout_ms: int | None = None) -> tuple[Hierarchy, Node]:
         def attempt(hh: Hierarchy) -> Node | None:
             # Refs shown by a detailed snapshot (offscreen, every element) resolve too.

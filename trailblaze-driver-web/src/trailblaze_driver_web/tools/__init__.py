@@ -6,6 +6,7 @@ from trailblaze.tools.base import Tool
 
 
 def all_tools() -> list[type[Tool]]:
+    from .absence import WebVerifyElementNotVisible, WebVerifyTextNotVisible
     from .actions import (
         WebApplyCookies,
         WebClick,
@@ -24,6 +25,7 @@ def all_tools() -> list[type[Tool]]:
         WebWait,
         WebWaitForUrl,
     )
+    from .upload import WebUploadFile
     from .verification import (
         WebAssertNetworkEvent,
         WebEvaluate,
@@ -35,8 +37,9 @@ def all_tools() -> list[type[Tool]]:
 
     return [WebNavigate, WebClick, WebType, WebHover, WebPressKey, WebSelectOption, WebScroll, WebWait,
             WebWaitForUrl, WebCurrentUrl, WebSnapshot, WebRequestDetails, WebResize, WebApplyCookies,
-            WebGetStorageState, WebFillSecret, WebVerifyTextVisible, WebVerifyElementVisible, WebVerifyValue,
-            WebVerifyListVisible, WebAssertNetworkEvent, WebEvaluate]
+            WebGetStorageState, WebFillSecret, WebUploadFile, WebVerifyTextVisible, WebVerifyElementVisible,
+            WebVerifyTextNotVisible, WebVerifyElementNotVisible, WebVerifyValue, WebVerifyListVisible,
+            WebAssertNetworkEvent, WebEvaluate]
 
 
 UPSTREAM_CLASSES: dict[str, str] = {

@@ -99,6 +99,7 @@ class WebType(TargetedTool):
         holds_secret = any(secret and secret in self.text for secret in secrets)
 
         def type_into(loc: Locator) -> None:
+            refuse_file_input(loc, self.name)
             self._type(loc)
             if holds_secret:  # typed through a {{secret}} token: keep the field out of screenshots
                 driver_for(ctx).mask_secret(loc)
@@ -112,6 +113,13 @@ class WebType(TargetedTool):
             loc.focus()
             loc.press("End")
             loc.press_sequentially(self.text)
+
+
+def refuse_file_input(loc: Locator, tool: str) -> None:
+    """A file input cannot take typed text; Playwright's own refusal reads like a timeout."""
+    if loc.evaluate("el => el instanceof HTMLInputElement && el.type === 'file'"):
+        raise ToolFailure(f"{tool}: the element is a file input (<input type=file>), which takes files, not "
+                          "typed text: use web_uploadFile with the file's path")
 
 
 class WebHover(TargetedTool):
@@ -149,18 +157,18 @@ class WebSelectOption(TargetedTool):
 
 class WebScroll(TargetedTool):
     """Scroll the page, or the scrollable element given by ref, in a direction (amount in pixels; default
-    most of a screen). A ref that does not scroll itself is scrolled into view instead."""
+    500, as upstream's ``PlaywrightNativeScrollTool``). A ref that does not scroll itself is scrolled into
+    view instead."""
 
     name: ClassVar[str] = "web_scroll"
     ref: str | None = Field(None, description=REF_DESCRIPTION + " Omit to scroll the page.")
     direction: Annotated[Literal["UP", "DOWN", "LEFT", "RIGHT"], CASE_INSENSITIVE] = Field("DOWN", description="UP, DOWN, LEFT or RIGHT.")
-    amount: int | None = Field(None, description="Pixels to scroll (default: 80% of the viewport).")
+    amount: int = Field(500, ge=0, description="Pixels to scroll.")
 
     def execute(self, ctx: ToolContext) -> ToolResult:
         drv = driver_for(ctx)
-        size = drv.page.viewport_size or {"width": 1280, "height": 720}
         vertical = self.direction in ("UP", "DOWN")
-        amount = self.amount if self.amount is not None else int((size["height"] if vertical else size["width"]) * 0.8)
+        amount = self.amount
         sign = -1 if self.direction in ("UP", "LEFT") else 1
         dx, dy = (0, sign * amount) if vertical else (sign * amount, 0)
         if self.ref is None and self.nodeSelector is None:

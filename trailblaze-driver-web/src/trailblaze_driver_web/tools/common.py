@@ -4,7 +4,8 @@ Playwright errors into step failures that say what was expected and what the pag
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from pydantic import BeforeValidator, Field, field_validator
@@ -22,6 +23,14 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 WEB_DRIVERS = frozenset({DRIVER_KEY})
 WEB_PLATFORMS = frozenset({"web"})
+
+TIMEOUT_DESCRIPTION = "How long to wait, in milliseconds (default: the driver's timeout_ms)."
+
+
+def timeout_field() -> Any:
+    """The per-call wait of every tool that waits: one slow element does not need a slower whole run."""
+    return Field(None, ge=0, description=TIMEOUT_DESCRIPTION)
+
 
 REF_DESCRIPTION = ("The element: a ref from the snapshot (e.g. 'e12'), an ARIA descriptor (e.g. 'button \"Submit\"') "
                    "or 'css=<selector>'.")
@@ -54,6 +63,7 @@ class TargetedTool(WebTool):
 
     ref: str | None = Field(None, description=REF_DESCRIPTION)
     nodeSelector: dict[str, Any] | None = node_selector_field()
+    timeoutMs: int | None = timeout_field()
 
     @field_validator("nodeSelector")
     @classmethod
@@ -62,9 +72,11 @@ class TargetedTool(WebTool):
             parse_selector(value)
         return value
 
-    def target(self, drv: PlaywrightDriver, timeout_ms: int | None = None) -> Target:
+    def target(self, drv: PlaywrightDriver, timeout_ms: int | None = None, *,
+               replaying: bool = False) -> Target:
         return resolve_target(drv, self.ref, web_selector_or_none(self.nodeSelector, self.ref), tool=self.name,
-                              timeout_ms=timeout_ms)
+                              timeout_ms=self.timeoutMs if timeout_ms is None else timeout_ms,
+                              replaying=replaying)
 
 
 def web_selector_or_none(node_selector: dict[str, Any] | None, ref: str | None) -> dict[str, Any] | None:
@@ -89,9 +101,10 @@ def act(ctx: ToolContext, tool: TargetedTool, verb: str, action: Callable[[Locat
         *, timeout_ms: int | None = None, done: str | None = None) -> ToolResult:
     """Resolve the target, run ``action`` on it with Playwright's auto-waiting, and explain failures."""
     drv = driver_for(ctx)
-    target = tool.target(drv, timeout_ms)
-    timeout = drv.cfg.timeout_ms if timeout_ms is None else timeout_ms
-    playwright_call(drv, target, tool.name, verb, lambda: action(target.locator), timeout)
+    timeout = timeout_of(drv, tool.timeoutMs if timeout_ms is None else timeout_ms)
+    target = tool.target(drv, timeout, replaying=ctx.replaying)
+    with default_timeout(drv, timeout):
+        playwright_call(drv, target, tool.name, verb, lambda: action(target.locator), timeout)
     return ToolResult(True, f"{done or verb.capitalize()} {target.description}", recorded_args=target.recorded)
 
 
@@ -105,11 +118,13 @@ def playwright_call(drv: PlaywrightDriver, target: Target | None, tool: str, ver
     except PlaywrightTimeoutError as exc:
         raise ToolFailure(_explain(drv, target, tool, verb, exc, timeout_ms)) from None
     except PlaywrightError as exc:
-        raise ToolFailure(_explain(drv, target, tool, verb, exc, timeout_ms)) from None
+        raise ToolFailure(_explain(drv, target, tool, verb, exc, None)) from None
 
 
 def _explain(drv: PlaywrightDriver, target: Target | None, tool: str, verb: str, exc: Exception,
-             timeout_ms: int) -> str:
+             timeout_ms: int | None) -> str:
+    """``timeout_ms`` is None when Playwright refused at once (a wrong element type, a detached frame):
+    saying "within 5000 ms" then would send the reader after a slowness that never happened."""
     message = getattr(exc, "message", None) or str(exc)
     if target is None:
         return f"{tool}: could not {verb}: {first_line(message)}"
@@ -117,11 +132,12 @@ def _explain(drv: PlaywrightDriver, target: Target | None, tool: str, verb: str,
         count = target.locator.count()
     except Exception:  # noqa: BLE001
         count = -1
+    within = f" within {timeout_ms} ms" if timeout_ms is not None else ""
     if count == 0:
-        return (f"{tool}: no element matches {target.description} within {timeout_ms} ms; "
+        return (f"{tool}: no element matches {target.description}{within}; "
                 f"{what_the_page_has(drv, target.role, target.name)}")
     reason = call_log_reason(message) or first_line(message)
-    return f"{tool}: could not {verb} {target.description} within {timeout_ms} ms: {reason}"
+    return f"{tool}: could not {verb} {target.description}{within}: {reason}"
 
 
 _NOISE = re.compile(r"^(waiting for|retrying|attempting|scrolling|done scrolling|- )", re.IGNORECASE)
@@ -148,3 +164,16 @@ def first_line(message: str) -> str:
 
 def timeout_of(drv: PlaywrightDriver, timeout_ms: int | None) -> int:
     return drv.cfg.timeout_ms if timeout_ms is None else timeout_ms
+
+
+@contextmanager
+def default_timeout(drv: PlaywrightDriver, timeout_ms: int) -> Iterator[None]:
+    """Playwright's own auto-wait for the length of one call (a tool's ``timeoutMs``), then the driver's."""
+    if timeout_ms == drv.cfg.timeout_ms or drv.context is None:
+        yield
+        return
+    drv.context.set_default_timeout(timeout_ms)
+    try:
+        yield
+    finally:
+        drv.context.set_default_timeout(drv.cfg.timeout_ms)

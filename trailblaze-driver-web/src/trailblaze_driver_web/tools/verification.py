@@ -19,7 +19,16 @@ from trailblaze.tools.base import ToolResult
 
 from ..driver import PlaywrightDriver
 from ..targets import Target, what_the_page_has
-from .common import CASE_INSENSITIVE, REF_DESCRIPTION, TargetedTool, WebTool, driver_for, first_line
+from .common import (
+    CASE_INSENSITIVE,
+    REF_DESCRIPTION,
+    TargetedTool,
+    WebTool,
+    driver_for,
+    first_line,
+    timeout_field,
+    timeout_of,
+)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
@@ -88,12 +97,13 @@ class WebVerifyTextVisible(WebVerification):
 
     name: ClassVar[str] = "web_verifyTextVisible"
     text: str = Field(..., description="The text that must be visible.")
+    timeoutMs: int | None = timeout_field()
 
     def execute(self, ctx: ToolContext) -> ToolResult:
         drv = driver_for(ctx)
         page = drv.page
         loc = page.get_by_text(re.compile(re.escape(self.text))).filter(visible=True).first
-        timeout = drv.cfg.timeout_ms
+        timeout = timeout_of(drv, self.timeoutMs)
         if poll(drv, lambda: True if _is_visible(loc) else None, timeout) is None:
             raise ToolFailure(f"web_verifyTextVisible: expected the text {json.dumps(self.text, ensure_ascii=False)} "
                               f"to be visible within {timeout} ms ({page.url}); {_page_says(page, self.text)}")
@@ -107,9 +117,9 @@ class WebVerifyElementVisible(WebVerification, TargetedTool):
 
     def execute(self, ctx: ToolContext) -> ToolResult:
         drv = driver_for(ctx)
-        timeout = drv.cfg.timeout_ms
+        timeout = timeout_of(drv, self.timeoutMs)
         start = time.monotonic()
-        target = self.target(drv)
+        target = self.target(drv, replaying=ctx.replaying)
         left = max(0, int(timeout - (time.monotonic() - start) * 1000))
         if poll(drv, lambda: True if _is_visible(target.locator) else None, left) is None:
             count = _count(target.locator)
@@ -144,8 +154,8 @@ class WebVerifyValue(WebVerification, TargetedTool):
         drv = driver_for(ctx)
         if self.ref is None and self.nodeSelector is None:
             self.ref = "css=:focus"
-        target = self.target(drv)
-        timeout = drv.cfg.timeout_ms
+        target = self.target(drv, replaying=ctx.replaying)
+        timeout = timeout_of(drv, self.timeoutMs)
         seen: list[str | None] = []
         expected = " ".join(self.expected.split()) if self.type == "TEXT" else self.expected
 
@@ -194,9 +204,9 @@ class WebVerifyListVisible(WebVerification, TargetedTool):
         target: Target | None = None
         scope: Page | Locator = page
         if self.ref is not None or self.nodeSelector is not None:
-            target = self.target(drv)
+            target = self.target(drv, replaying=ctx.replaying)
             scope = target.locator
-        timeout = drv.cfg.timeout_ms
+        timeout = timeout_of(drv, self.timeoutMs)
         missing: list[str] = []
 
         def check() -> bool | None:

@@ -78,7 +78,9 @@ def assert_not_visible(ctx: ToolContext, sel: NodeSelector, *, timeout_ms: int |
     _h, gone = drv.poll(attempt, timeout_ms)
     if gone:
         return ToolResult.ok(f"Verified not visible: {sel.description()}")
-    return ToolResult.fail(f"Element is still visible: {last[0].describe() if last else sel.description()}")
+    waited = drv.cfg.wait_timeout_ms if timeout_ms is None else timeout_ms
+    return ToolResult.fail(f"Element is still visible after {waited} ms: "
+                           f"{last[0].describe() if last else sel.description()}")
 
 
 class AssertVisibleBySelectorTool(_Mobile):
@@ -181,6 +183,8 @@ class AssertNotVisibleWithTextTool(_Mobile):
     id: str | None = Field(None, description="Resource id regex to narrow the match.")
     enabled: bool | None = None
     selected: bool | None = None
+    timeoutMs: int | None = Field(None, ge=0, description="How long to wait for it to go (default: the "
+                                                           "driver's wait_timeout_ms).")
 
     def execute(self, ctx: ToolContext) -> ToolResult:
         drv = appium_driver(ctx)
@@ -196,7 +200,7 @@ class AssertNotVisibleWithTextTool(_Mobile):
             raw = {"iosMaestro": {k: v for k, v in fields.items() if v is not None}}
         if self.index:
             raw["index"] = self.index
-        result = assert_not_visible(ctx, selector(raw))
+        result = assert_not_visible(ctx, selector(raw), timeout_ms=self.timeoutMs)
         return ToolResult.ok(f"Verified '{self.text}' not visible") if result.success else result
 
 

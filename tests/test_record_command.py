@@ -1,0 +1,124 @@
+"""``trailblaze record`` on the example shop in a headed Chromium under Xvfb, driven as a person would: the
+test attaches to the recorder's browser over the DevTools protocol and clicks and types with real input
+events (sign in, add to cart, open the cart, select the total and press Alt+Shift+V to check it), then
+closes the window. The trail written replays green with ``trailblaze run`` and holds no password."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from mcp_server_helpers import EMAIL, PASSWORD, TRAILBLAZE, live_tree, server_env, shop_workspace
+from test_recording_docs import record_line
+
+
+@pytest.fixture
+def display() -> Iterator[str]:
+    """A private X server (Xvfb) for the headed browser; stopped afterwards."""
+    xvfb = shutil.which("Xvfb")
+    if xvfb is None:
+        pytest.fail("Xvfb is not installed: run scripts/bootstrap.sh (apt-get install xvfb)")
+    read, write = os.pipe()
+    proc = subprocess.Popen([xvfb, "-displayfd", str(write), "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
+                            pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(write)
+    with os.fdopen(read) as fh:
+        number = fh.readline().strip()
+    try:
+        assert number, "Xvfb did not report a display"
+        yield f":{number}"
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for(path: Path, text: str, proc: subprocess.Popen[bytes], timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists() and text in path.read_text(errors="replace"):
+            return
+        if proc.poll() is not None:
+            raise AssertionError(f"trailblaze record ended early:\n{path.read_text(errors='replace')}")
+        time.sleep(0.2)
+    raise AssertionError(f"'{text}' never came:\n{path.read_text(errors='replace')}")
+
+
+def test_a_demonstration_in_a_headed_browser_becomes_a_trail_that_replays(tmp_path: Path, display: str) -> None:
+    from playwright.sync_api import sync_playwright
+
+    ws = shop_workspace(tmp_path / "shop")
+    port = free_port()
+    env = {**server_env(), "DISPLAY": display, "SHOP_PASSWORD": PASSWORD}
+    log = tmp_path / "record.log"
+    with open(log, "wb") as out:
+        # docs/recording.md's command, with a DevTools port for the test's "person" to attach to.
+        documented = shlex.split(record_line().removeprefix("uv run trailblaze "))
+        proc = subprocess.Popen([str(TRAILBLAZE), *documented, "-o", f"launch_args=[--remote-debugging-port={port}]"],
+                                cwd=ws, env=env, stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        wait_for(log, "Recording on playwright-native", proc)
+        with sync_playwright() as pw:
+            browser = pw.chromium.connect_over_cdp(f"http://127.0.0.1:{port}")
+            page = browser.contexts[0].pages[0]
+            page.get_by_role("textbox", name="Email").click()
+            page.keyboard.type(EMAIL)
+            page.get_by_role("textbox", name="Password").click()
+            page.keyboard.type(PASSWORD)
+            page.get_by_role("button", name="Sign in").click()
+            # The person names the next step in the terminal before doing it.
+            assert proc.stdin is not None
+            proc.stdin.write(b"Add the trail mug to the cart\n")
+            proc.stdin.flush()
+            time.sleep(0.5)
+            page.get_by_role("link", name="View Trail Mug").click()
+            page.get_by_role("button", name="Add to cart").click()
+            page.get_by_text("Added to cart").wait_for()
+            page.get_by_role("link", name="Cart (1)").click()
+            total = page.get_by_test_id("cart-total")
+            total.click(click_count=3)  # a person selects the total by triple-clicking it
+            page.keyboard.press("Alt+Shift+V")
+            wait_for(log, "web_verifyTextVisible", proc, timeout=30)
+            page.close()
+        code = proc.wait(120)
+    finally:
+        if proc.poll() is None:
+            for child in [*live_tree(proc.pid), proc.pid]:
+                try:
+                    os.kill(child, 9)
+                except ProcessLookupError:
+                    pass
+            proc.wait(30)
+    output = log.read_text()
+    assert code == 0, output
+    assert not live_tree(proc.pid)
+    saved = (ws / "trails" / "buy-a-mug.trail.yaml").read_text()
+    assert PASSWORD not in saved and PASSWORD not in output
+    assert "value: '{{password}}'" in saved, saved
+    for expected in ("web_navigate", "ariaRole: textbox", "ariaNameRegex: Email", "web_fillSecret",
+                     "ref: button \"Sign in\"", "ref: link \"View Trail Mug\"", "ref: button \"Add to cart\"",
+                     "- step: Type into textbox \"Email\"; fill textbox \"Password\" with {{password}}; click button",
+                     "- verify: 'Check that \"Total: $12.50\" is visible'", "title: Buy a mug",
+                     "- step: Add the trail mug to the cart\n"):
+        assert expected in saved, (expected, saved)
+
+    replay = subprocess.run([str(TRAILBLAZE), "run", "trails/buy-a-mug.trail.yaml", "--secret-env",
+                             "password=SHOP_PASSWORD"], cwd=ws, env=env, capture_output=True, text=True,
+                            timeout=300, check=False)
+    assert replay.returncode == 0, replay.stdout + replay.stderr + saved
+    assert "1 passed" in replay.stdout

@@ -1,0 +1,131 @@
+"""``assertWaypoint`` and ``trailblaze waypoint locate`` on real Chromium: the waypoint's selectors are
+counted by the web driver's own ``nodeSelector`` resolver."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+CART = """\
+id: shop/cart
+description: The cart page.
+web:
+  required:
+    - selector: {web: {ariaRole: heading, ariaNameRegex: Your cart}}
+    - {description: two remove buttons, minCount: 2, selector: {web: {ariaRole: button, ariaNameRegex: Remove}}}
+  forbidden:
+    - {description: the empty-cart notice, selector: {web: {cssSelector: .empty}}}
+"""
+HOME = """\
+id: shop/home
+web:
+  required:
+    - selector: {web: {ariaRole: heading, ariaNameRegex: Welcome}}
+"""
+CART_PAGE = "<!doctype html><h1>Your cart</h1><button>Remove</button><button>Remove</button>"
+EMPTY_CART = "<!doctype html><h1>Your cart</h1><button>Remove</button><p class='empty'>Nothing here</p>"
+HOME_PAGE = "<!doctype html><h1>Welcome</h1>"
+
+
+def workspace(root: Path) -> Path:
+    files = {"trails/config/trailblaze.yaml": "{}\n",
+             "trails/config/trailmaps/shop/waypoints/cart.waypoint.yaml": CART,
+             "trails/config/trailmaps/shop/waypoints/home.waypoint.yaml": HOME,
+             "site/cart.html": CART_PAGE, "site/empty.html": EMPTY_CART, "site/home.html": HOME_PAGE}
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+def test_assert_waypoint_passes_on_a_matching_page_and_names_what_failed_on_others(
+        tmp_path: Path, web_host: Any, chromium: str) -> None:
+    from trailblaze.config import load_workspace
+    from trailblaze.testing import finish_session, make_session
+    from trailblaze.tools.base import ToolCall
+    from trailblaze_driver_web.config import WebDriverConfig
+    from trailblaze_driver_web.driver import PlaywrightDriver
+
+    root = workspace(tmp_path)
+    session = make_session(web_host, root=root, driver=PlaywrightDriver(WebDriverConfig()),
+                           workspace=load_workspace(root, web_host))
+    try:
+        def call(name: str, **args: Any) -> Any:
+            return session.dispatcher.call(ToolCall(name, args), session.context(step_index=0))
+
+        assert call("web_navigate", url=(root / "site" / "cart.html").as_uri()).success
+        ok = call("assertWaypoint", waypoint="shop/cart")
+        assert ok.success and ok.message == "Waypoint 'shop/cart' matched."
+        home = call("assertWaypoint", waypoint="shop/home", timeoutMs=300, pollIntervalMs=100)
+        assert not home.success
+        assert home.message == ("Waypoint 'shop/home' not matched after 300ms: required {\"web\": {\"ariaRole\": "
+                                "\"heading\", \"ariaNameRegex\": \"Welcome\"}} is missing (found 0)")
+        assert call("web_navigate", url=(root / "site" / "empty.html").as_uri()).success
+        empty = call("assertWaypoint", waypoint="shop/cart", timeoutMs=300)
+        assert "required two remove buttons (at least 2) is missing (found 1)" in empty.message
+        assert "forbidden the empty-cart notice is present (1)" in empty.message
+        unknown = call("assertWaypoint", waypoint="shop/nowhere", timeoutMs=300)
+        assert "unknown waypoint 'shop/nowhere'; known: shop/cart, shop/home" in unknown.message
+    finally:
+        finish_session(session)
+
+
+def test_waypoint_locate_names_the_matching_waypoint(tmp_path: Path, chromium: str) -> None:
+    root = workspace(tmp_path)
+    done = subprocess.run([sys.executable, "-m", "trailblaze.cli", "waypoint", "locate", "--url",
+                           (root / "site" / "home.html").as_uri()], cwd=root, capture_output=True, text=True,
+                          timeout=300, check=False, env=dict(os.environ))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "✓ shop/home" in done.stdout and "matches: shop/home" in done.stdout
+    assert "✗ shop/cart  (required" in done.stdout
+
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "waypoints.md"
+DOC_COMMANDS = ["trailblaze waypoint list", "trailblaze waypoint validate",
+                "trailblaze waypoint locate --url http://127.0.0.1:8000/cart.html"]
+
+
+def test_the_documented_waypoint_and_commands_work(tmp_path: Path, chromium: str) -> None:
+    import functools
+    import http.server
+    import re
+    import threading
+
+    text = DOC.read_text(encoding="utf-8")
+    block = re.search(r"## The `waypoint` command\n\n```\n(.*?)```", text, re.S)
+    assert block is not None and block.group(1).splitlines() == DOC_COMMANDS
+    example = re.search(r"```yaml\n(# trails/config/trailmaps/shop/waypoints/cart\.waypoint\.yaml\n.*?)```", text, re.S)
+    assert example is not None
+    (tmp_path / "trails" / "config" / "trailmaps" / "shop" / "waypoints").mkdir(parents=True)
+    (tmp_path / "trails" / "config" / "trailblaze.yaml").write_text("{}\n")
+    (tmp_path / "trails" / "config" / "trailmaps" / "shop" / "waypoints" / "cart.waypoint.yaml").write_text(
+        example.group(1))
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "cart.html").write_text(CART_PAGE)
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        outputs = []
+        for command in DOC_COMMANDS:
+            argv = command.replace("127.0.0.1:8000", f"127.0.0.1:{server.server_address[1]}").split()[1:]
+            done = subprocess.run([sys.executable, "-m", "trailblaze.cli", *argv], cwd=tmp_path, capture_output=True,
+                                  text=True, timeout=300, check=False, env=dict(os.environ))
+            assert done.returncode == 0, command + "\n" + done.stdout + done.stderr
+            outputs.append(done.stdout)
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+    assert "shop/cart  [android, web]  The cart page. Distinct from shop/checkout." in outputs[0]
+    assert "1 waypoint(s) valid, 0 error(s)" in outputs[1]
+    assert "matches: shop/cart" in outputs[2]
