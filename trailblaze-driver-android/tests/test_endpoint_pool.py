@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from ruamel.yaml import YAML
 from trailblaze.report.bundle import read_bundle
+from trailblaze.testing import endpoints_by_worker
 from trailblaze_driver_android.appium import server as managed
 
 pytestmark = pytest.mark.appium
@@ -41,10 +42,4 @@ def test_two_workers_on_two_appium_servers(appium_env: tuple[str, dict[str, str]
             server.stop()
     merged = read_bundle(ws / "out")
     assert len(merged.records) == 4 and all(r.outcome == "Succeeded" for r in merged.records)
-    by_worker: dict[str, set[str]] = {}
-    for record in merged.records:
-        assert record.endpoint in urls, record
-        by_worker.setdefault(str(record.worker), set()).add(str(record.endpoint))
-    assert all(len(used) == 1 for used in by_worker.values())  # one server per worker
-    endpoints = [next(iter(used)) for used in by_worker.values()]
-    assert len(endpoints) == len(set(endpoints))  # and no server shared by two workers
+    assert len(endpoints_by_worker(ws / "out", urls)) == 2  # one server per worker, none shared

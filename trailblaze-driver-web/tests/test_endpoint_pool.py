@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from trailblaze.report.bundle import read_bundle
+from trailblaze.testing import endpoints_by_worker
 
 from .conftest import SHOP
 
@@ -32,14 +33,7 @@ def test_two_workers_on_two_playwright_servers(tmp_path: Path, chromium: str,
     assert done.returncode == 0, done.stdout + done.stderr
     merged = read_bundle(tmp_path / "out")
     assert len(merged.records) == 4 and all(r.outcome == "Succeeded" for r in merged.records)
-    by_worker: dict[str, set[str]] = {}
-    for record in merged.records:
-        assert record.endpoint in servers, record
-        by_worker.setdefault(str(record.worker), set()).add(str(record.endpoint))
-    # Each worker used exactly one endpoint, and no endpoint served two workers.
-    assert all(len(used) == 1 for used in by_worker.values())
-    endpoints = [next(iter(used)) for used in by_worker.values()]
-    assert len(endpoints) == len(set(endpoints))
+    endpoints = list(endpoints_by_worker(tmp_path / "out", servers).values())
     assert set(merged.manifest.endpoints) == set(endpoints)
     report = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
     assert all(url in report for url in endpoints)

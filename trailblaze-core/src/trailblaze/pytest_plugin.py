@@ -66,7 +66,6 @@ class _State:
         self.worker_lines: list[str] = []
         self.crashed: list[TrailRecord] = []
         """xdist controller: trails whose worker died running them (reported as infrastructure errors)."""
-        self.merged_exit_code: int | None = None
 
     @property
     def runner(self) -> "Runner":
@@ -144,7 +143,6 @@ class _State:
                                  f"{c.get('skipped', 0)} skipped")
         self.worker_lines += [f"{name}: {merged.files[name]}" for name in ("report", "summary", "junit")
                               if name in merged.files]
-        self.merged_exit_code = int(merged.exit_code)
 
     def finish(self) -> None:
         """Write this process's summary and report, then close the shared browser (and what else the

@@ -43,8 +43,8 @@ class RunOptions:
     durations: Path | None = None
     """An earlier run's bundle or summary whose durations balance ``shard``."""
     worker: str | None = None
+    """The pytest-xdist worker id this run is, written into its result bundle."""
     run_id: str | None = None
     """Shared by every worker and shard of one run (default: ``TRAILBLAZE_RUN_ID``, else a fresh id)."""
-    """The pytest-xdist worker id this run is, written into its result bundle."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Options plugins read (by their own key)."""
