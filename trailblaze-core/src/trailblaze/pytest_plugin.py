@@ -120,15 +120,15 @@ class _State:
     def merge_workers(self) -> None:
         """xdist controller: this run's worker bundles (and the trails of crashed workers) into one report,
         summary and JUnit at the output directory."""
-        from .report.bundle import find_bundles, read_bundle
+        from .report.bundle import MANIFEST, read_bundle
         from .report.merge import merge_bundles
 
         out = self.output_root()
-        if not out.is_dir() and not self.crashed:
-            return
         rid = run_id(self.config)
-        candidates = find_bundles([out], exclude=out) if any(out.glob("gw*/reports/bundle.json")) else []
-        mine = [p for p in candidates if p.parent.resolve() == out.resolve() and read_bundle(p).manifest.run_id == rid]
+        # Worker directories of this run only: an earlier run's bundles (gw2 of a wider run, the output
+        # directory's own bundle) stay out of it.
+        mine = [p.parent.parent for p in sorted(out.glob(f"gw*/{MANIFEST}"))
+                if read_bundle(p.parent.parent).manifest.run_id == rid]
         if not mine and not self.crashed:
             return
         from .commands.session_options import pytest_session_values
