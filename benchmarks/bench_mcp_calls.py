@@ -104,7 +104,8 @@ class Ours:
         self.host.register(plugin, "mcp_subprocess")
         self.session = make_session(self.host, root=root, workspace=load_workspace(root, self.host), start=False,
                                     memory={"user": "ada", "city": "Paris"})
-        self.session.log = SessionLog(root / "logs", self.session.id, enabled=logging)
+        self.session.log = SessionLog(root / "logs", self.session.id, self.session.log.redactor,
+                                      enabled=logging)
         self.session.device = DeviceInfo(platform="host", driver="host")
         self.host.session_started(self.session)
         self.ctx = self.session.context()

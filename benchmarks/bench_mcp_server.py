@@ -52,14 +52,14 @@ def _ref(snapshot: str) -> str:
 
 
 def bench_dispatcher(ws: Path, calls: int, rounds: int, driver_options: dict[str, Any]) -> list[float]:
-    from trailblaze.runner.lifecycle import open_session
+    from trailblaze.runner.lifecycle import SessionFactory
     from trailblaze.runner.options import RunOptions
     from trailblaze.tools.base import ToolCall
 
     options = RunOptions(output_dir=ws / "logs-dispatcher", report=False, save_recording=False, test_name="bench",
                          driver_options=dict(driver_options))
     out = []
-    with open_session(options=options, workspace=ws, driver="playwright-native") as lifecycle:
+    with SessionFactory(options).open(workspace=ws, driver="playwright-native") as lifecycle:
         session = lifecycle.session
         ctx = session.context(step_index=0)
         assert session.dispatcher.call(ToolCall("web_navigate", {"url": "/"}), ctx).success

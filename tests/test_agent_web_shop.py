@@ -159,7 +159,7 @@ def test_self_heal_on_the_web_shop(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         assert server.requests == [] and (root / "trails" / "broken.trail.yaml").read_text() == BROKEN
         healed = run(root, "--self-heal", "-o", "timeout_ms=1500")
         assert healed.exit_code == 0, healed.output
-        assert last_summary(root)["execution_mode"] == "SELF_HEAL" and last_summary(root)["outcome"] == "PASSED"
+        assert last_summary(root)["execution_mode"] == "SELF_HEAL" and last_summary(root)["outcome"] == "HEALED"
         # The agent redid the step from its text on the page as the failed replay left it.
         assert len(server.requests) == 4
         text = (root / "trails" / "broken.trail.yaml").read_text()

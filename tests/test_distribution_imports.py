@@ -60,14 +60,15 @@ def test_no_distribution_imports_a_sibling_it_does_not_declare(dist: Path) -> No
 
 
 PUBLIC_MODULES = (
-    "trailblaze", "trailblaze.tools", "trailblaze.tools.base", "trailblaze.tools.descriptors",
+    "trailblaze", "trailblaze.tools", "trailblaze.tools.base", "trailblaze.tools.codec",
+    "trailblaze.tools.descriptors",
     "trailblaze.tools.params", "trailblaze.tools.registry", "trailblaze.tools.serialization",
     "trailblaze.selectors", "trailblaze.driver", "trailblaze.session", "trailblaze.context", "trailblaze.memory",
     "trailblaze.errors", "trailblaze.config", "trailblaze.checks", "trailblaze.targets", "trailblaze.plugins",
     "trailblaze.yamlio", "trailblaze.testing", "trailblaze.testing_llm", "trailblaze.runner",
     "trailblaze.runner.lifecycle", "trailblaze.reuse", "trailblaze.pytest_plugin", "trailblaze.children",
     "trailblaze.schemas", "trailblaze.yamlstream", "trailblaze.waypoints",
-    "trailblaze.recorder",
+    "trailblaze.recorder", "trailblaze.files",
 )
 """The core's public surface, as ``trailblaze/__init__.py`` documents it: these modules, each through its
 ``__all__``."""

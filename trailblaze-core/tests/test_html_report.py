@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from trailblaze.errors import ExitCode
+from trailblaze.memory import Redactor
 from trailblaze.runner.results import RunResult, StepResult, TrailResult
 from trailblaze.session import SessionOutcome
 
@@ -48,7 +49,7 @@ def test_report_is_self_contained_and_shows_trails_steps_tools_screenshots_and_e
 
     skipped = TrailResult(Path("trails/mobile.trail.yaml"), "Mobile only", SessionOutcome.SKIPPED, ExitCode.SUCCESS,
                           skip_reason="web: not on the web")
-    run = RunResult(trails=[_trail(tmp_path), skipped])
+    run = RunResult(Redactor(), trails=[_trail(tmp_path), skipped])
     path = write_html_report(run, tmp_path / "reports" / "report.html")
     text = path.read_text(encoding="utf-8")
     assert text.startswith("<!doctype html>")
@@ -71,11 +72,12 @@ def test_failures_come_first_and_each_screenshot_is_embedded_once(tmp_path: Path
     failed = _trail(tmp_path)
     # the same picture twice (an unchanged screen after two steps): stored once, shown twice
     failed.log_entries.insert(4, dict(failed.log_entries[4], screenName="again"))
-    text = render_report(RunResult(trails=[passed, failed]), base=tmp_path / "logs" / "reports")
+    text = render_report(RunResult(Redactor(), trails=[passed, failed]), base=tmp_path / "logs" / "reports")
     assert text.index(">Log in<span class=dur>1.50 s</span></summary>") < text.index(">All good</summary>")
     assert re.search(r"<details class=trail data-status=failed [^>]*open>", text)
     assert text.count(base64.b64encode(PNG).decode()) == 1
     assert text.count("<img class=thumb") == 2
     assert "logs: <a href='../s1'>" in text  # relative: works when logs/ is moved or attached whole
-    assert f"playwright show-trace {tmp_path / 'logs' / 's1' / 'trace.zip'}" in text
+    assert "playwright show-trace ../s1/trace.zip</code> (from the report's folder)" in text  # no runner's paths
+    assert str(tmp_path) not in text
     assert "run time 1.50 s" in text

@@ -15,7 +15,7 @@ from trailblaze.session import SessionOutcome
 def _trail(name: str, outcome: SessionOutcome, code: ExitCode, tmp: Path, **kw: object) -> TrailResult:
     return TrailResult(tmp / f"{name}.trail.yaml", f"Shop: {name}", outcome, code, started_at=100.0,
                        completed_at=101.5, trail_id=f"shop/{name}", classifier="web", driver="playwright-native",
-                       **kw)  # type: ignore[arg-type]
+                       root=tmp.parent, **kw)  # type: ignore[arg-type]
 
 
 def test_one_suite_a_case_per_trail_with_failures_errors_skips_and_log_paths(tmp_path: Path) -> None:
@@ -37,7 +37,7 @@ def test_one_suite_a_case_per_trail_with_failures_errors_skips_and_log_paths(tmp
     assert (suite.tests, suite.failures, suite.errors, suite.skipped) == (4, 1, 1, 1)
     cases = {case.name: case for case in suite}
     assert set(cases) == {"Shop: ok [web]", "Shop: broken [web]", "Shop: no-browser [web]", "Shop: pending [web]"}
-    assert cases["Shop: ok [web]"].is_passed and cases["Shop: ok [web]"].classname == "shop.ok"
+    assert cases["Shop: ok [web]"].is_passed and cases["Shop: ok [web]"].classname == f"{tmp_path.name}.ok.trail.yaml"
     assert cases["Shop: ok [web]"].time == 1.5
     failure = cases["Shop: broken [web]"].result[0]
     assert isinstance(failure, Failure) and failure.type == "ToolFailure"

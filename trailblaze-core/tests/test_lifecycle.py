@@ -19,7 +19,7 @@ import pytest
 from trailblaze import hookimpl
 from trailblaze.driver import DeviceInfo
 from trailblaze.plugins import PluginHost
-from trailblaze.runner.lifecycle import SessionLifecycle, finish_session, open_session
+from trailblaze.runner.lifecycle import SessionFactory, SessionLifecycle, finish_session
 from trailblaze.runner.options import RunOptions
 from trailblaze.session import Session, SessionOutcome
 from trailblaze.testing import MemoryDriver, make_session, register_plugin, run_cli
@@ -154,7 +154,7 @@ def _recorder(events: list[str]) -> _Recorder:
 
 
 @pytest.mark.parametrize("how, outcome", [("return", "Succeeded"), ("error", "Error"), ("ctrl-c", "Cancelled")])
-def test_open_session_closes_in_the_documented_order_on_every_exit_path(
+def test_factory_open_closes_in_the_documented_order_on_every_exit_path(
         how: str, outcome: str, tmp_path: Path, plugin_host: PluginHost) -> None:
     events: list[str] = []
     warnings: list[str] = []
@@ -162,8 +162,9 @@ def test_open_session_closes_in_the_documented_order_on_every_exit_path(
             register_plugin(plugin_host, _Named("b", events, fail_finish=True), "b"):
         lifecycle: SessionLifecycle | None = None
         try:
-            with open_session(host=plugin_host, workspace=tmp_path, driver=_recorder(events),
-                              options=RunOptions(output_dir=tmp_path / "logs"), warn=warnings.append) as lc:
+            factory = SessionFactory(RunOptions(output_dir=tmp_path / "logs"), host=plugin_host,
+                                     warn=warnings.append)
+            with factory.open(workspace=tmp_path, driver=_recorder(events)) as lc:
                 lifecycle = lc
                 events.append("body")
                 if how == "error":
@@ -193,8 +194,8 @@ def test_a_driver_that_fails_to_start_tells_no_plugin(tmp_path: Path, plugin_hos
 
     with register_plugin(plugin_host, _Named("a", events), "a"):
         with pytest.raises(Exception, match="driver 'in-memory' failed to start: OSError: no device attached"):
-            with open_session(host=plugin_host, workspace=tmp_path, driver=NoStart(),
-                              options=RunOptions(logging=False)):
+            with SessionFactory(RunOptions(logging=False), host=plugin_host).open(workspace=tmp_path,
+                                                                                  driver=NoStart()):
                 events.append("body")
     assert events == []
 

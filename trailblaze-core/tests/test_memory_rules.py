@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 
 import pytest
-from trailblaze.memory import MalformedArgsTokenError, Memory, UnknownTokenWarning
+from trailblaze.memory import MalformedArgsTokenError, Memory, UnknownTokenWarning, escape_literal
 
 
 def _quiet(mem: Memory) -> list[str]:
@@ -124,3 +124,16 @@ def test_only_strings_are_interpolated() -> None:
     mem = Memory({"x": "1"})
     assert mem.interpolate({"n": 5, "b": False, "none": None, "s": "{{x}}"}) == {"n": 5, "b": False, "none": None,
                                                                                   "s": "1"}
+
+
+@pytest.mark.parametrize("text", ["{{shopUrl}}", "${password} and {{ password }}", "a \\{{b", "\\\\{{shopUrl}}",
+                                  "{{ unclosed", "plain", "{{args.x}}", "price: ${5}"])
+def test_escaped_literal_text_interpolates_back_to_itself(text: str) -> None:
+    mem = Memory({"shopUrl": "http://127.0.0.1:1", "password": "pw"}, args={"x": 1})
+    assert mem.interpolate(escape_literal(text)) == text
+    assert mem.interpolate(escape_literal({"ref": [text]})) == {"ref": [text]}
+
+
+def test_an_escaped_backslash_before_a_token_still_interpolates_it() -> None:
+    mem = Memory({"shopUrl": "http://x"})
+    assert mem.interpolate("\\\\{{shopUrl}} \\{{shopUrl}}") == "\\http://x {{shopUrl}}"

@@ -124,6 +124,31 @@ def test_version_lists_plugin_versions(fake_site, trailblaze_cmd) -> None:
     assert "plugin good: trailblaze-good 3.4.5" in proc.stdout
 
 
+def test_version_lists_every_plugin_of_a_distribution(fake_site, trailblaze_cmd) -> None:
+    fake_site("trailblaze-good", "tb_good", GOOD, "good", "3.4.5")
+    info = next(fake_site.path.glob("trailblaze_good-*.dist-info"))
+    (info / "entry_points.txt").write_text("[trailblaze]\ngood = tb_good\ngood_extra = tb_good\n")
+    proc = trailblaze_cmd(["--version"], pythonpath=fake_site.path)
+    assert "plugins good, good_extra: trailblaze-good 3.4.5" in proc.stdout, proc.stdout
+
+
+def test_a_driver_plugin_that_fails_to_import_is_named_instead_of_install_advice(fake_site, trailblaze_cmd,
+                                                                                 tmp_path) -> None:
+    fake_site("trailblaze-driver-web", "tb_web_broken", BROKEN, "web", "9.9.9")
+    (tmp_path / "w.trail.yaml").write_text("config:\n  devices:\n    web: PLAYWRIGHT_NATIVE\ntrail:\n  - step: x\n")
+    proc = trailblaze_cmd(["run", str(tmp_path / "w.trail.yaml"), "--output-dir", str(tmp_path / "out")],
+                          pythonpath=fake_site.path, env={"TRAILBLAZE_LOAD_PLUGINS": "web"})
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "plugin 'web' (trailblaze-driver-web 9.9.9) failed to load (ImportError: acme sdk missing" in proc.stdout
+    assert "install e.g." not in proc.stdout
+
+
+def test_a_platform_name_selects_its_only_driver(trailblaze_cmd) -> None:
+    proc = trailblaze_cmd(["tools", "--driver", "web", "--json"])
+    assert proc.returncode == 0, proc.stderr
+    assert "web_click" in {t["name"] for t in json.loads(proc.stdout)}
+
+
 def test_discovery_runs_once_per_process(monkeypatch) -> None:
     import trailblaze.plugins as plugins
 

@@ -1,5 +1,5 @@
 """Bad input ends one trail with one readable line (file:line:column, key), exit 3, no traceback,
-while the other trails of the run still run."""
+while the other trails of the run still run (a broken tool file stops them all: no device starts)."""
 
 from __future__ import annotations
 
@@ -108,7 +108,7 @@ def test_missing_file_is_bad_input(tmp_path: Path, plugin_host) -> None:  # type
     assert result.exit_code == 3 and "file not found" in result.output
 
 
-def test_check_errors_fail_the_run_but_not_the_other_trails(tmp_path: Path, plugin_host) -> None:  # type: ignore[no-untyped-def]
+def test_check_errors_stop_the_run_before_any_device_starts(tmp_path: Path, plugin_host) -> None:  # type: ignore[no-untyped-def]
     from trailblaze import hookimpl
     from trailblaze.errors import SourceLocation
     from trailblaze.testing import register_plugin
@@ -124,4 +124,7 @@ def test_check_errors_fail_the_run_but_not_the_other_trails(tmp_path: Path, plug
                          host=plugin_host)
     assert result.exit_code == 3, result.output
     assert "tools/x.tool.yaml:4:3: error: [ToolFile] 'parameters': must be a list" in result.output
-    assert "Results: 1 passed, 1 failed, 0 skipped" in result.output
+    assert "not started: the workspace's tool files have 1 error(s)" in result.output
+    assert "▶" not in result.output  # docs/yaml-tools.md: `run` refuses to start with broken tool files
+    assert "Results: 0 passed, 2 failed, 0 skipped" in result.output
+

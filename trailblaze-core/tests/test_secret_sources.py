@@ -109,7 +109,9 @@ def test_the_session_option_table_folds_every_source_into_secrets(tmp_path: Path
     raw = {"trailblaze_driver": None, "trailblaze_device": [], "trailblaze_option": [], "trailblaze_headed": False,
            "trailblaze_memory": [], "trailblaze_secret": ["explicit=yes"], "trailblaze_secret_env": ["env=TB_FOLD_TEST"],
            "trailblaze_secrets_file": [str(path)], "trailblaze_arg": [], "trailblaze_output_dir": None,
-           "trailblaze_llm": None, "trailblaze_self_heal": None}
+           "trailblaze_llm": None, "trailblaze_self_heal": None, "trailblaze_retries": None,
+           "trailblaze_fail_on_flaky": False, "trailblaze_results_db": None, "trailblaze_no_history": False,
+           "trailblaze_max_llm_cost": None}
     values = pytest_session_values(raw.__getitem__)
     assert values["secrets"] == {"token": "from-file", "env": "from-env", "explicit": "yes"}
     assert "secret_env" not in values and "secrets_files" not in values

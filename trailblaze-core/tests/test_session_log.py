@@ -17,7 +17,7 @@ import pytest
 from trailblaze import Tool, ToolResult, hookimpl
 from trailblaze.context import ToolContext
 from trailblaze.logs import LAYOUT_ENV, STREAM_FILE, SessionLog, read_log
-from trailblaze.memory import Memory
+from trailblaze.memory import Memory, Redactor
 from trailblaze.runner import RunOptions
 from trailblaze.runner.progress import QuietProgress
 from trailblaze.runner.run import Runner
@@ -31,7 +31,7 @@ def _kinds(entries: list[dict[str, object]]) -> list[str]:
 
 def test_events_are_one_json_object_per_line_in_order_and_redacted(tmp_path: Path) -> None:
     memory = Memory.seeded(secrets={"pw": "hunter2"})
-    log = SessionLog(tmp_path / "s", "s", redact=memory.redact)
+    log = SessionLog(tmp_path / "s", "s", Redactor(memory.secret_values()))
     for i in range(50):
         log.write("TrailblazeToolLog", {"toolName": "t", "n": i, "text": "pw is hunter2\nnext line", "p": tmp_path})
     log.close()
@@ -47,7 +47,7 @@ def test_events_are_one_json_object_per_line_in_order_and_redacted(tmp_path: Pat
 
 
 def test_flush_puts_everything_written_so_far_on_disk(tmp_path: Path) -> None:
-    log = SessionLog(tmp_path, "s")
+    log = SessionLog(tmp_path, "s", Redactor())
     log.write("ObjectiveStartLog", {"stepIndex": 0})
     log.write("ObjectiveCompleteLog", {"stepIndex": 0})
     log.flush()
@@ -58,7 +58,7 @@ def test_flush_puts_everything_written_so_far_on_disk(tmp_path: Path) -> None:
 
 
 def test_a_torn_last_line_is_skipped_and_the_rest_is_read(tmp_path: Path) -> None:
-    log = SessionLog(tmp_path, "s")
+    log = SessionLog(tmp_path, "s", Redactor())
     log.write("ObjectiveStartLog", {"stepIndex": 0})
     log.close()
     with open(tmp_path / STREAM_FILE, "a") as f:
@@ -67,7 +67,7 @@ def test_a_torn_last_line_is_skipped_and_the_rest_is_read(tmp_path: Path) -> Non
 
 
 def test_an_entry_that_cannot_be_encoded_still_leaves_a_line(tmp_path: Path) -> None:
-    log = SessionLog(tmp_path, "s")
+    log = SessionLog(tmp_path, "s", Redactor())
     loop: dict[str, object] = {}
     loop["self"] = loop
     log.write("BadLog", {"value": loop})
@@ -80,7 +80,7 @@ def test_an_entry_that_cannot_be_encoded_still_leaves_a_line(tmp_path: Path) -> 
 
 def test_upstream_layout_writes_a_pretty_file_per_event(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(LAYOUT_ENV, "files")
-    log = SessionLog(tmp_path, "s", redact=Memory.seeded(secrets={"pw": "hunter2"}).redact)
+    log = SessionLog(tmp_path, "s", Redactor(["hunter2"]))
     log.write("TrailblazeToolLog", {"text": "hunter2"})
     log.write("ObjectiveCompleteLog", {"stepIndex": 0})
     log.close()
@@ -89,7 +89,7 @@ def test_upstream_layout_writes_a_pretty_file_per_event(tmp_path: Path, monkeypa
     assert (tmp_path / names[0]).read_text().startswith('{\n  "class"')
     assert read_log(tmp_path) == log.entries and log.entries[0]["text"] == "***"
     with pytest.raises(ValueError, match="log layout"):
-        SessionLog(tmp_path, "s", layout="xml")
+        SessionLog(tmp_path, "s", Redactor(), layout="xml")
 
 
 TRAIL = """\
@@ -225,3 +225,14 @@ def test_a_crash_inside_a_step_still_writes_and_syncs_the_session(tmp_path: Path
     assert _kinds(entries) == ["TrailblazeSessionStatusChangeLog", "ObjectiveStartLog", "TrailblazeToolLog",
                                "TrailblazeSessionStatusChangeLog"]
     assert entries[-1]["sessionStatus"]["status"].startswith("Ended.")
+
+
+def test_a_log_and_a_run_result_cannot_be_built_without_the_runs_redactor(tmp_path: Path) -> None:
+    """No empty default: an output built without the run's one redaction point is a type error (mypy
+    rejects the call; at run time it raises), not a log that silently leaks a secret."""
+    from trailblaze.runner.results import RunResult
+
+    with pytest.raises(TypeError, match="redactor"):
+        SessionLog(tmp_path, "s")  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="redactor"):
+        RunResult()  # type: ignore[call-arg]

@@ -64,25 +64,30 @@ def test_values_parse_the_same_from_the_cli_and_from_pytest() -> None:
                   "headed": True, "memory": ("k=v",), "secrets": ("pw=s3",), "secret_env": (), "secrets_files": (),
                   "args": ("n=1",),
                   "output_dir": "out", "llm": None, "max_llm_calls": None, "self_heal": None, "no_logging": True,
-                  "shard": "2/3", "durations": None, "junit_xml": None, "endpoints": ("ws://a,ws://b",)}
+                  "retries": 2, "fail_on_flaky": True, "results_db": "h.db", "no_history": False,
+                  "max_llm_cost": 0.5, "shard": "2/3", "durations": None, "junit_xml": None,
+                  "endpoints": ("ws://a,ws://b",)}
     from_cli = session_values("run", dict(cli_params))
     assert from_cli == {"driver": "playwright-native", "devices": ["web", "web/second"],
                         "driver_options": {"a": {"b": 2}}, "headed": True, "memory": {"k": "v"},
                         "secrets": {"pw": "s3"}, "args": {"n": "1"}, "output_dir": Path("out"), "llm": None,
-                        "max_llm_calls": None, "self_heal": None, "logging": False,
-                        "shard": "2/3", "durations": None, "junit_xml": None,
-                        "endpoints": ["ws://a", "ws://b"]}
+                        "max_llm_calls": None, "self_heal": None, "logging": False, "retries": 2,
+                        "fail_on_flaky": True, "results_db": Path("h.db"), "history": True, "max_llm_cost": 0.5,
+                        "shard": "2/3", "durations": None, "junit_xml": None, "endpoints": ["ws://a", "ws://b"]}
     pytest_raw = {"trailblaze_driver": "playwright-native", "trailblaze_device": ["web,web/second"],
                   "trailblaze_option": ["a.b=2"], "trailblaze_headed": True, "trailblaze_memory": ["k=v"],
                   "trailblaze_secret": ["pw=s3"], "trailblaze_secret_env": [], "trailblaze_secrets_file": [],
                   "trailblaze_arg": ["n=1"], "trailblaze_output_dir": "out",
-                  "trailblaze_llm": None, "trailblaze_self_heal": None,
-                  "trailblaze_shard": "2/3", "trailblaze_durations": None, "trailblaze_junit_xml": None,
-                  "trailblaze_endpoint": ["ws://a,ws://b"]}
+                  "trailblaze_llm": None, "trailblaze_self_heal": None, "trailblaze_retries": "2",
+                  "trailblaze_fail_on_flaky": True, "trailblaze_results_db": "h.db", "trailblaze_no_history": False,
+                  "trailblaze_max_llm_cost": "0.5", "trailblaze_shard": "2/3", "trailblaze_durations": None,
+                  "trailblaze_junit_xml": None, "trailblaze_endpoint": ["ws://a,ws://b"]}
     from_pytest = pytest_session_values(pytest_raw.__getitem__)
     assert from_pytest == {k: v for k, v in from_cli.items() if k in from_pytest}
     with pytest.raises(BadInputError, match="--trailblaze-secret expects KEY=VALUE"):
         pytest_session_values({**pytest_raw, "trailblaze_secret": ["oops"]}.__getitem__)
+    with pytest.raises(BadInputError, match="--trailblaze-retries must be 0 or more, got -1"):
+        pytest_session_values({**pytest_raw, "trailblaze_retries": "-1"}.__getitem__)
 
 
 def test_snapshot_reads_one_device() -> None:

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from trailblaze.driver import validate_config
+from trailblaze.config import validate_config
 from trailblaze.errors import ConfigError, DriverError
 from trailblaze_driver_android.appium.claims import Claims
 from trailblaze_driver_android.driver import AndroidAppiumDriver, AndroidDriverConfig, android_form_factor

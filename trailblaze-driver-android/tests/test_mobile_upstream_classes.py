@@ -8,7 +8,6 @@ from __future__ import annotations
 import pytest
 from trailblaze.plugins import PluginHost
 from trailblaze.tools.base import OtherTool
-from trailblaze.tools.serialization import decode_json
 from trailblaze_driver_android.appium.tools import UPSTREAM_CLASSES, all_tools
 
 COMMANDS = "xyz.block.trailblaze.toolcalls.commands."
@@ -24,7 +23,7 @@ COMMANDS = "xyz.block.trailblaze.toolcalls.commands."
     (COMMANDS + "WaitForIdleSyncTrailblazeTool", "wait"),  # the core's own tool, mapped by the core
 ])
 def test_legacy_calls_decode_to_the_owning_plugins_tool(mobile_host: PluginHost, fqcn: str, tool: str) -> None:
-    call = decode_json({"class": fqcn, "nodeSelector": {"textRegex": "OK"}}, host=mobile_host)
+    call = mobile_host.codec().decode_json({"class": fqcn, "nodeSelector": {"textRegex": "OK"}})
     assert (call.name, call.args) == (tool, {"nodeSelector": {"textRegex": "OK"}})
     assert not isinstance(call, OtherTool)
 

@@ -7,7 +7,8 @@ import pytest
 import trailblaze_driver_android.appium.plugin as mobile_plugin
 import trailblaze_driver_ios.plugin as ios_plugin
 from trailblaze.config import WorkspaceConfig
-from trailblaze.driver import DriverRegistry, validate_config
+from trailblaze.config import validate_config
+from trailblaze.driver import DriverRegistry
 from trailblaze.errors import ConfigError
 from trailblaze.testing import new_host
 from trailblaze.tools.registry import ToolRegistry

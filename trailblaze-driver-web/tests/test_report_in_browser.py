@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from trailblaze.errors import ExitCode
+from trailblaze.memory import Redactor
 from trailblaze.report import write_html_report
 from trailblaze.runner.results import RunResult, StepResult, TrailResult
 from trailblaze.session import SessionOutcome
@@ -68,7 +69,7 @@ def test_the_report_in_a_browser(page: Any, tmp_path: Path) -> None:
     page.set_viewport_size({"width": 800, "height": 600})
     shot = page.screenshot(type="png")
     page.set_viewport_size({"width": 1200, "height": 900})
-    run = RunResult(trails=[
+    run = RunResult(Redactor(), trails=[
         _result(tmp_path, "Sign in", SessionOutcome.SUCCEEDED, ("Open the sign-in page", "Sign in as hiker")),
         _result(tmp_path, "Search and sort", SessionOutcome.SUCCEEDED, ("Search for mugs", "Sort by price")),
         _result(tmp_path, "Checkout", SessionOutcome.FAILED, ("Open the cart", "Pay with the saved card"),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from trailblaze.driver import validate_config
+from trailblaze.config import validate_config
 from trailblaze.errors import ConfigError
 from trailblaze.selectors import parse_selector
 from trailblaze_driver_web.config import WebDriverConfig

@@ -13,7 +13,6 @@ from trailblaze.plugins import PluginHost
 from trailblaze.testing import run_cli
 from trailblaze.tools.base import OtherTool
 from trailblaze.tools.registry import ToolRegistry
-from trailblaze.tools.serialization import decode_json
 from trailblaze.trail.parser import parse_trail
 from trailblaze_driver_web.tools import UPSTREAM_CLASSES, all_tools
 
@@ -21,7 +20,7 @@ CLICK = "xyz.block.trailblaze.playwright.tools.PlaywrightNativeClickTool"
 
 
 def test_a_legacy_call_decodes_to_web_click_through_the_web_plugin(web_host: PluginHost) -> None:
-    call = decode_json({"class": CLICK, "ref": "e12", "reasoning": "the Add button"}, host=web_host)
+    call = web_host.codec().decode_json({"class": CLICK, "ref": "e12", "reasoning": "the Add button"})
     assert (call.name, call.args) == ("web_click", {"ref": "e12", "reasoning": "the Add button"})
     assert not isinstance(call, OtherTool)
 
@@ -42,7 +41,7 @@ trail:
         - {{"class": "{CLICK}", "ref": "e7"}}
         - web_verifyTextVisible: {{text: Cart (1)}}
 """
-    trail = parse_trail(text, "legacy.trail.yaml", host=web_host)
+    trail = parse_trail(text, "legacy.trail.yaml", codec=web_host.codec())
     calls = trail.steps[0].recordings["web"]
     assert [(c.name, c.args) for c in calls] == [("web_click", {"ref": "e7"}),
                                                    ("web_verifyTextVisible", {"text": "Cart (1)"})]
@@ -55,7 +54,7 @@ def test_recordings_from_upstream_logs_decode_legacy_calls(web_host: PluginHost)
     entries = [{"class": log + "TrailblazeToolLog", "stepIndex": 0, "depth": 0, "isRecordable": True,
                 "isTopLevelToolCall": True, "successful": True,
                 "trailblazeTool": {"class": CLICK, "ref": "e3"}}]
-    (call,) = recordings_from_logs(entries, web_host)[0]
+    (call,) = recordings_from_logs(entries, web_host.codec())[0]
     assert (call.name, call.args) == ("web_click", {"ref": "e3"})
 
 

@@ -58,6 +58,7 @@ class Workspace:
         self.config: WorkspaceConfig = load_workspace(root, host)
         self.registry = ToolRegistry()
         host.register_tools(self.registry, self.config)
+        self.codec = host.codec(self.registry)
         self._sessions: list[Session] = []
 
     @property

@@ -184,9 +184,8 @@ def test_shortcut_and_trailhead_blocks(write, load) -> None:
         "from": "demo/android/day_view", "to": "demo/android/search"}
     assert ws.registry.get("demo_home").meta["trailhead"] == {"to": "demo/home"}
     assert ws.registry.get("demo_any").meta["trailhead"] == {"dynamic": True}
-    from trailblaze.tools.descriptors import describe
 
-    mcp = describe(ws.registry.get("demo_dayToSearch"), ws.host).mcp()
+    mcp = ws.codec.describe(ws.registry.get("demo_dayToSearch")).mcp()
     assert mcp["_meta"]["trailblaze/shortcut"]["to"] == "demo/android/search"
 
 

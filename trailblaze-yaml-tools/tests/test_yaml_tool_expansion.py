@@ -13,7 +13,6 @@ from pydantic import ConfigDict, Field
 from trailblaze import Tool, ToolResult, hookimpl
 from trailblaze.errors import ToolArgumentError, ToolExpansionError, UnknownToolError
 from trailblaze.tools.base import OtherTool, ToolCall
-from trailblaze.tools.descriptors import describe
 
 
 class Probe(Tool):
@@ -100,7 +99,7 @@ def run(ws, name: str, args: dict, memory: dict | None = None) -> list[dict]:  #
 
 def test_descriptor_round_trip_description_and_parameters(write, load, tool) -> None:
     ws = load(write({"trails/config/trailmaps/trailblaze/tools/tapOnElementWithText.tool.yaml": TAP}))
-    descriptor = describe(ws.registry.get("tapOnElementWithText"), ws.host)
+    descriptor = ws.codec.describe(ws.registry.get("tapOnElementWithText"))
     fn = descriptor.openai()["function"]
     assert fn["name"] == "tapOnElementWithText"
     assert fn["description"] == "Tap on an element containing the provided text."
@@ -133,8 +132,8 @@ def test_yaml_descriptor_matches_the_equivalent_class_tool(write, load) -> None:
     from trailblaze.tools.base import ClassToolDefinition
 
     ws = load(write({"trails/config/trailmaps/trailblaze/tools/eraseText.tool.yaml": ERASE}))
-    yaml_d = describe(ws.registry.get("eraseText"), ws.host)
-    class_d = describe(ClassToolDefinition.of(EraseText), ws.host)
+    yaml_d = ws.codec.describe(ws.registry.get("eraseText"))
+    class_d = ws.codec.describe(ClassToolDefinition.of(EraseText))
     assert yaml_d.openai() == class_d.openai()
     assert yaml_d.anthropic() == class_d.anthropic()
 
@@ -152,7 +151,7 @@ def test_flags_reach_the_descriptor_and_the_llm_filter(write, load, tool) -> Non
         """))
     ws = load(root)
     definition = ws.registry.get("demo_check")
-    meta = describe(definition, ws.host).mcp()["_meta"]
+    meta = ws.codec.describe(definition).mcp()["_meta"]
     assert meta == {"trailblaze/surfaceToLlm": False, "trailblaze/isRecordable": False,
                     "trailblaze/requiresHost": True, "trailblaze/isVerification": True}
     from trailblaze.toolbox import session_tools
@@ -298,7 +297,7 @@ def test_expansion_is_re_decoded_and_may_call_other_yaml_tools(probe_host, write
     })
     ws = load(root)
     definition = ws.registry.get("demo_outer")
-    calls = definition.calls(definition.prepare({}), registry=ws.registry, host=ws.host)
+    calls = definition.calls(definition.prepare({}), ws.codec)
     assert calls == [ToolCall("demo_inner", {"n": 3}), ToolCall("typedProbe", {"count": 1})]
     assert not isinstance(calls[0], OtherTool)
     session = ws.session()

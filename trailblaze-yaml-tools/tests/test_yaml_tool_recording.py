@@ -18,7 +18,8 @@ from trailblaze.logs import read_log
 from trailblaze.session import ExecutedCall
 from trailblaze.tools.base import OtherTool, ToolCall
 from trailblaze.tools.registry import ToolRegistry
-from trailblaze.tools.serialization import decode_json, decode_yaml_item, encode_json, encode_yaml
+from trailblaze.tools.codec import ToolCodec
+from trailblaze.tools.serialization import encode_json
 from trailblaze.yamlio import dump_plain, load_fast
 
 NOTE = """
@@ -101,12 +102,13 @@ def test_non_recordable_children_of_a_non_recordable_tool_are_not_recorded(write
 
 def test_yaml_and_json_round_trip_with_the_yaml_present(write, load, tool) -> None:
     ws = load(write(tool("demo_note", NOTE)))
-    call = decode_yaml_item(load_fast("demo_note: {text: '00123', seconds: 1.5}"), registry=ws.registry, host=ws.host)
+    call = ws.codec.decode_yaml_item(load_fast("demo_note: {text: '00123', seconds: 1.5}"))
     assert type(call) is ToolCall and call.args == {"text": "00123", "seconds": 1.5}
-    assert load_fast(dump_plain([encode_yaml(call, ws.host)])) == [{"demo_note": {"text": "00123", "seconds": 1.5}}]
+    encoded = dump_plain([ws.codec.encode_yaml(call)])
+    assert load_fast(encoded) == [{"demo_note": {"text": "00123", "seconds": 1.5}}]
     wire = json.dumps(encode_json(call))
     assert json.loads(wire) == {"toolName": "demo_note", "raw": {"text": "00123", "seconds": 1.5}}
-    again = decode_json(json.loads(wire), registry=ws.registry, host=ws.host)
+    again = ws.codec.decode_json(json.loads(wire))
     assert again == call and type(again) is ToolCall
     prepared = ws.registry.get("demo_note").prepare(again.args)
     assert prepared == {"text": "00123", "seconds": 1.5}
@@ -115,10 +117,11 @@ def test_yaml_and_json_round_trip_with_the_yaml_present(write, load, tool) -> No
 def test_without_the_yaml_a_call_decodes_to_other_tool_and_resolves_at_dispatch(write, load, tool) -> None:
     raw = {"text": "eggs", "seconds": 0, "reasoning": "why not"}
     # A process that never saw the YAML: an empty registry (no plugin registered the tool).
-    other = decode_yaml_item({"demo_note": raw}, registry=ToolRegistry())
+    plain = ToolCodec(registry=ToolRegistry())
+    other = plain.decode_yaml_item({"demo_note": raw})
     assert isinstance(other, OtherTool) and other.name == "demo_note" and other.args == raw
-    assert encode_yaml(other) == {"demo_note": raw}
-    assert decode_json(encode_json(other)).args == raw
+    assert plain.encode_yaml(other) == {"demo_note": raw}
+    assert plain.decode_json(encode_json(other)).args == raw
     # The same call, handed to a session that has the YAML, resolves by name and runs.
     ws = load(write(tool("demo_note", NOTE)))
     session = ws.session(memory={"user": "bo"})
@@ -136,12 +139,12 @@ def test_a_log_written_with_the_yaml_decodes_in_a_process_without_it(write, load
     log_file.write_text(json.dumps(entry))
     script = (
         "import json, sys\n"
-        "from trailblaze.tools.serialization import decode_json, encode_json\n"
+        "from trailblaze.tools.serialization import encode_json\n"
         "from trailblaze.plugins import get_host\n"
         "from trailblaze.tools.registry import ToolRegistry\n"
         "entry = json.load(open(sys.argv[1]))\n"
         "host = get_host(); registry = ToolRegistry(); host.register_tools(registry, None)\n"
-        "call = decode_json(entry['trailblazeTool'], registry=registry, host=host)\n"
+        "call = host.codec(registry).decode_json(entry['trailblazeTool'])\n"
         "print(json.dumps({'type': type(call).__name__, 'known': 'demo_note' in registry,\n"
         "                  'plugins': [p.name for p in host.plugins() if p.status == 'ok'], 'encoded': encode_json(call)}))\n")
     env = {**os.environ, "TRAILBLAZE_LOAD_PLUGINS": ""}  # no installed plugin: this process has no YAML tools

@@ -16,7 +16,8 @@ import trailblaze_driver_android.appium.plugin as mobile_plugin
 import trailblaze_driver_android.plugin as android_plugin
 import trailblaze_driver_ios.plugin as ios_plugin
 from trailblaze.config import load_workspace
-from trailblaze.driver import DriverRegistry, validate_config
+from trailblaze.config import validate_config
+from trailblaze.driver import DriverRegistry
 from trailblaze.plugins import PluginHost
 from trailblaze.testing import installed_host, new_host, run_cli
 from trailblaze.tools.registry import ToolRegistry

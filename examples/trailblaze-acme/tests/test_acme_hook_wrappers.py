@@ -100,10 +100,10 @@ def wordy_host(plugin_host: PluginHost) -> Iterator[PluginHost]:
 
 
 def test_a_descriptor_wrapper_rewrites_descriptions_for_one_provider(wordy_host: PluginHost) -> None:
-    from trailblaze.tools.descriptors import describe
 
     definition = _Wordy.definition()
-    full = describe(definition, wordy_host, "anthropic").description
-    for_openai = describe(definition, wordy_host, "openai").description
-    assert len(full) > 1024 and describe(definition, wordy_host).description == full
+    codec = wordy_host.codec()
+    full = codec.describe(definition, "anthropic").description
+    for_openai = codec.describe(definition, "openai").description
+    assert len(full) > 1024 and codec.describe(definition).description == full
     assert len(for_openai) <= 1024 and for_openai.endswith("…") and full.startswith(for_openai[:-1])

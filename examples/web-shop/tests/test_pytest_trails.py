@@ -175,6 +175,6 @@ def test_trailblaze_run_writes_junit_xml_that_a_junit_parser_reads(tmp_path: Pat
     assert set(cases) == {f"{t} [web]" for t in TITLES.values()}
     for stem, title in TITLES.items():
         case = cases[f"{title} [web]"]
-        assert case.classname == f"web-shop.{stem}"
+        assert case.classname == f"trails.{stem}.trail.yaml"  # the path below the workspace root
         if stem != "mobile-menu":
             assert case.is_passed and "log_dir: " in (case.system_out or "")

@@ -5,7 +5,8 @@ The public API for plugin authors lives here: ``hookimpl`` to implement hooks, `
 resolved lazily so ``import trailblaze`` stays cheap for the CLI.
 
 The documented submodules are public too, each through its ``__all__``: ``trailblaze.tools`` (and
-``.base``, ``.descriptors``, ``.params``, ``.registry``, ``.serialization``), ``trailblaze.selectors``,
+``.base``, ``.codec``, ``.descriptors``, ``.params``, ``.registry``, ``.serialization``),
+``trailblaze.selectors``,
 ``trailblaze.driver``, ``trailblaze.session``, ``trailblaze.context``, ``trailblaze.memory``,
 ``trailblaze.errors``, ``trailblaze.config``, ``trailblaze.checks``, ``trailblaze.targets``,
 ``trailblaze.plugins``, ``trailblaze.yamlio``, ``trailblaze.testing``, ``trailblaze.testing_llm``,
@@ -13,8 +14,8 @@ The documented submodules are public too, each through its ``__all__``: ``trailb
 between the sessions of a run), ``trailblaze.children`` (child processes that die with the runner),
 ``trailblaze.schemas`` (editor JSON Schemas), ``trailblaze.yamlstream`` (the bounded YAML reader),
 ``trailblaze.waypoints`` (waypoint files and matching), ``trailblaze.recorder`` (what a driver's
-``record_actions`` returns) and ``trailblaze.pytest_plugin`` (see
-docs/writing-a-plugin.md, docs/pytest.md). Anything
+``record_actions`` returns), ``trailblaze.files`` (writing a file atomically) and
+``trailblaze.pytest_plugin`` (see docs/writing-a-plugin.md, docs/pytest.md). Anything
 else, and any name outside a module's ``__all__``, is internal and may change; a test keeps the
 in-repo plugins and examples on this surface.
 """

@@ -10,11 +10,12 @@ def version_text() -> str:
     from importlib.metadata import entry_points
 
     lines = [f"trailblaze {__version__} (Python {sys.version.split()[0]})"]
-    seen = set()
-    for ep in sorted(entry_points(group="trailblaze"), key=lambda e: e.name):
+    plugins: dict[tuple[str, str], list[str]] = {}
+    for ep in entry_points(group="trailblaze"):
         dist = ep.dist
-        if dist is None or dist.name in seen:
-            continue
-        seen.add(dist.name)
-        lines.append(f"  plugin {ep.name}: {dist.name} {dist.version}")
+        if dist is not None:
+            plugins.setdefault((dist.name, dist.version), []).append(ep.name)
+    for (dist_name, version), names in sorted(plugins.items(), key=lambda item: sorted(item[1])[0]):
+        label = "plugins" if len(names) > 1 else "plugin"
+        lines.append(f"  {label} {', '.join(sorted(names))}: {dist_name} {version}")
     return "\n".join(lines)

@@ -18,8 +18,8 @@ import click
 from ._version import version_text
 from .commands.shared import CONTEXT_SETTINGS
 
-BUILTIN_COMMANDS = ("check", "mcp", "merge-reports", "plugins", "record", "run", "schema", "session", "skill",
-                    "snapshot", "step", "tool", "tools", "verify", "waypoint")
+BUILTIN_COMMANDS = ("check", "mcp", "merge-reports", "plugins", "record", "results", "run", "schema", "session",
+                    "skill", "snapshot", "step", "tool", "tools", "verify", "waypoint")
 """Every built-in command: ``command`` of the module ``trailblaze.commands.<name>``."""
 
 

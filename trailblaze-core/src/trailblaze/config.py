@@ -12,16 +12,14 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .driver import validate_config
 from .errors import ConfigError, SourceLocation
+from .tools.params import format_validation_error
 from .yamlio import load_roundtrip, locate, plain, read_text
 
-if TYPE_CHECKING:
-    from .plugins import PluginHost
 
 CONFIG_RELATIVE = Path("trails") / "config" / "trailblaze.yaml"
 
@@ -35,8 +33,29 @@ class Defaults(BaseModel):
     driver: str | None = None
 
 
+class Quarantine(BaseModel):
+    """``quarantine:``: trails that still run and are reported but never fail the build (a known
+    flaky trail while someone fixes it). ``trailblaze results --flaky`` lists candidates."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    trails: list[str] = Field(default_factory=list)
+    """Trail ids (``config: id:``) or trail file paths relative to the workspace root."""
+    tags: list[str] = Field(default_factory=lambda: ["quarantine"])
+    """A trail with one of these tags is quarantined too."""
+
+    def covers(self, *, root: Path, path: Path, trail_id: str | None, tags: list[str]) -> bool:
+        if set(tags) & set(self.tags):
+            return True
+        if trail_id is not None and trail_id in self.trails:
+            return True
+        resolved = path.resolve()
+        return any((root / entry).resolve() == resolved for entry in self.trails)
+
+
 CORE_SECTIONS: dict[str, type[BaseModel] | None] = {
     "defaults": Defaults,
+    "quarantine": Quarantine,
     "drivers": None,  # {driver-key: {...}}: validated by each driver's config model at start
 }
 
@@ -58,6 +77,11 @@ class WorkspaceConfig:
     def defaults(self) -> Defaults:
         value = self.sections.get("defaults")
         return value if isinstance(value, Defaults) else Defaults()
+
+    @property
+    def quarantine(self) -> Quarantine:
+        value = self.sections.get("quarantine")
+        return value if isinstance(value, Quarantine) else Quarantine()
 
     def section(self, name: str) -> Any:
         """A validated section (plugin model instance), or the raw value, or None."""
@@ -91,8 +115,31 @@ def find_workspace(start: Path | None = None) -> Path | None:
     return None
 
 
-def load_workspace(root: Path | None, host: "PluginHost | None" = None) -> WorkspaceConfig:
-    """Parse and validate the workspace config; ``root=None`` gives an empty workspace at cwd."""
+def validate_config(model: type[BaseModel], raw: Mapping[str, Any] | None, *, owner: str,
+                    location: SourceLocation | None = None) -> Any:
+    """Validate a plugin's or driver's configuration before anything starts; errors name the key."""
+    try:
+        return model.model_validate(dict(raw or {}))
+    except ValidationError as exc:
+        raise ConfigError(format_validation_error(exc, owner=owner).replace("argument", "setting"),
+                          location=location) from None
+
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+class SectionOwners(Protocol):
+    """Who claims which ``trailblaze.yaml`` section: the plugin host (``trailblaze_config_sections``)."""
+
+    def config_sections(self) -> Mapping[str, tuple[type[Any], _Named]]: ...
+
+
+def load_workspace(root: Path | None, host: SectionOwners | None = None) -> WorkspaceConfig:
+    """Parse and validate the workspace config; ``root=None`` gives an empty workspace at cwd.
+
+    ``host`` (the plugin host) says which sections plugins claim; without it only the core's are known."""
     if root is None:
         return WorkspaceConfig(root=Path.cwd())
     file = root / CONFIG_RELATIVE
@@ -122,5 +169,5 @@ def load_workspace(root: Path | None, host: "PluginHost | None" = None) -> Works
     return ws
 
 __all__ = [
-    "Defaults", "WorkspaceConfig", "find_workspace", "load_workspace",
+    "Defaults", "Quarantine", "WorkspaceConfig", "find_workspace", "load_workspace", "validate_config",
 ]

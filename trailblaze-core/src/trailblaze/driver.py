@@ -9,14 +9,14 @@ from __future__ import annotations
 import re
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
-from .errors import BadInputError, ConfigError, SourceLocation
-from .tools.base import Contributions, ToolSource, format_validation_error
+from .errors import BadInputError
+from .tools.base import Contributions, ToolSource
 
 if TYPE_CHECKING:
     from .recorder import RecordedStepDraft, RecordOptions
@@ -222,15 +222,31 @@ class DriverRegistry(Contributions):
             self._aliases[_canon(alias)] = key
 
     def resolve(self, name: str) -> type[Driver]:
-        key = self._aliases.get(_canon(name))
+        """The driver ``name`` names: a key, an alias, or a platform (``web``) that one driver drives."""
+        key = self._key(name)
         if key is None:
             known = ", ".join(sorted(self._drivers)) or "none (install a driver plugin)"
+            several = self._by_platform(name)
+            if several:
+                raise BadInputError(f"'{name}' is the platform of several drivers: {', '.join(several)}",
+                                    hint="name one of them")
             raise BadInputError(f"unknown driver '{name}'", hint=f"installed drivers: {known}")
         return self._drivers[key].cls
 
     def get(self, name: str) -> type[Driver] | None:
-        key = self._aliases.get(_canon(name))
+        key = self._key(name)
         return self._drivers[key].cls if key else None
+
+    def _key(self, name: str) -> str | None:
+        key = self._aliases.get(_canon(name))
+        if key is None:
+            by_platform = self._by_platform(name)
+            key = by_platform[0] if len(by_platform) == 1 else None
+        return key
+
+    def _by_platform(self, name: str) -> list[str]:
+        wanted = _canon(name)
+        return sorted(k for k, e in self._drivers.items() if _canon(str(e.cls.platform or "")) == wanted)
 
     def entry(self, key: str) -> DriverEntry:
         return self._drivers[key]
@@ -248,15 +264,6 @@ class DriverRegistry(Contributions):
         return [e.cls for e in self._drivers.values() if e.cls.platform == platform]
 
 
-def validate_config(model: type[BaseModel], raw: Mapping[str, Any] | None, *, owner: str,
-                    location: SourceLocation | None = None) -> Any:
-    """Validate a plugin's or driver's configuration before anything starts; errors name the key."""
-    try:
-        return model.model_validate(dict(raw or {}))
-    except ValidationError as exc:
-        raise ConfigError(format_validation_error(exc, owner=owner).replace("argument", "setting"),
-                          location=location) from None
-
 __all__ = [
-    "DeviceInfo", "Driver", "DriverConfig", "DriverRegistry", "StepInfo", "validate_config",
+    "DeviceInfo", "Driver", "DriverConfig", "DriverRegistry", "StepInfo",
 ]

@@ -249,18 +249,6 @@ def trailblaze_register_llm_providers(registry: Any) -> None:
     """
 
 
-@hookspec
-def trailblaze_agent_prompts(session: "Session") -> "str | None":
-    """Extra system-prompt text for the LLM agent in this session (a target's ``system_prompt``).
-
-    Every implementation that returns text contributes a paragraph, after the core's base and platform
-    prompts and before the trail's ``context``. Called once per model request, so keep it cheap.
-
-    :param session: the running session (target, driver, workspace).
-    :return: prompt text, or None.
-    """
-
-
 # -- authoring ------------------------------------------------------------------------------------
 @hookspec
 def trailblaze_json_schemas() -> "dict[str, dict[str, Any]] | None":

@@ -25,9 +25,12 @@ import os
 import threading
 import time
 import weakref
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal, cast
+
+from .files import write_atomic
+from .textsafe import capped
+from .memory import Redactor
 
 LOG_PACKAGE = "xyz.block.trailblaze.logs.client.TrailblazeLog"
 STREAM_FILE = "session.ndjson"
@@ -50,11 +53,13 @@ def default_layout() -> LogLayout:
 
 
 class SessionLog:
-    def __init__(self, directory: Path, session_id: str, redact: Callable[[Any], Any] | None = None,
+    def __init__(self, directory: Path, session_id: str, redactor: Redactor,
                  *, enabled: bool = True, layout: str | None = None) -> None:
+        """``redactor`` is the run's one redaction point: every entry and file passes through it, so a
+        secret another output hides is hidden here too, and there is no log that forgot it."""
         self.directory = directory
         self.session_id = session_id
-        self._redact = redact or (lambda v: v)
+        self.redactor = redactor
         self.enabled = enabled
         if layout is not None and layout not in LAYOUTS:
             raise ValueError(f"log layout must be one of {', '.join(LAYOUTS)}, not {layout!r}")
@@ -84,7 +89,7 @@ class SessionLog:
         if cls is None:
             cls = _CLASS_NAMES[kind] = f"{LOG_PACKAGE}.{kind}"
         entry = {"class": cls, "session": self.session_id, "timestamp": _iso_now(), **payload}
-        entry = cast("dict[str, Any]", self._redact(entry))
+        entry = self.redactor(entry)
         self.entries.append(entry)  # atomic: callbacks of other threads may log too
         if self.enabled and not self._signalled:
             if self._closed:  # a late event (after close) is written at once rather than lost
@@ -102,8 +107,7 @@ class SessionLog:
         """Store an artifact (screenshot, trace, recording) next to the logs; returns its path."""
         path = self.directory / name
         if self.enabled:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
+            write_atomic(path, data, sync=False)
         return path
 
     def flush(self) -> None:
@@ -195,7 +199,10 @@ class SessionLog:
         kind = str(entry.get("class", "")).rsplit(".", 1)[-1]
         path = self.directory / f"{n:03d}_{kind}.json"
         try:
-            path.write_bytes(dumps(entry).encode("utf-8"))
+            text = dumps(entry)
+            if len(text) > MAX_LINE_CHARS:
+                text = dumps(capped(entry, MAX_LOG_STRING))
+            path.write_bytes(text.encode("utf-8"))
         except (OSError, TypeError, ValueError) as exc:
             self.write_errors.append(f"{path.name}: {exc}")
 
@@ -208,10 +215,19 @@ class SessionLog:
                 pass
 
 
+MAX_LINE_CHARS = 1024 * 1024
+"""A log line longer than this (a tool that returned 50 MB) is written with each string cut to
+``MAX_LOG_STRING`` characters and a ``[truncated: N more characters]`` marker."""
+MAX_LOG_STRING = 256 * 1024
+
+
 def encode_line(entry: dict[str, Any], errors: list[str] | None = None) -> str:
     """One entry as one NDJSON line. An entry that cannot be encoded still leaves a line saying so."""
     try:
-        return _LINE_ENCODER.encode(entry) + "\n"
+        line = _LINE_ENCODER.encode(entry)
+        if len(line) > MAX_LINE_CHARS:
+            line = _LINE_ENCODER.encode(capped(entry, MAX_LOG_STRING))
+        return line + "\n"
     except (TypeError, ValueError) as exc:
         if errors is not None:
             errors.append(f"{entry.get('class')}: {exc}")

@@ -19,6 +19,9 @@ from typing import Any, TypeVar
 from urllib.parse import quote, quote_plus
 
 _TOKEN = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}|\$\{([^{}]*)\}")
+_ESCAPED = re.compile(r"(\\+)(\{\{\s*[^{}]*?\s*\}\}|\$\{[^{}]*\}|\{\{|\$\{)")
+"""A token or opener after backslashes: an odd count makes it literal (``\\{{x}}`` is the text ``{{x}}``)."""
+_OPENER = re.compile(r"(\\*)(\{\{|\$\{)")
 _ARGS_PATH = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]*(\.[a-zA-Z_][a-zA-Z0-9_]*)*$")
 REDACTED = "***"
 T = TypeVar("T")
@@ -139,7 +142,23 @@ class Memory:
                 found, native = self._lookup_arg(token[5:])
                 if found and not isinstance(native, (dict, list)):
                     return native  # a string that is exactly one args token keeps the arg's type
+        if "\\{{" in text or "\\${" in text:
+            return self._interpolate_escaped(text)
         return _TOKEN.sub(self._replace, text)
+
+    def _interpolate_escaped(self, text: str) -> str:
+        """Interpolation where backslashes escape: ``\\{{`` and ``\\${`` are literal text (the backslash
+        dropped), ``\\\\`` before an opener is one literal backslash (see ``escape_literal``)."""
+        out: list[str] = []
+        pos = 0
+        for match in _ESCAPED.finditer(text):
+            out.append(_TOKEN.sub(self._replace, text[pos:match.start()]))
+            slashes, opener = len(match.group(1)), match.group(2)
+            out.append("\\" * (slashes // 2))
+            out.append(opener if slashes % 2 else _TOKEN.sub(self._replace, opener))
+            pos = match.end()
+        out.append(_TOKEN.sub(self._replace, text[pos:]))
+        return "".join(out)
 
     def _replace(self, match: "re.Match[str]") -> str:
         token = (match.group(1) if match.group(1) is not None else match.group(2) or "").strip()
@@ -198,6 +217,21 @@ class Memory:
         if not secrets:
             return value
         return redact(value, secrets)
+
+
+def escape_literal(value: Any) -> Any:
+    """``value`` with every ``{{`` and ``${`` in its strings escaped (``\\{{``), so text that came from
+    a page or a device (a button named ``{{shopUrl}}``) replays as that text instead of being
+    interpolated. Recorders pass page-derived arguments through it; ``Memory.interpolate`` undoes it."""
+    if isinstance(value, str):
+        if "{{" not in value and "${" not in value:
+            return value
+        return _OPENER.sub(lambda m: m.group(1) * 2 + "\\" + m.group(2), value)
+    if isinstance(value, dict):
+        return {k: escape_literal(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [escape_literal(v) for v in value]
+    return value
 
 
 def has_tokens(value: Any) -> bool:
@@ -295,6 +329,12 @@ class Redactor:
         return sorted(values, key=len, reverse=True)
 
     def __call__(self, value: T) -> T:
+        if not self._fixed:
+            for memory in self._memories:
+                if memory._sensitive:
+                    break
+            else:
+                return value  # the common case, on every log entry: nothing to scan for, no lock taken
         secrets = self.secrets()
         if not secrets:
             return value
@@ -311,5 +351,5 @@ def _as_text(value: Any) -> str:
     return str(value)
 
 __all__ = [
-    "REDACTED", "Memory", "Redactor", "has_tokens", "redact", "secret_forms",
+    "REDACTED", "Memory", "Redactor", "escape_literal", "has_tokens", "redact", "secret_forms",
 ]

@@ -19,7 +19,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.metadata import EntryPoint, entry_points
-from types import ModuleType
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import pluggy
@@ -29,6 +28,7 @@ from ._names import ENTRY_POINT_GROUP, PROJECT_NAME
 from ._version import __version__
 from .errors import PluginHookError, PluginLoadError, TrailblazeError
 from .tools.base import ToolSource
+from .tools.codec import ToolCodec
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -311,6 +311,11 @@ class PluginHost:
             schemas.update(result or {})
         return schemas
 
+    def codec(self, registry: "ToolRegistry | None" = None) -> ToolCodec:
+        """The codec that decodes, encodes and describes ``registry``'s calls through this host's plugins:
+        every reader of trails takes one, so every command answers the contract hooks alike."""
+        return ToolCodec(self, registry)
+
     # The four contract calls. The core's built-in plugin (``builtin.contract``) answers each last, so
     # a None here only happens on a host built without it; it is then an error, not a silent default.
     def tool_descriptor(self, definition: "ToolDefinition", provider: str | None = None) -> "ToolDescriptor":
@@ -340,10 +345,6 @@ class PluginHost:
     def target_info(self, target: str, config: "WorkspaceConfig") -> "TargetInfo | None":
         found: TargetInfo | None = self.pm.hook.trailblaze_target_info(target=target, config=config)
         return found
-
-    @property
-    def has_encode_impls(self) -> bool:
-        return bool(self.pm.hook.trailblaze_encode_tool.get_hookimpls())
 
     def filter_tools(self, session: "Session", tools: "list[ToolDefinition]") -> "list[ToolDefinition]":
         kept = list(tools)
@@ -415,10 +416,6 @@ class PluginHost:
             self._llm_providers = registry
         return self._llm_providers
 
-    def agent_prompts(self, session: "Session") -> list[str]:
-        results = self.pm.hook.trailblaze_agent_prompts(session=session)
-        return [r for r in results if isinstance(r, str) and r.strip()]
-
 
 _UNGUARDED_HOOKS = frozenset({"trailblaze_execute_tool"})
 
@@ -439,9 +436,6 @@ def set_host(host: PluginHost | None) -> PluginHost | None:
     previous, _HOST = _HOST, host
     return previous
 
-
-def import_module_lazily(name: str) -> ModuleType:
-    return importlib.import_module(name)
 
 __all__ = [
     "PluginHost", "PluginInfo", "get_host", "set_host",

@@ -6,7 +6,8 @@ trails are asked for or the ``trailblaze_session`` fixture is used. ``-p no:trai
 
 Collection is opt-in: trail files are collected only from the paths given with ``--trails PATH`` or the
 ``trailblaze_trails`` ini option, so a suite that happens to contain trail files (this repository's own
-``examples/``) keeps collecting exactly what it did before. See docs/pytest.md.
+``examples/``) keeps collecting exactly what it did before. ``--trails`` alone runs only the trails; the
+ini option adds them to pytest's normal collection. See docs/pytest.md.
 
 Each worker process (pytest-xdist) has one ``Runner`` and one reuse scope: one browser per worker, a
 fresh browser context per trail, its own output directory (``<output>/<worker id>``), and at the end
@@ -153,7 +154,8 @@ class _State:
 
         runner, self._runner = self._runner, None
         if self.results:
-            run = RunResult(trails=list(self.results), output_dir=runner.output_dir, redactor=runner.redactor)
+            run = RunResult(trails=list(self.results), output_dir=runner.output_dir, redactor=runner.redactor,
+                            fail_on_flaky=runner.options.fail_on_flaky)
             try:
                 runner.write_outputs(run)
             except Exception as exc:  # noqa: BLE001 - a report must not turn a green run red
@@ -163,6 +165,8 @@ class _State:
                 self.worker_lines.append(f"report: {run.report_path}")
             if run.summary_path:
                 self.worker_lines.append(f"summary: {run.summary_path}")
+        if runner.history is not None:
+            runner.history.close()
         scope, self.scope = self.scope, None
         if scope is not None:
             opened = sum(scope.opened.values())
@@ -214,10 +218,12 @@ def pytest_configure(config: pytest.Config) -> None:
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         raise pytest.UsageError(f"trailblaze: trail path not found: {', '.join(missing)}")
-    if config.args_source is not pytest.Config.ArgsSource.ARGS:
+    if given and config.args_source is not pytest.Config.ArgsSource.ARGS:
         # `pytest --trails x` means "run the trails", not "run testpaths and the trails too".
-        config.args = [str(p) for p in paths]
+        config.args = [str(p) for p in paths[: len(given)]]
     else:
+        # The ini option adds the trails to what pytest collects anyway (testpaths, the invocation
+        # directory or the paths given): a bare `pytest` still runs the project's regular tests.
         config.args = [*config.args, *[str(p) for p in paths]]
 
 
@@ -359,7 +365,7 @@ class TrailFile(pytest.File):
             ws = runner.workspace_for(self.path)
             if ws.error is not None:
                 raise ws.error
-            trail = load_trail(self.path)
+            trail = load_trail(self.path, codec=ws.codec)
         except TrailblazeError as exc:
             raise self.CollectError(f"{exc}") from None
         devices: list[Device | None] = [runner.parse_device(d) for d in runner.options.devices] or [None]
@@ -402,15 +408,27 @@ class TrailItem(pytest.Item):
             result = runner.run_trail(self.path, self.device)
         if result is None:  # not possible without --tags, which pytest expresses with -m
             raise pytest.skip.Exception("not selected", _use_item_location=True)
+        result.root = result.root or runner.workspace_for(self.path).config.root
         state.record(result)
+        _record_junit_names(self, result)
+        runner.record_history(result, self.device)
         clean = state.runner.redactor  # the run's one redaction point: --secret values and session secrets
         properties = {k: clean(v) for k, v in _properties(result, worker_id(self.config)).items()}
         self.user_properties.extend(properties.items())  # pytest's --junitxml writes them as <property>
         self.add_report_section("call", "trailblaze", "\n".join(f"{k}: {v}" for k, v in properties.items()))
+        from .report import allure_pytest
+
+        if allure_pytest.active(self.config):
+            for number, attempt in enumerate((*result.attempts, result), start=1):
+                allure_pytest.add_trail(attempt, clean, attempt=f"attempt {number}" if result.attempts else None)
         if result.outcome is SessionOutcome.SKIPPED:
             # Reported at the trail file, not at this line.
             raise pytest.skip.Exception(result.skip_reason or "skipped", _use_item_location=True)
-        if not result.passed:
+        if result.quarantined and (not result.passed or result.flaky and runner.options.fail_on_flaky):
+            # Reported (the report, the summary, the history), but it does not fail the build.
+            raise pytest.skip.Exception(f"quarantined, {result.status}: {clean(result.message or '')}",
+                                        _use_item_location=True)
+        if not result.passed or (result.flaky and runner.options.fail_on_flaky):
             raise TrailFailed(result, failure_text(result, clean))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
@@ -423,12 +441,33 @@ class TrailItem(pytest.Item):
         return self.path, 0, f"trail: {self.name}"
 
 
+def _record_junit_names(item: pytest.Item, result: TrailResult) -> None:
+    """pytest's ``--junitxml`` names the test case the way ``trailblaze run --junit-xml`` does
+    (``report.junit.junit_names``): a team that switches between them keeps its CI history."""
+    try:
+        from _pytest.junitxml import xml_key
+    except ImportError:  # a pytest without the junitxml plugin's stash key: its own naming stays
+        return
+    xml = item.config.stash.get(xml_key, None)
+    if xml is None:
+        return
+    from .report.junit import junit_names
+
+    classname, name = junit_names(item.path, result.root, item.name)
+    reporter = xml.node_reporter(item.nodeid)
+    reporter.add_attribute("classname", classname)
+    reporter.add_attribute("name", name)
+
+
 def failure_text(result: TrailResult, redact: Callable[[str], str]) -> str:
     """The CLI's failure line (step, tool, file:line:col, selector, what the page had), then where the
     screenshot, trace and logs are, through ``redact`` (the run's ``Redactor``)."""
     from .report.junit import artifact_paths
 
     lines = [result.message or f"{result.title}: {result.outcome.value}"]
+    if result.flaky:
+        first = result.attempts[0]
+        lines = [f"FLAKY: passed on attempt {result.attempt}; attempt 1: {first.message or first.outcome.value}"]
     for key, value in artifact_paths(result).items():
         lines.append(f"{key}: {value}")
     return str(redact("\n".join(lines)))
@@ -438,6 +477,7 @@ def _properties(result: TrailResult, worker: str | None) -> dict[str, str]:
     from .report.junit import artifact_paths
 
     props = {"trail": str(result.path), "trail_id": result.trail_id or "", "outcome": result.outcome.value,
+             "status": result.status, "attempts": str(result.attempt),
              "driver": result.driver or "", "classifier": result.classifier or "",
              "session_id": result.session_id or ""}
     if worker:
@@ -500,7 +540,7 @@ class TrailblazeSession:
 
         result = self.session.dispatcher.call(ToolCall(tool, args), self.session.context())
         if check and not result.success:
-            raise ToolFailed(str(self.memory.redact(f"{tool} failed: {result.message}")))
+            raise ToolFailed(str(self.runner.redactor(f"{tool} failed: {result.message}")))
         return result
 
     def snapshot(self, **detail: bool) -> str:
@@ -508,7 +548,8 @@ class TrailblazeSession:
         driver = self.session.driver
         if driver is None:
             raise RuntimeError("this session has no driver")
-        return str(self.memory.redact(driver.snapshot(detail=frozenset(k for k, on in detail.items() if on))))
+        shown = driver.snapshot(detail=frozenset(k for k, on in detail.items() if on))
+        return str(self.runner.redactor(shown))
 
     def run_trail(self, path: str | os.PathLike[str]) -> TrailResult:
         """Run a trail file in its own session (same options and shared browser); fails the test if the

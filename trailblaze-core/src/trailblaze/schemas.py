@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from .files import write_atomic
 from .tools.base import ANNOTATION_KEYS
 from .tools.descriptors import ToolDescriptor
 from .tools.model_schema import inline_refs
@@ -100,6 +101,8 @@ def _config_schema(keys: Iterable[str]) -> dict[str, Any]:
         "memory": _text_map(_SCALAR),
         "metadata": _text_map(_SCALAR),
         "args": _text_map({"anyOf": [{"enum": list(VALID_TYPES)}, arg_decl]}),
+        "retries": {"type": ["integer", "null"], "minimum": 0,
+                    "description": "retries of a failed run of this trail (overrides --retries)"},
         "source": {"type": "object"},
         "electron": {},
     }
@@ -217,7 +220,7 @@ def write_schemas(schemas: Mapping[str, Mapping[str, Any]], out_dir: Path) -> li
     written = []
     for kind, schema in schemas.items():
         path = out_dir / FILE_NAMES.get(kind, f"{kind}.schema.json")
-        path.write_text(json.dumps(schema, indent=2) + "\n", encoding="utf-8")
+        write_atomic(path, json.dumps(schema, indent=2) + "\n")
         written.append(path)
     return written
 
@@ -227,7 +230,6 @@ def run_schema(kind: str | None, out_dir: Path | None, *, workspace: Path | None
     from .config import find_workspace
     from .errors import BadInputError
     from .plugins import get_host
-    from .tools.descriptors import describe
     from .workspace_tools import workspace_tools
 
     if kind is None and out_dir is None:
@@ -235,8 +237,8 @@ def run_schema(kind: str | None, out_dir: Path | None, *, workspace: Path | None
                             hint="trailblaze schema trail > trail.schema.json, or trailblaze schema --out .schemas")
     host = get_host()
     root = workspace.resolve() if workspace else find_workspace()
-    with workspace_tools(root, host, start_servers=start_servers) as (_config, registry):
-        descriptors = [describe(t, host) for t in registry]
+    with workspace_tools(root, host, start_servers=start_servers) as (_config, registry, codec):
+        descriptors = [codec.describe(t) for t in registry]
     # Without the servers, a name they might serve is not a mistake: leave unknown names open.
     schemas = build_schemas(host, descriptors, closed=start_servers)
     if kind is not None:

@@ -10,23 +10,24 @@ from __future__ import annotations
 
 import enum
 import time
-import traceback
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .context import ToolContext
 from .driver import DeviceInfo, Driver
 from .errors import (BadInputError, DriverError, ToolArgumentError, ToolExpansionError, ToolFailure,
                      TrailblazeError, UnknownToolError)
 from .logs import SessionLog
-from .memory import Memory
-from .tools.base import ToolCall, ToolResult
+from .memory import Memory, escape_literal
+from .tools.base import ToolCall, ToolDefinition, ToolResult
+from .tools.codec import CodecHooks, ToolCodec
 from .tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
     from .config import WorkspaceConfig
-    from .plugins import PluginHost
+    from .llm.registry import LlmProviderRegistry
     from .targets import TargetInfo
 
 MAX_DELEGATION_DEPTH = 16
@@ -73,10 +74,30 @@ class ExecutedCall:
         return self.recorded if self.recorded is not None else self.authored
 
 
+class SessionHost(CodecHooks, Protocol):
+    """The hooks a session and what runs inside it call, as the plugin host (``trailblaze.plugins``,
+    which implements this) offers them. A protocol, so the session sits below the host in the import
+    graph: the host knows sessions, a session knows only this face of the host."""
+
+    def execute_tool(self, call: ToolCall, definition: ToolDefinition, prepared: Any,
+                     context: ToolContext) -> ToolResult | list[ToolCall]: ...
+
+    def target_info(self, target: str, config: WorkspaceConfig) -> TargetInfo | None: ...
+
+    def filter_tools(self, session: Session, tools: list[ToolDefinition]) -> list[ToolDefinition]: ...
+
+    def llm_providers(self) -> LlmProviderRegistry: ...
+
+    def session_started(self, session: Session, *, started: list[str] | None = None) -> None: ...
+
+    def session_finished(self, session: Session, outcome: SessionOutcome, *,
+                         only: Sequence[str] | None = None) -> list[str]: ...
+
+
 @dataclass
 class Session:
     id: str
-    host: "PluginHost"
+    host: SessionHost
     workspace: "WorkspaceConfig"
     registry: ToolRegistry
     memory: Memory
@@ -92,9 +113,12 @@ class Session:
     executed: list[ExecutedCall] = field(default_factory=list)
     options: dict[str, Any] = field(default_factory=dict)
     dispatcher: "Dispatcher" = field(init=False)
+    codec: ToolCodec = field(init=False)
+    """Decodes, encodes and describes this session's tool calls through the host's plugins."""
 
     def __post_init__(self) -> None:
         self.dispatcher = Dispatcher(self)
+        self.codec = ToolCodec(self.host, self.registry)
 
     def context(self, *, step_index: int | None = None, replaying: bool = False) -> ToolContext:
         return ToolContext(self, step_index=step_index, replaying=replaying)
@@ -148,7 +172,6 @@ class Dispatcher:
             raise
         except Exception as exc:  # noqa: BLE001 - a tool's own bug fails the step, not the run
             outcome = ToolResult(False, f"tool '{call.name}' raised {type(exc).__name__}: {exc}")
-            session.options.setdefault("_tracebacks", []).append(traceback.format_exc())
             lost = self._lost(exc)
         if isinstance(outcome, list):
             result = self._delegate(call, outcome, ctx)
@@ -165,7 +188,8 @@ class Dispatcher:
         executed = ExecutedCall(call, resolved, ctx.depth, recordable, delegated,
                                 definition.is_verification, result.success, error, ctx.step_index)
         if result.recorded_args:
-            executed.recorded = ToolCall(call.name, {**call.args, **result.recorded_args})
+            # What a tool read from the page (a selector's text) is literal: its braces are escaped.
+            executed.recorded = ToolCall(call.name, {**call.args, **escape_literal(result.recorded_args)})
         session.executed.append(executed)
         self._trace_seq += 1
         payload: dict[str, Any] = {
@@ -247,5 +271,5 @@ def suggest_tool_name(name: str, registry: ToolRegistry) -> str:
     return "run `trailblaze tools` to list the tools of this workspace and driver"
 
 __all__ = [
-    "Dispatcher", "ExecutedCall", "Session", "SessionOutcome", "suggest_tool_name",
+    "Dispatcher", "ExecutedCall", "Session", "SessionHost", "SessionOutcome", "suggest_tool_name",
 ]

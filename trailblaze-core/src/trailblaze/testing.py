@@ -36,7 +36,7 @@ from . import hookimpl
 from .config import WorkspaceConfig
 from .driver import DeviceInfo, Driver, DriverConfig, DriverRegistry, StepInfo
 from .logs import SessionLog
-from .memory import Memory
+from .memory import Memory, Redactor
 from .plugins import PluginHost, set_host
 from .runner.lifecycle import SessionLifecycle, finish_session
 from .session import Session, SessionOutcome
@@ -144,9 +144,11 @@ def make_session(host: PluginHost, *, root: Path, driver: Driver | None = None,
     registry = ToolRegistry()
     host.register_tools(registry, ws)
     mem = Memory.seeded(cli_memory=memory, secrets=secrets)
+    redactor = Redactor()  # this session is the whole "run": its memory's secrets, as they are added
+    redactor.watch(mem)
     log_dir = root / "logs" / session_id
     session = Session(id=session_id, host=host, workspace=ws, registry=registry, memory=mem,
-                      log=SessionLog(log_dir, session_id, redact=mem.redact), log_dir=log_dir)
+                      log=SessionLog(log_dir, session_id, redactor), log_dir=log_dir)
     session.driver = driver if driver is not None else MemoryDriver()
     if start:
         lifecycle = SessionLifecycle(session)
@@ -354,7 +356,7 @@ def make_driver(driver: type[Driver] | str, *, host: PluginHost | None = None, *
     ``driver`` is a ``Driver`` subclass or a driver key/alias registered on ``host`` (default: the
     process-wide host).
     """
-    from .driver import validate_config
+    from .config import validate_config
     from .plugins import get_host
 
     if isinstance(driver, str):

@@ -10,7 +10,6 @@ from .runner.lifecycle import SessionFactory
 from .runner.options import RunOptions
 from .session import Session
 from .tools.base import ToolDefinition
-from .tools.descriptors import describe
 
 
 def session_tools(session: Session, *, for_llm: bool = False, verification_only: bool = False) -> list[ToolDefinition]:
@@ -37,14 +36,14 @@ def list_toolbox(*, driver: str | None = None, target: str | None = None, search
     with factory.open(workspace=workspace, driver=driver, target=target, start_driver=False,
                       extra={"listing": True}) as lifecycle:
         session = lifecycle.session
-        host = session.host
+        codec = session.codec
         tools = session_tools(session, for_llm=not include_hidden)
     if search:
         needle = search.lower()
         tools = [t for t in tools if needle in t.name.lower() or needle in (t.description or "").lower()]
     entries = []
     for t in tools:
-        d = describe(t, host)
+        d = codec.describe(t)
         entries.append({
             "name": t.name, "kind": t.kind, "description": t.description, "source": str(t.source),
             "sourceInfo": t.source.to_json(), "surfaceToLlm": t.surface_to_llm, "isRecordable": t.is_recordable,

@@ -18,17 +18,19 @@ from .tools.registry import ToolRegistry
 if TYPE_CHECKING:
     from .config import WorkspaceConfig
     from .plugins import PluginHost
+    from .tools.codec import ToolCodec
 
 
 @contextmanager
 def workspace_tools(root: Path | None, host: PluginHost, *,
-                    start_servers: bool = True) -> Iterator[tuple[WorkspaceConfig, ToolRegistry]]:
-    """``(config, registry)``; with ``start_servers``, the registry includes the tool servers' tools."""
+                    start_servers: bool = True) -> Iterator[tuple[WorkspaceConfig, ToolRegistry, ToolCodec]]:
+    """``(config, registry, codec)``, the codec decoding over that registry as a run would; with
+    ``start_servers``, the registry includes the tool servers' tools."""
     if not start_servers:
         config = load_workspace(root, host)
         registry = ToolRegistry()
         host.register_tools(registry, config)
-        yield config, registry
+        yield config, registry, host.codec(registry)
         return
     from .runner.lifecycle import SessionFactory
     from .runner.options import RunOptions
@@ -40,4 +42,4 @@ def workspace_tools(root: Path | None, host: PluginHost, *,
     factory = SessionFactory(options, host=host, show_findings=False)
     with factory.open(workspace=root, start_driver=False) as lifecycle:
         session = lifecycle.session
-        yield session.workspace, session.registry
+        yield session.workspace, session.registry, session.codec

@@ -129,12 +129,6 @@ def load_roundtrip(text: str, path: Path | str | None = None) -> Any:
     return _parsing(lambda t, _p: _roundtrip().load(t), text, path)
 
 
-def dump_roundtrip(data: Any) -> str:
-    buf = io.StringIO()
-    _roundtrip().dump(data, buf)
-    return buf.getvalue()
-
-
 def dump_plain(data: Any) -> str:
     y = YAML(typ="safe", pure=True)
     y.default_flow_style = False

@@ -139,6 +139,21 @@ def test_recording_trail_yaml(tmp_path: Path) -> None:
                     "        key: q\n- verify: y holds\n  recording:\n    memory:\n    - key_check:\n        what: y\n")
 
 
+def test_recording_trail_yaml_keeps_the_trails_config_args_devices_and_tags(tmp_path: Path) -> None:
+    from trailblaze.trail.parser import parse_trail
+
+    source = ("config:\n  title: Keys\n  tags: [smoke]\n  devices: {memory: HOST}\n"
+              "  args:\n    item: {type: string, default: mug}\ntrail:\n  - step: press {{args.item}}\n")
+    trail = parse_trail(source, tmp_path / "t.trail.yaml")
+    s = session(tmp_path)
+    s.dispatcher.call(ToolCall("key_press", {"key": "q"}), s.context(step_index=0))
+    s.log.write("ObjectiveCompleteLog", {"stepIndex": 0, "successful": True})
+    text = recording_trail_yaml(trail, s.log.entries, "memory")
+    written = parse_trail(text, tmp_path / "recording.trail.yaml")
+    assert written.config.tags == ["smoke"] and written.config.devices == {"memory": "HOST"}
+    assert set(written.config.args) == {"item"}  # `press {{args.item}}` replays with the arg declared
+
+
 ODD_STRINGS = ["Headlamp", "yes", "1", "a b", "{{password}}", "", " lead", "trail ", "it's", 'say "hi"', "#x",
                "- dash", "a: b", "x #y", "null", "~", "2024-01-01", "0x1f", "1e3", "ünïcode", "tab\there", "@at",
                "`bt", "%p", "!bang", "&amp", "*star", "|pipe", ">gt", "?q", "[b", "]c", ",c", "a,b", "a  b", "Yes",

@@ -216,6 +216,6 @@ def test_plugins_decode_through_the_host(write: Callable[..., object]) -> None:
 
     host = PluginHost(load_entrypoints=False)
     host.register(Plugin(), "upper")
-    trail = load_trail(write("- tools:\n    - shout: {text: hi}\n    - wait: {}\n"), host=host)  # type: ignore[arg-type]
+    trail = load_trail(write("- tools:\n    - shout: {text: hi}\n    - wait: {}\n"), codec=host.codec())
     shout, wait = trail.steps[0].recordings["*"]  # type: ignore[index]
     assert type(shout) is Upper and type(wait) is OtherTool

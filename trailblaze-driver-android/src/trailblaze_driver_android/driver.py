@@ -37,6 +37,7 @@ class AndroidAppiumDriver(AppiumDriver):
     default_classifiers = ("android", "phone")
     default_automation = "UiAutomator2"
     default_platform_name = "Android"
+    default_device_logs = ("logcat",)
     port_capabilities = ("systemPort", "mjpegServerPort")
 
     def app_capabilities(self) -> dict[str, Any]:

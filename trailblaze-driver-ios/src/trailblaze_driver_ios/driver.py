@@ -33,6 +33,7 @@ class IosAppiumDriver(AppiumDriver):
     default_classifiers = ("ios", "iphone")
     default_automation = "XCUITest"
     default_platform_name = "iOS"
+    default_device_logs = ("syslog",)
     port_capabilities = ("wdaLocalPort", "mjpegServerPort")
 
     def app_capabilities(self) -> dict[str, Any]:

@@ -154,14 +154,28 @@ def open_browser(playwright: Playwright, config: WebDriverConfig) -> tuple[Brows
         kwargs["executable_path"] = choice.path
     if config.slow_mo_ms:
         kwargs["slow_mo"] = config.slow_mo_ms
+    _check_tmpdir()
     try:
         return chromium.launch(**kwargs), choice.describe()
     except PlaywrightError as exc:
-        said = launch_stderr(str(getattr(exc, "message", None) or exc))
+        text = str(getattr(exc, "message", None) or exc)
+        hint = TMPDIR_HINT if "mkdtemp" in text else NO_BROWSER_HINT  # the browser is fine: its temp dir is not
+        said = launch_stderr(text)
         if said:
-            raise DriverError(f"Chromium {choice.describe()} {said}", hint=NO_BROWSER_HINT) from None
+            raise DriverError(f"Chromium {choice.describe()} {said}", hint=hint) from None
         raise DriverError(f"Chromium {choice.describe()} failed to launch: {_first_line(exc)}",
-                          hint=NO_BROWSER_HINT) from None
+                          hint=hint) from None
+
+
+TMPDIR_HINT = "set TMPDIR to a writable directory (or unset it): Playwright and Chromium keep their profiles there"
+
+
+def _check_tmpdir() -> None:
+    """Playwright creates the browser's profile and artifacts under ``$TMPDIR``; an unusable one makes
+    the launch fail with a message about ``mkdtemp`` that reads like a missing browser."""
+    tmp = os.environ.get("TMPDIR")
+    if tmp and not (os.path.isdir(tmp) and os.access(tmp, os.W_OK | os.X_OK)):
+        raise DriverError(f"TMPDIR={tmp} is not a writable directory", hint=TMPDIR_HINT)
 
 
 _STDERR_LINE = re.compile(r"^\s*(?:- )?\[pid=\d+\]\[err\] ?(.*)$")

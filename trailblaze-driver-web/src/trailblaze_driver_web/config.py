@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from trailblaze.driver import DriverConfig
 
 TraceMode = Literal["on", "off", "retain-on-failure"]
+EvidenceMode = Literal["off", "on", "retain-on-failure"]
 ScreenshotMode = Literal["on", "off", "only-on-failure"]
 
 
@@ -57,6 +58,15 @@ class WebDriverConfig(DriverConfig):
     """A Playwright trace of the trail: ``retain-on-failure`` records it and keeps it for a failed trail,
     ``on`` keeps it always. Off by default, as in pytest-playwright: recording costs on every run,
     passing or not (docs/web.md, Artifacts)."""
+    evidence: EvidenceMode = "retain-on-failure"
+    """Every request (method, URL, status, timing) and every console message and page error, written as
+    ``network.ndjson`` and ``console.ndjson`` in the session's log folder: for a failed attempt
+    (``retain-on-failure``, the default), always (``on``), or not captured (``off``)."""
+    video: EvidenceMode = "off"
+    """A video of the trail (``video.webm``), from Chromium's screencast encoded with the system's ffmpeg:
+    kept for a failed attempt (``retain-on-failure``), always (``on``), or not recorded (``off``)."""
+    ffmpeg_path: str | None = None
+    """The ffmpeg that encodes the video. Default: ``ffmpeg`` on PATH."""
     trace_screenshots: bool = True
     """Record the screencast (the trace viewer's filmstrip) in a trace; DOM snapshots are always in."""
     screenshots: ScreenshotMode = "only-on-failure"

@@ -30,7 +30,9 @@ from trailblaze.reuse import current_scope
 
 from .browser import open_browser
 from .config import WebDriverConfig
+from .evidence import WebEvidence
 from .snapshot import PageSnapshot, parse
+from .video import VIDEO_FILE, ScreencastRecorder, find_ffmpeg
 
 if TYPE_CHECKING:
     from playwright.sync_api import (
@@ -81,6 +83,9 @@ class PlaywrightDriver(Driver):
         self.failed_requests: list[dict[str, Any]] = []
         self.requests: deque[SentRequest] = deque(maxlen=MAX_CAPTURED_REQUESTS)
         """Every request the pages sent, newest last (``web_assertNetworkEvent`` searches them)."""
+        self.video: ScreencastRecorder | None = None
+        self.evidence = WebEvidence() if self.cfg.evidence != "off" else None
+        """Network and console capture written at the end of the trail (``evidence.py``)."""
         self._shots = 0
         self.requested_detail: frozenset[str] = frozenset()
         self.secret_fields: list[Locator] = []
@@ -168,6 +173,9 @@ class PlaywrightDriver(Driver):
             self.context.tracing.start(title=title, screenshots=self.cfg.trace_screenshots, snapshots=True,
                                        sources=False)
             self.tracing = True
+        if self.cfg.video != "off" and self.session is not None and self.session.log.enabled:
+            self.video = ScreencastRecorder(self.context, self.session.log_dir / ".video-frames",
+                                            find_ffmpeg(self.cfg.ffmpeg_path))
         self._adopt(self.context.new_page())
         version = self.browser.version
         return DeviceInfo(platform="web", driver=self.key, classifiers=list(self.cfg.classifiers),
@@ -176,6 +184,9 @@ class PlaywrightDriver(Driver):
                           headless=self.cfg.headless, remote=self.cfg.remote)
 
     def stop(self) -> None:
+        video, self.video = self.video, None
+        if video is not None:  # never reached trail_finished (start failed): drop the frames
+            video.finish(None)
         lost = self.lost()
         context, self.context = self.context, None
         browser, self.browser = self.browser, None
@@ -220,6 +231,8 @@ class PlaywrightDriver(Driver):
         page.on("requestfailed", self._on_request_failed)
         page.on("response", self._on_response)
         page.on("dialog", self._on_dialog)
+        if self.video is not None:
+            self.video.follow(page)
 
     def _log(self, kind: str, payload: dict[str, Any]) -> None:
         if self.session is not None:
@@ -228,11 +241,15 @@ class PlaywrightDriver(Driver):
     def _on_console(self, msg: ConsoleMessage) -> None:
         entry = {"type": msg.type, "text": msg.text, "location": msg.location, "url": _safe_url(msg.page)}
         self.console.append(entry)
+        if self.evidence is not None:
+            self.evidence.message(msg.type, msg.text, entry["url"], msg.location)
         self._log("WebConsoleLog", entry)
 
     def _on_page_error(self, error: Any) -> None:
         entry = {"type": "pageerror", "text": str(error)}
         self.console.append(entry)
+        if self.evidence is not None:
+            self.evidence.message("pageerror", str(error))
         self._log("WebConsoleLog", entry)
 
     def _on_request(self, request: Request) -> None:
@@ -241,14 +258,20 @@ class PlaywrightDriver(Driver):
         except Exception:  # noqa: BLE001 - a binary body that is not text
             body = ""
         self.requests.append(SentRequest(request.method, request.url, body[:MAX_CAPTURED_BODY]))
+        if self.evidence is not None:
+            self.evidence.request(request)
 
     def _on_request_failed(self, request: Request) -> None:
         entry = {"url": request.url, "method": request.method, "failure": request.failure,
                  "resourceType": request.resource_type}
         self.failed_requests.append(entry)
         self._log("WebNetworkLog", entry)
+        if self.evidence is not None:
+            self.evidence.failed(request)
 
     def _on_response(self, response: Response) -> None:
+        if self.evidence is not None:
+            self.evidence.response(response)
         if response.status < 400:
             return
         request = response.request
@@ -302,7 +325,7 @@ class PlaywrightDriver(Driver):
     # -- snapshots and screenshots -----------------------------------------------------------------
     def take_snapshot(self) -> PageSnapshot:
         page = self.page
-        raw = page.locator("body").aria_snapshot(mode="ai", boxes=True, timeout=self.cfg.timeout_ms)
+        raw = self._aria_snapshot(boxes=True)
         size = page.viewport_size
         snap = parse(raw, (size["width"], size["height"]) if size else None)
         self.last_snapshot = snap
@@ -314,8 +337,20 @@ class PlaywrightDriver(Driver):
         return self.take_snapshot().render(detail | self.pop_requested_detail())
 
     def native_snapshot(self, *, detail: frozenset[str] = frozenset()) -> str:
-        return self.page.locator("body").aria_snapshot(mode="ai", boxes="bounds" in detail or "all" in detail,
-                                                       timeout=self.cfg.timeout_ms)
+        return self._aria_snapshot(boxes="bounds" in detail or "all" in detail)
+
+    def _aria_snapshot(self, *, boxes: bool) -> str:
+        """Playwright's accessibility snapshot of the page; on a very large page (tens of thousands of
+        elements) it can outlast ``timeout_ms``, which is then said, with the setting to raise."""
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+        try:
+            return str(self.page.locator("body").aria_snapshot(mode="ai", boxes=boxes, timeout=self.cfg.timeout_ms))
+        except PlaywrightTimeout:
+            raise DriverError(
+                f"the page's accessibility snapshot did not finish within {self.cfg.timeout_ms} ms (a very large "
+                f"page?)", hint="raise the web driver's timeout_ms: -o timeout_ms=30000, or "
+                                "drivers.playwright-native.timeout_ms in trails/config/trailblaze.yaml") from None
 
     def describe_screen(self) -> str | None:
         page = self.page
@@ -430,6 +465,8 @@ class PlaywrightDriver(Driver):
 
     def trail_finished(self, session: Session, ok: bool) -> None:
         self._end_group()
+        self._write_evidence(session, ok)
+        self._finish_video(session, ok)
         if not self.tracing or self.context is None:
             return
         if self.lost() is not None:
@@ -453,6 +490,33 @@ class PlaywrightDriver(Driver):
             scrub_zip(path, secret_forms(secrets))
         self._log("WebTraceLog", {"trace": TRACE_FILE, "path": str(path),
                                   "view": f"playwright show-trace {path}"})
+
+
+    def _finish_video(self, session: Session, ok: bool) -> None:
+        video, self.video = self.video, None
+        if video is None:
+            return
+        keep = self.cfg.video == "on" or (self.cfg.video == "retain-on-failure" and not ok)
+        try:
+            path = video.finish(session.log_dir / VIDEO_FILE if keep else None)
+        except Exception as exc:  # noqa: BLE001 - ffmpeg failed: the run's verdict stands
+            self._log("WebArtifactLog", {"error": f"the video could not be encoded: {exc}"})
+            return
+        if path is not None:
+            self._log("WebEvidenceLog", {"evidence": {"video": VIDEO_FILE}})
+
+    def _write_evidence(self, session: Session, ok: bool) -> None:
+        evidence = self.evidence
+        if evidence is None or not session.log.enabled:
+            return
+        if self.cfg.evidence == "retain-on-failure" and ok:
+            return
+        try:
+            files = evidence.write(session.log_dir, lambda text: str(session.memory.redact(text)))
+        except OSError as exc:
+            self._log("WebArtifactLog", {"error": f"the network and console logs could not be written: {exc}"})
+            return
+        self._log("WebEvidenceLog", {"evidence": files, **evidence.summary()})
 
 
 MAX_CAPTURED_REQUESTS = 5000

@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from trailblaze.memory import escape_literal
 from trailblaze.recorder import RecordedStepDraft, RecordOptions
 from trailblaze.selectors import NodeSelector, WebMatch
 from trailblaze.tools.base import ToolCall
@@ -232,6 +233,10 @@ class Recorder:
         self._add("step", call, said, new=new)
 
     def _add(self, kind: str, call: ToolCall, said: str, *, new: bool = False) -> None:
+        # Every argument came from the page or from what the person typed (a button named "{{shopUrl}}"):
+        # literal text, so its braces are escaped. Only the secret's value is a token.
+        call = ToolCall(call.name, {k: v if (call.name, k) == ("web_fillSecret", "value") else escape_literal(v)
+                                    for k, v in call.args.items()})
         now = time.monotonic()
         pause = self._last_action and now - self._last_action > self.options.pause_s
         last = self.steps[-1] if self.steps else None

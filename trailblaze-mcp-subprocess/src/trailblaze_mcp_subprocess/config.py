@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from trailblaze.errors import BadInputError, ConfigError
-from trailblaze.tools.base import ToolSource, format_validation_error
+from trailblaze.tools.base import ToolSource
+from trailblaze.tools.params import format_validation_error
 from trailblaze.yamlio import plain
 
 if TYPE_CHECKING:

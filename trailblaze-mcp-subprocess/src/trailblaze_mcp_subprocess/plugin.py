@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 from trailblaze import hookimpl
 from trailblaze.errors import BadInputError
-from trailblaze.tools.base import format_validation_error
+from trailblaze.tools.params import format_validation_error
 
 from .config import SECTION, McpServerEntry, ServerSpec, check_script, load_config_servers, servers_of
 from .definitions import STATE_KEY, McpToolDefinition

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import os
 import signal
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -178,11 +177,3 @@ def tail_text(lines: collections.deque[str] | list[str], limit: int = 12) -> str
     return "stderr tail: " + " | ".join(picked)
 
 
-def pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

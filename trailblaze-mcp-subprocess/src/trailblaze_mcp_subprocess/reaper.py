@@ -138,10 +138,6 @@ def _stop_watchdog() -> None:
         _stop_watchdog_locked()
 
 
-def live_groups() -> dict[int, str]:
-    return dict(_live)
-
-
 def kill_group(pgid: int, sig: int) -> bool:
     """Signal a whole group; False when it no longer exists."""
     try:

@@ -22,7 +22,6 @@ unexpected in the cache file is ignored and the file rewritten. Deleting ``.trai
 
 from __future__ import annotations
 
-import contextlib
 import copyreg
 import hashlib
 import io
@@ -30,10 +29,11 @@ import marshal
 import os
 import pickle
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from trailblaze.files import OutputWriteError, write_atomic
 
 if TYPE_CHECKING:
     from trailblaze.config import WorkspaceConfig
@@ -226,14 +226,6 @@ def save_cached(config: WorkspaceConfig, host: PluginHost, source: ToolSource, c
         ignore = path.parent.parent / ".gitignore"
         if not ignore.exists():
             ignore.write_text("# Trailblaze's caches: safe to delete, never commit.\n*\n", encoding="utf-8")
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".catalog.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(blob)
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
-    except OSError:
+        write_atomic(path, blob, sync=False)
+    except (OSError, OutputWriteError):
         return

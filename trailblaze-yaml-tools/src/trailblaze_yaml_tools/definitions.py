@@ -15,14 +15,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from trailblaze.errors import ToolExpansionError
 from trailblaze.tools.base import ANNOTATION_KEYS, ToolCall, ToolDefinition
 from trailblaze.tools.params import ParameterSchema
-from trailblaze.tools.serialization import ToolCallFormatError, decode_yaml_item
+from trailblaze.tools.codec import CORE_CODEC, ToolCodec
+from trailblaze.tools.serialization import ToolCallFormatError
 
 from .template import CompiledBody
 
 if TYPE_CHECKING:
     from trailblaze.context import ToolContext
-    from trailblaze.plugins import PluginHost
-    from trailblaze.tools.registry import ToolRegistry
 
 
 @dataclass(kw_only=True)
@@ -56,17 +55,16 @@ class YamlToolDefinition(ToolDefinition):
         """The body with ``values`` (already prepared) substituted, as ``[{toolName: args}, ...]``."""
         return self.body.expand(values)
 
-    def calls(self, values: dict[str, Any], *, registry: ToolRegistry | None = None,
-              host: PluginHost | None = None) -> list[ToolCall]:
-        """The expansion re-decoded through the same path trail recordings take."""
+    def calls(self, values: dict[str, Any], codec: ToolCodec = CORE_CODEC) -> list[ToolCall]:
+        """The expansion re-decoded through the same path trail recordings take (the session's codec)."""
         out: list[ToolCall] = []
         for item in self.body.expand(values):
             try:
-                out.append(decode_yaml_item(item, registry=registry, host=host))
+                out.append(codec.decode_yaml_item(item))
             except ToolCallFormatError as exc:
                 raise ToolExpansionError(f"tool '{self.name}' expanded into an invalid call: {exc}") from None
         return out
 
     def expansion(self, prepared: Any, ctx: ToolContext) -> list[ToolCall]:
         """What a call delegates to (this plugin's ``trailblaze_execute_tool`` for kind ``yaml``)."""
-        return self.calls(prepared, registry=ctx.registry, host=ctx.session.host)
+        return self.calls(prepared, ctx.session.codec)

@@ -82,7 +82,9 @@ def trailblaze_filter_tools(session: Session, tools: list[ToolDefinition]) -> li
     target = session.target or config.defaults.target
     if not target:
         return None
-    catalog = catalog_for(config, session.host)
+    catalog = cached_catalog(config)  # loaded when this workspace's tools were registered
+    if catalog is None:
+        return None
     if target not in catalog.targets and not session.options.get("listing"):
         # Upstream trails may name an app id or URL as their target: with no trailmap for it, a run
         # offers every tool. Asking `trailblaze tools --target` for an unknown id is an error instead.

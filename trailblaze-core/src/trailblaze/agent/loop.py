@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BadInputError, ExitCode, InfrastructureError
+from ..llm.budget import budget_of
 from ..llm.config import DEFAULT_MAX_LLM_CALLS, ResolvedModel, load_settings, resolve_model
-from ..llm.registry import LlmProvider, ProviderError, provider_registry
+from ..llm.registry import LlmProvider, ProviderError
 from ..llm.types import LlmImage, LlmMessage, LlmRequest, LlmResponse, LlmToolCall
 from ..session import SessionOutcome
 from ..tools.base import ToolCall
@@ -59,6 +60,7 @@ class StepSolveResult:
     llm_call_count: int = 0
     llm_cost_usd: float = 0.0
     attempts: int = 0
+    llm_tokens: int = 0
 
 
 @dataclass
@@ -81,7 +83,7 @@ def agent_state(session: "Session", options: Any = None) -> AgentState | None:
     state = session.resources.get(STATE_KEY)
     if isinstance(state, AgentState):
         return state
-    types = provider_registry(session.host)
+    types = session.host.llm_providers()
     cli_llm = getattr(options, "llm", None)
     model = resolve_model(session.workspace, types, cli_llm=cli_llm)
     if model is None:
@@ -201,11 +203,9 @@ def offered_tools(session: "Session", *, verify: bool) -> list["ToolDefinition"]
 def tool_specs(session: "Session", tools: list["ToolDefinition"], provider: str | None = None) -> list[dict[str, Any]]:
     """Neutral descriptors (name, description, JSON Schema) of ``tools`` plus ``objectiveStatus``, as
     the plugins describe them for the model ``provider`` type (``trailblaze_tool_descriptor``)."""
-    from ..tools.descriptors import describe
-
     specs = []
     for t in tools:
-        d = describe(t, session.host, provider)
+        d = session.codec.describe(t, provider)
         specs.append({"name": d.name, "description": d.description, "parameters": d.llm_input_schema})
     specs.append(dict(prompts.OBJECTIVE_STATUS_TOOL))
     return specs
@@ -236,6 +236,7 @@ class StepAgent:
         self.offered = {t.name: t for t in self.tools}
         self.llm_calls = 0
         self.cost = 0.0
+        self.tokens = 0
         self.stale = StaleRefDetector()
         self.stuck = StuckLoopDetector()
         self.hints: list[str] = []
@@ -260,11 +261,12 @@ class StepAgent:
             previous = stop.message
         ran = session.executed[first:]
         calls = [e.authored for e in ran if e.depth == 0]
+        failed_code = ExitCode.INFRASTRUCTURE if stop.outcome is SessionOutcome.ERROR else ExitCode.TRAIL_FAILED
         result = StepSolveResult(
             success=stop.success, message=stop.message, outcome=None if stop.success else (stop.outcome or SessionOutcome.FAILED),
-            exit_code=ExitCode.SUCCESS if stop.success else ExitCode.TRAIL_FAILED, calls=calls,
+            exit_code=ExitCode.SUCCESS if stop.success else failed_code, calls=calls,
             recording=recording_from_executed(ran) if stop.success else [], llm_call_count=self.llm_calls,
-            llm_cost_usd=self.cost, attempts=attempt)
+            llm_cost_usd=self.cost, attempts=attempt, llm_tokens=self.tokens)
         session.log.write("TrailblazeAgentTaskStatusChangeLog", {
             "stepIndex": step.index, "status": "Succeeded" if stop.success else (result.outcome or SessionOutcome.FAILED).value,
             "message": stop.message, "attempts": attempt, "llmCallCount": self.llm_calls, "llmCostUsd": round(self.cost, 6),
@@ -277,6 +279,10 @@ class StepAgent:
             if self.llm_calls >= self.state.max_llm_calls:
                 return _Stop(False, f"reached the limit of {self.state.max_llm_calls} LLM calls for this step "
                                     "(--max-llm-calls)", SessionOutcome.MAX_CALLS_LIMIT_REACHED, retry=False)
+            budget = budget_of(self.session.resources)
+            if budget is not None and budget.exhausted:
+                return _Stop(False, f"stopped before LLM call {self.llm_calls + 1} of this step: {budget.reason()}",
+                             SessionOutcome.ERROR, retry=False)
             snapshot, truncated, image = self._capture()
             self.stale.new_screen(snapshot)
             request = self._request(history, snapshot, truncated, image, previous_failure)
@@ -341,6 +347,11 @@ class StepAgent:
                                                          on_failure=failed)
         self.llm_calls += 1
         self.cost += cost or 0.0
+        tokens = response.usage.input_tokens + response.usage.output_tokens
+        self.tokens += tokens
+        budget = budget_of(self.session.resources)
+        if budget is not None:
+            budget.add(cost, tokens)
         self._log_request(request, response, attempt, duration, screenshot, cost=cost)
         return response
 
@@ -486,10 +497,9 @@ def misplaced_secret(definition: "ToolDefinition", args: dict[str, Any], memory:
 
 
 def _target_prompts(session: "Session") -> list[str]:
-    """The target's own system prompt (``session.target_info``), then what plugins add for this session."""
+    """The target's own system prompt (``session.target_info``, from ``trailblaze_target_info``)."""
     info = session.target_info
-    own = [info.system_prompt] if info is not None and info.system_prompt else []
-    return own + [p for p in session.host.agent_prompts(session) if p]
+    return [info.system_prompt] if info is not None and info.system_prompt else []
 
 
 def _redacted(request: LlmRequest, memory: Any) -> LlmRequest:

@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..logs import LOG_PACKAGE
 from ..tools.base import ToolCall
+from ..tools.codec import CORE_CODEC, ToolCodec
 
 if TYPE_CHECKING:
-    from ..plugins import PluginHost
     from ..session import ExecutedCall
     from ..trail.model import Trail
 
@@ -107,12 +107,12 @@ def _log_kind(entry: Mapping[str, Any]) -> str:
     return str(entry.get("class", "")).rsplit(".", 1)[-1]
 
 
-def recordings_from_logs(entries: Iterable[Mapping[str, Any]], host: "PluginHost | None" = None) -> dict[int, list[ToolCall]]:
+def recordings_from_logs(entries: Iterable[Mapping[str, Any]],
+                         codec: ToolCodec = CORE_CODEC) -> dict[int, list[ToolCall]]:
     """Per step index, the recording generated from a session's log entries (``SessionLog.entries``, or
-    ``trailblaze.logs.read_log`` of a session's directory). Each logged call is decoded through ``host``'s
-    ``trailblaze_decode_tool``, so upstream's legacy ``{"class": ...}`` form reads as the owning tool."""
-    from ..tools.serialization import decode, decode_json
-
+    ``trailblaze.logs.read_log`` of a session's directory). Each logged call is decoded through ``codec``
+    (the session's: ``trailblaze_decode_tool``), so upstream's legacy ``{"class": ...}`` form reads as the
+    owning tool."""
     by_step: dict[int, list[tuple[int, _Node]]] = {}
     for entry in entries:
         cls = entry.get("class")
@@ -129,9 +129,10 @@ def recordings_from_logs(entries: Iterable[Mapping[str, Any]], host: "PluginHost
             continue
         form = entry.get("recordedTrailblazeTool") or entry.get("rawTrailblazeTool") or entry.get("trailblazeTool") or {}
         if "class" in form and "toolName" not in form:
-            call = decode_json(form, host=host)
+            call = codec.decode_json(form)
         else:
-            call = decode(str(form.get("toolName") or entry.get("toolName")), dict(form.get("raw") or {}), host=host)
+            name = str(form.get("toolName") or entry.get("toolName"))
+            call = codec.decode(name, dict(form.get("raw") or {}))
         depth = int(entry.get("depth") or (0 if entry.get("isTopLevelToolCall") else 1))
         node = _Node(call, bool(entry.get("isRecordable")), delegating, bool(entry.get("isVerification")),
                      bool(entry.get("successful")), int(step_index))
@@ -146,18 +147,14 @@ def passed_steps(entries: Iterable[Mapping[str, Any]]) -> set[int]:
 
 
 def recording_trail_yaml(trail: "Trail", entries: Sequence[Mapping[str, Any]], classifier: str,
-                         host: Any = None) -> str:
+                         codec: ToolCodec = CORE_CODEC) -> str:
     """``recording.trail.yaml``: the trail as it ran on this device, each passed step with the recording
     generated from the logs (unified format; steps that did not run are left out)."""
-    from ..tools.serialization import encode_yaml
-
-    recordings = recordings_from_logs(entries, host)
+    recordings = recordings_from_logs(entries, codec)
     ran = passed_steps(entries)
-    if host is not None and not getattr(host, "has_encode_impls", True):
-        host = None  # no plugin writes its own YAML form: skip a hook call per tool call
     doc: dict[str, Any] = {}
-    config = {k: v for k, v in (("id", trail.config.id), ("title", trail.config.title),
-                                ("target", trail.config.target)) if v}
+    config = _source_config(trail) or {k: v for k, v in (("id", trail.config.id), ("title", trail.config.title),
+                                                          ("target", trail.config.target)) if v}
     if config:
         doc["config"] = config
     items: list[dict[str, Any]] = []
@@ -165,7 +162,7 @@ def recording_trail_yaml(trail: "Trail", entries: Sequence[Mapping[str, Any]], c
         if step.index not in ran:
             continue
         calls = recordings.get(step.index, [])
-        encoded = [encode_yaml(c, host=host) for c in calls]
+        encoded = [codec.encode_yaml(c) for c in calls]
         if step.kind == "trailhead":
             head: dict[str, Any] = {"step": step.text or ""}
             if encoded:
@@ -187,6 +184,24 @@ def recording_trail_yaml(trail: "Trail", entries: Sequence[Mapping[str, Any]], c
     buf = io.StringIO()
     yaml.dump(doc, buf)
     return buf.getvalue()
+
+
+def _source_config(trail: "Trail") -> dict[str, Any] | None:
+    """The trail's own ``config`` section as written (args, devices, tags, memory, context...), so the
+    recording replays with the same declarations; None when the source is not at hand."""
+    text = getattr(trail, "text", None)
+    if not text:
+        return None
+    from ruamel.yaml import YAML
+
+    try:
+        data = YAML(typ="safe").load(text)
+    except Exception:  # noqa: BLE001 - the trail parsed once; a second reading never fails the log
+        return None
+    if isinstance(data, list):  # v1: a `- config:` item
+        data = next((item for item in data if isinstance(item, dict) and "config" in item), {})
+    config = data.get("config") if isinstance(data, dict) else None
+    return dict(config) if isinstance(config, dict) and config else None
 
 
 @functools.lru_cache(maxsize=1)

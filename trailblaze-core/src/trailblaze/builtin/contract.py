@@ -10,8 +10,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import hookimpl
-from ..tools.base import OtherTool, ToolCall
+from ..tools.base import ToolCall
 from ..tools.descriptors import default_descriptor
+from ..tools.serialization import decode_default
 
 if TYPE_CHECKING:
     from ..context import ToolContext
@@ -39,11 +40,3 @@ def trailblaze_encode_tool(call: ToolCall) -> dict[str, Any]:
 def trailblaze_execute_tool(definition: "ToolDefinition", prepared: Any,
                             context: "ToolContext") -> "ToolResult | list[ToolCall]":
     return definition.invoke(prepared, context)
-
-
-def decode_default(name: str, args: dict[str, Any], registry: "ToolRegistry | None") -> ToolCall:
-    """A registered name is a ``ToolCall``; anything else an ``OtherTool`` kept as written (upstream's
-    ``OtherTrailblazeTool``), resolved by name at dispatch."""
-    if registry is not None and name in registry:
-        return ToolCall(name, args)
-    return OtherTool(name, args)

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from ..checks import CheckReport
     from ..config import WorkspaceConfig
     from ..plugins import PluginHost
+    from ..tools.codec import ToolCodec
     from ..tools.registry import ToolRegistry
 
 
@@ -55,12 +56,12 @@ def run_check(paths: list[str], *, strict: bool = False, workspace: Path | None 
     files = expand(paths) if paths else []
     root = workspace.resolve() if workspace else find_workspace(files[0] if files else None)
     report = CheckReport(strict=strict, tools_complete=start_servers)
-    with workspace_tools(root, host, start_servers=start_servers) as (config, registry):
-        return _check(files, host, registry, report, config)
+    with workspace_tools(root, host, start_servers=start_servers) as (config, registry, codec):
+        return _check(files, host, registry, codec, report, config)
 
 
-def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, report: CheckReport,
-           config: WorkspaceConfig) -> int:
+def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, codec: ToolCodec,
+           report: CheckReport, config: WorkspaceConfig) -> int:
     from ..errors import ExitCode, SourceLocation, TrailblazeError
     from ..memory import has_tokens
     from ..session import suggest_tool_name
@@ -72,9 +73,10 @@ def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, report: 
     for warning in registry.warnings:
         report.advisory("ToolNaming", warning)
     trails = 0
+    no_model = _no_model(config, host)
     for path in files:
         try:
-            trail = load_trail(path, strict=strict)
+            trail = load_trail(path, strict=strict, codec=codec)
         except TrailblazeError as exc:
             report.error("TrailFormat", exc.render())
             continue
@@ -86,6 +88,11 @@ def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, report: 
         for message, location in undeclared_references(trail):
             report.error("TrailArgs", message, location)
         for step in trail.steps:
+            if no_model is not None and step.kind != "tools" and (not step.recordable or not step.recordings):
+                # Advisory; an error with --strict (what CI runs): the run would stop at this step.
+                why = "is marked recordable: false" if not step.recordable else "has no recording"
+                report.advisory("NeedsLlm", f"step {step.index + (0 if trail.trailhead else 1)} {why} and needs an "
+                                f"LLM, but {no_model}", step.location or SourceLocation(path))
             for classifier, calls in (step.recordings or {}).items():
                 for i, call in enumerate(calls):
                     definition = registry.get(call.name)
@@ -104,7 +111,25 @@ def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, report: 
     for finding in report.findings:
         click.echo(finding.render(), err=finding.severity == "error")
     errors, advisories = len(report.errors), len(report.advisories)
-    click.echo(f"Checked {trails} trail(s) and {len(registry)} tool(s): {errors} error(s), {advisories} warning(s)")
+    unread = f" ({len(files) - trails} could not be read)" if len(files) > trails else ""
+    click.echo(f"Checked {len(files)} trail(s){unread} and {len(registry)} tool(s): {errors} error(s), "
+               f"{advisories} warning(s)")
     return int(ExitCode.BAD_INPUT) if errors else int(ExitCode.SUCCESS)
 
 
+def _no_model(config: WorkspaceConfig, host: PluginHost) -> str | None:
+    """Why no model would solve an unrecorded step (None when one is configured): ``check`` runs
+    without ``--llm``, so the workspace, user files and ``TRAILBLAZE_DEFAULT_MODEL`` decide."""
+    from ..errors import TrailblazeError
+    from ..llm.config import NO_MODEL, chosen_model, load_settings
+
+    try:
+        ref, source = chosen_model(load_settings(config, host.llm_providers()), None)
+    except TrailblazeError:
+        return None  # a broken llm section is reported where the settings are used
+    if ref is None:
+        return ("no model is configured (--llm at run time, TRAILBLAZE_DEFAULT_MODEL, or llm.defaults.model in "
+                "trails/config/trailblaze.yaml)")
+    if ref.strip().lower() in NO_MODEL:
+        return f"the model is set to '{ref}' ({source})"
+    return None

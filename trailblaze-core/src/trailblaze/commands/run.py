@@ -24,13 +24,16 @@ from .shared import CONTEXT_SETTINGS, debug_flag, handle_errors
               help="Event log layout: one session.ndjson per session (stream, default; TRAILBLAZE_LOG_LAYOUT) "
                    "or upstream's one NNN_<Kind>.json per event (files).")
 @click.option("--test-name", help="Name used in the session id.")
+@click.option("--alluredir", type=click.Path(path_type=Path, file_okay=False), metavar="DIR",
+              help="Also write Allure results there (a test per trail and device, steps, attachments, retries); "
+                   "needs pip install 'trailblaze[allure]'.")
 @click.option("-n", "--workers", type=int, metavar="N",
               help="Run on N local worker processes (through pytest-xdist, which must be installed); the workers' "
                    "results are merged into one summary, report and JUnit XML.")
 @handle_errors
 def command(paths: tuple[str, ...], tags: tuple[str, ...], args_file: Path | None, use_recorded_steps: bool | None,
             save_recording: bool, no_report: bool, log_layout: str | None, test_name: str | None,
-            workers: int | None, **session: Any) -> None:
+            alluredir: Path | None, workers: int | None, **session: Any) -> None:
     """Run trails: replay each step's recording for the device, or hand it to the agent.
 
     PATHS are trail files, directories (every *.trail.yaml and trail.yaml below) or globs. Logs go to
@@ -61,7 +64,8 @@ def command(paths: tuple[str, ...], tags: tuple[str, ...], args_file: Path | Non
         **session_values("run", session),
         tags=tag_list,
         args_file=args_file, use_recorded_steps=use_recorded_steps, save_recording=save_recording,
-        report=not no_report, log_layout=log_layout, test_name=test_name, debug=debug_flag(),
+        report=not no_report, log_layout=log_layout, test_name=test_name, alluredir=alluredir,
+        debug=debug_flag(),
     )
     if options.shard:
         from ..runner.shards import parse_shard

@@ -34,8 +34,10 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-Kind = Literal["text", "int", "path", "dir", "flag", "switch", "pairs", "driver_options", "list", "many", "off"]
-"""How a value is read: ``text``/``int`` one value; ``path``/``dir`` a path (``dir``: not a file);
+Kind = Literal["text", "int", "number", "path", "dir", "flag", "switch", "pairs", "driver_options", "list", "many",
+               "off"]
+"""How a value is read: ``text``/``int``/``number`` one value (``int``, ``number``: 0 or more);
+``path``/``dir`` a path (``dir``: not a file);
 ``flag`` on when given; ``switch`` ``--x/--no-x``, None when neither; ``pairs`` repeatable KEY=VALUE into a
 dict; ``driver_options`` repeatable KEY=VALUE with YAML values and dotted keys; ``list`` repeatable, comma
 lists split; ``many`` repeatable, each value as given; ``off`` a ``--no-x`` flag that turns the field off."""
@@ -90,7 +92,9 @@ class SessionOption:
         if self.metavar:
             kwargs["metavar"] = self.metavar
         if self.kind == "int":
-            kwargs["type"] = int
+            kwargs["type"] = click.IntRange(min=0)
+        elif self.kind == "number":
+            kwargs["type"] = click.FloatRange(min=0)
         elif self.kind == "path":
             kwargs["type"] = click.Path(path_type=Path)
         elif self.kind == "dir":
@@ -119,6 +123,8 @@ class SessionOption:
             return not raw
         if self.kind in ("path", "dir"):
             return Path(raw) if raw else None
+        if self.kind in ("int", "number") and raw is not None:
+            return _count(raw, flag, int if self.kind == "int" else float)
         return raw
 
 
@@ -223,6 +229,32 @@ SESSION_OPTIONS: tuple[SessionOption, ...] = (
     SessionOption(
         "logging", ("--no-logging",), kind="off", commands=frozenset({"run", "mcp", "session"}),
         help="Do not write the session event logs (a run's summary and report are still written)."),
+    # -- results a team can trust (docs/results.md) --
+    SessionOption(
+        "retries", ("--retries",), kind="int", metavar="N", commands=frozenset({"run"}),
+        pytest_flag="--trailblaze-retries",
+        help="Retry a failed or infrastructure-errored trail up to N times, each on a fresh browser context or "
+             "app state; passing on a retry is FLAKY. A trail's 'config: retries:' overrides it.",
+        pytest_help="Retry a failed trail up to N times inside its test (as trailblaze run --retries): a pass on "
+                    "a retry is FLAKY and the test passes. A trail's 'config: retries:' overrides it."),
+    SessionOption(
+        "fail_on_flaky", ("--fail-on-flaky",), kind="flag", commands=frozenset({"run"}),
+        pytest_flag="--trailblaze-fail-on-flaky", help="Fail when a trail passed only on a retry (FLAKY): exit 1."),
+    SessionOption(
+        "results_db", ("--results-db",), kind="path", metavar="PATH", commands=frozenset({"run"}),
+        pytest_flag="--trailblaze-results-db",
+        help="Run history (SQLite) to append every attempt to (default: <workspace>/.trailblaze/results.db); "
+             "read it with `trailblaze results`. xdist workers and parallel runs may share one."),
+    SessionOption(
+        "history", ("--no-history",), kind="off", commands=frozenset({"run"}), pytest_flag="--trailblaze-no-history",
+        help="Do not append this run to the run history."),
+    SessionOption(
+        "max_llm_cost", ("--max-llm-cost",), kind="number", metavar="USD", commands=frozenset({"run"}),
+        pytest_flag="--trailblaze-max-llm-cost",
+        help="Stop handing steps to the model once the run's model calls cost this much (those steps end as "
+             "ERROR, exit 2); needs the model's cost in the llm: settings.",
+        pytest_help="Stop handing steps to the model once this worker's model calls cost this much (as "
+                    "trailblaze run --max-llm-cost; the cap is per xdist worker)."),
 )
 """Every session option; ``session_options(command)`` keeps this order in ``--help``."""
 
@@ -272,7 +304,7 @@ def add_pytest_options(group: pytest.OptionGroup) -> None:
         kwargs: dict[str, Any] = {"help": text.replace("%", "%%")}
         if row.kind in ("pairs", "driver_options", "list", "many"):
             kwargs.update(action="append", default=[], metavar=row.metavar)
-        elif row.kind == "flag":
+        elif row.kind in ("flag", "off"):
             kwargs.update(action="store_true", default=False)
         elif row.kind == "switch":
             kwargs.update(action="store_true", default=None)
@@ -288,6 +320,19 @@ def pytest_session_values(getoption: Callable[[str], Any]) -> dict[str, Any]:
         assert row.pytest_flag is not None
         out[row.field] = row.convert(getoption(row.pytest_dest), row.pytest_flag)
     return fold_secret_sources(out, "--trailblaze-secret-env", "--trailblaze-secrets-file")
+
+
+def _count(raw: Any, flag: str, kind: type[int] | type[float]) -> int | float:
+    """A number of 0 or more (pytest hands over text); anything else is bad input naming ``flag``."""
+    from ..errors import BadInputError
+
+    try:
+        value = kind(raw)
+    except (TypeError, ValueError):
+        raise BadInputError(f"{flag} expects a number, got '{raw}'") from None
+    if value < 0:
+        raise BadInputError(f"{flag} must be 0 or more, got {raw}")
+    return value
 
 
 def parse_kv(values: Iterable[str], flag: str) -> dict[str, str]:

@@ -60,6 +60,7 @@ def make_command() -> click.Group:
     def install(agent: str, all_agents: bool, user_wide: bool, directory: Path | None) -> None:
         """Write the skill into an agent's skills directory (the current project's by default)."""
         from ..errors import BadInputError
+        from ..files import write_atomic
 
         if directory is not None and (all_agents or user_wide or agent != "claude"):
             raise BadInputError("--dir cannot be combined with --agent, --all or --global")
@@ -73,25 +74,10 @@ def make_command() -> click.Group:
             dest = target / SKILL_NAME
             dest.mkdir(parents=True, exist_ok=True)
             for name, text in skill_files().items():
-                _write_atomically(dest / name, text)
+                write_atomic(dest / name, text)
             click.echo(f"Installed the trailblaze skill in {dest}")
 
     return skill
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    import os
-    import tempfile
-
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 command = make_command()

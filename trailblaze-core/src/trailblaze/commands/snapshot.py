@@ -200,10 +200,10 @@ def screen_header(driver: Driver, device: DeviceInfo) -> str:
 
 def _save_screenshot(driver: Driver, path: Path) -> None:
     from ..errors import BadInputError
+    from ..files import write_atomic
 
     png = driver.screenshot()
     if not png:
         raise BadInputError(f"driver '{driver.key}' cannot take screenshots")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(png)
+    write_atomic(path, png)
     click.echo(f"Screenshot saved to {path}", err=True)

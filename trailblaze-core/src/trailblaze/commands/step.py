@@ -98,13 +98,13 @@ def run_one_shot(kind: OneShot, text: str, options: RunOptions, *, target: str |
                   config=TrailConfig(target=target, title=f"trailblaze {kind}"),
                   steps=number_steps([TrailStep(kind=kind, text=text)]))
     result = runner.run_loaded_trail(trail, ws)
-    run = RunResult(trails=[result], output_dir=runner.output_dir)
+    run = RunResult(runner.redactor, trails=[result], output_dir=runner.output_dir)
     progress.run_finished(run)
     if result.passed and save is not None:
         from ..trail.saveback import append_step
 
         calls = result.steps[0].recording if result.steps else None
-        saved = append_step(save, text, kind, classifier=result.classifier, calls=calls or None, host=runner.host)
+        saved = append_step(save, text, kind, classifier=result.classifier, calls=calls or None, codec=ws.codec)
         what = f"with its {result.classifier} recording" if calls else "without a recording"
         progress.note(f"Saved as step {saved.number} of {save} ({what})")
     return int(result.exit_code)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BadInputError
+from ..files import write_atomic
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 DIR_ENV = "TRAILBLAZE_SESSION_DIR"
@@ -140,15 +141,7 @@ def read_state(files: SessionFiles) -> dict[str, Any] | None:
 
 def write_state(files: SessionFiles, state: dict[str, Any]) -> None:
     """Atomically, 0600: a reader never sees half a token."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{files.name}.", suffix=".json", dir=files.directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(state, out)
-        os.replace(tmp, files.state)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+    write_atomic(files.state, json.dumps(state), mode=0o600)
 
 
 def live_sessions() -> list[dict[str, Any]]:

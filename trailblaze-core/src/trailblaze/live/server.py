@@ -98,7 +98,7 @@ class LiveSession:
 
         def run() -> None:
             c = wb._require()
-            trail = load_trail(path, host=wb.host, registry=c.session.registry)
+            trail = load_trail(path, codec=c.session.codec)
             for step in trail.steps:
                 found = step.recording_for(list(c.session.device.classifiers))
                 if found is None:

@@ -12,7 +12,7 @@ import json
 from typing import Any, ClassVar
 
 from .. import hookimpl
-from .config import CostSpec, ModelSpec
+from .specs import CostSpec, ModelSpec
 from .openai_provider import error_text, status_error
 from .registry import LlmProviderRegistry, OfficialClientProvider, ProviderError
 from .types import LlmRequest, LlmResponse, LlmToolCall, LlmUsage

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import hookimpl
-from .config import LlmSection
+from .specs import LlmSection
 
 
 @hookimpl

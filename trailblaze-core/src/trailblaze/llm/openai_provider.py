@@ -14,7 +14,7 @@ import json
 from typing import Any, ClassVar
 
 from .. import hookimpl
-from .config import CostSpec, ModelSpec
+from .specs import CostSpec, ModelSpec
 from .registry import LlmProviderRegistry, OfficialClientProvider, ProviderError
 from .types import LlmRequest, LlmResponse, LlmToolCall, LlmUsage
 

@@ -16,8 +16,7 @@ from ..errors import BadInputError, InfrastructureError
 from ..tools.base import Contributions, ToolSource
 
 if TYPE_CHECKING:
-    from ..plugins import PluginHost
-    from .config import ModelSpec, ProviderSpec
+    from .specs import ModelSpec, ProviderSpec
     from .types import LlmRequest, LlmResponse
 
 
@@ -127,8 +126,3 @@ class LlmProviderRegistry(Contributions):
 
     def builtin_ids(self) -> dict[str, type[LlmProvider]]:
         return {cls.builtin_id: cls for cls in self._types.values() if cls.builtin_id}
-
-
-def provider_registry(host: "PluginHost") -> LlmProviderRegistry:
-    """The provider types the plugins of ``host`` register (built once per host)."""
-    return host.llm_providers()

@@ -263,9 +263,10 @@ class Workbench:
     def descriptors(self) -> list[dict[str, Any]]:
         """MCP ``Tool`` shapes of ``offered_tools``, through the descriptor hook like the agent's
         (device thread; ``tool_descriptors`` is the copy any thread may read)."""
-        from ..tools.descriptors import describe
-
-        return [describe(t, self.host).mcp() for t in self.offered_tools()]
+        c = self.connected
+        if c is None:
+            return []
+        return [c.session.codec.describe(t).mcp() for t in self.offered_tools()]
 
     def refresh_tools(self, *, force: bool = False) -> bool:
         """Recompute ``tool_descriptors`` (device thread) after anything that can change the toolbox: a
@@ -341,13 +342,13 @@ class Workbench:
 
     def run_tools(self, text: str, kind: StepKind, items: list[Any]) -> Outcome:
         """A ``step``/``verify`` given as a list of tool calls (``[{name: {args}}]``): no model involved."""
-        from ..tools.serialization import ToolCallFormatError, decode_yaml_item
+        from ..tools.serialization import ToolCallFormatError
 
         c = self._require()
         calls: list[ToolCall] = []
         for i, item in enumerate(items):
             try:
-                call = decode_yaml_item(item, registry=c.session.registry, host=self.host)
+                call = c.session.codec.decode_yaml_item(item)
             except ToolCallFormatError as exc:
                 raise BadInputError(f"tools[{i}]: {exc}") from None
             definition = self._offered(call.name)
@@ -524,22 +525,17 @@ class Workbench:
     def save_trail(self, file: str | None) -> dict[str, Any]:
         """Append the recorded steps to ``file`` (created, with a config naming the driver, when missing)
         through the same writer ``trailblaze step --save`` uses: comments and other steps stay."""
-        from ..trail.saveback import append_step, trail_lock
+        from ..trail.saveback import NewStep, append_steps
 
         if not self.steps:
             raise BadInputError("nothing has been recorded yet", hint="act on the device first (a tool call or 'step')")
         path = self.trail_path(file)
         path.parent.mkdir(parents=True, exist_ok=True)
-        created = False
-        with trail_lock(path):
-            if not path.exists() or not path.read_text(encoding="utf-8").strip():
-                path.write_text(self._header_yaml(), encoding="utf-8")
-                created = True
-        first = None
-        for s in self.steps:
-            index = append_step(path, s.text, s.kind, classifier=s.classifier, calls=s.calls or None,
-                                host=self.host).index
-            first = index if first is None else first
+        created = not path.exists() or not path.read_text(encoding="utf-8").strip()
+        # One write for every step: a full disk saves none of them (the recording is kept for a retry).
+        added = append_steps(path, [NewStep(s.text, s.kind, s.classifier, s.calls or None) for s in self.steps],
+                             codec=self.host.codec(), header=self._header_yaml())
+        first = added[0].index if added else None
         saved = len(self.steps)
         self.steps = []
         return {"file": str(path), "created": created, "steps": saved, "firstStepIndex": first}
@@ -595,6 +591,8 @@ class Workbench:
         clean = result.redact  # that run's redactor, which watched its sessions' secrets too
         return {"exitCode": int(result.exit_code), "passed": int(result.exit_code) == 0,
                 "output": clean(out.getvalue()),
+                "summary": str(result.summary_path) if result.summary_path else None,
+                "report": str(result.report_path) if result.report_path else None,
                 "trails": [clean({"title": t.title, "outcome": t.outcome.value, "message": t.message,
                                   "logDir": str(t.log_dir) if t.log_dir else None}) for t in result.trails]}
 

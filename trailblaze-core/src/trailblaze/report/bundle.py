@@ -17,7 +17,6 @@ import os
 import platform
 import socket
 import subprocess
-import tempfile
 import time
 import uuid
 from collections.abc import Mapping
@@ -29,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from .._version import __version__
 from ..errors import BadInputError
+from ..files import write_atomic
 
 if TYPE_CHECKING:
     from ..runner.results import RunResult, TrailResult
@@ -179,8 +179,8 @@ def record_of(trail: TrailResult, root: Path, *, shard: str | None, worker: str 
     failed_step = next((s for s in trail.steps if not s.success), None)
     return TrailRecord(
         key=trail_key(trail.path), title=trail.title, trail_source=str(trail.path), trail_id=trail.trail_id,
-        device=trail.device, endpoint=trail.endpoint, driver=trail.driver, platform=trail.platform,
-        classifier=trail.classifier, target=trail.target, tags=list(trail.tags), attempt=trail.attempt,
+        device=trail.device_label, endpoint=trail.endpoint, driver=trail.driver, platform=trail.platform,
+        classifier=trail.classifier, target=trail.target, tags=list(trail.tags), attempt=len(trail.attempts) + 1,
         outcome=trail.outcome.value, exit_code=int(trail.exit_code), message=trail.message,
         failure_kind=trail.failure_kind, failed_tool=failed_step.tool if failed_step else None,
         skip_reason=trail.skip_reason, execution_mode=trail.execution_mode, session_id=trail.session_id,
@@ -231,19 +231,6 @@ def write_records(path: Path, records: list[TrailRecord]) -> None:
     except (ValueError, UnicodeError):  # text pydantic will not encode: the stdlib escapes it
         text = json.dumps(_RECORDS.dump_python(records, mode="json"), ensure_ascii=True)
     write_atomic(path, text)
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Written under a unique temporary name and renamed: a reader never sees half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def is_bundle(path: Path) -> bool:

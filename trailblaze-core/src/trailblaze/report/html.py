@@ -17,6 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..files import write_atomic
+from ..textsafe import output_text
+
 if TYPE_CHECKING:
     from ..runner.results import RunResult, TrailResult
 
@@ -24,7 +27,7 @@ MIME = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".webp
 MAX_IMAGE_BYTES = 4 * 1024 * 1024
 TOOL_LOGS = ("TrailblazeToolLog", "DelegatingTrailblazeToolLog")
 EVENT_LOGS = {"WebConsoleLog": "console", "WebNetworkLog": "network", "WebDialogLog": "dialog",
-              "WebArtifactLog": "artifact"}
+              "WebArtifactLog": "artifact", "WebEvidenceLog": "evidence"}
 
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;background:#f6f7f9;color:#1d2330}
@@ -45,7 +48,12 @@ main{padding:16px 24px;max-width:1200px}
 .badge{display:inline-block;min-width:64px;text-align:center;border-radius:4px;padding:1px 6px;font-size:12px;
  font-weight:700;margin-right:8px;color:#fff}
 .PASSED{background:#1f883d}.FAILED{background:#cf222e}.ERROR{background:#9a6700}.SKIPPED{background:#6e7781}
-.CANCELLED,.TIMEOUT,.MAX_CALLS_REACHED{background:#8250df}
+.CANCELLED,.TIMEOUT,.MAX_CALLS_REACHED{background:#8250df}.FLAKY{background:#bc4c00}.HEALED{background:#0969da}
+.QUARANTINED{background:#57606a}
+.history{float:right;margin-right:12px}.history i{display:inline-block;width:7px;height:14px;margin-left:2px;
+ border-radius:2px;vertical-align:middle}
+.attempt{border:1px dashed #d0d7de;border-radius:6px;margin:8px 0;padding:4px 10px}
+.attempt>summary{cursor:pointer;font-weight:600}
 .meta{color:#57606a;font-size:12px;margin:4px 0 8px}
 .meta a{color:#0969da}
 .cmd{user-select:all;background:#f6f8fa;border:1px solid #d0d7de;border-radius:4px;padding:1px 4px}
@@ -108,7 +116,7 @@ document.getElementById('search').addEventListener('input',function(e){query=e.t
 })();
 """
 
-FAILED_FIRST = {"PASSED": 1, "SKIPPED": 2}
+FAILED_FIRST = {"FLAKY": 1, "HEALED": 1, "PASSED": 2, "SKIPPED": 3}
 """Sort rank of an outcome: every kind of failure (0) before passes, skips last."""
 
 
@@ -152,32 +160,43 @@ class _Page:
 
     base: Path | None
     images: _Images = field(default_factory=_Images)
+    history: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    """(trail id, device) → recent statuses, oldest first (``RunResult.history``)."""
 
     def href(self, target: Path) -> str:
         """A link that works when the report and the logs are moved together (relative), else absolute."""
-        if self.base is not None:
-            try:
-                return _e(Path(os.path.relpath(target, self.base)).as_posix())
-            except ValueError:  # another drive (Windows)
-                pass
-        return _e(target.resolve().as_uri())
+        rel = self.rel(target)
+        return _e(rel if rel is not None else Path(target).resolve().as_uri())
+
+    def rel(self, target: Path | str) -> str | None:
+        """``target`` relative to the report's folder (what the report shows: no runner's absolute
+        paths), or None without a folder or across drives."""
+        if self.base is None:
+            return None
+        try:
+            return Path(os.path.relpath(Path(target).resolve(), Path(self.base).resolve())).as_posix()
+        except ValueError:  # another drive (Windows)
+            return None
+
+    def shown(self, target: Path | str) -> str:
+        return self.rel(target) or str(target)
 
 
 def write_html_report(run: RunResult, path: Path) -> Path:
-    """Write the report of ``run`` to ``path`` (parents created) and return the path."""
+    """Write the report of ``run`` to ``path`` (parents created, atomically) and return the path."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_report(run, base=path.parent), encoding="utf-8")
-    return path
+    return write_atomic(path, render_report(run, base=path.parent))
 
 
 def render_report(run: RunResult, *, base: Path | None = None) -> str:
     """The report as one HTML document; links to logs are relative to ``base`` (the report's folder)."""
-    page = _Page(base)
+    page = _Page(base, history=run.history)
     passed, failed, skipped = run.counts()
     title = f"Trailblaze report — {passed} passed, {failed} failed, {skipped} skipped"
     trails = sorted(run.trails, key=lambda t: FAILED_FIRST.get(_outcome(t), 0))  # stable: run order within
     body = [_trail(trail, page) for trail in trails]
+    buckets = {name: sum(1 for t in run.trails if _status(_outcome(t)) == name)
+               for name in ("failed", "flaky", "passed", "skipped")}
     parts = ["<!doctype html><html lang=en><head><meta charset=utf-8>",
              "<meta name=viewport content='width=device-width,initial-scale=1'>",
              f"<title>{_e(title)}</title><style>{CSS}</style></head><body>",
@@ -190,9 +209,10 @@ def render_report(run: RunResult, *, base: Path | None = None) -> str:
              "</div></header><main>",
              "<div class=bar>",
              f"<button class=on data-filter=all>All {len(run.trails)}</button>",
-             f"<button data-filter=failed>Failed {failed}</button>",
-             f"<button data-filter=passed>Passed {passed}</button>",
-             f"<button data-filter=skipped>Skipped {skipped}</button>",
+             f"<button data-filter=failed>Failed {buckets['failed']}</button>",
+             f"<button data-filter=flaky>Flaky/healed {buckets['flaky']}</button>" if buckets["flaky"] else "",
+             f"<button data-filter=passed>Passed {buckets['passed']}</button>",
+             f"<button data-filter=skipped>Skipped {buckets['skipped']}</button>",
              "<input id=search type=search placeholder='Search trails and steps' aria-label='Search trails and steps'>",
              "</div>",
              _environment(run)]
@@ -217,14 +237,12 @@ def _redacted(page: str, run: RunResult) -> str:
 
 
 def _outcome(trail: TrailResult) -> str:
-    from ..runner.results import OUTCOME_TO_SUMMARY
-
-    return OUTCOME_TO_SUMMARY.get(trail.outcome, str(trail.outcome.value).upper())
+    return trail.status
 
 
 def _status(outcome: str) -> str:
-    """The filter a trail belongs to: passed, skipped, or failed (every other outcome)."""
-    return {"PASSED": "passed", "SKIPPED": "skipped"}.get(outcome, "failed")
+    """The filter a trail belongs to: passed, flaky (flaky or healed), skipped, or failed (every other outcome)."""
+    return {"PASSED": "passed", "SKIPPED": "skipped", "FLAKY": "flaky", "HEALED": "flaky"}.get(outcome, "failed")
 
 
 def _seconds(value: float) -> str:
@@ -284,25 +302,73 @@ def _trail(trail: TrailResult, page: _Page) -> str:
     outcome = _outcome(trail)
     duration = _seconds(trail.completed_at - trail.started_at) if trail.completed_at else ""
     opened = " open" if _status(outcome) == "failed" else ""
-    meta = [f"<code>{_e(str(trail.path))}</code>"]
+    meta = [f"<code>{_e(page.shown(trail.path))}</code>"]
     for label, value in (("driver", trail.driver), ("device", trail.classifier), ("target", trail.target),
                          ("mode", trail.execution_mode if trail.execution_mode != "UNKNOWN" else None),
                          ("session", trail.session_id)):
         if value:
             meta.append(f"{label}: {_e(str(value))}")
     steps, loose = _steps(trail.log_entries)
-    search = " ".join([trail.title, str(trail.path), trail.trail_id or "", *(s.text for s in steps),
+    search = " ".join([trail.title, page.shown(trail.path), trail.trail_id or "", *(s.text for s in steps),
                        *(s.text or "" for s in trail.steps)]).lower()
+    quarantined = "<span class='badge QUARANTINED'>QUARANTINED</span>" if trail.quarantined else ""
+    if trail.attempts:
+        meta.append(f"attempts: {trail.attempt}")
+    if trail.llm_call_count:
+        meta.append(f"LLM: {trail.llm_call_count} calls · {trail.llm_tokens:,} tokens · ${_e(_cost(trail.llm_cost_usd))}")
     out = [f"<details class=trail data-status={_status(outcome)} data-text='{_e(search)}'{opened}><summary>"
-           f"<span class='badge {outcome}'>{outcome}</span>{_e(trail.title)}"
-           f"{f'<span class=dur>{_e(duration)}</span>' if duration else ''}</summary>"
+           f"<span class='badge {outcome}'>{outcome}</span>{quarantined}{_e(trail.title)}"
+           f"{f'<span class=dur>{_e(duration)}</span>' if duration else ''}{_history_strip(trail, page)}</summary>"
            f"<div class=body><div class=meta>{' · '.join(meta)}</div>"]
+    for number, attempt in enumerate(trail.attempts, start=1):
+        out.append(_attempt(number, attempt, page))
+    if trail.attempts:
+        out.append(f"<div class=meta>attempt {trail.attempt} (the trail's result):</div>")
+    out.append(_attempt_body(trail, page))
+    out.append("</div></details>")
+    return "".join(out)
+
+
+def _evidence_links(trail: TrailResult, page: _Page) -> str:
+    """The attempt's evidence files (network and console logs, video, device logs), at its failing step."""
+    if trail.log_dir is None:
+        return ""
+    files = {str(k): str(v) for e in trail.log_entries if isinstance(e.get("evidence"), dict)
+             for k, v in e["evidence"].items()}
+    links = [f"{_e(label.replace('_', ' '))}: <a href='{page.href(trail.log_dir / name)}'>{_e(name)}</a>"
+             for label, name in files.items()]
+    return f"<div class=meta>evidence: {' · '.join(links)}</div>" if links else ""
+
+
+def _history_strip(trail: TrailResult, page: _Page) -> str:
+    """The trail's recent runs on this device from the run history, oldest first, this run last."""
+    from ..results_store import trail_key
+
+    statuses = page.history.get(trail_key(trail))
+    if not statuses or len(statuses) < 2:
+        return ""
+    cells = "".join(f"<i class='{_e(s)}' title='{_e(s)}'></i>" for s in statuses)
+    return f"<span class=history title='recent runs, oldest first'>{cells}</span>"
+
+
+def _attempt(number: int, attempt: TrailResult, page: _Page) -> str:
+    """An earlier attempt, folded, with its own steps, links and evidence."""
+    outcome = _outcome(attempt)
+    return (f"<details class=attempt><summary><span class='badge {outcome}'>{outcome}</span>attempt {number}"
+            f"{' · session ' + _e(attempt.session_id) if attempt.session_id else ''}</summary>"
+            f"{_attempt_body(attempt, page)}</details>")
+
+
+def _attempt_body(trail: TrailResult, page: _Page) -> str:
+    outcome = _outcome(trail)
+    steps, loose = _steps(trail.log_entries)
+    out: list[str] = []
     links = _links(trail, loose, page)
     if links:
         out.append(f"<div class=meta>{links}</div>")
     if trail.skip_reason and outcome == "SKIPPED":
         out.append(f"<p>Skipped: {_e(trail.skip_reason)}</p>")
-    if trail.message and outcome != "PASSED":
+    if trail.message and not trail.passed:
         out.append(f"<div class=error>{_e(trail.message)}</div>")
     results = {s.index: s for s in trail.steps}
     for step in steps:
@@ -310,7 +376,6 @@ def _trail(trail: TrailResult, page: _Page) -> str:
     artifacts = _artifacts(trail, loose, page)
     if artifacts:
         out.append(artifacts)
-    out.append("</div></details>")
     return "".join(out)
 
 
@@ -318,15 +383,21 @@ def _links(trail: TrailResult, loose: list[dict[str, Any]], page: _Page) -> str:
     """The trail's log folder, its event log, and the Playwright trace with the command that opens it."""
     parts: list[str] = []
     if trail.log_dir is not None:
-        parts.append(f"logs: <a href='{page.href(trail.log_dir)}'>{_e(str(trail.log_dir))}</a>")
+        parts.append(f"logs: <a href='{page.href(trail.log_dir)}'>{_e(page.shown(trail.log_dir))}</a>")
+    evidence = {str(k): str(v) for e in loose if isinstance(e.get("evidence"), dict) for k, v in e["evidence"].items()}
+    if trail.log_dir is not None:
         for stream in sorted(trail.log_dir.glob("*.ndjson")) if trail.log_dir.is_dir() else []:
-            parts.append(f"log stream: <a href='{page.href(stream)}'>{_e(stream.name)}</a>")
+            if stream.name not in evidence.values():
+                parts.append(f"log stream: <a href='{page.href(stream)}'>{_e(stream.name)}</a>")
+        for label, name in evidence.items():
+            parts.append(f"{_e(label.replace('_', ' '))}: <a href='{page.href(trail.log_dir / name)}'>{_e(name)}</a>")
     for entry in loose:
         kind = str(entry.get("class", "")).rsplit(".", 1)[-1]
         if kind == "WebTraceLog" or entry.get("trace"):
             path = str(entry.get("path") or (trail.log_dir / str(entry["trace"]) if trail.log_dir else entry["trace"]))
             parts.append(f"Playwright trace: <a href='{page.href(Path(path))}'>{_e(Path(path).name)}</a> — open it with "
-                         f"<code class=cmd>playwright show-trace {_e(_quoted(path))}</code>")
+                         f"<code class=cmd>playwright show-trace {_e(_quoted(page.shown(path)))}</code>"
+                         + (" (from the report's folder)" if page.rel(path) is not None else ""))
     return "<br>".join(parts)
 
 
@@ -388,6 +459,8 @@ def _step_html(step: _Step, trail: TrailResult, result: Any, page: _Page) -> str
            f"{_e(step.text)}{' <span class=meta>(' + ', '.join(extra) + ')</span>' if extra else ''}</summary>"]
     if ok is False and step.message:
         out.append(f"<div class=error>{_e(step.message)}</div>")
+    if ok is False:
+        out.append(_evidence_links(trail, page))
     if step.tools:
         out.append("<table><tr><th>tool</th><th>arguments</th><th>outcome</th><th>ms</th></tr>")
         for call in _call_order(step.tools):
@@ -495,9 +568,9 @@ def _image(log_dir: Path | None, entry: dict[str, Any], page: _Page) -> str:
     except OSError:
         data = b""
     if not data or mime is None:
-        return f"<div class=meta>screenshot {_e(label)}: {_e(str(path))} (not found)</div>"
+        return f"<div class=meta>screenshot {_e(label)}: {_e(page.shown(path))} (not found)</div>"
     if len(data) > MAX_IMAGE_BYTES:
-        return (f"<div class=meta>screenshot {_e(label)}: <a href='{page.href(path)}'>{_e(str(path))}</a> "
+        return (f"<div class=meta>screenshot {_e(label)}: <a href='{page.href(path)}'>{_e(page.shown(path))}</a> "
                 "(too large to embed)</div>")
     key = page.images.add(mime, data)
     caption = label + (f" — {entry['url']}" if entry.get("url") else "")
@@ -542,4 +615,4 @@ def _clip(text: str, limit: int) -> str:
 
 
 def _e(text: str) -> str:
-    return html.escape(text, quote=True)
+    return html.escape(output_text(text), quote=True)

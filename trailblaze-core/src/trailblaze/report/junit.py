@@ -5,7 +5,10 @@ Buildkite) understands this one shape, so a run that does not go through pytest 
 tests there: one ``testsuite`` per run, one ``testcase`` per trail and device, with the failure
 message and, in ``system-out``, where the logs, the failing screenshot and the trace are. The file is
 built from the run's results and redacted with the run's secrets (messages are written in plain
-text; the log entries the paths point to are redacted when they were written).
+text; the log entries the paths point to are redacted when they were written), and every string goes
+through ``textsafe.output_text``, so a control character, a lone surrogate or a megabyte of tool output
+cannot make the file unreadable. ``trailblaze run`` and the pytest plugin name a trail the same way
+(``junit_names``), so a team that switches between them keeps its test history.
 """
 
 from __future__ import annotations
@@ -16,7 +19,10 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..files import write_atomic
 from ..session import SessionOutcome
+from ..textsafe import output_text
+from .junit_retries import add_properties, add_retries, trail_properties
 
 if TYPE_CHECKING:
     from ..runner.results import RunResult, TrailResult
@@ -27,7 +33,8 @@ FAILED = frozenset({SessionOutcome.FAILED, SessionOutcome.FAILED_WITH_SELF_HEAL,
 
 
 def artifact_paths(trail: TrailResult) -> dict[str, str]:
-    """Where to look when a trail failed: its log directory, the last screenshot, the Playwright trace.
+    """Where to look when a trail failed: its log directory, the last screenshot, the Playwright trace,
+    and the evidence files a driver logged (``{"evidence": {"network_log": "network.ndjson", ...}}``).
 
     Read from the session's log entries, so any driver that logs ``screenshot``/``trace`` entries gets
     them listed (the JUnit ``system-out``, the pytest item's properties)."""
@@ -40,6 +47,8 @@ def artifact_paths(trail: TrailResult) -> dict[str, str]:
             out["screenshot"] = str(trail.log_dir / str(entry["screenshot"]))
         if entry.get("trace"):
             out["trace"] = str(entry.get("path") or trail.log_dir / str(entry["trace"]))
+        if isinstance(entry.get("evidence"), dict):  # network and console logs, device logs, video
+            out.update({str(k): str(trail.log_dir / str(v)) for k, v in entry["evidence"].items()})
     for key, value in trail.artifacts.items():  # a result read back from a bundle keeps them here
         out.setdefault(key, value)
     return out
@@ -47,18 +56,35 @@ def artifact_paths(trail: TrailResult) -> dict[str, str]:
 
 def case_name(trail: TrailResult) -> str:
     """``title [device]``: the same trail on two devices is two test cases."""
-    device = trail.classifier or trail.platform or trail.driver
+    device = trail.device_label or trail.classifier or trail.platform or trail.driver
     return f"{trail.title} [{device}]" if device else trail.title
+
+
+def junit_names(path: Path, root: Path | None, name: str) -> tuple[str, str]:
+    """``(classname, name)`` of a trail's test case, the one rule ``trailblaze run`` and the pytest
+    plugin share: the classname is the trail file's path below the workspace root with ``/`` as ``.``
+    (what pytest's ``--junitxml`` makes of a node id), so two ``login.trail.yaml`` in different folders
+    are two classes; ``name`` is ``title [device]``."""
+    path = Path(path)
+    rel = path
+    if root is not None:
+        try:
+            rel = path.resolve().relative_to(Path(root).resolve())
+        except ValueError:
+            rel = path
+    return output_text(rel.as_posix().lstrip("/").replace("/", ".")), output_text(name)
 
 
 def build_junit_xml(result: RunResult, *, suite_name: str = "trailblaze") -> ET.Element:
     def clean(text: str | None) -> str:
-        return str(result.redact(text or ""))  # the run's one redaction point
+        return output_text(result.redact(text or ""))  # the run's one redaction point
 
     trails = result.trails
-    failures = sum(1 for t in trails if t.outcome in FAILED)
-    errors = sum(1 for t in trails if t.outcome is SessionOutcome.ERROR)
-    skipped = sum(1 for t in trails if t.outcome is SessionOutcome.SKIPPED)
+    # A quarantined trail that did not pass is written as skipped (with why): it must not fail the build.
+    benched = {id(t) for t in trails if t.quarantined and not t.passed and t.outcome is not SessionOutcome.SKIPPED}
+    failures = sum(1 for t in trails if t.outcome in FAILED and id(t) not in benched)
+    errors = sum(1 for t in trails if t.outcome is SessionOutcome.ERROR and id(t) not in benched)
+    skipped = sum(1 for t in trails if t.outcome is SessionOutcome.SKIPPED) + len(benched)
     started = min((t.started_at for t in trails), default=time.time())
     total = sum(_duration(t) for t in trails)
     root = ET.Element("testsuites", name=suite_name, tests=str(len(trails)), failures=str(failures),
@@ -68,38 +94,35 @@ def build_junit_xml(result: RunResult, *, suite_name: str = "trailblaze") -> ET.
                           timestamp=time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(started)),
                           hostname=socket.gethostname())
     for trail in trails:
-        case = ET.SubElement(suite, "testcase", classname=_classname(trail), name=clean(case_name(trail)),
-                             time=f"{_duration(trail):.3f}", file=str(trail.path))
+        classname, name = junit_names(trail.path, trail.root, clean(case_name(trail)))
+        case = ET.SubElement(suite, "testcase", classname=classname, name=name,
+                             time=f"{_duration(trail):.3f}", file=output_text(trail.path))
         message = clean(trail.message)
         if trail.outcome is SessionOutcome.SKIPPED:
             ET.SubElement(case, "skipped", message=clean(trail.skip_reason or "skipped"))
+        elif id(trail) in benched:
+            node = ET.SubElement(case, "skipped", message=_first_line(f"quarantined, {trail.status}: {message}"))
+            node.text = message
         elif trail.outcome in FAILED:
             node = ET.SubElement(case, "failure", message=_first_line(message), type=trail.failure_kind or "TrailFailed")
             node.text = message
         elif trail.outcome is SessionOutcome.ERROR:
             node = ET.SubElement(case, "error", message=_first_line(message), type=trail.failure_kind or "Error")
             node.text = message
+        add_retries(case, trail, clean, artifact_paths)
         lines = [f"{key}: {value}" for key, value in artifact_paths(trail).items()]
         if trail.session_id:
             lines.insert(0, f"session: {trail.session_id}")
         if lines:
             ET.SubElement(case, "system-out").text = clean("\n".join(lines))
+        add_properties(case, trail_properties(trail), clean)
     return root
 
 
 def write_junit_xml(result: RunResult, path: Path) -> Path:
     root = build_junit_xml(result)
     ET.indent(root)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
-    return path
-
-
-def _classname(trail: TrailResult) -> str:
-    """The trail id (``web-shop/cart``) dotted the way JUnit viewers group classes, else the file stem."""
-    raw = trail.trail_id or trail.path.name.removesuffix(".yaml").removesuffix(".yml")
-    return raw.replace("/", ".")
+    return write_atomic(path, ET.tostring(root, encoding="utf-8", xml_declaration=True))
 
 
 def _duration(trail: TrailResult) -> float:

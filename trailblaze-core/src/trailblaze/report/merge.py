@@ -22,8 +22,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BadInputError, ExitCode
-from .bundle import (MANIFEST, RESULTS, Bundle, BundleManifest, TrailRecord, counts, read_bundle, write_json,
-                     write_records)
+from .bundle import (
+    MANIFEST,
+    RESULTS,
+    Bundle,
+    BundleManifest,
+    TrailRecord,
+    counts,
+    read_bundle,
+    write_json,
+    write_records,
+)
 
 if TYPE_CHECKING:
     from ..runner.results import RunResult, TrailResult
@@ -149,10 +158,12 @@ _INPUT_KEYS = {"run_id", "shard", "worker", "host", "devices", "endpoints", "sta
 def run_result(records: Sequence[TrailRecord], out: Path) -> RunResult:
     """The records as a ``RunResult``, so the summary and JUnit writers of a single run serve the merge
     (steps are left out: neither reads them)."""
+    from ..memory import Redactor
     from ..runner.results import RunResult
 
     base = str(out)
-    return RunResult(trails=[trail_result(r, base) for r in records], output_dir=out)
+    # The bundles were redacted by the runs that wrote them; a merge knows no secret of its own.
+    return RunResult(redactor=Redactor(), trails=[trail_result(r, base) for r in records], output_dir=out)
 
 
 def trail_result(record: TrailRecord, out: str) -> TrailResult:
@@ -174,8 +185,8 @@ def trail_result(record: TrailRecord, out: str) -> TrailResult:
         driver=record.driver, target=record.target, execution_mode=record.execution_mode,
         started_at=record.started_at, completed_at=record.completed_at, llm_call_count=record.llm_call_count,
         llm_cost_usd=record.llm_cost_usd, has_recorded_steps=record.has_recorded_steps,
-        skip_reason=record.skip_reason, trail_id=record.trail_id, device=record.device, endpoint=record.endpoint,
-        tags=list(record.tags), attempt=record.attempt,
+        skip_reason=record.skip_reason, trail_id=record.trail_id, device_label=record.device,
+        endpoint=record.endpoint, tags=list(record.tags),
         artifacts={k: str(full(v)) for k, v in record.artifacts.items()})
 
 

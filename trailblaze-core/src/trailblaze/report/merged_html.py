@@ -104,7 +104,7 @@ apply();
 
 
 def write_merged_report(merged: Merged, path: Path) -> Path:
-    from .bundle import write_atomic
+    from ..files import write_atomic
 
     write_atomic(path, render_merged_report(merged, base=path.parent))
     return path

@@ -26,8 +26,10 @@ Closing, on every exit path (normal return, exception, ``KeyboardInterrupt``), a
   7. ``driver.stop()`` if the driver started;
   8. the ``Ended`` status log entry, the caller's ``closing`` callbacks, then ``session.log.close()``.
 
-``open_session(...)`` does all of it as a context manager. Callers that must observe the steps one by
-one (the runner checks a trail's classifiers between 3 and 4) use ``SessionLifecycle`` directly.
+``SessionFactory(options, host=...).open(...)`` does all of it as a context manager (``trailblaze.testing``
+``open_session`` is the plugin authors' shorthand for a test session). Callers that must observe the
+steps one by one (the runner checks a trail's classifiers between 3 and 4) use ``SessionLifecycle``
+directly.
 """
 
 from __future__ import annotations
@@ -45,13 +47,14 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from ..checks import CheckReport
-from ..config import WorkspaceConfig, find_workspace, load_workspace
-from ..driver import DeviceInfo, Driver, DriverRegistry, StepInfo, validate_config
+from ..config import WorkspaceConfig, find_workspace, load_workspace, validate_config
+from ..driver import DeviceInfo, Driver, DriverRegistry, StepInfo
 from ..errors import BadInputError, ConfigError, DriverError, InfrastructureError, TrailblazeError
 from ..logs import SessionLog
-from ..memory import Memory
+from ..memory import Memory, Redactor
 from ..plugins import PluginHost, get_host
 from ..session import Session, SessionOutcome
+from ..tools.codec import ToolCodec
 from ..tools.registry import ToolRegistry
 from . import interrupt
 from .options import RunOptions
@@ -100,6 +103,8 @@ class ToolWorkspace:
     config: WorkspaceConfig
     registry: ToolRegistry
     check: CheckReport
+    codec: ToolCodec
+    """Reads and writes this workspace's tool calls through the host's plugins (trails, save-back)."""
     error: TrailblazeError | None = None
     """Set when the workspace could not be loaded; every session in it fails with this error."""
     reported: bool = False
@@ -116,9 +121,10 @@ def load_tool_workspace(root: Path | None, host: PluginHost) -> ToolWorkspace:
         config = load_workspace(root, host)
         host.register_tools(registry, config)
         host.check_tools(registry, check, config)
-        return ToolWorkspace(config, registry, check)
+        return ToolWorkspace(config, registry, check, host.codec(registry))
     except TrailblazeError as exc:
-        return ToolWorkspace(WorkspaceConfig(root=root or Path.cwd()), registry, check, exc)
+        return ToolWorkspace(WorkspaceConfig(root=root or Path.cwd()), registry, check, host.codec(registry),
+                             exc)
 
 
 def start_driver(driver: Driver, session: Session) -> DeviceInfo:
@@ -134,8 +140,8 @@ def start_driver(driver: Driver, session: Session) -> DeviceInfo:
 class SessionFactory:
     """Picks drivers, loads workspaces (cached per root) and builds sessions for one set of options.
 
-    ``Runner`` is one; ``open_session`` makes a throwaway one. Thread-safe: the runner drives several
-    devices from one factory."""
+    ``Runner`` is one; a command that opens one session makes a throwaway one. Thread-safe: the runner
+    drives several devices from one factory."""
 
     def __init__(self, options: RunOptions | None = None, *, host: PluginHost | None = None,
                  warn: Warn | None = None, show_findings: bool = True) -> None:
@@ -148,6 +154,10 @@ class SessionFactory:
         self._workspaces: dict[Path | None, ToolWorkspace] = {}
         self._lock = threading.Lock()
         self.output_dir = (self.options.output_dir or Path.cwd() / "logs").resolve()
+        self.redactor = Redactor(self.options.secrets.values())
+        """The one redaction point of everything these sessions write (logs, summary, reports, console):
+        it knows the ``--secret`` values and each open session's memory, so secrets registered mid-session
+        are covered too (``RunResult.redactor`` and every ``SessionLog`` are this object)."""
 
     # -- workspaces ---------------------------------------------------------------------------
     def workspace_for(self, path: Path | None, *, exact: bool = False) -> ToolWorkspace:
@@ -196,13 +206,12 @@ class SessionFactory:
             candidates = self.drivers.for_platform(platform)
             if not candidates:
                 raise InfrastructureError(f"no installed driver drives platform '{platform}'",
-                                          hint=f"installed drivers: {', '.join(self.drivers.keys())}")
+                                          hint=self._missing_driver_hint(install=False))
             return candidates[0]
         if wanted:
             raise InfrastructureError(
                 f"this trail wants driver {' or '.join(repr(w) for w in wanted)}, which no installed plugin provides",
-                hint=f"installed drivers: {', '.join(self.drivers.keys())}; install e.g. trailblaze-driver-web, "
-                     "trailblaze-driver-android or trailblaze-driver-ios, or pass --driver")
+                hint=self._missing_driver_hint(install=True))
         if ws.defaults.driver:
             return self.drivers.resolve(ws.defaults.driver)
         return self.drivers.resolve(fallback) if fallback else None
@@ -225,6 +234,21 @@ class SessionFactory:
         else:
             slot = 0
         return pool[slot % len(pool)]
+
+    def _missing_driver_hint(self, *, install: bool) -> str:
+        """What to do about a missing driver: a plugin that failed to load is the likelier cause than a
+        package that is not installed, so it is named first."""
+        installed = f"installed drivers: {', '.join(self.drivers.keys())}"
+        broken = [p for p in self.host.plugins() if p.error]
+        if broken:
+            names = ", ".join(f"'{p.name}'" + (f" ({p.distribution} {p.version})" if p.distribution else "")
+                              for p in broken)
+            return (f"{installed}; plugin{'s' if len(broken) > 1 else ''} {names} failed to load ({broken[0].error}): "
+                    "fix or reinstall it, see `trailblaze plugins`")
+        if install:
+            return (f"{installed}; install e.g. trailblaze-driver-web, trailblaze-driver-android or "
+                    "trailblaze-driver-ios, or pass --driver")
+        return installed
 
     def make_driver(self, cls: type[Driver], ws: WorkspaceConfig, device: Device | None = None) -> Driver:
         """The workspace's ``drivers:`` settings, then ``-o``, then ``-d``'s device, validated at once."""
@@ -265,7 +289,8 @@ class SessionFactory:
         memory = Memory.seeded(config_memory=trail.config.memory if trail is not None else None,
                                cli_memory=self.options.memory, secrets=self.options.secrets, args=dict(bound or {}))
         memory.on_unknown_token = lambda message: self.warn(message)
-        log = SessionLog(log_dir, session_id, redact=memory.redact, enabled=self.options.logging,
+        self.redactor.watch(memory)  # until ``release``: a secret a tool registers is hidden from then on
+        log = SessionLog(log_dir, session_id, self.redactor, enabled=self.options.logging,
                          layout=self.options.log_layout)
         return Session(id=session_id, host=self.host, workspace=ws.config, registry=ws.registry.copy(),
                        memory=memory, log=log, log_dir=log_dir,
@@ -313,9 +338,16 @@ class SessionFactory:
             described = cls or (type(instance) if instance is not None else None)
             session.device = DeviceInfo(platform="any", driver="any") if described is None else DeviceInfo(
                 platform=described.platform, driver=described.key, classifiers=list(described.default_classifiers))
-        with SessionLifecycle(session, warn=self.warn) as lifecycle:
-            lifecycle.start(start_driver=start_driver)
-            yield lifecycle
+        try:
+            with SessionLifecycle(session, warn=self.warn) as lifecycle:
+                lifecycle.start(start_driver=start_driver)
+                yield lifecycle
+        finally:
+            self.release(session)
+
+    def release(self, session: Session) -> None:
+        """The session is over: the redactor keeps its secrets but stops reading its memory."""
+        self.redactor.unwatch(session.memory)
 
 
 class SessionLifecycle:
@@ -440,28 +472,6 @@ class SessionLifecycle:
         self.finish()
 
 
-@contextmanager
-def open_session(*, host: PluginHost | None = None, options: RunOptions | None = None,
-                 workspace: Path | None = None, driver: str | type[Driver] | Driver | None = None,
-                 device: str | Device | None = None, trail: "Trail | None" = None, target: str | None = None,
-                 args: Mapping[str, Any] | None = None, start_driver: bool = True,
-                 extra: Mapping[str, Any] | None = None, warn: Warn | None = None) -> Iterator[SessionLifecycle]:
-    """Open one session the way ``trailblaze run`` does, and close it on every exit path.
-
-    Example (a pytest plugin or an MCP server)::
-
-        with open_session(driver="playwright-native", workspace=Path("."), options=RunOptions(logging=False)) as lc:
-            lc.session.dispatcher.call(ToolCall("web_navigate", {"url": "/"}), lc.session.context())
-
-    ``options`` carries ``--driver``, ``-o``, ``--headed``, memory, secrets and the output directory;
-    ``extra`` is merged into ``session.options`` for plugins to read. See the module docstring for the
-    order of what happens."""
-    factory = SessionFactory(options, host=host, warn=warn)
-    with factory.open(workspace=workspace, driver=driver, device=device, trail=trail, target=target, args=args,
-                      start_driver=start_driver, extra=extra) as lifecycle:
-        yield lifecycle
-
-
 def lifecycle_of(session: Session) -> SessionLifecycle | None:
     """The lifecycle that opened ``session`` (None for a session built by hand)."""
     found = session.resources.get(LIFECYCLE_KEY)
@@ -479,4 +489,4 @@ def finish_session(session: Session, outcome: SessionOutcome = SessionOutcome.SU
 
 
 __all__ = ["Device", "LIFECYCLE_KEY", "SessionFactory", "SessionLifecycle", "ToolWorkspace", "finish_session",
-           "lifecycle_of", "load_tool_workspace", "open_session", "start_driver"]
+           "lifecycle_of", "load_tool_workspace", "start_driver"]

@@ -35,11 +35,24 @@ class RunOptions:
     test_name: str | None = None
     junit_xml: Path | None = None
     """Also write a JUnit XML report there (a testcase per trail and device)."""
+    retries: int | None = None
+    """Retries of a failed trail (None: 0) (a trail's ``config: retries:`` overrides it); see ``runner/retries.py``."""
+    fail_on_flaky: bool = False
+    """A trail that passed only on a retry (FLAKY) fails the run (exit 1)."""
+    alluredir: Path | None = None
+    """Also write Allure results there (``report/allure.py``; needs ``trailblaze[allure]``)."""
+    max_llm_cost: float | None = None
+    """USD the run may spend on model calls; then no step is handed to the model (ERROR, exit 2)."""
+    history: bool = True
+    """Append every trail's attempts to the results store (``results_store.py``)."""
+    results_db: Path | None = None
+    """The results store; default ``<workspace>/.trailblaze/results.db``."""
     endpoints: list[str] = field(default_factory=list)
     """A pool of device endpoints (Playwright server, Appium server or hub URLs): each xdist worker, or
     each ``-d`` device thread, takes its own (``SessionFactory.endpoint``)."""
     shard: str | None = None
-    """``I/N``: run only this shard of the trail × device pairs (``runner/shards.py``)."""
+    """``I/N``: run only this shard of the trail × device pairs (``runner/shards.py``); stored with each
+    result in the history."""
     durations: Path | None = None
     """An earlier run's bundle or summary whose durations balance ``shard``."""
     worker: str | None = None

@@ -26,7 +26,7 @@ class Progress:
             self._console = Console(file=self.stream, highlight=False)
 
     def _print(self, text: str) -> None:
-        text = self.redact(text)
+        text = fit_stream(self.redact(text), self.stream)
         if self._console is not None:
             self._console.print(text, markup=False, highlight=False)
         else:
@@ -71,7 +71,9 @@ class Progress:
         if result.outcome.value == "Skipped":
             return
         word = "PASSED" if result.passed else result.outcome.value.upper()
-        self._print(f"  → {word}: {result.title}" + (f" — {result.message}" if result.message and not result.passed else ""))
+        # The failure's first line only: a failed step has just printed the whole message, indented.
+        first = result.message.strip().splitlines()[0] if result.message and result.message.strip() else ""
+        self._print(f"  → {word}: {result.title}" + (f" — {first}" if first and not result.passed else ""))
 
     def run_finished(self, run: RunResult) -> None:
         self._stop_status()
@@ -79,10 +81,12 @@ class Progress:
             self._print(f"Report: {run.report_path}")
         if run.summary_path:
             self._print(f"Summary: {run.summary_path}")
-        llm_calls = sum(t.llm_call_count for t in run.trails)
+        tries = [a for t in run.trails for a in (*t.attempts, t)]
+        llm_calls = sum(t.llm_call_count for t in tries)
         if llm_calls:
-            cost = sum(t.llm_cost_usd for t in run.trails)
-            self._print(f"LLM: {llm_calls} request{'s' if llm_calls != 1 else ''}, ${cost:.4f}")
+            cost = sum(t.llm_cost_usd for t in tries)
+            tokens = sum(t.llm_tokens for t in tries)
+            self._print(f"LLM: {llm_calls} request{'s' if llm_calls != 1 else ''}, {tokens:,} tokens, ${cost:.4f}")
         self._print(run.results_line())
 
     def _stop_status(self) -> None:
@@ -99,6 +103,27 @@ class QuietProgress(Progress):
 
     def _print(self, text: str) -> None:
         return None
+
+
+_ASCII_SYMBOLS = str.maketrans({"▶": ">", "✓": "+", "✗": "x", "→": "->", "↳": "->", "…": "...", "—": "-",
+                                "·": "-", "×": "x"})
+
+
+def fit_stream(text: str, stream: IO[str]) -> str:
+    """``text`` as ``stream`` can print it: on a terminal or pipe whose encoding cannot show the
+    progress symbols (an ASCII locale, ``PYTHONIOENCODING=ascii``) they become ASCII (``▶`` is ``>``),
+    and any other character it cannot encode (a lone surrogate included) is shown as ``\\uXXXX``."""
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        text.encode(encoding)
+        return text
+    except (UnicodeEncodeError, LookupError):
+        pass
+    text = text.translate(_ASCII_SYMBOLS)
+    try:
+        return text.encode(encoding, "backslashreplace").decode(encoding)
+    except LookupError:
+        return text.encode("ascii", "backslashreplace").decode("ascii")
 
 
 def _short(text: str | None, width: int = 90) -> str:

@@ -13,7 +13,7 @@ from ..session import SessionOutcome
 
 OUTCOME_TO_SUMMARY = {
     SessionOutcome.SUCCEEDED: "PASSED",
-    SessionOutcome.SUCCEEDED_WITH_SELF_HEAL: "PASSED",
+    SessionOutcome.SUCCEEDED_WITH_SELF_HEAL: "HEALED",
     SessionOutcome.FAILED: "FAILED",
     SessionOutcome.FAILED_WITH_SELF_HEAL: "FAILED",
     SessionOutcome.CANCELLED: "CANCELLED",
@@ -37,6 +37,7 @@ class StepResult:
     duration_ms: int = 0
     llm_call_count: int = 0
     llm_cost_usd: float = 0.0
+    llm_tokens: int = 0
     screenshot: str | None = None
     number: int = 0
     """What people call the step: the trailhead is 0, the first trail step is 1."""
@@ -64,21 +65,44 @@ class TrailResult:
     completed_at: float | None = None
     llm_call_count: int = 0
     llm_cost_usd: float = 0.0
+    llm_tokens: int = 0
     has_recorded_steps: bool = False
     skip_reason: str | None = None
     trail_id: str | None = None
     log_entries: list[dict[str, Any]] = field(default_factory=list)
     artifacts: dict[str, str] = field(default_factory=dict)
-    device: str | None = None
-    """The ``-d`` device spec the trail ran on, None for the trail's own driver."""
+    root: Path | None = None
+    """The workspace root the trail ran in (JUnit names are relative to it)."""
+    device_label: str | None = None
+    """The ``-d`` device spec this trail ran on, when one was given (names the JUnit test case)."""
+    attempts: list[TrailResult] = field(default_factory=list)
+    """The earlier attempts of this trail on this device, first first (``--retries``); this result is
+    the last attempt. Each has its own session, log directory and artifacts."""
+    quarantined: bool = False
+    """Listed in the workspace's ``quarantine:`` (or tagged ``quarantine``): reported, never fails the run."""
     endpoint: str | None = None
     """The remote endpoint (Playwright server, Appium server) it ran against, when one was used."""
     tags: list[str] = field(default_factory=list)
-    attempt: int = 1
 
     @property
     def passed(self) -> bool:
         return self.outcome.passed
+
+    @property
+    def attempt(self) -> int:
+        """1-based number of this (the last) attempt."""
+        return len(self.attempts) + 1
+
+    @property
+    def flaky(self) -> bool:
+        """Passed on a retry after a failed attempt."""
+        return self.passed and bool(self.attempts)
+
+    @property
+    def status(self) -> str:
+        """The outcome people act on: PASSED, FLAKY, HEALED, FAILED, ERROR, SKIPPED, CANCELLED (and
+        upstream's TIMEOUT / MAX_CALLS_REACHED, which count as failed)."""
+        return "FLAKY" if self.flaky else OUTCOME_TO_SUMMARY[self.outcome]
 
     def summary(self) -> dict[str, Any]:
         done = self.completed_at or time.time()
@@ -93,7 +117,7 @@ class TrailResult:
             "app_id": self.target or "",
             "app_version_name": None,
             "app_version_code": None,
-            "outcome": OUTCOME_TO_SUMMARY[self.outcome],
+            "outcome": self.status,
             "failure_reason": self.message if not self.passed and self.outcome is not SessionOutcome.SKIPPED else None,
             "failure_stack": None,
             "failure_kind": self.failure_kind,
@@ -103,27 +127,44 @@ class TrailResult:
             "duration_ms": int((done - self.started_at) * 1000),
             "llm_call_count": self.llm_call_count,
             "llm_cost_usd": round(self.llm_cost_usd, 6),
+            "llm_tokens": self.llm_tokens,
+            "llm_steps": [{"step": s.number, "llm_call_count": s.llm_call_count, "llm_tokens": s.llm_tokens,
+                           "llm_cost_usd": round(s.llm_cost_usd, 6)} for s in self.steps if s.llm_call_count],
             "started_at": _iso(self.started_at),
             "started_at_epoch_ms": int(self.started_at * 1000),
             "completed_at": _iso(done),
             "completed_at_epoch_ms": int(done * 1000),
             "accessibility_truncation": None,
             "driver": self.driver or "",
-            "device": self.device,
+            "device": self.device_label,
             "log_dir": str(self.log_dir) if self.log_dir else None,
+            "attempt": self.attempt,
+            "attempts": [a.attempt_summary() for a in (*self.attempts, self)],
+            "quarantined": self.quarantined,
         }
+
+    def attempt_summary(self) -> dict[str, Any]:
+        """One attempt in the summary's ``attempts`` list: enough to find its evidence."""
+        done = self.completed_at or time.time()
+        return {"outcome": OUTCOME_TO_SUMMARY[self.outcome], "failure_reason": None if self.passed else self.message,
+                "failure_kind": self.failure_kind, "duration_ms": int((done - self.started_at) * 1000),
+                "session_id": self.session_id or "", "log_dir": str(self.log_dir) if self.log_dir else None}
 
 
 @dataclass
 class RunResult:
+    redactor: Redactor
+    """The run's one redaction point (see ``redact``); required, so no output is built without it."""
     trails: list[TrailResult] = field(default_factory=list)
     summary_path: Path | None = None
     report_path: Path | None = None
     output_dir: Path | None = None
-    redactor: Redactor = field(default_factory=Redactor)
-    """The run's one redaction point (see ``redact``)."""
     interrupted: str | None = None
     """The signal that interrupted the run (``SIGINT``, ``SIGTERM``, ``SIGHUP``), or None."""
+    fail_on_flaky: bool = False
+    """``--fail-on-flaky``: a FLAKY trail makes the run exit 1."""
+    history: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    """(trail id, device) → statuses of its recent runs, oldest first, this one included (the results store)."""
 
     def redact(self, value: Any) -> Any:
         """``value`` with every secret of the run replaced by ``***``: pass every output through it
@@ -133,7 +174,14 @@ class RunResult:
 
     @property
     def exit_code(self) -> ExitCode:
-        return ExitCode.worst([t.exit_code for t in self.trails])
+        return ExitCode.worst([self._exit_code(t) for t in self.trails])
+
+    def _exit_code(self, trail: TrailResult) -> ExitCode:
+        if trail.quarantined:
+            return ExitCode.SUCCESS  # reported, but it does not fail the build
+        if trail.flaky and self.fail_on_flaky:
+            return ExitCode.TRAIL_FAILED
+        return trail.exit_code
 
     def counts(self) -> tuple[int, int, int]:
         passed = sum(1 for t in self.trails if t.passed)
@@ -145,12 +193,32 @@ class RunResult:
         """Trails an interruption stopped or kept from starting (counted as failed in ``counts``)."""
         return sum(1 for t in self.trails if t.outcome is SessionOutcome.CANCELLED)
 
+    def _all_attempts(self) -> list[TrailResult]:
+        return [a for t in self.trails for a in (*t.attempts, t)]
+
+    def statuses(self) -> dict[str, int]:
+        """How many trails ended with each ``TrailResult.status``."""
+        out: dict[str, int] = {}
+        for trail in self.trails:
+            out[trail.status] = out.get(trail.status, 0) + 1
+        return out
+
     def results_line(self) -> str:
+        """``Results: P passed, F failed, S skipped`` (flaky and healed trails count as passed, errors
+        as failed), then what those numbers hold: ``(2 flaky, 1 healed, 1 error, 1 quarantined)``."""
         passed, failed, skipped = self.counts()
         line = f"Results: {passed} passed, {failed} failed, {skipped} skipped"
+        parts = []
         if self.interrupted:
-            line += f" ({self.cancelled} cancelled: interrupted by {self.interrupted})"
-        return line
+            parts.append(f"{self.cancelled} cancelled: interrupted by {self.interrupted}")
+        statuses = self.statuses()
+        for status in ("FLAKY", "HEALED", "ERROR"):
+            if statuses.get(status):
+                parts.append(f"{statuses[status]} {status.lower()}")
+        quarantined = sum(1 for t in self.trails if t.quarantined)
+        if quarantined:
+            parts.append(f"{quarantined} quarantined")
+        return line + (f" ({', '.join(parts)})" if parts else "")
 
     def summary(self) -> dict[str, Any]:
         """The JSON summary, redacted."""
@@ -159,6 +227,10 @@ class RunResult:
         metadata: dict[str, Any] = {"target_app": ", ".join(targets) or None, "build_type": None, "devices": devices}
         if self.interrupted:
             metadata["interrupted_by"] = self.interrupted
+        metadata["llm_call_count"] = sum(t.llm_call_count for t in self._all_attempts())
+        metadata["llm_tokens"] = sum(t.llm_tokens for t in self._all_attempts())
+        metadata["llm_cost_usd"] = round(sum(t.llm_cost_usd for t in self._all_attempts()), 6)
+        metadata["statuses"] = self.statuses()
         return self.redact({"metadata": metadata, "results": [t.summary() for t in self.trails]})  # type: ignore[no-any-return]
 
 

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..driver import Driver
 from ..errors import BadInputError, ExitCode, ToolArgumentError, TrailblazeError, UnknownToolError
-from ..memory import Redactor, has_tokens
+from ..llm import budget as _budget
+from ..memory import has_tokens
 from ..plugins import PluginHost
 from ..reuse import reuse_scope
 from ..session import Session, SessionOutcome, suggest_tool_name
@@ -57,11 +58,21 @@ class Runner(SessionFactory):
                  progress: Progress | None = None) -> None:
         self.progress = progress or Progress()
         super().__init__(options, host=host, warn=lambda line: self.progress.note(f"  ! {line}"))
-        self.redactor = Redactor(self.options.secrets.values())
-        """Every output of the run passes through it (``RunResult.redact`` is the same object)."""
-        self.progress.redact = self.redactor
+        self.progress.redact = self.redactor  # the factory's: every output of the run passes through it
         self.interrupted: str | None = None
         """The signal that interrupted this run; the trails not started yet are then listed as cancelled."""
+        from ..llm.budget import CostBudget
+        from .history import RunHistory
+
+        self.llm_budget = CostBudget(self.options.max_llm_cost)
+        """``--max-llm-cost``: shared by every session of the run (see ``llm/budget.py``)."""
+
+        endpoint = self.options.driver_options.get("server_url") or self.options.driver_options.get("ws_endpoint")
+        self.history = RunHistory(self.options.results_db, fallback_dir=self.output_dir, redact=self.redactor,
+                                  shard=self.options.shard,
+                                  endpoint=str(endpoint) if endpoint else None,
+                                  warn=self.progress.note) if self.options.history else None
+        """The results store this run appends to (``--results-db``, ``--no-history``)."""
 
     def show_finding(self, line: str) -> None:
         self.progress.note(line)
@@ -73,10 +84,16 @@ class Runner(SessionFactory):
         An interruption (Ctrl-C, or SIGTERM/SIGHUP under ``interrupt.handle_signals``) ends the running
         trail as CANCELLED, lists the trails not started as CANCELLED, writes the outputs and is then
         re-raised as ``RunInterrupted`` with ``result`` attached."""
-        result = RunResult(output_dir=self.output_dir, redactor=self.redactor)
+        result = RunResult(output_dir=self.output_dir, redactor=self.redactor,
+                           fail_on_flaky=self.options.fail_on_flaky)
+        self._check_output_paths()
         try:
             if not paths:
                 raise BadInputError("no trails given", hint="usage: trailblaze run PATH... (files, directories or globs)")
+            if self.options.alluredir is not None:
+                from ..report.allure import require_allure
+
+                require_allure()
             files = expand(paths)
             devices: list[Device | None] = [self.parse_device(spec) for spec in self.options.devices] or [None]
             plan = self._shard_plan(files, devices)
@@ -102,7 +119,11 @@ class Runner(SessionFactory):
             exc.args = self.redactor(exc.args)  # what an "internal error: …" line prints
             raise
         finally:
-            self._write_outputs_once(result)
+            try:
+                self._write_outputs_once(result)
+            finally:
+                if self.history is not None:
+                    self.history.close()
         late = interrupt.pending()
         if self.interrupted is not None or late is not None:
             stopped = interrupt.RunInterrupted(self.interrupted or late or "SIGINT")
@@ -128,6 +149,18 @@ class Runner(SessionFactory):
             f"by count: no durations at {source} yet" if source else "by count"
         self.progress.note(f"shard {shard}: {sum(map(len, plan))} of {len(pairs)} trail runs ({how})")
         return plan
+
+    def _check_output_paths(self) -> None:
+        """Where the outputs go is checked before any device starts: a run whose report cannot be
+        written must not spend minutes and then fail (or pass, then exit 2)."""
+        from ..files import check_writable_dir
+
+        check_writable_dir(self.output_dir, "--output-dir")
+        junit = self.options.junit_xml
+        if junit is not None:
+            if Path(junit).is_dir():
+                raise BadInputError(f"--junit-xml {junit} is a directory", hint="give --junit-xml a file name")
+            check_writable_dir(Path(junit).parent, "--junit-xml's folder")
 
     def _write_outputs_once(self, result: RunResult) -> None:
         """The single place a run's outputs are written (summary, report; a JUnit writer belongs
@@ -165,14 +198,26 @@ class Runner(SessionFactory):
                 return
             with interrupt.deferred():  # a finished trail's result is never lost to a signal
                 ws = self.workspace_for(path)
+                if trail_result is not None:
+                    trail_result.root = trail_result.root or ws.config.root
+                    trail_result.device_label = device.spec if device is not None else None
                 with self._lock:
                     if ws.check.errors and not ws.reported:
-                        # A broken tool file is bad input for the run (exit 3) but only the trails that
-                        # call its tools fail: everything else in the workspace still runs.
+                        # A broken tool file is bad input for the run (exit 3): listed once, and no trail of
+                        # the workspace starts a device (``run_trail``).
                         ws.reported = True
                         result.trails.append(self._check_result(ws))
                     if trail_result is not None:
                         result.trails.append(trail_result)
+                if trail_result is not None:
+                    self.record_history(trail_result, device)
+
+    def record_history(self, trail: TrailResult, device: "Device | None" = None) -> None:
+        """Append a finished trail (every attempt) to the results store, unless ``--no-history``; the
+        device it ran on (``-d``) is stored as its endpoint."""
+        if self.history is not None:
+            self.history.record(trail, self.workspace_for(trail.path).config,
+                                endpoint=device.spec if device is not None else None)
 
     def _not_started(self, files: list[Path], device: "Device | None", result: RunResult) -> None:
         with self._lock:
@@ -187,32 +232,55 @@ class Runner(SessionFactory):
                            started_at=now, completed_at=now)
 
     def write_outputs(self, result: RunResult) -> None:
-        """The JSON summary, the HTML report and the JUnit XML of a run (the pytest plugin calls it per worker)."""
+        """The JSON summary, the HTML report and the JUnit XML of a run (the pytest plugin calls it per worker).
+
+        Names are unique per run (``files.write_new``), so runs sharing an output directory never
+        overwrite each other, and every file appears whole or not at all. A file that cannot be
+        written is one line each (``OutputWriteError``) and the others are still written; the
+        last such error is raised at the end (exit 2) instead of being printed."""
         if not result.trails:
             return
+        from ..files import OutputWriteError, write_new
         from ..logs import dumps
+        from ..textsafe import output_value
 
-        stamp = time.strftime("%Y_%m_%d_%H_%M_%S")
+        failed: list[OutputWriteError] = []
         reports = self.output_dir / "reports"
-        reports.mkdir(parents=True, exist_ok=True)
-        summary = reports / f"trailblaze_test_results_{stamp}.json"
-        summary.write_text(dumps(result.summary()), encoding="utf-8")
-        result.summary_path = summary
+        try:
+            result.summary_path = write_new(reports, "trailblaze_test_results", ".json",
+                                            dumps(output_value(result.summary())))
+        except OutputWriteError as exc:
+            failed.append(exc)
+        if self.history is not None:
+            self.history.attach(result)
         if self.options.junit_xml is not None:
             from ..report.junit import write_junit_xml
 
-            write_junit_xml(result, self.options.junit_xml)
+            try:
+                write_junit_xml(result, self.options.junit_xml)
+            except OutputWriteError as exc:
+                failed.append(exc)
+        if self.options.alluredir is not None:
+            from ..report.allure import write_allure_results
+
+            write_allure_results(result, self.options.alluredir)
         if self.options.report:
             import importlib
 
             try:
-                write_html_report = importlib.import_module("trailblaze.report").write_html_report
+                render_report = importlib.import_module("trailblaze.report").render_report
             except (ImportError, AttributeError):
-                write_html_report = None
-            if write_html_report is not None:
-                path = reports / f"trailblaze_report_{stamp}.html"
-                write_html_report(result, path)
-                result.report_path = path
+                render_report = None
+            if render_report is not None:
+                try:
+                    result.report_path = write_new(reports, "trailblaze_report", ".html",
+                                                   render_report(result, base=reports))
+                except OutputWriteError as exc:
+                    failed.append(exc)
+        for error in failed[:-1]:
+            self.progress.note(f"✗ {error}")
+        if failed:
+            raise failed[-1]  # printed once, by whoever handles it (the CLI: one line, exit 2)
         self._write_bundle(result)
 
     def _write_bundle(self, result: RunResult) -> None:
@@ -237,7 +305,7 @@ class Runner(SessionFactory):
     def run_trail(self, path: Path, device: "Device | None" = None) -> TrailResult | None:
         result = self._run_trail(path, device)
         if result is not None:
-            result.device = device.spec if device is not None else None
+            result.device_label = device.spec if device is not None else None
             result.endpoint = self.endpoint(device)
         return result
 
@@ -249,14 +317,32 @@ class Runner(SessionFactory):
         try:
             if ws.error is not None:
                 raise ws.error
-            trail = load_trail(path, host=self.host, registry=ws.registry)
+            if ws.check.errors:
+                # docs/yaml-tools.md: a run refuses to start with broken tool files (no device is started).
+                raise BadInputError(f"not started: the workspace's tool files have {len(ws.check.errors)} error(s) "
+                                    "(listed under 'workspace checks')", hint="fix them; `trailblaze check` lists them")
+            trail = load_trail(path, codec=ws.codec)
         except TrailblazeError as exc:
             return self._early_result(path, path.name, exc, started)
         if self.options.tags and not set(self.options.tags) & set(trail.config.tags):
             return None
-        result = self.run_loaded_trail(trail, ws, device, started=started)
+        from .retries import retry_budget, run_attempts
+
+        first = [started]
+
+        def attempt() -> TrailResult:
+            return self.run_loaded_trail(trail, ws, device, started=first.pop() if first else None)
+
+        result = run_attempts(attempt, retry_budget(trail.config.retries, self.options.retries), self._retrying)
+        result.quarantined = ws.config.quarantine.covers(root=ws.config.root, path=path,
+                                                         trail_id=trail.config.id, tags=trail.config.tags)
         result.tags = list(trail.config.tags)
         return result
+
+    def _retrying(self, failed: TrailResult, number: int) -> None:
+        reason = (failed.message or failed.outcome.value).splitlines()[0]
+        self.progress.note(f"  ↻ attempt {number} of {failed.title} (attempt {number - 1}: "
+                           f"{failed.status.lower()}: {reason})")
 
     def run_loaded_trail(self, trail: "Trail", ws: ToolWorkspace, device: "Device | None" = None, *,
                          started: float | None = None) -> TrailResult:
@@ -309,8 +395,10 @@ class Runner(SessionFactory):
     def new_session(self, trail: "Trail | None", ws: ToolWorkspace, bound: Mapping[str, Any] | None = None,
                     device: "Device | None" = None, *, target: str | None = None,
                     extra: Mapping[str, Any] | None = None) -> Session:
+        from ..llm.budget import BUDGET_KEY
+
         session = super().new_session(trail, ws, bound, device, target=target, extra=extra)
-        self.redactor.watch(session.memory)
+        session.resources[BUDGET_KEY] = self.llm_budget
         return session
 
     def _run_session(self, trail: "Trail", ws: ToolWorkspace, driver: Driver, bound: dict[str, Any],
@@ -332,7 +420,7 @@ class Runner(SessionFactory):
             result.completed_at = time.time()
             result.log_entries = session.log.entries
             self.progress.trail_finished(result)
-            self.redactor.unwatch(session.memory)
+            self.release(session)
         return result
 
     def _run_started(self, trail: "Trail", session: Session, lifecycle: SessionLifecycle,
@@ -377,8 +465,10 @@ class Runner(SessionFactory):
         try:
             from ..agent.recording import recording_trail_yaml
 
-            text = recording_trail_yaml(session.trail, session.log.entries, result.classifier or "default", self.host)
-            session.log.write_file("recording.trail.yaml", text.encode("utf-8"))
+            text = recording_trail_yaml(session.trail, session.log.entries, result.classifier or "default",
+                                        session.codec)
+            # Redacted like the rest of the log: the trail's own config (args defaults) may hold a secret.
+            session.log.write_file("recording.trail.yaml", self.redactor(text).encode("utf-8"))
         except Exception as exc:  # noqa: BLE001 - a log artifact never fails the run
             self.progress.note(f"  ! could not write recording.trail.yaml: {exc}")
 
@@ -469,7 +559,8 @@ class Runner(SessionFactory):
                     step_result = StepResult(step.index, step.kind, step.text, "self-heal", agent_result.success,
                                              agent_result.message or message, tool,
                                              llm_call_count=agent_result.llm_call_count,
-                                             llm_cost_usd=agent_result.llm_cost_usd, recording=agent_result.recording)
+                                             llm_cost_usd=agent_result.llm_cost_usd, recording=agent_result.recording,
+                                             llm_tokens=agent_result.llm_tokens)
                     if agent_result.success and step.recordable and options.save_recording:
                         # The healed recording replaces the broken slot (zero calls: the slot is removed).
                         saves.append((step.index, classifier, agent_result.recording or None))
@@ -477,15 +568,19 @@ class Runner(SessionFactory):
                 agent_result = self._solve_with_agent(session, step, trail, result, self_heal=False)
                 step_result = StepResult(step.index, step.kind, step.text, "ai", agent_result.success,
                                          agent_result.message, None, llm_call_count=agent_result.llm_call_count,
-                                         llm_cost_usd=agent_result.llm_cost_usd, recording=agent_result.recording)
+                                         llm_cost_usd=agent_result.llm_cost_usd, recording=agent_result.recording,
+                                         llm_tokens=agent_result.llm_tokens)
                 if agent_result.success and found is None and step.recordable and options.save_recording \
                         and step.kind != "tools" and agent_result.recording:
                     saves.append((step.index, "-".join(classifiers), agent_result.recording))
                 if agent_result.outcome is not None and not agent_result.success:
                     step_result.duration_ms = int((time.perf_counter() - t0) * 1000)
                     self._step_done(lifecycle, step, step_result, result, first_entry)
-                    raise StepFailed(agent_result.message or "the agent could not complete the step",
-                                     agent_result.exit_code, agent_result.outcome)
+                    message = agent_result.message or "the agent could not complete the step"
+                    over_budget = agent_result.outcome is SessionOutcome.ERROR and self.llm_budget.exhausted
+                    raise StepFailed(message + (_not_run(trail, step) if over_budget else ""),
+                                     agent_result.exit_code, agent_result.outcome,
+                                     _budget.FAILURE_KIND if over_budget else None)
             modes.add(step_result.mode)
             step_result.duration_ms = int((time.perf_counter() - t0) * 1000)
             self._step_done(lifecycle, step, step_result, result, first_entry)
@@ -511,6 +606,7 @@ class Runner(SessionFactory):
         result.steps.append(step_result)
         result.llm_call_count += step_result.llm_call_count
         result.llm_cost_usd += step_result.llm_cost_usd
+        result.llm_tokens += step_result.llm_tokens
         self.progress.step_finished(step_result)
 
     def _replay(self, session: Session, step: "TrailStep", classifier: str, calls: list[ToolCall],
@@ -524,7 +620,7 @@ class Runner(SessionFactory):
                 raise self._located(step, classifier, i, trail, exc) from None
             if not outcome.success:
                 where = self._located(step, classifier, i, trail, BadInputError("")).location
-                args = _short_args(session.memory.redact(call.args))
+                args = _short_args(self.redactor(call.args))
                 return False, f"tool '{call.name}' ({where}) {args} failed: {outcome.message}", call.name
         return True, None, None
 
@@ -532,13 +628,17 @@ class Runner(SessionFactory):
                           *, self_heal: bool, attempt_context: str | None = None) -> "_AgentOutcome":
         from ..agent import LlmNotConfiguredError, solve_step
 
+        if self.llm_budget.exhausted:
+            raise StepFailed(f"step {step.number} not handed to the model: {self.llm_budget.reason()}"
+                             + _not_run(trail, step, including=True), ExitCode.INFRASTRUCTURE,
+                             SessionOutcome.ERROR, _budget.FAILURE_KIND)
         try:
             out = solve_step(session, step, trail=trail, options=self.options, self_heal=self_heal,
                              attempt_context=attempt_context)
         except LlmNotConfiguredError as exc:
             raise StepFailed(exc.message, ExitCode.BAD_INPUT, SessionOutcome.ERROR, "NeedsLlm") from None
         return _AgentOutcome(out.success, out.message, out.outcome, out.exit_code, out.llm_call_count,
-                             out.llm_cost_usd, list(out.recording))
+                             out.llm_cost_usd, list(out.recording), out.llm_tokens)
 
     def _save_recordings(self, trail: "Trail", session: Session,
                          saves: list[tuple[int, str, list[ToolCall] | None]]) -> None:
@@ -558,7 +658,7 @@ class Runner(SessionFactory):
         if not writable:
             return
         try:
-            save_recordings(trail.path, writable, host=self.host, original=trail)
+            save_recordings(trail.path, writable, codec=session.codec, original=trail)
         except TrailblazeError as exc:
             self.progress.note(f"  ! could not save recordings into {trail.path}: {exc}")
             return
@@ -578,6 +678,17 @@ class _AgentOutcome:
     llm_call_count: int = 0
     llm_cost_usd: float = 0.0
     recording: list[ToolCall] | None = None
+    llm_tokens: int = 0
+
+
+def _not_run(trail: "Trail", step: "TrailStep", *, including: bool = False) -> str:
+    """``; steps 3–5 not run`` for the steps after ``step`` (and ``step`` itself with ``including``)."""
+    numbers = [s.number for s in trail.steps if s.index > step.index or (including and s is step)]
+    if not numbers:
+        return ""
+    if len(numbers) == 1:
+        return f"; step {numbers[0]} not run"
+    return f"; steps {numbers[0]}–{numbers[-1]} not run"
 
 
 def _quote(text: str | None) -> str:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from .base import (ANNOTATION_KEYS, ClassToolDefinition, DelegatingTool, OtherTool, Tool, ToolCall,
                    ToolDefinition, ToolResult, ToolSource)
-from .descriptors import ToolDescriptor, default_descriptor, describe
+from .codec import ToolCodec
+from .descriptors import ToolDescriptor, default_descriptor
 from .params import ParameterDefinition, ParameterSchema, ParamType
 from .registry import ToolRegistry
 
 __all__ = [
     "ANNOTATION_KEYS", "ClassToolDefinition", "DelegatingTool", "OtherTool", "ParamType",
-    "ParameterDefinition", "ParameterSchema", "Tool", "ToolCall", "ToolDefinition", "ToolDescriptor",
-    "ToolRegistry", "ToolResult", "ToolSource", "default_descriptor", "describe",
+    "ParameterDefinition", "ParameterSchema", "Tool", "ToolCall", "ToolCodec", "ToolDefinition",
+    "ToolDescriptor", "ToolRegistry", "ToolResult", "ToolSource", "default_descriptor",
 ]

@@ -8,7 +8,7 @@ a process that has never seen its definition.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, PydanticUserError, ValidationError
 
 from ..errors import PluginToolError
 
-from .params import ParameterSchema
+from .params import ParameterSchema, format_validation_error
 
 if TYPE_CHECKING:
     from ..context import ToolContext
@@ -262,7 +262,7 @@ class ClassToolDefinition(ToolDefinition):
 
     @cached_property
     def _schema(self) -> ParameterSchema:
-        from .params import schema_from_model
+        from .model_schema import schema_from_model  # local: keeps pydantic schema walking off import
 
         with self._built():
             return schema_from_model(self.tool_class)
@@ -305,26 +305,7 @@ class ClassToolDefinition(ToolDefinition):
         return result
 
 
-def format_validation_error(exc: ValidationError, *, owner: str, known: "Iterable[str] | None" = None) -> str:
-    """One line per pydantic error, phrased like the rest of our argument errors; with ``known``, an
-    unknown top-level argument lists the known ones, as YAML and MCP tools' errors do."""
-    from .params import known_arguments_hint
-
-    parts: list[str] = []
-    for err in exc.errors():
-        loc = ".".join(str(x) for x in err.get("loc", ()))
-        kind = err.get("type", "")
-        if kind == "missing":
-            parts.append(f"{owner}: missing required argument '{loc}'")
-        elif kind == "extra_forbidden":
-            hint = known_arguments_hint(known) if known is not None and "." not in loc else ""
-            parts.append(f"{owner}: unknown argument '{loc}'{hint}")
-        else:
-            got = err.get("input")
-            parts.append(f"{owner}: argument '{loc}': {err.get('msg', 'invalid')}, got {got!r}")
-    return "; ".join(parts)
-
 __all__ = [
     "ANNOTATION_KEYS", "ClassToolDefinition", "Contributions", "DelegatingTool", "OtherTool", "Tool",
-    "ToolCall", "ToolDefinition", "ToolResult", "ToolSource", "format_validation_error",
+    "ToolCall", "ToolDefinition", "ToolResult", "ToolSource",
 ]

@@ -7,12 +7,9 @@ parameters are dropped from the LLM shapes but kept in the full schema used to v
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .base import ToolDefinition
-
-if TYPE_CHECKING:
-    from ..plugins import PluginHost
 
 
 @dataclass(frozen=True)
@@ -61,11 +58,6 @@ def default_descriptor(definition: ToolDefinition) -> ToolDescriptor:
     return ToolDescriptor(definition.name, definition.description, full, llm, meta)
 
 
-def describe(definition: ToolDefinition, host: "PluginHost", provider: str | None = None) -> ToolDescriptor:
-    """The descriptor for ``definition`` through ``trailblaze_tool_descriptor`` (the plugin owning the
-    kind answers, the core last), for the model ``provider`` type or None (listings, MCP clients)."""
-    return host.tool_descriptor(definition, provider)
-
 __all__ = [
-    "ToolDescriptor", "default_descriptor", "describe",
+    "ToolDescriptor", "default_descriptor",
 ]

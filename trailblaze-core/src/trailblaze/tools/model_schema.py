@@ -7,7 +7,7 @@ class-backed tool is described, not on every import.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pydantic import BaseModel
@@ -71,3 +71,12 @@ def parameters_from_model(model: type[BaseModel], *, exclude: set[str]) -> list[
             update["sensitive"] = True
         params.append(p.model_copy(update=update) if update else p)
     return params
+
+
+def schema_from_model(model: type[BaseModel], *, exclude: Iterable[str] = ()) -> ParameterSchema:
+    """Derive a ``ParameterSchema`` from a pydantic model's fields (class-backed tools, configs).
+
+    Field descriptions become parameter descriptions; ``Literal``/``Enum`` become enums; a field whose
+    ``json_schema_extra`` has ``{"hidden_from_llm": True}`` (selectors) is kept out of LLM descriptors.
+    """
+    return ParameterSchema(parameters_from_model(model, exclude=set(exclude)))

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from functools import cached_property
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 
 class ParamType(str, enum.Enum):
@@ -451,19 +451,27 @@ def _count_limits(p: ParameterDefinition, count: int, owner: str, path: str, err
         errors.append(f"{owner}: argument '{path}' must have at most {p.max_items} item(s), got {count}")
 
 
-def schema_from_model(model: type[BaseModel], *, exclude: Iterable[str] = ()) -> ParameterSchema:
-    """Derive a ``ParameterSchema`` from a pydantic model's fields (class-backed tools, configs).
-
-    Field descriptions become parameter descriptions; ``Literal``/``Enum`` become enums; a field whose
-    ``json_schema_extra`` has ``{"hidden_from_llm": True}`` (selectors) is kept out of LLM descriptors.
-    """
-    from .model_schema import parameters_from_model  # local: keeps pydantic schema walking off import
-
-    return ParameterSchema(parameters_from_model(model, exclude=set(exclude)))
+def format_validation_error(exc: ValidationError, *, owner: str, known: Iterable[str] | None = None) -> str:
+    """One line per pydantic error, phrased like the rest of our argument errors; with ``known``, an
+    unknown top-level argument lists the known ones, as YAML and MCP tools' errors do."""
+    parts: list[str] = []
+    for err in exc.errors():
+        loc = ".".join(str(x) for x in err.get("loc", ()))
+        kind = err.get("type", "")
+        if kind == "missing":
+            parts.append(f"{owner}: missing required argument '{loc}'")
+        elif kind == "extra_forbidden":
+            hint = known_arguments_hint(known) if known is not None and "." not in loc else ""
+            parts.append(f"{owner}: unknown argument '{loc}'{hint}")
+        else:
+            got = err.get("input")
+            parts.append(f"{owner}: argument '{loc}': {err.get('msg', 'invalid')}, got {got!r}")
+    return "; ".join(parts)
 
 
 Field = Field  # re-export for tool authors: ``from trailblaze.tools.params import Field``
 
 __all__ = [
     "CONSTRAINT_KEYS", "ParamType", "ParameterDefinition", "ParameterSchema", "constraints_from_json",
+    "format_validation_error",
 ]

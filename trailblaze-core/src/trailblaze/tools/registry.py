@@ -103,10 +103,6 @@ class ToolRegistry(Contributions):
         return clone
 
 
-def warn_names(registry: ToolRegistry) -> None:
-    for msg in registry.warnings:
-        warnings.warn(msg, ToolNameWarning, stacklevel=2)
-
 __all__ = [
     "WIRE_NAME", "ToolNameWarning", "ToolRegistry",
 ]

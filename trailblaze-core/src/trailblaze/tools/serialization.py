@@ -1,8 +1,8 @@
 """Encoding and decoding tool calls: ``- name: {args}`` in YAML, ``{"toolName", "raw"}`` in JSON.
 
 Decoding never needs the tool's definition: an unknown name becomes an ``OtherTool`` that keeps its raw
-arguments. Every decode and encode goes through ``trailblaze_decode_tool``/``trailblaze_encode_tool``
-when a plugin host is given (the core answers last, in ``trailblaze.builtin.contract``).
+arguments. These are the format's rules; a session decodes and encodes through its ``ToolCodec``
+(``tools/codec.py``), which asks the plugins first and falls back on ``decode_default``.
 """
 
 from __future__ import annotations
@@ -11,10 +11,9 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .. import hookimpl
-from .base import ToolCall
+from .base import OtherTool, ToolCall
 
 if TYPE_CHECKING:
-    from ..plugins import PluginHost
     from .registry import ToolRegistry
 
 RESERVED_NAMES = frozenset({"config", "prompts", "tools", "trailhead"})
@@ -24,9 +23,8 @@ class ToolCallFormatError(ValueError):
     """A tool call is not a single-key map with a map value."""
 
 
-def decode_yaml_item(item: Any, *, registry: "ToolRegistry | None" = None,
-                     host: "PluginHost | None" = None) -> ToolCall:
-    """Decode one YAML list item ``{name: {args}}``. Only the first key is read (as upstream)."""
+def yaml_call_parts(item: Any) -> tuple[str, dict[str, Any]]:
+    """``(name, args)`` of one YAML list item ``{name: {args}}``. Only the first key is read (as upstream)."""
     if not isinstance(item, Mapping) or not item:
         raise ToolCallFormatError("a tool call must be a map with one key, the tool name: "
                                   "'- toolName: {args}'")
@@ -41,23 +39,11 @@ def decode_yaml_item(item: Any, *, registry: "ToolRegistry | None" = None,
     if not isinstance(args, Mapping):
         raise ToolCallFormatError(f"tool '{name}': expected a map of arguments, got "
                                   f"{type(args).__name__} {args!r} (write '- {name}: {{...}}')")
-    return decode(name, dict(args), registry=registry, host=host)
+    return name, dict(args)
 
 
-def decode(name: str, args: dict[str, Any], *, registry: "ToolRegistry | None" = None,
-           host: "PluginHost | None" = None) -> ToolCall:
-    """Decode through ``trailblaze_decode_tool``. Without a host (pure parsing, no plugins: tests,
-    benchmarks) only the core's own answer applies; every product path passes its host."""
-    if host is not None:
-        return host.decode_tool(name, args, registry)
-    from ..builtin.contract import decode_default
-
-    return decode_default(name, args, registry)
-
-
-def decode_json(obj: Mapping[str, Any], *, registry: "ToolRegistry | None" = None,
-                host: "PluginHost | None" = None) -> ToolCall:
-    """Decode ``{"toolName", "raw"}``, or upstream's legacy ``{"class": "<FQCN>", ...fields}``.
+def json_call_parts(obj: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    """``(name, args)`` of ``{"toolName", "raw"}``, or of upstream's legacy ``{"class": "<FQCN>", ...}``.
 
     A legacy call is decoded under its class name: the plugin owning that tool maps the class to its
     tool (``upstream_class_decoder``); nobody guesses a tool name from a class name, because upstream's
@@ -66,11 +52,18 @@ def decode_json(obj: Mapping[str, Any], *, registry: "ToolRegistry | None" = Non
         raw = obj.get("raw") or {}
         if not isinstance(raw, Mapping):
             raise ToolCallFormatError("'raw' must be an object")
-        return decode(str(obj["toolName"]), dict(raw), registry=registry, host=host)
+        return str(obj["toolName"]), dict(raw)
     if "class" in obj:
-        args = {k: v for k, v in obj.items() if k != "class"}
-        return decode(str(obj["class"]), args, registry=registry, host=host)
+        return str(obj["class"]), {k: v for k, v in obj.items() if k != "class"}
     raise ToolCallFormatError("a JSON tool call needs 'toolName' and 'raw' (or a legacy 'class')")
+
+
+def decode_default(name: str, args: dict[str, Any], registry: "ToolRegistry | None") -> ToolCall:
+    """The core's decoding: a registered name is a ``ToolCall``; anything else an ``OtherTool`` kept as
+    written (upstream's ``OtherTrailblazeTool``), resolved by name at dispatch."""
+    if registry is not None and name in registry:
+        return ToolCall(name, args)
+    return OtherTool(name, args)
 
 
 def upstream_class_decoder(classes: Mapping[str, str]) -> Callable[..., ToolCall | None]:
@@ -94,17 +87,10 @@ def upstream_class_decoder(classes: Mapping[str, str]) -> Callable[..., ToolCall
     return trailblaze_decode_tool
 
 
-def encode_yaml(call: ToolCall, host: "PluginHost | None" = None) -> dict[str, Any]:
-    """Encode through ``trailblaze_encode_tool`` (without a host: the core's ``{name: args}``)."""
-    if host is not None:
-        return host.encode_tool(call)
-    return {call.name: call.args}
-
-
 def encode_json(call: ToolCall) -> dict[str, Any]:
     return {"toolName": call.name, "raw": call.args}
 
 __all__ = [
-    "RESERVED_NAMES", "ToolCallFormatError", "decode", "decode_json", "decode_yaml_item", "encode_json",
-    "encode_yaml", "upstream_class_decoder",
+    "RESERVED_NAMES", "ToolCallFormatError", "decode_default", "encode_json", "json_call_parts",
+    "upstream_class_decoder", "yaml_call_parts",
 ]

@@ -50,6 +50,8 @@ def _common_config(cfg: TrailConfig) -> dict[str, Any]:
         out["memory"] = dict(cfg.memory)
     if cfg.args:
         out["args"] = {name: _arg(a) for name, a in cfg.args.items()}
+    if cfg.retries is not None:
+        out["retries"] = cfg.retries
     return out
 
 

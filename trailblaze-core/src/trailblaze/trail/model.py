@@ -47,6 +47,9 @@ class TrailConfig:
     memory: dict[str, str] = field(default_factory=dict)
     metadata: dict[str, Any] = field(default_factory=dict)
     args: dict[str, TrailArg] = field(default_factory=dict)
+    retries: int | None = None
+    """How often a failed run of this trail is retried; overrides ``--retries`` (not in upstream's config,
+    whose ``maxRetries`` is a step's AI budget; named as Playwright's ``retries``)."""
     platform: str | None = None
     """v1-only hint."""
     driver: str | None = None

@@ -15,19 +15,16 @@ from __future__ import annotations
 import functools
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import yamlio
 from ..errors import BadInputError, SourceLocation, TrailFormatError
 from ..tools.base import ToolCall
-from ..tools.serialization import RESERVED_NAMES, ToolCallFormatError, decode_json, decode_yaml_item
+from ..tools.codec import CORE_CODEC, ToolCodec
+from ..tools.serialization import RESERVED_NAMES, ToolCallFormatError
 from . import args as _args
 from .model import Trail, TrailConfig, TrailStep, number_steps
 from .nodes import MappingNode, Node, NodeReader, ScalarNode, SequenceNode, compose
-
-if TYPE_CHECKING:
-    from ..plugins import PluginHost
-    from ..tools.registry import ToolRegistry
 
 __all__ = ["load_trail", "locate_call", "locate_step", "parse_trail"]
 
@@ -37,9 +34,9 @@ TRAILHEAD_KEYS = ("step", "recording", "recordable", "maxRetries")
 V1_ITEM_KEYS = ("config", "trailhead", "tools", "prompts")
 V1_TRAILHEAD_KEYS = ("step", "tools", "maxRetries")
 _TEXT_CONFIG = ("id", "title", "description", "priority", "target", "context")
-UNIFIED_CONFIG_KEYS = (*_TEXT_CONFIG, "devices", "skip", "tags", "memory", "metadata", "args")
-V1_CONFIG_KEYS = (*_TEXT_CONFIG, "platform", "driver", "skip", "tags", "memory", "metadata", "args", "source",
-                  "electron")
+UNIFIED_CONFIG_KEYS = (*_TEXT_CONFIG, "devices", "skip", "tags", "memory", "metadata", "args", "retries")
+V1_CONFIG_KEYS = (*_TEXT_CONFIG, "platform", "driver", "skip", "tags", "memory", "metadata", "args", "retries",
+                  "source", "electron")
 _CLASSIFIER_LIKE = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 
 
@@ -47,30 +44,30 @@ def _allowed(keys: tuple[str, ...]) -> str:
     return "allowed: " + ", ".join(keys)
 
 
-def load_trail(path: Path, *, strict: bool = False, host: PluginHost | None = None,
-               registry: ToolRegistry | None = None) -> Trail:
+def load_trail(path: Path, *, strict: bool = False, codec: ToolCodec = CORE_CODEC) -> Trail:
     """Read and validate the trail at ``path``; raises ``TrailFormatError``/``BadInputError`` (exit 3)."""
     path = Path(path)
-    return parse_trail(yamlio.read_text(path), path, strict=strict, host=host, registry=registry)
+    return parse_trail(yamlio.read_text(path), path, strict=strict, codec=codec)
 
 
 def parse_trail(text: str, path: Path | str | None = None, *, strict: bool = False,
-                host: PluginHost | None = None, registry: ToolRegistry | None = None) -> Trail:
+                codec: ToolCodec = CORE_CODEC) -> Trail:
     """Parse trail text. ``strict`` turns lenient-decoding warnings (unknown config keys) into errors.
 
-    ``host``/``registry`` let plugins decode calls (``trailblaze_decode_tool``); without them every
-    call is a plain ``ToolCall``/``OtherTool`` resolved at dispatch, as upstream does.
+    Calls are decoded through ``codec`` (the session's or workspace's, so plugins' ``trailblaze_decode_tool``
+    applies); the default codec gives the core's own decoding only: every call a plain
+    ``ToolCall``/``OtherTool`` resolved at dispatch, as upstream does.
     """
-    trail, _root = parse_with_nodes(text, path, strict=strict, host=host, registry=registry)
+    trail, _root = parse_with_nodes(text, path, strict=strict, codec=codec)
     return trail
 
 
-def parse_with_nodes(text: str, path: Path | str | None, *, strict: bool = False, host: PluginHost | None = None,
-                     registry: ToolRegistry | None = None) -> tuple[Trail, Node | None]:
+def parse_with_nodes(text: str, path: Path | str | None, *, strict: bool = False,
+                     codec: ToolCodec = CORE_CODEC) -> tuple[Trail, Node | None]:
     """``parse_trail`` plus the YAML node tree, for code that edits the text in place (save-back)."""
     file = Path(path) if isinstance(path, str) else path
     root, yaml = compose(text, file)
-    parser = _Parser(file, NodeReader(file, yaml), strict=strict, host=host, registry=registry)
+    parser = _Parser(file, NodeReader(file, yaml), strict=strict, codec=codec)
     if root is None:
         raise TrailFormatError("the file is empty; a trail needs a 'trail:' list of steps",
                                location=SourceLocation(file), hint="see docs/trail-format.md")
@@ -90,13 +87,11 @@ def parse_with_nodes(text: str, path: Path | str | None, *, strict: bool = False
 
 
 class _Parser:
-    def __init__(self, path: Path | None, reader: NodeReader, *, strict: bool, host: PluginHost | None,
-                 registry: ToolRegistry | None) -> None:
+    def __init__(self, path: Path | None, reader: NodeReader, *, strict: bool, codec: ToolCodec) -> None:
         self.path = path
         self.r = reader
         self.strict = strict
-        self.host = host
-        self.registry = registry
+        self.codec = codec
         self.warnings: list[str] = []
 
     def warn(self, node: Node, message: str, key: str | None = None, hint: str | None = None) -> None:
@@ -142,13 +137,19 @@ class _Parser:
             self.r.fail(trail[1], f"'trail' must be a list of steps, got {self.r.describe(trail[1])}", "trail",
                         "write each step as '- step: <text>'")
         for i, item in enumerate(trail[1].value):
-            steps.append(self.unified_step(item, ("trail", i)))
+            steps.append(self.step(item, ("trail", i)))
         return config, steps
 
-    def unified_step(self, node: Node, source_path: tuple[str | int, ...]) -> TrailStep:
+    def step(self, node: Node, source_path: tuple[str | int, ...], *, v1: bool = False) -> TrailStep:
+        """One ``- step:``/``- verify:`` item, of the unified ``trail:`` list or of a v1 ``prompts:`` list.
+
+        The two formats share every key; a v1 item is called a *prompt*, holds its one recording as
+        ``recording: {tools: [...]}`` rather than per device classifier, and (as upstream) does not
+        forbid ``recordable: false`` beside a recording."""
         r = self.r
+        noun = "prompt" if v1 else "step"
         if not isinstance(node, MappingNode):
-            r.fail(node, f"a step must be a map like '- step: <text>', got {r.describe(node)}",
+            r.fail(node, f"a {noun} must be a map like '- step: <text>', got {r.describe(node)}",
                    hint="write '- step: <what to do>' or '- verify: <what must be true>'")
         kind: str | None = None
         kind_node: Node | None = None
@@ -161,13 +162,13 @@ class _Parser:
         for key, knode, vnode in r.entries(node):
             if key in ("step", "verify"):
                 if kind is not None:
-                    r.fail(knode, f"a step has either 'step:' or 'verify:', not both (this one already has "
+                    r.fail(knode, f"a {noun} has either 'step:' or 'verify:', not both (this one already has "
                                   f"'{kind}:')", key)
                 kind, kind_node = key, knode
                 text = self.nl_text(vnode, key)
             elif key == "recording":
                 if not r.is_null(vnode):
-                    recordings, locations = self.unified_recording(vnode)
+                    recordings, locations = self.v1_recording(vnode) if v1 else self.unified_recording(vnode)
             elif key == "recordable":
                 recordable = r.boolean(vnode, "'recordable'", key)
                 recordable_node = knode
@@ -175,13 +176,14 @@ class _Parser:
                 max_retries = self.max_retries(vnode)
             else:
                 hint = _allowed(STEP_KEYS)
-                if isinstance(vnode, SequenceNode) or (_CLASSIFIER_LIKE.match(key) and isinstance(vnode, MappingNode)):
+                if not v1 and (isinstance(vnode, SequenceNode)
+                               or (_CLASSIFIER_LIKE.match(key) and isinstance(vnode, MappingNode))):
                     hint += f"; device classifiers nest under 'recording:' ('recording:\\n  {key}: [...]')"
-                r.fail(knode, "unexpected step key", key, hint)
+                r.fail(knode, f"unexpected {noun} key", key, hint)
         if kind is None:
-            r.fail(node, "a step needs its natural-language text: 'step: <text>' or 'verify: <text>'",
+            r.fail(node, f"a {noun} needs its natural-language text: 'step: <text>' or 'verify: <text>'",
                    hint="recording-only steps are not allowed; every step carries its intent")
-        if not recordable and recordings and any(recordings.values()):
+        if not v1 and not recordable and recordings and any(recordings.values()):
             cls = next(c for c, calls in recordings.items() if calls)
             r.fail(recordable_node, f"'recordable: false' cannot go with a non-empty recording (classifier "
                                     f"'{cls}' has {len(recordings[cls])} call(s))", "recordable",
@@ -325,7 +327,7 @@ class _Parser:
                 if not isinstance(vnode, SequenceNode):
                     r.fail(vnode, f"'prompts' must be a list of steps, got {r.describe(vnode)}", key)
                 for j, step in enumerate(vnode.value):
-                    steps.append(self.v1_step(step, (i, "prompts", j)))
+                    steps.append(self.step(step, (i, "prompts", j), v1=True))
             else:
                 hint = _allowed(V1_ITEM_KEYS)
                 if key == "maestro":
@@ -371,53 +373,26 @@ class _Parser:
                          max_retries=max_retries, location=r.loc(node), tool_locations={"*": locs} if calls else {},
                          source_path=source_path)
 
-    def v1_step(self, node: Node, source_path: tuple[str | int, ...]) -> TrailStep:
+    def v1_recording(self, node: Node) -> tuple[dict[str, list[ToolCall]], dict[str, list[SourceLocation]]]:
         r = self.r
-        if not isinstance(node, MappingNode):
-            r.fail(node, f"a prompt must be a map like '- step: <text>', got {r.describe(node)}")
-        kind: str | None = None
-        kind_node: Node | None = None
-        text: str | None = None
-        recordings: dict[str, list[ToolCall]] | None = None
+        if not isinstance(node, MappingNode) or not node.value:
+            r.fail(node, "a v1 'recording' needs 'tools:' with the list of calls", "recording",
+                   "write 'recording:\\n  tools:\\n    - toolName: {...}' or remove 'recording:'")
+        recordings: dict[str, list[ToolCall]] = {}
         locations: dict[str, list[SourceLocation]] = {}
-        recordable = True
-        max_retries: int | None = None
-        for key, knode, vnode in r.entries(node):
-            if key in ("step", "verify"):
-                if kind is not None:
-                    r.fail(knode, f"a prompt has either 'step:' or 'verify:', not both (this one already has "
-                                  f"'{kind}:')", key)
-                kind, kind_node = key, knode
-                text = self.nl_text(vnode, key)
-            elif key == "recording":
-                if r.is_null(vnode):
-                    continue
-                if not isinstance(vnode, MappingNode) or not vnode.value:
-                    r.fail(vnode, "a v1 'recording' needs 'tools:' with the list of calls", key,
-                           "write 'recording:\\n  tools:\\n    - toolName: {...}' or remove 'recording:'")
-                for sub, sknode, svnode in r.entries(vnode):
-                    if sub != "tools":
-                        hint = "allowed: tools"
-                        if isinstance(svnode, SequenceNode):
-                            hint += ("; per-device recordings are the unified format: a v1 file holds one "
-                                     "device's recording under 'tools:'")
-                        r.fail(sknode, "unexpected key in a v1 recording", sub, hint)
-                    if not isinstance(svnode, SequenceNode):
-                        r.fail(svnode if not r.is_null(svnode) else sknode,
-                               f"'tools' must be a list of tool calls, got {r.describe(svnode)}", sub)
-                    calls, locs = self.tool_list(svnode)
-                    recordings, locations = {"*": calls}, {"*": locs}
-            elif key == "recordable":
-                recordable = r.boolean(vnode, "'recordable'", key)
-            elif key == "maxRetries":
-                max_retries = self.max_retries(vnode)
-            else:
-                r.fail(knode, "unexpected prompt key", key, _allowed(STEP_KEYS))
-        if kind is None:
-            r.fail(node, "a prompt needs its natural-language text: 'step: <text>' or 'verify: <text>'")
-        return TrailStep(kind=kind, text=text, recordings=recordings, recordable=recordable,  # type: ignore[arg-type]
-                         max_retries=max_retries, location=r.loc(kind_node or node), tool_locations=locations,
-                         source_path=source_path)
+        for sub, sknode, svnode in r.entries(node):
+            if sub != "tools":
+                hint = "allowed: tools"
+                if isinstance(svnode, SequenceNode):
+                    hint += ("; per-device recordings are the unified format: a v1 file holds one "
+                             "device's recording under 'tools:'")
+                r.fail(sknode, "unexpected key in a v1 recording", sub, hint)
+            if not isinstance(svnode, SequenceNode):
+                r.fail(svnode if not r.is_null(svnode) else sknode,
+                       f"'tools' must be a list of tool calls, got {r.describe(svnode)}", sub)
+            calls, locs = self.tool_list(svnode)
+            recordings, locations = {"*": calls}, {"*": locs}
+        return recordings, locations
 
     # -- shared pieces -------------------------------------------------------------------------
     def nl_text(self, node: Node, key: str) -> str:
@@ -429,11 +404,14 @@ class _Parser:
         return text
 
     def max_retries(self, node: Node) -> int | None:
+        return self.count(node, "maxRetries")
+
+    def count(self, node: Node, key: str) -> int | None:
         if self.r.is_null(node):
             return None
-        value = self.r.integer(node, "'maxRetries'", "maxRetries")
+        value = self.r.integer(node, f"'{key}'", key)
         if value < 0:
-            self.r.fail(node, f"'maxRetries' must be 0 or more, got {value}", "maxRetries")
+            self.r.fail(node, f"'{key}' must be 0 or more, got {value}", key)
         return value
 
     def tool_list(self, node: SequenceNode) -> tuple[list[ToolCall], list[SourceLocation]]:
@@ -464,7 +442,7 @@ class _Parser:
             # maps the class (trailblaze_decode_tool).
             fields = r.plain(node)
             try:
-                return decode_json(fields, registry=self.registry, host=self.host), r.loc(knode)
+                return self.codec.decode_json(fields), r.loc(knode)
             except ToolCallFormatError as exc:
                 r.fail(node, str(exc), name)
         if len(node.value) > 1:
@@ -490,7 +468,7 @@ class _Parser:
 
     def decode(self, node: Node, item: dict[str, Any]) -> ToolCall:
         try:
-            return decode_yaml_item(item, registry=self.registry, host=self.host)
+            return self.codec.decode_yaml_item(item)
         except ToolCallFormatError as exc:
             self.r.fail(node, str(exc), next(iter(item)))
 
@@ -528,6 +506,8 @@ class _Parser:
                 cfg.metadata = dict(self.text_map(vnode, key, allow_null=False))
             elif key == "args":
                 cfg.args = _args.parse_declarations(vnode, r)
+            elif key == "retries":
+                cfg.retries = self.count(vnode, "retries")
             elif key == "source":
                 self.source(vnode, cfg)
             elif key == "electron":

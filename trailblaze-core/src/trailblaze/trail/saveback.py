@@ -31,26 +31,26 @@ import contextlib
 import io
 import os
 import re
-import tempfile
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from ruamel.yaml import YAML
 
 from ..errors import BadInputError, SourceLocation
+from ..files import write_atomic
 from ..tools.base import ToolCall
-from ..tools.serialization import encode_yaml
-from .nodes import MappingNode, Node, ScalarNode, SequenceNode, content_end
+from ..tools.codec import CORE_CODEC, ToolCodec
+from .nodes import MappingNode, Node, ScalarNode, SequenceNode, compose, content_end
 from .parser import parse_with_nodes
 
 if TYPE_CHECKING:
-    from ..plugins import PluginHost
     from .model import Trail, TrailStep
 
-__all__ = ["SaveBackConflict", "append_step", "save_recording", "save_recordings", "splice_recording",
-           "splice_recordings", "trail_lock"]
+__all__ = ["NewStep", "SaveBackConflict", "append_step", "append_steps", "save_recording", "save_recordings",
+           "splice_recording", "splice_recordings", "trail_lock"]
 
 _PLAIN_KEY = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 
@@ -98,24 +98,6 @@ def _read(path: Path) -> str:
         raise BadInputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    mode = None
-    with contextlib.suppress(FileNotFoundError):
-        mode = os.stat(path).st_mode & 0o7777
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(text.encode("utf-8"))
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode if mode is not None else 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-
-
 # -- rendering ----------------------------------------------------------------------------------
 _DUMPERS = threading.local()
 
@@ -157,8 +139,8 @@ def _key(name: str) -> str:
     return name if _PLAIN_KEY.match(name) and name not in ("true", "false", "null", "~") else _flow(name)
 
 
-def _encode(calls: list[ToolCall], host: PluginHost | None) -> list[dict[str, Any]]:
-    return [encode_yaml(call, host) for call in calls]
+def _encode(calls: list[ToolCall], codec: ToolCodec) -> list[dict[str, Any]]:
+    return [codec.encode_yaml(call) for call in calls]
 
 
 # -- node helpers -------------------------------------------------------------------------------
@@ -238,16 +220,16 @@ def _remove_entry(text: str, knode: Node, vnode: Node) -> _Edit:
 # -- the splice ---------------------------------------------------------------------------------
 def splice_recording(text: str, path: Path | str | None, step_index: int, classifier: str,
                      calls: list[ToolCall] | None, *, trailhead: bool = False,
-                     host: PluginHost | None = None) -> str:
+                     codec: ToolCodec = CORE_CODEC) -> str:
     """The new text of the file with step ``step_index``'s ``classifier`` slot set to ``calls``."""
-    return splice_recordings(text, path, [(step_index, classifier, calls)], trailhead=trailhead, host=host)
+    return splice_recordings(text, path, [(step_index, classifier, calls)], trailhead=trailhead, codec=codec)
 
 
 Update = tuple[int, str, "list[ToolCall] | None"]
 
 
 def splice_recordings(text: str, path: Path | str | None, updates: list[Update], *, trailhead: bool = False,
-                      host: PluginHost | None = None) -> str:
+                      codec: ToolCodec = CORE_CODEC) -> str:
     """Apply several slot updates with one parse and one validation (a whole run's recordings).
 
     Updates of different steps never overlap, so their edits are applied from the end of the file
@@ -258,11 +240,11 @@ def splice_recordings(text: str, path: Path | str | None, updates: list[Update],
     steps = [u[0] for u in updates]
     if len(set(steps)) != len(steps):
         for update in updates:
-            text = splice_recordings(text, path, [update], trailhead=trailhead, host=host)
+            text = splice_recordings(text, path, [update], trailhead=trailhead, codec=codec)
         return text
     trail, root = parse_with_nodes(text, path)
     assert root is not None
-    edits = [e for e in (_edit_for(text, path, trail, root, i, cls, calls, trailhead, host)
+    edits = [e for e in (_edit_for(text, path, trail, root, i, cls, calls, trailhead, codec)
                          for i, cls, calls in updates) if e is not None]
     if not edits:
         return text
@@ -278,7 +260,7 @@ def splice_recordings(text: str, path: Path | str | None, updates: list[Update],
 
 
 def _edit_for(text: str, path: Path | str | None, trail: Trail, root: Node, step_index: int, classifier: str,
-              calls: list[ToolCall] | None, trailhead: bool, host: PluginHost | None) -> _Edit | None:
+              calls: list[ToolCall] | None, trailhead: bool, codec: ToolCodec) -> _Edit | None:
     if not 0 <= step_index < len(trail.steps):
         raise BadInputError(f"{path}: there is no step at index {step_index} (the trail has {len(trail.steps)})")
     step = trail.steps[step_index]
@@ -288,7 +270,7 @@ def _edit_for(text: str, path: Path | str | None, trail: Trail, root: Node, step
         raise BadInputError(f"{path}: step {step.number} is a v1 'tools:' block, which always replays; it has no "
                             "recording to save")
     nl = "\r\n" if "\r\n" in text else "\n"
-    data = _encode(calls or [], host)
+    data = _encode(calls or [], codec)
     if step.kind == "trailhead" and len(data) > 1:
         raise BadInputError(f"{path}: a trailhead records one tool per device, got {len(data)}",
                             hint="wrap several calls in a YAML tool and record that")
@@ -478,7 +460,7 @@ def _real(path: Path | str) -> Path:
 
 # -- public entry points --------------------------------------------------------------------------
 def save_recording(path: Path, step_index: int, classifier: str, calls: list[ToolCall] | None, *,
-                   trailhead: bool = False, host: PluginHost | None = None) -> None:
+                   trailhead: bool = False, codec: ToolCodec = CORE_CODEC) -> None:
     """Write ``calls`` as step ``step_index``'s recording for ``classifier`` (see the module doc).
 
     ``step_index`` is the index in ``Trail.steps`` (the trailhead is 0 when there is one);
@@ -488,12 +470,12 @@ def save_recording(path: Path, step_index: int, classifier: str, calls: list[Too
     real = _real(path)
     with trail_lock(real):
         text = _read(real)
-        new = splice_recording(text, path, step_index, classifier, calls, trailhead=trailhead, host=host)
+        new = splice_recording(text, path, step_index, classifier, calls, trailhead=trailhead, codec=codec)
         if new != text:
-            _write_atomic(real, new)
+            write_atomic(real, new)
 
 
-def save_recordings(path: Path, updates: list[Update], *, host: PluginHost | None = None,
+def save_recordings(path: Path, updates: list[Update], *, codec: ToolCodec = CORE_CODEC,
                     original: Trail | None = None) -> None:
     """Several ``(step_index, classifier, calls)`` slot updates in one locked read-splice-write.
 
@@ -509,9 +491,9 @@ def save_recordings(path: Path, updates: list[Update], *, host: PluginHost | Non
         text = _read(real)
         if original is not None:
             updates, refused = _retarget(text, path, updates, original)
-        new = splice_recordings(text, path, updates, host=host)
+        new = splice_recordings(text, path, updates, codec=codec)
         if new != text:
-            _write_atomic(real, new)
+            write_atomic(real, new)
     if refused:
         saved = f"; the other {len(updates)} recording(s) were saved" if updates else ""
         raise SaveBackConflict("; ".join(refused) + saved, location=SourceLocation(path),
@@ -519,31 +501,60 @@ def save_recordings(path: Path, updates: list[Update], *, host: PluginHost | Non
 
 
 def append_step(path: Path, text: str, kind: Literal["step", "verify"] = "step", classifier: str | None = None,
-                calls: list[ToolCall] | None = None, *, host: PluginHost | None = None) -> TrailStep:
+                calls: list[ToolCall] | None = None, *, codec: ToolCodec = CORE_CODEC) -> TrailStep:
     """Append a step (``trailblaze step --save``); creates a unified trail if the file is missing.
 
-    Returns the new step as the file now reads (its ``index`` in ``Trail.steps``, its ``number``). Without ``calls`` (or with none) the step has
-    no recording and will be solved by the agent.
+    Returns the new step as the file now reads (its ``index`` in ``Trail.steps``, its ``number``).
+    Without ``calls`` (or with none) the step has no recording and will be solved by the agent.
     """
-    if kind not in ("step", "verify"):
-        raise BadInputError(f"a step is 'step' or 'verify', not {kind!r}")
-    if not text or not text.strip():
-        raise BadInputError("a step needs natural-language text")
+    return append_steps(path, [NewStep(text, kind, classifier, calls)], codec=codec)[0]
+
+
+@dataclass
+class NewStep:
+    """A step to append: its text, ``step`` or ``verify``, and the recording made on ``classifier``."""
+
+    text: str
+    kind: Literal["step", "verify"] = "step"
+    classifier: str | None = None
+    calls: list[ToolCall] | None = None
+
+
+def append_steps(path: Path, steps: list[NewStep], *, codec: ToolCodec = CORE_CODEC,
+                 header: str = "") -> list[TrailStep]:
+    """Append ``steps`` in one write: all of them land, or none does (a full disk leaves the file as it
+    was, so a retry does not duplicate the steps that made it). ``header`` starts a file that is missing
+    or empty. Returns the new steps as the file now reads them (``index``, ``number``)."""
+    for step in steps:
+        if step.kind not in ("step", "verify"):
+            raise BadInputError(f"a step is 'step' or 'verify', not {step.kind!r}")
+        if not step.text or not step.text.strip():
+            raise BadInputError("a step needs natural-language text")
     path = _real(path)
     with trail_lock(path):
         old = _read(path) if path.exists() else ""
-        nl = "\r\n" if "\r\n" in old else "\n"
-        data = _encode(calls or [], host)
         if not old.strip():
-            item: dict[str, Any] = {kind: text}
-            if data:
-                item["recording"] = {classifier or "default": data}
-            new = f"trail:{nl}{_block([item], 2, nl)}{nl}"
-        else:
-            new = _append(old, path, kind, text, classifier, data, nl)
+            old = header
+        nl = "\r\n" if "\r\n" in old else "\n"
+        first = len(parse_with_nodes(old, path)[0].steps) if _has_content(old, path) else 0
+        new = old
+        for step in steps:
+            data = _encode(step.calls or [], codec)
+            if not _has_content(new, path):
+                item: dict[str, Any] = {step.kind: step.text}
+                if data:
+                    item["recording"] = {step.classifier or "default": data}
+                new = f"{new}{'' if not new or new.endswith(nl) else nl}trail:{nl}{_block([item], 2, nl)}{nl}"
+            else:
+                new = _append(new, path, step.kind, step.text, step.classifier, data, nl)
         trail, _ = parse_with_nodes(new, path)
-        _write_atomic(path, new)
-        return trail.steps[-1]
+        write_atomic(path, new)
+        return trail.steps[first:]
+
+
+def _has_content(text: str, path: Path) -> bool:
+    """Whether ``text`` is a YAML document with something in it (a header of comments is not)."""
+    return bool(text.strip()) and compose(text, path)[0] is not None
 
 
 def _append(old: str, path: Path, kind: str, text: str, classifier: str | None, data: list[dict[str, Any]],

@@ -59,6 +59,9 @@ class AppiumDriverConfig(DriverConfig):
         "auto", description="Wait for the screen to stop changing before acting after a previous action "
                             "(auto: on, except for Appium's fake driver whose screen never changes).")
     settle_timeout_ms: int = Field(3_000, ge=0, description="Upper bound of one settle wait.")
+    device_logs: list[str] | None = Field(
+        None, description="Appium log types (`driver.log_types`) saved as device-<type>.log, redacted, for a "
+                          "failed attempt. Default: logcat (Android), syslog (iOS); [] for none.")
     screenshots: Literal["steps", "failures", "off"] = Field(
         "steps", description="Save a screenshot after every step, only after failed steps, or never.")
     classifiers: list[str] | None = Field(

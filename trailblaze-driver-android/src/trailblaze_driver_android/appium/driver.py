@@ -44,6 +44,8 @@ class AppiumDriver(Driver):
     platform: ClassVar[str]
     default_automation: ClassVar[str]
     default_platform_name: ClassVar[str]
+    default_device_logs: ClassVar[tuple[str, ...]] = ()
+    """Appium log types saved for a failed attempt unless ``device_logs`` says otherwise."""
     port_capabilities: ClassVar[tuple[str, ...]] = ("mjpegServerPort",)
     config_model: ClassVar[type[DriverConfig]] = AppiumDriverConfig
     endpoint_setting: ClassVar[str | None] = "server_url"
@@ -193,6 +195,34 @@ class AppiumDriver(Driver):
 
     def trail_finished(self, session: Session, ok: bool) -> None:
         self._passed = ok
+        if not ok:
+            self._save_device_logs(session)
+
+    def _save_device_logs(self, session: Session) -> None:
+        """The device's own logs of a failed attempt (``device_logs``), redacted, one file per log type,
+        referenced from an ``AppiumDeviceLog`` entry (the report and JUnit link them)."""
+        web = self.web
+        if web is None or not session.log.enabled or self.lost() is not None:
+            return
+        import json
+        import re
+
+        types = self.cfg.device_logs if self.cfg.device_logs is not None else list(self.default_device_logs)
+        files: dict[str, str] = {}
+        errors: dict[str, str] = {}
+        for log_type in types:
+            try:
+                entries = web.get_log(log_type)
+            except Exception as exc:  # noqa: BLE001 - a driver without this log type
+                errors[log_type] = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else type(exc).__name__
+                continue
+            name = f"device-{re.sub(r'[^A-Za-z0-9_.-]', '_', log_type)}.log"
+            text = "".join(str(session.memory.redact(json.dumps(e, ensure_ascii=False, default=str))) + "\n"
+                           for e in entries or [])
+            session.log.write_file(name, text.encode("utf-8"))
+            files[f"device_log_{log_type}"] = name
+        if files or errors:
+            session.log.write("AppiumDeviceLog", {"evidence": files, "errors": errors})
 
     def stop(self) -> None:
         web, self.web = self.web, None

@@ -17,7 +17,7 @@ from typing import Any
 
 from trailblaze.selectors import NodeSelector
 
-from .hierarchy import ANDROID, Hierarchy, Node, normalize_label
+from .hierarchy import ANDROID, Hierarchy, Node
 from .patterns import escape_for_selector
 from .selectors import resolve
 
@@ -124,6 +124,3 @@ def best_selector(h: Hierarchy, target: Node) -> NodeSelector | None:
     return None
 
 
-def label_of(node: Node) -> str | None:
-    value = node.display_label()
-    return normalize_label(value) if value else None

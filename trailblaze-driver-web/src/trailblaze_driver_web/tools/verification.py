@@ -56,8 +56,18 @@ def visible_text(page: Page) -> str:
 
 
 def closest_lines(text: str, wanted: str, n: int = 3) -> list[str]:
+    """Up to ``n`` lines that look like ``wanted``: only real near-misses (a ratio of 0.6 or more, and
+    close to the best one), so a short word does not drag in every other short word ("Title")."""
     lines = [" ".join(ln.split()) for ln in text.splitlines() if ln.strip()]
-    close = difflib.get_close_matches(wanted, lines, n=n, cutoff=0.4)
+    matcher = difflib.SequenceMatcher()
+    matcher.set_seq2(wanted.lower())
+    whole: list[tuple[float, str]] = []
+    for ln in dict.fromkeys(lines):
+        matcher.set_seq1(ln.lower())
+        if matcher.real_quick_ratio() >= 0.6 and matcher.quick_ratio() >= 0.6:
+            whole.append((matcher.ratio(), ln))
+    whole.sort(key=lambda item: -item[0])
+    close = [ln for r, ln in whole[:n] if r >= 0.6 and r >= whole[0][0] - 0.15]
     if not close:
         # Long lines rarely match a short expectation as a whole: compare fragments of the same length.
         scored = []
@@ -66,7 +76,9 @@ def closest_lines(text: str, wanted: str, n: int = 3) -> list[str]:
                          for i in range(0, max(1, len(ln) - len(wanted) + 1), max(1, len(wanted) // 3))),
                         default=0.0)
             scored.append((ratio, ln))
-        close = [ln for r, ln in sorted(scored, reverse=True)[:n] if r > 0.5]
+        scored.sort(key=lambda item: -item[0])
+        best = scored[0][0] if scored else 0.0
+        close = [ln for r, ln in scored[:n] if r >= 0.7 and r >= best - 0.1]
     return [c if len(c) <= 120 else c[:119] + "…" for c in close]
 
 

@@ -1,0 +1,62 @@
+"""Retries and run facts in JUnit XML, the way Maven Surefire writes them.
+
+Surefire's rerun elements are what Jenkins' JUnit plugin and GitLab read: a test that passed on a
+rerun keeps no ``failure`` but one ``flakyFailure`` (or ``flakyError``) per failed attempt; a test
+that failed every attempt keeps its ``failure``/``error`` (the last attempt) and one ``rerunFailure``
+(or ``rerunError``) per earlier attempt. Each carries the attempt's message, ``stackTrace`` and a
+``system-out`` with where that attempt's logs and evidence are. Plain parsers (junitparser, the
+GitHub test reporters) ignore these elements, so a flaky test reads as passed there — the
+``trailblaze.status`` property says FLAKY for those that look.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
+
+from ..session import SessionOutcome
+
+if TYPE_CHECKING:
+    from ..runner.results import TrailResult
+
+
+def trail_properties(trail: TrailResult) -> dict[str, str]:
+    """What a CI test tab can show beside pass/fail: the outcome people act on, attempts, quarantine,
+    the model's calls and cost."""
+    props = {"trailblaze.status": trail.status, "trailblaze.attempts": str(trail.attempt)}
+    if trail.quarantined:
+        props["trailblaze.quarantined"] = "true"
+    if trail.llm_call_count:
+        props["trailblaze.llm_calls"] = str(trail.llm_call_count)
+        props["trailblaze.llm_tokens"] = str(trail.llm_tokens)
+        props["trailblaze.llm_cost_usd"] = f"{trail.llm_cost_usd:.6f}"
+    return props
+
+
+def add_properties(case: ET.Element, properties: Mapping[str, str], clean: Callable[[str], str]) -> None:
+    """``<properties>`` as the testcase's first child (where the JUnit schema and Jenkins expect them)."""
+    if not properties:
+        return
+    node = ET.Element("properties")
+    for name, value in properties.items():
+        ET.SubElement(node, "property", name=name, value=clean(value))
+    case.insert(0, node)
+
+
+def add_retries(case: ET.Element, trail: TrailResult, clean: Callable[[str], str],
+                artifacts: Callable[[TrailResult], Mapping[str, str]]) -> None:
+    """One Surefire rerun element per earlier attempt of ``trail`` (see the module docstring)."""
+    prefix = "flaky" if trail.passed else "rerun"
+    for number, attempt in enumerate(trail.attempts, start=1):
+        kind = "Error" if attempt.outcome is SessionOutcome.ERROR else "Failure"
+        message = clean(attempt.message or attempt.outcome.value)
+        first = message.strip().splitlines()[0] if message.strip() else ""
+        node = ET.SubElement(case, f"{prefix}{kind}", message=first,
+                             type=attempt.failure_kind or ("Error" if kind == "Error" else "TrailFailed"))
+        ET.SubElement(node, "stackTrace").text = message
+        lines = [f"attempt: {number}"]
+        if attempt.session_id:
+            lines.append(f"session: {attempt.session_id}")
+        lines.extend(f"{key}: {value}" for key, value in artifacts(attempt).items())
+        ET.SubElement(node, "system-out").text = clean("\n".join(lines))

@@ -1,0 +1,333 @@
+"""The run history: every attempt of every trail on every device, in one SQLite file.
+
+Default place ``<workspace>/.trailblaze/results.db`` (``--results-db PATH`` elsewhere, ``--no-history``
+off); one file a CI job can restore from its cache and save again. Standard-library ``sqlite3`` in WAL
+mode with a busy timeout, and one transaction per trail result (all its attempts at once), so
+concurrent writers — devices of one run, pytest-xdist workers, parallel ``trailblaze run`` processes
+on one machine — lose nothing and never see half a result.
+
+The API other parts build on (``trailblaze results``, the HTML report's history strip, and the
+scale-out work: ``merge-reports`` importing result bundles, the shard balancer reading durations)::
+
+    store = ResultsStore(path)                     # creates or opens the file (schema versioned)
+    store.record_trail(trail_result, context)      # a finished TrailResult and all its attempts
+    store.record_attempts([AttemptRecord(...)])    # raw rows, one transaction (bundle import)
+    store.history(["shop/cart"], last=20)          # list[TrailHistory]: per trail id × device
+    store.durations(["shop/cart"])                 # {trail id: median seconds of recent passing runs}
+    store.recent_statuses(keys, last=20)           # {(trail id, device): [status, ...] oldest first}
+    store.close()
+
+A trail is keyed by its ``config: id`` (else its path) × device (the device classifier, else the
+driver). A run of a trail is its final attempt (``final = 1``); its ``status`` is what people act on
+(PASSED, FLAKY, HEALED, FAILED, ERROR, SKIPPED, CANCELLED). The flake rate is the share of a trail's
+recent runs that were FLAKY (failed, then passed on a retry).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import statistics
+import subprocess
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, fields
+from operator import attrgetter
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from .runner.results import TrailResult
+
+SCHEMA_VERSION = 1
+DEFAULT_RELATIVE = Path(".trailblaze") / "results.db"
+BUSY_TIMEOUT_S = 30.0
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS attempts (
+    id INTEGER PRIMARY KEY,
+    run_id TEXT NOT NULL,
+    trail_id TEXT NOT NULL,
+    device TEXT NOT NULL,
+    attempt INTEGER NOT NULL,
+    final INTEGER NOT NULL,
+    outcome TEXT NOT NULL,
+    status TEXT NOT NULL,
+    started_at REAL NOT NULL,
+    duration_ms INTEGER NOT NULL,
+    failure_signature TEXT,
+    failure_kind TEXT,
+    commit_sha TEXT,
+    shard TEXT,
+    endpoint TEXT,
+    llm_calls INTEGER NOT NULL DEFAULT 0,
+    llm_tokens INTEGER NOT NULL DEFAULT 0,
+    llm_cost_usd REAL NOT NULL DEFAULT 0,
+    session_id TEXT,
+    trail_path TEXT,
+    quarantined INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS attempts_by_trail ON attempts (trail_id, device, final, started_at);
+"""
+
+
+@dataclass(frozen=True)
+class AttemptRecord:
+    """One row: one attempt of one trail on one device."""
+
+    run_id: str
+    trail_id: str
+    device: str
+    attempt: int
+    final: bool
+    """The trail's last attempt (its result); earlier attempts of a retried trail are ``False``."""
+    outcome: str
+    """This attempt's own outcome (PASSED, FAILED, ERROR, ...)."""
+    status: str
+    """The trail's status on the final row (FLAKY, HEALED, ...); the outcome on earlier rows."""
+    started_at: float
+    duration_ms: int
+    failure_signature: str | None = None
+    failure_kind: str | None = None
+    commit_sha: str | None = None
+    shard: str | None = None
+    endpoint: str | None = None
+    llm_calls: int = 0
+    llm_tokens: int = 0
+    llm_cost_usd: float = 0.0
+    session_id: str | None = None
+    trail_path: str | None = None
+    quarantined: bool = False
+
+
+_COLUMNS = [f.name for f in fields(AttemptRecord)]
+_ROW = attrgetter(*_COLUMNS)
+_INSERT = f"INSERT INTO attempts ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' for _ in _COLUMNS)})"
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """What a run knows about itself, stored beside each attempt."""
+
+    run_id: str
+    commit_sha: str | None = None
+    shard: str | None = None
+    endpoint: str | None = None
+
+
+class TrailHistory(BaseModel):
+    """``trailblaze results`` for one trail id × device."""
+
+    trail_id: str
+    device: str
+    runs: int
+    last_statuses: list[str]
+    """Most recent first."""
+    flake_rate: float
+    fail_rate: float
+    last_pass: str | None
+    """ISO time of the last run that passed (PASSED, FLAKY or HEALED), or None."""
+    median_duration_s: float | None
+    p90_duration_s: float | None
+    quarantined: bool
+    last_failure: str | None
+
+
+PASSING = ("PASSED", "FLAKY", "HEALED")
+FAILING = ("FAILED", "ERROR", "TIMEOUT", "MAX_CALLS_REACHED")
+
+
+class ResultsStore:
+    def __init__(self, path: Path, *, timeout_s: float = BUSY_TIMEOUT_S) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # isolation_level=None: transactions are explicit (BEGIN IMMEDIATE ... COMMIT), one per result.
+        self._db = sqlite3.connect(self.path, timeout=timeout_s, isolation_level=None,
+                                   check_same_thread=False)
+        self._db.execute(f"PRAGMA busy_timeout = {int(timeout_s * 1000)}")
+        self._db.execute("PRAGMA journal_mode = WAL")
+        self._db.execute("PRAGMA synchronous = NORMAL")
+        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise RuntimeError(f"{self.path} was written by a newer trailblaze (schema {version}); "
+                               "upgrade trailblaze")
+        if version < SCHEMA_VERSION:
+            with self._transaction():
+                self._db.executescript(f"BEGIN IMMEDIATE;{_SCHEMA}PRAGMA user_version = {SCHEMA_VERSION};")
+
+    # -- writing ------------------------------------------------------------------------------
+    def record_trail(self, trail: TrailResult, context: RunContext,
+                     redact: Callable[[str], str] = lambda text: text) -> None:
+        """Every attempt of a finished trail, in one transaction; text passes through ``redact`` (the
+        run's one redaction point) first."""
+        self.record_attempts(attempt_records(trail, context, redact))
+
+    def record_attempt(self, record: AttemptRecord) -> None:
+        self.record_attempts([record])
+
+    def record_attempts(self, records: Iterable[AttemptRecord]) -> None:
+        rows = [_ROW(r) for r in records]
+        if not rows:
+            return
+        with self._transaction():
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.executemany(_INSERT, rows)
+
+    def _transaction(self) -> _Transaction:
+        return _Transaction(self._db)
+
+    # -- reading ------------------------------------------------------------------------------
+    def count(self) -> int:
+        return int(self._db.execute("SELECT COUNT(*) FROM attempts").fetchone()[0])
+
+    def keys(self, trail_ids: Sequence[str] | None = None) -> list[tuple[str, str]]:
+        """Every (trail id, device) stored, or those of ``trail_ids``."""
+        sql, args = "SELECT DISTINCT trail_id, device FROM attempts", list(trail_ids or [])
+        if trail_ids:
+            sql += f" WHERE trail_id IN ({', '.join('?' for _ in args)})"
+        return sorted((str(a), str(b)) for a, b in self._db.execute(sql + " ORDER BY trail_id, device", args))
+
+    def _runs(self, trail_id: str, device: str, last: int) -> list[tuple[str, float, int, str | None, int]]:
+        return list(self._db.execute(
+            "SELECT status, started_at, duration_ms, failure_signature, quarantined FROM attempts "
+            "WHERE trail_id = ? AND device = ? AND final = 1 ORDER BY started_at DESC, id DESC LIMIT ?",
+            (trail_id, device, last)))
+
+    def recent_statuses(self, keys: Iterable[tuple[str, str]], *,
+                        last: int = 20) -> dict[tuple[str, str], list[str]]:
+        """Statuses of the last runs per (trail id, device), oldest first (the report's history strip)."""
+        return {key: [row[0] for row in reversed(self._runs(*key, last))] for key in keys}
+
+    def history(self, trail_ids: Sequence[str] | None = None, *, last: int = 20) -> list[TrailHistory]:
+        out = []
+        for trail_id, device in self.keys(trail_ids):
+            runs = self._runs(trail_id, device, last)
+            counted = [r for r in runs if r[0] not in ("SKIPPED", "CANCELLED")]
+            durations = sorted(r[2] / 1000 for r in counted)
+            last_pass = next((r[1] for r in runs if r[0] in PASSING), None)
+            out.append(TrailHistory(
+                trail_id=trail_id, device=device, runs=len(runs), last_statuses=[r[0] for r in runs],
+                flake_rate=_share(counted, ("FLAKY",)), fail_rate=_share(counted, FAILING),
+                last_pass=_iso(last_pass) if last_pass is not None else None,
+                median_duration_s=round(statistics.median(durations), 3) if durations else None,
+                p90_duration_s=round(_percentile(durations, 0.9), 3) if durations else None,
+                quarantined=bool(runs and runs[0][4]),
+                last_failure=next((r[3] for r in runs if r[0] in FAILING and r[3]), None)))
+        return out
+
+    def durations(self, trail_ids: Sequence[str], *, last: int = 20) -> dict[str, float]:
+        """Median seconds of each trail's recent passing runs (any device): what a shard balancer weighs."""
+        out: dict[str, float] = {}
+        for trail_id in trail_ids:
+            rows = self._db.execute(
+                "SELECT duration_ms FROM attempts WHERE trail_id = ? AND final = 1 AND status IN (?, ?, ?) "
+                "ORDER BY started_at DESC LIMIT ?", (trail_id, *PASSING, last)).fetchall()
+            if rows:
+                out[trail_id] = statistics.median(r[0] for r in rows) / 1000
+        return out
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> ResultsStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class _Transaction:
+    """Commit on success, roll back on error (the connection runs in autocommit mode otherwise)."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, exc_type: object, *_: object) -> None:
+        if not self.db.in_transaction:
+            return
+        if exc_type is None:
+            self.db.execute("COMMIT")
+        else:
+            self.db.execute("ROLLBACK")
+
+
+def trail_key(trail: TrailResult) -> tuple[str, str]:
+    """(trail id, device) of a result: ``config: id`` else the path; the device classifier else the driver."""
+    return trail.trail_id or str(trail.path), trail.classifier or trail.driver or "default"
+
+
+def attempt_records(trail: TrailResult, context: RunContext,
+                    redact: Callable[[str], str] = lambda text: text) -> list[AttemptRecord]:
+    trail_id, device = trail_key(trail)
+    out = []
+    tries = [*trail.attempts, trail]
+    for number, attempt in enumerate(tries, start=1):
+        final = attempt is trail
+        done = attempt.completed_at or attempt.started_at
+        summary_outcome = attempt.attempt_summary()["outcome"]
+        out.append(AttemptRecord(
+            run_id=context.run_id, trail_id=trail_id, device=device, attempt=number, final=final,
+            outcome=summary_outcome, status=trail.status if final else summary_outcome,
+            started_at=attempt.started_at, duration_ms=int(max(0.0, done - attempt.started_at) * 1000),
+            failure_signature=_maybe(redact, failure_signature(attempt)), failure_kind=attempt.failure_kind,
+            commit_sha=context.commit_sha, shard=context.shard, endpoint=context.endpoint,
+            llm_calls=attempt.llm_call_count, llm_tokens=getattr(attempt, "llm_tokens", 0),
+            llm_cost_usd=attempt.llm_cost_usd, session_id=_maybe(redact, attempt.session_id),
+            trail_path=redact(str(attempt.path)),
+            quarantined=trail.quarantined))
+    return out
+
+
+def failure_signature(trail: TrailResult) -> str | None:
+    """The first line of the failure without what changes between runs (paths, numbers), so the same
+    failure groups together: ``ToolFailure: step N "Pay": tool 'web_tap' (…) failed: …``."""
+    if trail.passed or not trail.message:
+        return None
+    import re
+
+    line = trail.message.strip().splitlines()[0]
+    line = re.sub(r"(/[^\s:'\"()]+)+", "…", line)
+    line = re.sub(r"\d+", "N", line)
+    return f"{trail.failure_kind or 'Failure'}: {line[:300]}"
+
+
+def current_commit(root: Path) -> str | None:
+    """The commit under test: CI's variable when set, else ``git rev-parse HEAD`` in ``root``."""
+    for name in ("TRAILBLAZE_COMMIT", "GITHUB_SHA", "CI_COMMIT_SHA", "BUILDKITE_COMMIT", "GIT_COMMIT"):
+        if os.environ.get(name):
+            return os.environ[name]
+    try:
+        done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True,
+                              timeout=5, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() or None if done.returncode == 0 else None
+
+
+def new_run_id() -> str:
+    return time.strftime("%Y%m%dT%H%M%S") + f"-{os.getpid()}-{os.urandom(3).hex()}"
+
+
+def _maybe(redact: Callable[[str], str], text: str | None) -> str | None:
+    return None if text is None else redact(text)
+
+
+def _share(rows: Sequence[tuple[str, float, int, str | None, int]], statuses: tuple[str, ...]) -> float:
+    return round(sum(1 for r in rows if r[0] in statuses) / len(rows), 4) if rows else 0.0
+
+
+def _percentile(sorted_values: Sequence[float], q: float) -> float:
+    """Nearest-rank percentile of already sorted values."""
+    import math
+
+    index = max(0, min(len(sorted_values) - 1, math.ceil(q * len(sorted_values)) - 1))
+    return sorted_values[index]
+
+
+def _iso(ts: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ts))

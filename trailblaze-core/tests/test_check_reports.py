@@ -1,0 +1,36 @@
+"""``trailblaze check`` counts every trail it was given and, with ``--strict``, refuses a step that would
+need a model when none is configured (issue 22, LOW)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from trailblaze.testing import run_cli
+
+RECORDED = "trail:\n  - step: wait\n    recording:\n      host:\n        - wait: {timeToWaitInSeconds: 0}\n"
+UNRECORDED = "trail:\n  - step: Open the settings screen\n"
+
+
+def test_a_trail_that_does_not_parse_is_still_counted(tmp_path: Path, plugin_host) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "good.trail.yaml").write_text(RECORDED)
+    (tmp_path / "bad.trail.yaml").write_text("trail:\n  - stepp: x\n")
+    result = run_cli(["check", str(tmp_path / "good.trail.yaml"), str(tmp_path / "bad.trail.yaml")], host=plugin_host)
+    assert result.exit_code == 3
+    assert "Checked 2 trail(s) (1 could not be read)" in result.output
+
+
+def test_strict_refuses_a_step_no_model_could_solve(tmp_path: Path, plugin_host,  # type: ignore[no-untyped-def]
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TRAILBLAZE_DEFAULT_MODEL", raising=False)
+    monkeypatch.setenv("TRAILBLAZE_HOME", str(tmp_path / "home"))  # no user-level llm settings
+    trail = tmp_path / "nl.trail.yaml"
+    trail.write_text(UNRECORDED)
+    relaxed = run_cli(["check", str(trail)], host=plugin_host)
+    assert relaxed.exit_code == 0 and "NeedsLlm" in relaxed.output and "1 warning(s)" in relaxed.output
+    strict = run_cli(["check", "--strict", str(trail)], host=plugin_host)
+    assert strict.exit_code == 3, strict.output
+    assert "nl.trail.yaml:2" in strict.output and "no model is configured" in strict.output
+    monkeypatch.setenv("TRAILBLAZE_DEFAULT_MODEL", "openai/gpt-4.1")
+    with_model = run_cli(["check", "--strict", str(trail)], host=plugin_host)
+    assert "NeedsLlm" not in with_model.output

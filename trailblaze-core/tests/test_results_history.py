@@ -1,0 +1,115 @@
+"""The run history: every attempt lands in the SQLite store, also from concurrent writers, and
+``trailblaze results`` reads flake rates, last pass and durations back."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+from trailblaze.results_store import AttemptRecord, ResultsStore
+from trailblaze.testing import run_cli
+
+# Fails when its counter is 1 modulo PERIOD: with --retries 1 every PERIOD-th attempt makes a FLAKY run.
+PERIODIC_SCRIPT = """\
+import sys
+from pathlib import Path
+counter, period = Path(sys.argv[1]), int(sys.argv[2])
+n = int(counter.read_text()) + 1 if counter.exists() else 1
+counter.write_text(str(n))
+sys.exit(1 if n % period == 1 else 0)
+"""
+
+
+def workspace(root: Path) -> Path:
+    (root / "trails" / "config").mkdir(parents=True)
+    (root / "trails" / "config" / "trailblaze.yaml").write_text("defaults: {}\n")
+    (root / "periodic.py").write_text(PERIODIC_SCRIPT)
+    return root / "trails"
+
+
+def add_trail(trails: Path, name: str, argv: list[str]) -> Path:
+    path = trails / f"{name}.trail.yaml"
+    path.write_text(f"config:\n  id: shop/{name}\ntrail:\n  - step: {name}\n    recording:\n      host:\n"
+                    f"        - exec: {{argv: {json.dumps(argv)}}}\n")
+    return path
+
+
+def test_flake_rate_over_ten_runs_last_pass_durations_and_the_report_strip(tmp_path: Path, plugin_host) -> None:  # type: ignore[no-untyped-def]
+    trails = workspace(tmp_path)
+    trail = add_trail(trails, "checkout", [sys.executable, str(tmp_path / "periodic.py"), str(tmp_path / "n"), "4"])
+    for i in range(10):
+        result = run_cli(["run", str(trail), "--retries", "1", "--output-dir", str(tmp_path / "out" / str(i))],
+                         host=plugin_host)
+        assert result.exit_code == 0, result.output
+    db = tmp_path / ".trailblaze" / "results.db"
+    assert db.is_file()  # <workspace>/.trailblaze/results.db by default
+    # counter 1,2 | 3 | 4 | 5,6 | 7 | 8 | 9,10 | 11 | 12 | 13,14: runs 1, 4, 7 and 10 were FLAKY
+    with sqlite3.connect(db) as con:
+        assert con.execute("SELECT COUNT(*) FROM attempts").fetchone()[0] == 14
+    shown = run_cli(["results", "--json"], host=plugin_host, cwd=tmp_path)
+    assert shown.exit_code == 0, shown.output
+    (row,) = json.loads(shown.output)
+    assert (row["trail_id"], row["device"], row["runs"]) == ("shop/checkout", "host", 10)
+    assert row["flake_rate"] == 0.4 and row["fail_rate"] == 0.0 and row["last_pass"]
+    assert row["last_statuses"] == ["FLAKY", "PASSED", "PASSED"] * 3 + ["FLAKY"]
+    assert row["median_duration_s"] is not None and row["p90_duration_s"] >= row["median_duration_s"]
+    flaky = run_cli(["results", "--flaky"], host=plugin_host, cwd=tmp_path)
+    assert "shop/checkout" in flaky.output and "40%" in flaky.output and "≈✓✓≈" in flaky.output, flaky.output
+    report = next((tmp_path / "out" / "9" / "reports").glob("trailblaze_report_*.html")).read_text()
+    assert report.count("<i class='FLAKY'") == 4 and report.count("<i class='PASSED'") == 6
+
+
+def test_no_history_and_a_missing_store(tmp_path: Path, plugin_host) -> None:  # type: ignore[no-untyped-def]
+    trails = workspace(tmp_path)
+    trail = add_trail(trails, "ok", [sys.executable, "-c", "pass"])
+    assert run_cli(["run", str(trail), "--no-history", "--output-dir", str(tmp_path / "o")],
+                   host=plugin_host).exit_code == 0
+    assert not (tmp_path / ".trailblaze").exists()
+    shown = run_cli(["results"], host=plugin_host, cwd=tmp_path)
+    assert shown.exit_code == 3 and "no run history at" in shown.output + shown.stderr
+
+
+def test_two_runs_and_pytest_xdist_write_to_one_store_at_once(tmp_path: Path) -> None:
+    trails = workspace(tmp_path)
+    for i in range(6):
+        add_trail(trails, f"t{i}", [sys.executable, "-c", "import time; time.sleep(0.05)"])
+    add_trail(trails, "broken", [sys.executable, "-c", "raise SystemExit(1)"])  # 2 attempts with --retries 1
+    db = tmp_path / "history.db"
+    env = {**os.environ, "TRAILBLAZE_STRICT_PLUGINS": "0"}
+    common = ["--retries", "1"]
+    procs = [subprocess.Popen([sys.executable, "-m", "trailblaze.cli", "run", str(trails), *common,
+                               "--results-db", str(db), "--output-dir", str(tmp_path / f"run{i}")],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path)
+             for i in range(2)]
+    procs.append(subprocess.Popen([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-n", "2",
+                                   "--trails", str(trails), "--trailblaze-retries", "1", "--rootdir", str(tmp_path),
+                                   "-o", "addopts=", "--trailblaze-results-db", str(db),
+                                   "--trailblaze-output-dir", str(tmp_path / "py")],
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path))
+    outputs = [p.communicate(timeout=300)[0] for p in procs]
+    assert [p.returncode for p in procs] == [1, 1, 1], outputs
+    with ResultsStore(db) as store:
+        # each of the 3 runs: 6 passing trails (1 attempt) + the broken one (2 attempts)
+        assert store.count() == 3 * (6 + 2)
+        (broken,) = store.history(["shop/broken"])
+        assert broken.runs == 3 and broken.fail_rate == 1.0 and broken.last_failure
+        assert set(store.durations([f"shop/t{i}" for i in range(6)])) == {f"shop/t{i}" for i in range(6)}
+    with sqlite3.connect(db) as con:
+        assert con.execute("SELECT COUNT(DISTINCT run_id) FROM attempts").fetchone()[0] == 2 + 2  # 2 runs, 2 workers
+        assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_the_store_api_for_imports_and_shard_balancing(tmp_path: Path) -> None:
+    with ResultsStore(tmp_path / "r.db") as store:
+        rows = [AttemptRecord(run_id="bundle-1", trail_id="a", device="web", attempt=1, final=True,
+                              outcome="PASSED", status="PASSED", started_at=1000.0 + i, duration_ms=ms)
+                for i, ms in enumerate([100, 200, 300, 400, 1000])]
+        store.record_attempts(rows)  # one transaction, as merge-reports imports a bundle
+        assert store.durations(["a", "missing"]) == {"a": 0.3}
+        (h,) = store.history()
+        assert (h.median_duration_s, h.p90_duration_s, h.flake_rate) == (0.3, 1.0, 0.0)
+        assert store.recent_statuses([("a", "web")], last=2) == {("a", "web"): ["PASSED", "PASSED"]}
