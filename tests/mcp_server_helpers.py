@@ -7,7 +7,12 @@ import json
 import os
 import re
 import shutil
+import signal
+import subprocess
 import sys
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +67,51 @@ def server_env(**extra: str) -> dict[str, str]:
     env.pop("TRAILBLAZE_DEFAULT_MODEL", None)
     env.update(extra)
     return env
+
+
+HttpServer = tuple["subprocess.Popen[bytes]", dict[str, Any]]
+
+
+@contextmanager
+def http_server(ws: Path, token_file: Path, *args: str,
+                preexec_fn: Callable[[], None] | None = None) -> Iterator[HttpServer]:
+    """``trailblaze mcp --http`` on a free port in ``ws`` (stderr to ``ws/server.stderr``), once its token
+    file is written: yields the process and the token file's document. At exit: SIGTERM, then wait."""
+    with open(ws / "server.stderr", "w") as err:
+        command = [str(TRAILBLAZE), "mcp", "--http", "--port", "0", "--token-file", str(token_file),
+                   "--output-dir", str(ws / "logs"), *args]
+        proc = subprocess.Popen(command, cwd=ws, env=server_env(), stderr=err, preexec_fn=preexec_fn)
+    try:
+        deadline = time.monotonic() + 60
+        # Written means: a regular file (a symlink there is replaced, not written through) with the token.
+        while token_file.is_symlink() or not token_file.is_file() or "token" not in token_file.read_text():
+            assert proc.poll() is None, (ws / "server.stderr").read_text()
+            assert time.monotonic() < deadline, "the HTTP server did not start"
+            time.sleep(0.1)
+        yield proc, json.loads(token_file.read_text())
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@asynccontextmanager
+async def http_session(info: dict[str, Any], timeout: float = 120.0) -> AsyncIterator[Any]:
+    """An initialized MCP ``ClientSession`` over Streamable HTTP, with the headers of ``info`` (the token
+    file's document)."""
+    import httpx2
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    client = httpx2.AsyncClient(headers=info["headers"], timeout=httpx2.Timeout(timeout))
+    async with client, streamable_http_client(info["url"], http_client=client) as (read, write):
+        async with ClientSession(read, write, read_timeout_seconds=timeout) as session:
+            await session.initialize()
+            yield session
 
 
 def live_tree(root_pid: int) -> dict[int, str]:

@@ -30,7 +30,8 @@ from trailblaze.testing_llm import RecordedRequest, Reply, ScriptedLlmServer, ca
 
 sys.path.insert(0, str(Path(__file__).parent))
 from mcp_server_helpers import (EMAIL, PASSWORD, REPO, SAVED, TRAILBLAZE, alive, devices_workspace,  # noqa: E402
-                                explore_and_save, live_tree, ref, server_env, shop_workspace, text_of)
+                                explore_and_save, http_server, live_tree, ref, server_env, shop_workspace,
+                                text_of)
 
 pytestmark = [pytest.mark.browser]
 
@@ -128,17 +129,7 @@ def test_stdio_session_records_a_trail_that_replays_without_a_model(tmp_path: Pa
 def test_streamable_http_needs_the_token_and_records_the_same_trail(tmp_path: Path) -> None:
     ws = shop_workspace(tmp_path / "shop")
     token_file = tmp_path / "token.json"
-    proc = subprocess.Popen([str(TRAILBLAZE), "mcp", "--http", "--port", "0", "--token-file", str(token_file),
-                             "--secret", f"password={PASSWORD}", "--output-dir", str(ws / "logs")],
-                            cwd=ws, env=server_env(), stdout=subprocess.PIPE, stderr=open(ws / "server.stderr", "w"),
-                            text=True)
-    try:
-        deadline = time.monotonic() + 60
-        while not token_file.exists() or not token_file.read_text().strip():
-            assert proc.poll() is None, (ws / "server.stderr").read_text()
-            assert time.monotonic() < deadline, "the HTTP server did not start"
-            time.sleep(0.1)
-        info = json.loads(token_file.read_text())
+    with http_server(ws, token_file, "--secret", f"password={PASSWORD}") as (proc, info):
         assert info["url"].startswith("http://127.0.0.1:") and info["url"].endswith("/mcp")
         assert (token_file.stat().st_mode & 0o777) == 0o600
         for headers in ({}, {"Authorization": "Bearer wrong-token"}):
@@ -171,9 +162,6 @@ def test_streamable_http_needs_the_token_and_records_the_same_trail(tmp_path: Pa
         # The browser belongs to the server process, not to one HTTP session: it is still up.
         tree = live_tree(proc.pid)
         assert any("chrom" in cmd for cmd in tree.values()), tree
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=120)
     assert proc.returncode == 0, (ws / "server.stderr").read_text()
     assert alive(list(tree)) == [], {p: tree[p] for p in alive(list(tree))}
     result = replay(ws, "--secret", f"password={PASSWORD}")

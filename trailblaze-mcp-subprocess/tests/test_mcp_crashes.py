@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from trailblaze.errors import ExitCode, InfrastructureError
 from trailblaze.tools.base import ToolCall
-from trailblaze_mcp_subprocess import runtimes
+from trailblaze_mcp_subprocess import reaper, runtimes
 from trailblaze_mcp_subprocess.servers import ServerCrashed, ServerStartError
 
 
@@ -294,3 +294,42 @@ def test_sigkill_of_the_runner_mid_call_leaves_no_tool_server(workspace: Any, tm
             runner.communicate()
     left = _left_after(runner, marker)
     assert not left, f"processes outlived the SIGKILLed runner: {left}"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc is Linux's")
+def test_descendants_that_leave_the_group_with_setsid_do_not_outlive_the_session(
+        workspace: Any, sessions: Any, tmp_path: Path) -> None:
+    """A server whose child starts its own session (``setsid``, as a daemon does) and double-forks: killing
+    the server's process group does not reach it; the server's mark in its environment does."""
+    pid_file = tmp_path / "daemon.pid"
+    root = workspace(f"""
+        mcpServers:
+          - script: ../../daemonizing.py
+    """, files={"daemonizing.py": f"""
+        import subprocess, sys
+        from mcp.server.mcpserver import MCPServer
+
+        # A new session (setsid) whose shell forks sleep and exits: the sleep is an orphan of its own group.
+        subprocess.Popen(["sh", "-c", "sleep 300 & echo $! > {pid_file}"], start_new_session=True).wait()
+        app = MCPServer("daemonizing")
+
+        @app.tool(name="daemon_ping", description="Answer.")
+        async def ping() -> str:
+            return "pong"
+
+        if __name__ == "__main__":
+            app.run()
+    """})
+    session = sessions.start(root)
+    daemon = int(pid_file.read_text())
+    try:
+        assert _alive(daemon)
+        assert os.getpgid(daemon) not in reaper._live  # out of reach of killpg on the server's group
+        sessions.finish(session)
+        deadline = time.monotonic() + 30  # a bound for a loaded machine, not a timing assertion
+        while _alive(daemon) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(daemon), "a setsid descendant of the tool server outlived the session"
+    finally:
+        if _alive(daemon):
+            os.kill(daemon, signal.SIGKILL)

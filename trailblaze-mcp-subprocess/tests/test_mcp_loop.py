@@ -101,3 +101,19 @@ def test_mcp_calls_inside_playwright_sync_api(workspace: Any, sessions: Any) -> 
         finally:
             browser.close()
     assert session.dispatcher.call(ToolCall("py_echo", {"text": "after"}), session.context()).message == "echo: after"
+
+
+def test_a_call_after_the_loop_stopped_fails_without_a_never_awaited_warning() -> None:
+    """A tool server that failed at start stops the session's loop; a late call (closing, a stderr
+    question) must fail plainly, not leave ``coroutine ... was never awaited`` on stderr."""
+    import warnings
+
+    loop = LoopThread("test-stopped")
+    loop.stop()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for pinned in (False, True):
+            coro = where()
+            with pytest.raises(RuntimeError, match="stopped"):
+                loop.run(coro, on_loop_thread=pinned)
+            assert coro.cr_frame is None  # closed, so the garbage collector has nothing to warn about

@@ -203,3 +203,52 @@ def test_a_cached_tool_with_values_marshal_cannot_hold_still_expands(tmp_path: P
     again = pickle.loads(pickle.dumps(warm))
     [tool] = [d for d in again.definitions if d.name == "app_stamp"]
     assert tool.parameters().validate({"note": "x"}) == {"note": "x"}
+
+
+PLANTED = """\
+import os, pickle, sys
+class Payload:
+    def __reduce__(self):
+        return (os.system, ("touch " + sys.argv[2],))
+magic = b"trailblaze-catalog-cache\\n"
+blob = pickle.dumps(Payload())
+# Every layout the reader might accept: bare after the magic, and behind a made-up MAC.
+with open(sys.argv[1], "wb") as fh:
+    fh.write(magic + b"\\0" * 32 + blob if sys.argv[3] == "mac" else magic + blob)
+"""
+
+
+@pytest.mark.parametrize("layout", ["bare", "mac"])
+def test_a_planted_cache_file_never_runs_code_on_check(workspace: Path, tmp_path: Path, layout: str) -> None:
+    """A cache file someone else wrote (a cloned repository can hold one) is not unpickled: it carries no
+    valid MAC under this user's key."""
+    (workspace / "trails" / "t.trail.yaml").write_text(
+        "trail:\n  - step: go\n    recording:\n      host:\n        - app_login: {email: a@b.c}\n")
+    cache = workspace / ".trailblaze" / "cache" / "catalog.pickle"
+    cache.parent.mkdir(parents=True)
+    marker = tmp_path / "ran"
+    subprocess.run([sys.executable, "-c", PLANTED, str(cache), str(marker), layout], check=True, timeout=60)
+    checked = subprocess.run([sys.executable, "-m", "trailblaze.cli", "check", "trails/t.trail.yaml"],
+                             cwd=workspace, capture_output=True, text=True, timeout=120, check=False)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert not marker.exists()
+    assert cache.read_bytes().startswith(b"trailblaze-catalog-cache\n")  # rewritten, by us
+    assert b"system" not in cache.read_bytes()
+
+
+def test_the_cache_key_is_owner_only_and_a_readable_key_disables_the_cache(
+        workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from trailblaze_yaml_tools import cache as cache_module
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setattr(cache_module, "_KEY", [])
+    load(workspace)
+    key = tmp_path / "xdg" / "trailblaze" / "cache.key"
+    assert key.stat().st_mode & 0o777 == 0o600 and key.stat().st_size == 32
+    assert (workspace / ".trailblaze" / "cache" / "catalog.pickle").is_file()
+
+    key.chmod(0o644)  # others could forge a MAC with it: no cache at all
+    monkeypatch.setattr(cache_module, "_KEY", [])
+    (workspace / ".trailblaze" / "cache" / "catalog.pickle").unlink()
+    load(workspace)
+    assert not (workspace / ".trailblaze" / "cache" / "catalog.pickle").exists()

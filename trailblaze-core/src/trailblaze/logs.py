@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 from .files import write_atomic
-from .textsafe import capped
 from .memory import Redactor
+from .untrusted import capped, valid_data
 
 LOG_PACKAGE = "xyz.block.trailblaze.logs.client.TrailblazeLog"
 STREAM_FILE = "session.ndjson"
@@ -225,6 +225,11 @@ def encode_line(entry: dict[str, Any], errors: list[str] | None = None) -> str:
     """One entry as one NDJSON line. An entry that cannot be encoded still leaves a line saying so."""
     try:
         line = _LINE_ENCODER.encode(entry)
+        if "\\ud" in line:
+            # A surrogate (the encoder escapes them), maybe a lone one from a page: readers get valid
+            # Unicode. Rare (an emoji takes this path too), so checked here, off the dispatch path.
+            entry = valid_data(entry)
+            line = _LINE_ENCODER.encode(entry)
         if len(line) > MAX_LINE_CHARS:
             line = _LINE_ENCODER.encode(capped(entry, MAX_LOG_STRING))
         return line + "\n"

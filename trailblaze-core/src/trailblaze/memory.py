@@ -18,6 +18,8 @@ from functools import lru_cache
 from typing import Any, TypeVar
 from urllib.parse import quote, quote_plus
 
+from .untrusted import valid_text
+
 _TOKEN = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}|\$\{([^{}]*)\}")
 _ESCAPED = re.compile(r"(\\+)(\{\{\s*[^{}]*?\s*\}\}|\$\{[^{}]*\}|\{\{|\$\{)")
 """A token or opener after backslashes: an odd count makes it literal (``\\{{x}}`` is the text ``{{x}}``)."""
@@ -342,6 +344,8 @@ class Redactor:
 
 
 def _as_text(value: Any) -> str:
+    if isinstance(value, str):
+        return valid_text(value)  # remembered page text: valid Unicode wherever it is used next
     if isinstance(value, bool):
         return "true" if value else "false"
     if value is None:

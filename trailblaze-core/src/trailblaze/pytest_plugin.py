@@ -321,8 +321,13 @@ def report_config(report: pytest.TestReport) -> _State | None:
     return config.stash.get(STATE, None) if config is not None else None
 
 
+@pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node: Any, error: Any) -> None:
-    """xdist controller: collect each worker's report lines for the terminal summary."""
+    """xdist controller: collect each worker's report lines for the terminal summary.
+
+    Optional because the hook is xdist's: without it, pytest would refuse every run (even one that never
+    touches Trailblaze) with ``unknown hook 'pytest_testnodedown'``.
+    """
     lines = (getattr(node, "workeroutput", None) or {}).get("trailblaze")
     state = node.config.stash.get(STATE, None)
     if lines and state is not None:

@@ -95,6 +95,8 @@ def _config_schema(keys: Iterable[str]) -> dict[str, Any]:
     known: dict[str, Any] = {
         **{k: _TEXT for k in ("id", "title", "description", "priority", "target", "context", "platform", "driver")},
         "devices": _text_map({"type": "string", "description": "driver key or upstream name"}),
+        "drivers": {"type": ["object", "null"], "description": "driver key or alias → its settings for this trail",
+                    "additionalProperties": {"type": ["object", "null"]}},
         "skip": {"anyOf": [_text_map({"type": ["string", "null"]}), {"type": "string"}],
                  "description": "classifier → reason (a non-blank reason skips the trail there)"},
         "tags": {"type": ["array", "null"], "items": _SCALAR},

@@ -8,6 +8,7 @@ behave the same.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import time
 from collections.abc import Sequence
@@ -24,6 +25,7 @@ from .memory import Memory, escape_literal
 from .tools.base import ToolCall, ToolDefinition, ToolResult
 from .tools.codec import CodecHooks, ToolCodec
 from .tools.registry import ToolRegistry
+from .untrusted import valid_data, valid_text
 
 if TYPE_CHECKING:
     from .config import WorkspaceConfig
@@ -148,6 +150,10 @@ class Dispatcher:
         definition = session.registry.get(call.name)
         if definition is None:
             raise UnknownToolError(f"unknown tool '{call.name}'", hint=suggest_tool_name(call.name, session.registry))
+        run_options = session.options.get("run")
+        if definition.requires_host and run_options is not None and not run_options.host_tools:
+            raise UnknownToolError(f"tool '{call.name}' runs programs on this machine and is not allowed here",
+                                   hint="start `trailblaze mcp --allow-host-tools` to allow host-only tools")
         device = session.device
         if not definition.supports(driver=device.driver, platform=device.platform):
             raise UnknownToolError(f"tool '{call.name}' does not run on driver '{device.driver}' "
@@ -168,10 +174,14 @@ class Dispatcher:
         except ToolFailure as exc:
             outcome = ToolResult(False, exc.message)
             lost = self._lost(exc)
-        except TrailblazeError:
+        except TrailblazeError as exc:
+            # The run ends here (a device gone, a plugin's bug): the call that ended it is still logged.
+            self._log(call, resolved_args, definition, ctx, start, top_level, ToolResult(False, str(exc)),
+                      delegated=False, recordable=False, error=str(exc))
             raise
         except Exception as exc:  # noqa: BLE001 - a tool's own bug fails the step, not the run
             outcome = ToolResult(False, f"tool '{call.name}' raised {type(exc).__name__}: {exc}")
+            session.options.setdefault("_tracebacks", []).append(exc)  # the runner prints them with --debug
             lost = self._lost(exc)
         if isinstance(outcome, list):
             result = self._delegate(call, outcome, ctx)
@@ -179,11 +189,11 @@ class Dispatcher:
         else:
             result = outcome if isinstance(outcome, ToolResult) else ToolResult(True, str(outcome))
             delegated = False
+        result = _valid_result(result)
         if not result.success:
             error = result.message or f"tool '{call.name}' failed"
             if lost is None and not delegated:
                 lost = self._lost(None)
-        duration_ms = int((time.perf_counter() - start) * 1000)
         recordable = definition.is_recordable and not (delegated and definition.records_delegates)
         executed = ExecutedCall(call, resolved, ctx.depth, recordable, delegated,
                                 definition.is_verification, result.success, error, ctx.step_index)
@@ -191,6 +201,18 @@ class Dispatcher:
             # What a tool read from the page (a selector's text) is literal: its braces are escaped.
             executed.recorded = ToolCall(call.name, {**call.args, **escape_literal(result.recorded_args)})
         session.executed.append(executed)
+        self._log(call, resolved_args, definition, ctx, start, top_level, result, delegated=delegated,
+                  recordable=recordable, error=error, recorded=executed.recorded)
+        if lost is not None:
+            # The device or browser itself is gone: no tool can succeed any more (exit 2, not 1).
+            raise DriverError(lost)
+        return result
+
+    def _log(self, call: ToolCall, resolved_args: dict[str, Any], definition: Any, ctx: ToolContext,
+             start: float, top_level: bool, result: ToolResult, *, delegated: bool, recordable: bool,
+             error: str | None, recorded: ToolCall | None = None) -> None:
+        session = self.session
+        duration_ms = int((time.perf_counter() - start) * 1000)
         self._trace_seq += 1
         payload: dict[str, Any] = {
             "toolName": call.name,
@@ -213,13 +235,9 @@ class Dispatcher:
             payload["resultMessage"] = result.message
         if result.data is not None:
             payload["resultData"] = result.data
-        if executed.recorded is not None:
-            payload["recordedTrailblazeTool"] = executed.recorded.to_json()
+        if recorded is not None:
+            payload["recordedTrailblazeTool"] = recorded.to_json()
         session.log.write("DelegatingTrailblazeToolLog" if delegated else "TrailblazeToolLog", payload)
-        if lost is not None:
-            # The device or browser itself is gone: no tool can succeed any more (exit 2, not 1).
-            raise DriverError(lost)
-        return result
 
     def _lost(self, error: BaseException | None) -> str | None:
         driver = self.session.driver
@@ -251,6 +269,15 @@ class Dispatcher:
             if not last.success:
                 return ToolResult(False, last.message, last.data)
         return ToolResult(True, last.message, last.data)
+
+
+def _valid_result(result: ToolResult) -> ToolResult:
+    """A tool's message and data quote pages, devices and servers: valid Unicode from here on."""
+    message = valid_text(result.message) if result.message else result.message
+    data = valid_data(result.data) if result.data is not None else None
+    if message is result.message and data is result.data:
+        return result
+    return dataclasses.replace(result, message=message, data=data)
 
 
 def _where(definition: Any) -> str:

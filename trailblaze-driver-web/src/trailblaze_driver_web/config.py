@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from trailblaze.driver import DriverConfig
+from trailblaze.host_settings import HostKind, host_setting
 
 TraceMode = Literal["on", "off", "retain-on-failure"]
 EvidenceMode = Literal["off", "on", "retain-on-failure"]
@@ -38,7 +39,8 @@ class Viewport(BaseModel):
 class WebDriverConfig(DriverConfig):
     """Settings of the ``playwright-native`` driver (all optional)."""
 
-    executable_path: str | None = Field(None, alias="browser_path")
+    executable_path: str | None = Field(None, alias="browser_path",
+                                        json_schema_extra=host_setting(HostKind.PROGRAM))
     """A Chromium binary to launch. Default: ``TRAILBLAZE_CHROMIUM``, else Playwright's own build, else
     ``chromium-headless-shell``/``chromium``/``chromium-browser``/``google-chrome`` on PATH."""
     headless: bool = True
@@ -46,12 +48,14 @@ class WebDriverConfig(DriverConfig):
     base_url: str | None = None
     """Relative URLs of ``web_navigate`` resolve against it. May hold memory tokens (``{{shopUrl}}``).
     Default: the target trailmap's ``platforms.web.base_url``."""
-    connect: str | None = None
+    connect: str | None = Field(None, json_schema_extra=host_setting(HostKind.ENDPOINT))
     """A Playwright server WebSocket endpoint (``ws://host:port/``, ``playwright run-server``, grids)."""
-    cdp_url: str | None = None
+    cdp_url: str | None = Field(None, json_schema_extra=host_setting(HostKind.ENDPOINT))
     """A Chromium DevTools endpoint (``http://host:9222``) for hosted Chrome services."""
-    connect_headers: dict[str, str] = Field(default_factory=dict)
-    connect_launch_options: dict[str, Any] = Field(default_factory=dict)
+    connect_headers: dict[str, str] = Field(default_factory=dict,
+                                            json_schema_extra=host_setting(HostKind.ENDPOINT))
+    connect_launch_options: dict[str, Any] = Field(default_factory=dict,
+                                                   json_schema_extra=host_setting(HostKind.COMMAND_LINE))
     """Launch options a Playwright server should use (sent as ``x-playwright-launch-options``), e.g.
     ``{executablePath: /usr/bin/chromium, args: [--no-sandbox]}`` for a server started with ``--unsafe``."""
     trace: TraceMode = "off"
@@ -75,15 +79,16 @@ class WebDriverConfig(DriverConfig):
     timeout_ms: int = Field(5_000, ge=0)
     """How long actions wait for their element and verifications poll before they fail."""
     navigation_timeout_ms: int = Field(30_000, ge=0)
-    launch_args: list[str] = Field(default_factory=list)
+    launch_args: list[str] = Field(default_factory=list,
+                                   json_schema_extra=host_setting(HostKind.COMMAND_LINE))
     slow_mo_ms: float = Field(0, ge=0)
     dialogs: Literal["accept", "dismiss"] = "accept"
     """What to do with ``alert``/``confirm``/``prompt`` dialogs (the message is logged either way)."""
     test_id_attribute: str = "data-testid"
-    storage_state: str | None = None
+    storage_state: str | None = Field(None, json_schema_extra=host_setting(HostKind.PATH))
     """A Playwright storage-state file (cookies and local storage, e.g. saved from a signed-in live session
     with ``web_getStorageState``) every context starts from, so a page behind a login opens signed in."""
-    upload_dirs: list[str] = Field(default_factory=list)
+    upload_dirs: list[str] = Field(default_factory=list, json_schema_extra=host_setting(HostKind.PATH))
     """Directories outside the workspace that ``web_uploadFile`` may read files from (the workspace
     itself always may): a trail cannot hand an arbitrary file of the machine to the page."""
     locale: str | None = None

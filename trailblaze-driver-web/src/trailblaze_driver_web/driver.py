@@ -27,6 +27,7 @@ from trailblaze.driver import DeviceInfo, Driver, DriverConfig
 from trailblaze.errors import BadInputError, DriverError, ToolFailure
 from trailblaze.memory import secret_forms
 from trailblaze.reuse import current_scope
+from trailblaze.untrusted import valid_text
 
 from .browser import open_browser
 from .config import WebDriverConfig
@@ -55,7 +56,7 @@ DRIVER_KEY = "playwright-native"
 TRACE_FILE = "trace.zip"
 
 
-class PlaywrightDriver(Driver):
+class PlaywrightDriver(Driver[WebDriverConfig]):
     """Drives Chromium through Playwright. Headless by default; ``--headed`` shows the window."""
 
     key: ClassVar[str] = DRIVER_KEY
@@ -66,9 +67,9 @@ class PlaywrightDriver(Driver):
     config_model: ClassVar[type[DriverConfig]] = WebDriverConfig
     default_classifiers: ClassVar[tuple[str, ...]] = ("web",)
 
-    def __init__(self, config: DriverConfig | None = None) -> None:
+    def __init__(self, config: WebDriverConfig | None = None) -> None:
         super().__init__(config or WebDriverConfig())
-        self.cfg: WebDriverConfig = self.config  # type: ignore[assignment]
+        self.cfg = self.config
         self.session: Session | None = None
         self.playwright: Playwright | None = None
         self.browser: Browser | None = None
@@ -239,14 +240,15 @@ class PlaywrightDriver(Driver):
             self.session.log.write(kind, payload)
 
     def _on_console(self, msg: ConsoleMessage) -> None:
-        entry = {"type": msg.type, "text": msg.text, "location": msg.location, "url": _safe_url(msg.page)}
+        entry = {"type": msg.type, "text": valid_text(msg.text), "location": msg.location,
+                 "url": _safe_url(msg.page)}
         self.console.append(entry)
         if self.evidence is not None:
             self.evidence.message(msg.type, msg.text, entry["url"], msg.location)
         self._log("WebConsoleLog", entry)
 
     def _on_page_error(self, error: Any) -> None:
-        entry = {"type": "pageerror", "text": str(error)}
+        entry = {"type": "pageerror", "text": valid_text(str(error))}
         self.console.append(entry)
         if self.evidence is not None:
             self.evidence.message("pageerror", str(error))
@@ -340,12 +342,14 @@ class PlaywrightDriver(Driver):
         return self._aria_snapshot(boxes="bounds" in detail or "all" in detail)
 
     def _aria_snapshot(self, *, boxes: bool) -> str:
-        """Playwright's accessibility snapshot of the page; on a very large page (tens of thousands of
-        elements) it can outlast ``timeout_ms``, which is then said, with the setting to raise."""
+        """Playwright's accessibility snapshot of the page (valid Unicode: page text may hold lone
+        surrogates); on a very large page (tens of thousands of elements) it can outlast ``timeout_ms``,
+        which is then said, with the setting to raise."""
         from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
         try:
-            return str(self.page.locator("body").aria_snapshot(mode="ai", boxes=boxes, timeout=self.cfg.timeout_ms))
+            return valid_text(str(self.page.locator("body").aria_snapshot(mode="ai", boxes=boxes,
+                                                                          timeout=self.cfg.timeout_ms)))
         except PlaywrightTimeout:
             raise DriverError(
                 f"the page's accessibility snapshot did not finish within {self.cfg.timeout_ms} ms (a very large "
@@ -354,7 +358,7 @@ class PlaywrightDriver(Driver):
 
     def describe_screen(self) -> str | None:
         page = self.page
-        return f"{page.url} — {page.title()}"
+        return valid_text(f"{page.url} — {page.title()}")
 
     def open_url(self, url: str) -> None:
         from playwright.sync_api import Error as PlaywrightError

@@ -15,17 +15,21 @@ over callbacks unless the server's declaration lists them in ``allowHostCallback
 One server per Trailblaze process, started with the first session that has tool servers and stopped
 with the last, so tests leave no port behind. Each request runs on its own thread and goes through the
 session's normal dispatcher (``ToolContext.call_tool``), one level deeper than the calling tool, up to
-a depth of 16.
+a depth of 16, on the thread that made the call (which waits for the call and runs its callbacks
+meanwhile): drivers such as Playwright's answer only on the thread that opened them.
 """
 
 from __future__ import annotations
 
 import base64
+import concurrent.futures
 import ipaddress
 import json
 import os
+import queue
 import secrets
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
@@ -84,6 +88,29 @@ class Invocation:
     allow_host: frozenset[str] = frozenset()
     lock: threading.Lock = field(default_factory=threading.Lock)
     callbacks: int = 0
+    jobs: queue.SimpleQueue[Callable[[], None] | None] = field(default_factory=queue.SimpleQueue, repr=False)
+    """Callbacks waiting to run on the thread that made the call (see ``run_callbacks_until``)."""
+    ended: bool = False
+
+
+def run_callbacks_until(inv: Invocation, future: concurrent.futures.Future[Any]) -> None:
+    """Run ``inv``'s callbacks on this thread — the one that called the tool, which owns the driver (a
+    Playwright page answers only on the thread that opened it) — until ``future`` is done."""
+    future.add_done_callback(lambda _: inv.jobs.put(None))
+    while True:
+        job = inv.jobs.get()
+        if job is None:
+            break
+        job()
+    with inv.lock:
+        inv.ended = True
+    while True:  # a callback queued while the call was finishing: run it rather than leave it waiting
+        try:
+            job = inv.jobs.get_nowait()
+        except queue.Empty:
+            return
+        if job is not None:
+            job()
 
 
 def unknown_invocation() -> dict[str, Any]:
@@ -226,9 +253,8 @@ class CallbackHub:
 
         def run() -> None:
             try:
-                with inv.lock:  # one callback at a time per invocation: tools share one device
-                    inv.callbacks += 1
-                    box["result"] = child.call_tool(name, args)
+                inv.callbacks += 1  # one callback at a time per invocation: they run on the calling thread
+                box["result"] = child.call_tool(name, args)
             except TrailblazeError as exc:
                 box["error"] = str(exc)
             except Exception as exc:  # noqa: BLE001 - reported to the tool, which decides
@@ -236,8 +262,11 @@ class CallbackHub:
             finally:
                 done.set()
 
-        worker = threading.Thread(target=run, name=f"trailblaze-callback-{inv.id}", daemon=True)
-        worker.start()
+        with inv.lock:
+            ended = inv.ended
+        if ended:
+            return error_body("callback refused: the tool call it belongs to has already returned")
+        inv.jobs.put(run)
         timeout = callback_timeout_ms() / 1000
         if not done.wait(timeout):
             return error_body(f"callback '{name}' timed out after {timeout:g}s")

@@ -110,6 +110,10 @@ class ServerSpec:
     """Tool names a ``script:`` declaration already registered (their calls route here; not re-added)."""
     allow_host_callbacks: frozenset[str] = frozenset()
     """Host-only tools this server's callbacks may run (``allowHostCallbacks``); every other one is refused."""
+    module_tools: str | None = None
+    """For an author module (typed TypeScript tools, upstream descriptor scripts): the JSON list of its
+    tools (name, description, inputSchema). The script is then served by ``js/serve_module.mjs``, not run
+    as a server."""
 
     @property
     def key(self) -> str:

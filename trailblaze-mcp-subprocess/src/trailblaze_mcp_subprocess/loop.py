@@ -18,6 +18,7 @@ the thread that forked them — is pinned there.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import signal
 import threading
 import time
@@ -93,6 +94,9 @@ class LoopThread:
         if me == self._thread.ident:
             coro.close()
             raise RuntimeError("LoopThread.run called on the loop's own thread (it would wait for itself)")
+        if self.loop.is_closed() or self._closing:
+            coro.close()  # never scheduled: close it, or Python warns "coroutine ... was never awaited"
+            raise RuntimeError("the session's MCP event loop is stopped")
         if not on_loop_thread and not _in_running_loop():
             with self._cond:
                 while self._driver == THREAD and not self._pinned and not self._closing:
@@ -106,7 +110,13 @@ class LoopThread:
         return self._hand_over(coro, pinned=on_loop_thread)
 
     def _drive(self, coro: Coroutine[Any, Any, T]) -> T:
-        task = self.loop.create_task(coro)
+        try:
+            task = self.loop.create_task(coro)
+        except BaseException:
+            coro.close()
+            with self._cond:
+                self._driver = None
+            raise
         interrupted: list[tuple[int, FrameType | None]] = []
         previous = _defer_sigint(task, interrupted)
         try:
@@ -125,6 +135,14 @@ class LoopThread:
                 if interrupted and task.cancelled():
                     raise KeyboardInterrupt  # the call was cut short and the handler raised nothing itself
 
+    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        """Run ``coro`` on the loop's own thread without waiting (the caller has other work meanwhile)."""
+        with self._cond:
+            if self._driver is None:
+                self._wake = True
+            self._cond.notify_all()
+        return asyncio.run_coroutine_threadsafe(coro, self.loop)
+
     def _hand_over(self, coro: Coroutine[Any, Any, T], *, pinned: bool) -> T:
         with self._cond:
             if pinned:
@@ -132,7 +150,14 @@ class LoopThread:
             if self._driver is None:
                 self._wake = True
             self._cond.notify_all()
-        future = asyncio.run_coroutine_threadsafe(coro, self.loop)
+        try:
+            future = asyncio.run_coroutine_threadsafe(coro, self.loop)
+        except BaseException:  # the loop closed meanwhile
+            coro.close()
+            if pinned:
+                with self._cond:
+                    self._pinned -= 1
+            raise
         try:
             return future.result()
         except BaseException:

@@ -15,6 +15,7 @@ this module is cheap: the ``mcp`` SDK is imported only when a session actually h
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +26,7 @@ from trailblaze.tools.params import format_validation_error
 
 from .config import SECTION, McpServerEntry, ServerSpec, check_script, load_config_servers, servers_of
 from .definitions import STATE_KEY, McpToolDefinition
+from .runtimes import JS_SUFFIXES, TS_SUFFIXES
 
 if TYPE_CHECKING:
     from trailblaze.config import WorkspaceConfig
@@ -64,7 +66,8 @@ def trailblaze_register_tools(registry: ToolRegistry, config: WorkspaceConfig) -
 @hookimpl
 def trailblaze_script_tools(spec: Any, config: WorkspaceConfig) -> list[ToolDefinition] | None:
     """A ``script:`` declaration (see ``trailblaze-yaml-tools/SCRIPT_HANDOFF.md``): one server per script."""
-    if spec.runtime not in SUPPORTED_RUNTIMES:
+    in_process_module = spec.runtime == "inProcess" and is_author_module(spec)  # served the same way
+    if spec.runtime not in SUPPORTED_RUNTIMES and not in_process_module:
         raise BadInputError(f"'{spec.script.name}': runtime '{spec.runtime}' is not supported here; scripts run "
                             "as MCP tool server subprocesses (runtime: subprocess)")
     check_script(spec.script)
@@ -78,12 +81,17 @@ def trailblaze_script_tools(spec: Any, config: WorkspaceConfig) -> list[ToolDefi
                             .replace("argument", "setting")) from None
     table = servers_of(config)
     name = entry.name or _free_name(table.specs, spec.script, config, owner=_owner(spec))
+    module_tools = None
+    if is_author_module(spec):
+        module_tools = json.dumps([{"name": t.name, "description": t.description,
+                                    "inputSchema": t.input_schema or {"type": "object"}} for t in spec.tools])
     server = ServerSpec(
         name=name, transport="stdio", script=spec.script, args=tuple(entry.args),
         cwd=(spec.file.parent / entry.working_dir).resolve() if entry.working_dir else spec.script.parent,
         env=tuple(entry.env.items()), handshake_timeout=entry.handshake_timeout_seconds,
         call_timeout=entry.call_timeout_seconds, trailmap=spec.trailmap,
         allow_host_callbacks=frozenset(entry.allow_host_callbacks), declared=tuple(t.name for t in spec.tools),
+        module_tools=module_tools,
         source=replace(spec.source, server=name, line=spec.source.line or spec.line))
     server = table.add(server)
     out: list[ToolDefinition] = []
@@ -98,6 +106,16 @@ def trailblaze_script_tools(spec: Any, config: WorkspaceConfig) -> list[ToolDefi
             trailmap=spec.trailmap, toolsets=(toolset,) if isinstance(toolset, str) and toolset else (),
             meta=meta, server=server.name, input_schema=decl.input_schema))
     return out
+
+
+def is_author_module(spec: Any) -> bool:
+    """A typed ``.ts`` tool, or an upstream descriptor's ``.ts``/``.js`` script: upstream imports such a
+    script into a generated wrapper (``InlineScriptToolServerSynthesizer.kt``) and calls its exports; it is
+    not an MCP server of its own."""
+    if spec.kind == "module":
+        return True
+    scripted = spec.script.suffix.lower() in TS_SUFFIXES | JS_SUFFIXES
+    return spec.kind == "descriptor" and bool(spec.tools) and scripted
 
 
 def _owner(spec: Any) -> str | None:

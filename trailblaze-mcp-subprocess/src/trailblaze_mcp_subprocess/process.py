@@ -54,6 +54,9 @@ class ServerProcess:
         self._on_stderr = on_stderr
         self.proc: asyncio.subprocess.Process | None = None
         self._stderr_task: asyncio.Task[None] | None = None
+        self.mark = reaper.new_mark()
+        """In the server's environment, inherited by every descendant: how ``stop`` finds those that left
+        the group (``setsid``)."""
         self.stop_result: str | None = None
         self.protocol_error: str | None = None
         """The first stdout line that was not JSON-RPC, when the server broke the protocol."""
@@ -70,9 +73,10 @@ class ServerProcess:
         """Spawn; raises ``OSError`` when the program cannot be executed."""
         self.proc = await asyncio.create_subprocess_exec(
             *self.launch.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE, cwd=str(self.launch.cwd), env=self.launch.env,
+            stderr=asyncio.subprocess.PIPE, cwd=str(self.launch.cwd),
+            env={**self.launch.env, reaper.MARK_ENV: self.mark},
             start_new_session=True, limit=STDOUT_LINE_LIMIT, preexec_fn=die_with_parent(signal.SIGKILL))
-        reaper.track(self.proc.pid, self.name)
+        reaper.track(self.proc.pid, self.name, self.mark)
         if self._stderr_file_path is not None:
             self._stderr_file = _open_log(self._stderr_file_path)
         self._stderr_task = asyncio.create_task(self._pump_stderr(), name=f"mcp-stderr-{self.name}")
@@ -141,8 +145,10 @@ class ServerProcess:
                 how = "killed (SIGKILL)"
                 reaper.kill_group(proc.pid, signal.SIGKILL)
                 await self.wait_exit(KILL_WAIT_SECONDS)
-        # Whatever the leader left behind in its group (a runtime's workers) goes too.
+        # Whatever the leader left behind in its group (a runtime's workers) goes too, and descendants
+        # that left the group (setsid) but carry the server's mark.
         reaper.kill_group(proc.pid, signal.SIGKILL)
+        reaper.kill_marked(self.mark)
         reaper.untrack(proc.pid)
         await self.stderr_settled(1.0)
         if self._stderr_task is not None and not self._stderr_task.done():
@@ -157,6 +163,7 @@ class ServerProcess:
         """From any thread, at any time: SIGKILL the group (interrupted teardown)."""
         if self.proc is not None:
             reaper.kill_group(self.proc.pid, signal.SIGKILL)
+            reaper.kill_marked(self.mark)
             reaper.untrack(self.proc.pid)
 
 

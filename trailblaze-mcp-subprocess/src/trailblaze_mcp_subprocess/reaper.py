@@ -11,6 +11,15 @@ orderly path is the session teardown; this module covers the rest:
   of every group over a pipe, kills the groups (grandchildren included, which the death signal does not
   reach) when that pipe reaches end of file — which happens however Trailblaze ends.
 
+Descendants that leave the group — a server's child that calls ``setsid`` or double-forks, as daemons
+do — escape ``killpg``. Every server is started with a random mark in its environment
+(``TRAILBLAZE_TOOL_SERVER_MARK``), which its descendants inherit wherever they move; each of the paths
+above also kills every process of this user that carries the mark of a server being stopped (found in
+``/proc/<pid>/environ``). A descendant that also scrubs its environment is out of reach; a child
+subreaper (``PR_SET_CHILD_SUBREAPER``) would catch it, but it is process-wide — every orphan of the
+Trailblaze process (Playwright's, Appium's, any plugin's) would become ours to reap — and would still not
+say which server an orphan came from.
+
 The watchdog runs only while servers do (started with the first, stopped after the last). The signal
 handler only calls ``os.killpg`` on a snapshot of a plain dict, which is safe to do from a signal
 handler (no locks, no allocation-heavy work); the watchdog, told nothing by it, rechecks its groups
@@ -21,6 +30,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -31,26 +41,37 @@ from typing import Any
 
 _live: dict[int, str] = {}
 """pgid → server name, for every group we spawned and have not finished stopping."""
+_marks: dict[int, str] = {}
+"""pgid → the mark in that server's environment (``MARK_ENV``), inherited by all its descendants."""
+MARK_ENV = "TRAILBLAZE_TOOL_SERVER_MARK"
 _atexit_registered = False
 _signals_installed = False
 _previous: dict[int, Any] = {}
 
 
-def track(pgid: int, name: str) -> None:
+def new_mark() -> str:
+    """A mark for a server's environment (hex: safe on the watchdog's line protocol)."""
+    return secrets.token_hex(12)
+
+
+def track(pgid: int, name: str, mark: str | None = None) -> None:
     install()
     with _watchdog_lock:
         _live[pgid] = name
+        if mark is not None:
+            _marks[pgid] = mark
         if _watchdog is None:
             _start_watchdog_locked()  # it learns every live group, this one included
         else:
-            _tell_watchdog_locked(f"+{pgid}\n")
+            _tell_watchdog_locked(f"+{pgid}\n" + (f"m{mark}\n" if mark else ""))
 
 
 def untrack(pgid: int) -> None:
     with _watchdog_lock:
+        mark = _marks.pop(pgid, None)
         if _live.pop(pgid, None) is None:
             return
-        _tell_watchdog_locked(f"-{pgid}\n")
+        _tell_watchdog_locked(f"-{pgid}\n" + (f"u{mark}\n" if mark else ""))
         if not _live:
             _stop_watchdog_locked()  # nothing left to guard: the watchdog lives only as long as servers do
 
@@ -61,12 +82,17 @@ import os, signal, sys, time
 for s in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
     signal.signal(s, signal.SIG_IGN)
 groups = set()
+marks = set()
 for line in sys.stdin:
     line = line.strip()
     if line[:1] == "+" and line[1:].isdigit():
         groups.add(int(line[1:]))
     elif line[:1] == "-" and line[1:].isdigit():
         groups.discard(int(line[1:]))
+    elif line[:1] == "m":
+        marks.add(line[1:])
+    elif line[:1] == "u":
+        marks.discard(line[1:])
 def alive(g):
     try:
         os.killpg(g, 0)
@@ -83,6 +109,21 @@ for sig, pause in ((signal.SIGTERM, 0.5), (signal.SIGKILL, 0)):
     while groups and time.monotonic() < deadline:
         time.sleep(0.02)
         groups = {g for g in groups if alive(g)}
+needles = {b"TRAILBLAZE_TOOL_SERVER_MARK=" + m.encode() for m in marks if m}
+if needles and os.path.isdir("/proc"):
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open("/proc/" + entry + "/environ", "rb") as fh:
+                env = set(fh.read().split(b"\0"))
+        except OSError:
+            continue
+        if env & needles:
+            try:
+                os.kill(int(entry), signal.SIGKILL)
+            except OSError:
+                pass
 """
 _watchdog: subprocess.Popen[bytes] | None = None
 _watchdog_lock = threading.Lock()
@@ -102,7 +143,8 @@ def _start_watchdog_locked() -> None:
     except OSError:
         return
     for pgid in list(_live):
-        _tell_watchdog_locked(f"+{pgid}\n")
+        mark = _marks.get(pgid)
+        _tell_watchdog_locked(f"+{pgid}\n" + (f"m{mark}\n" if mark else ""))
 
 
 def _tell_watchdog_locked(line: str) -> None:
@@ -147,11 +189,41 @@ def kill_group(pgid: int, sig: int) -> bool:
         return False
 
 
+def kill_marked(*marks: str) -> int:
+    """SIGKILL every process of this user whose environment carries one of ``marks`` (a server's
+    descendants that left its group). Returns how many were signalled; 0 without ``/proc``."""
+    needles = {f"{MARK_ENV}={m}".encode() for m in marks if m}
+    if not needles:
+        return 0
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return 0
+    me, killed = os.getpid(), 0
+    for entry in entries:
+        if not entry.isdigit() or int(entry) == me:
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as fh:
+                env = set(fh.read().split(b"\0"))
+        except OSError:
+            continue
+        if env & needles:
+            try:
+                os.kill(int(entry), signal.SIGKILL)
+                killed += 1
+            except OSError:
+                pass
+    return killed
+
+
 def reap_all(grace: float = 0.5) -> None:
-    """SIGTERM every tracked group, wait up to ``grace`` seconds, then SIGKILL what is left."""
+    """SIGTERM every tracked group, wait up to ``grace`` seconds, then SIGKILL what is left (and every
+    process carrying one of their marks)."""
     groups = list(_live)
     if not groups:
         return
+    marks = [_marks[g] for g in groups if g in _marks]
     alive = [g for g in groups if kill_group(g, signal.SIGTERM)]
     deadline = time.monotonic() + grace
     while alive and time.monotonic() < deadline:
@@ -159,8 +231,10 @@ def reap_all(grace: float = 0.5) -> None:
         alive = [g for g in alive if _group_has_running(g)]
     for g in alive:
         kill_group(g, signal.SIGKILL)
+    kill_marked(*marks)
     for g in groups:
         _live.pop(g, None)
+        _marks.pop(g, None)
 
 
 def _group_has_running(pgid: int) -> bool:

@@ -1,5 +1,11 @@
 """Which program runs a script: ``.py`` → this interpreter; ``.ts`` → ``bun``, else ``node`` + ``tsx``.
 
+``no_install`` (author modules of typed tools) runs bun with ``--no-install``: a missing import is then an
+error naming the module, never a download from the package registry while a trail runs (bun otherwise
+auto-installs when no ``node_modules`` is found). Declared MCP servers keep bun's default, which is how a
+server outside any npm project finds the SDK it imports (bun's ``NODE_PATH`` lookup misses packages'
+``exports`` subpaths such as ``@modelcontextprotocol/sdk/server/mcp.js``).
+
 Upstream prefers bun and falls back to a Node TypeScript loader; when neither is there, session start
 fails with one sentence that says what to install. ``.js`` files need no loader, so plain ``node`` is
 enough for them.
@@ -36,20 +42,20 @@ class Runtime:
     """The command line before the script path."""
 
 
-def runtime_for(script: Path, *, path: str | None = None) -> Runtime:
+def runtime_for(script: Path, *, path: str | None = None, no_install: bool = False) -> Runtime:
     """The runtime for ``script``; ``path`` is the PATH to search (default: this process's)."""
     suffix = script.suffix.lower()
     if suffix == ".py":
         return Runtime("python", (sys.executable,))
     search = path if path is not None else os.environ.get("PATH", "")
-    return _js_runtime(suffix, search)
+    return _js_runtime(suffix, search, no_install)
 
 
 @lru_cache(maxsize=32)
-def _js_runtime(suffix: str, search: str) -> Runtime:
+def _js_runtime(suffix: str, search: str, no_install: bool = False) -> Runtime:
     bun = shutil.which("bun", path=search)
     if bun:
-        return Runtime("bun", (bun, "run"))
+        return Runtime("bun", (bun, "--no-install", "run") if no_install else (bun, "run"))
     node = shutil.which("node", path=search)
     if suffix in JS_SUFFIXES:
         if node:

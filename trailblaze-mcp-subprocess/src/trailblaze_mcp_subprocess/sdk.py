@@ -23,6 +23,7 @@ import anyio
 from mcp import ClientSession, types
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
+from trailblaze.untrusted import valid_data, valid_text
 
 from .process import ServerProcess
 from .wire import CallOutcome, ConnectionLost, ListedTool, ProtocolError, RequestTimeout, ServerHello
@@ -198,11 +199,12 @@ class Connection:
         for block in result.content:
             kind = getattr(block, "type", "")
             if kind == "text":
-                texts.append(block.text)  # type: ignore[union-attr]
+                texts.append(valid_text(block.text))  # type: ignore[union-attr]
             else:
                 kinds.append({"type": kind})
-        return CallOutcome(is_error=bool(result.is_error), texts=texts, structured=result.structured_content,
-                           meta=_as_dict(result.meta), content=kinds)
+        return CallOutcome(is_error=bool(result.is_error), texts=texts,
+                           structured=valid_data(result.structured_content),
+                           meta=valid_data(_as_dict(result.meta)), content=kinds)
 
     # -- closing ------------------------------------------------------------------------------
     async def close(self) -> None:

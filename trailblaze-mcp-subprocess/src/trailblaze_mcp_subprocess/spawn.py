@@ -60,6 +60,8 @@ def launch_for(spec: ServerSpec, *, device: DeviceInfo, session_id: str, base_ur
     parent = dict(os.environ if parent_env is None else parent_env)
     env = {**parent, **dict(spec.env),
            **contract_env(device=device, session_id=session_id, toolset_file=spec.script, base_url=base_url)}
+    if spec.script is not None and spec.module_tools is not None:
+        return _module_launch(spec, spec.script, spec.module_tools, env)
     if spec.script is not None:
         check_script(spec.script)
         runtime = runtime_for(spec.script, path=env.get("PATH", ""))
@@ -72,3 +74,20 @@ def launch_for(spec: ServerSpec, *, device: DeviceInfo, session_id: str, base_ur
         raise BadInputError(f"MCP server '{spec.name}': workingDir {cwd} is not a directory",
                             hint=f"declared in {spec.source}")
     return Launch(argv=(spec.command, *spec.args), cwd=cwd, env=env, runtime="command")
+
+
+MODULE_SERVER = Path(__file__).parent / "js" / "serve_module.mjs"
+SCRIPTING_MODULES = Path(__file__).parent / "js" / "modules"
+
+
+def _module_launch(spec: ServerSpec, author: Path, tools: str, env: dict[str, str]) -> Launch:
+    """An author module served by our wrapper, with the runtime the module itself needs (its suffix), never
+    allowed to install anything (bun ``--no-install``), ``@trailblaze/scripting`` resolved to ours through
+    ``NODE_PATH`` (and a resolve hook under node's ESM loader)."""
+    check_script(author)
+    runtime = runtime_for(author, path=env.get("PATH", ""), no_install=True)
+    node_path = env.get("NODE_PATH", "")
+    env = {**env, "TRAILBLAZE_MODULE_TOOLS": tools,
+           "NODE_PATH": os.pathsep.join(p for p in (str(SCRIPTING_MODULES), node_path) if p)}
+    return Launch(argv=(*runtime.argv, str(MODULE_SERVER), str(author), *spec.args),
+                  cwd=spec.cwd or author.parent, env=env, runtime=runtime.name)

@@ -18,12 +18,19 @@ A catalog that needed another plugin to build it (``script:`` tools and ``mcp_se
 servers with ``trailblaze-mcp-subprocess`` as they load) is never cached. Anything unreadable or
 unexpected in the cache file is ignored and the file rewritten. Deleting ``.trailblaze/`` is always safe;
 ``TRAILBLAZE_NO_CATALOG_CACHE=1`` turns the cache off.
+
+The file is pickled, and unpickling runs code: a cache file planted in a workspace (a cloned repository
+can hold one) would run it on ``check``. So every cache file carries a MAC — keyed BLAKE2b over all of
+it — under a per-user key (``$XDG_CACHE_HOME/trailblaze/cache.key``, else ``~/.cache/…``; 32 random
+bytes, created 0600, never followed through a symlink), and nothing is unpickled before the MAC checks
+out. Without a usable key (unwritable home, a key file others can read) nothing is cached.
 """
 
 from __future__ import annotations
 
 import copyreg
 import hashlib
+import hmac
 import io
 import marshal
 import os
@@ -43,14 +50,17 @@ if TYPE_CHECKING:
     from .catalog import Catalog
 
 __all__ = ["Signature", "cache_file", "digest_listing", "digest_text", "fast_path", "is_racy", "load_cached", "pack",
-           "save_cached", "signature", "unpack"]
+           "save_cached", "signature", "unpack",
+           "write_cache_file"]
 
 Signature = tuple[int, int, int, int, int] | None
 """``(mtime_ns, ctime_ns, size, inode, device)`` of a path, None when it does not exist. The ctime
 changes with any change to the file, even one that restores its mtime or only its permissions."""
 
 MAGIC = b"trailblaze-catalog-cache\n"
-FORMAT = 2
+FORMAT = 3
+MAC_SIZE = 32
+KEY_SIZE = 32
 RACY_NS = 2_000_000_000
 ENV_DISABLE = "TRAILBLAZE_NO_CATALOG_CACHE"
 _PACKAGE = Path(__file__).parent
@@ -169,6 +179,54 @@ def _digest(path: str) -> str | None:
     return digest_text(data.decode("utf-8", "surrogateescape").replace("\r\n", "\n").replace("\r", "\n"))
 
 
+def key_file() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "trailblaze" / "cache.key"
+
+
+_KEY: list[bytes | None] = []
+
+
+def cache_key() -> bytes | None:
+    """This user's cache key (created on first use), or None when it cannot be had safely."""
+    if not _KEY:
+        _KEY.append(_read_or_create_key(key_file()))
+    return _KEY[0]
+
+
+def _read_or_create_key(path: Path) -> bytes | None:
+    flags = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            temp = path.parent / f".cache.key.{os.getpid()}.{time.time_ns()}"
+            wfd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+            with os.fdopen(wfd, "wb") as fh:
+                fh.write(os.urandom(KEY_SIZE))
+            try:
+                os.link(temp, path)  # first writer wins; a concurrent one reads the winner's key below
+            except FileExistsError:
+                pass
+            finally:
+                os.unlink(temp)
+            fd = os.open(path, flags)
+        except OSError:
+            return None
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        key = fh.read(KEY_SIZE + 1)
+    owner_only = st.st_uid == os.getuid() and not st.st_mode & 0o077
+    return key if owner_only and len(key) == KEY_SIZE else None
+
+
+def _mac(key: bytes, data: bytes | memoryview) -> bytes:
+    return hashlib.blake2b(data, key=key, digest_size=MAC_SIZE).digest()
+
+
 def load_cached(config: WorkspaceConfig, host: PluginHost, source: ToolSource) -> Catalog | None:
     """The cached catalog if everything it was built from is unchanged, else None."""
     from .catalog import Catalog
@@ -182,8 +240,12 @@ def load_cached(config: WorkspaceConfig, host: PluginHost, source: ToolSource) -
         return None
     if not raw.startswith(MAGIC):
         return None
+    key = cache_key()
+    start = len(MAGIC) + MAC_SIZE
+    if key is None or not hmac.compare_digest(raw[len(MAGIC):start], _mac(key, memoryview(raw)[start:])):
+        return None  # not written by this user's Trailblaze: never unpickled
     try:
-        header, deps, racy, body = pickle.loads(memoryview(raw)[len(MAGIC):])
+        header, deps, racy, body = pickle.loads(memoryview(raw)[start:])
         if header != _key(config, host, source):
             return None
         for dep, sig in deps.items():
@@ -206,7 +268,8 @@ def save_cached(config: WorkspaceConfig, host: PluginHost, source: ToolSource, c
     caught); other racy paths are digested now.
     """
     path = cache_file(config)
-    if path is None or catalog.errors:
+    key = cache_key()
+    if path is None or key is None or catalog.errors:
         return
     deps = {**deps, **_own_sources()}
     now = time.time_ns()
@@ -217,15 +280,23 @@ def save_cached(config: WorkspaceConfig, host: PluginHost, source: ToolSource, c
         pickler.dispatch_table = _DISPATCH
         pickler.dump(catalog)
         body = buffer.getvalue()
-        blob = MAGIC + pickle.dumps((_key(config, host, source), deps, racy, body),
-                                    protocol=pickle.HIGHEST_PROTOCOL)
+        payload = pickle.dumps((_key(config, host, source), deps, racy, body),
+                               protocol=pickle.HIGHEST_PROTOCOL)
+        blob = MAGIC + _mac(key, payload) + payload
     except Exception:  # noqa: BLE001 - e.g. a tool class defined where pickle cannot name it
         return
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        ignore = path.parent.parent / ".gitignore"
-        if not ignore.exists():
-            ignore.write_text("# Trailblaze's caches: safe to delete, never commit.\n*\n", encoding="utf-8")
-        write_atomic(path, blob, sync=False)
+        write_cache_file(path, blob)
     except (OSError, OutputWriteError):
         return
+
+
+def write_cache_file(path: Path, data: bytes) -> None:
+    """Write a file of ``.trailblaze/cache/`` through a unique temporary file in the same directory, then
+    rename it: a reader sees the old file or the new one, never a half-written one (concurrent runs
+    included). ``.trailblaze/`` gets a ``.gitignore`` so that no cache is ever committed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    ignore = path.parent.parent / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("# Trailblaze's caches: safe to delete, never commit.\n*\n", encoding="utf-8")
+    write_atomic(path, data, sync=False)

@@ -56,6 +56,8 @@ from .models import (
 from .problems import Problem, ToolFileError, located
 from .script import ScriptToolSpec, script_definitions
 from .toolfile import MetadataTool, ToolFileContext, file_kind, id_line, load_tool, resolve_relative
+from .ts_tools import cache_path as ts_cache_path
+from .ts_tools import discover, extract, module_spec
 
 if TYPE_CHECKING:
     from trailblaze.config import WorkspaceConfig
@@ -173,6 +175,9 @@ class _Loader:
         """Digests of what was read at paths modified moments ago (see ``cache.is_racy``)."""
         self.started = time.time_ns()
         self.limits = Limits.from_env()
+        self.covered_scripts: set[Path] = set()
+        """Scripts a ``tools/<name>.yaml`` descriptor points at: not discovered again as bare typed tools."""
+        self.typed_files: list[tuple[Trailmap, Path]] = []
 
     def watch(self, path: Path | str, listing: list[str] | None = None) -> Signature:
         key = os.fspath(path)
@@ -217,6 +222,7 @@ class _Loader:
         self.resolve_dependencies()
         for trailmap in self.catalog.active_trailmaps():
             self.load_trailmap(trailmap)
+        self.load_typed_tools()
         self.load_workspace_sections()
         self.load_flat_targets()
         self.assign_toolsets()
@@ -352,6 +358,8 @@ class _Loader:
         for dirname in TOOL_DIRS:
             for path in _yaml_files(trailmap.root / dirname, self.watch):
                 self.load_tool_file(path, trailmap, in_tools_dir=dirname == "tools")
+        self.typed_files.extend((trailmap, p) for p in discover(trailmap.root / "tools", self.covered_scripts,
+                                                                 self.watch))
         if manifest is not None and manifest.mcp_servers:
             self.load_servers(trailmap, manifest.mcp_servers)
         if manifest is not None and manifest.target is not None:
@@ -382,6 +390,9 @@ class _Loader:
                               library=trailmap.is_library if trailmap else False, kind=kind)
         try:
             if kind is None:
+                script = data.get("script") if isinstance(data, Mapping) else None
+                if isinstance(script, str) and script.strip():
+                    self.covered_scripts.add(resolve_relative(script, path).resolve())
                 definitions = load_descriptor(data, ctx, self.host, self.config)
                 metadata = None
             else:
@@ -402,6 +413,34 @@ class _Loader:
             self.catalog.metadata.append(metadata)
         if trailmap is not None:
             trailmap.tool_names.extend(d.name for d in definitions)
+
+    def load_typed_tools(self) -> None:
+        """Bare typed ``.ts`` tools of every trailmap: schemas derived in one batch, then handed to the
+        script runtime like any ``script:`` tool (``ts_tools.py``)."""
+        if not self.typed_files:
+            return
+        owner = {path: trailmap for trailmap, path in self.typed_files}
+        try:
+            tools, errors = extract(owner, cache=ts_cache_path(self.config.root))
+        except TrailblazeError as exc:
+            self.fail_error(exc, self.typed_files[0][0].root / "tools")
+            return
+        for error in errors:
+            self.catalog.errors.append(ToolFileError(error.message,
+                                                     location=SourceLocation(error.file, error.line)))
+        for tool in tools:
+            trailmap = owner[tool.file]
+            spec = module_spec(tool, trailmap=trailmap.id, source=trailmap.source)
+            try:
+                definitions = script_definitions(spec, self.host, self.config, path=())
+            except Problem as problem:
+                self.catalog.errors.append(ToolFileError(problem.message, hint=problem.hint,
+                                                         location=SourceLocation(tool.file, tool.line)))
+                continue
+            except TrailblazeError as exc:
+                self.fail_error(exc, tool.file)
+                continue
+            self.accept(definitions, None, trailmap)
 
     def load_servers(self, trailmap: Trailmap, entries: list[dict[str, Any]]) -> None:
         file = trailmap.manifest_file

@@ -48,7 +48,9 @@ class ScriptedToolDecl:
 class ScriptToolSpec:
     """Everything a script runtime needs to define (and later serve) the tools of one declaration."""
 
-    kind: Literal["tool", "descriptor", "server"]
+    kind: Literal["tool", "descriptor", "server", "module"]
+    """``module``: a bare typed ``.ts`` tool (``ts_tools.py``): an author module exporting its tools by
+    name."""
     file: Path
     line: int | None
     script: Path

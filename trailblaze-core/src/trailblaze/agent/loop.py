@@ -457,9 +457,9 @@ class StepAgent:
 # -- helpers --------------------------------------------------------------------------------------
 def misplaced_secret(definition: "ToolDefinition", args: dict[str, Any], memory: Any,
                      offered: dict[str, "ToolDefinition"]) -> str | None:
-    """Why the model may not make this call, when it puts a ``{{secret}}`` token into a parameter that
-    is not declared sensitive (a URL, a search box, a shell command would send the value anywhere).
-    None when the call is fine."""
+    """Why the model (or an MCP client) may not make this call, when it puts a ``{{secret}}`` token into a
+    parameter that is not declared sensitive (a URL, a search box, a shell command would send the value
+    anywhere). None when the call is fine."""
     schema = definition.parameters()
 
     def check(param: Any, value: Any, path: str) -> tuple[str, str] | None:

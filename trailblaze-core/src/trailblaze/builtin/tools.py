@@ -16,6 +16,7 @@ from ..context import ToolContext
 from ..tools.base import Tool, ToolResult
 from ..tools.registry import ToolRegistry
 from ..tools.serialization import upstream_class_decoder
+from ..untrusted import decode_output
 from .memory_tools import MEMORY_CLASSES, MEMORY_TOOLS
 from .waypoint_tool import AssertWaypointTool
 
@@ -54,13 +55,14 @@ class ExecTool(Tool):
         if not cwd.is_absolute():
             cwd = ctx.session.workspace.root / cwd
         try:
-            proc = subprocess.run(self.argv, cwd=cwd, capture_output=True, text=True, timeout=self.timeoutSeconds,
+            # Bytes, not text: a program's output need not be UTF-8; success is judged by the exit code.
+            proc = subprocess.run(self.argv, cwd=cwd, capture_output=True, timeout=self.timeoutSeconds,
                                   env=os.environ.copy(), check=False)
         except FileNotFoundError:
             return ToolResult.fail(f"exec: program not found: {self.argv[0]}")
         except subprocess.TimeoutExpired:
             return ToolResult.fail(f"exec: {self.argv[0]} timed out after {self.timeoutSeconds:g}s")
-        output = (proc.stdout or "") + (proc.stderr or "")
+        output = decode_output(proc.stdout) + decode_output(proc.stderr)
         if self.outputFilterRegex:
             pattern = re.compile(self.outputFilterRegex)
             output = "\n".join(line for line in output.splitlines() if pattern.search(line))

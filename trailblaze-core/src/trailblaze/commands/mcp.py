@@ -110,12 +110,10 @@ def _run_http(workbench: Any, host: str, port: int, token_file: Path | None, all
     if host not in LOOPBACK and allow_remote:
         click.echo(f"trailblaze mcp: warning: listening on {host}, reachable from other machines", err=True)
     if token_file is not None:
-        import json
+        from ..mcp_server.token_file import write_token_file
 
-        token_file.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(token_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump({"url": url, "token": token, "headers": {"Authorization": f"Bearer {token}"}}, fh)
+        write_token_file(token_file, {"url": url, "token": token,
+                                      "headers": {"Authorization": f"Bearer {token}"}})
     click.echo(f"trailblaze mcp: Streamable HTTP on {url}", err=True)
     click.echo(f"trailblaze mcp: send the header  Authorization: Bearer {token}", err=True)
     try:

@@ -164,6 +164,7 @@ def take_snapshot(request: SnapshotRequest, *, host: PluginHost | None = None) -
     anyway so the author sees what was there instead)."""
     from ..errors import ExitCode
     from ..session import SessionOutcome
+    from ..untrusted import terminal_text
 
     with open_screen(request, host=host) as lifecycle:
         session = lifecycle.session
@@ -172,11 +173,12 @@ def take_snapshot(request: SnapshotRequest, *, host: PluginHost | None = None) -
         found = True
         if request.wait_for:
             found = driver.wait_for_text(request.wait_for, request.timeout_s)
+        # Page and device text: no escape sequence of theirs reaches the terminal.
         if request.raw:
-            click.echo(driver.native_snapshot(detail=request.detail))
+            click.echo(terminal_text(driver.native_snapshot(detail=request.detail)))
         else:
-            click.echo(screen_header(driver, session.device))
-            click.echo(driver.snapshot(detail=request.detail))
+            click.echo(terminal_text(screen_header(driver, session.device)))
+            click.echo(terminal_text(driver.snapshot(detail=request.detail)))
         if request.screenshot is not None:
             _save_screenshot(driver, request.screenshot)
         lifecycle.outcome = SessionOutcome.SUCCEEDED if found else SessionOutcome.FAILED

@@ -31,6 +31,8 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 
 from .._version import __version__
 from ..errors import TrailblazeError
+from ..runner.interrupt import RunInterrupted
+from ..untrusted import valid_data
 from .workbench import PLATFORM_ACTIONS, SESSION_TOOLS, Outcome, Workbench
 
 SERVER_NAME = "Trailblaze MCP server"
@@ -141,7 +143,9 @@ class Handlers:
 
     # -- helpers ------------------------------------------------------------------------------------
     def _redact(self, value: Any) -> Any:
-        return self.wb.redactor(value)
+        """Every answer passes here: secrets out, and valid Unicode (a page's lone surrogate must not make
+        the transport's encoder raise and end the server)."""
+        return valid_data(self.wb.redactor(value))
 
     async def _on_device(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
         return await asyncio.wrap_future(self.wb.submit(fn, *args, **kwargs))
@@ -153,13 +157,24 @@ class Handlers:
         future: concurrent.futures.Future[Any] = concurrent.futures.Future()
 
         def target() -> None:
+            if not future.set_running_or_notify_cancel():
+                return  # cancelled before it started
             try:
                 future.set_result(fn(*args))
             except BaseException as exc:  # noqa: BLE001 - handed to the awaiting handler
                 future.set_exception(exc)
 
-        threading.Thread(target=target, name="trailblaze-mcp-worker", daemon=True).start()
-        return await asyncio.wrap_future(future)
+        thread = threading.Thread(target=target, name="trailblaze-mcp-worker", daemon=True)
+        thread.start()
+        try:
+            return await asyncio.wrap_future(future)
+        except asyncio.CancelledError:
+            # The client cancelled (or the server is stopping): a trail RUN must not go on to its end.
+            # The worker gets the interruption a Ctrl-C gives `trailblaze run`: the running trail ends as
+            # cancelled through its cleanup paths (browser closed, servers stopped).
+            if thread.is_alive() and thread.ident is not None:
+                interrupt_thread(thread.ident)
+            raise
 
     async def _notify_log(self, ctx: Ctx, level: types.LoggingLevel, text: str) -> None:
         text = str(self._redact(text))
@@ -371,6 +386,20 @@ class Handlers:
         return types.EmptyResult()
 
 
+class ClientCancelled(RunInterrupted):
+    """Raised in a worker thread whose request the MCP client cancelled."""
+
+    def __init__(self, signal_name: str = "the MCP client's cancellation") -> None:
+        super().__init__(signal_name)
+
+
+def interrupt_thread(ident: int) -> None:
+    """Raise ``ClientCancelled`` in thread ``ident`` at its next Python instruction."""
+    import ctypes
+
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(ClientCancelled))
+
+
 def build_server(workbench: Workbench) -> TrailblazeServer:
     handlers = Handlers(workbench)
     with warnings.catch_warnings():
@@ -402,7 +431,7 @@ class BearerAuth:
 
     def __init__(self, app: Any, token: str) -> None:
         self.app = app
-        self._expected = f"Bearer {token}".encode()
+        self._token = token.encode()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http":
@@ -411,7 +440,9 @@ class BearerAuth:
                 if key.lower() == b"authorization":
                     got = value
                     break
-            if not hmac.compare_digest(got, self._expected):
+            scheme, _, credentials = got.strip().partition(b" ")
+            # RFC 7235: the scheme is case-insensitive ("bearer" is as good as "Bearer").
+            if not (scheme.lower() == b"bearer" and hmac.compare_digest(credentials.strip(), self._token)):
                 body = json.dumps({"error": "unauthorized",
                                    "message": "send the token trailblaze mcp printed: Authorization: Bearer <token>"})
                 await send({"type": "http.response.start", "status": 401,
@@ -425,7 +456,11 @@ async def serve_http(workbench: Workbench, sock: Any, token: str, host: str) -> 
     """Serve Streamable HTTP at ``/mcp`` on an already bound socket until interrupted."""
     import uvicorn
 
+    from .http_guard import MAX_CONNECTIONS, GuardedH11Protocol, ResponseOnce, install_log_limits
+
     server = build_server(workbench)
-    app = BearerAuth(server.streamable_http_app(host=host), token)
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
+    app = BearerAuth(ResponseOnce(server.streamable_http_app(host=host)), token)
+    install_log_limits()
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False,
+                            http=GuardedH11Protocol, limit_concurrency=MAX_CONNECTIONS)
     await uvicorn.Server(config).serve(sockets=[sock])

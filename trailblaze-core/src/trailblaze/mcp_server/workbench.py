@@ -26,6 +26,7 @@ from typing import Any, Literal, TypeVar
 
 from ..driver import Driver
 from ..errors import BadInputError, TrailblazeError, UnknownToolError
+from ..host_settings import path_outside, refused_settings
 from ..memory import Redactor
 from ..plugins import PluginHost, get_host
 from ..recorder import RecordedStepDraft
@@ -66,7 +67,8 @@ class McpSettings:
         return RunOptions(driver_options=dict(self.driver_options), memory=dict(self.memory),
                           secrets=dict(self.secrets), output_dir=self.output_dir, llm=self.llm,
                           max_llm_calls=self.max_llm_calls, headed=self.headed, logging=self.logging,
-                          report=False, save_recording=False, test_name="mcp")
+                          report=False, save_recording=False, test_name="mcp",
+                          host_tools=self.allow_host_tools)
 
 
 @dataclass
@@ -202,8 +204,6 @@ class Workbench:
         if device_id and platform and "/" not in device_id:
             spec = f"{platform}/{device_id}"
         device = factory.parse_device(spec) if spec else None
-        factory.options = dataclasses.replace(self._base_options,
-                                              driver_options={**self.settings.driver_options, **dict(options or {})})
         if driver:
             cls = factory.drivers.resolve(driver)
         else:
@@ -213,6 +213,9 @@ class Workbench:
 
                 picked = choose_driver(factory.drivers, None)
             cls = picked
+        self._check_device_options(cls, options or {})
+        driver_options = {**self.settings.driver_options, **dict(options or {})}
+        factory.options = dataclasses.replace(self._base_options, driver_options=driver_options)
         stack = contextlib.ExitStack()
         lifecycle = stack.enter_context(factory.open(workspace=ws, driver=cls, device=device,
                                                      target=self.settings.target, extra={"mcp": True}))
@@ -223,6 +226,19 @@ class Workbench:
         info = self.device_info()
         assert info is not None
         return info
+
+    def _check_device_options(self, cls: type[Driver], options: Mapping[str, Any]) -> None:
+        """A client's ``device`` options may not name a program, a command line, a remote endpoint or a
+        path outside the workspace (the settings each driver marks, see ``trailblaze.host_settings``)
+        unless the user started the server with ``--allow-host-tools``: page content can steer an agent."""
+        if self.settings.allow_host_tools:
+            return
+        refused = refused_settings(cls.config_model, options, self.ws.config.root)
+        if refused:
+            raise BadInputError(f"device option{'s' if len(refused) > 1 else ''} {', '.join(refused)} of "
+                                f"driver '{cls.key}' not allowed from an MCP client: nothing was started",
+                                hint="the user can set it in trails/config/trailblaze.yaml or with "
+                                     "`trailblaze mcp -o`, or start `trailblaze mcp --allow-host-tools`")
 
     def disconnect(self, outcome: SessionOutcome = SessionOutcome.SUCCEEDED) -> list[str]:
         """End the device session, if any (device thread): driver finished, plugins told, driver
@@ -424,9 +440,19 @@ class Workbench:
         messages: list[str] = []
         ok = True
         error: TrailblazeError | None = None
+        from ..agent.loop import misplaced_secret
+
+        offered = {t.name: t for t in self.offered_tools()}
         c.lifecycle.step_started(current)
         try:
             for call in calls:
+                # The rule that guards the agent guards a client: a {{secret}} only in a sensitive parameter.
+                definition = session.registry.get(call.name)
+                refusal = None if definition is None else misplaced_secret(definition, call.args, memory,
+                                                                           offered)
+                if refusal is not None:
+                    error, ok = BadInputError(refusal), False
+                    break
                 try:
                     result = session.dispatcher.call(call, ctx)
                 except BadInputError as exc:  # unknown tool, bad arguments: the caller's mistake, told as such
@@ -508,9 +534,15 @@ class Workbench:
         return f"recording ended; {dropped} unsaved step{'s' if dropped != 1 else ''} dropped"
 
     def trail_path(self, file: str | None) -> Path:
+        """The client's trail file, inside the workspace root (``../``, ``~`` and absolute paths that leave
+        it are refused: a client may read and write only the workspace's trails)."""
         root = self.ws.config.root
         if file:
-            path = Path(file).expanduser()
+            outside = path_outside(file, root)
+            if outside is not None:
+                raise BadInputError(f"'{file}' is {outside}: a client's trail files stay in the workspace",
+                                    hint="a path relative to the workspace root: trails/my-flow.trail.yaml")
+            path = Path(file)
             path = path if path.is_absolute() else root / path
         else:
             slug = re.sub(r"[^A-Za-z0-9_-]+", "-", (self.trail_name or "recorded").strip()).strip("-").lower()
@@ -527,9 +559,9 @@ class Workbench:
         through the same writer ``trailblaze step --save`` uses: comments and other steps stay."""
         from ..trail.saveback import NewStep, append_steps
 
+        path = self.trail_path(file)
         if not self.steps:
             raise BadInputError("nothing has been recorded yet", hint="act on the device first (a tool call or 'step')")
-        path = self.trail_path(file)
         path.parent.mkdir(parents=True, exist_ok=True)
         created = not path.exists() or not path.read_text(encoding="utf-8").strip()
         # One write for every step: a full disk saves none of them (the recording is kept for a retry).

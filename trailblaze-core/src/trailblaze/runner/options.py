@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,8 @@ class RunOptions:
     args: dict[str, str] = field(default_factory=dict)
     args_file: Path | None = None
     output_dir: Path | None = None
-    debug: bool = False
+    debug: bool = field(default_factory=lambda: os.environ.get("TRAILBLAZE_DEBUG") == "1")
+    """Print the tracebacks behind errors (``--debug`` in any position, or ``TRAILBLAZE_DEBUG=1``)."""
     llm: str | None = None
     max_llm_calls: int | None = None
     self_heal: bool | None = None
@@ -59,5 +61,9 @@ class RunOptions:
     """The pytest-xdist worker id this run is, written into its result bundle."""
     run_id: str | None = None
     """Shared by every worker and shard of one run (default: ``TRAILBLAZE_RUN_ID``, else a fresh id)."""
+    host_tools: bool = True
+    """Whether tools that run programs on this machine (``requires_host``: ``exec``, ``android_adbShell``)
+    may run. ``trailblaze mcp`` turns it off unless started with ``--allow-host-tools``: then neither a
+    client's call nor a trail it RUNs (or a YAML tool they expand into) can start a host program."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Options plugins read (by their own key)."""

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable
 from typing import IO, Any
 
+from ..untrusted import terminal_text
 from .results import RunResult, StepResult, TrailResult
 
 
@@ -26,7 +27,7 @@ class Progress:
             self._console = Console(file=self.stream, highlight=False)
 
     def _print(self, text: str) -> None:
-        text = fit_stream(self.redact(text), self.stream)
+        text = fit_stream(terminal_text(self.redact(text)), self.stream)
         if self._console is not None:
             self._console.print(text, markup=False, highlight=False)
         else:
@@ -44,7 +45,7 @@ class Progress:
 
     def step_started(self, number: int, kind: str, text: str | None) -> None:
         if self._console is not None:
-            label = self.redact(f"  step {number}: {_short(text)}")
+            label = terminal_text(self.redact(f"  step {number}: {_short(text)}"))
             if self._status is None:
                 self._status = self._console.status(label)
                 self._status.start()

@@ -34,9 +34,9 @@ TRAILHEAD_KEYS = ("step", "recording", "recordable", "maxRetries")
 V1_ITEM_KEYS = ("config", "trailhead", "tools", "prompts")
 V1_TRAILHEAD_KEYS = ("step", "tools", "maxRetries")
 _TEXT_CONFIG = ("id", "title", "description", "priority", "target", "context")
-UNIFIED_CONFIG_KEYS = (*_TEXT_CONFIG, "devices", "skip", "tags", "memory", "metadata", "args", "retries")
-V1_CONFIG_KEYS = (*_TEXT_CONFIG, "platform", "driver", "skip", "tags", "memory", "metadata", "args", "retries",
-                  "source", "electron")
+UNIFIED_CONFIG_KEYS = (*_TEXT_CONFIG, "devices", "drivers", "skip", "tags", "memory", "metadata", "args", "retries")
+V1_CONFIG_KEYS = (*_TEXT_CONFIG, "platform", "driver", "drivers", "skip", "tags", "memory", "metadata", "args",
+                  "retries", "source", "electron")
 _CLASSIFIER_LIKE = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 
 
@@ -495,6 +495,8 @@ class _Parser:
                 setattr(cfg, key, r.text(vnode, f"'{key}'", key))
             elif key == "devices":
                 cfg.devices = self.text_map(vnode, key, allow_null=False)
+            elif key == "drivers":
+                self.driver_settings(vnode, cfg)
             elif key == "skip":
                 cfg.skip = self.skip(vnode, unified=unified)
             elif key == "tags":
@@ -513,6 +515,28 @@ class _Parser:
             elif key == "electron":
                 self.warn(knode, "Electron apps are not supported by this runner; 'electron' is ignored", key)
         return cfg
+
+    def driver_settings(self, node: Node, cfg: TrailConfig) -> None:
+        """``drivers: {<driver>: {<setting>: value}}``: the shape is checked here, the settings by the
+        driver's config model when the run builds the driver (it names this file, line and key)."""
+        r = self.r
+        if r.is_null(node):
+            return
+        if not isinstance(node, MappingNode):
+            r.fail(node, f"'drivers' must map driver names to their settings, got {r.describe(node)}", "drivers",
+                   "e.g. 'drivers: {playwright-native: {timeout_ms: 10000}}'")
+        for name, knode, vnode in r.entries(node):
+            cfg.driver_locations[name] = r.loc(knode)
+            if r.is_null(vnode):
+                cfg.drivers[name] = {}
+                continue
+            if not isinstance(vnode, MappingNode):
+                r.fail(vnode, f"'drivers.{name}' must be a map of settings, got {r.describe(vnode)}", name)
+            settings: dict[str, Any] = {}
+            for setting, snode, value in r.entries(vnode):
+                cfg.driver_locations[f"{name}.{setting}"] = r.loc(snode)
+                settings[setting] = r.plain(value)
+            cfg.drivers[name] = settings
 
     def text_map(self, node: Node, key: str, *, allow_null: bool, null_hint: str | None = None) -> dict[str, str]:
         r = self.r

@@ -15,6 +15,7 @@ from urllib.parse import urlparse
 
 from pydantic import Field, field_validator
 from trailblaze.driver import DriverConfig
+from trailblaze.host_settings import HostKind, host_setting
 
 W3C_KEYS = frozenset({"browserName", "browserVersion", "platformName", "acceptInsecureCerts", "pageLoadStrategy",
                       "proxy", "setWindowRect", "timeouts", "strictFileInteractability", "unhandledPromptBehavior",
@@ -32,21 +33,27 @@ class AppiumDriverConfig(DriverConfig):
     """Settings shared by the Android and iOS Appium drivers."""
 
     server_url: str | None = Field(
-        None, description="Appium server, Selenium Grid or cloud hub URL. Unset: start a local Appium "
+        None, json_schema_extra=host_setting(HostKind.ENDPOINT),
+        description="Appium server, Selenium Grid or cloud hub URL. Unset: start a local Appium "
                           "(managed) when `appium` is on PATH or TRAILBLAZE_APPIUM_BIN names it.")
     capabilities: dict[str, Any] = Field(
-        default_factory=dict, description="Extra capabilities, passed through untouched (vendor `xx:options`).")
+        default_factory=dict, json_schema_extra=host_setting(HostKind.COMMAND_LINE),
+        description="Extra capabilities, passed through untouched (vendor `xx:options`).")
     udid: str | None = Field(None, description="Device serial / simulator UDID to use (and lock for this run).")
     device_name: str | None = Field(None, description="appium:deviceName")
     platform_version: str | None = Field(None, description="appium:platformVersion")
-    app: str | None = Field(None, description="appium:app: path or URL of the app to install (or bs://… etc.).")
+    app: str | None = Field(None, json_schema_extra=host_setting(HostKind.PATH),
+                            description="appium:app: path or URL of the app to install (or bs://… etc.).")
     app_id: str | None = Field(None, description="Package (Android) or bundle id (iOS) of the app under test.")
     platform_name: str | None = Field(
         None, description="Override platformName (e.g. `Fake` for Appium's fake driver).")
     automation_name: str | None = Field(
         None, description="Override appium:automationName (e.g. `Fake`). Default: UiAutomator2 / XCUITest.")
-    appium_bin: str | None = Field(None, description="The appium executable for a managed server.")
-    server_args: list[str] = Field(default_factory=list, description="Extra arguments for a managed server.")
+    appium_bin: str | None = Field(None, json_schema_extra=host_setting(HostKind.PROGRAM),
+                                   description="The appium executable for a managed server.")
+    server_args: list[str] = Field(default_factory=list,
+                                   json_schema_extra=host_setting(HostKind.COMMAND_LINE),
+                                   description="Extra arguments for a managed server.")
     server_start_timeout: float = Field(60.0, gt=0, description="Seconds to wait for a managed server.")
     new_command_timeout: int = Field(300, ge=0, description="appium:newCommandTimeout (seconds).")
     session_timeout: float = Field(300.0, gt=0, description="Seconds to wait for the session to be created.")

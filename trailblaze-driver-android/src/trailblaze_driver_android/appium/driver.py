@@ -13,9 +13,12 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
+import typing_extensions
+
 from trailblaze.driver import DeviceInfo, Driver, DriverConfig
 from trailblaze.errors import DriverError, ToolFailure
 from trailblaze.selectors import NodeSelector
+from trailblaze.untrusted import valid_text
 
 from . import server as managed
 from .actions import Actions, actions_for
@@ -38,7 +41,11 @@ def _first_line(exc: BaseException) -> str:
     return str(text).strip().splitlines()[0][:400]
 
 
-class AppiumDriver(Driver):
+AppiumConfigT = typing_extensions.TypeVar("AppiumConfigT", bound=AppiumDriverConfig, default=AppiumDriverConfig,
+                                          covariant=True)
+
+
+class AppiumDriver(Driver[AppiumConfigT]):
     """Base class of the Appium-backed drivers. One instance serves one session."""
 
     platform: ClassVar[str]
@@ -50,9 +57,9 @@ class AppiumDriver(Driver):
     config_model: ClassVar[type[DriverConfig]] = AppiumDriverConfig
     endpoint_setting: ClassVar[str | None] = "server_url"
 
-    def __init__(self, config: DriverConfig) -> None:
+    def __init__(self, config: AppiumConfigT) -> None:
         super().__init__(config)
-        self.cfg: AppiumDriverConfig = config  # type: ignore[assignment]
+        self.cfg: AppiumConfigT = config
         self.web: WebDriver | None = None
         self.server: managed.ManagedServer | None = None
         self.server_url: str | None = None
@@ -358,7 +365,7 @@ class AppiumDriver(Driver):
         return build_snapshot(h, detail).text
 
     def native_snapshot(self, *, detail: frozenset[str] = frozenset()) -> str:
-        return str(self.driver.page_source)
+        return valid_text(str(self.driver.page_source))
 
     def describe_screen(self) -> str | None:
         if self.actions is None:
@@ -398,7 +405,8 @@ class AppiumDriver(Driver):
                                    "path": str(path)}
         if not ok:
             try:
-                source = str(session.memory.redact(self.driver.page_source))  # a field may show typed secrets
+                # A field may show typed secrets.
+                source = valid_text(str(session.memory.redact(self.driver.page_source)))
                 src = session.log.write_file(f"step_{step.number:03d}_failed.xml", source.encode("utf-8"))
                 payload["pageSource"] = src.name
             except Exception:  # noqa: BLE001, S110 - best effort on a failing device

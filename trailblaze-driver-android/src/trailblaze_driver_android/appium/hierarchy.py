@@ -20,6 +20,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from trailblaze.untrusted import decode_output
+
 ANDROID = "android"
 IOS = "ios"
 
@@ -393,7 +395,7 @@ def parse_page_source(source: str | bytes, platform: str | None = None) -> Hiera
     ``platform`` picks the attribute vocabulary (``android``/``ios``); None guesses it from the XML.
     Raises ``ValueError`` with the parser's position when the XML is malformed.
     """
-    text = source.decode("utf-8", "replace") if isinstance(source, bytes) else source
+    text = decode_output(source)  # a device's text may hold lone surrogates (JSON from the server keeps them)
     plat = platform or detect_platform(text)
     try:
         element = ET.fromstring(text.encode("utf-8") if text.lstrip().startswith("<?xml") else text)

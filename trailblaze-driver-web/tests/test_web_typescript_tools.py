@@ -1,0 +1,185 @@
+"""Typed TypeScript tools end to end (issue 25 item 2), in a workspace shaped like upstream's
+``examples/playwright-native``: ``examples/typescript-tools`` (bare ``tools/<name>.ts`` files, one helper
+module, a ``*.test.ts``, a ``*.d.ts`` and a commented-out reference file), copied to a temporary directory.
+
+* ``trailblaze tools`` lists exactly the typed tools, with schemas derived from their ``Args`` types;
+* a trail calling them — they call ``web_*`` tools and each other through ``ctx.tools`` — passes against
+  the example web shop in real Chromium; an upstream descriptor sidecar (``tools/<name>.yaml`` with
+  ``script:``) pointing at an author module is served the same way;
+* ``trailblaze check`` errors on a ``target.tools`` name nothing provides, naming the file and line;
+* a module importing a package that is not installed fails naming it;
+* no process tries the network: the package-registry and proxy variables point at a loopback listener
+  that must see no connection, and bun runs with ``--no-install``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLE = REPO / "examples" / "typescript-tools"
+TYPED = ["shopTs_web_addToCart", "shopTs_web_openProduct", "shopTs_web_signIn"]
+
+
+class Sentinel:
+    """A loopback listener standing in for the package registry and any proxy: it counts connections."""
+
+    def __init__(self) -> None:
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/"
+        self.connections = 0
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+        self._thread.start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.connections += 1
+            conn.close()
+
+    def env(self) -> dict[str, str]:
+        names = ("npm_config_registry", "NPM_CONFIG_REGISTRY", "BUN_CONFIG_REGISTRY", "HTTP_PROXY",
+                 "HTTPS_PROXY", "http_proxy", "https_proxy")
+        loopback = "127.0.0.1,localhost"
+        return {**{n: self.url for n in names}, "NO_PROXY": loopback, "no_proxy": loopback}
+
+    def close(self) -> None:
+        self.sock.close()
+        self._thread.join(5)
+
+
+@pytest.fixture
+def sentinel() -> Iterator[Sentinel]:
+    s = Sentinel()
+    try:
+        yield s
+    finally:
+        s.close()
+    assert s.connections == 0, "a process tried the network (package registry or proxy)"
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    from trailblaze_yaml_tools.ts_tools import package_versions
+
+    if package_versions() is None:
+        pytest.fail("typescript and ts-json-schema-generator are not on NODE_PATH: run "
+                    "scripts/bootstrap.sh and source .tools/env.sh")
+    root = tmp_path / "ws"
+    shutil.copytree(EXAMPLE, root)
+    return root
+
+
+def trailblaze(root: Path, sentinel: Sentinel, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "trailblaze.cli", *args], cwd=root, capture_output=True,
+                          text=True, timeout=300, check=False, env={**os.environ, **sentinel.env()})
+
+
+def tools_dir(root: Path) -> Path:
+    return root / "trails" / "config" / "trailmaps" / "shopTs" / "tools"
+
+
+def test_tools_lists_the_typed_tools_with_schemas_from_their_args_types(workspace: Path,
+                                                                        sentinel: Sentinel) -> None:
+    done = trailblaze(workspace, sentinel, "tools", "--json", "--search", "shopTs")
+    assert done.returncode == 0, done.stderr
+    listed = {t["name"]: t for t in json.loads(done.stdout)}
+    assert sorted(listed) == TYPED  # not the helper, the .test.ts, the .d.ts or the commented reference
+    add = listed["shopTs_web_addToCart"]
+    assert add["description"].startswith("Add a quantity of a product to the cart")
+    assert add["inputSchema"] == {
+        "type": "object", "additionalProperties": False, "required": ["name"],
+        "properties": {"name": {"type": "string", "description": "Product name as listed, e.g. Trail Mug."},
+                       "quantity": {"type": "number",
+                                    "description": "How many to add (1-99); 1 when left out."}}}
+    assert add["platforms"] == ["web"] and add["drivers"] == ["playwright-native"]
+    assert add["sourceInfo"]["file"].endswith("tools/shopTs_web_addToCart.ts") and add["trailmap"] == "shopTs"
+    assert listed["shopTs_web_signIn"]["inputSchema"]["required"] == ["email", "password"]
+
+
+def test_a_trail_calling_typed_tools_passes_in_chromium(workspace: Path, sentinel: Sentinel, shop_server: str,
+                                                         chromium: str) -> None:
+    tools = tools_dir(workspace)
+    # An upstream descriptor sidecar whose script is an author module (a plain exported function).
+    (tools / "shopTs_rememberShopper.yaml").write_text(
+        "script: ./shopper.ts\nname: shopTs_rememberShopper\ndescription: Remember who shops.\n"
+        "inputSchema:\n  name: {type: string, description: Who}\n")
+    (tools / "shopper.ts").write_text(
+        "export async function shopTs_rememberShopper(args: { name: string }, ctx: any) {\n"
+        "  ctx.memory.set('shopper', args.name);\n  return `remembered ${args.name}`;\n}\n")
+    trail = workspace / "trails" / "add-to-cart.trail.yaml"
+    trail.write_text(trail.read_text() + "  - step: Remember the shopper\n    recording:\n      web:\n"
+                     "        - shopTs_rememberShopper: {name: Ada}\n"
+                     "        - assertEquals: {actual: '{{shopper}}', expected: Ada}\n")
+    done = trailblaze(workspace, sentinel, "run", str(trail), "--memory", f"shopUrl={shop_server}",
+                      "--output-dir", str(workspace / "out"), "--no-report")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "✓ step 4: Remember the shopper" in done.stdout
+
+
+def test_check_errors_on_a_target_tool_nothing_provides(workspace: Path, sentinel: Sentinel) -> None:
+    manifest = workspace / "trails" / "config" / "trailmaps" / "shopTs" / "trailmap.yaml"
+    extra = "    - shopTs_web_addToCart\n    - shopTs_web_checkout\n"
+    manifest.write_text(manifest.read_text().replace("    - shopTs_web_addToCart\n", extra))
+    done = trailblaze(workspace, sentinel, "check", "trails")
+    assert done.returncode == 3, done.stdout + done.stderr
+    out = done.stdout + done.stderr
+    assert "trailmap.yaml:10" in out and "shopTs_web_checkout" in out
+
+
+def test_a_missing_import_names_the_module_and_nothing_is_installed(workspace: Path,
+                                                                    sentinel: Sentinel) -> None:
+    from trailblaze.driver import DeviceInfo
+    from trailblaze.tools.base import ToolSource
+    from trailblaze_mcp_subprocess.config import ServerSpec
+    from trailblaze_mcp_subprocess.spawn import launch_for
+
+    (tools_dir(workspace) / "shopTs_web_pad.ts").write_text(
+        'import { trailblaze } from "@trailblaze/scripting";\nimport leftPad from "left-pad";\n\n'
+        "export interface PadArgs {\n  /** Text. */\n  text: string;\n}\n\n"
+        "export const shopTs_web_pad = trailblaze.tool<PadArgs>(async (args) => leftPad(args.text, 9));\n")
+    done = trailblaze(workspace, sentinel, "tools", "--search", "shopTs")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "shopTs_web_pad.ts imports 'left-pad', which is not installed" in done.stderr
+    module = ServerSpec(name="pad", transport="stdio", source=ToolSource(plugin="t"), module_tools="[]",
+                        script=tools_dir(workspace) / "shopTs_web_pad.ts")
+    argv = launch_for(module, device=DeviceInfo(platform="web", driver="playwright-native"), session_id="s",
+                      base_url=None).argv
+    assert "--no-install" in argv if "bun" in Path(argv[0]).name else "tsx" in " ".join(argv)
+
+
+DOC = REPO / "docs" / "typescript-tools.md"
+
+
+def test_the_documented_commands_work(workspace: Path, sentinel: Sentinel, shop_server: str,
+                                      chromium: str) -> None:
+    import re
+
+    block = re.search(r"## Try it\n.*?```bash\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
+    assert block is not None
+    lines = block.group(1).splitlines()
+    assert lines[0] == "cd examples/typescript-tools" and len(lines) == 4
+    outputs = []
+    for line in lines[1:]:
+        argv = line.replace("http://127.0.0.1:8000", shop_server).split()
+        assert argv[0] == "trailblaze"
+        done = trailblaze(workspace, sentinel, *argv[1:])
+        assert done.returncode == 0, line + "\n" + done.stdout + done.stderr
+        outputs.append(done.stdout)
+    assert all(name in outputs[0] for name in TYPED)
+    assert "PASSED" in outputs[2]
