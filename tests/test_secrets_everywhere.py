@@ -159,7 +159,7 @@ def test_a_failing_run_through_exec_web_and_appium_leaves_no_copy_of_a_secret(
     assert "Results: 0 passed, 3 failed, 0 skipped" in output, output
 
     # The failures are told, with the secret masked where it was.
-    summary = json.loads(next((ws / "out" / "reports").glob("*.json")).read_text())
+    summary = json.loads(next((ws / "out" / "reports").glob("trailblaze_test_results_*.json")).read_text())
     reasons = {r["test_key"]: r["failure_reason"] for r in summary["results"]}
     assert "the password is ***" in reasons["leak/exec"], reasons
     assert "***" in reasons["leak/web"] and "***" in reasons["leak/android"], reasons

@@ -7,7 +7,12 @@ lets tests check that no Chromium or Playwright driver process of this test proc
 from __future__ import annotations
 
 import os
+import re
+import signal
 import socket
+import subprocess
+import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -154,6 +159,52 @@ def descendants(pid: int | None = None) -> list[tuple[int, str]]:
 def browser_processes() -> list[tuple[int, str]]:
     """This test process's Chromium and Playwright-driver descendants."""
     return [(p, c) for p, c in descendants() if "chrom" in c.lower() or "playwright" in c.lower()]
+
+
+@pytest.fixture
+def playwright_servers() -> Iterator[Callable[[], str]]:
+    """Starts ``playwright run-server`` on a free loopback port per call (``--unsafe`` so the client picks
+    the binary) and returns its ws:// URL; every server is stopped, process group and all, at teardown."""
+    procs: list[subprocess.Popen[str]] = []
+
+    def start() -> str:
+        binary = Path(sys.executable).parent / "playwright"
+        proc = subprocess.Popen([str(binary), "run-server", "--host", "127.0.0.1", "--port", "0", "--unsafe"],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        procs.append(proc)
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        match = re.search(r"ws://\S+", line)
+        assert match, f"playwright run-server did not start: {line!r}"
+        return match.group(0)
+
+    try:
+        yield start
+    finally:
+        leftovers = [_stop_group(proc) for proc in procs]
+    if any(leftovers):
+        pytest.fail("playwright run-server left processes behind after SIGTERM")
+
+
+def _stop_group(proc: subprocess.Popen[str]) -> bool:
+    """SIGTERM the server's process group, SIGKILL what is left; True when something had to be killed."""
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+    if proc.stdout is not None:
+        proc.stdout.close()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:  # the node driver under the wrapper exits just after it
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            return False
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    return True
 
 
 def upstream_layout(root: Path, page_html: str, trail_text: str, *, page: str = "index.html") -> Path:

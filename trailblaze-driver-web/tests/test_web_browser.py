@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import json
 import os
-import re
-import signal
 import subprocess
 import sys
-import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -81,36 +78,8 @@ def test_launch_flags_keep_the_browser_quiet_and_container_safe() -> None:
 
 
 @pytest.fixture
-def playwright_server() -> Iterator[str]:
-    """``playwright run-server`` on a free loopback port (``--unsafe`` so the client picks the binary)."""
-    binary = Path(sys.executable).parent / "playwright"
-    proc = subprocess.Popen([str(binary), "run-server", "--host", "127.0.0.1", "--port", "0", "--unsafe"],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        match = re.search(r"ws://\S+", line)
-        assert match, f"playwright run-server did not start: {line!r}"
-        yield match.group(0)
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=10)
-        if proc.stdout is not None:
-            proc.stdout.close()
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:  # the node driver under the wrapper exits just after it
-        try:
-            os.killpg(proc.pid, 0)
-        except ProcessLookupError:
-            break
-        time.sleep(0.05)
-    else:
-        os.killpg(proc.pid, signal.SIGKILL)
-        pytest.fail("playwright run-server left processes behind after SIGTERM")
+def playwright_server(playwright_servers: Callable[[], str]) -> str:
+    return playwright_servers()
 
 
 def test_remote_run_through_connect(tmp_path: Path, chromium: str, playwright_server: str, shop_server: str) -> None:

@@ -18,8 +18,8 @@ import click
 from ._version import version_text
 from .commands.shared import CONTEXT_SETTINGS, accept_debug, set_debug
 
-BUILTIN_COMMANDS = ("check", "mcp", "plugin", "plugins", "record", "results", "run", "schema", "session", "skill",
-                    "snapshot", "step", "tool", "tools", "verify", "waypoint")
+BUILTIN_COMMANDS = ("check", "mcp", "merge-reports", "plugin", "plugins", "record", "results", "run", "schema",
+                    "session", "skill", "snapshot", "step", "tool", "tools", "verify", "waypoint")
 """Every built-in command: ``command`` of the module ``trailblaze.commands.<name>``."""
 
 
@@ -43,7 +43,7 @@ class _CommandGroup(click.Group):
             return None
         command = self.commands.get(name)
         if command is None:
-            command = importlib.import_module(f"{__package__}.commands.{name}").command
+            command = importlib.import_module(f"{__package__}.commands.{name.replace('-', '_')}").command
             self.add_command(command, name)
         return command
 

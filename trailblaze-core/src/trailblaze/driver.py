@@ -109,6 +109,10 @@ class Driver(ABC, Generic[ConfigT]):
     def stop(self) -> None:
         """Release everything ``start`` acquired. Must be idempotent and must not raise."""
 
+    endpoint_setting: ClassVar[str | None] = None
+    """The setting one endpoint of a pool (``run --endpoint``, one per worker) sets: ``connect`` for a
+    Playwright server, ``server_url`` for an Appium server or hub; None: the driver takes no endpoint."""
+
     @classmethod
     def device_settings(cls, instance_id: str) -> dict[str, Any]:
         """The configuration that points this driver at one device (``-d platform/<instanceId>``).

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from .report.bundle import TrailRecord
     from .reuse import ReuseScope
     from .runner.lifecycle import Device, SessionLifecycle
     from .runner.options import RunOptions
@@ -45,10 +46,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--trails", action="append", default=[], metavar="PATH",
                     help="Collect trail files (*.trail.yaml, trail.yaml) under PATH as tests (repeatable). Without "
                          "other test paths on the command line, only the trails are collected.")
-    add_pytest_options(group)  # the session flags (--trailblaze-driver, -option, -secret, ...): one table
-    group.addoption("--trailblaze-shard", metavar="I/N",
-                    help="Run only shard I of N (1-based) of the collected tests, for CI machines that split a "
-                         "suite: every test lands in exactly one shard, the same one on every machine.")
+    add_pytest_options(group)  # the session flags (--trailblaze-driver, -option, -secret, -shard ...): one table
     parser.addini("trailblaze_trails", type="paths", default=[],
                   help="Trail paths to collect as tests (relative to the ini file), like --trails.")
     parser.addini("trailblaze_output_dir", default="", help="Default for --trailblaze-output-dir.")
@@ -67,6 +65,8 @@ class _State:
         self.results: list[TrailResult] = []
         self.run: RunResult | None = None
         self.worker_lines: list[str] = []
+        self.crashed: list[TrailRecord] = []
+        """xdist controller: trails whose worker died running them (reported as infrastructure errors)."""
 
     @property
     def runner(self) -> "Runner":
@@ -87,14 +87,63 @@ class _State:
             values = pytest_session_values(self.config.getoption)
         except TrailblazeError as exc:
             raise pytest.UsageError(f"trailblaze: {exc}") from None
-        output = values["output_dir"] or self.config.getini("trailblaze_output_dir") or None
-        out_dir = Path(output) if output else Path.cwd() / "logs"
+        out_dir = self.output_root(values["output_dir"])
         worker = worker_id(self.config)
         if worker is not None:
             out_dir = out_dir / worker  # workers never write into each other's directories
+            values["junit_xml"] = None  # the controller writes the one JUnit file, from the merged bundles
         values.update(output_dir=out_dir, headed=values["headed"] or bool(self.config.getoption("headed", False)),
-                      shard=self.config.getoption("trailblaze_shard"))
+                      worker=worker, run_id=run_id(self.config))
         return RunOptions(**values)
+
+    def output_root(self, given: Path | None = None) -> Path:
+        """The run's output directory (a worker writes below it, in ``<worker id>/``)."""
+        output = given or self.config.getoption("trailblaze_output_dir") or \
+            self.config.getini("trailblaze_output_dir") or None
+        return Path(output) if output else Path.cwd() / "logs"
+
+    def record(self, result: TrailResult) -> None:
+        """Keep a finished trail; under xdist the worker's bundle is rewritten at once, so a worker killed
+        later still leaves every trail it finished for the controller's merge."""
+        self.results.append(result)
+        if worker_id(self.config) is None or self._runner is None:
+            return
+        from .report.bundle import write_bundle
+        from .runner.results import RunResult
+
+        runner = self._runner
+        run = RunResult(trails=list(self.results), output_dir=runner.output_dir, redactor=runner.redactor)
+        try:
+            write_bundle(run, runner.output_dir, runner.bundle_context(), {})
+        except OSError as exc:  # the final write at the end of the session tries again
+            self.worker_lines.append(f"could not write the result bundle: {exc}")
+
+    def merge_workers(self) -> None:
+        """xdist controller: this run's worker bundles (and the trails of crashed workers) into one report,
+        summary and JUnit at the output directory."""
+        from .report.bundle import MANIFEST, read_bundle
+        from .report.merge import merge_bundles
+
+        out = self.output_root()
+        rid = run_id(self.config)
+        # Worker directories of this run only: an earlier run's bundles (gw2 of a wider run, the output
+        # directory's own bundle) stay out of it.
+        mine = [p.parent.parent for p in sorted(out.glob(f"gw*/{MANIFEST}"))
+                if read_bundle(p.parent.parent).manifest.run_id == rid]
+        if not mine and not self.crashed:
+            return
+        from .commands.session_options import pytest_session_values
+
+        junit = pytest_session_values(self.config.getoption)["junit_xml"]
+        merged = merge_bundles(mine, out, junit_xml=junit, extra=self.crashed)
+        c = merged.manifest.counts
+        # The workers' own report and summary lines give way to the merged ones (their bundles keep them).
+        self.worker_lines = [line for line in self.worker_lines if not re.search(r": (report|summary): ", line)]
+        self.worker_lines.append(f"merged {len(mine)} worker bundle(s): {c.get('total', 0)} trail runs, "
+                                 f"{c.get('passed', 0)} passed, {c.get('failed', 0)} failed, "
+                                 f"{c.get('skipped', 0)} skipped")
+        self.worker_lines += [f"{name}: {merged.files[name]}" for name in ("report", "summary", "junit")
+                              if name in merged.files]
 
     def finish(self) -> None:
         """Write this process's summary and report, then close the shared browser (and what else the
@@ -136,6 +185,27 @@ def worker_id(config: pytest.Config) -> str | None:
     return str(workerinput["workerid"]) if workerinput else None
 
 
+def run_id(config: pytest.Config) -> str:
+    """One id for the controller and all its workers (``TRAILBLAZE_RUN_ID`` when the CI sets one)."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput and workerinput.get("trailblaze_run_id"):
+        return str(workerinput["trailblaze_run_id"])
+    if RUN_ID not in config.stash:
+        from .report.bundle import new_run_id
+
+        config.stash[RUN_ID] = new_run_id()
+    return config.stash[RUN_ID]
+
+
+RUN_ID = pytest.StashKey[str]()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist controller: every worker writes the controller's run id into its bundle."""
+    node.workerinput["trailblaze_run_id"] = run_id(node.config)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", f"{MARKER}: a trail run as a test, or a test using trailblaze_session "
                                        "(keyword arguments: workspace, driver, device, target)")
@@ -158,24 +228,33 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    shard = config.getoption("trailblaze_shard")
-    if not shard:
+    """``--trailblaze-shard I/N``: the same partition as ``trailblaze run --shard`` (``runner/shards.py``),
+    over trail × device pairs (other tests by node id), balanced by ``--trailblaze-durations``."""
+    shard_text = config.getoption("trailblaze_shard")
+    if not shard_text:
         return
-    index, total = parse_shard(shard)
-    # Round-robin over the sorted node ids: the same split on every machine, shard sizes differ by one.
-    order = {nodeid: n for n, nodeid in enumerate(sorted(item.nodeid for item in items))}
-    keep = [item for item in items if order[item.nodeid] % total == index - 1]
-    dropped = [item for item in items if order[item.nodeid] % total != index - 1]
+    from .errors import TrailblazeError
+    from .report.bundle import load_durations
+    from .runner.shards import durations_for, pair_key, parse_shard, select, trail_key
+
+    try:
+        shard = parse_shard(shard_text, "--trailblaze-shard")
+        durations_path = config.getoption("trailblaze_durations")
+        known = load_durations(Path(durations_path), missing_ok=True) if durations_path else {}
+    except TrailblazeError as exc:
+        raise pytest.UsageError(f"trailblaze: {exc}") from None
+    keys: dict[str, tuple[str, str]] = {}
+    for item in items:
+        if isinstance(item, TrailItem):
+            keys[item.nodeid] = (pair_key(item.path, item.device.spec if item.device else None), trail_key(item.path))
+        else:
+            keys[item.nodeid] = (item.nodeid, item.nodeid)
+    chosen = select([pair for pair, _ in keys.values()], shard, durations_for(keys.values(), known))
+    keep = [item for item in items if keys[item.nodeid][0] in chosen]
+    dropped = [item for item in items if keys[item.nodeid][0] not in chosen]
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = keep
-
-
-def parse_shard(text: str) -> tuple[int, int]:
-    match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text)
-    if not match or not 1 <= int(match.group(1)) <= int(match.group(2)):
-        raise pytest.UsageError(f"trailblaze: --trailblaze-shard expects I/N with 1 <= I <= N, got '{text}'")
-    return int(match.group(1)), int(match.group(2))
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -204,6 +283,42 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None and state.worker_lines:
         workeroutput["trailblaze"] = [f"{worker_id(session.config)}: {line}" for line in state.worker_lines]
+    if workeroutput is None and session.config.pluginmanager.getplugin("dsession") is not None and state.trail_paths:
+        try:
+            state.merge_workers()
+        except Exception as exc:  # noqa: BLE001 - a report must not turn a green run red
+            state.worker_lines.append(f"could not merge the workers' results: {exc}")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_handlecrashitem(crashitem: str, report: pytest.TestReport, sched: Any) -> None:
+    """xdist controller: a worker died (SIGKILL, OOM) running ``crashitem``; xdist starts a replacement and
+    fails the test; the merged report lists the trail as an infrastructure error naming the worker."""
+    state = report_config(report)
+    if state is None or "::" not in crashitem:
+        return
+    import time
+
+    from .report.bundle import TrailRecord
+    from .runner.shards import trail_key
+
+    path, _, name = crashitem.partition("::")
+    title, _, label = name.rpartition(" [")
+    node = getattr(report, "node", None)
+    worker = str(getattr(getattr(node, "gateway", None), "id", "") or "") or None
+    now = time.time()
+    state.crashed.append(TrailRecord(
+        key=trail_key(Path(state.config.rootpath) / path), title=title or name, trail_source=path,
+        device=label.rstrip("]") if state.config.getoption("trailblaze_device") else None, outcome="Error",
+        exit_code=2, message=f"worker {worker or '?'} crashed while running this trail (the process died: killed, "
+                             "out of memory?); xdist replaced it and ran the other trails",
+        failure_kind="WorkerCrashed", started_at=now, completed_at=now, duration_ms=0, worker=worker))
+
+
+def report_config(report: pytest.TestReport) -> _State | None:
+    node = getattr(report, "node", None)
+    config = getattr(node, "config", None)
+    return config.stash.get(STATE, None) if config is not None else None
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -259,7 +374,7 @@ class TrailFile(pytest.File):
         except TrailblazeError as exc:
             raise self.CollectError(f"{exc}") from None
         devices: list[Device | None] = [runner.parse_device(d) for d in runner.options.devices] or [None]
-        markers = [_marker_name(tag) for tag in trail.config.tags]
+        markers = [marker_name(tag) for tag in trail.config.tags]
         for name in markers:
             self.config.addinivalue_line("markers", f"{name}: trail tag")
         for device in devices:
@@ -298,8 +413,8 @@ class TrailItem(pytest.Item):
             result = runner.run_trail(self.path, self.device)
         if result is None:  # not possible without --tags, which pytest expresses with -m
             raise pytest.skip.Exception("not selected", _use_item_location=True)
-        state.results.append(result)
         result.root = result.root or runner.workspace_for(self.path).config.root
+        state.record(result)
         _record_junit_names(self, result)
         runner.record_history(result, self.device)
         clean = state.runner.redactor  # the run's one redaction point: --secret values and session secrets
@@ -377,7 +492,7 @@ def _properties(result: TrailResult, worker: str | None) -> dict[str, str]:
 
 
 
-def _marker_name(tag: str) -> str:
+def marker_name(tag: str) -> str:
     """A trail tag as a marker usable in ``-m`` (``smoke``, ``needs_login`` for ``needs-login``)."""
     name = re.sub(r"\W", "_", tag.strip())
     return name if name and not name[0].isdigit() else f"tag_{name}"
@@ -482,5 +597,5 @@ def trailblaze_session(request: pytest.FixtureRequest) -> Iterator[TrailblazeSes
     request.node.user_properties.append(("trailblaze_log_dir", str(lifecycle.session.log_dir)))
 
 
-__all__ = ["ToolFailed", "TrailFailed", "TrailFile", "TrailItem", "TrailblazeSession", "failure_text", "parse_shard",
+__all__ = ["ToolFailed", "TrailFailed", "TrailFile", "TrailItem", "TrailblazeSession", "failure_text",
            "trailblaze_session", "worker_id"]

@@ -375,3 +375,21 @@ def make_driver(driver: type[Driver] | str, *, host: PluginHost | None = None, *
 
 
 __all__ += ["host_with_plugins", "make_driver", "open_session"]
+
+
+def endpoints_by_worker(output_dir: Path, pool: list[str]) -> dict[str, str]:
+    """The one endpoint each xdist worker of a merged ``run -n`` used (asserting every trail names one of
+    ``pool``, each worker used exactly one, and no endpoint served two workers)."""
+    from .report.bundle import read_bundle
+
+    used: dict[str, set[str]] = {}
+    for record in read_bundle(output_dir).records:
+        assert record.endpoint in pool, f"{record.title} ran on {record.endpoint!r}, not one of {pool}"
+        used.setdefault(str(record.worker), set()).add(str(record.endpoint))
+    assert all(len(endpoints) == 1 for endpoints in used.values()), f"a worker used several endpoints: {used}"
+    chosen = {worker: next(iter(endpoints)) for worker, endpoints in used.items()}
+    assert len(set(chosen.values())) == len(chosen), f"an endpoint served two workers: {chosen}"
+    return chosen
+
+
+__all__ += ["endpoints_by_worker"]

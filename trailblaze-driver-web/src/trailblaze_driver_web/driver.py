@@ -63,6 +63,7 @@ class PlaywrightDriver(Driver[WebDriverConfig]):
     aliases: ClassVar[tuple[str, ...]] = ("PLAYWRIGHT_NATIVE",)
     platform: ClassVar[str] = "web"
     description: ClassVar[str] = "Chromium through Playwright (local, or remote via connect / cdp_url)"
+    endpoint_setting: ClassVar[str | None] = "connect"
     config_model: ClassVar[type[DriverConfig]] = WebDriverConfig
     default_classifiers: ClassVar[tuple[str, ...]] = ("web",)
 

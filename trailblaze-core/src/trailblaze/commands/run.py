@@ -24,15 +24,16 @@ from .shared import CONTEXT_SETTINGS, debug_flag, handle_errors
               help="Event log layout: one session.ndjson per session (stream, default; TRAILBLAZE_LOG_LAYOUT) "
                    "or upstream's one NNN_<Kind>.json per event (files).")
 @click.option("--test-name", help="Name used in the session id.")
-@click.option("--junit-xml", type=click.Path(path_type=Path, dir_okay=False), metavar="PATH",
-              help="Also write a JUnit XML report (a testcase per trail and device) for CI.")
 @click.option("--alluredir", type=click.Path(path_type=Path, file_okay=False), metavar="DIR",
               help="Also write Allure results there (a test per trail and device, steps, attachments, retries); "
                    "needs pip install 'trailblaze[allure]'.")
+@click.option("-n", "--workers", type=int, metavar="N",
+              help="Run on N local worker processes (through pytest-xdist, which must be installed); the workers' "
+                   "results are merged into one summary, report and JUnit XML.")
 @handle_errors
 def command(paths: tuple[str, ...], tags: tuple[str, ...], args_file: Path | None, use_recorded_steps: bool | None,
             save_recording: bool, no_report: bool, log_layout: str | None, test_name: str | None,
-            junit_xml: Path | None, alluredir: Path | None, **session: Any) -> None:
+            alluredir: Path | None, workers: int | None, **session: Any) -> None:
     """Run trails: replay each step's recording for the device, or hand it to the agent.
 
     PATHS are trail files, directories (every *.trail.yaml and trail.yaml below) or globs. Logs go to
@@ -44,6 +45,8 @@ def command(paths: tuple[str, ...], tags: tuple[str, ...], args_file: Path | Non
       trailblaze run examples/web-shop/trails
       trailblaze run trails/login.trail.yaml --arg email=a@b.c --secret password=s3cret
       trailblaze run "trails/**/*.trail.yaml" --tags smoke --headed
+      trailblaze run examples/web-shop/trails -n 2
+      trailblaze run trails --shard 1/4 --durations last-run/ --output-dir shard-1
     """
     from ..errors import BadInputError, ExitCode
     from ..runner import RunOptions
@@ -52,13 +55,24 @@ def command(paths: tuple[str, ...], tags: tuple[str, ...], args_file: Path | Non
 
     if not paths:
         raise BadInputError("no trails given", hint="usage: trailblaze run PATH... (see trailblaze run --help)")
+    tag_list = [t.strip() for group in tags for t in group.split(",") if t.strip()]
+    if workers is not None:
+        from .run_parallel import run_with_workers
+
+        sys.exit(run_with_workers(list(paths), workers, click.get_current_context().params, tag_list))
     options = RunOptions(
         **session_values("run", session),
-        tags=[t.strip() for group in tags for t in group.split(",") if t.strip()],
+        tags=tag_list,
         args_file=args_file, use_recorded_steps=use_recorded_steps, save_recording=save_recording,
-        report=not no_report, log_layout=log_layout, test_name=test_name, junit_xml=junit_xml, alluredir=alluredir,
+        report=not no_report, log_layout=log_layout, test_name=test_name, alluredir=alluredir,
         debug=debug_flag(),
     )
+    if options.shard:
+        from ..runner.shards import parse_shard
+
+        parse_shard(options.shard)  # a bad I/N is a usage error before anything runs
+    elif options.durations is not None:
+        raise BadInputError("--durations balances --shard: give --shard I/N too")
     try:
         with handle_signals():
             result = Runner(options).run(list(paths))

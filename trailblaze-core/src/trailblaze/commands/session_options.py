@@ -212,6 +212,28 @@ SESSION_OPTIONS: tuple[SessionOption, ...] = (
         pytest_flag="--trailblaze-self-heal",
         help="Let the agent re-solve a step whose recording fails (default off; TRAILBLAZE_SELF_HEAL_ENABLED)."),
     SessionOption(
+        "endpoints", ("--endpoint",), kind="list", metavar="URL", commands=frozenset({"run"}),
+        pytest_flag="--trailblaze-endpoint",
+        help="A device endpoint of a pool (a Playwright server's ws:// URL, an Appium server or hub URL; "
+             "repeatable): each -n worker, or each -d device, takes its own and the results name it. Give at "
+             "least as many as workers."),
+    SessionOption(
+        "shard", ("--shard",), metavar="I/N", commands=frozenset({"run"}), pytest_flag="--trailblaze-shard",
+        help="Run only shard I of N (1-based) of the trail × device pairs, for CI machines that split a suite: "
+             "balanced by --durations when given, by count otherwise; every pair lands in exactly one shard, "
+             "the same on every machine."),
+    SessionOption(
+        "durations", ("--durations",), kind="path", metavar="PATH", commands=frozenset({"run"}),
+        pytest_flag="--trailblaze-durations",
+        help="An earlier run's result bundle (its --output-dir, or a merge-reports output) or JSON summary: "
+             "--shard balances the shards by those trails' durations (a path that does not exist yet: by count)."),
+    SessionOption(
+        "junit_xml", ("--junit-xml",), kind="path", metavar="PATH", commands=frozenset({"run"}),
+        pytest_flag="--trailblaze-junit-xml",
+        help="Also write a JUnit XML report (a testcase per trail and device) for CI.",
+        pytest_help="Also write trailblaze's JUnit XML (as trailblaze run --junit-xml; under xdist one file, "
+                    "from the merged workers' results)."),
+    SessionOption(
         "logging", ("--no-logging",), kind="off", commands=frozenset({"run", "mcp", "session"}),
         help="Do not write the session event logs (a run's summary and report are still written)."),
     # -- results a team can trust (docs/results.md) --

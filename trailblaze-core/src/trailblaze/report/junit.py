@@ -49,6 +49,8 @@ def artifact_paths(trail: TrailResult) -> dict[str, str]:
             out["trace"] = str(entry.get("path") or trail.log_dir / str(entry["trace"]))
         if isinstance(entry.get("evidence"), dict):  # network and console logs, device logs, video
             out.update({str(k): str(trail.log_dir / str(v)) for k, v in entry["evidence"].items()})
+    for key, value in trail.artifacts.items():  # a result read back from a bundle keeps them here
+        out.setdefault(key, value)
     return out
 
 

@@ -49,8 +49,18 @@ class RunOptions:
     """Append every trail's attempts to the results store (``results_store.py``)."""
     results_db: Path | None = None
     """The results store; default ``<workspace>/.trailblaze/results.db``."""
+    endpoints: list[str] = field(default_factory=list)
+    """A pool of device endpoints (Playwright server, Appium server or hub URLs): each xdist worker, or
+    each ``-d`` device thread, takes its own (``SessionFactory.endpoint``)."""
     shard: str | None = None
-    """``I/N`` when this run is one shard of a split suite (stored with each result)."""
+    """``I/N``: run only this shard of the trail × device pairs (``runner/shards.py``); stored with each
+    result in the history."""
+    durations: Path | None = None
+    """An earlier run's bundle or summary whose durations balance ``shard``."""
+    worker: str | None = None
+    """The pytest-xdist worker id this run is, written into its result bundle."""
+    run_id: str | None = None
+    """Shared by every worker and shard of one run (default: ``TRAILBLAZE_RUN_ID``, else a fresh id)."""
     host_tools: bool = True
     """Whether tools that run programs on this machine (``requires_host``: ``exec``, ``android_adbShell``)
     may run. ``trailblaze mcp`` turns it off unless started with ``--allow-host-tools``: then neither a

@@ -80,6 +80,9 @@ class TrailResult:
     the last attempt. Each has its own session, log directory and artifacts."""
     quarantined: bool = False
     """Listed in the workspace's ``quarantine:`` (or tagged ``quarantine``): reported, never fails the run."""
+    endpoint: str | None = None
+    """The remote endpoint (Playwright server, Appium server) it ran against, when one was used."""
+    tags: list[str] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -133,6 +136,7 @@ class TrailResult:
             "completed_at_epoch_ms": int(done * 1000),
             "accessibility_truncation": None,
             "driver": self.driver or "",
+            "device": self.device_label,
             "log_dir": str(self.log_dir) if self.log_dir else None,
             "attempt": self.attempt,
             "attempts": [a.attempt_summary() for a in (*self.attempts, self)],

@@ -35,6 +35,7 @@ from .progress import Progress
 from .results import RunResult, StepResult, TrailResult
 
 if TYPE_CHECKING:
+    from ..report.bundle import BundleContext
     from ..trail.model import Trail, TrailStep
 
 
@@ -98,14 +99,15 @@ class Runner(SessionFactory):
                 require_allure()
             files = expand(paths)
             devices: list[Device | None] = [self.parse_device(spec) for spec in self.options.devices] or [None]
+            plan = self._shard_plan(files, devices)
             if len(devices) == 1:
-                self._run_files(files, devices[0], result)
+                self._run_files(plan[0], devices[0], result)
             else:
                 # One thread per device: each device gets its own driver, session and ports; the trails
                 # of one device run in order. An interruption reaches the main thread only: the device
                 # threads then finish their current trail and start no other.
                 with ThreadPoolExecutor(max_workers=len(devices), thread_name_prefix="trailblaze-device") as pool:
-                    futures = [pool.submit(self._run_files, files, d, result) for d in devices]
+                    futures = [pool.submit(self._run_files, plan[i], d, result) for i, d in enumerate(devices)]
                     try:
                         for future in futures:
                             future.result()
@@ -131,6 +133,25 @@ class Runner(SessionFactory):
             stopped.result = result  # type: ignore[attr-defined]
             raise stopped
         return result
+
+    def _shard_plan(self, files: list[Path], devices: "list[Device | None]") -> list[list[Path]]:
+        """Each device's trails: all of them, or with ``--shard I/N`` this shard's trail × device pairs."""
+        if not self.options.shard:
+            return [files for _ in devices]
+        from ..report.bundle import load_durations
+        from .shards import durations_for, pair_key, parse_shard, select, trail_key
+
+        shard = parse_shard(self.options.shard)
+        pairs = {(i, path): (pair_key(path, d.spec if d else None), trail_key(path))
+                 for i, d in enumerate(devices) for path in files}
+        source = self.options.durations
+        known = load_durations(source, missing_ok=True) if source else {}
+        keep = select([key for key, _ in pairs.values()], shard, durations_for(pairs.values(), known))
+        plan = [[path for path in files if pairs[(i, path)][0] in keep] for i in range(len(devices))]
+        how = f"by the durations of {source}" if known else \
+            f"by count: no durations at {source} yet" if source else "by count"
+        self.progress.note(f"shard {shard}: {sum(map(len, plan))} of {len(pairs)} trail runs ({how})")
+        return plan
 
     def _check_output_paths(self) -> None:
         """Where the outputs go is checked before any device starts: a run whose report cannot be
@@ -263,8 +284,35 @@ class Runner(SessionFactory):
             self.progress.note(f"✗ {error}")
         if failed:
             raise failed[-1]  # printed once, by whoever handles it (the CLI: one line, exit 2)
+        self._write_bundle(result)
+
+    def _write_bundle(self, result: RunResult) -> None:
+        """The run's output directory as a result bundle, for ``trailblaze merge-reports`` (and ``--durations``)."""
+        from ..report.bundle import write_bundle
+
+        options = self.options
+        context = self.bundle_context()
+        junit = options.junit_xml if options.junit_xml is not None and options.junit_xml.exists() else None
+        write_bundle(result, self.output_dir, context,
+                     {"summary": result.summary_path, "report": result.report_path, "junit": junit})
+
+    def bundle_context(self) -> "BundleContext":
+        from ..report.bundle import BundleContext, new_run_id
+
+        options = self.options
+        if options.run_id is None:
+            options.run_id = new_run_id()
+        return BundleContext(run_id=options.run_id, shard=options.shard, worker=options.worker,
+                             devices=tuple(options.devices), plugins={p.name: p.version for p in self.host.plugins()})
 
     def run_trail(self, path: Path, device: "Device | None" = None) -> TrailResult | None:
+        result = self._run_trail(path, device)
+        if result is not None:
+            result.device_label = device.spec if device is not None else None
+            result.endpoint = self.endpoint(device)
+        return result
+
+    def _run_trail(self, path: Path, device: "Device | None") -> TrailResult | None:
         from ..trail.parser import load_trail
 
         started = time.time()
@@ -291,6 +339,7 @@ class Runner(SessionFactory):
         result = run_attempts(attempt, retry_budget(trail.config.retries, self.options.retries), self._retrying)
         result.quarantined = ws.config.quarantine.covers(root=ws.config.root, path=path,
                                                          trail_id=trail.config.id, tags=trail.config.tags)
+        result.tags = list(trail.config.tags)
         return result
 
     def _retrying(self, failed: TrailResult, number: int) -> None:

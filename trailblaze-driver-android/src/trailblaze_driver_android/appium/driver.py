@@ -55,6 +55,7 @@ class AppiumDriver(Driver[AppiumConfigT]):
     """Appium log types saved for a failed attempt unless ``device_logs`` says otherwise."""
     port_capabilities: ClassVar[tuple[str, ...]] = ("mjpegServerPort",)
     config_model: ClassVar[type[DriverConfig]] = AppiumDriverConfig
+    endpoint_setting: ClassVar[str | None] = "server_url"
 
     def __init__(self, config: AppiumConfigT) -> None:
         super().__init__(config)

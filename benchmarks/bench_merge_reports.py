@@ -1,0 +1,140 @@
+"""``trailblaze merge-reports`` at suite scale, and the merged report in headless Chromium.
+
+Generates 100 result bundles × 100 trails (10,000 trails, 5 % failing, 3 steps each, no screenshots),
+then measures, each as its own ``trailblaze merge-reports`` process (time and peak RSS):
+
+- 10 bundles (1,000 trails) and 100 bundles (10,000 trails): seconds and µs per trail, which should stay
+  roughly constant;
+- the baseline, in this process: reading every ``results.json`` and writing them back as one JSON file
+  (the least any merge has to do), for the ratio.
+
+Then opens the 10,000-trail ``report.html`` with Playwright (the system Chromium when
+``TRAILBLAZE_CHROMIUM`` is set): load to the first trail row, a search, an outcome filter.
+
+Aims (issue 23): ≤ 5 s and ≤ 500 MB for 10,000 trails; first row ≤ 1.5 s; a filter or search ≤ 200 ms.
+
+    uv run python benchmarks/bench_merge_reports.py [--bundles 100] [--trails 100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from trailblaze.report.bundle import FORMAT, VERSION, BundleManifest, StepRecord, TrailRecord, write_json
+
+
+def generate(root: Path, bundles: int, trails: int) -> list[Path]:
+    rng = random.Random(23)
+    out = []
+    start = 1_790_000_000.0
+    for b in range(bundles):
+        bundle = root / f"shard-{b + 1:03d}"
+        records = []
+        clock = start
+        for t in range(trails):
+            failed = rng.random() < 0.05
+            ms = int(rng.uniform(100, 3000))
+            tool = rng.choice(["web_click", "web_type", "tapOnElementBySelector"])
+            records.append(TrailRecord(
+                key=f"trails/area-{t % 17}/trail-{b:03d}-{t:03d}.trail.yaml", title=f"Trail {b}-{t}",
+                trail_source=f"trails/area-{t % 17}/trail-{b:03d}-{t:03d}.trail.yaml", trail_id=f"t{b}-{t}",
+                device=["web", "android/emulator-5554", "ios/sim-1"][t % 3], driver="playwright-native",
+                platform="web", classifier="web", tags=["smoke"] if t % 4 == 0 else ["regression"],
+                outcome="Failed" if failed else "Succeeded", exit_code=1 if failed else 0,
+                message=(f"step 2 \"Sign in\": tool '{tool}' (trails/t{t}.trail.yaml:{t}:9) {{\"ref\": \"e{t}\"}} "
+                         f"failed: no element matches 'Sign in' within {rng.randint(1, 9)}000 ms") if failed else None,
+                failure_kind="ToolFailure" if failed else None, failed_tool=tool if failed else None,
+                session_id=f"2026_01_01_00_00_00_t{b}_{t}", started_at=clock, completed_at=clock + ms / 1000,
+                duration_ms=ms, log_dir=f"2026_01_01_00_00_00_t{b}_{t}",
+                steps=[StepRecord(number=i, kind="step", text=f"step {i} of trail {t}", mode="replay",
+                                  success=not (failed and i == 2), duration_ms=ms // 3) for i in range(1, 4)],
+                shard=f"{b + 1}/{bundles}"))
+            clock += ms / 1000
+        manifest = BundleManifest(run_id="bench", shard=f"{b + 1}/{bundles}", started_at=start, completed_at=clock,
+                                  counts={"total": trails}, files={"results": "reports/results.json"})
+        assert manifest.format == FORMAT and manifest.version == VERSION
+        write_json(bundle / "reports" / "results.json", [r.model_dump(mode="json") for r in records])
+        write_json(bundle / "reports" / "bundle.json", manifest.model_dump(mode="json"))
+        out.append(bundle)
+    return out
+
+
+def merge(bundles: list[Path], output: Path) -> tuple[float, float]:
+    """Seconds and peak RSS (MB) of one ``trailblaze merge-reports`` process."""
+    t0 = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "trailblaze.cli", "merge-reports", *map(str, bundles),
+                           "--output-dir", str(output), "--junit-xml", str(output / "junit.xml")],
+                          capture_output=True, text=True, check=False)
+    seconds = time.perf_counter() - t0
+    assert done.returncode in (0, 1), done.stdout + done.stderr
+    return seconds, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+
+
+def baseline(bundles: list[Path], output: Path) -> float:
+    t0 = time.perf_counter()
+    rows = [row for b in bundles for row in json.loads((b / "reports" / "results.json").read_text())]
+    output.write_text(json.dumps(rows), encoding="utf-8")
+    return time.perf_counter() - t0
+
+
+def browse(report: Path) -> tuple[float, float, float]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=os.environ.get("TRAILBLAZE_CHROMIUM") or None)
+        try:
+            page = browser.new_page()
+            page.goto(report.as_uri(), wait_until="commit")
+            page.wait_for_selector("#rows tr")
+            first_row = page.evaluate("performance.now()") / 1000
+            search = page.evaluate("""() => {const el=document.getElementById('search'),t=performance.now();
+              el.value='sign in';el.dispatchEvent(new Event('input'));return performance.now()-t;}""")
+            outcome = page.evaluate("""() => {const el=document.getElementById('f-outcome'),t=performance.now();
+              el.value='failed';el.dispatchEvent(new Event('change'));return performance.now()-t;}""")
+            assert page.locator("#rows tr").count() > 0
+        finally:
+            browser.close()
+    return first_row, search, outcome
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bundles", type=int, default=100)
+    parser.add_argument("--trails", type=int, default=100)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        bundles = generate(root / "in", args.bundles, args.trails)
+        small = bundles[: max(1, args.bundles // 10)]
+        n_small, n_all = len(small) * args.trails, len(bundles) * args.trails
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "trailblaze.cli", "--version"], capture_output=True, check=True)
+        start_s = time.perf_counter() - t0
+        small_s, _ = merge(small, root / "m-small")
+        all_s, rss = merge(bundles, root / "m-all")
+        base_s = baseline(bundles, root / "baseline.json")
+        size = (root / "m-all" / "report.html").stat().st_size
+        print(f"process start (trailblaze --version): {start_s:.2f} s")
+        for n, sec in ((n_small, small_s), (n_all, all_s)):
+            print(f"merge-reports {n:,} trails: {sec:.2f} s ({sec / n * 1e6:.0f} µs/trail; "
+                  f"{(sec - start_s) / n * 1e6:.0f} µs/trail after start-up)")
+        print(f"peak RSS of the {n_all:,}-trail merge: {rss:.0f} MB (aim ≤ 5 s, ≤ 500 MB)")
+        print(f"baseline (read every results.json, write one JSON): {base_s:.2f} s; ratio {all_s / base_s:.1f} "
+              "(includes process start, summary, JUnit and HTML)")
+        print(f"report.html: {size / 1e6:.1f} MB ({size / n_all:.0f} bytes/trail)")
+        first_row, search, outcome = browse(root / "m-all" / "report.html")
+        print(f"Chromium: first trail row {first_row:.2f} s (aim ≤ 1.5 s); search {search:.0f} ms, "
+              f"outcome filter {outcome:.0f} ms (aim ≤ 200 ms)")
+
+
+if __name__ == "__main__":
+    main()

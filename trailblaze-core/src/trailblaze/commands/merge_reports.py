@@ -1,0 +1,52 @@
+"""``trailblaze merge-reports``: result bundles of shards, workers and devices into one run's outputs."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from .shared import CONTEXT_SETTINGS, handle_errors
+
+
+@click.command("merge-reports", context_settings=CONTEXT_SETTINGS)
+@click.argument("bundles", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--output-dir", type=click.Path(path_type=Path, file_okay=False), required=True, metavar="DIR",
+              help="Where the merged bundle, summary.json and report.html go (a new directory, not one of the inputs).")
+@click.option("--junit-xml", type=click.Path(path_type=Path, dir_okay=False), metavar="PATH",
+              help="Also write one JUnit XML for the whole run (a testcase per trail, device and attempt).")
+@click.option("--no-report", is_flag=True, help="Do not write the HTML report.")
+@handle_errors
+def command(bundles: tuple[Path, ...], output_dir: Path, junit_xml: Path | None, no_report: bool) -> None:
+    """Merge result bundles into one summary, one HTML report and one JUnit XML.
+
+    BUNDLES are the --output-dir directories of `trailblaze run` (one per CI shard, xdist worker or
+    machine), outputs of an earlier merge-reports, or directories holding them (every bundle below is
+    taken). Every trail appears once per device and attempt, failures first; the exit code is the one a
+    single run of all the trails would give (2 > 3 > 1 > 0).
+
+    \b
+    Examples:
+      trailblaze run trails --shard 1/2 --output-dir out/shard-1
+      trailblaze run trails --shard 2/2 --output-dir out/shard-2
+      trailblaze merge-reports out/shard-1 out/shard-2 --output-dir out/merged --junit-xml out/merged/junit.xml
+    """
+    from ..errors import BadInputError
+    from ..report.bundle import find_bundles
+    from ..report.merge import merge_bundles
+
+    if not bundles:
+        raise BadInputError("no bundles given", hint="usage: trailblaze merge-reports BUNDLE... --output-dir DIR")
+    found = find_bundles(list(bundles), exclude=output_dir)
+    merged = merge_bundles(found, output_dir, junit_xml=junit_xml, report=not no_report)
+    c = merged.manifest.counts
+    if merged.duplicates:
+        click.echo(f"  ! {merged.duplicates} trail run(s) found in more than one bundle: kept the latest of each",
+                   err=True)
+    for name, label in (("report", "Report"), ("summary", "Summary"), ("junit", "JUnit XML")):
+        if name in merged.files:
+            click.echo(f"{label}: {merged.files[name]}")
+    click.echo(f"Merged {len(found)} bundle(s): {c.get('total', 0)} trail runs, {c.get('passed', 0)} passed, "
+               f"{c.get('failed', 0)} failed, {c.get('skipped', 0)} skipped")
+    sys.exit(int(merged.exit_code))

@@ -1,0 +1,352 @@
+"""Result bundles: what one run (a process, an xdist worker, a CI shard) leaves for ``merge-reports``.
+
+A bundle is the run's output directory: ``reports/bundle.json`` (the manifest: who ran what, where,
+when, with which versions) and ``reports/results.json`` (one record per trail × device × attempt:
+outcome, timings, steps, tags, device, endpoint, failure), beside the JSON summary and HTML report in
+``reports/`` and the session log directories the run writes anyway. Every path inside is relative to
+the bundle directory (not to ``reports/``), so a bundle downloaded from a CI artifact into any
+directory still works. The format is versioned (``version``); readers refuse a newer major version with
+a message instead of guessing. docs/scale-out.md describes every field.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import platform
+import socket
+import subprocess
+import time
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from .._version import __version__
+from ..errors import BadInputError
+from ..files import write_atomic
+
+if TYPE_CHECKING:
+    from ..runner.results import RunResult, TrailResult
+
+FORMAT = "trailblaze-result-bundle"
+VERSION = 1
+"""Bumped when a reader of the previous version would misread a bundle; adding fields does not bump it."""
+MANIFEST = "reports/bundle.json"
+RESULTS = "reports/results.json"
+"""Both relative to the bundle directory."""
+
+
+class StepRecord(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    number: int
+    kind: str
+    text: str | None = None
+    mode: str = ""
+    success: bool = True
+    message: str | None = None
+    tool: str | None = None
+    duration_ms: int = 0
+
+
+class TrailRecord(BaseModel):
+    """One trail on one device, one attempt: everything the merged summary, report and JUnit show."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    key: str
+    """The trail's path relative to the directory the run started in (what ``--shard`` partitions)."""
+    title: str
+    trail_source: str
+    trail_id: str | None = None
+    device: str | None = None
+    """The ``-d`` device spec, or None for the trail's own driver."""
+    endpoint: str | None = None
+    """The remote endpoint (Playwright server, Appium server) the trail ran against, when one was used."""
+    driver: str | None = None
+    platform: str | None = None
+    classifier: str | None = None
+    target: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    attempt: int = 1
+    outcome: str
+    """A ``SessionOutcome`` value (``Succeeded``, ``Failed``, ``Error``, ...)."""
+    exit_code: int
+    message: str | None = None
+    failure_kind: str | None = None
+    failed_tool: str | None = None
+    skip_reason: str | None = None
+    execution_mode: str = "UNKNOWN"
+    session_id: str | None = None
+    started_at: float
+    completed_at: float
+    duration_ms: int
+    llm_call_count: int = 0
+    llm_cost_usd: float = 0.0
+    has_recorded_steps: bool = False
+    log_dir: str | None = None
+    """Relative to the bundle (absolute only when the logs were written outside it)."""
+    artifacts: dict[str, str] = Field(default_factory=dict)
+    """``screenshot``, ``trace``, ...: relative to the bundle like ``log_dir``."""
+    steps: list[StepRecord] = Field(default_factory=list)
+    shard: str | None = None
+    worker: str | None = None
+    bundle: str | None = None
+    """Set by ``merge-reports``: the bundle (relative to its output) the record came from."""
+
+
+class BundleManifest(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    format: str = FORMAT
+    version: int = VERSION
+    run_id: str
+    shard: str | None = None
+    worker: str | None = None
+    devices: list[str] = Field(default_factory=list)
+    endpoints: list[str] = Field(default_factory=list)
+    started_at: float
+    completed_at: float
+    trailblaze_version: str = __version__
+    plugins: dict[str, str | None] = Field(default_factory=dict)
+    python: str = Field(default_factory=platform.python_version)
+    host: str = Field(default_factory=socket.gethostname)
+    git_commit: str | None = None
+    exit_code: int = 0
+    counts: dict[str, int] = Field(default_factory=dict)
+    files: dict[str, str] = Field(default_factory=dict)
+    """``results``, ``summary``, ``report``, ``junit``: paths (relative to the bundle) of what the run wrote."""
+    merged_from: list[dict[str, Any]] = Field(default_factory=list)
+    """Set by ``merge-reports``: each input bundle's manifest (shard, worker, host, wall time)."""
+
+
+_RECORDS = TypeAdapter(list[TrailRecord])
+
+
+@dataclass
+class BundleContext:
+    """What a run knows about itself beyond its trails."""
+
+    run_id: str
+    shard: str | None = None
+    worker: str | None = None
+    devices: tuple[str, ...] = ()
+    plugins: Mapping[str, str | None] | None = None
+    started_at: float | None = None
+
+
+def new_run_id() -> str:
+    """``TRAILBLAZE_RUN_ID`` when the CI sets one for all its shards, else a fresh id."""
+    return os.environ.get("TRAILBLAZE_RUN_ID") or uuid.uuid4().hex[:16]
+
+
+@functools.lru_cache(maxsize=8)
+def git_commit(cwd: Path | None = None) -> str | None:
+    """The commit under test: the CI's variable when set, else ``git rev-parse HEAD`` (None outside git)."""
+    for name in ("GITHUB_SHA", "CI_COMMIT_SHA", "BUILDKITE_COMMIT", "GIT_COMMIT"):
+        if os.environ.get(name):
+            return os.environ[name]
+    try:
+        done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=5,
+                              check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() or None if done.returncode == 0 else None
+
+
+def relative(path: Path | str | None, root: Path) -> str | None:
+    """``path`` relative to the bundle root (posix), or as given when it lies outside it."""
+    if path is None:
+        return None
+    full = Path(path)
+    try:
+        return full.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return str(full)
+
+
+def record_of(trail: TrailResult, root: Path, *, shard: str | None, worker: str | None) -> TrailRecord:
+    from ..runner.shards import trail_key
+    from .junit import artifact_paths
+
+    done = trail.completed_at or trail.started_at
+    artifacts = {k: v for k, v in artifact_paths(trail).items() if k != "log_dir"}
+    failed_step = next((s for s in trail.steps if not s.success), None)
+    return TrailRecord(
+        key=trail_key(trail.path), title=trail.title, trail_source=str(trail.path), trail_id=trail.trail_id,
+        device=trail.device_label, endpoint=trail.endpoint, driver=trail.driver, platform=trail.platform,
+        classifier=trail.classifier, target=trail.target, tags=list(trail.tags), attempt=len(trail.attempts) + 1,
+        outcome=trail.outcome.value, exit_code=int(trail.exit_code), message=trail.message,
+        failure_kind=trail.failure_kind, failed_tool=failed_step.tool if failed_step else None,
+        skip_reason=trail.skip_reason, execution_mode=trail.execution_mode, session_id=trail.session_id,
+        started_at=trail.started_at, completed_at=done, duration_ms=int((done - trail.started_at) * 1000),
+        llm_call_count=trail.llm_call_count, llm_cost_usd=round(trail.llm_cost_usd, 6),
+        has_recorded_steps=trail.has_recorded_steps, log_dir=relative(trail.log_dir, root),
+        artifacts={k: relative(v, root) or v for k, v in artifacts.items()},
+        steps=[StepRecord(number=s.number, kind=s.kind, text=s.text, mode=s.mode, success=s.success,
+                          message=s.message, tool=s.tool, duration_ms=s.duration_ms) for s in trail.steps],
+        shard=shard, worker=worker)
+
+
+def counts(records: list[TrailRecord]) -> dict[str, int]:
+    passed = sum(1 for r in records if r.outcome in ("Succeeded", "SucceededWithSelfHeal"))
+    skipped = sum(1 for r in records if r.outcome == "Skipped")
+    return {"total": len(records), "passed": passed, "failed": len(records) - passed - skipped, "skipped": skipped}
+
+
+def write_bundle(run: RunResult, root: Path, context: BundleContext, files: Mapping[str, Path | None]) -> Path:
+    """Write ``bundle.json`` and ``results.json`` for ``run`` into ``root`` (the run's output directory)."""
+    root.mkdir(parents=True, exist_ok=True)
+    records = [record_of(t, root, shard=context.shard, worker=context.worker) for t in run.trails]
+    started = min([r.started_at for r in records] + ([context.started_at] if context.started_at else []),
+                  default=time.time())
+    done = max((r.completed_at for r in records), default=time.time())
+    manifest = BundleManifest(
+        run_id=context.run_id, shard=context.shard, worker=context.worker, devices=list(context.devices),
+        endpoints=sorted({r.endpoint for r in records if r.endpoint}), started_at=started, completed_at=done,
+        plugins=dict(context.plugins or {}), git_commit=git_commit(), exit_code=int(run.exit_code),
+        counts=counts(records),
+        files={"results": RESULTS, **{k: rel for k, p in files.items() if p is not None
+                                      for rel in [relative(p, root)] if rel is not None}})
+    write_json(root / RESULTS, run.redact([r.model_dump(mode="json") for r in records]))
+    path = root / MANIFEST
+    write_json(path, run.redact(manifest.model_dump(mode="json")))
+    return path
+
+
+def write_json(path: Path, value: Any) -> None:
+    # ASCII: a lone surrogate some outside text carried stays a valid \\uXXXX escape.
+    write_atomic(path, json.dumps(value, ensure_ascii=True, separators=(",", ":")))
+
+
+def write_records(path: Path, records: list[TrailRecord]) -> None:
+    """``results.json``, serialised by pydantic's core in one pass."""
+    try:
+        text = _RECORDS.dump_json(records).decode("utf-8")
+    except (ValueError, UnicodeError):  # text pydantic will not encode: the stdlib escapes it
+        text = json.dumps(_RECORDS.dump_python(records, mode="json"), ensure_ascii=True)
+    write_atomic(path, text)
+
+
+def is_bundle(path: Path) -> bool:
+    return (Path(path) / MANIFEST).is_file()
+
+
+def bundle_root(path: Path) -> Path:
+    """The bundle directory for a path to it or to its manifest."""
+    if path.name == Path(MANIFEST).name and path.is_file():
+        return path.parent.parent
+    return path
+
+
+def find_bundles(paths: list[Path], *, exclude: Path | None = None) -> list[Path]:
+    """Each path that is a bundle, else every bundle below it (a CI job downloads all its shards' artifacts
+    into one folder); a path with no bundle at all is bad input."""
+    skip = exclude.resolve() if exclude is not None else None
+    found: list[Path] = []
+    for path in paths:
+        path = bundle_root(path)
+        if is_bundle(path):
+            found.append(path)
+            continue
+        if not path.exists():
+            raise BadInputError(f"bundle not found: {path}")
+        below = sorted(p.parent.parent for p in path.rglob(Path(MANIFEST).name)
+                       if is_bundle(p.parent.parent) and p.parent.parent.resolve() != skip)
+        # A merged bundle below holds the others below it: take the outermost bundles only.
+        outer = [p for p in below if not any(q != p and q in p.parents for q in below)]
+        if not outer:
+            raise BadInputError(f"{path} holds no result bundle (no {MANIFEST} in it or below it)")
+        found.extend(outer)
+    return found
+
+
+@dataclass
+class Bundle:
+    root: Path
+    manifest: BundleManifest
+    records: list[TrailRecord]
+
+
+def read_bundle(root: Path) -> Bundle:
+    """A bundle from its directory (or its ``bundle.json``); bad input names the file and the key."""
+    root = bundle_root(Path(root))
+    manifest_path = root / MANIFEST
+    if not manifest_path.is_file():
+        raise BadInputError(f"{root} is not a result bundle: no {MANIFEST}",
+                            hint="pass the --output-dir of a trailblaze run (or of merge-reports)")
+    raw = _load_json(manifest_path)
+    if not isinstance(raw, dict) or raw.get("format") != FORMAT:
+        raise BadInputError(f"{manifest_path}: not a trailblaze result bundle manifest (format != {FORMAT})")
+    if not isinstance(raw.get("version"), int) or raw["version"] > VERSION:
+        raise BadInputError(f"{manifest_path}: bundle format version {raw.get('version')!r} is newer than this "
+                            f"trailblaze reads ({VERSION})", hint="upgrade trailblaze where you merge")
+    try:
+        manifest = BundleManifest.model_validate(raw)
+    except ValidationError as exc:
+        raise BadInputError(f"{manifest_path}: {_first_error(exc)}") from None
+    results_path = root / manifest.files.get("results", RESULTS)
+    try:
+        records = _RECORDS.validate_python(_load_json(results_path))
+    except ValidationError as exc:
+        raise BadInputError(f"{results_path}: {_first_error(exc)}") from None
+    return Bundle(root, manifest, records)
+
+
+def read_records(root: Path) -> list[TrailRecord]:
+    return read_bundle(root).records
+
+
+def load_durations(path: Path, *, missing_ok: bool = False) -> dict[str, float]:
+    """Seconds per pair key (``runner.shards.pair_key``), and per trail key for pairs run on another
+    device, from an earlier run: a result bundle or ``merge-reports`` output (its directory or
+    ``bundle.json``), or a JSON summary. A trail run several times counts with its mean duration.
+    ``missing_ok``: a path that does not exist yet (a CI's first run, an empty cache) gives no durations."""
+    from ..runner.shards import trail_key
+
+    path = Path(path)
+    if not path.exists():
+        if missing_ok:
+            return {}
+        raise BadInputError(f"--durations: file not found: {path}")
+    samples: dict[str, list[float]] = {}
+
+    def add(trail: str, device: str | None, seconds: float) -> None:
+        for key in {f"{trail}@{device}" if device else trail, trail}:
+            samples.setdefault(key, []).append(max(0.0, seconds))
+
+    if path.is_dir() or path.name == Path(MANIFEST).name:
+        for record in read_records(path):
+            if record.outcome != "Skipped":
+                add(record.key, record.device, record.duration_ms / 1000)
+    else:
+        data = _load_json(path)
+        rows = data.get("results") if isinstance(data, dict) else None
+        if not isinstance(rows, list):
+            raise BadInputError(f"--durations: {path} is neither a result bundle nor a JSON summary (no 'results')")
+        for row in rows:
+            if isinstance(row, dict) and row.get("trail_source") and row.get("outcome") != "SKIPPED":
+                add(trail_key(str(row["trail_source"])), row.get("device") or None,
+                    float(row.get("duration_ms") or 0) / 1000)
+    return {key: sum(values) / len(values) for key, values in samples.items()}
+
+
+def _load_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BadInputError(f"file not found: {path}") from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise BadInputError(f"{path}: not readable JSON ({exc})") from None
+
+
+def _first_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err["loc"]) or "(top)"
+    more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+    return f"key '{where}': {err['msg']}{more}"

@@ -1,0 +1,226 @@
+"""``trailblaze merge-reports``: many result bundles (shards, xdist workers, devices) into one run.
+
+The output directory is itself a bundle (``bundle.json`` + ``results.json``, the inputs listed under
+``merged_from``), so merged runs merge again and feed ``--durations``; beside it ``summary.json`` (the
+``CiSummaryReport`` shape every run writes), ``report.html`` (one self-contained page built for suites of
+thousands of trails) and, when asked, one JUnit XML. Paths inside point back into the input bundles,
+relative to the output, so keep the bundles where they were merged from (or next to the output).
+
+Every trail appears once per device and attempt: a record found in two bundles (a bundle given twice, a
+re-run shard) is kept once, the later one. Failures come first.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import BadInputError, ExitCode
+from .bundle import (
+    MANIFEST,
+    RESULTS,
+    Bundle,
+    BundleManifest,
+    TrailRecord,
+    counts,
+    read_bundle,
+    write_json,
+    write_records,
+)
+
+if TYPE_CHECKING:
+    from ..runner.results import RunResult, TrailResult
+
+SUMMARY = "summary.json"
+REPORT = "report.html"
+PASSED = frozenset({"Succeeded", "SucceededWithSelfHeal"})
+
+
+@dataclass
+class Merged:
+    output_dir: Path
+    manifest: BundleManifest
+    records: list[TrailRecord]
+    duplicates: int = 0
+    files: dict[str, Path] = field(default_factory=dict)
+
+    @property
+    def exit_code(self) -> ExitCode:
+        return ExitCode.worst([r.exit_code for r in self.records])
+
+
+def rank(record: TrailRecord) -> int:
+    """Failures of every kind (0) before passes (1), skips last (2)."""
+    return 1 if record.outcome in PASSED else 2 if record.outcome == "Skipped" else 0
+
+
+def merge_bundles(paths: Sequence[Path], output_dir: Path, *, junit_xml: Path | None = None,
+                  report: bool = True, extra: Sequence[TrailRecord] = ()) -> Merged:
+    """Merge the bundles under ``paths`` into ``output_dir``; ``extra`` adds records no bundle holds (a
+    crashed xdist worker's trail)."""
+    if not paths and not extra:
+        raise BadInputError("no bundles given", hint="usage: trailblaze merge-reports BUNDLE... --output-dir OUT")
+    out = Path(output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    bundles = [read_bundle(Path(p)) for p in paths]
+    if any(b.root.resolve() == out.resolve() for b in bundles):
+        raise BadInputError(f"--output-dir {out} is one of the bundles being merged",
+                            hint="merge into a new directory")
+    chosen: dict[tuple[str, str, int], TrailRecord] = {}
+    seen = 0
+    for bundle in bundles:
+        prefix = os.path.relpath(bundle.root, out).replace(os.sep, "/")
+        for record in bundle.records:
+            seen += 1
+            moved = _rebased(record, bundle, prefix)
+            key = (moved.key, moved.device or "", moved.attempt)
+            if key not in chosen or chosen[key].completed_at <= moved.completed_at:
+                chosen[key] = moved
+    for record in extra:
+        seen += 1
+        chosen.setdefault((record.key, record.device or "", record.attempt), record)
+    records = sorted(chosen.values(), key=lambda r: (rank(r), r.key, r.device or "", r.attempt))
+    manifest = _manifest(bundles, records, out)
+    merged = Merged(out, manifest, records, duplicates=seen - len(records))
+    write_outputs(merged, junit_xml=junit_xml, report=report)
+    return merged
+
+
+def write_outputs(merged: Merged, *, junit_xml: Path | None, report: bool) -> None:
+    out = merged.output_dir
+    run = run_result(merged.records, out)
+    rows = run.summary()
+    for row, record in zip(rows["results"], merged.records, strict=True):
+        row.update(shard=record.shard, worker=record.worker, endpoint=record.endpoint, attempt=record.attempt,
+                   tags=record.tags, bundle=record.bundle)
+    rows["metadata"]["run_id"] = merged.manifest.run_id
+    write_json(out / SUMMARY, rows)
+    merged.files["summary"] = out / SUMMARY
+    if junit_xml is not None:
+        from .junit import write_junit_xml
+
+        merged.files["junit"] = write_junit_xml(run, junit_xml)
+    if report:
+        from .merged_html import write_merged_report
+
+        merged.files["report"] = write_merged_report(merged, out / REPORT)
+    merged.manifest.files.update({k: os.path.relpath(p, out).replace(os.sep, "/") for k, p in merged.files.items()})
+    write_records(out / RESULTS, merged.records)
+    write_json(out / MANIFEST, merged.manifest.model_dump(mode="json"))
+
+
+def _rebased(record: TrailRecord, bundle: Bundle, prefix: str) -> TrailRecord:
+    """``record`` with its paths relative to the output (``prefix``: the bundle, relative to the output)
+    and its shard/worker/bundle filled in."""
+    def move(path: str | None) -> str | None:
+        if path is None or path.startswith("/"):
+            return path
+        return posixpath.normpath(f"{prefix}/{path}")
+
+    manifest = bundle.manifest
+    where = move(record.bundle) if record.bundle else prefix
+    return record.model_copy(update={
+        "log_dir": move(record.log_dir), "artifacts": {k: move(v) or v for k, v in record.artifacts.items()},
+        "shard": record.shard or manifest.shard, "worker": record.worker or manifest.worker, "bundle": where})
+
+
+def _manifest(bundles: list[Bundle], records: list[TrailRecord], out: Path) -> BundleManifest:
+    inputs: list[dict[str, Any]] = []
+    for bundle in bundles:
+        parts = bundle.manifest.merged_from or [bundle.manifest.model_dump(mode="json", include=_INPUT_KEYS)]
+        for part in parts:
+            where = os.path.relpath(bundle.root / str(part.get("bundle") or "."), out).replace(os.sep, "/")
+            inputs.append({**part, "bundle": where})
+    run_ids = sorted({str(part.get("run_id")) for part in inputs if part.get("run_id")})
+    now = time.time()
+    return BundleManifest(
+        run_id=run_ids[0] if len(run_ids) == 1 else "+".join(run_ids[:8]) or "merged",
+        devices=sorted({d for b in bundles for d in b.manifest.devices}),
+        endpoints=sorted({r.endpoint for r in records if r.endpoint}),
+        started_at=min((float(p["started_at"]) for p in inputs), default=now),
+        completed_at=max((float(p["completed_at"]) for p in inputs), default=now),
+        plugins={k: v for b in bundles for k, v in b.manifest.plugins.items()},
+        git_commit=next((b.manifest.git_commit for b in bundles if b.manifest.git_commit), None),
+        exit_code=int(ExitCode.worst([r.exit_code for r in records])), counts=counts(records),
+        files={"results": RESULTS}, merged_from=inputs)
+
+
+_INPUT_KEYS = {"run_id", "shard", "worker", "host", "devices", "endpoints", "started_at", "completed_at",
+               "trailblaze_version", "git_commit", "exit_code", "counts", "files"}
+
+
+def run_result(records: Sequence[TrailRecord], out: Path) -> RunResult:
+    """The records as a ``RunResult``, so the summary and JUnit writers of a single run serve the merge
+    (steps are left out: neither reads them)."""
+    from ..memory import Redactor
+    from ..runner.results import RunResult
+
+    base = str(out)
+    # The bundles were redacted by the runs that wrote them; a merge knows no secret of its own.
+    return RunResult(redactor=Redactor(), trails=[trail_result(r, base) for r in records], output_dir=out)
+
+
+def trail_result(record: TrailRecord, out: str) -> TrailResult:
+    from ..runner.results import TrailResult
+    from ..session import SessionOutcome
+
+    def full(path: str | None) -> Path | None:
+        return None if path is None else Path(os.path.normpath(os.path.join(out, path)))
+
+    try:
+        outcome = SessionOutcome(record.outcome)
+    except ValueError:
+        outcome = SessionOutcome.ERROR
+    code = ExitCode(record.exit_code) if record.exit_code in (0, 1, 2, 3) else ExitCode.INFRASTRUCTURE
+    return TrailResult(
+        path=Path(record.trail_source), title=record.title, outcome=outcome, exit_code=code,
+        session_id=record.session_id, log_dir=full(record.log_dir), message=record.message,
+        failure_kind=record.failure_kind, classifier=record.classifier, platform=record.platform,
+        driver=record.driver, target=record.target, execution_mode=record.execution_mode,
+        started_at=record.started_at, completed_at=record.completed_at, llm_call_count=record.llm_call_count,
+        llm_cost_usd=record.llm_cost_usd, has_recorded_steps=record.has_recorded_steps,
+        skip_reason=record.skip_reason, trail_id=record.trail_id, device_label=record.device,
+        endpoint=record.endpoint, tags=list(record.tags),
+        artifacts={k: str(full(v)) for k, v in record.artifacts.items()})
+
+
+# -- triage ---------------------------------------------------------------------------------------------
+_SHAPES: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"\([^()\n]*?:\d+(?::\d+)?\)"), "(…)"),        # (trails/x.trail.yaml:12:9)
+    (re.compile(r"\{[^{}\n]*\}"), "{…}"),                     # tool arguments
+    (re.compile(r"'[^'\n]*'|\"[^\"\n]*\"|“[^”\n]*”"), "'…'"),  # quoted text
+    (re.compile(r"\b(?:https?|file)://\S+"), "URL"),
+    (re.compile(r"\b[0-9a-f]{8,}\b", re.IGNORECASE), "ID"),
+    (re.compile(r"\d+(?:\.\d+)?"), "N"),
+    (re.compile(r"\s+"), " "),
+]
+
+
+def message_shape(message: str | None) -> str:
+    """The message with what varies between runs of the same failure (steps, locations, quoted values,
+    numbers, ids) blanked, so the same failure on many trails groups together."""
+    text = (message or "").strip().splitlines()[0] if (message or "").strip() else ""
+    for pattern, replacement in _SHAPES:
+        text = pattern.sub(replacement, text)
+    return text.strip()[:200]
+
+
+def signature(record: TrailRecord) -> str:
+    """Same tool + error class + message shape."""
+    return " · ".join([record.failed_tool or "-", record.failure_kind or record.outcome, message_shape(record.message)])
+
+
+def group_failures(records: Sequence[TrailRecord],
+                   by: Callable[[TrailRecord], str]) -> list[tuple[str, list[TrailRecord]]]:
+    """Failed records grouped by ``by``, biggest group first."""
+    groups: dict[str, list[TrailRecord]] = {}
+    for record in records:
+        if rank(record) == 0:
+            groups.setdefault(by(record), []).append(record)
+    return sorted(groups.items(), key=lambda item: (-len(item[1]), item[0]))
