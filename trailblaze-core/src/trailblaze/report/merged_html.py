@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from .html import CSS as BASE_CSS
 from .html import _e as _escape
 from .html import _seconds
+from .html_assets import CSS as BASE_CSS
 
 if TYPE_CHECKING:
     from .bundle import TrailRecord
