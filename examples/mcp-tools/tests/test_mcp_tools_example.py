@@ -16,6 +16,7 @@ import trailblaze_yaml_tools.plugin as yaml_plugin
 from trailblaze.plugins import PluginHost
 from trailblaze.logs import read_log
 from trailblaze.testing import installed_host, new_host, run_cli
+from trailblaze.testing_offline import RegistrySentinel, link_node_modules
 from trailblaze_mcp_subprocess import runtimes
 
 EXAMPLE = Path(__file__).resolve().parents[1]
@@ -25,14 +26,15 @@ NODE_MODULES = REPO / ".tools" / "node" / "node_modules"
 
 
 @pytest.fixture
-def host(monkeypatch: pytest.MonkeyPatch) -> Iterator[PluginHost]:
-    """yaml-tools (trailmaps) + the MCP plugin; bun/tsx and the TS SDK from .tools when installed there."""
+def host(monkeypatch: pytest.MonkeyPatch, offline: RegistrySentinel) -> Iterator[PluginHost]:
+    """yaml-tools (trailmaps) + the MCP plugin; bun/tsx from .tools; no runtime may fetch a package."""
     path = os.pathsep.join([str(NODE_BIN), os.environ.get("PATH", "")])
     if not shutil.which("bun", path=path) and not (shutil.which("node", path=path) and shutil.which("tsx", path=path)):
         pytest.skip("the TypeScript example server needs bun or node + tsx (scripts/bootstrap.sh installs them)")
     monkeypatch.setenv("PATH", path)
-    if not os.environ.get("NODE_PATH") and NODE_MODULES.is_dir():
-        monkeypatch.setenv("NODE_PATH", str(NODE_MODULES))
+    monkeypatch.delenv("NODE_PATH", raising=False)  # the copy's node_modules serves the SDK (see workspace)
+    for name, value in offline.env().items():
+        monkeypatch.setenv(name, value)
     runtimes.clear_cache()
     h = new_host()
     h.register(yaml_plugin, "yaml_tools")
@@ -42,9 +44,18 @@ def host(monkeypatch: pytest.MonkeyPatch) -> Iterator[PluginHost]:
 
 
 @pytest.fixture
+def offline() -> Iterator[RegistrySentinel]:
+    with RegistrySentinel() as sentinel:
+        yield sentinel
+    assert sentinel.connections == 0, "a tool server tried the network (package registry or proxy)"
+
+
+@pytest.fixture
 def workspace(tmp_path: Path) -> Path:
+    """A copy of the example with a ``node_modules`` (what `npm install` in the example makes)."""
     copy = tmp_path / "mcp-tools"
     shutil.copytree(EXAMPLE, copy, ignore=shutil.ignore_patterns("tests", "logs", "node_modules", "__pycache__"))
+    link_node_modules(copy, NODE_MODULES)
     return copy
 
 
