@@ -104,3 +104,24 @@ def test_tools_lists_the_servers_tools(host: PluginHost, workspace: Path) -> Non
     assert tools["mcpdemo_greet"]["kind"] == "mcp" and tools["mcpdemo_greet"]["trailmap"] == "mcpdemo"
     assert tools["mcpdemo_greet"]["inputSchema"]["properties"]["name"]["description"] == "Who to greet"
     assert not _servers_running(workspace)
+
+
+def test_the_documented_offline_commands_list_the_typescript_servers_tools(offline: RegistrySentinel) -> None:
+    """docs/mcp-tools.md's block runs as shown, from the repository root: the greeter server starts under
+    `bun --no-install` (empty cache, registry on the sentinel) and its tools are listed from the server."""
+    import re
+    import subprocess
+    import sys
+
+    doc = (REPO / "docs" / "mcp-tools.md").read_text(encoding="utf-8")
+    block = re.search(r"### Packages are never fetched while a trail runs\n.*?```bash\n(.*?)```", doc, re.DOTALL)
+    assert block is not None
+    assert block.group(1).splitlines()[0] == "source .tools/env.sh"
+    link_node_modules(REPO, NODE_MODULES)  # what scripts/bootstrap.sh links
+    env = {**os.environ, **offline.env(), "PATH": os.pathsep.join([str(Path(sys.executable).parent),
+                                                                   os.environ.get("PATH", "")])}
+    env.pop("NODE_PATH", None)
+    done = subprocess.run(["bash", "-ec", block.group(1)], cwd=REPO, env=env, capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Greet every member of a team" in done.stdout  # the description comes from servers/greeter.ts

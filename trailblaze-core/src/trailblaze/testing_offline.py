@@ -21,6 +21,7 @@ import tempfile
 import threading
 from pathlib import Path
 from types import TracebackType
+from typing import Self
 
 REGISTRY_VARIABLES = ("npm_config_registry", "NPM_CONFIG_REGISTRY", "BUN_CONFIG_REGISTRY", "HTTP_PROXY",
                       "HTTPS_PROXY", "http_proxy", "https_proxy")
@@ -57,7 +58,7 @@ class RegistrySentinel:
         self._thread.join(5)
         shutil.rmtree(self.bun_cache, ignore_errors=True)
 
-    def __enter__(self) -> RegistrySentinel:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,

@@ -40,8 +40,8 @@ from .meta import (
     parse_tool_meta,
 )
 from .process import ServerProcess, tail_text
-from .runtimes import missing_module, missing_module_hint
 from .results import delegates_of, to_tool_result
+from .runtimes import missing_module, missing_module_hint
 from .spawn import launch_for
 from .wire import CallOutcome, ConnectionLost, ListedTool, ProtocolError, RequestTimeout
 
