@@ -103,8 +103,9 @@ def test_nl_trail_on_the_web_shop_is_recorded_then_replayed(tmp_path: Path, serv
     assert {"web_click", "web_type", "web_fillSecret", "web_navigate", "objectiveStatus"} <= offered
     assert not {n for n in offered if n.startswith(("mobile_", "android_", "ios_"))} and "exec" not in offered
     assert server.requests[-1].tool_names[-1] == "objectiveStatus"
-    assert all(n.startswith(("web_verify", "web_assert")) or n in ("objectiveStatus", "web_evaluate") or "verify" in n.lower()
-               for n in server.requests[-1].tool_names)
+    # A verify step offers only verifications (the memory assertions and assertWaypoint among them).
+    assert all(n.startswith(("web_verify", "web_assert", "assert")) or n in ("objectiveStatus", "web_evaluate")
+               or "verify" in n.lower() for n in server.requests[-1].tool_names)
     # Secrets: the password never reaches the model.
     assert PASSWORD not in server.bodies_text()
 

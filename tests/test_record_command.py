@@ -1,6 +1,7 @@
 """``trailblaze record`` on the example shop in a headed Chromium under Xvfb, driven as a person would: the
 test attaches to the recorder's browser over the DevTools protocol and clicks and types with real input
-events (sign in, add to cart, open the cart, select the total and press Alt+Shift+V to check it), then
+events (sign in, add to cart, name a step in the terminal and one in the page's overlay, open the cart,
+check the selected heading with the overlay's "Verify visible" and the total with Alt+Shift+V), then
 closes the window. The trail written replays green with ``trailblaze run`` and holds no password."""
 
 from __future__ import annotations
@@ -89,11 +90,20 @@ def test_a_demonstration_in_a_headed_browser_becomes_a_trail_that_replays(tmp_pa
             page.get_by_role("link", name="View Trail Mug").click()
             page.get_by_role("button", name="Add to cart").click()
             page.get_by_text("Added to cart").wait_for()
+            # ... and names the next one in the page's overlay (typing there is not recorded).
+            overlay = page.locator("trailblaze-recorder")
+            overlay.locator("input").click()
+            page.keyboard.type("Open the cart")
+            overlay.locator("button[name=name]").click()
+            overlay.get_by_text("Next step: Open the cart").wait_for()
             page.get_by_role("link", name="Cart (1)").click()
+            page.get_by_role("heading", name="Your cart").click(click_count=3)
+            overlay.locator("button[name=verify]").click()  # a check of the selected heading, from the overlay
+            wait_for(log, "web_verifyTextVisible", proc, timeout=30)
             total = page.get_by_test_id("cart-total")
             total.click(click_count=3)  # a person selects the total by triple-clicking it
             page.keyboard.press("Alt+Shift+V")
-            wait_for(log, "web_verifyTextVisible", proc, timeout=30)
+            wait_for(log, '"Total: $12.50"', proc, timeout=30)
             page.close()
         code = proc.wait(120)
     finally:
@@ -110,11 +120,13 @@ def test_a_demonstration_in_a_headed_browser_becomes_a_trail_that_replays(tmp_pa
     saved = (ws / "trails" / "buy-a-mug.trail.yaml").read_text()
     assert PASSWORD not in saved and PASSWORD not in output
     assert "value: '{{password}}'" in saved, saved
+    assert "Name the next step" not in saved and "text: Open the cart" not in saved, saved
     for expected in ("web_navigate", "ariaRole: textbox", "ariaNameRegex: Email", "web_fillSecret",
                      "ref: button \"Sign in\"", "ref: link \"View Trail Mug\"", "ref: button \"Add to cart\"",
                      "- step: Type into textbox \"Email\"; fill textbox \"Password\" with {{password}}; click button",
                      "- verify: 'Check that \"Total: $12.50\" is visible'", "title: Buy a mug",
-                     "- step: Add the trail mug to the cart\n"):
+                     "- step: Add the trail mug to the cart\n", "- step: Open the cart\n",
+                     "- verify: Check that \"Your cart\" is visible\n"):
         assert expected in saved, (expected, saved)
 
     replay = subprocess.run([str(TRAILBLAZE), "run", "trails/buy-a-mug.trail.yaml", "--secret-env",

@@ -3,6 +3,7 @@ slip fails CI like any other defect instead of piling up until someone runs mypy
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -24,3 +25,35 @@ def test_sources_are_mypy_strict_clean() -> None:
                             timeout=600, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Success: no issues found" in result.stdout
+
+
+def test_the_example_plugin_is_mypy_strict_clean() -> None:
+    """A third party's plugin type-checks against the public API exactly as published: ``mypy --strict``
+    sees every name ``trailblaze`` exports (a literal ``__all__`` with the imports under TYPE_CHECKING)
+    and ``Driver[Config]`` types ``driver.config``."""
+    result = subprocess.run([sys.executable, "-m", "mypy", "--strict", "examples/trailblaze-acme"], cwd=REPO,
+                            capture_output=True, text=True, timeout=600, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Success: no issues found" in result.stdout
+
+
+def test_the_public_names_are_all_lazy_and_all_listed() -> None:
+    # __all__ is a literal (type checkers read it) and _LAZY says where each name lives: one list each,
+    # kept equal here, so a name cannot be exported to mypy but missing at run time or the reverse.
+    import trailblaze
+
+    assert sorted(trailblaze.__all__) == sorted(["__version__", "hookimpl", *trailblaze._LAZY])
+    for name in trailblaze.__all__:
+        assert getattr(trailblaze, name) is not None
+
+
+def test_a_generated_plugin_is_mypy_strict_clean(tmp_path: Path) -> None:
+    """What ``trailblaze plugin new --driver`` writes type-checks as it is (``Driver[Config]`` included)."""
+    target = tmp_path / "plugin"
+    made = subprocess.run([sys.executable, "-m", "trailblaze.cli", "plugin", "new", "acme-shop", "--driver",
+                           "-o", str(target)], capture_output=True, text=True, timeout=120, check=False)
+    assert made.returncode == 0, made.stderr
+    result = subprocess.run([sys.executable, "-m", "mypy", "--strict", "src/trailblaze_acme_shop", "tests"],
+                            cwd=target, env={**os.environ, "MYPYPATH": "src"}, capture_output=True, text=True,
+                            timeout=600, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr

@@ -85,7 +85,8 @@ def test_yaml_tools_from_wheels_with_the_install_hint_for_scripts(wheelhouse, cl
     target = clean_venv.run("trailblaze", "tools", "--json", "--target", "notes", "--driver", "host", cwd=work)
     assert target.returncode == 0, target.stderr
     assert sorted(t["name"] for t in json.loads(target.stdout)) == [
-        "dumpMemory", "notes_remember", "rememberValue", "wait"]
+        "assertEquals", "assertMath", "assertNotEquals", "assertWithAi", "dumpMemory", "notes_remember",
+        "rememberNumber", "rememberText", "rememberValue", "rememberWithAi", "wait"]
 
 
 def test_check_and_run_from_wheels(wheelhouse, clean_venv, tmp_path: Path) -> None:

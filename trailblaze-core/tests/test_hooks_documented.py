@@ -32,3 +32,11 @@ def test_every_hook_has_a_real_docstring() -> None:
     for name in spec_signatures():
         doc = inspect.getdoc(getattr(hookspecs, name)) or ""
         assert len(doc) > 60, f"{name} needs a docstring that explains when and why it is called"
+
+
+def test_the_contract_version_is_the_documented_one() -> None:
+    import trailblaze
+
+    assert trailblaze.CONTRACT_VERSION == hookspecs.CONTRACT_VERSION
+    major, minor = hookspecs.CONTRACT_VERSION
+    assert f"currently `({major}, {minor})`" in DOC.read_text()

@@ -105,3 +105,142 @@ def test_a_plugin_raising_a_trailblaze_error_means_it(plugin_host: PluginHost) -
         with pytest.raises(InfrastructureError, match="set ACME_HOME first") as caught:
             plugin_host.register_drivers(DriverRegistry())
     assert not isinstance(caught.value, PluginHookError)
+
+
+def test_a_wrapper_on_any_hook_is_named_for_what_it_raises_itself(plugin_host: PluginHost, tmp_path: Path) -> None:
+    class Shortener:
+        @hookimpl(wrapper=True)
+        def trailblaze_tool_descriptor(self) -> Any:
+            descriptor = yield
+            limits: dict[str, int] = {}
+            return descriptor if len(descriptor.description) < limits["openai"] else None  # a bug: KeyError
+
+    with register_plugin(plugin_host, Shortener(), "shortener"):
+        result = run_cli(["tools"], host=plugin_host, cwd=tmp_path)
+    assert result.exit_code == ExitCode.INFRASTRUCTURE
+    assert "plugin 'shortener' failed in trailblaze_tool_descriptor: KeyError: 'openai'" in result.stderr
+
+
+# -- issue 22 MEDIUM 13, each case as reported, through real installed distributions -------------------
+RAISING_TOOLS = '''
+from trailblaze import hookimpl
+
+@hookimpl
+def trailblaze_register_tools(registry):
+    raise RuntimeError("tool catalog unreachable")
+'''
+
+RAISING_WRAPPER = '''
+from trailblaze import hookimpl
+
+@hookimpl(wrapper=True)
+def trailblaze_execute_tool(call):
+    result = yield
+    raise KeyError("wrapper bug")
+'''
+
+OBSERVING_WRAPPER = '''
+from trailblaze import hookimpl
+
+@hookimpl(wrapper=True)
+def trailblaze_execute_tool(call):
+    return (yield)  # the tool's own failure passes through: still the tool's (exit 1)
+'''
+
+LOSING_DEVICE = '''
+from trailblaze import DriverError, Tool, hookimpl
+
+class Unplug(Tool):
+    """Lose the device."""
+    name = "acme_unplug"
+    def execute(self, ctx):
+        raise DriverError("the device went away")
+
+class Broken(Tool):
+    """A tool with a bug."""
+    name = "acme_broken"
+    def execute(self, ctx):
+        return {}["missing"]
+
+@hookimpl
+def trailblaze_register_tools(registry):
+    registry.add_tool(Unplug)
+    registry.add_tool(Broken)
+'''
+
+ONE_CALL = "trail:\n  - step: {text}\n    recording:\n      host:\n        - {tool}: {{}}\n"
+
+
+def test_plugins_shows_a_plugin_whose_register_tools_raises_as_failing(fake_site: Any, trailblaze_cmd: Any,
+                                                                       tmp_path: Path) -> None:
+    fake_site("trailblaze-catalog", "tb_catalog", RAISING_TOOLS, "catalog", "0.3.0")
+    env = {"TRAILBLAZE_LOAD_PLUGINS": "catalog"}
+    listing = trailblaze_cmd(["plugins"], pythonpath=fake_site.path, env=env, cwd=tmp_path)
+    assert listing.returncode == 0, listing.stderr
+    assert ("catalog (trailblaze-catalog 0.3.0): error: trailblaze_register_tools: RuntimeError: tool catalog "
+            "unreachable") in listing.stdout
+    tools = trailblaze_cmd(["tools"], pythonpath=fake_site.path, env=env, cwd=tmp_path)
+    assert tools.returncode == ExitCode.INFRASTRUCTURE
+    assert "plugin 'catalog' (trailblaze-catalog 0.3.0) failed in trailblaze_register_tools" in tools.stderr
+
+
+def test_a_raising_execute_wrapper_is_its_plugins_failure_not_the_tools(fake_site: Any, trailblaze_cmd: Any,
+                                                                        tmp_path: Path) -> None:
+    fake_site("trailblaze-wrap", "tb_wrap", RAISING_WRAPPER, "wrap", "0.2.0")
+    (tmp_path / "t.trail.yaml").write_text(TRAIL)
+    run = trailblaze_cmd(["run", "t.trail.yaml", "--no-report"], pythonpath=fake_site.path,
+                         env={"TRAILBLAZE_LOAD_PLUGINS": "wrap"}, cwd=tmp_path)
+    assert run.returncode == ExitCode.INFRASTRUCTURE, run.stdout + run.stderr
+    assert ("step 1 \"wait a moment\": tool 'wait' (t.trail.yaml:5:11): plugin 'wrap' (trailblaze-wrap 0.2.0) "
+            "failed in trailblaze_execute_tool: KeyError: 'wrapper bug' -- disable it with "
+            "TRAILBLAZE_DISABLE_PLUGINS=wrap") in run.stdout
+    assert "Traceback" not in run.stdout + run.stderr
+
+
+def test_a_tools_own_failure_through_an_observing_wrapper_stays_the_tools(fake_site: Any, trailblaze_cmd: Any,
+                                                                          tmp_path: Path) -> None:
+    fake_site("trailblaze-observe", "tb_observe", OBSERVING_WRAPPER, "observe")
+    fake_site("trailblaze-unplug", "tb_unplug", LOSING_DEVICE, "unplug")
+    (tmp_path / "t.trail.yaml").write_text(ONE_CALL.format(text="broken", tool="acme_broken"))
+    run = trailblaze_cmd(["run", "t.trail.yaml", "--no-report"], pythonpath=fake_site.path,
+                         env={"TRAILBLAZE_LOAD_PLUGINS": "observe,unplug"}, cwd=tmp_path)
+    assert run.returncode == ExitCode.TRAIL_FAILED, run.stdout + run.stderr
+    assert "tool 'acme_broken' raised KeyError: 'missing'" in run.stdout
+    assert "plugin 'observe'" not in run.stdout + run.stderr
+
+
+def test_a_driver_error_inside_a_step_names_step_tool_and_line_and_is_logged(fake_site: Any, trailblaze_cmd: Any,
+                                                                             tmp_path: Path) -> None:
+    fake_site("trailblaze-unplug", "tb_unplug", LOSING_DEVICE, "unplug")
+    (tmp_path / "t.trail.yaml").write_text(ONE_CALL.format(text="unplug it", tool="acme_unplug"))
+    run = trailblaze_cmd(["run", "t.trail.yaml", "--no-report"], pythonpath=fake_site.path,
+                         env={"TRAILBLAZE_LOAD_PLUGINS": "unplug"}, cwd=tmp_path)
+    assert run.returncode == ExitCode.INFRASTRUCTURE, run.stdout + run.stderr
+    assert "step 1 \"unplug it\": tool 'acme_unplug' (t.trail.yaml:5:11): the device went away" in run.stdout
+    (log,) = tmp_path.glob("logs/*/session.ndjson")
+    calls = [e for e in map(json.loads, log.read_text().splitlines()) if e.get("toolName") == "acme_unplug"]
+    assert len(calls) == 1
+    assert calls[0]["successful"] is False and "the device went away" in calls[0]["exceptionMessage"]
+
+
+@pytest.mark.parametrize("position", ["root", "subcommand", "env"])
+def test_debug_prints_the_traceback_in_every_position(position: str, fake_site: Any, trailblaze_cmd: Any,
+                                                       tmp_path: Path) -> None:
+    fake_site("trailblaze-unplug", "tb_unplug", LOSING_DEVICE, "unplug")
+    (tmp_path / "t.trail.yaml").write_text(ONE_CALL.format(text="unplug it", tool="acme_unplug"))
+    args = {"root": ["--debug", "run", "t.trail.yaml"], "subcommand": ["run", "t.trail.yaml", "--debug"],
+            "env": ["run", "t.trail.yaml"]}[position]
+    env = {"TRAILBLAZE_LOAD_PLUGINS": "unplug", **({"TRAILBLAZE_DEBUG": "1"} if position == "env" else {})}
+    run = trailblaze_cmd([*args, "--no-report"], pythonpath=fake_site.path, env=env, cwd=tmp_path)
+    assert run.returncode == ExitCode.INFRASTRUCTURE, run.stdout + run.stderr
+    assert "Traceback (most recent call last)" in run.stderr
+    assert "DriverError: " in run.stderr and "tb_unplug.py" in run.stderr
+    quiet = trailblaze_cmd(["run", "t.trail.yaml", "--no-report"], pythonpath=fake_site.path,
+                           env={"TRAILBLAZE_LOAD_PLUGINS": "unplug"}, cwd=tmp_path)
+    assert "Traceback" not in quiet.stdout + quiet.stderr
+
+
+def test_debug_is_accepted_after_every_subcommand() -> None:
+    for name in ("run", "check", "tools", "plugins", "snapshot"):
+        result = run_cli([name, "--debug", "--help"])
+        assert result.exit_code == 0, (name, result.output)

@@ -88,5 +88,6 @@ def test_values_parse_the_same_from_the_cli_and_from_pytest() -> None:
 
 def test_snapshot_reads_one_device() -> None:
     values = session_values("snapshot", {"driver": None, "device": "android/emulator-5554", "driver_options": (),
-                                         "headed": False, "workspace": None})
+                                         "headed": False, "workspace": None, "memory": (), "secrets": (),
+                                         "secret_env": (), "secrets_files": (), "setup": ()})
     assert values["device"] == "android/emulator-5554" and "devices" not in values

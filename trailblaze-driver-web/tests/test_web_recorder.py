@@ -95,3 +95,44 @@ def test_page_text_that_looks_like_a_token_is_recorded_escaped(tmp_path: Path, c
     assert calls["web_click"]["ref"] == 'button "\\{{shopUrl}}"'
     assert calls["web_type"]["text"] == "\\{{coupon}}"
     assert calls["web_fillSecret"]["value"] == "{{password}}"
+
+
+def test_the_overlay_names_steps_and_adds_checks_and_is_seen_by_neither_recorder_nor_agent(
+        tmp_path: Path, chromium: str) -> None:
+    snapshots: list[str] = []
+
+    def act(page: Any, tmp: Path) -> None:
+        overlay = page.locator("trailblaze-recorder")  # aria-hidden: CSS finds its controls, roles do not
+        # Typing a name into the overlay and pressing Enter names the next step; it is no action.
+        overlay.locator("input").click()
+        page.keyboard.type("Look for boots")
+        page.keyboard.press("Enter")
+        overlay.get_by_text("Next step: Look for boots").wait_for()
+        page.get_by_label("Search").click()
+        page.keyboard.type("boots")
+        page.get_by_role("link", name="Next").click()
+        # Select text on the page, then "Verify visible" in the overlay: a check of that text.
+        page.get_by_text("Some plain text").click(click_count=3)
+        overlay.locator("button[name=verify]").click()
+        overlay.get_by_text("Check added: Some plain text").wait_for()
+        page.evaluate("window.getSelection().removeAllRanges()")
+        overlay.locator("button[name=verify]").click()
+        overlay.get_by_text("Select text on the page first").wait_for()
+        overlay.locator("button[name=name]").click()  # an empty name: nothing
+        right = overlay.locator("form").bounding_box()
+        overlay.locator("b").click()  # moves to the other corner, uncovering what it hid
+        left = overlay.locator("form").bounding_box()
+        assert right is not None and left is not None and left["x"] < right["x"]
+        # What the agent's snapshots read (the driver's compact one and the upstream-refs one).
+        snapshots.append(page.locator("body").aria_snapshot(mode="ai"))
+        snapshots.append(page.locator(":root").aria_snapshot())
+
+    drafts = record(tmp_path, PAGE, act, 3)
+    for snapshot in snapshots:
+        assert "Search" in snapshot, snapshot
+        assert "Verify visible" not in snapshot and "Name the next step" not in snapshot and "REC" not in snapshot
+    calls = [(c.name, c.args.get("ref"), c.args.get("text")) for d in drafts for c in d.calls]
+    assert calls == [("web_type", 'textbox "Search"', "boots"), ("web_click", 'link "Next"', None),
+                     ("web_verifyTextVisible", None, "Some plain text")], calls  # nothing from the overlay
+    assert drafts[0].text == "Look for boots" and drafts[0].kind == "step"
+    assert drafts[-1].kind == "verify"

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from trailblaze.tools.descriptors import describe
 
 
 def test_storage_and_secret_primitives_are_web_core_members(web_host: Any) -> None:
@@ -18,7 +17,7 @@ def test_storage_and_secret_primitives_are_web_core_members(web_host: Any) -> No
     for name in ("web_applyCookies", "web_getStorageState", "web_fillSecret"):
         definition = registry.get(name)
         assert definition is not None and "web_core" in definition.toolsets, name
-    schema = describe(registry.get("web_scroll"), web_host).input_schema
+    schema = web_host.codec(registry).describe(registry.get("web_scroll")).input_schema
     assert schema["properties"]["amount"]["default"] == 500
 
 

@@ -9,6 +9,7 @@ import pytest
 import trailblaze_acme.plugin as acme_plugin
 from trailblaze import ToolCall
 from trailblaze.errors import ToolArgumentError
+from trailblaze.plugins import PluginHost
 from trailblaze.testing import make_session, register_plugin, run_cli
 
 pytest_plugins = ["trailblaze.testing"]
@@ -16,17 +17,18 @@ pytest_plugins = ["trailblaze.testing"]
 TRAILS = Path(__file__).resolve().parents[1] / "trails"
 
 
-def test_greet_runs_through_the_dispatcher(plugin_host, tmp_path: Path) -> None:
+def test_greet_runs_through_the_dispatcher(plugin_host: PluginHost, tmp_path: Path) -> None:
     with register_plugin(plugin_host, acme_plugin, "acme"):
         session = make_session(plugin_host, root=tmp_path)
         result = session.dispatcher.call(ToolCall("acme_greet", {"person": "Ada"}), session.context())
         session.log.close()
     assert result.success and result.message == "Hello, Ada!"
     assert session.memory.get("greeting") == "Hello, Ada!"
-    assert session.registry.get("acme_greet").source.plugin == "acme"
+    definition = session.registry.get("acme_greet")
+    assert definition is not None and definition.source.plugin == "acme"
 
 
-def test_greet_rejects_unknown_and_missing_arguments(plugin_host, tmp_path: Path) -> None:
+def test_greet_rejects_unknown_and_missing_arguments(plugin_host: PluginHost, tmp_path: Path) -> None:
     with register_plugin(plugin_host, acme_plugin, "acme"):
         session = make_session(plugin_host, root=tmp_path)
         with pytest.raises(ToolArgumentError, match="missing required argument 'person'"):
@@ -36,7 +38,7 @@ def test_greet_rejects_unknown_and_missing_arguments(plugin_host, tmp_path: Path
         session.log.close()
 
 
-def test_trail_replays_with_trailblaze_run(plugin_host, tmp_path: Path) -> None:
+def test_trail_replays_with_trailblaze_run(plugin_host: PluginHost, tmp_path: Path) -> None:
     with register_plugin(plugin_host, acme_plugin, "acme"):
         result = run_cli(["run", str(TRAILS), "--arg", "person=Grace", "--output-dir", str(tmp_path / "out")],
                          host=plugin_host)
@@ -44,7 +46,7 @@ def test_trail_replays_with_trailblaze_run(plugin_host, tmp_path: Path) -> None:
     assert "Results: 1 passed, 0 failed, 0 skipped" in result.output
 
 
-def test_failed_verification_exits_1(plugin_host, tmp_path: Path) -> None:
+def test_failed_verification_exits_1(plugin_host: PluginHost, tmp_path: Path) -> None:
     trail = tmp_path / "wrong.trail.yaml"
     trail.write_text(
         "trail:\n"

@@ -1,20 +1,27 @@
+from __future__ import annotations
+
 import textwrap
+from pathlib import Path
+from typing import Any
 
 import pytest
 import trailblaze_acme.plugin as acme_plugin
-from trailblaze import ToolCall
+from trailblaze import ToolCall, ToolResult
 from trailblaze.config import load_workspace
 from trailblaze.errors import BadInputError, ConfigError, ToolArgumentError
-from trailblaze.testing import host_with_plugins, installed_host, make_driver, open_session, register_plugin
+from trailblaze.plugins import PluginHost
+from trailblaze.session import Session
+from trailblaze.testing import (MemoryDriver, host_with_plugins, installed_host, make_driver, open_session,
+                                register_plugin)
 
 pytest_plugins = ["trailblaze.testing"]  # the plugin_host fixture
 
 
-def call(session, name, **args):
+def call(session: Session, name: str, **args: Any) -> ToolResult:
     return session.dispatcher.call(ToolCall(name, args), session.context())
 
 
-def write(root, files):
+def write(root: Path, files: dict[str, str]) -> Path:
     for path, text in files.items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(textwrap.dedent(text))
@@ -22,7 +29,7 @@ def write(root, files):
 
 
 # A class-backed tool: register your plugin on the test host, open a session on the in-memory device.
-def test_class_tool(plugin_host, tmp_path):
+def test_class_tool(plugin_host: PluginHost, tmp_path: Path) -> None:
     with register_plugin(plugin_host, acme_plugin, "acme"), open_session(plugin_host, root=tmp_path) as session:
         assert call(session, "acme_greet", person="Ada").message == "Hello, Ada!"
         with pytest.raises(ToolArgumentError, match=r"unknown argument 'colour' \(known: person, punctuation\)"):
@@ -31,7 +38,7 @@ def test_class_tool(plugin_host, tmp_path):
 
 
 # A YAML tool: load the yaml_tools plugin, write the tool into a workspace, read the workspace.
-def test_yaml_tool(tmp_path):
+def test_yaml_tool(tmp_path: Path) -> None:
     root = write(tmp_path, {
         "trails/config/trailblaze.yaml": "defaults: {}\n",
         "trails/config/trailmaps/acme/tools/acme_greetTwice.tool.yaml": """
@@ -52,7 +59,7 @@ def test_yaml_tool(tmp_path):
 
 
 # An MCP tool: declare the server in the workspace; the session hooks start it, open_session stops it.
-def test_mcp_tool(tmp_path):
+def test_mcp_tool(tmp_path: Path) -> None:
     root = write(tmp_path, {
         "trails/config/trailblaze.yaml": "mcpServers:\n  - script: ../../server.py\n",
         "server.py": """
@@ -74,10 +81,11 @@ def test_mcp_tool(tmp_path):
 
 
 # A driver: build it as `trailblaze run` does (settings validated, defaults filled), then use it in a session.
-def test_driver(plugin_host, tmp_path):
-    driver = make_driver("in-memory", elements=["Welcome"])  # your driver: make_driver(AcmeDriver, endpoint=...)
+def test_driver(plugin_host: PluginHost, tmp_path: Path) -> None:
+    driver = make_driver(MemoryDriver, elements=["Welcome"])  # your driver: make_driver(AcmeDriver, endpoint=...)
+    assert driver.config.elements == ["Welcome"]  # typed: Driver[MemoryDriverConfig]
     with open_session(plugin_host, root=tmp_path, driver=driver) as session:
-        assert session.device.driver == "in-memory" and "Welcome" in session.driver.snapshot()
+        assert session.device.driver == "in-memory" and "Welcome" in driver.snapshot()
     assert driver.stopped
     with pytest.raises(ConfigError, match="unknown setting 'colour'"):
         make_driver("in-memory", colour="red")

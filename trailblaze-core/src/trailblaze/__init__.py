@@ -1,8 +1,10 @@
 """Trailblaze for Python: AI-driven UI testing with recorded, replayable trails.
 
 The public API for plugin authors lives here: ``hookimpl`` to implement hooks, ``Tool`` and
-``DelegatingTool`` to write class-backed tools, ``Driver`` to add a device kind. Attributes are
-resolved lazily so ``import trailblaze`` stays cheap for the CLI.
+``DelegatingTool`` to write class-backed tools, ``Driver`` to add a device kind, ``CONTRACT_VERSION``
+to know which hooks exist. Attributes are resolved lazily so ``import trailblaze`` stays cheap for the
+CLI; ``__all__`` is a literal list and the same names are imported under ``TYPE_CHECKING``, so type
+checkers (``mypy --strict``) see every export without the imports running.
 
 The documented submodules are public too, each through its ``__all__``: ``trailblaze.tools`` (and
 ``.base``, ``.codec``, ``.descriptors``, ``.params``, ``.registry``, ``.serialization``),
@@ -15,8 +17,9 @@ between the sessions of a run), ``trailblaze.children`` (child processes that di
 ``trailblaze.schemas`` (editor JSON Schemas), ``trailblaze.yamlstream`` (the bounded YAML reader),
 ``trailblaze.waypoints`` (waypoint files and matching), ``trailblaze.recorder`` (what a driver's
 ``record_actions`` returns), ``trailblaze.files`` (writing a file atomically), ``trailblaze.untrusted``
-(outside text made valid and terminal-safe), ``trailblaze.host_settings`` (driver settings that reach
-the host) and ``trailblaze.pytest_plugin`` (see docs/writing-a-plugin.md, docs/pytest.md). Anything
+(outside text made valid, terminal-safe and fit for an output file), ``trailblaze.host_settings``
+(driver settings that reach the host) and ``trailblaze.pytest_plugin`` (see docs/writing-a-plugin.md,
+docs/pytest.md). Anything
 else, and any name outside a module's ``__all__``, is internal and may change; a test keeps the
 in-repo plugins and examples on this surface.
 """
@@ -34,6 +37,7 @@ hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 """Marker for hook implementations: ``@trailblaze.hookimpl``."""
 
 _LAZY = {
+    "CONTRACT_VERSION": "trailblaze.hookspecs",
     "Tool": "trailblaze.tools.base",
     "DelegatingTool": "trailblaze.tools.base",
     "ToolCall": "trailblaze.tools.base",
@@ -64,13 +68,46 @@ _LAZY = {
     "ExitCode": "trailblaze.errors",
 }
 
-__all__ = ["__version__", "hookimpl", *sorted(_LAZY)]
+__all__ = [
+    "CONTRACT_VERSION",
+    "__version__",
+    "hookimpl",
+    "BadInputError",
+    "CheckReport",
+    "ConfigError",
+    "DelegatingTool",
+    "DeviceInfo",
+    "Driver",
+    "DriverConfig",
+    "DriverError",
+    "DriverRegistry",
+    "ExitCode",
+    "InfrastructureError",
+    "OtherTool",
+    "ParamType",
+    "ParameterDefinition",
+    "ParameterSchema",
+    "SessionOutcome",
+    "TargetInfo",
+    "Tool",
+    "ToolCall",
+    "ToolContext",
+    "ToolDefinition",
+    "ToolDescriptor",
+    "ToolFailure",
+    "ToolRegistry",
+    "ToolResult",
+    "ToolSource",
+    "TrailblazeError",
+    "WorkspaceConfig",
+]
 
 if TYPE_CHECKING:
     from .checks import CheckReport
     from .config import WorkspaceConfig
     from .context import ToolContext
     from .driver import DeviceInfo, Driver, DriverConfig, DriverRegistry
+    from .hookspecs import CONTRACT_VERSION
     from .errors import (BadInputError, ConfigError, DriverError, ExitCode, InfrastructureError, ToolFailure,
                          TrailblazeError)
     from .session import SessionOutcome

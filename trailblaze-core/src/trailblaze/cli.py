@@ -16,10 +16,10 @@ import importlib
 import click
 
 from ._version import version_text
-from .commands.shared import CONTEXT_SETTINGS
+from .commands.shared import CONTEXT_SETTINGS, accept_debug, set_debug
 
-BUILTIN_COMMANDS = ("check", "mcp", "plugins", "record", "results", "run", "schema", "session", "skill", "snapshot",
-                    "step", "tool", "tools", "verify", "waypoint")
+BUILTIN_COMMANDS = ("check", "mcp", "plugin", "plugins", "record", "results", "run", "schema", "session", "skill",
+                    "snapshot", "step", "tool", "tools", "verify", "waypoint")
 """Every built-in command: ``command`` of the module ``trailblaze.commands.<name>``."""
 
 
@@ -66,7 +66,7 @@ class _CommandGroup(click.Group):
         if command is None:
             self._load_plugin_commands()
             command = super().get_command(ctx, cmd_name)
-        return command
+        return accept_debug(command) if command is not None else None
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         self._load_plugin_commands()
@@ -76,8 +76,9 @@ class _CommandGroup(click.Group):
 @click.group(cls=_CommandGroup, context_settings=CONTEXT_SETTINGS)
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
               help="Show the version of trailblaze and of every installed plugin, then exit.")
-@click.option("--debug", is_flag=True, help="Print Python tracebacks for errors (also TRAILBLAZE_DEBUG=1).")
-def cli(debug: bool) -> None:
+@click.option("--debug", is_flag=True, expose_value=False, callback=set_debug,
+              help="Print Python tracebacks for errors (also TRAILBLAZE_DEBUG=1; after the subcommand too).")
+def cli() -> None:
     """Trailblaze: AI-driven UI testing with recorded, replayable trails.
 
     A trail is a YAML file of natural-language steps, each with optional per-device recordings of

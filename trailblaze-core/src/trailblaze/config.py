@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .errors import ConfigError, SourceLocation
 from .tools.params import format_validation_error
@@ -31,6 +31,14 @@ class Defaults(BaseModel):
     llm: str | None = None
     max_llm_calls: int | None = Field(default=None, alias="max-llm-calls")
     driver: str | None = None
+    setup: list[str] = Field(default_factory=list)
+    """Trails replayed before ``snapshot``, ``session start`` and ``record`` look or act (a sign-in, say),
+    relative to the workspace root; ``--setup`` replaces them."""
+
+    @field_validator("setup", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: object) -> object:
+        return [value] if isinstance(value, str) else value
 
 
 class Quarantine(BaseModel):

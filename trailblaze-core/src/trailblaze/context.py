@@ -28,6 +28,8 @@ class ToolContext:
     whoever recorded it (upstream's compact element list), not by this session's last snapshot, so
     drivers resolve it by the recording's rule."""
     extras: dict[str, Any] = field(default_factory=dict)
+    attempt: int = 1
+    """1 for a call as written; ``n`` for the ``n``-th run of it through ``retry``."""
 
     @property
     def driver(self) -> "Driver | None":
@@ -61,6 +63,18 @@ class ToolContext:
 
     def run(self, call: "ToolCall") -> "ToolResult":
         return self.session.dispatcher.call(call, self, top_level=False)
+
+    def retry(self, call: "ToolCall") -> "ToolResult":
+        """Run ``call`` once more, the whole way: memory, argument checks, every execute wrapper (the
+        calling one included) and the owning plugin, with its own entry in the session log.
+
+        For an execute wrapper that decides the owner's answer was a flake: ``return context.retry(call)``
+        after ``yield``. The new run's context has ``attempt`` one higher (stop on it, or the wrapper
+        retries forever) and sits one level below the call it repeats, so a recording keeps the call
+        as written once, not once per attempt."""
+        again = ToolContext(self.session, depth=self.depth + 1, chain=self.chain, step_index=self.step_index,
+                            invocation_id=self.invocation_id, extras=self.extras, attempt=self.attempt + 1)
+        return self.session.dispatcher.call(call, again, top_level=False)
 
 __all__ = [
     "ToolContext",

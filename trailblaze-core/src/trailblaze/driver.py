@@ -11,9 +11,10 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol
 
 from pydantic import BaseModel, ConfigDict
+from typing_extensions import TypeVar
 
 from .errors import BadInputError
 from .tools.base import Contributions, ToolSource
@@ -76,12 +77,18 @@ class StepInfo(Protocol):
     def text(self) -> str | None: ...
 
 
-class Driver(ABC):
-    """Subclass this to add a device kind.
+ConfigT = TypeVar("ConfigT", bound=DriverConfig, default=DriverConfig, covariant=True)
+"""A driver's configuration model; a bare ``Driver`` means ``Driver[DriverConfig]``."""
+
+
+class Driver(ABC, Generic[ConfigT]):
+    """Subclass this to add a device kind: ``class AcmeDriver(Driver[AcmeConfig])``.
 
     Class attributes name it (``key`` such as ``playwright-native``; ``aliases`` such as the upstream
     enum ``PLAYWRIGHT_NATIVE``), say which ``platform`` it drives and which ``config_model`` validates
-    its configuration before anything starts.
+    its configuration before anything starts. Set ``config_model`` to the same class as the type
+    argument: the runner builds the driver with an instance of ``config_model`` (a class variable cannot
+    name a type variable, so the two are stated separately), and ``self.config`` is then typed as it.
     """
 
     key: ClassVar[str]
@@ -91,8 +98,8 @@ class Driver(ABC):
     config_model: ClassVar[type[DriverConfig]] = DriverConfig
     default_classifiers: ClassVar[tuple[str, ...]] = ()
 
-    def __init__(self, config: DriverConfig) -> None:
-        self.config = config
+    def __init__(self, config: ConfigT) -> None:
+        self.config: ConfigT = config
 
     @abstractmethod
     def start(self, session: "Session") -> DeviceInfo:

@@ -34,6 +34,14 @@ if TYPE_CHECKING:
 
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)
 
+CONTRACT_VERSION: tuple[int, int] = (1, 0)
+"""The version of this contract, ``(major, minor)``; also ``trailblaze.CONTRACT_VERSION``.
+
+The minor number grows when a hook or a hook argument is added, or a hook is deprecated (its
+implementations still run, with a warning); the major number grows when a deprecated hook is retired.
+A published plugin written for ``(1, n)`` keeps working on every ``(1, m)``. The policy, step by step,
+is in ``docs/hooks.md`` ("Contract version and deprecation policy")."""
+
 
 # -- discovery -----------------------------------------------------------------------------------
 @hookspec

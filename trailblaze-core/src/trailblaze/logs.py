@@ -29,9 +29,8 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 from .files import write_atomic
-from .textsafe import capped
 from .memory import Redactor
-from .untrusted import valid_data
+from .untrusted import capped, valid_data
 
 LOG_PACKAGE = "xyz.block.trailblaze.logs.client.TrailblazeLog"
 STREAM_FILE = "session.ndjson"

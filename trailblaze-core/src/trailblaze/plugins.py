@@ -15,7 +15,7 @@ import functools
 import importlib
 import os
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.metadata import EntryPoint, entry_points
@@ -155,14 +155,19 @@ class PluginHost:
         reads "plugin 'x' (dist 1.0) failed in trailblaze_register_drivers: ModuleNotFoundError: ...
         -- disable it with TRAILBLAZE_DISABLE_PLUGINS=x" (exit 2), and ``trailblaze plugins`` shows the
         plugin as ``error: ...``. ``TrailblazeError``s pass through: a plugin raising one means it.
-        Not guarded: wrappers, and ``trailblaze_execute_tool``, whose exceptions the dispatcher already
-        turns into the failure of the tool being called (a tool's bug fails its step, not the run)."""
+        Wrappers are guarded on every hook for what they raise themselves (not for the inner call's
+        exception passing through them): a third-party execute wrapper's bug is the plugin's failure
+        (exit 2, named), not the tool's (exit 1), so in CI it cannot pass for an app regression.
+        Not guarded: the ``trailblaze_execute_tool`` implementations that answer, whose exceptions the
+        dispatcher turns into the failure of the tool being called (a tool's bug fails its step)."""
         for caller in self.pm.get_hookcallers(obj) or []:
-            if caller.name in _UNGUARDED_HOOKS:
-                continue
             for impl in caller.get_hookimpls():
-                if impl.plugin is obj and not (impl.hookwrapper or impl.wrapper):
-                    # pluggy marks ``function`` final for its users; the host owns these impls.
+                if impl.plugin is not obj:
+                    continue
+                # pluggy marks ``function`` final for its users; the host owns these impls.
+                if impl.hookwrapper or impl.wrapper:
+                    setattr(impl, "function", self._guarded_wrapper(info, caller.name, impl.function))  # noqa: B010
+                elif caller.name not in _UNGUARDED_HOOKS:
                     setattr(impl, "function", self._guarded(info, caller.name, impl.function))  # noqa: B010
 
     def _guarded(self, info: PluginInfo, hook: str, fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -173,6 +178,35 @@ class PluginHost:
             except TrailblazeError:
                 raise
             except Exception as exc:  # noqa: BLE001 - whatever a plugin raises is reported as its own
+                raise self.hook_failed(info, hook, exc) from exc
+        return guarded
+
+    def _guarded_wrapper(self, info: PluginInfo, hook: str,
+                         fn: Callable[..., Any]) -> Callable[..., Generator[Any, Any, Any]]:
+        """A wrapper's generator, relayed step by step so an exception it raises itself is told apart
+        from the inner call's exception that pluggy throws into it and that merely passes through."""
+        @functools.wraps(fn)
+        def guarded(*args: Any, **kwargs: Any) -> Generator[Any, Any, Any]:
+            thrown: BaseException | None = None
+            try:
+                gen = fn(*args, **kwargs)
+                value = next(gen)
+                while True:
+                    try:
+                        sent = yield value
+                    except BaseException as exc:  # the inner call's error, handed on as is
+                        thrown = exc
+                        value = gen.throw(exc)
+                    else:
+                        thrown = None
+                        value = gen.send(sent)
+            except StopIteration as stop:
+                return stop.value
+            except TrailblazeError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - whatever a plugin raises is reported as its own
+                if exc is thrown:
+                    raise
                 raise self.hook_failed(info, hook, exc) from exc
         return guarded
 
@@ -188,14 +222,35 @@ class PluginHost:
 
     def probe(self) -> None:
         """Run the cheap discovery hooks into scratch registries, so ``trailblaze plugins`` can show a
-        plugin that imports or registers something broken as ``error`` instead of ``ok``."""
+        plugin that imports or registers something broken as ``error`` instead of ``ok``: the same
+        failure ``tools``, ``check`` and ``run`` then stop on (exit 2). Tools are registered plugin by
+        plugin against the current workspace (an empty one when there is none or its config does not
+        load), so one broken plugin does not hide the next; a workspace's own bad input (a broken tool
+        file) is not a plugin's failure."""
+        from pathlib import Path
+
+        from .config import WorkspaceConfig, find_workspace, load_workspace
         from .driver import DriverRegistry
+        from .tools.registry import ToolRegistry
 
         for step in (lambda: self.register_drivers(DriverRegistry()), self.config_sections, self.trailmap_dirs):
             try:
                 step()
             except PluginHookError:
                 pass  # the guard recorded it on the plugin's status
+        try:
+            root = find_workspace()
+            workspace = load_workspace(root, self) if root is not None else WorkspaceConfig(root=Path.cwd())
+        except TrailblazeError:
+            workspace = WorkspaceConfig(root=Path.cwd())
+        for info, fn, argnames in self._impls("trailblaze_register_tools"):
+            registry = ToolRegistry()
+            kwargs = {"registry": registry, "config": workspace, "host": self}
+            try:
+                with registry.contributing(info.source):
+                    fn(**{k: kwargs[k] for k in argnames})
+            except TrailblazeError:
+                pass  # a PluginHookError is on the plugin's status; bad input belongs to the workspace
 
     def _check_pending(self, name: str) -> None:
         plugin = self.pm.get_plugin(name)

@@ -95,6 +95,8 @@ def _config_schema(keys: Iterable[str]) -> dict[str, Any]:
     known: dict[str, Any] = {
         **{k: _TEXT for k in ("id", "title", "description", "priority", "target", "context", "platform", "driver")},
         "devices": _text_map({"type": "string", "description": "driver key or upstream name"}),
+        "drivers": {"type": ["object", "null"], "description": "driver key or alias → its settings for this trail",
+                    "additionalProperties": {"type": ["object", "null"]}},
         "skip": {"anyOf": [_text_map({"type": ["string", "null"]}), {"type": "string"}],
                  "description": "classifier → reason (a non-blank reason skips the trail there)"},
         "tags": {"type": ["array", "null"], "items": _SCALAR},
@@ -105,6 +107,8 @@ def _config_schema(keys: Iterable[str]) -> dict[str, Any]:
                     "description": "retries of a failed run of this trail (overrides --retries)"},
         "source": {"type": "object"},
         "electron": {},
+        "setup": {"anyOf": [_TEXT, {"type": "array", "items": _TEXT}],
+                  "description": "trail(s) replayed from their recordings first, relative to this file"},
     }
     return {"type": ["object", "null"], "additionalProperties": False, "properties": {k: known[k] for k in keys}}
 

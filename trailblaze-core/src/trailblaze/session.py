@@ -174,10 +174,14 @@ class Dispatcher:
         except ToolFailure as exc:
             outcome = ToolResult(False, exc.message)
             lost = self._lost(exc)
-        except TrailblazeError:
+        except TrailblazeError as exc:
+            # The run ends here (a device gone, a plugin's bug): the call that ended it is still logged.
+            self._log(call, resolved_args, definition, ctx, start, top_level, ToolResult(False, str(exc)),
+                      delegated=False, recordable=False, error=str(exc))
             raise
         except Exception as exc:  # noqa: BLE001 - a tool's own bug fails the step, not the run
             outcome = ToolResult(False, f"tool '{call.name}' raised {type(exc).__name__}: {exc}")
+            session.options.setdefault("_tracebacks", []).append(exc)  # the runner prints them with --debug
             lost = self._lost(exc)
         if isinstance(outcome, list):
             result = self._delegate(call, outcome, ctx)
@@ -190,7 +194,6 @@ class Dispatcher:
             error = result.message or f"tool '{call.name}' failed"
             if lost is None and not delegated:
                 lost = self._lost(None)
-        duration_ms = int((time.perf_counter() - start) * 1000)
         recordable = definition.is_recordable and not (delegated and definition.records_delegates)
         executed = ExecutedCall(call, resolved, ctx.depth, recordable, delegated,
                                 definition.is_verification, result.success, error, ctx.step_index)
@@ -198,6 +201,18 @@ class Dispatcher:
             # What a tool read from the page (a selector's text) is literal: its braces are escaped.
             executed.recorded = ToolCall(call.name, {**call.args, **escape_literal(result.recorded_args)})
         session.executed.append(executed)
+        self._log(call, resolved_args, definition, ctx, start, top_level, result, delegated=delegated,
+                  recordable=recordable, error=error, recorded=executed.recorded)
+        if lost is not None:
+            # The device or browser itself is gone: no tool can succeed any more (exit 2, not 1).
+            raise DriverError(lost)
+        return result
+
+    def _log(self, call: ToolCall, resolved_args: dict[str, Any], definition: Any, ctx: ToolContext,
+             start: float, top_level: bool, result: ToolResult, *, delegated: bool, recordable: bool,
+             error: str | None, recorded: ToolCall | None = None) -> None:
+        session = self.session
+        duration_ms = int((time.perf_counter() - start) * 1000)
         self._trace_seq += 1
         payload: dict[str, Any] = {
             "toolName": call.name,
@@ -220,13 +235,9 @@ class Dispatcher:
             payload["resultMessage"] = result.message
         if result.data is not None:
             payload["resultData"] = result.data
-        if executed.recorded is not None:
-            payload["recordedTrailblazeTool"] = executed.recorded.to_json()
+        if recorded is not None:
+            payload["recordedTrailblazeTool"] = recorded.to_json()
         session.log.write("DelegatingTrailblazeToolLog" if delegated else "TrailblazeToolLog", payload)
-        if lost is not None:
-            # The device or browser itself is gone: no tool can succeed any more (exit 2, not 1).
-            raise DriverError(lost)
-        return result
 
     def _lost(self, error: BaseException | None) -> str | None:
         driver = self.session.driver

@@ -30,7 +30,7 @@ import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, overload
 
 from . import hookimpl
 from .config import WorkspaceConfig
@@ -53,7 +53,7 @@ class MemoryDriverConfig(DriverConfig):
     """Instance id (``-d memory/<id>``); reported as the device id."""
 
 
-class MemoryDriver(Driver):
+class MemoryDriver(Driver[MemoryDriverConfig]):
     """A device that lives in memory: ``elements`` are what is on screen, ``actions`` what tools did."""
 
     key = "in-memory"
@@ -63,10 +63,9 @@ class MemoryDriver(Driver):
     config_model = MemoryDriverConfig
     default_classifiers = ("memory",)
 
-    def __init__(self, config: DriverConfig | None = None) -> None:
+    def __init__(self, config: MemoryDriverConfig | None = None) -> None:
         super().__init__(config or MemoryDriverConfig())
-        cfg = self.config if isinstance(self.config, MemoryDriverConfig) else MemoryDriverConfig()
-        self.elements: list[str] = list(cfg.elements)
+        self.elements: list[str] = list(self.config.elements)
         self.actions: list[tuple[str, dict[str, Any]]] = []
         self.step_events: list[tuple[str, int, str | None]] = []
         """The step lifecycle as the driver was told it: ``("started", number, text)``, then
@@ -75,7 +74,7 @@ class MemoryDriver(Driver):
         self.stopped = False
 
     def start(self, session: Session) -> DeviceInfo:
-        cfg = self.config if isinstance(self.config, MemoryDriverConfig) else MemoryDriverConfig()
+        cfg = self.config
         self.started = True
         return DeviceInfo(platform=self.platform, driver=self.key, classifiers=list(cfg.classifiers),
                           width=cfg.width, height=cfg.height, device_id=cfg.device or "memory-1")
@@ -349,6 +348,13 @@ def open_session(host: PluginHost, *, root: Path, driver: Driver | None = None,
         finish_session(session, outcome)
 
 
+D = TypeVar("D", bound=Driver)
+
+
+@overload
+def make_driver(driver: type[D], *, host: PluginHost | None = None, **settings: Any) -> D: ...
+@overload
+def make_driver(driver: str, *, host: PluginHost | None = None, **settings: Any) -> Driver: ...
 def make_driver(driver: type[Driver] | str, *, host: PluginHost | None = None, **settings: Any) -> Driver:
     """A driver built as ``trailblaze run`` builds it: ``settings`` validated by its ``config_model``
     (unknown or wrong settings raise ``ConfigError`` naming the key; the rest get their defaults).

@@ -25,7 +25,7 @@ class AndroidDriverConfig(AppiumDriverConfig):
     system_port: int | None = Field(None, gt=0, lt=65536, description="appium:systemPort (else allocated).")
 
 
-class AndroidAppiumDriver(AppiumDriver):
+class AndroidAppiumDriver(AppiumDriver[AndroidDriverConfig]):
     """Android phones, tablets and emulators through Appium's UiAutomator2 driver."""
 
     key = "android-appium-uiautomator2"
@@ -42,7 +42,6 @@ class AndroidAppiumDriver(AppiumDriver):
 
     def app_capabilities(self) -> dict[str, Any]:
         cfg = self.cfg
-        assert isinstance(cfg, AndroidDriverConfig)
         caps: dict[str, Any] = {}
         if cfg.app_id and not cfg.is_fake():
             caps["appium:appPackage"] = cfg.app_id

@@ -22,7 +22,7 @@ class IosDriverConfig(AppiumDriverConfig):
     wda_local_port: int | None = Field(None, gt=0, lt=65536, description="appium:wdaLocalPort (else allocated).")
 
 
-class IosAppiumDriver(AppiumDriver):
+class IosAppiumDriver(AppiumDriver[IosDriverConfig]):
     """iPhones, iPads and simulators through Appium's XCUITest driver."""
 
     key = "ios-appium-xcuitest"
@@ -38,7 +38,6 @@ class IosAppiumDriver(AppiumDriver):
 
     def app_capabilities(self) -> dict[str, Any]:
         cfg = self.cfg
-        assert isinstance(cfg, IosDriverConfig)
         caps: dict[str, Any] = {}
         if cfg.app_id and not cfg.is_fake():
             caps["appium:bundleId"] = cfg.app_id

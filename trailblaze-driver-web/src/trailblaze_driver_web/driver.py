@@ -56,7 +56,7 @@ DRIVER_KEY = "playwright-native"
 TRACE_FILE = "trace.zip"
 
 
-class PlaywrightDriver(Driver):
+class PlaywrightDriver(Driver[WebDriverConfig]):
     """Drives Chromium through Playwright. Headless by default; ``--headed`` shows the window."""
 
     key: ClassVar[str] = DRIVER_KEY
@@ -66,9 +66,9 @@ class PlaywrightDriver(Driver):
     config_model: ClassVar[type[DriverConfig]] = WebDriverConfig
     default_classifiers: ClassVar[tuple[str, ...]] = ("web",)
 
-    def __init__(self, config: DriverConfig | None = None) -> None:
+    def __init__(self, config: WebDriverConfig | None = None) -> None:
         super().__init__(config or WebDriverConfig())
-        self.cfg: WebDriverConfig = self.config  # type: ignore[assignment]
+        self.cfg = self.config
         self.session: Session | None = None
         self.playwright: Playwright | None = None
         self.browser: Browser | None = None

@@ -7,6 +7,11 @@ id, id and a CSS path — at that moment, because a click that submits or naviga
 afterwards. Role + name is used when it is unique; otherwise the next most readable candidate.
 Passwords never leave the page: a password field reports only that it was typed into, and is recorded
 as ``web_fillSecret`` with a ``{{token}}``.
+
+The page also gets a small overlay (bottom right) to name the next step and to check the selected text
+("Verify visible"), besides the terminal and Alt+Shift+V. It lives in a shadow root on ``<html>``, outside
+``<body>`` (what the agent's snapshots read) and ``aria-hidden``, and events that come from it are not
+reported as the person's actions.
 """
 
 from __future__ import annotations
@@ -89,9 +94,60 @@ PAGE_SCRIPT = r"""
                     '[role=checkbox], [role=radio], input[type=checkbox], input[type=radio], ' +
                     'input[type=submit], input[type=button], summary, label';
   const typed = el => el && el.matches && el.matches(TYPED);
+  let host = null;
+  const fromOverlay = e => !!host && e.composedPath().includes(host);
+  const verifySelection = () => {
+    const text = squash(String(window.getSelection()));
+    if (text) send('verify', null, {text});
+    return text;
+  };
+  const overlay = () => {
+    if (host || !document.documentElement) return;
+    host = document.createElement('trailblaze-recorder');
+    host.setAttribute('aria-hidden', 'true');
+    host.style.cssText = 'all: initial; position: fixed; right: 12px; bottom: 12px; z-index: 2147483647;';
+    const root = host.attachShadow({mode: 'open'});
+    root.innerHTML = `<style>
+      form { display: flex; gap: 6px; align-items: center; padding: 6px 8px; border-radius: 8px;
+             font: 13px system-ui, sans-serif; color: #111; background: #fff; border: 1px solid #c33;
+             box-shadow: 0 2px 8px rgba(0,0,0,.25); }
+      b { color: #c33; cursor: pointer; } input { width: 16em; font: inherit; }
+      button { font: inherit; cursor: pointer; }
+      output { max-width: 18em; overflow: hidden; white-space: nowrap; text-overflow: ellipsis; color: #555; }
+    </style>
+    <form><b title="Trailblaze is recording (click: move to the other corner)">● REC</b>
+      <input name="step" placeholder="Name the next step" autocomplete="off">
+      <button type="submit" name="name">Name step</button>
+      <button type="button" name="verify" title="Select text on the page, then press this">
+        Verify visible</button>
+      <output></output></form>`;
+    const form = root.querySelector('form'), input = root.querySelector('input'),
+          out = root.querySelector('output'), verify = root.querySelector('button[name=verify]');
+    form.addEventListener('submit', e => {
+      e.preventDefault();
+      const step = squash(input.value);
+      if (!step) return;
+      send('name', null, {name: step});
+      out.textContent = 'Next step: ' + step;
+      input.value = '';
+    });
+    root.querySelector('b').addEventListener('click', () => {  // uncovers what the bar hides
+      const left = host.style.left === '12px';
+      host.style.left = left ? '' : '12px';
+      host.style.right = left ? '12px' : '';
+    });
+    verify.addEventListener('mousedown', e => e.preventDefault());  // keeps the page's selection
+    verify.addEventListener('click', () => {
+      const text = verifySelection();
+      out.textContent = text ? 'Check added: ' + text : 'Select text on the page first';
+    });
+    document.documentElement.appendChild(host);
+  };
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', overlay);
+  else overlay();
   const reportTyping = el => send('type', el, el.type === 'password' ? {password: true} : {value: el.value});
   document.addEventListener('click', e => {
-    if (!e.isTrusted) return;
+    if (!e.isTrusted || fromOverlay(e)) return;
     const target = e.target instanceof Element ? e.target : null;
     if (!target || typed(target) || target.matches('select, input[type=file], option')) return;
     // A click on plain text (selecting it, say) is no action: only what looks clickable is recorded.
@@ -100,6 +156,7 @@ PAGE_SCRIPT = r"""
     send('click', el);
   }, true);
   document.addEventListener('change', e => {
+    if (fromOverlay(e)) return;
     const el = e.target;
     if (!(el instanceof Element)) return;
     if (el.tagName === 'SELECT') send('select', el, {values: [...el.selectedOptions].map(o => o.value)});
@@ -107,11 +164,10 @@ PAGE_SCRIPT = r"""
     else if (typed(el)) reportTyping(el);
   }, true);
   document.addEventListener('keydown', e => {
-    if (!e.isTrusted) return;
+    if (!e.isTrusted || fromOverlay(e)) return;
     if (e.key === 'Enter' && typed(e.target)) { reportTyping(e.target); send('enter', e.target); }
     if (e.altKey && e.shiftKey && e.code === 'KeyV') {
-      const text = squash(String(window.getSelection()));
-      if (text) send('verify', null, {text});
+      verifySelection();
       e.preventDefault();
     }
   }, true);
@@ -142,6 +198,8 @@ class Recorder:
         self._last_url: str | None = None
         self._typed: dict[str, Any] = {}
         """The last text recorded per field (by ref)."""
+        self._named: str | None = None
+        """The name given in the page's overlay for the step the next action starts."""
 
     # -- wiring -----------------------------------------------------------------------------------
     def attach(self) -> None:
@@ -174,6 +232,9 @@ class Recorder:
 
     def _handle(self, report: dict[str, Any]) -> None:
         kind = report.get("kind")
+        if kind == "name":
+            self._named = " ".join(str(report["data"]["name"]).split()) or None
+            return
         if kind == "verify":
             text = report["data"]["text"]
             self._add("verify", ToolCall("web_verifyTextVisible", {"text": text}),
@@ -240,7 +301,7 @@ class Recorder:
         now = time.monotonic()
         pause = self._last_action and now - self._last_action > self.options.pause_s
         last = self.steps[-1] if self.steps else None
-        named = self.options.take_step_name()
+        named, self._named = self._named or self.options.take_step_name(), None
         if named or new or self._break or pause or last is None or last.kind != kind or kind == "verify":
             self.steps.append(_Step(kind, name=named or None))
             self._break = False

@@ -13,6 +13,7 @@ from .shared import CONTEXT_SETTINGS, handle_errors
 if TYPE_CHECKING:
     from ..checks import CheckReport
     from ..config import WorkspaceConfig
+    from ..driver import DriverRegistry
     from ..plugins import PluginHost
     from ..tools.codec import ToolCodec
     from ..tools.registry import ToolRegistry
@@ -60,10 +61,19 @@ def run_check(paths: list[str], *, strict: bool = False, workspace: Path | None 
         return _check(files, host, registry, codec, report, config)
 
 
+def _drivers(host: "PluginHost") -> "DriverRegistry":
+    from ..driver import DriverRegistry
+
+    drivers = DriverRegistry()
+    host.register_drivers(drivers)
+    return drivers
+
+
 def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, codec: ToolCodec,
            report: CheckReport, config: WorkspaceConfig) -> int:
     from ..errors import ExitCode, SourceLocation, TrailblazeError
     from ..memory import has_tokens
+    from ..runner.lifecycle import check_trail_driver_settings
     from ..session import suggest_tool_name
     from ..trail.args import undeclared_references
     from ..trail.parser import load_trail, locate_call
@@ -87,6 +97,10 @@ def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, codec: T
             report.error(finding.check, f"{finding.message} (called by {path})", finding.location)
         for message, location in undeclared_references(trail):
             report.error("TrailArgs", message, location)
+        if trail.config.drivers:
+            for problem in check_trail_driver_settings(trail, config, _drivers(host)):
+                hint = f" ({problem.hint})" if problem.hint else ""
+                report.error("DriverSettings", problem.message + hint, problem.location)
         for step in trail.steps:
             if no_model is not None and step.kind != "tools" and (not step.recordable or not step.recordings):
                 # Advisory; an error with --strict (what CI runs): the run would stop at this step.

@@ -3,7 +3,8 @@
 A headed browser opens (on URL, relative to the workspace's base URL); what the person does there —
 clicks, typing, choices, checks, uploads, navigation — becomes the tool calls the agent would have
 recorded, grouped into steps (a pause, a navigation or Enter starts a new one). Selecting text and
-pressing Alt+Shift+V adds a "verify visible" check. Closing the window (or Ctrl-C) writes the trail,
+pressing Alt+Shift+V (or "Verify visible" in the page's recorder bar) adds a "verify visible" check; the
+bar or the terminal names the next step. Closing the window (or Ctrl-C) writes the trail,
 through the same writer as ``trailblaze mcp`` and ``session save``; ``trailblaze run`` replays it.
 The browser side lives in the driver (``Driver.record_actions``): this module imports no browser SDK.
 """
@@ -57,6 +58,7 @@ def make_command() -> click.Command:
         stop = threading.Event()
         try:
             info = bench.submit(bench.connect, platform=None if driver else "web", driver=driver).result()
+            bench.submit(bench.replay_setup).result()
             bench.start_trail(title)
             if url:
                 opened = bench.submit(bench.call_tool, "web_navigate", {"url": url},
@@ -65,9 +67,10 @@ def make_command() -> click.Command:
                     from ..errors import BadInputError
 
                     raise BadInputError(f"could not open {url}: {opened.message}")
-            click.echo(f"Recording on {info['driver']}: use the app in the window. To add a check, select "
-                       "text and press Alt+Shift+V. To name the next step, type its name here and press "
-                       "Enter. Close the window (or press Ctrl-C here) to save.", err=True)
+            click.echo(f"Recording on {info['driver']}: use the app in the window. To add a check, "
+                       "select text and press Alt+Shift+V (or \"Verify visible\" in the page's recorder "
+                       "bar). To name the next step, type its name in the bar, or here and press Enter. "
+                       "Close the window (or press Ctrl-C here) to save.", err=True)
             names = _terminal_step_names()
             options = RecordOptions(secret_token=secret_name, pause_s=pause_s, should_stop=stop.is_set,
                                     on_action=lambda line: click.echo(f"  recorded {line}", err=True),

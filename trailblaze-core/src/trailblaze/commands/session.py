@@ -50,15 +50,11 @@ def make_command() -> click.Group:
     @click.option("--url", metavar="URL",
                   help="Open this page first (web: relative to the base URL; recorded).")
     @session_options("session")
-    @click.option("--setup", "setup", multiple=True, metavar="TRAIL",
-                  type=click.Path(path_type=Path, dir_okay=False, exists=True),
-                  help="Replay this trail first (e.g. sign in); not part of what is saved (repeatable).")
     @click.option("--idle-timeout", type=click.FloatRange(1, 86_400), default=1800, show_default=True,
                   metavar="SECONDS", help="Stop by itself after this long without a command.")
     @click.option("--allow-host-tools", is_flag=True, help="Allow host-only tools (exec, android_adbShell).")
     @handle_errors
-    def start(name: str, url: str | None, setup: tuple[Path, ...], idle_timeout: float,
-              allow_host_tools: bool, **params: Any) -> None:
+    def start(name: str, url: str | None, idle_timeout: float, allow_host_tools: bool, **params: Any) -> None:
         """Start a live session NAME in the background and return once it is ready."""
         from ..live import launcher
         from ..live.server import SessionConfig
@@ -66,9 +62,9 @@ def make_command() -> click.Group:
         values = session_values("session", params)
         for key in ("workspace", "output_dir"):  # the session process may run elsewhere: absolute paths
             values[key] = str(values[key].resolve()) if values[key] else None
+        values["setup"] = [str(Path(p).resolve()) for p in values["setup"]]
         config = SessionConfig(name=name, idle_timeout_s=idle_timeout, url=url,
-                               setup=[str(p.resolve()) for p in setup], allow_host_tools=allow_host_tools,
-                               **values)
+                               allow_host_tools=allow_host_tools, **values)
         state = launcher.start(config)
         where = f" at {state['url']}" if state.get("url") else ""
         click.echo(f"Session {name} started: {state.get('driver')}{where} (pid {state['pid']}; stops after "

@@ -49,6 +49,8 @@ entry point)."""
 _DEVICE_COMMANDS = frozenset({"run", "step", "verify", "snapshot", "session", "record"})
 _AGENT_COMMANDS = frozenset({"run", "step", "verify", "mcp", "session"})
 _SECRET_COMMANDS = _AGENT_COMMANDS | {"record"}
+_VALUE_COMMANDS = _SECRET_COMMANDS | {"snapshot"}
+"""Memory and secrets: ``snapshot`` takes them for its setup trails (a sign-in types a password)."""
 
 
 @dataclass(frozen=True)
@@ -169,19 +171,19 @@ SESSION_OPTIONS: tuple[SessionOption, ...] = (
         "target", ("--target",), metavar="ID", commands=frozenset({"step", "verify", "mcp", "session", "record"}),
         help="Target app (trailmap) whose tools are offered."),
     SessionOption(
-        "memory", ("--memory",), kind="pairs", metavar="KEY=VALUE", commands=_SECRET_COMMANDS,
+        "memory", ("--memory",), kind="pairs", metavar="KEY=VALUE", commands=_VALUE_COMMANDS,
         pytest_flag="--trailblaze-memory", help="Seed a memory value, usable as {{KEY}} (repeatable)."),
     SessionOption(
-        "secrets", ("--secret",), kind="pairs", metavar="KEY=VALUE", commands=_SECRET_COMMANDS,
+        "secrets", ("--secret",), kind="pairs", metavar="KEY=VALUE", commands=_VALUE_COMMANDS,
         pytest_flag="--trailblaze-secret",
         help="Like --memory, but redacted from every log, report, recording and tool result."),
     SessionOption(
-        "secret_env", ("--secret-env",), kind="many", metavar="NAME[=ENVVAR]", commands=_SECRET_COMMANDS,
+        "secret_env", ("--secret-env",), kind="many", metavar="NAME[=ENVVAR]", commands=_VALUE_COMMANDS,
         pytest_flag="--trailblaze-secret-env",
         help="A secret read from the environment variable ENVVAR (default: NAME), so its value is not on the "
              "command line where ps shows it (repeatable)."),
     SessionOption(
-        "secrets_files", ("--secrets-file",), kind="many", metavar="PATH", commands=_SECRET_COMMANDS,
+        "secrets_files", ("--secrets-file",), kind="many", metavar="PATH", commands=_VALUE_COMMANDS,
         pytest_flag="--trailblaze-secrets-file",
         help="A YAML or JSON map of secrets (name: value); refused when every user can read it (repeatable)."),
     SessionOption(
@@ -194,6 +196,11 @@ SESSION_OPTIONS: tuple[SessionOption, ...] = (
         pytest_help="Where logs and reports go (default: ./logs; each xdist worker writes below DIR/<worker>).",
         per_command={name: {"help": "Where session logs go (default: ./logs)."}
                      for name in ("step", "verify", "mcp", "session", "record")}),
+    SessionOption(
+        "setup", ("--setup",), kind="many", metavar="TRAIL",
+        commands=frozenset({"snapshot", "session", "record"}),
+        help="Replay this trail's recorded steps first (e.g. signing in); not part of what is saved "
+             "(repeatable; default: the workspace's defaults.setup)."),
     SessionOption(
         "llm", ("--llm",), metavar="PROVIDER/MODEL", commands=_AGENT_COMMANDS, pytest_flag="--trailblaze-llm",
         help="Model for the agent (steps without a recording; `mcp`'s natural-language steps), e.g. openai/gpt-4.1."),

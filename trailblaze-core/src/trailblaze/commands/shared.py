@@ -21,10 +21,33 @@ F = TypeVar("F", bound=Callable[..., Any])
 CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
+_DEBUG_KEY = "trailblaze.debug"
+
+
+def set_debug(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """The ``--debug`` flag's callback, at the root and after every subcommand."""
+    if value:
+        ctx.meta[_DEBUG_KEY] = True  # ``meta`` is shared by the whole context chain
+
+
 def debug_flag() -> bool:
-    """``trailblaze --debug`` was given: commands pass it on to the run (``TRAILBLAZE_DEBUG=1`` only adds
-    tracebacks to errors)."""
-    return bool(click.get_current_context().find_root().params.get("debug"))
+    """``--debug`` given anywhere on the command line (``trailblaze --debug run …`` or ``trailblaze run
+    … --debug``), or ``TRAILBLAZE_DEBUG=1``: print the tracebacks behind errors (commands pass it on
+    to the run, which prints those behind each trail's one-line error)."""
+    ctx = click.get_current_context(silent=True)
+    return os.environ.get("TRAILBLAZE_DEBUG") == "1" or bool(ctx is not None and ctx.meta.get(_DEBUG_KEY))
+
+
+def accept_debug(command: click.Command) -> click.Command:
+    """Give ``command`` (and, for a group, its subcommands) the ``--debug`` flag, so it works after
+    the subcommand as before it; the group adds it to every command it hands out, plugins' included."""
+    if not any("--debug" in getattr(p, "opts", ()) for p in command.params):
+        command.params.append(click.Option(["--debug"], is_flag=True, expose_value=False, callback=set_debug,
+                                           help="Print Python tracebacks for errors (also TRAILBLAZE_DEBUG=1)."))
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            accept_debug(sub)
+    return command
 
 
 def handle_errors(fn: F) -> F:
@@ -35,7 +58,7 @@ def handle_errors(fn: F) -> F:
         from ..errors import ExitCode, TrailblazeError
         from ..untrusted import terminal_text  # messages quote file names, pages and programs
 
-        debug = debug_flag() or os.environ.get("TRAILBLAZE_DEBUG") == "1"
+        debug = debug_flag()
         try:
             return fn(*args, **kwargs)
         except TrailblazeError as exc:

@@ -44,6 +44,11 @@ class SnapshotRequest:
     screenshot: Path | None = None
     headed: bool = False
     workspace: Path | None = None
+    setup: list[str] = field(default_factory=list)
+    """Setup trails replayed before looking (``--setup``; none: the workspace's ``defaults.setup``)."""
+    memory: dict[str, str] = field(default_factory=dict)
+    secrets: dict[str, str] = field(default_factory=dict)
+    """Values the setup trails' ``{{tokens}}`` are filled with (secrets redacted as everywhere)."""
 
 
 @click.command("snapshot", context_settings=CONTEXT_SETTINGS)
@@ -136,8 +141,10 @@ def open_screen(request: SnapshotRequest, *, host: PluginHost | None = None,
     from ..errors import BadInputError
     from ..runner.lifecycle import SessionFactory
     from ..runner.options import RunOptions
+    from ..runner.setup import replay_setups, setup_trails
 
     options = RunOptions(driver=request.driver, driver_options=dict(request.driver_options), headed=request.headed,
+                         memory=dict(request.memory), secrets=dict(request.secrets),
                          logging=False, report=False, save_recording=False, test_name=test_name)
     factory = SessionFactory(options, host=host)
     ws = factory.workspace_for(request.workspace.resolve() if request.workspace else None)
@@ -150,8 +157,10 @@ def open_screen(request: SnapshotRequest, *, host: PluginHost | None = None,
         offered = ", ".join(f"--{d}" for d in cls.snapshot_details) or "none"
         raise BadInputError(f"driver '{cls.key}' has no {', '.join('--' + d for d in unsupported)} snapshot detail",
                             hint=f"it offers: {offered}")
+    setup = setup_trails(request.setup, ws.config)
     with factory.open(workspace=ws, driver=cls, device=device) as lifecycle:
         assert lifecycle.session.driver is not None
+        replay_setups(setup, lifecycle.session)
         if request.url:
             lifecycle.session.driver.open_url(request.url)
         yield lifecycle

@@ -35,7 +35,8 @@ class SessionConfig(BaseModel):
     idle_timeout_s: float = Field(1800, gt=0)
     url: str | None = None
     setup: list[str] = Field(default_factory=list)
-    """Trails whose steps run first (signing in, say), each replayed from its recording."""
+    """Trails whose steps run first (signing in, say), each replayed from its recording; none given: the
+    workspace's ``defaults.setup``."""
     driver: str | None = None
     device: str | None = None
     workspace: str | None = None
@@ -66,7 +67,7 @@ class LiveSession:
             allow_host_tools=config.allow_host_tools, secrets=dict(config.secrets),
             memory=dict(config.memory),
             driver_options=dict(config.driver_options), headed=config.headed, llm=config.llm,
-            max_llm_calls=config.max_llm_calls, logging=config.logging,
+            max_llm_calls=config.max_llm_calls, logging=config.logging, setup=list(config.setup),
             output_dir=Path(config.output_dir) if config.output_dir else None)
         self.workbench = Workbench(settings)
 
@@ -77,8 +78,7 @@ class LiveSession:
         wb = self.workbench
         info: dict[str, Any] = self.on_device(lambda: wb.connect(platform=None, driver=self.config.driver,
                                                                  device_id=self.config.device))
-        for trail in self.config.setup:
-            self._run_setup(Path(trail))
+        self.on_device(wb.replay_setup)
         if self.config.url:
             if info["platform"] == "web":  # recorded, so the saved trail starts where the session started
                 outcome = self.on_device(wb.call_tool, "web_navigate", {"url": self.config.url},
@@ -88,30 +88,6 @@ class LiveSession:
             else:
                 self.on_device(lambda: wb._require().driver.open_url(self.config.url))
         return info
-
-    def _run_setup(self, path: Path) -> None:
-        """Replay a setup trail's recorded steps on this device (signing in, say). They are the start
-        state, not part of what ``session save`` writes."""
-        from ..trail.parser import load_trail
-
-        wb = self.workbench
-
-        def run() -> None:
-            c = wb._require()
-            trail = load_trail(path, codec=c.session.codec)
-            for step in trail.steps:
-                found = step.recording_for(list(c.session.device.classifiers))
-                if found is None:
-                    raise BadInputError(
-                        f"setup trail {path}: step '{step.text}' has no recording for this device",
-                        hint="a setup trail replays: record it first (trailblaze run or session save)")
-                outcome = wb._run_calls(list(found[1]), step.text or "setup",
-                                        "verify" if step.kind == "verify" else "step")
-                if not outcome.success:
-                    raise BadInputError(f"setup trail {path}: step '{step.text}' failed: {outcome.message}")
-            wb.steps.clear()
-
-        self.on_device(run)
 
     # -- serving ----------------------------------------------------------------------------------
     def serve(self, listener: socket.socket) -> None:

@@ -62,6 +62,8 @@ class McpSettings:
     max_llm_calls: int | None = None
     output_dir: Path | None = None
     logging: bool = True
+    setup: list[str] = field(default_factory=list)
+    """Setup trails replayed by ``replay_setup`` (``session start``/``record --setup``)."""
 
     def run_options(self) -> RunOptions:
         return RunOptions(driver_options=dict(self.driver_options), memory=dict(self.memory),
@@ -511,6 +513,14 @@ class Workbench:
         step = RecordedStep(kind, text, classifier, list(calls))
         self.steps.append(step)
         return step
+
+    def replay_setup(self) -> int:
+        """Replay the setup trails (``settings.setup``, else the workspace's ``defaults.setup``) on the
+        connected device (device thread): the start state, not part of what is saved. Returns how many
+        steps ran."""
+        from ..runner.setup import replay_setups, setup_trails
+
+        return replay_setups(setup_trails(self.settings.setup, self.ws.config), self._require().session)
 
     def add_recorded(self, drafts: list[RecordedStepDraft]) -> None:
         """Steps recorded elsewhere (a person's actions, ``trailblaze record``) into the pending trail, with

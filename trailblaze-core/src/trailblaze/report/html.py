@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..files import write_atomic
-from ..textsafe import output_text
+from ..untrusted import output_text
 
 if TYPE_CHECKING:
     from ..runner.results import RunResult, TrailResult

@@ -6,7 +6,7 @@ tests there: one ``testsuite`` per run, one ``testcase`` per trail and device, w
 message and, in ``system-out``, where the logs, the failing screenshot and the trace are. The file is
 built from the run's results and redacted with the run's secrets (messages are written in plain
 text; the log entries the paths point to are redacted when they were written), and every string goes
-through ``textsafe.output_text``, so a control character, a lone surrogate or a megabyte of tool output
+through ``untrusted.output_text``, so a control character, a lone surrogate or a megabyte of tool output
 cannot make the file unreadable. ``trailblaze run`` and the pytest plugin name a trail the same way
 (``junit_names``), so a team that switches between them keeps its test history.
 """
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from ..files import write_atomic
 from ..session import SessionOutcome
-from ..textsafe import output_text
+from ..untrusted import output_text
 from .junit_retries import add_properties, add_retries, trail_properties
 
 if TYPE_CHECKING:

@@ -49,7 +49,8 @@ from typing import TYPE_CHECKING, Any
 from ..checks import CheckReport
 from ..config import WorkspaceConfig, find_workspace, load_workspace, validate_config
 from ..driver import DeviceInfo, Driver, DriverRegistry, StepInfo
-from ..errors import BadInputError, ConfigError, DriverError, InfrastructureError, TrailblazeError
+from ..errors import (BadInputError, ConfigError, DriverError, InfrastructureError, SourceLocation,
+                      TrailblazeError)
 from ..logs import SessionLog
 from ..memory import Memory, Redactor
 from ..plugins import PluginHost, get_host
@@ -231,12 +232,30 @@ class SessionFactory:
                     "trailblaze-driver-ios, or pass --driver")
         return installed
 
-    def make_driver(self, cls: type[Driver], ws: WorkspaceConfig, device: Device | None = None) -> Driver:
-        """The workspace's ``drivers:`` settings, then ``-o``, then ``-d``'s device, validated at once."""
-        configured = dict(ws.driver_settings(cls.key))
-        for alias in cls.aliases:
-            configured.update(ws.driver_settings(alias))
-        raw = {**configured, **self.options.driver_options}
+    def make_driver(self, cls: type[Driver], ws: WorkspaceConfig, device: Device | None = None, *,
+                    trail: "Trail | None" = None) -> Driver:
+        """The workspace's ``drivers:`` settings, then the trail's ``config.drivers``, then ``-o``, then
+        ``-d``'s device, validated at once; an error names whichever of them is wrong."""
+        configured = workspace_driver_settings(cls, ws)
+        if trail is not None:
+            unknown = unknown_trail_drivers(trail, self.drivers)
+            if unknown:
+                raise unknown[0]
+        from_trail = trail_driver_settings(cls, trail, self.drivers) if trail is not None else {}
+        if from_trail and trail is not None and not self.options.host_tools:
+            # A trail a remote client wrote (``trailblaze mcp`` trail RUN) must not reach the host
+            # through its own driver settings either (a program, a command line, an endpoint, a path).
+            from ..host_settings import refused_settings
+
+            refused = refused_settings(cls.config_model, from_trail, ws.root)
+            if refused:
+                first = next(k for k, v in from_trail.items() if refused_settings(cls.config_model, {k: v}, ws.root))
+                locations = trail.config.driver_locations
+                where = next((locations[f"{n}.{first}"] for n in trail.config.drivers
+                              if f"{n}.{first}" in locations and self.drivers.get(n) is cls), None)
+                raise ConfigError(f"driver '{cls.key}': this run may not set {', '.join(refused)} from a trail",
+                                  location=where, hint="start trailblaze mcp with --allow-host-tools to allow it")
+        raw = {**configured, **from_trail, **self.options.driver_options}
         if device is not None and device.instance_id:
             raw.update(cls.device_settings(device.instance_id))
         if self.options.headed and "headless" in cls.config_model.model_fields:
@@ -248,6 +267,10 @@ class SessionFactory:
             # Point at the file only when the file is what is wrong: a bad -o value is the command line's.
             location = ws.location("drivers", cls.key) if ws.file else None
             validate_config(cls.config_model, configured, owner=owner, location=location)
+            if trail is not None and from_trail:
+                merged = {**configured, **from_trail}
+                validate_config(cls.config_model, merged, owner=owner,
+                                location=_setting_location(cls, trail, merged))
             raise ConfigError(f"{exc.message} (from the command line: -o/-d)", hint=exc.hint) from None
 
     # -- sessions -----------------------------------------------------------------------------
@@ -461,6 +484,68 @@ def finish_session(session: Session, outcome: SessionOutcome = SessionOutcome.SU
         lifecycle.driver_started = session.driver is not None
         lifecycle.all_plugins_started = True
     return lifecycle.finish(outcome)
+
+
+def workspace_driver_settings(cls: type[Driver], ws: WorkspaceConfig) -> dict[str, Any]:
+    """The workspace's ``drivers:`` settings of ``cls``, under its key and then its aliases."""
+    configured = dict(ws.driver_settings(cls.key))
+    for alias in cls.aliases:
+        configured.update(ws.driver_settings(alias))
+    return configured
+
+
+def unknown_trail_drivers(trail: "Trail", drivers: DriverRegistry) -> list[ConfigError]:
+    """A ``config.drivers`` entry naming no installed driver, one error each at its line: a typo must
+    not silently drop the settings."""
+    return [ConfigError(f"'drivers.{name}': no installed driver is called '{name}'",
+                        location=trail.config.driver_locations.get(name),
+                        hint=f"installed drivers: {', '.join(drivers.keys())}")
+            for name in trail.config.drivers if drivers.get(name) is None]
+
+
+def trail_driver_settings(cls: type[Driver], trail: "Trail", drivers: DriverRegistry) -> dict[str, Any]:
+    """The trail's ``config.drivers`` entries for ``cls`` (by key or alias, as ``drivers`` resolves)."""
+    settings: dict[str, Any] = {}
+    for name, values in trail.config.drivers.items():
+        if drivers.get(name) is cls:
+            settings.update(values)
+    return settings
+
+
+def check_trail_driver_settings(trail: "Trail", ws: WorkspaceConfig, drivers: DriverRegistry) -> list[ConfigError]:
+    """``trailblaze check``'s view of ``config.drivers``: every entry validated by its driver's model over
+    the workspace's settings, as the run will (``-o`` aside), without starting anything."""
+    problems = unknown_trail_drivers(trail, drivers)
+    seen: set[type[Driver]] = set()
+    for name in trail.config.drivers:
+        cls = drivers.get(name)
+        if cls is None or cls in seen:
+            continue
+        seen.add(cls)
+        merged = {**workspace_driver_settings(cls, ws), **trail_driver_settings(cls, trail, drivers)}
+        try:
+            validate_config(cls.config_model, merged, owner=f"driver '{cls.key}'",
+                            location=_setting_location(cls, trail, merged))
+        except ConfigError as exc:
+            problems.append(exc)
+    return problems
+
+
+def _setting_location(cls: type[Driver], trail: "Trail", settings: dict[str, Any]) -> SourceLocation | None:
+    """The line of the first setting the driver's model rejects (else of the driver's entry)."""
+    from pydantic import ValidationError
+
+    names = [n for n in trail.config.drivers if n in (cls.key, *cls.aliases)] or list(trail.config.drivers)
+    locations = trail.config.driver_locations
+    try:
+        cls.config_model.model_validate(settings)
+    except ValidationError as exc:
+        for error in exc.errors():
+            key = str(error["loc"][0]) if error["loc"] else ""
+            for name in names:
+                if f"{name}.{key}" in locations:
+                    return locations[f"{name}.{key}"]
+    return next((locations[n] for n in names if n in locations), None)
 
 
 __all__ = ["Device", "LIFECYCLE_KEY", "SessionFactory", "SessionLifecycle", "ToolWorkspace", "finish_session",

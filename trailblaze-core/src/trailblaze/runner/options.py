@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,8 @@ class RunOptions:
     args: dict[str, str] = field(default_factory=dict)
     args_file: Path | None = None
     output_dir: Path | None = None
-    debug: bool = False
+    debug: bool = field(default_factory=lambda: os.environ.get("TRAILBLAZE_DEBUG") == "1")
+    """Print the tracebacks behind errors (``--debug`` in any position, or ``TRAILBLAZE_DEBUG=1``)."""
     llm: str | None = None
     max_llm_calls: int | None = None
     self_heal: bool | None = None

@@ -9,7 +9,9 @@ whatever happens the driver is stopped, session hooks are told, and logs are flu
 from __future__ import annotations
 
 import os
+import sys
 import time
+import traceback
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -17,7 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..driver import Driver
-from ..errors import BadInputError, ExitCode, ToolArgumentError, TrailblazeError, UnknownToolError
+from ..errors import (BadInputError, ExitCode, InfrastructureError, ToolArgumentError, TrailblazeError,
+                      UnknownToolError)
 from ..llm import budget as _budget
 from ..memory import has_tokens
 from ..plugins import PluginHost
@@ -221,7 +224,7 @@ class Runner(SessionFactory):
             return
         from ..files import OutputWriteError, write_new
         from ..logs import dumps
-        from ..textsafe import output_value
+        from ..untrusted import output_value
 
         failed: list[OutputWriteError] = []
         reports = self.output_dir / "reports"
@@ -324,7 +327,7 @@ class Runner(SessionFactory):
             if reached:
                 raise BadInputError("this trail calls a tool whose file has an error: "
                                     + "; ".join(f.render() for f in reached))
-            driver = self.make_driver(driver_cls, ws.config, device)
+            driver = self.make_driver(driver_cls, ws.config, device, trail=trail)
         except TrailblazeError as exc:
             return self._early_result(path, trail.name, exc, started)
         return self._run_session(trail, ws, driver, bound, started, device)
@@ -335,7 +338,16 @@ class Runner(SessionFactory):
         return TrailResult(Path(where), "workspace checks", SessionOutcome.ERROR, ExitCode.BAD_INPUT,
                            message=message, failure_kind="CheckError", completed_at=time.time())
 
+    def _print_tracebacks(self, items: list[str | BaseException]) -> None:
+        """With ``--debug`` (any position) or ``TRAILBLAZE_DEBUG=1``: the tracebacks behind a trail's
+        one-line error (a tool's own exception, a plugin's, a device lost), redacted, on stderr."""
+        if self.options.debug:
+            for item in items:
+                text = item if isinstance(item, str) else "".join(traceback.format_exception(item))
+                sys.stderr.write(self.redactor(text))
+
     def _early_result(self, path: Path, title: str, exc: TrailblazeError, started: float) -> TrailResult:
+        self._print_tracebacks([exc])
         outcome = SessionOutcome.ERROR if exc.exit_code != ExitCode.TRAIL_FAILED else SessionOutcome.FAILED
         result = TrailResult(path, title, outcome, exc.exit_code, message=str(exc), started_at=started,
                              completed_at=time.time(), failure_kind=type(exc).__name__)
@@ -368,6 +380,8 @@ class Runner(SessionFactory):
             with lifecycle:
                 self._run_started(trail, session, lifecycle, result)
         finally:
+            if result.exit_code != ExitCode.SUCCESS:
+                self._print_tracebacks(session.options.get("_tracebacks", []))
             result.completed_at = time.time()
             result.log_entries = session.log.entries
             self.progress.trail_finished(result)
@@ -388,6 +402,11 @@ class Runner(SessionFactory):
             lifecycle.start_plugins()
             self._log_started(session, trail)
             self._prevalidate(trail, session, classifiers)
+            if trail.config.setup:
+                from .setup import replay_setups
+
+                ran = replay_setups(trail.config.setup, session)
+                self.progress.note(f"  setup: {ran} recorded step{'s' if ran != 1 else ''} replayed")
             self._run_steps(trail, lifecycle, classifiers, result)
             lifecycle.outcome = result.outcome
         except StepFailed as exc:
@@ -395,6 +414,7 @@ class Runner(SessionFactory):
             result.outcome, result.exit_code, result.message = exc.outcome, exc.code, exc.message
             result.failure_kind = exc.kind
         except TrailblazeError as exc:
+            session.options.setdefault("_tracebacks", []).append(exc)  # printed with --debug
             outcome = SessionOutcome.ERROR if exc.exit_code != ExitCode.TRAIL_FAILED else SessionOutcome.FAILED
             lifecycle.outcome = outcome
             result.outcome, result.exit_code, result.message = outcome, exc.exit_code, str(exc)
@@ -569,6 +589,14 @@ class Runner(SessionFactory):
                 outcome = session.dispatcher.call(call, ctx)
             except BadInputError as exc:
                 raise self._located(step, classifier, i, trail, exc) from None
+            except InfrastructureError as exc:
+                # A device lost or a plugin's bug mid-step: say which step, which call and where it is
+                # written, as a failed call does (the exit code stays 2).
+                if exc.location is None:
+                    where = self._located(step, classifier, i, trail, BadInputError("")).location
+                    label = "verify" if step.kind == "verify" else "step"
+                    exc.message = f"{label} {step.number} {_quote(step.text)}: tool '{call.name}' ({where}): {exc.message}"
+                raise
             if not outcome.success:
                 where = self._located(step, classifier, i, trail, BadInputError("")).location
                 args = _short_args(self.redactor(call.args))

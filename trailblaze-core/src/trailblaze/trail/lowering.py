@@ -52,6 +52,8 @@ def _common_config(cfg: TrailConfig) -> dict[str, Any]:
         out["args"] = {name: _arg(a) for name, a in cfg.args.items()}
     if cfg.retries is not None:
         out["retries"] = cfg.retries
+    if cfg.drivers:
+        out["drivers"] = {name: dict(settings) for name, settings in cfg.drivers.items()}
     return out
 
 

@@ -54,6 +54,14 @@ class TrailConfig:
     """v1-only hint."""
     driver: str | None = None
     """v1 scalar driver pin."""
+    drivers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """driver key or alias → settings for this trail (over the workspace's ``drivers:``, under ``-o``);
+    validated by the driver's config model when the driver is built. Not an upstream key."""
+    driver_locations: dict[str, SourceLocation] = field(default_factory=dict)
+    """Where each ``drivers`` entry (``name``) and each of its settings (``name.setting``) is written."""
+    setup: list[Path] = field(default_factory=list)
+    """Trails replayed from their recordings before this one runs (a sign-in, say), resolved against
+    this trail's directory; not steps of this trail (see ``runner/setup.py``). Not an upstream key."""
 
     def skip_reason(self, classifiers: list[str] | None) -> str | None:
         """The trimmed non-blank skip reason for this device, else None (blank = not skipped)."""

@@ -34,9 +34,10 @@ TRAILHEAD_KEYS = ("step", "recording", "recordable", "maxRetries")
 V1_ITEM_KEYS = ("config", "trailhead", "tools", "prompts")
 V1_TRAILHEAD_KEYS = ("step", "tools", "maxRetries")
 _TEXT_CONFIG = ("id", "title", "description", "priority", "target", "context")
-UNIFIED_CONFIG_KEYS = (*_TEXT_CONFIG, "devices", "skip", "tags", "memory", "metadata", "args", "retries")
-V1_CONFIG_KEYS = (*_TEXT_CONFIG, "platform", "driver", "skip", "tags", "memory", "metadata", "args", "retries",
-                  "source", "electron")
+UNIFIED_CONFIG_KEYS = (*_TEXT_CONFIG, "devices", "drivers", "skip", "tags", "memory", "metadata", "args", "retries",
+                       "setup")
+V1_CONFIG_KEYS = (*_TEXT_CONFIG, "platform", "driver", "drivers", "skip", "tags", "memory", "metadata", "args",
+                  "retries", "source", "electron", "setup")
 _CLASSIFIER_LIKE = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 
 
@@ -495,6 +496,8 @@ class _Parser:
                 setattr(cfg, key, r.text(vnode, f"'{key}'", key))
             elif key == "devices":
                 cfg.devices = self.text_map(vnode, key, allow_null=False)
+            elif key == "drivers":
+                self.driver_settings(vnode, cfg)
             elif key == "skip":
                 cfg.skip = self.skip(vnode, unified=unified)
             elif key == "tags":
@@ -510,9 +513,33 @@ class _Parser:
                 cfg.retries = self.count(vnode, "retries")
             elif key == "source":
                 self.source(vnode, cfg)
+            elif key == "setup":
+                cfg.setup = self.setup(vnode)
             elif key == "electron":
                 self.warn(knode, "Electron apps are not supported by this runner; 'electron' is ignored", key)
         return cfg
+
+    def driver_settings(self, node: Node, cfg: TrailConfig) -> None:
+        """``drivers: {<driver>: {<setting>: value}}``: the shape is checked here, the settings by the
+        driver's config model when the run builds the driver (it names this file, line and key)."""
+        r = self.r
+        if r.is_null(node):
+            return
+        if not isinstance(node, MappingNode):
+            r.fail(node, f"'drivers' must map driver names to their settings, got {r.describe(node)}", "drivers",
+                   "e.g. 'drivers: {playwright-native: {timeout_ms: 10000}}'")
+        for name, knode, vnode in r.entries(node):
+            cfg.driver_locations[name] = r.loc(knode)
+            if r.is_null(vnode):
+                cfg.drivers[name] = {}
+                continue
+            if not isinstance(vnode, MappingNode):
+                r.fail(vnode, f"'drivers.{name}' must be a map of settings, got {r.describe(vnode)}", name)
+            settings: dict[str, Any] = {}
+            for setting, snode, value in r.entries(vnode):
+                cfg.driver_locations[f"{name}.{setting}"] = r.loc(snode)
+                settings[setting] = r.plain(value)
+            cfg.drivers[name] = settings
 
     def text_map(self, node: Node, key: str, *, allow_null: bool, null_hint: str | None = None) -> dict[str, str]:
         r = self.r
@@ -559,6 +586,32 @@ class _Parser:
             if text is None or not text.strip():
                 r.fail(item, "a tag cannot be empty", "tags")
             out.append(text)
+        return out
+
+    def setup(self, node: Node) -> list[Path]:
+        """``setup: TRAIL`` or a list: trails replayed before this one (relative to this file), each
+        checked to exist here so the error names this file's line."""
+        r = self.r
+        if r.is_null(node):
+            return []
+        items = [node] if isinstance(node, ScalarNode) else \
+            node.value if isinstance(node, SequenceNode) else None
+        if items is None:
+            r.fail(node, f"'setup' names a trail or a list of trails, got {r.describe(node)}", "setup",
+                   "e.g. 'setup: setup/sign-in.trail.yaml'")
+        base = self.path.resolve().parent if self.path else Path.cwd()
+        out: list[Path] = []
+        for item in items:
+            text = r.text(item, "a setup trail", "setup")
+            if not text or not text.strip():
+                r.fail(item, "a setup trail cannot be empty", "setup")
+            path = (base / text).resolve()
+            if not path.is_file():
+                r.fail(item, f"setup trail '{text}' does not exist (looked for {path})", "setup",
+                       "paths in 'setup' are relative to this trail's file")
+            if self.path is not None and path == self.path.resolve():
+                r.fail(item, "a trail cannot be its own setup", "setup")
+            out.append(path)
         return out
 
     def source(self, node: Node, cfg: TrailConfig) -> None:

@@ -13,6 +13,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
+import typing_extensions
+
 from trailblaze.driver import DeviceInfo, Driver, DriverConfig
 from trailblaze.errors import DriverError, ToolFailure
 from trailblaze.selectors import NodeSelector
@@ -39,7 +41,11 @@ def _first_line(exc: BaseException) -> str:
     return str(text).strip().splitlines()[0][:400]
 
 
-class AppiumDriver(Driver):
+AppiumConfigT = typing_extensions.TypeVar("AppiumConfigT", bound=AppiumDriverConfig, default=AppiumDriverConfig,
+                                          covariant=True)
+
+
+class AppiumDriver(Driver[AppiumConfigT]):
     """Base class of the Appium-backed drivers. One instance serves one session."""
 
     platform: ClassVar[str]
@@ -50,9 +56,9 @@ class AppiumDriver(Driver):
     port_capabilities: ClassVar[tuple[str, ...]] = ("mjpegServerPort",)
     config_model: ClassVar[type[DriverConfig]] = AppiumDriverConfig
 
-    def __init__(self, config: DriverConfig) -> None:
+    def __init__(self, config: AppiumConfigT) -> None:
         super().__init__(config)
-        self.cfg: AppiumDriverConfig = config  # type: ignore[assignment]
+        self.cfg: AppiumConfigT = config
         self.web: WebDriver | None = None
         self.server: managed.ManagedServer | None = None
         self.server_url: str | None = None

@@ -1,0 +1,34 @@
+"""``trailblaze plugin new``'s refusals: a name that cannot be a distribution, a directory in use.
+(The generated plugin itself is built, installed and tested in tests/test_plugin_template.py.)"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from trailblaze.testing import run_cli
+
+
+def test_it_writes_every_spelling_of_the_name(tmp_path: Path) -> None:
+    result = run_cli(["plugin", "new", "acme-shop", "-o", str(tmp_path / "p")])
+    assert result.exit_code == 0, result.output
+    pyproject = (tmp_path / "p/pyproject.toml").read_text()
+    assert 'name = "trailblaze-acme-shop"' in pyproject
+    assert 'acme_shop = "trailblaze_acme_shop.plugin"' in pyproject
+    assert (tmp_path / "p/src/trailblaze_acme_shop/trailmaps/acme_shop/tools/acme_shop_greetTwice.tool.yaml").is_file()
+    assert not (tmp_path / "p/src/trailblaze_acme_shop/driver.py").exists()  # only with --driver
+
+
+def test_a_bad_name_is_bad_input(tmp_path: Path) -> None:
+    result = run_cli(["plugin", "new", "Acme Shop", "-o", str(tmp_path / "p")])
+    assert result.exit_code == 3
+    assert "plugin name 'Acme Shop' is not lower-case words joined by '-'" in result.output
+    assert not (tmp_path / "p").exists()
+
+
+def test_a_directory_in_use_is_left_alone(tmp_path: Path) -> None:
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p/keep.txt").write_text("mine")
+    result = run_cli(["plugin", "new", "acme", "-o", str(tmp_path / "p")])
+    assert result.exit_code == 3
+    assert "already exists and is not an empty directory" in result.output
+    assert sorted(p.name for p in (tmp_path / "p").iterdir()) == ["keep.txt"]
