@@ -115,6 +115,7 @@ def _config_schema(keys: Iterable[str]) -> dict[str, Any]:
 
 def trail_schema(tool_call: Mapping[str, Any]) -> dict[str, Any]:
     """Unified (a map) and legacy v1 (a list) trail files, keyed exactly as ``trail/parser.py`` reads them."""
+    from .trail import config_reader as c
     from .trail import parser as p
 
     call_ref = {"$ref": TOOL_CALL_REF}
@@ -136,7 +137,7 @@ def trail_schema(tool_call: Mapping[str, Any]) -> dict[str, Any]:
         "additionalProperties": {"anyOf": [call_ref, {"type": ["object", "null"], "maxProperties": 0}]}}}
     trailhead = {"type": "object", "additionalProperties": False, "required": ["step"],
                  "properties": {k: trailhead_props[k] for k in p.TRAILHEAD_KEYS}}
-    top = {"config": _config_schema(p.UNIFIED_CONFIG_KEYS), "trailhead": trailhead,
+    top = {"config": _config_schema(c.UNIFIED_CONFIG_KEYS), "trailhead": trailhead,
            "trail": {"type": ["array", "null"], "items": step}}
     unified = {"type": "object", "additionalProperties": False, "properties": {k: top[k] for k in p.TOP_KEYS}}
 
@@ -145,7 +146,7 @@ def trail_schema(tool_call: Mapping[str, Any]) -> dict[str, Any]:
                                                     "properties": {"tools": calls}}) for k in p.STEP_KEYS}}
     v1_trailhead_props = {"step": text, "tools": calls, "maxRetries": retries}
     v1_items = {
-        "config": _config_schema(p.V1_CONFIG_KEYS),
+        "config": _config_schema(c.V1_CONFIG_KEYS),
         "trailhead": {"anyOf": [{"type": "string", "minLength": 1, "description": "a tool id to run"},
                                 {"type": "object", "additionalProperties": False,
                                  "properties": {k: v1_trailhead_props[k] for k in p.V1_TRAILHEAD_KEYS}}]},

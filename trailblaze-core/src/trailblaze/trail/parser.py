@@ -15,16 +15,16 @@ from __future__ import annotations
 import functools
 import re
 from pathlib import Path
-from typing import Any
 
 from .. import yamlio
 from ..errors import BadInputError, SourceLocation, TrailFormatError
 from ..tools.base import ToolCall
 from ..tools.codec import CORE_CODEC, ToolCodec
-from ..tools.serialization import RESERVED_NAMES, ToolCallFormatError
-from . import args as _args
+from .config_reader import ConfigReader
 from .model import Trail, TrailConfig, TrailStep, number_steps
 from .nodes import MappingNode, Node, NodeReader, ScalarNode, SequenceNode, compose
+from .reader_base import _allowed
+from .recording_reader import RecordingReader
 
 __all__ = ["load_trail", "locate_call", "locate_step", "parse_trail"]
 
@@ -33,16 +33,7 @@ STEP_KEYS = ("step", "verify", "recording", "recordable", "maxRetries")
 TRAILHEAD_KEYS = ("step", "recording", "recordable", "maxRetries")
 V1_ITEM_KEYS = ("config", "trailhead", "tools", "prompts")
 V1_TRAILHEAD_KEYS = ("step", "tools", "maxRetries")
-_TEXT_CONFIG = ("id", "title", "description", "priority", "target", "context")
-UNIFIED_CONFIG_KEYS = (*_TEXT_CONFIG, "devices", "drivers", "skip", "tags", "memory", "metadata", "args", "retries",
-                       "setup")
-V1_CONFIG_KEYS = (*_TEXT_CONFIG, "platform", "driver", "drivers", "skip", "tags", "memory", "metadata", "args",
-                  "retries", "source", "electron", "setup")
 _CLASSIFIER_LIKE = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
-
-
-def _allowed(keys: tuple[str, ...]) -> str:
-    return "allowed: " + ", ".join(keys)
 
 
 def load_trail(path: Path, *, strict: bool = False, codec: ToolCodec = CORE_CODEC) -> Trail:
@@ -87,19 +78,9 @@ def parse_with_nodes(text: str, path: Path | str | None, *, strict: bool = False
     return trail, root
 
 
-class _Parser:
-    def __init__(self, path: Path | None, reader: NodeReader, *, strict: bool, codec: ToolCodec) -> None:
-        self.path = path
-        self.r = reader
-        self.strict = strict
-        self.codec = codec
-        self.warnings: list[str] = []
-
-    def warn(self, node: Node, message: str, key: str | None = None, hint: str | None = None) -> None:
-        if self.strict:
-            self.r.fail(node, message, key, hint)
-        err = TrailFormatError(message, location=self.r.loc(node), key=key, hint=hint)
-        self.warnings.append(err.render())
+class _Parser(ConfigReader, RecordingReader):
+    """Step reading (unified ``trail:``/``trailhead:``, v1 items and prompts); config and recordings are
+    read by the two mixins."""
 
     # -- unified -------------------------------------------------------------------------------
     def unified(self, root: MappingNode) -> tuple[TrailConfig, list[TrailStep]]:
@@ -193,32 +174,6 @@ class _Parser:
                          max_retries=max_retries, location=r.loc(kind_node or node), tool_locations=locations,
                          source_path=source_path)
 
-    def unified_recording(self, node: Node) -> tuple[dict[str, list[ToolCall]], dict[str, list[SourceLocation]]]:
-        r = self.r
-        if not isinstance(node, MappingNode):
-            hint = "put the list under a device classifier: 'recording:\\n  web:\\n    - toolName: {...}'" \
-                if isinstance(node, SequenceNode) else None
-            r.fail(node, "'recording' maps device classifiers (android, ios-iphone, web, ...) to lists of tool "
-                         f"calls, got {r.describe(node)}", "recording", hint)
-        recordings: dict[str, list[ToolCall]] = {}
-        locations: dict[str, list[SourceLocation]] = {}
-        for cls, knode, vnode in r.entries(node):
-            if cls == "tools":
-                r.fail(knode, "'recording: {tools: [...]}' is the legacy v1 shape; in the unified format "
-                              "'recording' is keyed by device classifier", cls,
-                       "e.g. 'recording:\\n  android:\\n    - toolName: {...}'")
-            if not cls.strip():
-                r.fail(knode, "a classifier cannot be blank", "recording")
-            if not isinstance(vnode, SequenceNode):
-                what = r.describe(vnode)
-                r.fail(vnode if not r.is_null(vnode) else knode,
-                       f"classifier '{cls}' must map to a list of tool calls, got {what}", cls,
-                       f"write '{cls}: []' for an explicit no-op, or '{cls}:\\n  - toolName: {{...}}'")
-            calls, locs = self.tool_list(vnode)
-            recordings[cls] = calls
-            locations[cls] = locs
-        return recordings, locations
-
     def unified_trailhead(self, node: Node) -> TrailStep:
         r = self.r
         if not isinstance(node, MappingNode):
@@ -254,32 +209,6 @@ class _Parser:
         return TrailStep(kind="trailhead", text=text, recordings=recordings, recordable=recordable,
                          max_retries=max_retries, location=r.loc(kind_node or node), tool_locations=locations,
                          source_path=("trailhead",))
-
-    def trailhead_recording(self, node: Node) -> tuple[dict[str, list[ToolCall]], dict[str, list[SourceLocation]]]:
-        r = self.r
-        if not isinstance(node, MappingNode):
-            r.fail(node, f"'recording' maps device classifiers to one tool each, got {r.describe(node)}",
-                   "recording")
-        recordings: dict[str, list[ToolCall]] = {}
-        locations: dict[str, list[SourceLocation]] = {}
-        for cls, knode, vnode in r.entries(node):
-            if isinstance(vnode, SequenceNode):
-                r.fail(vnode, "a trailhead runs one tool per device: write the tool as a map, not a list", cls,
-                       f"'{cls}:\\n  toolName: {{...}}' (or '{cls}: {{}}' for no tool)")
-            if not isinstance(vnode, MappingNode):
-                r.fail(vnode if not r.is_null(vnode) else knode,
-                       f"classifier '{cls}' must map to one tool ('toolName: {{...}}') or {{}}, got "
-                       f"{r.describe(vnode)}", cls)
-            if len(vnode.value) > 1:
-                names = ", ".join(f"'{k.value}'" for k, _ in vnode.value)
-                r.fail(vnode.value[1][0], f"a trailhead takes exactly one tool per classifier, found {names}", cls,
-                       "chain several tools by writing a YAML tool that calls them")
-            if not vnode.value:
-                recordings[cls], locations[cls] = [], []
-                continue
-            call, loc = self.tool_call(vnode)
-            recordings[cls], locations[cls] = [call], [loc]
-        return recordings, locations
 
     # -- v1 ------------------------------------------------------------------------------------
     def v1(self, root: SequenceNode) -> tuple[TrailConfig, list[TrailStep]]:
@@ -374,27 +303,6 @@ class _Parser:
                          max_retries=max_retries, location=r.loc(node), tool_locations={"*": locs} if calls else {},
                          source_path=source_path)
 
-    def v1_recording(self, node: Node) -> tuple[dict[str, list[ToolCall]], dict[str, list[SourceLocation]]]:
-        r = self.r
-        if not isinstance(node, MappingNode) or not node.value:
-            r.fail(node, "a v1 'recording' needs 'tools:' with the list of calls", "recording",
-                   "write 'recording:\\n  tools:\\n    - toolName: {...}' or remove 'recording:'")
-        recordings: dict[str, list[ToolCall]] = {}
-        locations: dict[str, list[SourceLocation]] = {}
-        for sub, sknode, svnode in r.entries(node):
-            if sub != "tools":
-                hint = "allowed: tools"
-                if isinstance(svnode, SequenceNode):
-                    hint += ("; per-device recordings are the unified format: a v1 file holds one "
-                             "device's recording under 'tools:'")
-                r.fail(sknode, "unexpected key in a v1 recording", sub, hint)
-            if not isinstance(svnode, SequenceNode):
-                r.fail(svnode if not r.is_null(svnode) else sknode,
-                       f"'tools' must be a list of tool calls, got {r.describe(svnode)}", sub)
-            calls, locs = self.tool_list(svnode)
-            recordings, locations = {"*": calls}, {"*": locs}
-        return recordings, locations
-
     # -- shared pieces -------------------------------------------------------------------------
     def nl_text(self, node: Node, key: str) -> str:
         text = self.r.text(node, f"'{key}'", key)
@@ -406,230 +314,6 @@ class _Parser:
 
     def max_retries(self, node: Node) -> int | None:
         return self.count(node, "maxRetries")
-
-    def count(self, node: Node, key: str) -> int | None:
-        if self.r.is_null(node):
-            return None
-        value = self.r.integer(node, f"'{key}'", key)
-        if value < 0:
-            self.r.fail(node, f"'{key}' must be 0 or more, got {value}", key)
-        return value
-
-    def tool_list(self, node: SequenceNode) -> tuple[list[ToolCall], list[SourceLocation]]:
-        calls: list[ToolCall] = []
-        locs: list[SourceLocation] = []
-        for item in node.value:
-            call, loc = self.tool_call(item)
-            calls.append(call)
-            locs.append(loc)
-        return calls, locs
-
-    def tool_call(self, node: Node) -> tuple[ToolCall, SourceLocation]:
-        """One ``- toolName: {args}`` item (upstream §1.4)."""
-        r = self.r
-        if not isinstance(node, MappingNode):
-            shown = r.describe(node)
-            hint = f"write '- {node.value}: {{}}'" if isinstance(node, ScalarNode) and (node.tag or "").endswith(":str") \
-                else "write '- toolName: {arg: value}'"
-            r.fail(node, f"a tool call is a one-key map '- toolName: {{args}}', got {shown}", hint=hint)
-        if not node.value:
-            r.fail(node, "an empty tool call '{}': write '- toolName: {args}'")
-        knode, vnode = node.value[0]
-        if not isinstance(knode, ScalarNode) or knode.tag != "tag:yaml.org,2002:str":
-            r.fail(knode, "a tool name must be text")
-        name = knode.value
-        if name == "class" and isinstance(vnode, ScalarNode) and len(node.value) > 1:
-            # Upstream's legacy form {"class": "<Kotlin FQCN>", ...fields}: the plugin owning the tool
-            # maps the class (trailblaze_decode_tool).
-            fields = r.plain(node)
-            try:
-                return self.codec.decode_json(fields), r.loc(knode)
-            except ToolCallFormatError as exc:
-                r.fail(node, str(exc), name)
-        if len(node.value) > 1:
-            other = node.value[1][0]
-            r.fail(other, f"a tool call has exactly one key, the tool name; found '{name}' and "
-                          f"'{getattr(other, 'value', other)}'", str(getattr(other, "value", "")),
-                   f"arguments go under the tool name, indented: '- {name}:\\n    arg: value'")
-        if name in RESERVED_NAMES:
-            r.fail(knode, f"'{name}' is reserved and cannot be a tool name", name,
-                   f"reserved: {', '.join(sorted(RESERVED_NAMES))}")
-        if not name.strip():
-            r.fail(knode, "a tool name cannot be blank")
-        if r.is_null(vnode):
-            args: Any = {}
-        elif isinstance(vnode, MappingNode):
-            args = r.plain(vnode)
-        else:
-            shown = r.describe(vnode)
-            r.fail(vnode, f"tool '{name}': arguments must be a map, got {shown} (\"Expected a map\")", name,
-                   f"name the parameter: '- {name}: {{<param>: {shown}}}', or '- {name}: {{}}' for no arguments")
-        loc = r.loc(knode)
-        return self.decode(knode, {name: args}), loc
-
-    def decode(self, node: Node, item: dict[str, Any]) -> ToolCall:
-        try:
-            return self.codec.decode_yaml_item(item)
-        except ToolCallFormatError as exc:
-            self.r.fail(node, str(exc), next(iter(item)))
-
-    # -- config --------------------------------------------------------------------------------
-    def config(self, node: Node, *, unified: bool) -> TrailConfig:
-        r = self.r
-        cfg = TrailConfig()
-        if r.is_null(node):
-            return cfg
-        if not isinstance(node, MappingNode):
-            r.fail(node, f"'config' must be a map, got {r.describe(node)}", "config")
-        allowed = UNIFIED_CONFIG_KEYS if unified else V1_CONFIG_KEYS
-        for key, knode, vnode in r.entries(node):
-            if key not in allowed:
-                hint = _allowed(allowed)
-                if unified and key in ("driver", "platform"):
-                    hint = "the unified format pins drivers per classifier: 'devices: {android: ANDROID_ONDEVICE_" \
-                           "ACCESSIBILITY, web: PLAYWRIGHT_NATIVE}'"
-                elif not unified and key == "devices":
-                    hint = "v1 pins one driver: 'driver: PLAYWRIGHT_NATIVE'"
-                self.warn(knode, "unknown config key, ignored", key, hint)
-                continue
-            if key in _TEXT_CONFIG or key in ("platform", "driver"):
-                setattr(cfg, key, r.text(vnode, f"'{key}'", key))
-            elif key == "devices":
-                cfg.devices = self.text_map(vnode, key, allow_null=False)
-            elif key == "drivers":
-                self.driver_settings(vnode, cfg)
-            elif key == "skip":
-                cfg.skip = self.skip(vnode, unified=unified)
-            elif key == "tags":
-                cfg.tags = self.tags(vnode)
-            elif key == "memory":
-                cfg.memory = self.text_map(vnode, key, allow_null=False,
-                                           null_hint="write '{name}: \"\"' for an empty value")
-            elif key == "metadata":
-                cfg.metadata = dict(self.text_map(vnode, key, allow_null=False))
-            elif key == "args":
-                cfg.args = _args.parse_declarations(vnode, r)
-            elif key == "retries":
-                cfg.retries = self.count(vnode, "retries")
-            elif key == "source":
-                self.source(vnode, cfg)
-            elif key == "setup":
-                cfg.setup = self.setup(vnode)
-            elif key == "electron":
-                self.warn(knode, "Electron apps are not supported by this runner; 'electron' is ignored", key)
-        return cfg
-
-    def driver_settings(self, node: Node, cfg: TrailConfig) -> None:
-        """``drivers: {<driver>: {<setting>: value}}``: the shape is checked here, the settings by the
-        driver's config model when the run builds the driver (it names this file, line and key)."""
-        r = self.r
-        if r.is_null(node):
-            return
-        if not isinstance(node, MappingNode):
-            r.fail(node, f"'drivers' must map driver names to their settings, got {r.describe(node)}", "drivers",
-                   "e.g. 'drivers: {playwright-native: {timeout_ms: 10000}}'")
-        for name, knode, vnode in r.entries(node):
-            cfg.driver_locations[name] = r.loc(knode)
-            if r.is_null(vnode):
-                cfg.drivers[name] = {}
-                continue
-            if not isinstance(vnode, MappingNode):
-                r.fail(vnode, f"'drivers.{name}' must be a map of settings, got {r.describe(vnode)}", name)
-            settings: dict[str, Any] = {}
-            for setting, snode, value in r.entries(vnode):
-                cfg.driver_locations[f"{name}.{setting}"] = r.loc(snode)
-                settings[setting] = r.plain(value)
-            cfg.drivers[name] = settings
-
-    def text_map(self, node: Node, key: str, *, allow_null: bool, null_hint: str | None = None) -> dict[str, str]:
-        r = self.r
-        if r.is_null(node):
-            return {}
-        if not isinstance(node, MappingNode):
-            r.fail(node, f"'{key}' must be a map of names to values, got {r.describe(node)}", key)
-        out: dict[str, str] = {}
-        for name, knode, vnode in r.entries(node):
-            if isinstance(vnode, ScalarNode) and not r.is_null(vnode):
-                out[name] = r.text(vnode, f"'{key}.{name}'", name) or ""
-            elif r.is_null(vnode):
-                if allow_null:
-                    out[name] = ""
-                else:
-                    r.fail(knode, f"'{key}.{name}' has no value", name,
-                           (null_hint or "give it a value").replace("{name}", name))
-            else:
-                r.fail(vnode, f"'{key}.{name}' must be a single value (text, number or true/false), got "
-                              f"{r.describe(vnode)}", name)
-        return out
-
-    def skip(self, node: Node, *, unified: bool) -> dict[str, str]:
-        r = self.r
-        if r.is_null(node):
-            return {}
-        if isinstance(node, MappingNode):
-            return self.text_map(node, "skip", allow_null=True)
-        if unified:
-            r.fail(node, "'skip' maps device classifiers to a reason in the unified format", "skip",
-                   f"e.g. 'skip: {{ios: \"{r.text(node, 'skip') or 'reason'}\"}}'")
-        reason = r.text(node, "'skip'", "skip")
-        return {"*": reason or ""}
-
-    def tags(self, node: Node) -> list[str]:
-        r = self.r
-        if r.is_null(node):
-            return []
-        if not isinstance(node, SequenceNode):
-            r.fail(node, f"'tags' must be a list, got {r.describe(node)}", "tags", "e.g. 'tags: [smoke, login]'")
-        out = []
-        for item in node.value:
-            text = r.text(item, "a tag", "tags")
-            if text is None or not text.strip():
-                r.fail(item, "a tag cannot be empty", "tags")
-            out.append(text)
-        return out
-
-    def setup(self, node: Node) -> list[Path]:
-        """``setup: TRAIL`` or a list: trails replayed before this one (relative to this file), each
-        checked to exist here so the error names this file's line."""
-        r = self.r
-        if r.is_null(node):
-            return []
-        items = [node] if isinstance(node, ScalarNode) else \
-            node.value if isinstance(node, SequenceNode) else None
-        if items is None:
-            r.fail(node, f"'setup' names a trail or a list of trails, got {r.describe(node)}", "setup",
-                   "e.g. 'setup: setup/sign-in.trail.yaml'")
-        base = self.path.resolve().parent if self.path else Path.cwd()
-        out: list[Path] = []
-        for item in items:
-            text = r.text(item, "a setup trail", "setup")
-            if not text or not text.strip():
-                r.fail(item, "a setup trail cannot be empty", "setup")
-            path = (base / text).resolve()
-            if not path.is_file():
-                r.fail(item, f"setup trail '{text}' does not exist (looked for {path})", "setup",
-                       "paths in 'setup' are relative to this trail's file")
-            if self.path is not None and path == self.path.resolve():
-                r.fail(item, "a trail cannot be its own setup", "setup")
-            out.append(path)
-        return out
-
-    def source(self, node: Node, cfg: TrailConfig) -> None:
-        r = self.r
-        if r.is_null(node):
-            return
-        if not isinstance(node, MappingNode):
-            r.fail(node, f"'source' must be a map like '{{type: HANDWRITTEN, reason: ...}}', got {r.describe(node)}",
-                   "source")
-        for key, knode, vnode in r.entries(node):
-            value = r.text(vnode, f"'source.{key}'", key)
-            if key == "type" and value is not None:
-                cfg.metadata.setdefault("source", value)
-            elif key == "reason" and value is not None:
-                cfg.metadata.setdefault("sourceReason", value)
-            elif key not in ("type", "reason"):
-                self.warn(knode, "unknown source key, ignored", key, "allowed: type, reason")
-
 
 # -- locating at run time -----------------------------------------------------------------------
 @functools.lru_cache(maxsize=4)
