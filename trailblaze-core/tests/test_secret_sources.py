@@ -102,16 +102,14 @@ def test_a_missing_environment_variable_is_named(workspace: Path) -> None:
 
 def test_the_session_option_table_folds_every_source_into_secrets(tmp_path: Path,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    from trailblaze.commands.session_options import pytest_session_values
+    from trailblaze.commands.session_options import pytest_default, pytest_rows, pytest_session_values
 
     monkeypatch.setenv("TB_FOLD_TEST", "from-env")
     path = secrets_file(tmp_path, "token: from-file\n")
-    raw = {"trailblaze_driver": None, "trailblaze_device": [], "trailblaze_option": [], "trailblaze_headed": False,
-           "trailblaze_memory": [], "trailblaze_secret": ["explicit=yes"], "trailblaze_secret_env": ["env=TB_FOLD_TEST"],
-           "trailblaze_secrets_file": [str(path)], "trailblaze_arg": [], "trailblaze_output_dir": None,
-           "trailblaze_llm": None, "trailblaze_self_heal": None, "trailblaze_retries": None,
-           "trailblaze_fail_on_flaky": False, "trailblaze_results_db": None, "trailblaze_no_history": False,
-           "trailblaze_max_llm_cost": None}
+    # Every flag the table gives pytest, at pytest's default, but the three secret sources.
+    raw = {row.pytest_dest: pytest_default(row) for row in pytest_rows()}
+    raw.update({"trailblaze_secret": ["explicit=yes"], "trailblaze_secret_env": ["env=TB_FOLD_TEST"],
+                "trailblaze_secrets_file": [str(path)]})
     values = pytest_session_values(raw.__getitem__)
     assert values["secrets"] == {"token": "from-file", "env": "from-env", "explicit": "yes"}
     assert "secret_env" not in values and "secrets_files" not in values

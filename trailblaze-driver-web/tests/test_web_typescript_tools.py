@@ -96,6 +96,8 @@ def test_a_trail_calling_typed_tools_passes_in_chromium(workspace: Path, sentine
                       "--output-dir", str(workspace / "out"), "--no-report")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "✓ step 4: Remember the shopper" in done.stdout
+    # The tool servers' loop is stopped cleanly at exit: no "coroutine … was never awaited" (issue 22, LOW).
+    assert "never awaited" not in done.stderr, done.stderr
 
 
 def test_check_errors_on_a_target_tool_nothing_provides(workspace: Path, sentinel: RegistrySentinel) -> None:

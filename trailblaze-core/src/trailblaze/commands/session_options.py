@@ -308,16 +308,23 @@ def add_pytest_options(group: pytest.OptionGroup) -> None:
     for row in pytest_rows():
         assert row.pytest_flag is not None
         text = row.pytest_help or f"{row.help} (as trailblaze run {row.long_flag})"
-        kwargs: dict[str, Any] = {"help": text.replace("%", "%%")}
+        kwargs: dict[str, Any] = {"help": text.replace("%", "%%"), "default": pytest_default(row)}
         if row.kind in ("pairs", "driver_options", "list", "many"):
-            kwargs.update(action="append", default=[], metavar=row.metavar)
-        elif row.kind in ("flag", "off"):
-            kwargs.update(action="store_true", default=False)
-        elif row.kind == "switch":
-            kwargs.update(action="store_true", default=None)
+            kwargs.update(action="append", metavar=row.metavar)
+        elif row.kind in ("flag", "off", "switch"):
+            kwargs.update(action="store_true")
         else:
             kwargs.update(metavar=row.metavar)
         group.addoption(row.pytest_flag, **kwargs)
+
+
+def pytest_default(row: SessionOption) -> Any:
+    """What pytest hands over for a ``--trailblaze-*`` flag the user did not give."""
+    if row.kind in ("pairs", "driver_options", "list", "many"):
+        return []
+    if row.kind in ("flag", "off"):
+        return False
+    return None
 
 
 def pytest_session_values(getoption: Callable[[str], Any]) -> dict[str, Any]:
