@@ -16,7 +16,8 @@ from ..session import Session
 if TYPE_CHECKING:
     from ..memory import Redactor
     from ..plugins import PluginHost
-    from ..runner.lifecycle import SessionFactory, SessionLifecycle, ToolWorkspace
+    from ..runner.lifecycle import SessionFactory, SessionLifecycle
+    from ..runner.workspace import ToolWorkspace
     from .trail_recording import RecordedStep
 
 __all__ = ["BenchState", "McpSettings", "StepKind"]
