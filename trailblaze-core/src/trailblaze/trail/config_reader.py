@@ -21,6 +21,8 @@ V1_CONFIG_KEYS = (*_TEXT_CONFIG, "platform", "driver", "drivers", "skip", "tags"
 
 
 class ConfigReader(TrailReaderBase):
+    """The ``config:`` map; unknown keys are warnings (errors when strict), as upstream is lenient."""
+
     def config(self, node: Node, *, unified: bool) -> TrailConfig:
         r = self.r
         cfg = TrailConfig()

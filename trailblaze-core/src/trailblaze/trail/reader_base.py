@@ -20,6 +20,8 @@ def _allowed(keys: tuple[str, ...]) -> str:
 
 
 class TrailReaderBase:
+    """What every reading mixin needs: the node reader, the file, strictness, the codec, the warnings."""
+
     def __init__(self, path: Path | None, reader: NodeReader, *, strict: bool, codec: ToolCodec) -> None:
         self.path = path
         self.r = reader

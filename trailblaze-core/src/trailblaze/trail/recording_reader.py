@@ -15,6 +15,8 @@ __all__ = ["RecordingReader"]
 
 
 class RecordingReader(TrailReaderBase):
+    """Recordings and tool calls, with each call's position kept for ``locate_call``."""
+
     def unified_recording(self, node: Node) -> tuple[dict[str, list[ToolCall]], dict[str, list[SourceLocation]]]:
         r = self.r
         if not isinstance(node, MappingNode):
