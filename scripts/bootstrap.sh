@@ -214,6 +214,15 @@ else
 fi
 "$BIN/bun" --version >/dev/null 2>&1 \
   || say "warning: bun does not run here; TypeScript tool servers will use node + tsx instead"
+# Trailblaze runs bun with --no-install: nothing is fetched while a trail runs, so the repository's own
+# TypeScript servers (examples, tests) resolve @modelcontextprotocol/sdk and zod from a real node_modules.
+# A link at the repository root (gitignored) to the packages above serves every script below it.
+if [ -L node_modules ] || [ ! -e node_modules ]; then
+  ln -sfn ".tools/node/node_modules" node_modules
+  step "node_modules" "node_modules -> .tools/node/node_modules (for the repository's TypeScript servers)"
+else
+  step "node_modules" "present: ./node_modules (a directory of your own; left alone)"
+fi
 
 # 6. Appium's fake driver -------------------------------------------------------------------------
 FAKE_PKG="$APPIUM_HOME_DIR/node_modules/@appium/fake-driver/package.json"

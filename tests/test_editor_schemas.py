@@ -15,6 +15,7 @@ import pytest
 from trailblaze.config import find_workspace
 from trailblaze.plugins import PluginHost
 from trailblaze.testing import installed_host, new_host, run_cli
+from trailblaze.testing_offline import link_node_modules
 from trailblaze.yamlio import load_fast
 
 REPO = Path(__file__).resolve().parents[1]
@@ -57,8 +58,7 @@ def host() -> Iterator[PluginHost]:
         pytest.skip("the mcp-tools example's TypeScript server needs bun or node + tsx (scripts/bootstrap.sh)")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("PATH", path)
-        if not os.environ.get("NODE_PATH") and NODE_MODULES.is_dir():
-            mp.setenv("NODE_PATH", str(NODE_MODULES))
+        link_node_modules(REPO, NODE_MODULES)  # as scripts/bootstrap.sh does: the example server's SDK
         h = new_host(load_entrypoints=True)
         with installed_host(h):
             yield h

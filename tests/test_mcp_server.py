@@ -27,6 +27,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from trailblaze.testing_llm import RecordedRequest, Reply, ScriptedLlmServer, call, done
+from trailblaze.testing_offline import RegistrySentinel, link_node_modules
 
 sys.path.insert(0, str(Path(__file__).parent))
 from mcp_server_helpers import (EMAIL, PASSWORD, REPO, SAVED, TRAILBLAZE, alive, devices_workspace,  # noqa: E402
@@ -380,10 +381,13 @@ def test_the_typescript_sdk_client_records_a_trail_that_replays(tmp_path: Path) 
     except MissingRuntimeError as exc:
         pytest.fail(f"{exc} (scripts/bootstrap.sh installs bun and tsx into .tools)")
     ws = shop_workspace(tmp_path / "shop")
-    env = server_env(PATH=path, NODE_PATH=os.environ.get("NODE_PATH") or str(node_modules))
-    ran = subprocess.run([*runtime.argv, str(script), str(TRAILBLAZE), str(ws), PASSWORD, SAVED], cwd=ws, env=env,
-                         capture_output=True, text=True, timeout=300, check=False)
+    link_node_modules(REPO, node_modules)  # as scripts/bootstrap.sh does: the client's SDK, never fetched
+    with RegistrySentinel() as offline:
+        env = server_env(PATH=path, **offline.env())
+        ran = subprocess.run([*runtime.argv, str(script), str(TRAILBLAZE), str(ws), PASSWORD, SAVED], cwd=ws,
+                             env=env, capture_output=True, text=True, timeout=300, check=False)
     assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert offline.connections == 0, "the client's runtime tried the network (package registry or proxy)"
     seen = json.loads(ran.stdout.strip().splitlines()[-1])
     assert seen["server"]["name"] == "Trailblaze MCP server"
     assert seen["before"] == ["device", "snapshot", "step", "verify", "trail", "toolbox"]

@@ -46,6 +46,31 @@ def test_trail_and_tools_never_import_the_plugin_host() -> None:
     assert not offenders, "see docs/architecture.md (the import rule): " + "; ".join(offenders)
 
 
+def _imports_of(module: str) -> set[str]:
+    path = PACKAGE.joinpath(*module.split(".")[1:]).with_suffix(".py")
+    return _imports(path, _package(path))
+
+
+def test_the_contract_names_no_host() -> None:
+    # hookspecs.py is what the host is built from: naming PluginHost (even for typing) would close a
+    # circle; a plugin that asks the others something gets the PluginQueries protocol instead.
+    assert not {m for m in _imports_of("trailblaze.hookspecs") if m.startswith("trailblaze.plugins")}
+    assert not {m for m in _imports_of("trailblaze.plugin_queries")
+                if m.startswith(("trailblaze.plugins", "trailblaze.hookspecs"))}
+
+
+def test_servers_never_import_a_command_module() -> None:
+    # The MCP workbench and the live sessions sit below trailblaze/commands/, which starts them: what a
+    # command and a server share lives below both (screens.py), so no circle runs through a command.
+    offenders = []
+    for folder in ("mcp_server", "live"):
+        for path in sorted((PACKAGE / folder).rglob("*.py")):
+            bad = sorted(m for m in _imports(path, _package(path)) if m.startswith("trailblaze.commands"))
+            if bad:
+                offenders.append(f"{path.relative_to(PACKAGE)} imports {', '.join(bad)}")
+    assert not offenders, "see docs/architecture.md (Commands): " + "; ".join(offenders)
+
+
 def test_the_rule_sees_lazy_and_type_checking_imports(tmp_path: Path) -> None:
     probe = tmp_path / "probe.py"
     probe.write_text("from typing import TYPE_CHECKING\n"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from junitparser import JUnitXml
 from trailblaze.report.bundle import FORMAT, VERSION, load_durations, read_bundle
-from trailblaze.report.merge import message_shape
+from trailblaze.report.merged import message_shape
 from trailblaze.runner.shards import pair_key, partition
 from trailblaze.testing import run_cli
 

@@ -23,6 +23,7 @@ from trailblaze.driver import DeviceInfo
 from trailblaze.plugins import PluginHost
 from trailblaze.session import Session, SessionOutcome
 from trailblaze.testing import installed_host, make_session, new_host
+from trailblaze.testing_offline import RegistrySentinel, link_node_modules
 from trailblaze_mcp_subprocess import runtimes
 
 SERVERS = Path(__file__).parent / "servers"
@@ -212,7 +213,8 @@ def tsx_only_path(tmp: Path) -> str | None:
 
 
 @pytest.fixture(params=["bun", "node+tsx"])
-def ts_runtime(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> str:
+def ts_runtime(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+               offline: RegistrySentinel) -> str:
     """Runs the test under bun, then under node + tsx; skipped (with the reason) where one is absent."""
     if request.param == "bun":
         path = bun_path()
@@ -222,12 +224,23 @@ def ts_runtime(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, 
         path = tsx_only_path(tmp_path)
         if path is None:
             pytest.skip("node and tsx are not both installed (scripts/bootstrap.sh puts tsx in .tools/node)")
-    if not (NODE_MODULES / "@modelcontextprotocol" / "sdk").is_dir() and not os.environ.get("NODE_PATH"):
+    if not (NODE_MODULES / "@modelcontextprotocol" / "sdk").is_dir():
         pytest.skip("@modelcontextprotocol/sdk is not installed (scripts/bootstrap.sh installs it in .tools/node)")
+    link_node_modules(REPO, NODE_MODULES)  # what scripts/bootstrap.sh links: servers resolve the SDK from it
     monkeypatch.setenv("PATH", path)
-    monkeypatch.setenv("NODE_PATH", os.environ.get("NODE_PATH") or str(NODE_MODULES))
+    monkeypatch.delenv("NODE_PATH", raising=False)  # a real node_modules, not a lookup path, serves imports
+    for name, value in offline.env().items():
+        monkeypatch.setenv(name, value)
     runtimes.clear_cache()
     return str(request.param)
+
+
+@pytest.fixture
+def offline() -> Iterator[RegistrySentinel]:
+    """Registry and proxies on a loopback listener, an empty bun cache: no server may fetch a package."""
+    with RegistrySentinel() as sentinel:
+        yield sentinel
+    assert sentinel.connections == 0, "a tool server tried the network (package registry or proxy)"
 
 
 PostJson = Callable[..., tuple[int, dict[str, Any]]]

@@ -244,7 +244,8 @@ def test_runtime_detection(tmp_path: Path) -> None:
     assert runtimes.runtime_for(Path("x.py"), path="").argv == (sys.executable,)
     bun = _bin(tmp_path, "b", "bun", "node")
     assert runtimes.runtime_for(script, path=bun).name == "bun"
-    assert runtimes.runtime_for(script, path=bun).argv[1:] == ("run",)
+    assert runtimes.runtime_for(script, path=bun).argv[1:] == ("--no-install", "run")  # never fetches packages
+    assert runtimes.runtime_for(Path("x.js"), path=bun).argv[1:] == ("--no-install", "run")
     node_only = _bin(tmp_path, "n", "node")
     assert runtimes.runtime_for(Path("x.js"), path=node_only).name == "node"
     with pytest.raises(runtimes.MissingRuntimeError, match="but no tsx"):
@@ -263,6 +264,17 @@ def test_runtime_detection(tmp_path: Path) -> None:
     rt = runtimes.runtime_for(script, path=both)
     assert rt.name == "node+tsx" and rt.argv[1:] == ("--import", (pkg / "dist" / "loader.mjs").as_uri())
     runtimes.clear_cache()
+
+
+def test_a_missing_import_is_read_from_bun_and_node_errors() -> None:
+    bun = ["error: Cannot find module '@modelcontextprotocol/sdk/server/mcp.js' from '/w/s.ts'", "Bun v1.4.5"]
+    node = ["Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'zod' imported from /w/s.ts"]
+    assert runtimes.missing_module(bun) == "@modelcontextprotocol/sdk/server/mcp.js"
+    assert runtimes.missing_module(node) == "zod"
+    assert runtimes.missing_module(["TypeError: x is not a function"]) is None
+    assert "`npm install @modelcontextprotocol/sdk` in the server's folder" in runtimes.missing_module_hint(
+        "@modelcontextprotocol/sdk/server/mcp.js")
+    assert runtimes.missing_module_hint("./helpers.js") == "it imports './helpers.js', which does not exist"
 
 
 # -- callback channel rules ------------------------------------------------------------------------------

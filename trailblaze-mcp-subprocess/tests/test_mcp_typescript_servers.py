@@ -1,20 +1,28 @@
 """The TypeScript tool server (official @modelcontextprotocol/sdk), under bun and under node + tsx.
 
-Each test runs twice (``ts_runtime``); a runtime that is not installed skips with the reason.
+Each test runs twice (``ts_runtime``); a runtime that is not installed skips with the reason. No runtime may
+fetch a package: bun runs with ``--no-install`` and an empty cache, the registry and proxies point at a
+loopback listener that must see no connection, and the SDK resolves from a real ``node_modules``.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 from trailblaze.driver import DeviceInfo
+from trailblaze.errors import ExitCode
+from trailblaze.testing_offline import link_node_modules
 from trailblaze.tools.base import ToolCall
-from trailblaze_mcp_subprocess.servers import ServerCrashed
+from trailblaze_mcp_subprocess.servers import ServerCrashed, ServerStartError
 
 pytestmark = pytest.mark.node
+
+SERVERS = Path(__file__).parent / "servers"
+NODE_MODULES = Path(__file__).resolve().parents[2] / ".tools" / "node" / "node_modules"
 
 TS_SERVER = """
 mcpServers:
@@ -83,3 +91,32 @@ def test_crash_mid_call(ts_runtime: str, workspace: Any, sessions: Any) -> None:
         call(session, "ts_die")
     assert "exited with code 4 during tools/call 'ts_die'" in str(info.value)
     assert "ts_die: exiting on purpose" in str(info.value)
+
+
+def test_a_server_outside_the_repository_resolves_from_its_own_node_modules(
+        ts_runtime: str, workspace: Any, sessions: Any, tmp_path: Path) -> None:
+    """bun never installs (``--no-install``, empty cache, registry on a loopback sentinel): the server's folder
+    has a ``node_modules``, as a user's project does after ``npm install``."""
+    folder = tmp_path / "server"
+    folder.mkdir()
+    shutil.copy(SERVERS / "ts_tools.ts", folder / "ts_tools.ts")
+    link_node_modules(folder, NODE_MODULES)
+    session = sessions.start(workspace(f"mcpServers:\n  - script: {folder}/ts_tools.ts\n"))
+    argv = session.resources["mcp_subprocess"].servers["ts_tools"].launch.argv
+    assert "--no-install" in argv if ts_runtime == "bun" else "--no-install" not in argv
+    assert call(session, "ts_echo", text="offline").message == "echo: offline"
+
+
+def test_a_missing_import_names_the_module_and_nothing_is_fetched(ts_runtime: str, workspace: Any,
+                                                                  sessions: Any, tmp_path: Path) -> None:
+    folder = tmp_path / "server"
+    folder.mkdir()
+    (folder / "padder.ts").write_text('import leftPad from "left-pad";\nconsole.log(leftPad("x", 3));\n')
+    with pytest.raises(ServerStartError) as info:
+        sessions.start(workspace(f"mcpServers:\n  - script: {folder}/padder.ts\n"))
+    message = str(info.value)
+    assert info.value.exit_code == ExitCode.INFRASTRUCTURE
+    assert "MCP server 'padder'" in message and "during initialize" in message
+    assert ("it imports 'left-pad', which is not installed where the script can resolve it (Trailblaze never "
+            "installs packages while running: `npm install left-pad` in the server's folder") in message
+    assert "stderr tail:" in message

@@ -16,6 +16,7 @@ import trailblaze_yaml_tools.plugin as yaml_plugin
 from trailblaze.plugins import PluginHost
 from trailblaze.logs import read_log
 from trailblaze.testing import installed_host, new_host, run_cli
+from trailblaze.testing_offline import RegistrySentinel, link_node_modules
 from trailblaze_mcp_subprocess import runtimes
 
 EXAMPLE = Path(__file__).resolve().parents[1]
@@ -25,14 +26,15 @@ NODE_MODULES = REPO / ".tools" / "node" / "node_modules"
 
 
 @pytest.fixture
-def host(monkeypatch: pytest.MonkeyPatch) -> Iterator[PluginHost]:
-    """yaml-tools (trailmaps) + the MCP plugin; bun/tsx and the TS SDK from .tools when installed there."""
+def host(monkeypatch: pytest.MonkeyPatch, offline: RegistrySentinel) -> Iterator[PluginHost]:
+    """yaml-tools (trailmaps) + the MCP plugin; bun/tsx from .tools; no runtime may fetch a package."""
     path = os.pathsep.join([str(NODE_BIN), os.environ.get("PATH", "")])
     if not shutil.which("bun", path=path) and not (shutil.which("node", path=path) and shutil.which("tsx", path=path)):
         pytest.skip("the TypeScript example server needs bun or node + tsx (scripts/bootstrap.sh installs them)")
     monkeypatch.setenv("PATH", path)
-    if not os.environ.get("NODE_PATH") and NODE_MODULES.is_dir():
-        monkeypatch.setenv("NODE_PATH", str(NODE_MODULES))
+    monkeypatch.delenv("NODE_PATH", raising=False)  # the copy's node_modules serves the SDK (see workspace)
+    for name, value in offline.env().items():
+        monkeypatch.setenv(name, value)
     runtimes.clear_cache()
     h = new_host()
     h.register(yaml_plugin, "yaml_tools")
@@ -42,9 +44,18 @@ def host(monkeypatch: pytest.MonkeyPatch) -> Iterator[PluginHost]:
 
 
 @pytest.fixture
+def offline() -> Iterator[RegistrySentinel]:
+    with RegistrySentinel() as sentinel:
+        yield sentinel
+    assert sentinel.connections == 0, "a tool server tried the network (package registry or proxy)"
+
+
+@pytest.fixture
 def workspace(tmp_path: Path) -> Path:
+    """A copy of the example with a ``node_modules`` (what `npm install` in the example makes)."""
     copy = tmp_path / "mcp-tools"
     shutil.copytree(EXAMPLE, copy, ignore=shutil.ignore_patterns("tests", "logs", "node_modules", "__pycache__"))
+    link_node_modules(copy, NODE_MODULES)
     return copy
 
 
@@ -93,3 +104,24 @@ def test_tools_lists_the_servers_tools(host: PluginHost, workspace: Path) -> Non
     assert tools["mcpdemo_greet"]["kind"] == "mcp" and tools["mcpdemo_greet"]["trailmap"] == "mcpdemo"
     assert tools["mcpdemo_greet"]["inputSchema"]["properties"]["name"]["description"] == "Who to greet"
     assert not _servers_running(workspace)
+
+
+def test_the_documented_offline_commands_list_the_typescript_servers_tools(offline: RegistrySentinel) -> None:
+    """docs/mcp-tools.md's block runs as shown, from the repository root: the greeter server starts under
+    `bun --no-install` (empty cache, registry on the sentinel) and its tools are listed from the server."""
+    import re
+    import subprocess
+    import sys
+
+    doc = (REPO / "docs" / "mcp-tools.md").read_text(encoding="utf-8")
+    block = re.search(r"### Packages are never fetched while a trail runs\n.*?```bash\n(.*?)```", doc, re.DOTALL)
+    assert block is not None
+    assert block.group(1).splitlines()[0] == "source .tools/env.sh"
+    link_node_modules(REPO, NODE_MODULES)  # what scripts/bootstrap.sh links
+    env = {**os.environ, **offline.env(), "PATH": os.pathsep.join([str(Path(sys.executable).parent),
+                                                                   os.environ.get("PATH", "")])}
+    env.pop("NODE_PATH", None)
+    done = subprocess.run(["bash", "-ec", block.group(1)], cwd=REPO, env=env, capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Greet every member of a team" in done.stdout  # the description comes from servers/greeter.ts

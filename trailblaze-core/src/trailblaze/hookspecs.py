@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from .config import WorkspaceConfig
     from .context import ToolContext
     from .driver import DriverRegistry
-    from .plugins import PluginHost
+    from .plugin_queries import PluginQueries
     from .session import Session, SessionOutcome
     from .targets import TargetInfo
     from .tools.base import ToolCall, ToolDefinition, ToolResult
@@ -45,7 +45,8 @@ is in ``docs/hooks.md`` ("Contract version and deprecation policy")."""
 
 # -- discovery -----------------------------------------------------------------------------------
 @hookspec
-def trailblaze_register_tools(registry: "ToolRegistry", config: "WorkspaceConfig", host: "PluginHost") -> None:
+def trailblaze_register_tools(registry: "ToolRegistry", config: "WorkspaceConfig",
+                              host: "PluginQueries") -> None:
     """Add tool definitions to a session's registry.
 
     Called once per registry with every plugin. Tools added here are attributed to the calling plugin,
@@ -54,8 +55,9 @@ def trailblaze_register_tools(registry: "ToolRegistry", config: "WorkspaceConfig
     :param registry: the registry to fill; use ``registry.add_tool(ToolClass)`` for class-backed tools
         or ``registry.add(definition)`` for any ``ToolDefinition``.
     :param config: the workspace configuration (root directory, parsed ``trailblaze.yaml``).
-    :param host: the plugin host running the hook, for plugins that ask other plugins for something
-        while registering (packaged trailmap directories, ``script:`` tool factories).
+    :param host: what this plugin may ask of the others while registering (packaged trailmap
+        directories, ``script:`` tool factories, tool decoding, the plugin set); ``PluginQueries`` is
+        the narrow face of the plugin host, so the contract does not name the host itself.
     """
 
 

@@ -16,7 +16,6 @@ import importlib
 import os
 import sys
 from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import cache
 from importlib.metadata import EntryPoint, entry_points
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -27,6 +26,7 @@ from . import hookspecs
 from ._names import ENTRY_POINT_GROUP, PROJECT_NAME
 from ._version import __version__
 from .errors import PluginHookError, PluginLoadError, TrailblazeError
+from .plugin_queries import PluginInfo
 from .tools.base import ToolSource
 from .tools.codec import ToolCodec
 
@@ -57,25 +57,6 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
 )
 """Core modules registered as plugins. In-repo drivers and tool sources are *not* here: they register
 through the entry-point group exactly as a third party's plugin does."""
-
-
-@dataclass
-class PluginInfo:
-    name: str
-    distribution: str | None
-    version: str | None
-    builtin: bool
-    status: str = "ok"
-    hooks: list[str] = field(default_factory=list)
-    error: str | None = None
-
-    @property
-    def source(self) -> ToolSource:
-        return ToolSource(plugin=self.name, distribution=self.distribution, version=self.version)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "distribution": self.distribution, "version": self.version,
-                "builtin": self.builtin, "status": self.status, "hooks": self.hooks}
 
 
 @cache

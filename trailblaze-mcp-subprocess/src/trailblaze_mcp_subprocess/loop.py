@@ -197,10 +197,13 @@ class LoopThread:
             if rest:
                 await asyncio.wait(rest, timeout=1.0)
 
+        cancel_rest = _cancel_rest()
         try:
-            self.loop.run_until_complete(_cancel_rest())
+            self.loop.run_until_complete(cancel_rest)
         except BaseException:  # noqa: BLE001 - stopping anyway
-            pass
+            # A loop that cannot run it any more (closed, or stopped by a signal) never started the
+            # coroutine: close it, or Python warns at exit that it was never awaited.
+            cancel_rest.close()
         finally:
             self.loop.close()
 

@@ -1,10 +1,10 @@
 """Which program runs a script: ``.py`` → this interpreter; ``.ts`` → ``bun``, else ``node`` + ``tsx``.
 
-``no_install`` (author modules of typed tools) runs bun with ``--no-install``: a missing import is then an
-error naming the module, never a download from the package registry while a trail runs (bun otherwise
-auto-installs when no ``node_modules`` is found). Declared MCP servers keep bun's default, which is how a
-server outside any npm project finds the SDK it imports (bun's ``NODE_PATH`` lookup misses packages'
-``exports`` subpaths such as ``@modelcontextprotocol/sdk/server/mcp.js``).
+bun always runs with ``--no-install`` (declared servers and typed-tool modules alike): no runtime downloads
+packages while a trail runs, so imports resolve from a real ``node_modules`` next to the script or above it
+(bun's ``NODE_PATH`` lookup misses packages' ``exports`` subpaths such as
+``@modelcontextprotocol/sdk/server/mcp.js``), and a missing one is an error that names the module
+(:func:`missing_module` reads it back out of the server's stderr).
 
 Upstream prefers bun and falls back to a Node TypeScript loader; when neither is there, session start
 fails with one sentence that says what to install. ``.js`` files need no loader, so plain ``node`` is
@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -42,20 +44,20 @@ class Runtime:
     """The command line before the script path."""
 
 
-def runtime_for(script: Path, *, path: str | None = None, no_install: bool = False) -> Runtime:
+def runtime_for(script: Path, *, path: str | None = None) -> Runtime:
     """The runtime for ``script``; ``path`` is the PATH to search (default: this process's)."""
     suffix = script.suffix.lower()
     if suffix == ".py":
         return Runtime("python", (sys.executable,))
     search = path if path is not None else os.environ.get("PATH", "")
-    return _js_runtime(suffix, search, no_install)
+    return _js_runtime(suffix, search)
 
 
 @lru_cache(maxsize=32)
-def _js_runtime(suffix: str, search: str, no_install: bool = False) -> Runtime:
+def _js_runtime(suffix: str, search: str) -> Runtime:
     bun = shutil.which("bun", path=search)
     if bun:
-        return Runtime("bun", (bun, "--no-install", "run") if no_install else (bun, "run"))
+        return Runtime("bun", (bun, "--no-install", "run"))
     node = shutil.which("node", path=search)
     if suffix in JS_SUFFIXES:
         if node:
@@ -92,6 +94,28 @@ def tsx_loader(search: str) -> Path | None:
                 loader = directory / "dist" / "loader.mjs"
                 return loader if loader.is_file() else None
     return None
+
+
+_MISSING = re.compile(r"Cannot find (?:module|package) ['\"]([^'\"]+)['\"]")
+
+
+def missing_module(stderr_lines: Iterable[str]) -> str | None:
+    """The module a script could not import, from bun's or node's error on its stderr, else None."""
+    for line in stderr_lines:
+        match = _MISSING.search(line)
+        if match:
+            return match.group(1)
+    return None
+
+
+def missing_module_hint(module: str) -> str:
+    """What to do about a missing import: a package is installed by the user, never fetched by us."""
+    if module.startswith((".", "/")):
+        return f"it imports '{module}', which does not exist"
+    parts = module.split("/")
+    package = "/".join(parts[:2]) if module.startswith("@") else parts[0]
+    return (f"it imports '{module}', which is not installed where the script can resolve it (Trailblaze never "
+            f"installs packages while running: `npm install {package}` in the server's folder or a folder above)")
 
 
 def clear_cache() -> None:

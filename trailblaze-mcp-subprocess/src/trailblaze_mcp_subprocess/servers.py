@@ -41,6 +41,7 @@ from .meta import (
 )
 from .process import ServerProcess, tail_text
 from .results import delegates_of, to_tool_result
+from .runtimes import missing_module, missing_module_hint
 from .spawn import launch_for
 from .wire import CallOutcome, ConnectionLost, ListedTool, ProtocolError, RequestTimeout
 
@@ -183,7 +184,9 @@ class SessionServers:
         if proc.protocol_error is not None:
             return self._garbage_message(rs, during)
         if proc.returncode is not None:
-            return f"{rs.label} exited with code {proc.returncode} {during}; {rs.tail()}"
+            missing = missing_module(proc.stderr_tail)
+            why = f" ({missing_module_hint(missing)})" if missing else ""
+            return f"{rs.label} exited with code {proc.returncode} {during}{why}; {rs.tail()}"
         if isinstance(exc, ProtocolError):
             return f"{rs.label} failed {during.removeprefix('during ')}: {exc}; {rs.tail()}"
         return f"{rs.label} closed the connection {during}: {exc}; {rs.tail()}"

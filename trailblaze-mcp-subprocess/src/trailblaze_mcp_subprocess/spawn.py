@@ -85,7 +85,7 @@ def _module_launch(spec: ServerSpec, author: Path, tools: str, env: dict[str, st
     allowed to install anything (bun ``--no-install``), ``@trailblaze/scripting`` resolved to ours through
     ``NODE_PATH`` (and a resolve hook under node's ESM loader)."""
     check_script(author)
-    runtime = runtime_for(author, path=env.get("PATH", ""), no_install=True)
+    runtime = runtime_for(author, path=env.get("PATH", ""))
     node_path = env.get("NODE_PATH", "")
     env = {**env, "TRAILBLAZE_MODULE_TOOLS": tools,
            "NODE_PATH": os.pathsep.join(p for p in (str(SCRIPTING_MODULES), node_path) if p)}

@@ -7,8 +7,9 @@ Importing this package imports no LLM client: providers import theirs on the fir
 
 from __future__ import annotations
 
-from .loop import (AgentState, LlmNotConfiguredError, StepAgent, StepSolveResult, agent_state, needs_llm_message,
-                   offered_tools, solve_step, tool_specs)
+from .loop import (LlmNotConfiguredError, StepAgent, StepSolveResult, needs_llm_message, offered_tools,
+                   solve_step, tool_specs)
+from .model_calls import AgentState, agent_state
 from .recording import (recording_from_executed, recording_trail_yaml, recordings_from_executed,
                         recordings_from_logs)
 

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 
 @hookimpl
 def trailblaze_session_finished(session: Session, outcome: SessionOutcome) -> None:
-    from .loop import STATE_KEY
+    from .model_calls import STATE_KEY
 
     state = session.resources.pop(STATE_KEY, None)
     if state is not None:

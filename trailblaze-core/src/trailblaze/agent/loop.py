@@ -6,36 +6,31 @@ remembered values, this step's calls and results so far, the screen) → redact 
 it → send it (retrying provider errors with backoff) → run the tool calls it returns through the same
 dispatcher replay uses → repeat until ``objectiveStatus`` COMPLETED/FAILED, a failed assertion, a
 stuck loop, or the per-step call cap. Invalid calls (unknown tool, bad arguments, stale refs) are
-answered to the model as tool errors; the run goes on.
+answered to the model as tool errors; the run goes on. The model's state, the retrying call, the
+screen capture and the redaction are ``model_calls.py``; the secret-parameter rule is ``secret_guard.py``.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BadInputError, ExitCode, InfrastructureError
 from ..llm.budget import budget_of
-from ..llm.config import DEFAULT_MAX_LLM_CALLS, ResolvedModel, load_settings, resolve_model
-from ..llm.registry import LlmProvider, ProviderError
 from ..llm.types import LlmImage, LlmMessage, LlmRequest, LlmResponse, LlmToolCall
 from ..session import SessionOutcome
 from ..tools.base import ToolCall
 from . import prompts
 from .detectors import STUCK_ABORT_AT, STUCK_HINT_AT, StaleRefDetector, StuckLoopDetector
+from .model_calls import AgentState, agent_state, capture_screen, complete_with_retries, redacted_request
 from .recording import recording_from_executed
+from .secret_guard import misplaced_secret
 
 if TYPE_CHECKING:
     from ..session import Session
     from ..tools.base import ToolDefinition
     from ..trail.model import Trail, TrailStep
 
-STATE_KEY = "trailblaze.agent"
-DEFAULT_MAX_RETRIES = 4
-DEFAULT_BACKOFF_SECONDS = 1.0
-MAX_BACKOFF_SECONDS = 30.0
 MAX_SNAPSHOT_CHARS = 60_000
 MAX_RESULT_CHARS = 2_000
 
@@ -63,41 +58,6 @@ class StepSolveResult:
     llm_tokens: int = 0
 
 
-@dataclass
-class AgentState:
-    """Per-session agent state (``session.resources["trailblaze.agent"]``): the model, its client and
-    the session totals."""
-
-    model: ResolvedModel
-    provider: LlmProvider
-    max_llm_calls: int
-    llm_call_count: int = 0
-    llm_cost_usd: float = 0.0
-
-    def close(self) -> None:
-        self.provider.close()
-
-
-def agent_state(session: "Session", options: Any = None) -> AgentState | None:
-    """The session's agent state, created on first use; None when no model is configured."""
-    state = session.resources.get(STATE_KEY)
-    if isinstance(state, AgentState):
-        return state
-    types = session.host.llm_providers()
-    cli_llm = getattr(options, "llm", None)
-    model = resolve_model(session.workspace, types, cli_llm=cli_llm)
-    if model is None:
-        return None
-    cap = getattr(options, "max_llm_calls", None)
-    if cap is None:
-        cap = load_settings(session.workspace, types).max_llm_calls
-    if cap is not None and cap < 1:
-        raise BadInputError(f"--max-llm-calls must be at least 1, got {cap}")
-    state = AgentState(model, model.create_provider(), cap or DEFAULT_MAX_LLM_CALLS)
-    session.resources[STATE_KEY] = state
-    return state
-
-
 def solve_step(session: "Session", step: "TrailStep", *, trail: "Trail | None" = None, options: Any = None,
                self_heal: bool = False, attempt_context: str | None = None) -> StepSolveResult:
     """Solve ``step`` with the configured model on ``session``'s device.
@@ -119,67 +79,6 @@ def solve_step(session: "Session", step: "TrailStep", *, trail: "Trail | None" =
         raise LlmNotConfiguredError(needs_llm_message(session, step))
     trail = trail if trail is not None else session.trail
     return StepAgent(session, state, step, trail, self_heal=self_heal, attempt_context=attempt_context).run()
-
-
-def capture_screen(driver: Any, *, vision: bool) -> tuple[str, LlmImage | None]:
-    """What a model is shown of the device: its snapshot text, and a screenshot for vision models."""
-    text = "(no device)"
-    if driver is not None:
-        try:
-            text = driver.snapshot()
-        except (NotImplementedError, BadInputError):  # a driver with no screen
-            text = "(this driver shows no screen text)"
-        except InfrastructureError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - a flaky snapshot is told to the model, not fatal
-            text = f"(could not read the screen: {type(exc).__name__}: {exc})"
-    image = None
-    if vision and driver is not None:
-        try:
-            data = driver.screenshot()
-        except InfrastructureError:
-            raise
-        except Exception:  # noqa: BLE001
-            data = None
-        if data:
-            image = LlmImage(data, _media_type(data))
-    return text, image
-
-
-def complete_with_retries(state: AgentState, request: LlmRequest, *, hint: str,
-                          on_failure: Callable[[str, int, int], None] | None = None,
-                          ) -> tuple[LlmResponse, int, float | None]:
-    """One model call with the provider's retry policy, counted in the session totals.
-
-    Returns the response, its duration in ms and its cost (None when the model has no prices).
-    ``on_failure(message, duration_ms, retry)`` sees each failed try (the agent logs them).
-    :raises InfrastructureError: the provider failed for good (exit 2)."""
-    spec = state.model.provider
-    retries = spec.max_retries if spec.max_retries is not None else DEFAULT_MAX_RETRIES
-    backoff = spec.retry_backoff_seconds
-    if backoff is None:
-        backoff = DEFAULT_BACKOFF_SECONDS
-    for i in range(retries + 1):
-        t0 = time.perf_counter()
-        try:
-            response = state.provider.complete(request)
-        except ProviderError as exc:
-            if on_failure is not None:
-                on_failure(exc.message, int((time.perf_counter() - t0) * 1000), i)
-            if not exc.retryable or i == retries:
-                tries = f" after {i + 1} attempts" if i else ""
-                raise InfrastructureError(f"{exc.message}{tries}",
-                                          hint=f"model {state.model.ref}; {hint}") from None
-            delay = exc.retry_after if exc.retry_after is not None else backoff * (2 ** i)
-            time.sleep(min(MAX_BACKOFF_SECONDS, max(0.0, delay)))
-            continue
-        duration = int((time.perf_counter() - t0) * 1000)
-        usage = response.usage
-        cost = state.model.cost(usage.input_tokens, usage.output_tokens, usage.cached_input_tokens)
-        state.llm_call_count += 1
-        state.llm_cost_usd += cost or 0.0
-        return response, duration, cost
-    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def needs_llm_message(session: "Session", step: "TrailStep") -> str:
@@ -331,7 +230,7 @@ class StepAgent:
         model = self.state.model
         request = LlmRequest(model=model.model.id, system=system, messages=messages, tools=self.specs,
                              temperature=model.model.temperature, max_output_tokens=min(model.max_output_tokens, 8192))
-        return _redacted(request, memory)
+        return redacted_request(request, memory)
 
     # -- the provider -----------------------------------------------------------------------------
     def _call_model(self, request: LlmRequest, attempt: int, image: LlmImage | None) -> LlmResponse:
@@ -455,77 +354,11 @@ class StepAgent:
 
 
 # -- helpers --------------------------------------------------------------------------------------
-def misplaced_secret(definition: "ToolDefinition", args: dict[str, Any], memory: Any,
-                     offered: dict[str, "ToolDefinition"]) -> str | None:
-    """Why the model (or an MCP client) may not make this call, when it puts a ``{{secret}}`` token into a
-    parameter that is not declared sensitive (a URL, a search box, a shell command would send the value
-    anywhere). None when the call is fine."""
-    schema = definition.parameters()
-
-    def check(param: Any, value: Any, path: str) -> tuple[str, str] | None:
-        if param is not None and param.sensitive:
-            return None
-        if param is not None and isinstance(value, dict) and param.properties is not None:
-            inner = {p.name: p for p in param.properties}
-            for key, item in value.items():
-                bad = check(inner.get(key), item, f"{path}.{key}")
-                if bad:
-                    return bad
-            return None
-        if param is not None and isinstance(value, list) and param.items is not None:
-            for i, item in enumerate(value):
-                bad = check(param.items, item, f"{path}[{i}]")
-                if bad:
-                    return bad
-            return None
-        tokens = memory.secret_tokens(value)
-        return (path, tokens[0]) if tokens else None
-
-    for key, value in args.items():
-        bad = check(schema.get(key) if schema is not None else None, value, key)
-        if bad is None:
-            continue
-        path, token = bad
-        takers = sorted(name for name, d in offered.items()
-                        if (p := d.parameters()) is not None and any(x.sensitive for x in p))
-        where = f" Tools that take a secret: {', '.join(takers)}." if takers else \
-            " None of the tools offered now takes a secret."
-        return (f"refused, nothing was run: {token} is a secret, and a secret may only be passed in a parameter "
-                f"marked sensitive (such as a password field's value); '{path}' of {definition.name} is not "
-                f"one.{where}")
-    return None
-
-
 def _target_prompts(session: "Session") -> list[str]:
     """The target's own system prompt (``session.target_info``, from ``trailblaze_target_info``)."""
     info = session.target_info
     return [info.system_prompt] if info is not None and info.system_prompt else []
 
 
-def _redacted(request: LlmRequest, memory: Any) -> LlmRequest:
-    """The request with every secret value replaced (the prompt never asks for secrets, but a screen or a
-    tool result may show one)."""
-    if not memory.secret_values():
-        return request
-    messages = []
-    for m in request.messages:
-        calls = [LlmToolCall(c.id, c.name, memory.redact(c.arguments), memory.redact(c.raw_arguments), c.parse_error)
-                 for c in m.tool_calls]
-        messages.append(LlmMessage(m.role, memory.redact(m.content), calls, m.tool_call_id, m.tool_name, m.images,
-                                   m.is_error))
-    return LlmRequest(request.model, memory.redact(request.system), messages, request.tools, request.temperature,
-                      request.max_output_tokens, request.require_tool)
-
-
 def _clip(text: str, limit: int = MAX_RESULT_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _media_type(data: bytes) -> str:
-    if data.startswith(b"\x89PNG"):
-        return "image/png"
-    if data.startswith(b"\xff\xd8"):
-        return "image/jpeg"
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "image/webp"
-    return "image/png"

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import BadInputError
 from ..llm.types import LlmMessage, LlmRequest
-from .loop import _redacted, agent_state, capture_screen, complete_with_retries
+from .model_calls import agent_state, capture_screen, complete_with_retries, redacted_request
 
 if TYPE_CHECKING:
     from ..context import ToolContext
@@ -77,7 +77,7 @@ def ask(ctx: ToolContext, kind: str, prompt: str) -> Answer:
                          images=[image] if image else [])
     request = LlmRequest(model=state.model.model.id, system=_SYSTEM[kind], messages=[message], tools=[tool],
                          temperature=state.model.model.temperature, max_output_tokens=1024)
-    response, duration, cost = complete_with_retries(state, _redacted(request, session.memory),
+    response, duration, cost = complete_with_retries(state, redacted_request(request, session.memory),
                                                      hint=f"tool {ctx.chain[-1] if ctx.chain else kind}")
     session.log.write("LlmQueryLog", {"stepIndex": ctx.step_index, "answerTool": kind, "prompt": prompt,
                                       "durationMs": duration, "costUsd": cost,

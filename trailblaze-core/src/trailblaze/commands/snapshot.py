@@ -19,12 +19,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..screens import choose_driver, screen_header
 from .session import SESSION_ENV
 from .session_options import session_options, session_values
 from .shared import CONTEXT_SETTINGS, handle_errors
 
 if TYPE_CHECKING:
-    from ..driver import DeviceInfo, Driver, DriverRegistry
+    from ..driver import Driver
     from ..plugins import PluginHost
     from ..runner.lifecycle import SessionLifecycle
 
@@ -107,31 +108,6 @@ def command(url: str | None, wait_for: str | None, timeout_s: float, bounds: boo
     sys.exit(take_snapshot(request))
 
 
-def choose_driver(drivers: DriverRegistry, url: str | None) -> type[Driver]:
-    """The driver when neither ``--driver``, ``-d`` nor the workspace's ``defaults.driver`` picked one.
-
-    A web URL means a browser; otherwise the only installed driver with a screen. Anything else is
-    ambiguous and the user is asked, with the choices listed."""
-    from urllib.parse import urlparse
-
-    from ..errors import BadInputError
-
-    screens = [cls for cls in drivers if cls.platform != "host"]
-    if url is not None and urlparse(url).scheme in ("http", "https", "file"):
-        web = [cls for cls in screens if cls.platform == "web"]
-        if web:
-            return web[0]
-    if len(screens) == 1:
-        return screens[0]
-    if not screens:
-        raise BadInputError("no installed driver has a screen to snapshot",
-                            hint="pip install trailblaze-driver-web (or -android / -ios)")
-    names = ", ".join(sorted(cls.key for cls in screens))
-    raise BadInputError("which device? several drivers are installed",
-                        hint=f"pass --driver NAME or -d PLATFORM[/ID] (installed: {names}), "
-                             "or set defaults.driver in trailblaze.yaml")
-
-
 @contextlib.contextmanager
 def open_screen(request: SnapshotRequest, *, host: PluginHost | None = None,
                 test_name: str = "snapshot") -> Iterator[SessionLifecycle]:
@@ -196,17 +172,6 @@ def take_snapshot(request: SnapshotRequest, *, host: PluginHost | None = None) -
                        "(the snapshot above is what was on screen)", err=True)
             return int(ExitCode.TRAIL_FAILED)
         return 0
-
-
-def screen_header(driver: Driver, device: DeviceInfo) -> str:
-    """The first line of a snapshot: driver, device and screen size, and what is on screen (a page
-    URL and title, an app). ``trailblaze mcp`` starts its snapshots with it too."""
-    size = f" {device.width}x{device.height}" if device.width and device.height else ""
-    parts = [driver.key, f"{device.name or device.platform}{size}"]
-    screen = driver.describe_screen()
-    if screen:
-        parts.append(screen)
-    return "# " + " · ".join(parts)
 
 
 def _save_screenshot(driver: Driver, path: Path) -> None:

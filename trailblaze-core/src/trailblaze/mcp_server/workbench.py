@@ -32,6 +32,7 @@ from ..plugins import PluginHost, get_host
 from ..recorder import RecordedStepDraft
 from ..runner.lifecycle import SessionFactory, SessionLifecycle
 from ..runner.options import RunOptions
+from ..screens import choose_driver, screen_header
 from ..session import Session, SessionOutcome
 from ..tools.base import ToolCall, ToolDefinition
 from ..trail.model import Trail, TrailConfig, TrailStep, number_steps
@@ -211,8 +212,6 @@ class Workbench:
         else:
             picked = factory.pick_driver(ws.config, device, fallback=None)
             if picked is None:
-                from ..commands.snapshot import choose_driver
-
                 picked = choose_driver(factory.drivers, None)
             cls = picked
         self._check_device_options(cls, options or {})
@@ -339,8 +338,6 @@ class Workbench:
     # -- acting -----------------------------------------------------------------------------------
     def snapshot(self, detail: frozenset[str] = frozenset(), screenshot: bool = False) -> tuple[str, bytes | None]:
         """The compact screen text with refs (device thread), as ``trailblaze snapshot`` prints it."""
-        from ..commands.snapshot import screen_header
-
         c = self._require()
         unsupported = sorted(detail - set(c.driver.snapshot_details))
         if unsupported:
@@ -442,7 +439,7 @@ class Workbench:
         messages: list[str] = []
         ok = True
         error: TrailblazeError | None = None
-        from ..agent.loop import misplaced_secret
+        from ..agent.secret_guard import misplaced_secret
 
         offered = {t.name: t for t in self.offered_tools()}
         c.lifecycle.step_started(current)

@@ -12,127 +12,22 @@ import json
 import os
 import re
 import time
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..files import write_atomic
 from ..untrusted import output_text
+from .html_assets import CSS, SCRIPT
+from .log_steps import EVENT_LOGS, TOOL_LOGS, LogStep, call_order, group_steps
 
 if TYPE_CHECKING:
     from ..runner.results import RunResult, TrailResult
 
 MIME = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".webp": "image/webp", ".gif": "image/gif"}
 MAX_IMAGE_BYTES = 4 * 1024 * 1024
-TOOL_LOGS = ("TrailblazeToolLog", "DelegatingTrailblazeToolLog")
-EVENT_LOGS = {"WebConsoleLog": "console", "WebNetworkLog": "network", "WebDialogLog": "dialog",
-              "WebArtifactLog": "artifact", "WebEvidenceLog": "evidence"}
-
-CSS = """
-body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;background:#f6f7f9;color:#1d2330}
-header{background:#1d2330;color:#fff;padding:16px 24px}header h1{margin:0 0 4px;font-size:20px}
-main{padding:16px 24px;max-width:1200px}
-.counts span{display:inline-block;margin-right:14px}
-.bar{display:flex;flex-wrap:wrap;gap:8px;align-items:center;margin:0 0 8px}
-.bar button{border:1px solid #d0d7de;background:#fff;border-radius:14px;padding:3px 12px;cursor:pointer;font:inherit}
-.bar button.on{background:#1d2330;color:#fff;border-color:#1d2330}
-.bar input{flex:1;min-width:220px;padding:5px 10px;border:1px solid #d0d7de;border-radius:6px;font:inherit}
-.env{background:#fff;border:1px solid #dde1e8;border-radius:8px;padding:6px 14px;margin:8px 0}
-.env>summary{cursor:pointer;font-weight:600}
-.trail{background:#fff;border:1px solid #dde1e8;border-radius:8px;margin:12px 0;padding:0}
-.trail>summary{padding:10px 14px;cursor:pointer;font-weight:600;list-style:none}
-.trail>summary::-webkit-details-marker{display:none}
-.trail .dur{float:right;font-weight:400;color:#57606a;font-size:12px}
-.body{padding:0 14px 12px}
-.badge{display:inline-block;min-width:64px;text-align:center;border-radius:4px;padding:1px 6px;font-size:12px;
- font-weight:700;margin-right:8px;color:#fff}
-.PASSED{background:#1f883d}.FAILED{background:#cf222e}.ERROR{background:#9a6700}.SKIPPED{background:#6e7781}
-.CANCELLED,.TIMEOUT,.MAX_CALLS_REACHED{background:#8250df}.FLAKY{background:#bc4c00}.HEALED{background:#0969da}
-.QUARANTINED{background:#57606a}
-.history{float:right;margin-right:12px}.history i{display:inline-block;width:7px;height:14px;margin-left:2px;
- border-radius:2px;vertical-align:middle}
-.attempt{border:1px dashed #d0d7de;border-radius:6px;margin:8px 0;padding:4px 10px}
-.attempt>summary{cursor:pointer;font-weight:600}
-.meta{color:#57606a;font-size:12px;margin:4px 0 8px}
-.meta a{color:#0969da}
-.cmd{user-select:all;background:#f6f8fa;border:1px solid #d0d7de;border-radius:4px;padding:1px 4px}
-.error{background:#ffebe9;border:1px solid #ff8182;border-radius:6px;padding:8px 10px;white-space:pre-wrap;
- font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px;margin:8px 0}
-.step{border-top:1px solid #eaeef2;padding:6px 0}
-.step>summary{cursor:pointer}
-.step.hit>summary{background:#fff8c5}
-.ok{color:#1f883d}.bad{color:#cf222e}
-table{border-collapse:collapse;width:100%;margin:6px 0;font-size:12px}
-td,th{border-bottom:1px solid #eaeef2;text-align:left;padding:4px 6px;vertical-align:top}
-code,pre{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}
-pre{margin:0;white-space:pre-wrap;word-break:break-word}
-figure.shot{display:inline-block;margin:6px 8px 6px 0;vertical-align:top}
-img.thumb{width:240px;max-height:180px;object-fit:cover;object-position:top;border:1px solid #d0d7de;
- border-radius:4px;cursor:zoom-in;display:block;background:#eaeef2;min-height:40px}
-#overlay{position:fixed;inset:0;background:rgba(0,0,0,.85);display:flex;flex-direction:column;align-items:center;
- justify-content:center;z-index:10;cursor:zoom-out}
-#overlay[hidden]{display:none}
-#overlay img{max-width:96vw;max-height:90vh;background:#fff}
-#overlay div{color:#fff;margin-top:6px;font-size:12px}
-.events{font-size:12px;color:#57606a}
-.hidden{display:none}
-#none{color:#57606a}
-"""
-
-SCRIPT = """
-(function(){
-var shots=JSON.parse(document.getElementById('tb-shots').textContent);
-document.querySelectorAll('img[data-shot]').forEach(function(img){img.src=shots[img.dataset.shot]||'';});
-var overlay=document.getElementById('overlay'),big=overlay.querySelector('img'),cap=overlay.querySelector('div');
-document.addEventListener('click',function(e){
- var t=e.target;
- if(t.classList&&t.classList.contains('thumb')){big.src=t.src;big.alt=t.alt;cap.textContent=t.title;overlay.hidden=false;}
- else if(overlay.contains(t)){overlay.hidden=true;}
-});
-document.addEventListener('keydown',function(e){if(e.key==='Escape'){overlay.hidden=true;}});
-var status='all',query='',trails=document.querySelectorAll('details.trail');
-function apply(){
- var shown=0;
- trails.forEach(function(tr){
-  var okStatus=status==='all'||tr.dataset.status===status,hit=false;
-  tr.querySelectorAll('details.step').forEach(function(st){
-   var m=query!==''&&st.dataset.text.indexOf(query)>=0;st.classList.toggle('hit',m);if(m){st.open=true;hit=true;}
-  });
-  var okQuery=query===''||hit||tr.dataset.text.indexOf(query)>=0;
-  tr.classList.toggle('hidden',!(okStatus&&okQuery));
-  if(okStatus&&okQuery){shown++;if(hit){tr.open=true;}}
- });
- document.getElementById('none').classList.toggle('hidden',shown>0);
-}
-document.querySelectorAll('button[data-filter]').forEach(function(b){
- b.addEventListener('click',function(){
-  status=b.dataset.filter;
-  document.querySelectorAll('button[data-filter]').forEach(function(o){o.classList.toggle('on',o===b);});
-  apply();
- });
-});
-document.getElementById('search').addEventListener('input',function(e){query=e.target.value.trim().toLowerCase();apply();});
-})();
-"""
-
 FAILED_FIRST = {"FLAKY": 1, "HEALED": 1, "PASSED": 2, "SKIPPED": 3}
 """Sort rank of an outcome: every kind of failure (0) before passes, skips last."""
-
-
-@dataclass
-class _Step:
-    index: int | None
-    kind: str
-    text: str
-    success: bool | None = None
-    mode: str | None = None
-    message: str | None = None
-    tools: list[dict[str, Any]] = field(default_factory=list)
-    shots: list[dict[str, Any]] = field(default_factory=list)
-    events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-    llm: list[dict[str, Any]] = field(default_factory=list)
-    """The step's model requests (``TrailblazeLlmRequestLog``), when the agent ran it."""
 
 
 class _Images:
@@ -308,7 +203,7 @@ def _trail(trail: TrailResult, page: _Page) -> str:
                          ("session", trail.session_id)):
         if value:
             meta.append(f"{label}: {_e(str(value))}")
-    steps, loose = _steps(trail.log_entries)
+    steps, loose = group_steps(trail.log_entries)
     search = " ".join([trail.title, page.shown(trail.path), trail.trail_id or "", *(s.text for s in steps),
                        *(s.text or "" for s in trail.steps)]).lower()
     quarantined = "<span class='badge QUARANTINED'>QUARANTINED</span>" if trail.quarantined else ""
@@ -361,7 +256,7 @@ def _attempt(number: int, attempt: TrailResult, page: _Page) -> str:
 
 def _attempt_body(trail: TrailResult, page: _Page) -> str:
     outcome = _outcome(trail)
-    steps, loose = _steps(trail.log_entries)
+    steps, loose = group_steps(trail.log_entries)
     out: list[str] = []
     links = _links(trail, loose, page)
     if links:
@@ -407,44 +302,7 @@ def _quoted(path: str) -> str:
     return shlex.quote(path)
 
 
-def _steps(entries: Iterable[dict[str, Any]]) -> tuple[list[_Step], list[dict[str, Any]]]:
-    """Group log entries by step (ObjectiveStartLog … ObjectiveCompleteLog); the rest is returned loose."""
-    steps: list[_Step] = []
-    loose: list[dict[str, Any]] = []
-    current: _Step | None = None
-    for entry in entries:
-        kind = str(entry.get("class", "")).rsplit(".", 1)[-1]
-        if kind == "ObjectiveStartLog":
-            current = _Step(entry.get("stepIndex"), str(entry.get("kind") or "step"), str(entry.get("description") or ""))
-            steps.append(current)
-        elif kind == "ObjectiveCompleteLog":
-            if current is not None:
-                current.success = bool(entry.get("successful"))
-                current.mode = entry.get("mode")
-                current.message = entry.get("message")
-            current = None
-        elif kind in TOOL_LOGS:
-            (current.tools if current is not None else loose).append(entry)
-        elif kind == "TrailblazeLlmRequestLog":
-            (current.llm if current is not None else loose).append(entry)
-        elif entry.get("screenshot"):
-            if current is not None:
-                current.shots.append(entry)
-            elif steps and entry.get("stepIndex") == steps[-1].index:
-                steps[-1].shots.append(entry)  # the step's screenshot is taken as it completes
-            else:
-                loose.append(entry)
-        elif kind in EVENT_LOGS:
-            if current is not None:
-                current.events.append((EVENT_LOGS[kind], entry))
-            else:
-                loose.append(entry)
-        else:
-            loose.append(entry)
-    return steps, loose
-
-
-def _step_html(step: _Step, trail: TrailResult, result: Any, page: _Page) -> str:
+def _step_html(step: LogStep, trail: TrailResult, result: Any, page: _Page) -> str:
     ok = step.success if step.success is not None else (result.success if result is not None else None)
     mark = "<span class=ok>✓</span>" if ok else ("<span class=bad>✗</span>" if ok is False else "•")
     number = getattr(result, "number", None)
@@ -463,7 +321,7 @@ def _step_html(step: _Step, trail: TrailResult, result: Any, page: _Page) -> str
         out.append(_evidence_links(trail, page))
     if step.tools:
         out.append("<table><tr><th>tool</th><th>arguments</th><th>outcome</th><th>ms</th></tr>")
-        for call in _call_order(step.tools):
+        for call in call_order(step.tools):
             out.append(_tool_row(call))
         out.append("</table>")
     if step.llm:
@@ -511,27 +369,6 @@ def _llm_html(requests: list[dict[str, Any]]) -> str:
 
 def _cost(value: Any) -> str:
     return "" if value is None else f"{float(value):.5f}"
-
-
-def _call_order(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Parents before their children. Logs are written as calls complete (children first); a call at
-    depth d adopts the calls of depth d+1 completed since the previous call at depth d."""
-    pending: dict[int, list[tuple[dict[str, Any], list[Any]]]] = {}
-    for entry in entries:
-        depth = int(entry.get("depth") or 0)
-        children = pending.pop(depth + 1, [])
-        pending.setdefault(depth, []).append((entry, children))
-    out: list[dict[str, Any]] = []
-
-    def walk(node: tuple[dict[str, Any], list[Any]]) -> None:
-        out.append(node[0])
-        for child in node[1]:
-            walk(child)
-
-    for depth in sorted(pending):
-        for node in pending[depth]:
-            walk(node)
-    return out
 
 
 def _tool_row(entry: dict[str, Any]) -> str:

@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from .html import CSS as BASE_CSS
 from .html import _e as _escape
 from .html import _seconds
+from .html_assets import CSS as BASE_CSS
 
 if TYPE_CHECKING:
     from .bundle import TrailRecord
-    from .merge import Merged
+    from .merged import Merged
 
 PAGE_SIZE = 100
 SUMMARY_NAMES = {"Succeeded": "PASSED", "SucceededWithSelfHeal": "PASSED", "Failed": "FAILED",
@@ -118,7 +118,7 @@ def _href(path: str | None) -> str | None:
 
 
 def render_merged_report(merged: Merged, *, base: Path) -> str:
-    from .merge import group_failures, rank, signature
+    from .merged import group_failures, rank, signature
 
     records = merged.records
     manifest = merged.manifest
@@ -205,7 +205,7 @@ def _shards_html(merged: Merged) -> str:
 def _triage_html(failures: list[tuple[str, list[TrailRecord]]], records: list[TrailRecord]) -> str:
     if not failures:
         return ""
-    from .merge import group_failures
+    from .merged import group_failures
 
     out = ["<section><h2>Triage: failures by signature (tool · error · message shape)</h2>",
            "<table><tr><th>trails</th><th>signature</th><th>devices</th><th>examples</th></tr>"]

@@ -28,10 +28,8 @@ A trail reached through a symlink is written where the link points (the link sta
 from __future__ import annotations
 
 import contextlib
-import io
 import os
 import re
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,14 +43,14 @@ from ..tools.base import ToolCall
 from ..tools.codec import CORE_CODEC, ToolCodec
 from .nodes import MappingNode, Node, ScalarNode, SequenceNode, compose, content_end
 from .parser import parse_with_nodes
+from .text_edits import (Edit, after_line, block_yaml, column, flow_yaml, is_null, line_start, map_entry,
+                         navigate, remove_entry, yaml_key)
 
 if TYPE_CHECKING:
     from .model import Trail, TrailStep
 
 __all__ = ["NewStep", "SaveBackConflict", "append_step", "append_steps", "save_recording", "save_recordings",
            "splice_recording", "splice_recordings", "trail_lock"]
-
-_PLAIN_KEY = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 
 
 # -- locking and writing ------------------------------------------------------------------------
@@ -98,123 +96,9 @@ def _read(path: Path) -> str:
         raise BadInputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
 
 
-# -- rendering ----------------------------------------------------------------------------------
-_DUMPERS = threading.local()
-
-
-def _dumper(flow: bool) -> YAML:
-    cached: YAML | None = getattr(_DUMPERS, "flow" if flow else "block", None)
-    if cached is None:
-        cached = _new_dumper(flow)
-        setattr(_DUMPERS, "flow" if flow else "block", cached)
-    return cached
-
-
-def _new_dumper(flow: bool) -> YAML:
-    y = YAML(typ="safe", pure=True)
-    y.default_flow_style = flow
-    y.width = 4096
-    y.allow_unicode = True
-    y.sort_base_mapping_type_on_output = False  # type: ignore[assignment]
-    y.indent(mapping=2, sequence=4, offset=2)
-    return y
-
-
-def _block(data: Any, indent: int, nl: str) -> str:
-    """``data`` as block YAML, every line indented by ``indent`` spaces, no trailing newline."""
-    buf = io.StringIO()
-    _dumper(False).dump(data, buf)
-    lines = buf.getvalue().rstrip("\n").split("\n")
-    strip = min((len(line) - len(line.lstrip(" ")) for line in lines if line.strip()), default=0)
-    return nl.join((" " * indent + line[strip:]) if line.strip() else "" for line in lines)
-
-
-def _flow(data: Any) -> str:
-    buf = io.StringIO()
-    _dumper(True).dump(data, buf)
-    return " ".join(buf.getvalue().split("\n")).strip()
-
-
-def _key(name: str) -> str:
-    return name if _PLAIN_KEY.match(name) and name not in ("true", "false", "null", "~") else _flow(name)
-
-
+# -- encoding -----------------------------------------------------------------------------------
 def _encode(calls: list[ToolCall], codec: ToolCodec) -> list[dict[str, Any]]:
     return [codec.encode_yaml(call) for call in calls]
-
-
-# -- node helpers -------------------------------------------------------------------------------
-def _entry(node: Node, key: str) -> tuple[Node, Node] | None:
-    if isinstance(node, MappingNode):
-        for knode, vnode in node.value:
-            if isinstance(knode, ScalarNode) and knode.value == key:
-                return knode, vnode
-    return None
-
-
-def _navigate(root: Node, path: tuple[str | int, ...]) -> Node:
-    node = root
-    for part in path:
-        if isinstance(part, int):
-            assert isinstance(node, SequenceNode)
-            node = node.value[part]
-        else:
-            found = _entry(node, part)
-            assert found is not None, part
-            node = found[1]
-    return node
-
-
-def _line_start(text: str, index: int) -> int:
-    return text.rfind("\n", 0, index) + 1
-
-
-def _col(text: str, index: int) -> int:
-    return index - _line_start(text, index)
-
-
-def _after_line(text: str, end: int) -> int:
-    """Where to insert new lines after ``end``: past a trailing comment on that line, before its newline."""
-    eol = text.find("\n", end)
-    if eol < 0:
-        eol = len(text)
-    rest = text[end:eol].strip()
-    if rest and not rest.startswith("#"):
-        return end
-    return eol - 1 if eol > 0 and text[eol - 1] == "\r" else eol
-
-
-def _is_null(node: Node) -> bool:
-    return isinstance(node, ScalarNode) and node.tag == "tag:yaml.org,2002:null"
-
-
-class _Edit:
-    def __init__(self, start: int, end: int, replacement: str) -> None:
-        self.start, self.end, self.replacement = start, end, replacement
-
-    def apply(self, text: str) -> str:
-        return text[: self.start] + self.replacement + text[self.end:]
-
-
-def _remove_entry(text: str, knode: Node, vnode: Node) -> _Edit:
-    """Remove ``key: value`` of a block map, with its whole lines when it owns them."""
-    start = knode.start_mark.index
-    end = content_end(vnode, text) if not _is_null(vnode) else max(vnode.end_mark.index, knode.end_mark.index)
-    line_start = _line_start(text, start)
-    # the rest of the last line: keep it unless it is blank or a comment of the removed entry
-    eol = text.find("\n", end)
-    eol = len(text) if eol < 0 else eol
-    rest = text[end:eol].strip()
-    if text[line_start:start].strip() == "":
-        if rest == "" or rest.startswith("#"):
-            end = eol + 1 if eol < len(text) else eol
-            return _Edit(line_start, end, "")
-        return _Edit(line_start, end, "")  # pragma: no cover - flow content after a block value
-    # the key shares its line with a '- ' item marker: pull the next key up to this line
-    nxt = end
-    while nxt < len(text) and text[nxt] in " \t\r\n":
-        nxt += 1
-    return _Edit(start, nxt, "")
 
 
 # -- the splice ---------------------------------------------------------------------------------
@@ -260,7 +144,7 @@ def splice_recordings(text: str, path: Path | str | None, updates: list[Update],
 
 
 def _edit_for(text: str, path: Path | str | None, trail: Trail, root: Node, step_index: int, classifier: str,
-              calls: list[ToolCall] | None, trailhead: bool, codec: ToolCodec) -> _Edit | None:
+              calls: list[ToolCall] | None, trailhead: bool, codec: ToolCodec) -> Edit | None:
     if not 0 <= step_index < len(trail.steps):
         raise BadInputError(f"{path}: there is no step at index {step_index} (the trail has {len(trail.steps)})")
     step = trail.steps[step_index]
@@ -274,69 +158,70 @@ def _edit_for(text: str, path: Path | str | None, trail: Trail, root: Node, step
     if step.kind == "trailhead" and len(data) > 1:
         raise BadInputError(f"{path}: a trailhead records one tool per device, got {len(data)}",
                             hint="wrap several calls in a YAML tool and record that")
-    node = _navigate(root, step.source_path)
+    node = navigate(root, step.source_path)
     if trail.format == "unified":
         value: Any = (data[0] if data else {}) if step.kind == "trailhead" else data
         return _unified_edit(text, node, classifier, value if data else None, nl)
     return _v1_edit(text, trail, node, step.kind, data or None, nl)
 
 
-def _unified_edit(text: str, step: Node, cls: str, value: Any, nl: str) -> _Edit | None:
+def _unified_edit(text: str, step: Node, cls: str, value: Any, nl: str) -> Edit | None:
     if not isinstance(step, MappingNode):  # pragma: no cover - the parser guarantees a map
         raise BadInputError("a step must be a map")
-    rec = _entry(step, "recording")
+    rec = map_entry(step, "recording")
     if step.flow_style:
         return _flow_map_edit(text, step, "recording", _set(_plain_map(rec[1]) if rec else {}, cls, value))
     if rec is None:
         if value is None:
             return None
-        col = _col(text, step.value[0][0].start_mark.index)
-        at = _after_line(text, content_end(step, text))
+        col = column(text, step.value[0][0].start_mark.index)
+        at = after_line(text, content_end(step, text))
         body = _slot(cls, value, col + 2, nl)
-        return _Edit(at, at, f"{nl}{' ' * col}recording:{nl}{body}")
+        return Edit(at, at, f"{nl}{' ' * col}recording:{nl}{body}")
     rknode, rvnode = rec
-    if _is_null(rvnode) or (isinstance(rvnode, MappingNode) and not rvnode.value):
+    if is_null(rvnode) or (isinstance(rvnode, MappingNode) and not rvnode.value):
         if value is None:
             return None
-        col = _col(text, rknode.start_mark.index)
-        end = content_end(rvnode, text) if not _is_null(rvnode) else max(rvnode.end_mark.index,
+        col = column(text, rknode.start_mark.index)
+        end = content_end(rvnode, text) if not is_null(rvnode) else max(rvnode.end_mark.index,
                                                                          rknode.end_mark.index + 1)
-        return _Edit(rknode.start_mark.index, end,
+        return Edit(rknode.start_mark.index, end,
                      f"{text[rknode.start_mark.index:rknode.end_mark.index]}:{nl}{_slot(cls, value, col + 2, nl)}")
     assert isinstance(rvnode, MappingNode)
     if rvnode.flow_style:
         updated = _set(_plain_map(rvnode), cls, value)
         if not updated:
-            return _remove_entry(text, rknode, rvnode)
-        return _Edit(rvnode.start_mark.index, rvnode.end_mark.index, _flow(updated))
-    slot = _entry(rvnode, cls) or next(((k, v) for k, v in rvnode.value
+            return remove_entry(text, rknode, rvnode)
+        return Edit(rvnode.start_mark.index, rvnode.end_mark.index, flow_yaml(updated))
+    slot = map_entry(rvnode, cls) or next(((k, v) for k, v in rvnode.value
                                          if isinstance(k, ScalarNode) and k.value.lower() == cls.lower()), None)
     if slot is None:
         if value is None:
             return None
-        col = _col(text, rvnode.value[0][0].start_mark.index)
-        at = _after_line(text, content_end(rvnode, text))
-        return _Edit(at, at, nl + _slot(cls, value, col, nl))
+        col = column(text, rvnode.value[0][0].start_mark.index)
+        at = after_line(text, content_end(rvnode, text))
+        return Edit(at, at, nl + _slot(cls, value, col, nl))
     knode, vnode = slot
     if value is None:
         if len(rvnode.value) == 1:
-            return _remove_entry(text, rknode, rvnode)
-        return _remove_entry(text, knode, vnode)
-    col = _col(text, knode.start_mark.index)
+            return remove_entry(text, rknode, rvnode)
+        return remove_entry(text, knode, vnode)
+    col = column(text, knode.start_mark.index)
     inner = col + 2
     if isinstance(vnode, SequenceNode) and not vnode.flow_style and vnode.value and isinstance(value, list):
-        inner = _col(text, vnode.start_mark.index)  # keep this file's sequence indentation
+        inner = column(text, vnode.start_mark.index)  # keep this file's sequence indentation
     keytext = text[knode.start_mark.index:knode.end_mark.index]
-    end = content_end(vnode, text) if not _is_null(vnode) else knode.end_mark.index + 1
-    return _Edit(knode.start_mark.index, end, _slot(cls, value, 0, nl, inner=inner, keytext=keytext).lstrip(" "))
+    end = content_end(vnode, text) if not is_null(vnode) else knode.end_mark.index + 1
+    return Edit(knode.start_mark.index, end,
+                _slot(cls, value, 0, nl, inner=inner, keytext=keytext).lstrip(" "))
 
 
 def _slot(cls: str, value: Any, col: int, nl: str, *, inner: int | None = None, keytext: str | None = None) -> str:
     inner = col + 2 if inner is None else inner
-    head = f"{' ' * col}{keytext or _key(cls)}:"
+    head = f"{' ' * col}{keytext or yaml_key(cls)}:"
     if value == {} or value == []:
-        return f"{head} {_flow(value)}"
-    return f"{head}{nl}{_block(value, inner, nl)}"
+        return f"{head} {flow_yaml(value)}"
+    return f"{head}{nl}{block_yaml(value, inner, nl)}"
 
 
 def _set(mapping: dict[str, Any], cls: str, value: Any) -> dict[str, Any]:
@@ -355,25 +240,25 @@ def _plain_map(node: Node) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _flow_map_edit(text: str, node: MappingNode, key: str, value: dict[str, Any]) -> _Edit:
+def _flow_map_edit(text: str, node: MappingNode, key: str, value: dict[str, Any]) -> Edit:
     """A flow-style step map (``- {step: x}``): rewrite the map with ``key`` set (or dropped)."""
     data = _plain_map(node)
     if value:
         data[key] = value
     else:
         data.pop(key, None)
-    return _Edit(node.start_mark.index, node.end_mark.index, _flow(data))
+    return Edit(node.start_mark.index, node.end_mark.index, flow_yaml(data))
 
 
 def _v1_edit(text: str, trail: Trail, node: Node, kind: str, calls: list[dict[str, Any]] | None,
-             nl: str) -> _Edit | None:
+             nl: str) -> Edit | None:
     if kind == "trailhead":
         if isinstance(node, ScalarNode):  # '- trailhead: toolId' → the map form with tools
             if calls is None:
                 raise BadInputError(f"{trail.path}: removing the only tool would leave an empty trailhead")
-            line = text[_line_start(text, node.start_mark.index):node.start_mark.index]
+            line = text[line_start(text, node.start_mark.index):node.start_mark.index]
             col = max(line.find("trailhead"), 0) + 2
-            return _Edit(node.start_mark.index, node.end_mark.index,
+            return Edit(node.start_mark.index, node.end_mark.index,
                          f"{nl}{_slot('tools', calls, col, nl)}")
         slot_key = "tools"
         target = node
@@ -391,23 +276,23 @@ def _v1_edit(text: str, trail: Trail, node: Node, kind: str, calls: list[dict[st
             data.pop(slot_key, None)
         else:
             data[slot_key] = value
-        return _Edit(target.start_mark.index, target.end_mark.index, _flow(data))
-    found = _entry(target, slot_key)
+        return Edit(target.start_mark.index, target.end_mark.index, flow_yaml(data))
+    found = map_entry(target, slot_key)
     if found is None:
         if value is None:
             return None
-        col = _col(text, target.value[0][0].start_mark.index)
-        at = _after_line(text, content_end(target, text))
-        return _Edit(at, at, nl + _slot(slot_key, value, col, nl))
+        col = column(text, target.value[0][0].start_mark.index)
+        at = after_line(text, content_end(target, text))
+        return Edit(at, at, nl + _slot(slot_key, value, col, nl))
     knode, vnode = found
     if value is None:
-        if kind == "trailhead" and _entry(target, "step") is None:
+        if kind == "trailhead" and map_entry(target, "step") is None:
             raise BadInputError(f"{trail.path}: removing the tools would leave an empty trailhead")
-        return _remove_entry(text, knode, vnode)
-    col = _col(text, knode.start_mark.index)
-    end = content_end(vnode, text) if not _is_null(vnode) else knode.end_mark.index + 1
+        return remove_entry(text, knode, vnode)
+    col = column(text, knode.start_mark.index)
+    end = content_end(vnode, text) if not is_null(vnode) else knode.end_mark.index + 1
     keytext = text[knode.start_mark.index:knode.end_mark.index]
-    return _Edit(knode.start_mark.index, end, _slot(slot_key, value, 0, nl, inner=col + 2, keytext=keytext))
+    return Edit(knode.start_mark.index, end, _slot(slot_key, value, 0, nl, inner=col + 2, keytext=keytext))
 
 
 # -- step identity ----------------------------------------------------------------------------------
@@ -544,7 +429,8 @@ def append_steps(path: Path, steps: list[NewStep], *, codec: ToolCodec = CORE_CO
                 item: dict[str, Any] = {step.kind: step.text}
                 if data:
                     item["recording"] = {step.classifier or "default": data}
-                new = f"{new}{'' if not new or new.endswith(nl) else nl}trail:{nl}{_block([item], 2, nl)}{nl}"
+                sep = "" if not new or new.endswith(nl) else nl
+                new = f"{new}{sep}trail:{nl}{block_yaml([item], 2, nl)}{nl}"
             else:
                 new = _append(new, path, step.kind, step.text, step.classifier, data, nl)
         trail, _ = parse_with_nodes(new, path)
@@ -567,26 +453,26 @@ def _append(old: str, path: Path, kind: str, text: str, classifier: str | None, 
         item: dict[str, Any] = {kind: text}
         if data:
             item["recording"] = {"tools": data}
-        return old + _block([{"prompts": [item]}], 0, nl) + nl
+        return old + block_yaml([{"prompts": [item]}], 0, nl) + nl
     if data and not classifier:
         raise BadInputError("a recording needs the device classifier it was made on")
     item = {kind: text}
     if data:
         item["recording"] = {classifier: data}
-    found = _entry(root, "trail")
-    if found is None or _is_null(found[1]) or (isinstance(found[1], SequenceNode) and not found[1].value):
+    found = map_entry(root, "trail")
+    if found is None or is_null(found[1]) or (isinstance(found[1], SequenceNode) and not found[1].value):
         if found is not None:
             knode, vnode = found
-            end = content_end(vnode, old) if not _is_null(vnode) else max(vnode.end_mark.index,
+            end = content_end(vnode, old) if not is_null(vnode) else max(vnode.end_mark.index,
                                                                           knode.end_mark.index + 1)
-            return old[: knode.start_mark.index] + f"trail:{nl}{_block([item], 2, nl)}" + old[end:]
-        return old + f"trail:{nl}{_block([item], 2, nl)}{nl}"
+            return old[: knode.start_mark.index] + f"trail:{nl}{block_yaml([item], 2, nl)}" + old[end:]
+        return old + f"trail:{nl}{block_yaml([item], 2, nl)}{nl}"
     seq = found[1]
     assert isinstance(seq, SequenceNode)
     if seq.flow_style:
         raise BadInputError(f"{path}: cannot append to a flow-style 'trail: [...]' list; write it as a block list")
     first = seq.value[0].start_mark.index
-    dash = old.rfind("-", _line_start(old, first), first)
-    col = _col(old, dash if dash >= 0 else first)
-    at = _after_line(old, content_end(seq, old))
-    return old[:at] + nl + _block([item], col, nl) + old[at:]
+    dash = old.rfind("-", line_start(old, first), first)
+    col = column(old, dash if dash >= 0 else first)
+    at = after_line(old, content_end(seq, old))
+    return old[:at] + nl + block_yaml([item], col, nl) + old[at:]
