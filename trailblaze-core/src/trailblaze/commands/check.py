@@ -73,7 +73,7 @@ def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, codec: T
            report: CheckReport, config: WorkspaceConfig) -> int:
     from ..errors import ExitCode, SourceLocation, TrailblazeError
     from ..memory import has_tokens
-    from ..runner.lifecycle import check_trail_driver_settings
+    from ..runner.driver_settings import check_trail_driver_settings
     from ..session import suggest_tool_name
     from ..trail.args import undeclared_references
     from ..trail.parser import load_trail, locate_call

@@ -46,19 +46,18 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from ..checks import CheckReport
-from ..config import WorkspaceConfig, find_workspace, load_workspace, validate_config
+from ..config import WorkspaceConfig, find_workspace, validate_config
 from ..driver import DeviceInfo, Driver, DriverRegistry, StepInfo
-from ..errors import (BadInputError, ConfigError, DriverError, InfrastructureError, SourceLocation,
-                      TrailblazeError)
+from ..errors import BadInputError, ConfigError, DriverError, InfrastructureError, TrailblazeError
 from ..logs import SessionLog
 from ..memory import Memory, Redactor
 from ..plugins import PluginHost, get_host
 from ..session import Session, SessionOutcome
-from ..tools.codec import ToolCodec
-from ..tools.registry import ToolRegistry
 from . import interrupt
+from .driver_settings import (_setting_location, trail_driver_settings, unknown_trail_drivers,
+                              workspace_driver_settings)
 from .options import RunOptions
+from .workspace import ToolWorkspace, load_tool_workspace
 
 if TYPE_CHECKING:
     from ..trail.model import Trail
@@ -95,37 +94,6 @@ class Device:
         if spec.lower() in known:
             return cls(spec, spec.lower(), None)
         return cls(spec, None, spec)
-
-
-@dataclass
-class ToolWorkspace:
-    """A workspace with its tools registered and checked once; sessions get a copy of the registry."""
-
-    config: WorkspaceConfig
-    registry: ToolRegistry
-    check: CheckReport
-    codec: ToolCodec
-    """Reads and writes this workspace's tool calls through the host's plugins (trails, save-back)."""
-    error: TrailblazeError | None = None
-    """Set when the workspace could not be loaded; every session in it fails with this error."""
-    reported: bool = False
-
-
-def load_tool_workspace(root: Path | None, host: PluginHost) -> ToolWorkspace:
-    """Load ``trailblaze.yaml``, register every plugin's tools and run the tool checks.
-
-    A broken workspace is returned with ``error`` set rather than raised, so a run can report it once
-    per trail instead of failing every other workspace's trails."""
-    registry = ToolRegistry()
-    check = CheckReport()
-    try:
-        config = load_workspace(root, host)
-        host.register_tools(registry, config)
-        host.check_tools(registry, check, config)
-        return ToolWorkspace(config, registry, check, host.codec(registry))
-    except TrailblazeError as exc:
-        return ToolWorkspace(WorkspaceConfig(root=root or Path.cwd()), registry, check, host.codec(registry),
-                             exc)
 
 
 def start_driver(driver: Driver, session: Session) -> DeviceInfo:
@@ -509,68 +477,6 @@ def finish_session(session: Session, outcome: SessionOutcome = SessionOutcome.SU
         lifecycle.driver_started = session.driver is not None
         lifecycle.all_plugins_started = True
     return lifecycle.finish(outcome)
-
-
-def workspace_driver_settings(cls: type[Driver], ws: WorkspaceConfig) -> dict[str, Any]:
-    """The workspace's ``drivers:`` settings of ``cls``, under its key and then its aliases."""
-    configured = dict(ws.driver_settings(cls.key))
-    for alias in cls.aliases:
-        configured.update(ws.driver_settings(alias))
-    return configured
-
-
-def unknown_trail_drivers(trail: "Trail", drivers: DriverRegistry) -> list[ConfigError]:
-    """A ``config.drivers`` entry naming no installed driver, one error each at its line: a typo must
-    not silently drop the settings."""
-    return [ConfigError(f"'drivers.{name}': no installed driver is called '{name}'",
-                        location=trail.config.driver_locations.get(name),
-                        hint=f"installed drivers: {', '.join(drivers.keys())}")
-            for name in trail.config.drivers if drivers.get(name) is None]
-
-
-def trail_driver_settings(cls: type[Driver], trail: "Trail", drivers: DriverRegistry) -> dict[str, Any]:
-    """The trail's ``config.drivers`` entries for ``cls`` (by key or alias, as ``drivers`` resolves)."""
-    settings: dict[str, Any] = {}
-    for name, values in trail.config.drivers.items():
-        if drivers.get(name) is cls:
-            settings.update(values)
-    return settings
-
-
-def check_trail_driver_settings(trail: "Trail", ws: WorkspaceConfig, drivers: DriverRegistry) -> list[ConfigError]:
-    """``trailblaze check``'s view of ``config.drivers``: every entry validated by its driver's model over
-    the workspace's settings, as the run will (``-o`` aside), without starting anything."""
-    problems = unknown_trail_drivers(trail, drivers)
-    seen: set[type[Driver]] = set()
-    for name in trail.config.drivers:
-        cls = drivers.get(name)
-        if cls is None or cls in seen:
-            continue
-        seen.add(cls)
-        merged = {**workspace_driver_settings(cls, ws), **trail_driver_settings(cls, trail, drivers)}
-        try:
-            validate_config(cls.config_model, merged, owner=f"driver '{cls.key}'",
-                            location=_setting_location(cls, trail, merged))
-        except ConfigError as exc:
-            problems.append(exc)
-    return problems
-
-
-def _setting_location(cls: type[Driver], trail: "Trail", settings: dict[str, Any]) -> SourceLocation | None:
-    """The line of the first setting the driver's model rejects (else of the driver's entry)."""
-    from pydantic import ValidationError
-
-    names = [n for n in trail.config.drivers if n in (cls.key, *cls.aliases)] or list(trail.config.drivers)
-    locations = trail.config.driver_locations
-    try:
-        cls.config_model.model_validate(settings)
-    except ValidationError as exc:
-        for error in exc.errors():
-            key = str(error["loc"][0]) if error["loc"] else ""
-            for name in names:
-                if f"{name}.{key}" in locations:
-                    return locations[f"{name}.{key}"]
-    return next((locations[n] for n in names if n in locations), None)
 
 
 __all__ = ["Device", "LIFECYCLE_KEY", "SessionFactory", "SessionLifecycle", "ToolWorkspace", "finish_session",

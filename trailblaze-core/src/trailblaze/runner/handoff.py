@@ -1,0 +1,106 @@
+"""The agent hand-off of the run loop: a step without a usable recording goes to the model, and what
+the model recorded is written back into the trail file (only each step's device slot changes)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..errors import ExitCode, TrailblazeError
+from ..llm import budget as _budget
+from ..session import Session, SessionOutcome
+from ..tools.base import ToolCall
+from .lifecycle import SessionFactory
+from .results import TrailResult
+
+if TYPE_CHECKING:
+    from ..llm.budget import CostBudget
+    from ..trail.model import Trail, TrailStep
+    from .progress import Progress
+
+
+class StepFailed(Exception):
+    """Internal: a step failed; carries the exit code and message for the trail result."""
+
+    def __init__(self, message: str, code: ExitCode, outcome: SessionOutcome = SessionOutcome.FAILED,
+                 kind: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.outcome = outcome
+        self.kind = kind
+
+
+class AgentHandoff(SessionFactory):
+    """The ``Runner``'s hand-off to the agent (``runner/run.py`` sets the attributes declared here)."""
+
+    progress: Progress
+    llm_budget: CostBudget
+
+    def _solve_with_agent(self, session: Session, step: "TrailStep", trail: "Trail", result: TrailResult,
+                          *, self_heal: bool, attempt_context: str | None = None) -> "_AgentOutcome":
+        from ..agent import LlmNotConfiguredError, solve_step
+
+        if self.llm_budget.exhausted:
+            raise StepFailed(f"step {step.number} not handed to the model: {self.llm_budget.reason()}"
+                             + _not_run(trail, step, including=True), ExitCode.INFRASTRUCTURE,
+                             SessionOutcome.ERROR, _budget.FAILURE_KIND)
+        try:
+            out = solve_step(session, step, trail=trail, options=self.options, self_heal=self_heal,
+                             attempt_context=attempt_context)
+        except LlmNotConfiguredError as exc:
+            raise StepFailed(exc.message, ExitCode.BAD_INPUT, SessionOutcome.ERROR, "NeedsLlm") from None
+        return _AgentOutcome(out.success, out.message, out.outcome, out.exit_code, out.llm_call_count,
+                             out.llm_cost_usd, list(out.recording), out.llm_tokens)
+
+    def _save_recordings(self, trail: "Trail", session: Session,
+                         saves: list[tuple[int, str, list[ToolCall] | None]]) -> None:
+        """Write the agent's recordings back into the trail file: only each step's device slot changes."""
+        if not saves or not trail.path.is_file():
+            return
+        from ..trail.saveback import save_recordings
+
+        writable = []
+        for index, classifier, calls in saves:
+            step = trail.steps[index]
+            if step.kind == "trailhead" and calls is not None and len(calls) != 1:
+                self.progress.note(f"  ! trailhead recording not saved: it took {len(calls)} calls and a trailhead "
+                                     "records exactly one (wrap them in a YAML tool)")
+                continue
+            writable.append((index, classifier, calls))
+        if not writable:
+            return
+        try:
+            save_recordings(trail.path, writable, codec=session.codec, original=trail)
+        except TrailblazeError as exc:
+            self.progress.note(f"  ! could not save recordings into {trail.path}: {exc}")
+            return
+        session.log.write("RecordingSavedLog", {"trailFilePath": str(trail.path), "updates": [
+            {"stepIndex": i, "classifier": c, "recording": [x.to_json() for x in calls or []]} for i, c, calls in writable]})
+        steps = ", ".join(str(trail.steps[i].number) for i, _, _ in writable)
+        self.progress.note(f"  ↳ saved recording{'s' if len(writable) > 1 else ''} for step{'s' if len(writable) > 1 else ''} "
+                             f"{steps} ({writable[0][1]}) into {trail.path}")
+
+
+@dataclass
+class _AgentOutcome:
+    success: bool
+    message: str | None
+    outcome: SessionOutcome | None
+    exit_code: ExitCode
+    llm_call_count: int = 0
+    llm_cost_usd: float = 0.0
+    recording: list[ToolCall] | None = None
+    llm_tokens: int = 0
+
+
+
+def _not_run(trail: "Trail", step: "TrailStep", *, including: bool = False) -> str:
+    """``; steps 3–5 not run`` for the steps after ``step`` (and ``step`` itself with ``including``)."""
+    numbers = [s.number for s in trail.steps if s.index > step.index or (including and s is step)]
+    if not numbers:
+        return ""
+    if len(numbers) == 1:
+        return f"; step {numbers[0]} not run"
+    return f"; steps {numbers[0]}–{numbers[-1]} not run"
+

@@ -1,0 +1,205 @@
+"""The step loop of one trail: each step replayed from its recording or handed to the agent
+(``runner/handoff.py``), its result recorded; unknown tools and bad arguments are found before any
+step runs."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import TYPE_CHECKING, Any
+
+from ..errors import (BadInputError, ExitCode, InfrastructureError, ToolArgumentError, TrailblazeError,
+                      UnknownToolError)
+from ..llm import budget as _budget
+from ..memory import has_tokens
+from ..session import Session, SessionOutcome, suggest_tool_name
+from ..tools.base import ToolCall
+from .handoff import AgentHandoff, StepFailed, _not_run
+from .lifecycle import SessionLifecycle
+from .results import StepResult, TrailResult
+
+if TYPE_CHECKING:
+    from ..trail.model import Trail, TrailStep
+
+
+class TrailSteps(AgentHandoff):
+    """The ``Runner``'s steps: replay, self-heal, hand-off, one ``StepResult`` each."""
+
+    def _prevalidate(self, trail: "Trail", session: Session, classifiers: list[str]) -> None:
+        """Unknown tools and malformed arguments are bad input: report them before any step runs."""
+        for step in trail.steps:
+            found = step.recording_for(classifiers)
+            if found is None:
+                continue
+            classifier, calls = found
+            for i, call in enumerate(calls):
+                definition = session.registry.get(call.name)
+                if definition is None:
+                    raise self._located(step, classifier, i, trail, UnknownToolError(
+                        f"unknown tool '{call.name}'",
+                        hint=suggest_tool_name(call.name, session.registry)))
+                if not definition.supports(driver=session.device.driver, platform=session.device.platform):
+                    raise self._located(step, classifier, i, trail, BadInputError(
+                        f"tool '{call.name}' does not run on driver '{session.device.driver}'"))
+                if has_tokens(call.args):
+                    continue
+                try:
+                    definition.prepare(dict(call.args))
+                except ValueError as exc:
+                    raise self._located(step, classifier, i, trail, ToolArgumentError(str(exc))) from None
+
+    def _located(self, step: "TrailStep", classifier: str, index: int, trail: "Trail",
+                 exc: TrailblazeError) -> TrailblazeError:
+        if exc.location is None:
+            try:
+                from ..trail.parser import locate_call
+
+                exc.location = locate_call(trail, step.index, classifier, index)
+            except Exception:  # noqa: BLE001 - locating is best effort
+                exc.location = step.location
+        return exc
+
+    def _run_steps(self, trail: "Trail", lifecycle: SessionLifecycle, classifiers: list[str],
+                   result: TrailResult) -> None:
+        options = self.options
+        self_heal = options.self_heal if options.self_heal is not None else \
+            os.environ.get("TRAILBLAZE_SELF_HEAL_ENABLED", "").lower() in ("1", "true", "yes")
+        modes: set[str] = set()
+        saves: list[tuple[int, str, list[ToolCall] | None]] = []
+        try:
+            self._run_step_list(trail, lifecycle, classifiers, result, self_heal, modes, saves)
+        finally:
+            self._save_recordings(trail, lifecycle.session, saves)
+
+    def _run_step_list(self, trail: "Trail", lifecycle: SessionLifecycle, classifiers: list[str],
+                       result: TrailResult, self_heal: bool, modes: set[str],
+                       saves: list[tuple[int, str, list[ToolCall] | None]]) -> None:
+        options = self.options
+        session = lifecycle.session
+        healed = False
+        for step in trail.steps:
+            self.progress.step_started(step.number, step.kind, step.text)
+            session.log.write("ObjectiveStartLog", {"stepIndex": step.index, "kind": step.kind,
+                                                    "description": step.text})
+            lifecycle.step_started(step)
+            t0 = time.perf_counter()
+            first_entry = len(session.log.entries)
+            found = step.recording_for(classifiers)
+            use_recording = found is not None and (step.recordable or step.kind == "tools") and \
+                (options.use_recorded_steps is not False or step.kind == "tools")
+            step_result: StepResult
+            if use_recording:
+                assert found is not None
+                classifier, calls = found
+                mode = "noop" if not calls else "replay"
+                ok, message, tool = self._replay(session, step, classifier, calls, trail)
+                step_result = StepResult(step.index, step.kind, step.text, mode, ok, message, tool)
+                if not ok and self_heal and step.kind not in ("verify", "tools"):
+                    agent_result = self._solve_with_agent(session, step, trail, result, self_heal=True,
+                                                          attempt_context=message)
+                    healed = True
+                    step_result = StepResult(step.index, step.kind, step.text, "self-heal", agent_result.success,
+                                             agent_result.message or message, tool,
+                                             llm_call_count=agent_result.llm_call_count,
+                                             llm_cost_usd=agent_result.llm_cost_usd, recording=agent_result.recording,
+                                             llm_tokens=agent_result.llm_tokens)
+                    if agent_result.success and step.recordable and options.save_recording:
+                        # The healed recording replaces the broken slot (zero calls: the slot is removed).
+                        saves.append((step.index, classifier, agent_result.recording or None))
+            else:
+                agent_result = self._solve_with_agent(session, step, trail, result, self_heal=False)
+                step_result = StepResult(step.index, step.kind, step.text, "ai", agent_result.success,
+                                         agent_result.message, None, llm_call_count=agent_result.llm_call_count,
+                                         llm_cost_usd=agent_result.llm_cost_usd, recording=agent_result.recording,
+                                         llm_tokens=agent_result.llm_tokens)
+                if agent_result.success and found is None and step.recordable and options.save_recording \
+                        and step.kind != "tools" and agent_result.recording:
+                    saves.append((step.index, "-".join(classifiers), agent_result.recording))
+                if agent_result.outcome is not None and not agent_result.success:
+                    step_result.duration_ms = int((time.perf_counter() - t0) * 1000)
+                    self._step_done(lifecycle, step, step_result, result, first_entry)
+                    message = agent_result.message or "the agent could not complete the step"
+                    over_budget = agent_result.outcome is SessionOutcome.ERROR and self.llm_budget.exhausted
+                    raise StepFailed(message + (_not_run(trail, step) if over_budget else ""),
+                                     agent_result.exit_code, agent_result.outcome,
+                                     _budget.FAILURE_KIND if over_budget else None)
+            modes.add(step_result.mode)
+            step_result.duration_ms = int((time.perf_counter() - t0) * 1000)
+            self._step_done(lifecycle, step, step_result, result, first_entry)
+            if not step_result.success:
+                outcome = SessionOutcome.FAILED_WITH_SELF_HEAL if healed else SessionOutcome.FAILED
+                raise StepFailed(_step_failure(step, step_result), ExitCode.TRAIL_FAILED, outcome, "ToolFailure")
+        result.outcome = SessionOutcome.SUCCEEDED_WITH_SELF_HEAL if healed else SessionOutcome.SUCCEEDED
+        result.exit_code = ExitCode.SUCCESS
+        result.execution_mode = _execution_mode(modes)
+
+    def _step_done(self, lifecycle: SessionLifecycle, step: "TrailStep", step_result: StepResult,
+                   result: TrailResult, first_entry: int) -> None:
+        session = lifecycle.session
+        lifecycle.step_finished(step, step_result.success)
+        shots = [e for e in session.log.entries[first_entry:] if e.get("screenshot")]
+        if shots:
+            step_result.screenshot = shots[-1]["screenshot"]
+        session.log.write("ObjectiveCompleteLog", {"stepIndex": step.index, "kind": step.kind,
+                                                   "description": step.text, "successful": step_result.success,
+                                                   "mode": step_result.mode, "message": step_result.message})
+        session.log.flush()  # a step boundary: a run killed from here on keeps this step's events
+        step_result.number = step.number
+        result.steps.append(step_result)
+        result.llm_call_count += step_result.llm_call_count
+        result.llm_cost_usd += step_result.llm_cost_usd
+        result.llm_tokens += step_result.llm_tokens
+        self.progress.step_finished(step_result)
+
+    def _replay(self, session: Session, step: "TrailStep", classifier: str, calls: list[ToolCall],
+                trail: "Trail") -> tuple[bool, str | None, str | None]:
+        ctx = session.context(step_index=step.index, replaying=True)
+        for i, call in enumerate(calls):
+            self.progress.tool_started(step.number, call.name)
+            try:
+                outcome = session.dispatcher.call(call, ctx)
+            except BadInputError as exc:
+                raise self._located(step, classifier, i, trail, exc) from None
+            except InfrastructureError as exc:
+                # A device lost or a plugin's bug mid-step: say which step, which call and where it is
+                # written, as a failed call does (the exit code stays 2).
+                if exc.location is None:
+                    where = self._located(step, classifier, i, trail, BadInputError("")).location
+                    label = "verify" if step.kind == "verify" else "step"
+                    exc.message = f"{label} {step.number} {_quote(step.text)}: tool '{call.name}' ({where}): {exc.message}"
+                raise
+            if not outcome.success:
+                where = self._located(step, classifier, i, trail, BadInputError("")).location
+                args = _short_args(self.redactor(call.args))
+                return False, f"tool '{call.name}' ({where}) {args} failed: {outcome.message}", call.name
+        return True, None, None
+
+
+def _quote(text: str | None) -> str:
+    if not text:
+        return "no text"
+    text = " ".join(text.split())
+    return f'"{text[:80]}…"' if len(text) > 80 else f'"{text}"'
+
+
+def _step_failure(step: "TrailStep", step_result: StepResult) -> str:
+    label = {"verify": "verify", "trailhead": "trailhead", "tools": "tools"}.get(step.kind, "step")
+    number = "" if step.kind == "trailhead" else f" {step_result.number}"
+    return f"{label}{number} {_quote(step.text)}: {step_result.message or 'failed'}"
+
+
+def _short_args(args: dict[str, Any], limit: int = 300) -> str:
+    import json
+
+    text = json.dumps(args, default=str, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _execution_mode(modes: set[str]) -> str:
+    if "self-heal" in modes:
+        return "SELF_HEAL"
+    if "ai" in modes and modes & {"replay", "noop"}:
+        return "RECORDING_WITH_AI"
+    if "ai" in modes:
+        return "AI_ONLY"
+    return "RECORDING_ONLY"
