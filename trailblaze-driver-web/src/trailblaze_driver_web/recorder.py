@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from trailblaze.memory import escape_literal
 from trailblaze.recorder import RecordedStepDraft, RecordOptions
@@ -29,7 +29,21 @@ from trailblaze.tools.base import ToolCall
 from .targets import escape_regex
 
 if TYPE_CHECKING:
-    from .driver import PlaywrightDriver
+    from playwright.sync_api import BrowserContext, Page
+
+
+class RecordingBrowser(Protocol):
+    """What the recorder needs of the web driver (``PlaywrightDriver`` is one): its context, its current
+    page and the base URL recorded navigations are made relative to. A protocol, so the driver can call
+    the recorder without the two modules importing each other."""
+
+    @property
+    def context(self) -> BrowserContext | None: ...
+
+    @property
+    def page(self) -> Page: ...
+
+    def base_url(self) -> str | None: ...
 
 BINDING = "__trailblazeRecord"
 
@@ -187,7 +201,7 @@ class Recorder:
     """Turns page reports into recorded steps. Attach it, then ``run()`` pumps Playwright until the
     person closes the page or ``options.should_stop()``."""
 
-    def __init__(self, drv: PlaywrightDriver, options: RecordOptions) -> None:
+    def __init__(self, drv: RecordingBrowser, options: RecordOptions) -> None:
         self.drv = drv
         self.options = options
         self.steps: list[_Step] = []
@@ -349,7 +363,7 @@ class Recorder:
         return url
 
 
-def record_actions(drv: PlaywrightDriver, options: RecordOptions) -> list[RecordedStepDraft]:
+def record_actions(drv: RecordingBrowser, options: RecordOptions) -> list[RecordedStepDraft]:
     recorder = Recorder(drv, options)
     recorder.attach()
     return recorder.run()

@@ -12,10 +12,12 @@ re-run shard) is kept once, the later one. Failures come first.
 
 from __future__ import annotations
 
+import gc
 import os
 import posixpath
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,10 +40,32 @@ if TYPE_CHECKING:
 
 SUMMARY = "summary.json"
 REPORT = "report.html"
+
+
 def merge_bundles(paths: Sequence[Path], output_dir: Path, *, junit_xml: Path | None = None,
                   report: bool = True, extra: Sequence[TrailRecord] = ()) -> Merged:
     """Merge the bundles under ``paths`` into ``output_dir``; ``extra`` adds records no bundle holds (a
     crashed xdist worker's trail)."""
+    with _collector_paused():
+        return _merge(paths, output_dir, junit_xml=junit_xml, report=report, extra=extra)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """A merge builds hundreds of thousands of long-lived, acyclic objects (records, rows, elements);
+    the cyclic collector rescanned all of them again and again, which was half of a 10,000-trail
+    merge. Nothing here makes a cycle worth collecting, so it waits until the merge is done."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _merge(paths: Sequence[Path], output_dir: Path, *, junit_xml: Path | None, report: bool,
+           extra: Sequence[TrailRecord]) -> Merged:
     if not paths and not extra:
         raise BadInputError("no bundles given", hint="usage: trailblaze merge-reports BUNDLE... --output-dir OUT")
     out = Path(output_dir)
@@ -148,8 +172,11 @@ def trail_result(record: TrailRecord, out: str) -> TrailResult:
     from ..runner.results import TrailResult
     from ..session import SessionOutcome
 
+    def joined(path: str) -> str:
+        return os.path.normpath(os.path.join(out, path))
+
     def full(path: str | None) -> Path | None:
-        return None if path is None else Path(os.path.normpath(os.path.join(out, path)))
+        return None if path is None else Path(joined(path))
 
     try:
         outcome = SessionOutcome(record.outcome)
@@ -165,7 +192,7 @@ def trail_result(record: TrailRecord, out: str) -> TrailResult:
         llm_cost_usd=record.llm_cost_usd, has_recorded_steps=record.has_recorded_steps,
         skip_reason=record.skip_reason, trail_id=record.trail_id, device_label=record.device,
         endpoint=record.endpoint, tags=list(record.tags),
-        artifacts={k: str(full(v)) for k, v in record.artifacts.items()})
+        artifacts={k: joined(v) for k, v in record.artifacts.items()})
 
 
 # -- triage ---------------------------------------------------------------------------------------------
