@@ -150,7 +150,7 @@ def test_a_platform_name_selects_its_only_driver(trailblaze_cmd) -> None:
 
 
 def test_discovery_runs_once_per_process(monkeypatch) -> None:
-    import trailblaze.plugins as plugins
+    import trailblaze.plugin_loading as plugins
 
     calls = []
     real = plugins.entry_points

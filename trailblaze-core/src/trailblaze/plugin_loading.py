@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+from importlib.metadata import EntryPoint, entry_points
 import os
 import sys
 from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 from . import hookspecs
-from ._names import PROJECT_NAME
+from ._names import ENTRY_POINT_GROUP, PROJECT_NAME
 from ._version import __version__
 from .errors import PluginHookError, PluginLoadError, TrailblazeError
 from .plugin_queries import PluginInfo
@@ -45,6 +46,12 @@ def _env_list(name: str) -> list[str] | None:
     return [p.strip() for p in raw.split(",") if p.strip()]
 
 
+
+@functools.cache
+def installed_entry_points() -> tuple[EntryPoint, ...]:
+    """The ``trailblaze`` entry points, resolved once per process."""
+    return tuple(sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name))
+
 class PluginLoader:
     """Owns the ``pluggy.PluginManager`` and what was loaded into it; ``PluginHost`` adds the hook calls."""
 
@@ -69,7 +76,6 @@ class PluginLoader:
 
     # -- loading ------------------------------------------------------------------------------
     def _load_entrypoints(self) -> None:
-        from .plugins import installed_entry_points  # lives with the facade: resolved once per process
 
         disabled = set(_env_list("TRAILBLAZE_DISABLE_PLUGINS") or [])
         allowed = _env_list("TRAILBLAZE_LOAD_PLUGINS")

@@ -12,13 +12,10 @@ stderr line, not the CLI. Switches (environment variables):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
-from importlib.metadata import EntryPoint, entry_points
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from ._names import ENTRY_POINT_GROUP
 from .errors import PluginHookError, TrailblazeError
-from .plugin_loading import DEFAULT_PLUGINS, PluginLoader  # noqa: F401 - DEFAULT_PLUGINS re-exported
+from .plugin_loading import DEFAULT_PLUGINS, PluginLoader, installed_entry_points  # noqa: F401 - re-exported
 from .plugin_queries import PluginInfo
 from .tools.base import ToolSource
 from .tools.codec import ToolCodec
@@ -38,12 +35,6 @@ if TYPE_CHECKING:
     from .tools.base import ToolCall, ToolDefinition, ToolResult
     from .tools.descriptors import ToolDescriptor
     from .tools.registry import ToolRegistry
-
-
-@cache
-def installed_entry_points() -> tuple[EntryPoint, ...]:
-    """The ``trailblaze`` entry points, resolved once per process."""
-    return tuple(sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name))
 
 
 class PluginHost(PluginLoader):
