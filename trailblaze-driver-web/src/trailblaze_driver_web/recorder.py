@@ -26,7 +26,7 @@ from trailblaze.recorder import RecordedStepDraft, RecordOptions
 from trailblaze.selectors import NodeSelector, WebMatch
 from trailblaze.tools.base import ToolCall
 
-from .targets import escape_regex
+from .selectors import escape_regex
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Page

@@ -31,6 +31,14 @@ from trailblaze.selectors import NodeSelector, WebMatch
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
 
+_REGEX_SPECIAL = re.compile(r"([\\^$.|?*+()\[\]{}])")
+
+
+def escape_regex(text: str) -> str:
+    """Escape only what is special in selector regexes (Java, JavaScript and Python agree on these)."""
+    return _REGEX_SPECIAL.sub(r"\\\1", text)
+
+
 REF = re.compile(r"^(?:f\d+)?e\d+$")
 _DESCRIPTOR = re.compile(
     r'^(?P<role>[a-z][a-z-]*)'

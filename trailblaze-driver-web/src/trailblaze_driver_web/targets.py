@@ -21,7 +21,7 @@ from trailblaze.errors import ToolFailure
 from trailblaze.selectors import NodeSelector, WebMatch, parse_selector
 
 from . import upstream_refs
-from .selectors import REF, descriptor_locator, resolve, selector_locator
+from .selectors import REF, descriptor_locator, escape_regex, resolve, selector_locator
 from .snapshot import AriaNode
 
 if TYPE_CHECKING:
@@ -29,7 +29,6 @@ if TYPE_CHECKING:
 
     from .driver import PlaywrightDriver
 
-_REGEX_SPECIAL = re.compile(r"([\\^$.|?*+()\[\]{}])")
 _CSS_IDENT = re.compile(r"^[A-Za-z_][\w-]*$")
 
 
@@ -181,11 +180,6 @@ def _role_name(descriptor: str | None, sel: NodeSelector | None) -> tuple[str | 
 
 
 # -- recording ---------------------------------------------------------------------------------------
-def escape_regex(text: str) -> str:
-    """Escape only what is special in selector regexes (Java, JavaScript and Python agree on these)."""
-    return _REGEX_SPECIAL.sub(r"\\\1", text)
-
-
 def record_ref(drv: PlaywrightDriver, ref: str, node: AriaNode | None) -> dict[str, Any] | None:
     """``{ref: <descriptor>, nodeSelector: <selector>}`` for a snapshot ref, proven on the live page."""
     page = drv.page

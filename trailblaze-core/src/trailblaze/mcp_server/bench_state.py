@@ -12,17 +12,32 @@ from ..driver import Driver
 from ..errors import BadInputError
 from ..runner.options import RunOptions
 from ..session import Session
+from ..tools.base import ToolCall
 
 if TYPE_CHECKING:
     from ..memory import Redactor
     from ..plugins import PluginHost
     from ..runner.lifecycle import SessionFactory, SessionLifecycle
     from ..runner.workspace import ToolWorkspace
-    from .trail_recording import RecordedStep
 
 __all__ = ["BenchState", "McpSettings", "StepKind"]
 
 StepKind = Literal["step", "verify"]
+
+
+
+@dataclass
+class RecordedStep:
+    """One step of the trail being recorded: consecutive calls under the same text and kind."""
+
+    kind: StepKind
+    text: str
+    classifier: str
+    calls: list[ToolCall] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "text": self.text, "classifier": self.classifier,
+                "recording": [c.to_json() for c in self.calls]}
 
 
 @dataclass

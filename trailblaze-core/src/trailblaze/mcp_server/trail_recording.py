@@ -13,23 +13,9 @@ from ..errors import BadInputError
 from ..host_settings import path_outside
 from ..recorder import RecordedStepDraft
 from ..tools.base import ToolCall
-from .bench_state import BenchState, StepKind
+from .bench_state import BenchState, RecordedStep, StepKind
 
-__all__ = ["RecordedStep", "TrailRecording"]
-
-
-@dataclass
-class RecordedStep:
-    """One step of the trail being recorded: consecutive calls under the same text and kind."""
-
-    kind: StepKind
-    text: str
-    classifier: str
-    calls: list[ToolCall] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "text": self.text, "classifier": self.classifier,
-                "recording": [c.to_json() for c in self.calls]}
+__all__ = ["RecordedStep", "TrailRecording"]  # RecordedStep lives with the state it is part of
 
 
 class TrailRecording(BenchState):
