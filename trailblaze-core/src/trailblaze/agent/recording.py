@@ -188,20 +188,9 @@ def recording_trail_yaml(trail: "Trail", entries: Sequence[Mapping[str, Any]], c
 
 def _source_config(trail: "Trail") -> dict[str, Any] | None:
     """The trail's own ``config`` section as written (args, devices, tags, memory, context...), so the
-    recording replays with the same declarations; None when the source is not at hand."""
-    text = getattr(trail, "text", None)
-    if not text:
-        return None
-    from ruamel.yaml import YAML
-
-    try:
-        data = YAML(typ="safe").load(text)
-    except Exception:  # noqa: BLE001 - the trail parsed once; a second reading never fails the log
-        return None
-    if isinstance(data, list):  # v1: a `- config:` item
-        data = next((item for item in data if isinstance(item, dict) and "config" in item), {})
-    config = data.get("config") if isinstance(data, dict) else None
-    return dict(config) if isinstance(config, dict) and config else None
+    recording replays with the same declarations; None when the trail was not read from a file. The parser
+    kept it (``TrailConfig.written``): reading the file again here cost as much as the whole parse."""
+    return dict(trail.config.written) or None
 
 
 @functools.lru_cache(maxsize=1)

@@ -31,6 +31,8 @@ class ConfigReader(TrailReaderBase):
         if not isinstance(node, MappingNode):
             r.fail(node, f"'config' must be a map, got {r.describe(node)}", "config")
         allowed = UNIFIED_CONFIG_KEYS if unified else V1_CONFIG_KEYS
+        written = r.plain(node)
+        cfg.written = dict(written) if isinstance(written, dict) else {}
         for key, knode, vnode in r.entries(node):
             if key not in allowed:
                 hint = _allowed(allowed)

@@ -62,6 +62,9 @@ class TrailConfig:
     setup: list[Path] = field(default_factory=list)
     """Trails replayed from their recordings before this one runs (a sign-in, say), resolved against
     this trail's directory; not steps of this trail (see ``runner/setup.py``). Not an upstream key."""
+    written: dict[str, Any] = field(default_factory=dict)
+    """The ``config`` map as written (plain data), for outputs that copy it (``recording.trail.yaml``)
+    without reading the trail file a second time."""
 
     def skip_reason(self, classifiers: list[str] | None) -> str | None:
         """The trimmed non-blank skip reason for this device, else None (blank = not skipped)."""
