@@ -112,5 +112,11 @@ def test_missing_typescript_packages_say_what_to_install(tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     write(tmp_path, {"a_open.ts": TOOL.format(name="a_open")})
     monkeypatch.setenv("NODE_PATH", os.fspath(tmp_path / "nothing"))
+    # The extractor run from outside the checkout: inside it, node would find the packages through the
+    # node_modules link the bootstrap puts at the repository root.
+    extractor = tmp_path / "outside" / ts_tools.EXTRACTOR.name
+    extractor.parent.mkdir()
+    extractor.write_bytes(ts_tools.EXTRACTOR.read_bytes())
+    monkeypatch.setattr(ts_tools, "EXTRACTOR", extractor)
     with pytest.raises(BadInputError, match="cannot load 'typescript'.*bootstrap"):
         ts_tools.extract([tmp_path / "a_open.ts"], cache=None)
