@@ -8,7 +8,6 @@ from __future__ import annotations
 import functools
 import http.server
 import json
-import signal
 import subprocess
 import sys
 import threading
@@ -133,7 +132,10 @@ def test_record_starts_behind_the_workspace_setup_and_does_not_record_it(tmp_pat
             page.get_by_text(f"Welcome, {EMAIL}").wait_for()
             page.get_by_role("link", name="View Trail Mug").click()
             wait_for(log, 'recorded web_click: click link "View Trail Mug"', proc)
-        proc.send_signal(signal.SIGINT)
+            # The person closes the window to save (as in test_record_command). Stopping with Ctrl-C
+            # hung once in a full parallel run here (record did not exit within 120 s); that path is
+            # tracked in the closing note, not hidden in this test about setup trails.
+            page.close()
         code = proc.wait(120)
     finally:
         if proc.poll() is None:
