@@ -16,14 +16,6 @@ from .shared import CONTEXT_SETTINGS, debug_flag, handle_errors
 @click.argument("paths", nargs=-1)
 @click.option("--tags", multiple=True, metavar="A,B", help="Run only trails with one of these tags (comma list, repeatable).")
 @session_options("run")
-@click.option("--args-file", type=click.Path(path_type=Path), help="YAML or JSON map of trail arguments (applied before --arg).")
-@click.option("--use-recorded-steps/--no-use-recorded-steps", default=None, help="Force replay, or force the agent, for every step.")
-@click.option("--save-recording/--no-save-recording", default=True, help="Write recordings made by the agent back into the trail (default on).")
-@click.option("--no-report", is_flag=True, help="Do not write the HTML report.")
-@click.option("--log-layout", type=click.Choice(["stream", "files"]), default=None,
-              help="Event log layout: one session.ndjson per session (stream, default; TRAILBLAZE_LOG_LAYOUT) "
-                   "or upstream's one NNN_<Kind>.json per event (files).")
-@click.option("--test-name", help="Name used in the session id.")
 @click.option("--alluredir", type=click.Path(path_type=Path, file_okay=False), metavar="DIR",
               help="Also write Allure results there (a test per trail and device, steps, attachments, retries); "
                    "needs pip install 'trailblaze[allure]'.")
@@ -31,9 +23,8 @@ from .shared import CONTEXT_SETTINGS, debug_flag, handle_errors
               help="Run on N local worker processes (through pytest-xdist, which must be installed); the workers' "
                    "results are merged into one summary, report and JUnit XML.")
 @handle_errors
-def command(paths: tuple[str, ...], tags: tuple[str, ...], args_file: Path | None, use_recorded_steps: bool | None,
-            save_recording: bool, no_report: bool, log_layout: str | None, test_name: str | None,
-            alluredir: Path | None, workers: int | None, **session: Any) -> None:
+def command(paths: tuple[str, ...], tags: tuple[str, ...], alluredir: Path | None, workers: int | None,
+            **session: Any) -> None:
     """Run trails: replay each step's recording for the device, or hand it to the agent.
 
     PATHS are trail files, directories (every *.trail.yaml and trail.yaml below) or globs. Logs go to
@@ -62,10 +53,7 @@ def command(paths: tuple[str, ...], tags: tuple[str, ...], args_file: Path | Non
         sys.exit(run_with_workers(list(paths), workers, click.get_current_context().params, tag_list))
     options = RunOptions(
         **session_values("run", session),
-        tags=tag_list,
-        args_file=args_file, use_recorded_steps=use_recorded_steps, save_recording=save_recording,
-        report=not no_report, log_layout=log_layout, test_name=test_name, alluredir=alluredir,
-        debug=debug_flag(),
+        tags=tag_list, alluredir=alluredir, debug=debug_flag(),
     )
     if options.shard:
         from ..runner.shards import parse_shard

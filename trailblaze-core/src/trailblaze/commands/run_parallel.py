@@ -3,125 +3,159 @@
 xdist already does what a worker pool needs (load scheduling, a replacement for a crashed worker), and
 the pytest plugin already runs trails as tests, writes a result bundle per worker and merges them at the
 end; this module only turns ``run``'s flags into that pytest command line (the session options through
-their ``--trailblaze-*`` twins from the one option table), runs it, and reads the merged bundle back for
-the closing lines and the exit code a single-process run would give.
+their ``--trailblaze-*`` twins from the one option table), runs pytest in this process as the xdist
+controller (one Python fewer than ``python -m pytest``), with pytest's own terminal output off and
+``RunConsole`` printing each trail's lines instead, and reads the merged bundle back for the closing lines
+and the exit code a single-process run would give.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import os
-import signal
-import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from .session_options import SessionOption, options_for
 
-UNSUPPORTED = {"args_file": "--args-file", "use_recorded_steps": "--use-recorded-steps",
-               "log_layout": "--log-layout", "test_name": "--test-name"}
-"""``run`` flags the pytest plugin does not take (yet): refused with ``-n`` rather than ignored."""
+if TYPE_CHECKING:
+    from ..report.bundle import TrailRecord
 
 PLUGIN_ENV = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-"""The pytest command ``build_command`` makes loads its plugins by ``-p``, not from entry points."""
+"""The pytest run ``pytest_args`` makes loads its plugins by ``-p``, not from entry points: the controller
+and every worker otherwise import each pytest plugin installed beside trailblaze."""
 
 
 def pytest_args(row: SessionOption, raw: Any) -> list[str]:
     """What ``row``'s CLI value ``raw`` is on the pytest command line."""
-    flag = row.pytest_flag
-    if flag is None or raw is None or raw == () or raw is False:
+    if row.pytest_flag is None or raw is None or raw == ():
         return []
-    if row.kind in ("pairs", "driver_options", "list"):
-        return [arg for item in raw for arg in (flag, str(item))]
-    if row.kind in ("flag", "switch"):
-        return [flag]
-    return [flag, str(Path(raw).resolve()) if row.kind in ("path", "dir") else str(raw)]
+    if row.kind == "switch":  # --x / --no-x: both ways are said
+        return [row.pytest_flags[0] if raw else row.pytest_flags[1]]
+    if raw is False:
+        return []
+    if row.kind in ("pairs", "driver_options", "list", "many"):
+        return [arg for item in raw for arg in (row.pytest_flag, str(item))]
+    if row.kind in ("flag", "off"):
+        return [row.pytest_flag]
+    return [row.pytest_flag, str(Path(raw).resolve()) if row.kind in ("path", "dir") else str(raw)]
 
 
-def build_command(paths: list[str], workers: int, params: Mapping[str, Any], tags: list[str],
-                  output_dir: Path) -> list[str]:
+def build_args(paths: list[str], workers: int, params: Mapping[str, Any], tags: list[str],
+               output_dir: Path) -> list[str]:
+    """The pytest arguments of the run: every session option given, through its ``--trailblaze-*`` twin."""
     from ..errors import BadInputError
-    from ..pytest_plugin import marker_name
+    from ..pytest_plugin.items import marker_name
 
-    for field, flag in UNSUPPORTED.items():
-        if params.get(field) is not None:
-            raise BadInputError(f"{flag} is not supported with -n yet", hint="run without -n, or drop the flag")
-    if params.get("no_report"):
-        raise BadInputError("--no-report is not supported with -n yet", hint="run without -n, or drop the flag")
-    if params.get("save_recording") is False:
-        raise BadInputError("--no-save-recording is not supported with -n yet")
-    # Only the two plugins a trail run needs (with ``PLUGIN_ENV``): the controller and every worker
-    # otherwise import each pytest plugin installed beside trailblaze, about a second per process.
-    command = [sys.executable, "-m", "pytest", "-p", "xdist", "-p", "trailblaze.pytest_plugin",
-               "-p", "no:cacheprovider", "-c", os.devnull, "--rootdir", str(Path.cwd()), "-q", "--no-header",
-               "-n", str(workers)]
+    if params.get("alluredir") is not None:
+        raise BadInputError("--alluredir is not supported with -n",
+                            hint="Allure results from workers come from allure-pytest: pytest --trails PATH -n N "
+                                 "--alluredir DIR (see docs/scale-out.md)")
+    args = ["-p", "xdist", "-p", "trailblaze.pytest_plugin", "-p", "no:terminal", "-p", "no:cacheprovider",
+            "--assert=plain", "-c", os.devnull, "--rootdir", str(Path.cwd()), "-n", str(workers),
+            "--trailblaze-relative-paths"]
     for path in paths:
-        command += ["--trails", path]
+        args += ["--trails", path]
     for row in options_for("run"):
         if row.field == "output_dir":
             continue
         if row.pytest_flag is None:
-            if row.kind == "int" and params.get(row.param) is not None or row.kind == "off" and params.get(row.param):
-                raise BadInputError(f"{row.long_flag} is not supported with -n yet")
-            continue
-        command += pytest_args(row, params.get(row.param))
-    command += ["--trailblaze-output-dir", str(output_dir)]
+            raise BadInputError(f"{row.long_flag} is not supported with -n")  # every run option has a twin
+        args += pytest_args(row, params.get(row.param))
+    args += ["--trailblaze-output-dir", str(output_dir)]
     if tags:
-        command += ["-m", " or ".join(marker_name(tag) for tag in tags)]
-    return command
+        args += ["-m", " or ".join(marker_name(tag) for tag in tags)]
+    return args
+
+
+@contextmanager
+def _environment(values: Mapping[str, str]) -> Iterator[None]:
+    """``values`` in ``os.environ`` while pytest runs here: the workers it starts inherit them."""
+    before = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def run_with_workers(paths: list[str], workers: int, params: Mapping[str, Any], tags: list[str]) -> int:
-    """Run, print the closing lines of a ``trailblaze run``, return its exit code."""
+    """Run, print what a ``trailblaze run`` prints, return its exit code."""
     from ..errors import BadInputError, ExitCode
     from ..report.bundle import new_run_id, read_bundle
-    from ..report.merge import SUMMARY
     from ..runner.discovery import expand
+    from ..runner.results import results_line
+    from .session_options import session_values
 
     if workers < 1:
         raise BadInputError(f"-n expects a number of workers >= 1, got {workers}")
-    pool = [e for group in params.get("endpoints") or () for e in group.split(",") if e.strip()]
-    if pool and len(pool) < workers:
-        raise BadInputError(f"{workers} workers need at least {workers} endpoints (--endpoint given {len(pool)})",
+    values = session_values("run", dict(params))  # a bad value is bad input here, named by the run flag
+    if values["shard"]:
+        from ..runner.shards import parse_shard
+
+        parse_shard(values["shard"])
+    if values["endpoints"] and len(values["endpoints"]) < workers:
+        raise BadInputError(f"{workers} workers need at least {workers} endpoints "
+                            f"(--endpoint given {len(values['endpoints'])})",
                             hint="one endpoint per worker: no endpoint serves two workers at once")
     if importlib.util.find_spec("xdist") is None:
         raise BadInputError("-n needs pytest-xdist, which is not installed",
                             hint="pip install pytest-xdist (or run without -n)")
     expand(paths)  # bad paths are bad input here, not a pytest usage error
-    output_dir = Path(params.get("output_dir") or "logs").resolve()
+    output_dir = Path(values["output_dir"] or "logs").resolve()
     run_id = new_run_id()
-    command = build_command(paths, workers, params, tags, output_dir)
-    env = {**os.environ, **PLUGIN_ENV, "TRAILBLAZE_RUN_ID": run_id}
-    child = subprocess.Popen(command, env=env)
-    try:
-        code = child.wait()
-    except KeyboardInterrupt:
-        child.send_signal(signal.SIGINT)  # pytest stops its workers and still writes what finished
-        child.wait()
-        raise
+    args = build_args(paths, workers, params, tags, output_dir)
+
+    import pytest
+
+    from ..pytest_plugin.console import RunConsole
+
+    console = RunConsole()
+    with _environment({**PLUGIN_ENV, "TRAILBLAZE_RUN_ID": run_id}):
+        code = int(pytest.main(args, plugins=[console]))
     try:
         bundle = read_bundle(output_dir)
     except BadInputError:
         bundle = None
     if bundle is None or bundle.manifest.run_id != run_id:
-        click.echo(f"trailblaze: error: pytest ended with exit code {code} before any trail result was written",
-                   err=True)
-        return int(ExitCode.BAD_INPUT if code in (4, 5) else ExitCode.INFRASTRUCTURE)
-    c = bundle.manifest.counts
-    for record in bundle.records:
-        if record.outcome not in ("Succeeded", "SucceededWithSelfHeal", "Skipped"):
-            click.echo(f"✗ {record.title} [{record.device or record.classifier or record.platform or '-'}]: "
-                       f"{record.message or record.outcome}")
+        if not console.bad_input:
+            click.echo(f"trailblaze: error: pytest ended with exit code {code} before any trail result was "
+                       "written", err=True)
+        return int(ExitCode.BAD_INPUT if code in (4, 5) or console.bad_input else ExitCode.INFRASTRUCTURE)
     files = {name: os.path.normpath(output_dir / path) for name, path in bundle.manifest.files.items()}
     if files.get("report"):
         click.echo(f"Report: {files['report']}")
-    click.echo(f"Summary: {files.get('summary', output_dir / SUMMARY)}")
-    if files.get("junit"):
-        click.echo(f"JUnit XML: {files['junit']}")
-    click.echo(f"Results: {c.get('passed', 0)} passed, {c.get('failed', 0)} failed, {c.get('skipped', 0)} skipped "
-               f"({workers} worker{'s' if workers != 1 else ''})")
-    return int(bundle.manifest.exit_code)
+    if files.get("summary"):
+        click.echo(f"Summary: {files['summary']}")
+    c = bundle.manifest.counts
+    click.echo(results_line((c.get("passed", 0), c.get("failed", 0), c.get("skipped", 0)),
+                            statuses(bundle.records)))
+    codes = [bundle.manifest.exit_code]
+    if console.bad_input:
+        codes.append(ExitCode.BAD_INPUT)
+    if code == int(pytest.ExitCode.INTERRUPTED):
+        codes.append(ExitCode.INFRASTRUCTURE)
+    return int(ExitCode.worst(codes))
+
+
+def statuses(records: list[TrailRecord]) -> dict[str, int]:
+    """How many merged trails ended with each status (``TrailResult.status``: a pass on a retry is FLAKY)."""
+    from ..runner.results import OUTCOME_TO_SUMMARY
+
+    by_outcome = {outcome.value: status for outcome, status in OUTCOME_TO_SUMMARY.items()}
+    out: dict[str, int] = {}
+    for record in records:
+        status = by_outcome.get(record.outcome, record.outcome.upper())
+        if record.attempt > 1 and status == "PASSED":
+            status = "FLAKY"
+        out[status] = out.get(status, 0) + 1
+    return out

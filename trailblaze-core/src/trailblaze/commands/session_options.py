@@ -69,6 +69,8 @@ class SessionOption:
     """The pytest plugin's ``--trailblaze-*`` flag; None: not offered there."""
     pytest_help: str | None = None
     """pytest's help when it says more than the CLI's (default: the CLI's, naming the ``run`` flag)."""
+    choices: tuple[str, ...] = ()
+    """The values a ``text`` option accepts (none: any)."""
     per_command: Mapping[str, Mapping[str, Any]] = default(default_factory=dict)
     """Where a command reads the flag differently (``snapshot -d`` names one device): replaced fields."""
 
@@ -80,6 +82,15 @@ class SessionOption:
     @property
     def long_flag(self) -> str:
         return [f for f in self.flags if f.startswith("--")][-1].split("/")[0]
+
+    @property
+    def pytest_flags(self) -> tuple[str, ...]:
+        """The pytest flags of the row: a ``switch`` has both ways (``--trailblaze-x``, ``--trailblaze-no-x``)."""
+        if self.pytest_flag is None:
+            return ()
+        if self.kind == "switch":
+            return self.pytest_flag, self.pytest_flag.replace("--trailblaze-", "--trailblaze-no-", 1)
+        return (self.pytest_flag,)
 
     @property
     def pytest_dest(self) -> str:
@@ -105,6 +116,8 @@ class SessionOption:
             kwargs["is_flag"] = True
         elif self.kind == "switch":
             kwargs["default"] = None
+        elif self.choices:
+            kwargs["type"] = click.Choice(self.choices)
         elif self.kind in ("pairs", "driver_options", "list", "many"):
             kwargs["multiple"] = True
         return click.option(*self.flags, self.param, **kwargs)
@@ -206,7 +219,8 @@ SESSION_OPTIONS: tuple[SessionOption, ...] = (
         help="Model for the agent (steps without a recording; `mcp`'s natural-language steps), e.g. openai/gpt-4.1."),
     SessionOption(
         "max_llm_calls", ("--max-llm-calls",), kind="int", commands=_AGENT_COMMANDS,
-        help="Per-step cap on model calls (default 50)."),
+        pytest_flag="--trailblaze-max-llm-calls",
+        help="Per-step cap on model calls (default 50; a cap on each step, so the same with -n)."),
     SessionOption(
         "self_heal", ("--self-heal/--no-self-heal",), kind="switch", commands=frozenset({"run"}),
         pytest_flag="--trailblaze-self-heal",
@@ -235,7 +249,32 @@ SESSION_OPTIONS: tuple[SessionOption, ...] = (
                     "from the merged workers' results)."),
     SessionOption(
         "logging", ("--no-logging",), kind="off", commands=frozenset({"run", "mcp", "session"}),
+        pytest_flag="--trailblaze-no-logging",
         help="Do not write the session event logs (a run's summary and report are still written)."),
+    # -- what a run reads and writes beside the device (trailblaze run; pytest and run -n through the twins) --
+    SessionOption(
+        "args_file", ("--args-file",), kind="path", metavar="PATH", commands=frozenset({"run"}),
+        pytest_flag="--trailblaze-args-file",
+        help="YAML or JSON map of trail arguments (applied before --arg)."),
+    SessionOption(
+        "use_recorded_steps", ("--use-recorded-steps/--no-use-recorded-steps",), kind="switch",
+        commands=frozenset({"run"}), pytest_flag="--trailblaze-use-recorded-steps",
+        help="Force replay, or force the agent, for every step."),
+    SessionOption(
+        "save_recording", ("--no-save-recording",), kind="off", commands=frozenset({"run"}),
+        pytest_flag="--trailblaze-no-save-recording",
+        help="Do not write recordings made by the agent back into the trail (written by default)."),
+    SessionOption(
+        "report", ("--no-report",), kind="off", commands=frozenset({"run"}), pytest_flag="--trailblaze-no-report",
+        help="Do not write the HTML report (the JSON summary and the result bundle are still written)."),
+    SessionOption(
+        "log_layout", ("--log-layout",), choices=("stream", "files"), commands=frozenset({"run"}),
+        pytest_flag="--trailblaze-log-layout",
+        help="Event log layout: one session.ndjson per session (stream, default; TRAILBLAZE_LOG_LAYOUT) or "
+             "upstream's one NNN_<Kind>.json per event (files)."),
+    SessionOption(
+        "test_name", ("--test-name",), metavar="NAME", commands=frozenset({"run"}), pytest_flag="--trailblaze-test-name",
+        help="Name used in the session id."),
     # -- results a team can trust (docs/results.md) --
     SessionOption(
         "retries", ("--retries",), kind="int", metavar="N", commands=frozenset({"run"}),
@@ -315,7 +354,12 @@ def add_pytest_options(group: pytest.OptionGroup) -> None:
             kwargs.update(action="store_true")
         else:
             kwargs.update(metavar=row.metavar)
+            if row.choices:
+                kwargs.update(choices=list(row.choices))
         group.addoption(row.pytest_flag, **kwargs)
+        if row.kind == "switch":  # the way back: --trailblaze-no-x sets the same value to False
+            group.addoption(row.pytest_flags[1], action="store_false", dest=row.pytest_dest, default=None,
+                            help=f"The opposite of {row.pytest_flag}.")
 
 
 def pytest_default(row: SessionOption) -> Any:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -204,21 +205,9 @@ class RunResult:
         return out
 
     def results_line(self) -> str:
-        """``Results: P passed, F failed, S skipped`` (flaky and healed trails count as passed, errors
-        as failed), then what those numbers hold: ``(2 flaky, 1 healed, 1 error, 1 quarantined)``."""
-        passed, failed, skipped = self.counts()
-        line = f"Results: {passed} passed, {failed} failed, {skipped} skipped"
-        parts = []
-        if self.interrupted:
-            parts.append(f"{self.cancelled} cancelled: interrupted by {self.interrupted}")
-        statuses = self.statuses()
-        for status in ("FLAKY", "HEALED", "ERROR"):
-            if statuses.get(status):
-                parts.append(f"{statuses[status]} {status.lower()}")
-        quarantined = sum(1 for t in self.trails if t.quarantined)
-        if quarantined:
-            parts.append(f"{quarantined} quarantined")
-        return line + (f" ({', '.join(parts)})" if parts else "")
+        """``Results: P passed, F failed, S skipped (…)``: see ``results_line``."""
+        return results_line(self.counts(), self.statuses(), quarantined=sum(1 for t in self.trails if t.quarantined),
+                            cancelled=self.cancelled, interrupted=self.interrupted)
 
     def summary(self) -> dict[str, Any]:
         """The JSON summary, redacted."""
@@ -236,3 +225,21 @@ class RunResult:
 
 def _iso(ts: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ts))
+
+
+def results_line(counts: tuple[int, int, int], statuses: Mapping[str, int], *, quarantined: int = 0,
+                 cancelled: int = 0, interrupted: str | None = None) -> str:
+    """``Results: P passed, F failed, S skipped`` (flaky and healed trails count as passed, errors as
+    failed), then what those numbers hold: ``(2 flaky, 1 healed, 1 error, 1 quarantined)``. One line for a
+    run in one process and for ``run -n``'s merged workers (``statuses``: trails by ``TrailResult.status``)."""
+    passed, failed, skipped = counts
+    line = f"Results: {passed} passed, {failed} failed, {skipped} skipped"
+    parts = []
+    if interrupted:
+        parts.append(f"{cancelled} cancelled: interrupted by {interrupted}")
+    for status in ("FLAKY", "HEALED", "ERROR"):
+        if statuses.get(status):
+            parts.append(f"{statuses[status]} {status.lower()}")
+    if quarantined:
+        parts.append(f"{quarantined} quarantined")
+    return line + (f" ({', '.join(parts)})" if parts else "")

@@ -1,0 +1,104 @@
+"""pytest-xdist: the controller's side of a run on workers. Every worker writes its own result bundle
+(``state.py``); the controller gives them one run id, notes the trail of a worker that died, and at the
+end merges this run's bundles into one report, summary and JUnit at the output directory."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .state import STATE, _State, run_id, worker_id
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist controller: every worker writes the controller's run id into its bundle."""
+    node.workerinput["trailblaze_run_id"] = run_id(node.config)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    state = session.config.stash.get(STATE, None)
+    if state is None:
+        return
+    state.finish()
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None and state.worker_lines:
+        workeroutput["trailblaze"] = [f"{worker_id(session.config)}: {line}" for line in state.worker_lines]
+    if workeroutput is None and session.config.pluginmanager.getplugin("dsession") is not None and state.trail_paths:
+        try:
+            merge_workers(state)
+        except Exception as exc:  # noqa: BLE001 - a report must not turn a green run red
+            state.worker_lines.append(f"could not merge the workers' results: {exc}")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_handlecrashitem(crashitem: str, report: pytest.TestReport, sched: Any) -> None:
+    """xdist controller: a worker died (SIGKILL, OOM) running ``crashitem``; xdist starts a replacement and
+    fails the test; the merged report lists the trail as an infrastructure error naming the worker."""
+    state = report_config(report)
+    if state is None or "::" not in crashitem:
+        return
+    from ..report.bundle import TrailRecord
+    from ..runner.shards import trail_key
+
+    path, _, name = crashitem.partition("::")
+    title, _, label = name.rpartition(" [")
+    node = getattr(report, "node", None)
+    worker = str(getattr(getattr(node, "gateway", None), "id", "") or "") or None
+    now = time.time()
+    state.crashed.append(TrailRecord(
+        key=trail_key(Path(state.config.rootpath) / path), title=title or name, trail_source=path,
+        device=label.rstrip("]") if state.config.getoption("trailblaze_device") else None, outcome="Error",
+        exit_code=2, message=f"worker {worker or '?'} crashed while running this trail (the process died: killed, "
+                             "out of memory?); xdist replaced it and ran the other trails",
+        failure_kind="WorkerCrashed", started_at=now, completed_at=now, duration_ms=0, worker=worker))
+
+
+def report_config(report: pytest.TestReport) -> _State | None:
+    node = getattr(report, "node", None)
+    config = getattr(node, "config", None)
+    return config.stash.get(STATE, None) if config is not None else None
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """xdist controller: collect each worker's report lines for the terminal summary.
+
+    Optional because the hook is xdist's: without it, pytest would refuse every run (even one that never
+    touches Trailblaze) with ``unknown hook 'pytest_testnodedown'``.
+    """
+    lines = (getattr(node, "workeroutput", None) or {}).get("trailblaze")
+    state = node.config.stash.get(STATE, None)
+    if lines and state is not None:
+        state.worker_lines.extend(lines)
+
+
+def merge_workers(state: _State) -> None:
+    """xdist controller: this run's worker bundles (and the trails of crashed workers) into one report,
+    summary and JUnit at the output directory."""
+    from ..commands.session_options import pytest_session_values
+    from ..report.bundle import MANIFEST, read_bundle
+    from ..report.merge import merge_bundles
+
+    out = state.output_root()
+    rid = run_id(state.config)
+    # Worker directories of this run only: an earlier run's bundles (gw2 of a wider run, the output
+    # directory's own bundle) stay out of it.
+    mine = [p.parent.parent for p in sorted(out.glob(f"gw*/{MANIFEST}"))
+            if read_bundle(p.parent.parent).manifest.run_id == rid]
+    if not mine and not state.crashed:
+        return
+    values = pytest_session_values(state.config.getoption)
+    merged = merge_bundles(mine, out, junit_xml=values["junit_xml"], report=values["report"], extra=state.crashed)
+    c = merged.manifest.counts
+    # The workers' own report and summary lines give way to the merged ones (their bundles keep them).
+    state.worker_lines = [line for line in state.worker_lines if not re.search(r": (report|summary): ", line)]
+    state.worker_lines.append(f"merged {len(mine)} worker bundle(s): {c.get('total', 0)} trail runs, "
+                              f"{c.get('passed', 0)} passed, {c.get('failed', 0)} failed, "
+                              f"{c.get('skipped', 0)} skipped")
+    state.worker_lines += [f"{name}: {merged.files[name]}" for name in ("report", "summary", "junit")
+                           if name in merged.files]
