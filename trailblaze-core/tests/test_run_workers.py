@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import uuid
 from pathlib import Path
 
@@ -76,8 +77,8 @@ def test_run_n_2_ends_with_one_report_summary_and_junit(tmp_path: Path, trailbla
     done = trailblaze_cmd(["run", "trails", "-n", "2", "--junit-xml", "out/junit.xml", "--output-dir", "out"],
                           cwd=tmp_path, env={"TRAILBLAZE_RUN_ID": run_id})
     assert done.returncode == 1, done.stdout + done.stderr
-    assert "Results: 4 passed, 1 failed, 0 skipped (2 workers)" in done.stdout
-    assert '✗ broken [host]: step 1 "run false"' in done.stdout
+    assert done.stdout.splitlines()[-1] == "Results: 4 passed, 1 failed, 0 skipped"
+    assert '  → FAILED: broken — step 1 "run false"' in done.stdout
     out = tmp_path / "out"
     merged = read_bundle(out)
     assert merged.manifest.run_id == run_id and len(merged.manifest.merged_from) == 2
@@ -93,8 +94,112 @@ def test_run_n_2_ends_with_one_report_summary_and_junit(tmp_path: Path, trailbla
     # --tags become a marker expression; bad usage is refused before pytest starts.
     tagged = trailblaze_cmd(["run", "trails", "-n", "2", "--tags", "smoke", "--output-dir", "tagged"], cwd=tmp_path)
     assert tagged.returncode == 0 and "Results: 2 passed, 0 failed, 0 skipped" in tagged.stdout, tagged.stdout
-    refused = trailblaze_cmd(["run", "trails", "-n", "2", "--test-name", "x"], cwd=tmp_path)
-    assert refused.returncode == 3 and "--test-name is not supported with -n yet" in refused.stderr
+    bad = trailblaze_cmd(["run", "trails", "-n", "2", "--shard", "3/2"], cwd=tmp_path)
+    assert bad.returncode == 3 and "--shard" in bad.stderr and "Traceback" not in bad.stderr, bad.stderr
+
+
+def _console(text: str) -> list[str]:
+    """A run's trail, step and outcome lines and its closing line, without timings, in trail order."""
+    lines = [re.sub(r" \(\d+ ms\)$", "", line) for line in text.splitlines()
+             if line.startswith(("▶", "  ✓", "  ✗", "  →", "      ", "Results:"))]
+    blocks: list[list[str]] = []
+    for line in lines:
+        if line.startswith(("▶", "Results:")) or not blocks:
+            blocks.append([])
+        blocks[-1].append(line)
+    return [line for block in sorted(blocks) for line in block]
+
+
+def test_run_n_shows_the_console_of_a_plain_run(tmp_path: Path, trailblaze_cmd) -> None:  # type: ignore[no-untyped-def]
+    _suite(tmp_path, {"broken.trail.yaml": FAILING})
+    plain = trailblaze_cmd(["run", "trails", "--output-dir", "plain"], cwd=tmp_path)
+    workers = trailblaze_cmd(["run", "trails", "-n", "2", "--output-dir", "workers"], cwd=tmp_path)
+    assert plain.returncode == workers.returncode == 1, workers.stdout + workers.stderr
+    assert '▶ broken  (trails/broken.trail.yaml, host)' in workers.stdout
+    assert "  ✓ step 1: wait a moment" in workers.stdout
+    assert _console(workers.stdout) == _console(plain.stdout)
+    assert workers.stdout.splitlines()[-1] == plain.stdout.splitlines()[-1] == "Results: 4 passed, 1 failed, 0 skipped"
+    # pytest's own output is not shown: no header, no progress dots, no pytest summary.
+    for pytest_text in ("bringing up nodes", "[100%]", "test session starts", "short test summary", " in "):
+        assert pytest_text not in workers.stdout
+
+
+ARGS_TRAIL = """\
+config:
+  id: greeter
+  args:
+    who: string
+trail:
+  - step: the argument arrived
+    recording:
+      host:
+        - exec: {argv: ["test", "{{args.who}}", "=", "ada"]}
+"""
+
+
+def test_the_run_only_options_work_with_n(tmp_path: Path, trailblaze_cmd) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "trails").mkdir()
+    for name in ("ada", "bob", "cy"):
+        (tmp_path / "trails" / f"{name}.trail.yaml").write_text(ARGS_TRAIL.replace("greeter", name))
+    (tmp_path / "args.yaml").write_text("who: ada\n")
+    done = trailblaze_cmd(["run", "trails", "-n", "2", "--args-file", "args.yaml", "--test-name", "nightly",
+                           "--log-layout", "files", "--no-report", "--output-dir", "out"], cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Results: 3 passed, 0 failed, 0 skipped" in done.stdout and "Report:" not in done.stdout
+    out = tmp_path / "out"
+    merged = read_bundle(out)
+    assert "report" not in merged.manifest.files and not list(out.rglob("*.html"))
+    assert all("nightly" in (r.session_id or "") for r in merged.records)
+    log_dirs = [out / r.log_dir for r in merged.records if r.log_dir]
+    assert len(log_dirs) == 3 and all(list(d.glob("0*_*.json")) and not (d / "session.ndjson").exists()
+                                      for d in log_dirs)
+
+    # --no-logging: no event logs; --no-use-recorded-steps hands every step to the agent (none is set up
+    # here), so the trails end as a plain run ends them; --max-llm-calls and --no-save-recording ride along.
+    flags = ["--no-logging", "--no-use-recorded-steps", "--no-save-recording", "--max-llm-calls", "1",
+             "--arg", "who=ada"]
+    plain = trailblaze_cmd(["run", "trails", *flags, "--output-dir", "plain"], cwd=tmp_path)
+    workers = trailblaze_cmd(["run", "trails", "-n", "2", *flags, "--output-dir", "quiet"], cwd=tmp_path)
+    assert workers.returncode == plain.returncode != 0, workers.stdout + workers.stderr
+    assert _console(workers.stdout) == _console(plain.stdout)
+    for name in ("plain", "quiet"):
+        assert not list((tmp_path / name).rglob("session.ndjson")) and not list((tmp_path / name).rglob("0*_*.json"))
+    assert list((tmp_path / "out").rglob("0*_*.json"))  # what the first run wrote, with logging on
+    assert (tmp_path / "trails" / "ada.trail.yaml").read_text() == ARGS_TRAIL.replace("greeter", "ada")
+
+
+def test_every_run_option_reaches_the_workers_as_a_plain_run_reads_it(tmp_path: Path,
+                                                                        pytester: pytest.Pytester) -> None:
+    """``run -n`` hands each option to the workers through its ``--trailblaze-*`` twin: the workers'
+    ``RunOptions`` are a plain run's."""
+    from trailblaze.commands.run import command
+    from trailblaze.commands.run_parallel import build_args
+    from trailblaze.commands.session_options import options_for, session_values
+    from trailblaze.pytest_plugin.state import STATE
+    from trailblaze.runner.options import RunOptions
+
+    (pytester.path / "trails").mkdir()
+    argv = ["trails", "--args-file", "a.yaml", "--test-name", "nightly", "--log-layout", "files",
+            "--no-use-recorded-steps", "--no-save-recording", "--no-report", "--no-logging", "--max-llm-calls", "7",
+            "--no-self-heal", "--retries", "2", "--fail-on-flaky", "--memory", "k=v", "--secret", "pw=s3",
+            "--arg", "n=1", "-o", "viewport=390x844", "--driver", "host", "--llm", "openai/gpt-4.1",
+            "--max-llm-cost", "0.5", "--no-history", "--results-db", "h.db", "--junit-xml", "j.xml"]
+    params = command.make_context("run", list(argv)).params
+    args = build_args(["trails"], 2, params, [], pytester.path / "out")
+    config = pytester.parseconfigure(*args[args.index("--trailblaze-relative-paths"):])
+    workers = config.stash[STATE].options()
+    plain = RunOptions(**session_values("run", dict(params)))
+    for row in options_for("run"):
+        if row.field in ("output_dir", "secret_env", "secrets_files"):  # the last two are read into secrets
+            continue
+        mine, theirs = getattr(workers, row.field), getattr(plain, row.field)
+        if isinstance(theirs, Path):
+            theirs = theirs.resolve()
+        if row.field == "junit_xml":  # the controller writes the one JUnit file, from the merged bundles
+            assert "--trailblaze-junit-xml" in args
+            continue
+        assert mine == theirs, row.field
+    assert workers.use_recorded_steps is False and workers.save_recording is False and workers.report is False
 
 
 def test_a_worker_killed_mid_run_is_an_infrastructure_error_for_its_trail_only(tmp_path: Path, trailblaze_cmd) -> None:  # type: ignore[no-untyped-def]

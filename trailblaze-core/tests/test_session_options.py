@@ -52,9 +52,10 @@ def test_the_pytest_plugins_session_flags_are_generated_from_the_table(tmp_path:
     shown = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--help"], cwd=tmp_path,
                            capture_output=True, text=True, check=True).stdout
     declared = set(re.findall(r"^\s+(--trail[\w-]+)", shown, re.MULTILINE))
-    generated = {row.pytest_flag for row in SESSION_OPTIONS if row.pytest_flag}
-    # --trails chooses which tests run; it opens no session.
-    assert declared == generated | {"--trails"}
+    generated = {flag for row in SESSION_OPTIONS for flag in row.pytest_flags}
+    # --trails chooses which tests run; --trailblaze-relative-paths how they are named: neither opens a session.
+    assert declared == generated | {"--trails", "--trailblaze-relative-paths"}
+    assert {"--trailblaze-self-heal", "--trailblaze-no-self-heal"} <= generated  # a switch goes both ways
     assert {"--trailblaze-shard", "--trailblaze-durations"} <= generated  # shared with `run --shard/--durations`
     assert {"--trailblaze-headed", "--trailblaze-memory", "--trailblaze-secret"} <= generated
 
@@ -66,14 +67,17 @@ def test_values_parse_the_same_from_the_cli_and_from_pytest() -> None:
                   "output_dir": "out", "llm": None, "max_llm_calls": None, "self_heal": None, "no_logging": True,
                   "retries": 2, "fail_on_flaky": True, "results_db": "h.db", "no_history": False,
                   "max_llm_cost": 0.5, "shard": "2/3", "durations": None, "junit_xml": None,
-                  "endpoints": ("ws://a,ws://b",)}
+                  "endpoints": ("ws://a,ws://b",), "args_file": "a.yaml", "use_recorded_steps": False,
+                  "no_save_recording": True, "no_report": False, "log_layout": "files", "test_name": "t"}
     from_cli = session_values("run", dict(cli_params))
     assert from_cli == {"driver": "playwright-native", "devices": ["web", "web/second"],
                         "driver_options": {"a": {"b": 2}}, "headed": True, "memory": {"k": "v"},
                         "secrets": {"pw": "s3"}, "args": {"n": "1"}, "output_dir": Path("out"), "llm": None,
                         "max_llm_calls": None, "self_heal": None, "logging": False, "retries": 2,
                         "fail_on_flaky": True, "results_db": Path("h.db"), "history": True, "max_llm_cost": 0.5,
-                        "shard": "2/3", "durations": None, "junit_xml": None, "endpoints": ["ws://a", "ws://b"]}
+                        "shard": "2/3", "durations": None, "junit_xml": None, "endpoints": ["ws://a", "ws://b"],
+                        "args_file": Path("a.yaml"), "use_recorded_steps": False, "save_recording": False,
+                        "report": True, "log_layout": "files", "test_name": "t"}
     pytest_raw = {"trailblaze_driver": "playwright-native", "trailblaze_device": ["web,web/second"],
                   "trailblaze_option": ["a.b=2"], "trailblaze_headed": True, "trailblaze_memory": ["k=v"],
                   "trailblaze_secret": ["pw=s3"], "trailblaze_secret_env": [], "trailblaze_secrets_file": [],
@@ -81,7 +85,11 @@ def test_values_parse_the_same_from_the_cli_and_from_pytest() -> None:
                   "trailblaze_llm": None, "trailblaze_self_heal": None, "trailblaze_retries": "2",
                   "trailblaze_fail_on_flaky": True, "trailblaze_results_db": "h.db", "trailblaze_no_history": False,
                   "trailblaze_max_llm_cost": "0.5", "trailblaze_shard": "2/3", "trailblaze_durations": None,
-                  "trailblaze_junit_xml": None, "trailblaze_endpoint": ["ws://a,ws://b"]}
+                  "trailblaze_junit_xml": None, "trailblaze_endpoint": ["ws://a,ws://b"],
+                  "trailblaze_max_llm_calls": None, "trailblaze_no_logging": True,
+                  "trailblaze_args_file": "a.yaml", "trailblaze_use_recorded_steps": False,
+                  "trailblaze_no_save_recording": True, "trailblaze_no_report": False,
+                  "trailblaze_log_layout": "files", "trailblaze_test_name": "t"}
     from_pytest = pytest_session_values(pytest_raw.__getitem__)
     assert from_pytest == {k: v for k, v in from_cli.items() if k in from_pytest}
     with pytest.raises(BadInputError, match="--trailblaze-secret expects KEY=VALUE"):
