@@ -101,10 +101,10 @@ def test_run_n_2_ends_with_one_report_summary_and_junit(tmp_path: Path, trailbla
 def _console(text: str) -> list[str]:
     """A run's trail, step and outcome lines and its closing line, without timings, in trail order."""
     lines = [re.sub(r" \(\d+ ms\)$", "", line) for line in text.splitlines()
-             if line.startswith(("▶", "  ✓", "  ✗", "  →", "      ", "Results:"))]
+             if line.startswith(("▶", "✗", "  ✓", "  ✗", "  →", "      ", "Results:"))]
     blocks: list[list[str]] = []
     for line in lines:
-        if line.startswith(("▶", "Results:")) or not blocks:
+        if line.startswith(("▶", "✗", "Results:")) or not blocks:
             blocks.append([])
         blocks[-1].append(line)
     return [line for block in sorted(blocks) for line in block]
@@ -119,6 +119,15 @@ def test_run_n_shows_the_console_of_a_plain_run(tmp_path: Path, trailblaze_cmd) 
     assert "  ✓ step 1: wait a moment" in workers.stdout
     assert _console(workers.stdout) == _console(plain.stdout)
     assert workers.stdout.splitlines()[-1] == plain.stdout.splitlines()[-1] == "Results: 4 passed, 1 failed, 0 skipped"
+
+    # A trail file that does not parse: bad input (3) for the run, listed in the summary; the others run.
+    (tmp_path / "trails" / "unreadable.trail.yaml").write_text("trail:\n  - step: [oops\n")
+    plain = trailblaze_cmd(["run", "trails", "--output-dir", "plain-3"], cwd=tmp_path)
+    workers = trailblaze_cmd(["run", "trails", "-n", "2", "--output-dir", "workers-3"], cwd=tmp_path)
+    assert plain.returncode == workers.returncode == 3, workers.stdout + workers.stderr
+    assert _console(workers.stdout) == _console(plain.stdout)
+    assert workers.stdout.splitlines()[-1] == "Results: 4 passed, 2 failed, 0 skipped (1 error)"
+    assert "unreadable.trail.yaml" in {r.title for r in read_bundle(tmp_path / "workers-3").records}
     # pytest's own output is not shown: no header, no progress dots, no pytest summary.
     for pytest_text in ("bringing up nodes", "[100%]", "test session starts", "short test summary", " in "):
         assert pytest_text not in workers.stdout

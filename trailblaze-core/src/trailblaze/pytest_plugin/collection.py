@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from .items import TrailFile, TrailItem
-from .state import GROUP, MARKER, STATE, _State
+from .state import GROUP, MARKER, STATE, _State, worker_id
+from .workers import UnreadableTrails
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -33,9 +34,11 @@ def pytest_configure(config: pytest.Config) -> None:
     given = [Path(p) for p in config.getoption("trails") or []]
     ini: list[Path] = list(config.getini("trailblaze_trails") or [])
     paths = [p if p.is_absolute() else Path(config.invocation_params.dir) / p for p in given] + ini
-    config.stash[STATE] = _State(config, [p.resolve() for p in paths])
+    config.stash[STATE] = state = _State(config, [p.resolve() for p in paths])
     if not paths:
         return
+    if worker_id(config) is None:
+        config.pluginmanager.register(UnreadableTrails(state), "trailblaze-unreadable-trails")
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         raise pytest.UsageError(f"trailblaze: trail path not found: {', '.join(missing)}")

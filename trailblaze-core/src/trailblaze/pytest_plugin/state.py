@@ -37,6 +37,8 @@ class _State:
         self.worker_lines: list[str] = []
         self.crashed: list[TrailRecord] = []
         """xdist controller: trails whose worker died running them (reported as infrastructure errors)."""
+        self.unreadable: list[TrailRecord] = []
+        """xdist controller: trail files a worker could not collect (a parse error: bad input, as in a plain run)."""
 
     @property
     def runner(self) -> "Runner":

@@ -58,6 +58,32 @@ def pytest_handlecrashitem(crashitem: str, report: pytest.TestReport, sched: Any
         failure_kind="WorkerCrashed", started_at=now, completed_at=now, duration_ms=0, worker=worker))
 
 
+class UnreadableTrails:
+    """xdist controller: a trail file that does not collect on the workers (it does not parse) is listed
+    in the merged summary and report as an error with exit code 3, as a plain run lists it; the other
+    trails run."""
+
+    def __init__(self, state: _State) -> None:
+        self.state = state
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        from ..runner.discovery import is_trail_file
+
+        path = Path(report.nodeid)
+        if not report.failed or not is_trail_file(path) or any(r.trail_source == report.nodeid
+                                                               for r in self.state.unreadable):
+            return
+        from ..report.bundle import TrailRecord
+        from ..runner.shards import trail_key
+
+        message = str(report.longrepr or "").strip() or "the trail file could not be read"
+        now = time.time()
+        self.state.unreadable.append(TrailRecord(
+            key=trail_key(Path(self.state.config.rootpath) / path), title=path.name, trail_source=report.nodeid,
+            outcome="Error", exit_code=3, message=message, failure_kind="UnreadableTrail", started_at=now,
+            completed_at=now, duration_ms=0))
+
+
 def report_config(report: pytest.TestReport) -> _State | None:
     node = getattr(report, "node", None)
     config = getattr(node, "config", None)
@@ -90,10 +116,11 @@ def merge_workers(state: _State) -> None:
     # directory's own bundle) stay out of it.
     mine = [p.parent.parent for p in sorted(out.glob(f"gw*/{MANIFEST}"))
             if read_bundle(p.parent.parent).manifest.run_id == rid]
-    if not mine and not state.crashed:
+    if not mine and not state.crashed and not state.unreadable:
         return
     values = pytest_session_values(state.config.getoption)
-    merged = merge_bundles(mine, out, junit_xml=values["junit_xml"], report=values["report"], extra=state.crashed)
+    merged = merge_bundles(mine, out, junit_xml=values["junit_xml"], report=values["report"],
+                           extra=[*state.crashed, *state.unreadable])
     c = merged.manifest.counts
     # The workers' own report and summary lines give way to the merged ones (their bundles keep them).
     state.worker_lines = [line for line in state.worker_lines if not re.search(r": (report|summary): ", line)]
