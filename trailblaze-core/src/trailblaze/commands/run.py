@@ -40,17 +40,17 @@ def command(paths: tuple[str, ...], tags: tuple[str, ...], alluredir: Path | Non
       trailblaze run trails --shard 1/4 --durations last-run/ --output-dir shard-1
     """
     from ..errors import BadInputError, ExitCode
-    from ..runner import RunOptions
-    from ..runner.interrupt import RunInterrupted, handle_signals
-    from ..runner.run import Runner
 
     if not paths:
         raise BadInputError("no trails given", hint="usage: trailblaze run PATH... (see trailblaze run --help)")
     tag_list = [t.strip() for group in tags for t in group.split(",") if t.strip()]
-    if workers is not None:
+    if workers is not None:  # before the runner's imports: with -n, only the workers run trails
         from .run_parallel import run_with_workers
 
         sys.exit(run_with_workers(list(paths), workers, click.get_current_context().params, tag_list))
+    from ..runner import RunOptions
+    from ..runner.interrupt import RunInterrupted, handle_signals
+    from ..runner.run import Runner
     options = RunOptions(
         **session_values("run", session),
         tags=tag_list, alluredir=alluredir, debug=debug_flag(),

@@ -31,6 +31,14 @@ PLUGIN_ENV = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 and every worker otherwise import each pytest plugin installed beside trailblaze."""
 
 
+UNUSED_PYTEST_PLUGINS = ("unraisableexception", "threadexception", "doctest", "pastebin", "unittest", "debugging",
+                         "stepwise", "setuponly", "setupplan", "cacheprovider", "terminal")
+"""pytest's own plugins a trail run has no use for, off in the controller and every worker: ``terminal``
+(``RunConsole`` shows the run instead), and ``unraisableexception`` above all, whose clean-up runs a full
+garbage collection at the end of each process (about 0.1 s each with trailblaze and pydantic loaded);
+the others are imports nothing here calls (doctests, unittest classes, ``--pdb``, ``--sw``, ...)."""
+
+
 def pytest_args(row: SessionOption, raw: Any) -> list[str]:
     """What ``row``'s CLI value ``raw`` is on the pytest command line."""
     if row.pytest_flag is None or raw is None or raw == ():
@@ -56,7 +64,8 @@ def build_args(paths: list[str], workers: int, params: Mapping[str, Any], tags: 
         raise BadInputError("--alluredir is not supported with -n",
                             hint="Allure results from workers come from allure-pytest: pytest --trails PATH -n N "
                                  "--alluredir DIR (see docs/scale-out.md)")
-    args = ["-p", "xdist", "-p", "trailblaze.pytest_plugin", "-p", "no:terminal", "-p", "no:cacheprovider",
+    args = ["-p", "xdist", "-p", "trailblaze.pytest_plugin", *[arg for name in UNUSED_PYTEST_PLUGINS
+                                                               for arg in ("-p", f"no:{name}")],
             "--assert=plain", "-c", os.devnull, "--rootdir", str(Path.cwd()), "-n", str(workers),
             "--trailblaze-relative-paths"]
     for path in paths:
