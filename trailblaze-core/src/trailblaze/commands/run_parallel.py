@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from ..report.bundle import TrailRecord
 
 PLUGIN_ENV = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-"""The pytest run ``pytest_args`` makes loads its plugins by ``-p``, not from entry points: the controller
+"""The pytest run ``build_args`` makes loads its plugins by ``-p``, not from entry points: the controller
 and every worker otherwise import each pytest plugin installed beside trailblaze."""
 
 
@@ -128,9 +128,14 @@ def run_with_workers(paths: list[str], workers: int, params: Mapping[str, Any], 
 
     from ..pytest_plugin.console import RunConsole
 
+    from ..runner.interrupt import handle_signals
+
     console = RunConsole()
-    with _environment({**PLUGIN_ENV, "TRAILBLAZE_RUN_ID": run_id}):
+    # SIGTERM and SIGHUP end the run as Ctrl-C does: pytest stops the workers, the finished trails are merged.
+    with _environment({**PLUGIN_ENV, "TRAILBLAZE_RUN_ID": run_id}), handle_signals():
         code = int(pytest.main(args, plugins=[console]))
+    if code == int(pytest.ExitCode.INTERRUPTED):
+        click.echo("trailblaze: interrupted: the summary and report list the trails that finished", err=True)
     try:
         bundle = read_bundle(output_dir)
     except BadInputError:
