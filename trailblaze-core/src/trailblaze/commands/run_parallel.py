@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,8 +30,8 @@ PLUGIN_ENV = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 and every worker otherwise import each pytest plugin installed beside trailblaze."""
 
 
-UNUSED_PYTEST_PLUGINS = ("unraisableexception", "threadexception", "doctest", "pastebin", "unittest", "debugging",
-                         "stepwise", "setuponly", "setupplan", "cacheprovider", "terminal")
+UNUSED_PYTEST_PLUGINS = ("unraisableexception", "threadexception", "doctest", "pastebin", "unittest",
+                         "debugging", "stepwise", "setuponly", "setupplan", "cacheprovider", "terminal")
 """pytest's own plugins a trail run has no use for, off in the controller and every worker: ``terminal``
 (``RunConsole`` shows the run instead), and ``unraisableexception`` above all, whose clean-up runs a full
 garbage collection at the end of each process (about 0.1 s each with trailblaze and pydantic loaded);

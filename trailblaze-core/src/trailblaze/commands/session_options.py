@@ -265,7 +265,8 @@ SESSION_OPTIONS: tuple[SessionOption, ...] = (
         pytest_flag="--trailblaze-no-save-recording",
         help="Do not write recordings made by the agent back into the trail (written by default)."),
     SessionOption(
-        "report", ("--no-report",), kind="off", commands=frozenset({"run"}), pytest_flag="--trailblaze-no-report",
+        "report", ("--no-report",), kind="off", commands=frozenset({"run"}),
+        pytest_flag="--trailblaze-no-report",
         help="Do not write the HTML report (the JSON summary and the result bundle are still written)."),
     SessionOption(
         "log_layout", ("--log-layout",), choices=("stream", "files"), commands=frozenset({"run"}),
@@ -273,7 +274,8 @@ SESSION_OPTIONS: tuple[SessionOption, ...] = (
         help="Event log layout: one session.ndjson per session (stream, default; TRAILBLAZE_LOG_LAYOUT) or "
              "upstream's one NNN_<Kind>.json per event (files)."),
     SessionOption(
-        "test_name", ("--test-name",), metavar="NAME", commands=frozenset({"run"}), pytest_flag="--trailblaze-test-name",
+        "test_name", ("--test-name",), metavar="NAME", commands=frozenset({"run"}),
+        pytest_flag="--trailblaze-test-name",
         help="Name used in the session id."),
     # -- results a team can trust (docs/results.md) --
     SessionOption(
