@@ -37,10 +37,13 @@ class RunConsole:
         """Trail files that did not collect (a parse error): bad input, as in a plain run."""
 
     def _show(self, text: str, stream: IO[str]) -> None:
+        """Lines from a worker (a trail's output, a crash message): control characters escaped, symbols
+        fitted to what ``stream`` can print, as a plain run's progress lines are."""
         from ..runner.progress import fit_stream
+        from ..untrusted import terminal_text
 
         for line in text.rstrip("\n").splitlines():
-            print(fit_stream(line, stream), file=stream, flush=True)
+            print(fit_stream(terminal_text(line), stream), file=stream, flush=True)
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
