@@ -5,7 +5,7 @@ then measures, each as its own ``trailblaze merge-reports`` process (time and pe
 
 - 10 bundles (1,000 trails) and 100 bundles (10,000 trails): seconds and µs per trail, which should stay
   roughly constant;
-- the baseline, in this process: reading every ``results.json`` and writing them back as one JSON file
+- the baseline, in this process: reading every ``results.jsonl`` and writing them back as one JSON file
   (the least any merge has to do), for the ratio.
 
 Then opens the 10,000-trail ``report.html`` with Playwright (the system Chromium when
@@ -29,7 +29,17 @@ import tempfile
 import time
 from pathlib import Path
 
-from trailblaze.report.bundle import FORMAT, VERSION, BundleManifest, StepRecord, TrailRecord, write_json
+from trailblaze.report.bundle import (
+    FORMAT,
+    MANIFEST,
+    RESULTS,
+    VERSION,
+    BundleManifest,
+    StepRecord,
+    TrailRecord,
+    write_json,
+    write_records,
+)
 
 
 def generate(root: Path, bundles: int, trails: int) -> list[Path]:
@@ -60,10 +70,10 @@ def generate(root: Path, bundles: int, trails: int) -> list[Path]:
                 shard=f"{b + 1}/{bundles}"))
             clock += ms / 1000
         manifest = BundleManifest(run_id="bench", shard=f"{b + 1}/{bundles}", started_at=start, completed_at=clock,
-                                  counts={"total": trails}, files={"results": "reports/results.json"})
+                                  counts={"total": trails}, files={"results": RESULTS})
         assert manifest.format == FORMAT and manifest.version == VERSION
-        write_json(bundle / "reports" / "results.json", [r.model_dump(mode="json") for r in records])
-        write_json(bundle / "reports" / "bundle.json", manifest.model_dump(mode="json"))
+        write_records(bundle / RESULTS, records)
+        write_json(bundle / MANIFEST, manifest.model_dump(mode="json"))
         out.append(bundle)
     return out
 
@@ -81,7 +91,7 @@ def merge(bundles: list[Path], output: Path) -> tuple[float, float]:
 
 def baseline(bundles: list[Path], output: Path) -> float:
     t0 = time.perf_counter()
-    rows = [row for b in bundles for row in json.loads((b / "reports" / "results.json").read_text())]
+    rows = [json.loads(line) for b in bundles for line in (b / RESULTS).read_text().splitlines()]
     output.write_text(json.dumps(rows), encoding="utf-8")
     return time.perf_counter() - t0
 
@@ -128,7 +138,7 @@ def main() -> None:
             print(f"merge-reports {n:,} trails: {sec:.2f} s ({sec / n * 1e6:.0f} µs/trail; "
                   f"{(sec - start_s) / n * 1e6:.0f} µs/trail after start-up)")
         print(f"peak RSS of the {n_all:,}-trail merge: {rss:.0f} MB (aim ≤ 5 s, ≤ 500 MB)")
-        print(f"baseline (read every results.json, write one JSON): {base_s:.2f} s; ratio {all_s / base_s:.1f} "
+        print(f"baseline (read every results.jsonl, write one JSON): {base_s:.2f} s; ratio {all_s / base_s:.1f} "
               "(includes process start, summary, JUnit and HTML)")
         print(f"report.html: {size / 1e6:.1f} MB ({size / n_all:.0f} bytes/trail)")
         first_row, search, outcome = browse(root / "m-all" / "report.html")

@@ -209,11 +209,21 @@ def test_bad_bundles_are_bad_input_naming_the_file(tmp_path: Path, plugin_host) 
     (future / "reports" / "bundle.json").write_text(json.dumps({"format": FORMAT, "version": VERSION + 1}))
     result = run_cli(["merge-reports", str(future), "--output-dir", str(tmp_path / "o")], host=plugin_host)
     assert result.exit_code == 3 and f"{future / 'reports' / 'bundle.json'}: bundle format version {VERSION + 1}" in result.output
-    (future / "reports" / "bundle.json").write_text(json.dumps({"format": FORMAT, "version": VERSION, "run_id": "r",
+    (future / "reports" / "bundle.json").write_text(json.dumps({"format": FORMAT, "version": 1, "run_id": "r",
                                                                "started_at": 1, "completed_at": 2}))
     (future / "reports" / "results.json").write_text(json.dumps([{"key": "a", "title": "a"}]))
     result = run_cli(["merge-reports", str(future), "--output-dir", str(tmp_path / "o")], host=plugin_host)
     assert result.exit_code == 3 and "results.json: key '0.trail_source': Field required" in result.output
+    (future / "reports" / "bundle.json").write_text(json.dumps({"format": FORMAT, "version": VERSION, "run_id": "r",
+                                                               "started_at": 1, "completed_at": 2}))
+    good = {"key": "a", "title": "a", "trail_source": "a", "outcome": "Succeeded", "exit_code": 0,
+            "started_at": 1, "completed_at": 2, "duration_ms": 1000}
+    (future / "reports" / "results.jsonl").write_text(json.dumps(good) + "\n\n" + json.dumps({**good, "key": 7}) + "\n")
+    result = run_cli(["merge-reports", str(future), "--output-dir", str(tmp_path / "o")], host=plugin_host)
+    assert result.exit_code == 3 and "results.jsonl:3: key 'key': Input should be a valid string" in result.output
+    (future / "reports" / "results.jsonl").write_text(json.dumps(good) + "\n{oops\n")
+    result = run_cli(["merge-reports", str(future), "--output-dir", str(tmp_path / "o")], host=plugin_host)
+    assert result.exit_code == 3 and "results.jsonl:2: not a JSON record" in result.output
     assert "Traceback" not in result.output
     result = run_cli(["run", str(future), "--shard", "3/2"], host=plugin_host)
     assert result.exit_code == 3 and "--shard expects I/N with 1 <= I <= N, got '3/2'" in result.output

@@ -1,6 +1,6 @@
 """``trailblaze merge-reports``: many result bundles (shards, xdist workers, devices) into one run.
 
-The output directory is itself a bundle (``bundle.json`` + ``results.json``, the inputs listed under
+The output directory is itself a bundle (``bundle.json`` + ``results.jsonl``, the inputs listed under
 ``merged_from``), so merged runs merge again and feed ``--durations``; beside it ``summary.json`` (the
 ``CiSummaryReport`` shape every run writes), ``report.html`` (one self-contained page built for suites of
 thousands of trails) and, when asked, one JUnit XML. Paths inside point back into the input bundles,
