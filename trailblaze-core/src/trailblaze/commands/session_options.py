@@ -225,8 +225,9 @@ SESSION_OPTIONS: tuple[SessionOption, ...] = (
     SessionOption(
         "durations", ("--durations",), kind="path", metavar="PATH", commands=frozenset({"run"}),
         pytest_flag="--trailblaze-durations",
-        help="An earlier run's result bundle (its --output-dir, or a merge-reports output) or JSON summary: "
-             "--shard balances the shards by those trails' durations (a path that does not exist yet: by count)."),
+        help="An earlier run's result bundle (its --output-dir, or a merge-reports output), JSON summary or "
+             "results store (a results.db, e.g. restored from a CI cache): --shard balances the shards by those "
+             "trails' durations (a path that does not exist yet: by count)."),
     SessionOption(
         "junit_xml", ("--junit-xml",), kind="path", metavar="PATH", commands=frozenset({"run"}),
         pytest_flag="--trailblaze-junit-xml",

@@ -363,7 +363,8 @@ def read_records(root: Path) -> list[TrailRecord]:
 def load_durations(path: Path, *, missing_ok: bool = False) -> dict[str, float]:
     """Seconds per pair key (``runner.shards.pair_key``), and per trail key for pairs run on another
     device, from an earlier run: a result bundle or ``merge-reports`` output (its directory or
-    ``bundle.json``), or a JSON summary. A trail run several times counts with its mean duration.
+    ``bundle.json``), or a JSON summary (a trail run several times counts with its mean duration), or a
+    results store (the SQLite run history: each trail's median over its recent passing runs, any device).
     ``missing_ok``: a path that does not exist yet (a CI's first run, an empty cache) gives no durations."""
     from ..runner.shards import trail_key
 
@@ -372,6 +373,8 @@ def load_durations(path: Path, *, missing_ok: bool = False) -> dict[str, float]:
         if missing_ok:
             return {}
         raise BadInputError(f"--durations: file not found: {path}")
+    if is_results_store(path):
+        return store_durations(path)
     samples: dict[str, list[float]] = {}
 
     def add(trail: str, device: str | None, seconds: float) -> None:
@@ -392,6 +395,30 @@ def load_durations(path: Path, *, missing_ok: bool = False) -> dict[str, float]:
                 add(trail_key(str(row["trail_source"])), row.get("device") or None,
                     float(row.get("duration_ms") or 0) / 1000)
     return {key: sum(values) / len(values) for key, values in samples.items()}
+
+
+def is_results_store(path: Path) -> bool:
+    """A SQLite file (the results store), told by its header whatever it is named."""
+    try:
+        with Path(path).open("rb") as fh:
+            return fh.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
+
+
+def store_durations(path: Path) -> dict[str, float]:
+    """Seconds per trail key from a results store (``results_store.ResultsStore.path_durations``)."""
+    import sqlite3
+
+    from ..results_store import ResultsStore
+    from ..runner.shards import trail_key
+
+    try:
+        with ResultsStore(path) as store:
+            by_path = store.path_durations()
+    except (sqlite3.Error, OSError, RuntimeError) as exc:
+        raise BadInputError(f"--durations: {path}: not a readable results store ({exc})") from None
+    return {trail_key(trail): seconds for trail, seconds in by_path.items()}
 
 
 def _load_json(path: Path) -> Any:
