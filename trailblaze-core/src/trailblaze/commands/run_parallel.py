@@ -81,13 +81,12 @@ def run_with_workers(paths: list[str], workers: int, params: Mapping[str, Any], 
     from ..report.bundle import new_run_id, read_bundle
     from ..report.merge import SUMMARY
     from ..runner.discovery import expand
+    from ..runner.endpoints import check_pool_sizes
 
     if workers < 1:
         raise BadInputError(f"-n expects a number of workers >= 1, got {workers}")
-    pool = [e for group in params.get("endpoints") or () for e in group.split(",") if e.strip()]
-    if pool and len(pool) < workers:
-        raise BadInputError(f"{workers} workers need at least {workers} endpoints (--endpoint given {len(pool)})",
-                            hint="one endpoint per worker: no endpoint serves two workers at once")
+    check_pool_sizes(workers, [e for group in params.get("endpoints") or () for e in group.split(",") if e.strip()],
+                     paths)
     if importlib.util.find_spec("xdist") is None:
         raise BadInputError("-n needs pytest-xdist, which is not installed",
                             hint="pip install pytest-xdist (or run without -n)")
