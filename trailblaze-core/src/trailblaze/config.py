@@ -194,7 +194,8 @@ class SectionOwners(Protocol):
     def config_sections(self) -> Mapping[str, tuple[type[Any], _Named]]: ...
 
 
-def load_workspace(root: Path | None, host: SectionOwners | None = None, *, only: str | None = None) -> WorkspaceConfig:
+def load_workspace(root: Path | None, host: SectionOwners | None = None, *,
+                   only: str | None = None) -> WorkspaceConfig:
     """Parse and validate the workspace config; ``root=None`` gives an empty workspace at cwd.
 
     ``host`` (the plugin host) says which sections plugins claim; without it only the core's are known.
@@ -230,6 +231,7 @@ def load_workspace(root: Path | None, host: SectionOwners | None = None, *, only
                                                locate=_locate_in(ws, key))
     return ws
 
+
 def _locate_in(ws: WorkspaceConfig, section: str) -> Callable[[Sequence[str | int]], SourceLocation]:
     """Where a validation error's key path is inside ``section`` (the key a plain endpoint list is kept
     under is not in the file)."""
@@ -240,5 +242,6 @@ def _locate_in(ws: WorkspaceConfig, section: str) -> Callable[[Sequence[str | in
 
 
 __all__ = [
-    "Defaults", "EndpointPools", "Quarantine", "WorkspaceConfig", "find_workspace", "load_workspace", "validate_config",
+    "Defaults", "EndpointPools", "Quarantine", "WorkspaceConfig", "find_workspace", "load_workspace",
+    "validate_config",
 ]

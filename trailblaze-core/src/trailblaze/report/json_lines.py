@@ -53,7 +53,7 @@ def append_line(path: Path, line: bytes) -> None:
         os.close(fd)
 
 
-def read_models(path: Path, adapter: TypeAdapter[list[M]], *, describe: str = "") -> list[M]:
+def read_models(path: Path, adapter: TypeAdapter[list[M]]) -> list[M]:
     """Every record of a JSON Lines file, validated in one pass; bad input names ``path:line`` and the key."""
     try:
         data = path.read_bytes()
@@ -89,7 +89,8 @@ def _located(path: Path, exc: ValidationError, numbers: Sequence[int], lines: Se
     loc = list(err["loc"])
     if err["type"] == "json_invalid" or not loc or not isinstance(loc[0], int):
         # Which line is not JSON: the first that does not parse on its own.
-        bad = next((n for n, line in zip(numbers, lines, strict=True) if not _parses(line)), numbers[0] if numbers else 1)
+        bad = next((n for n, line in zip(numbers, lines, strict=True) if not _parses(line)),
+                   numbers[0] if numbers else 1)
         return f"{path}:{bad}: not a JSON record"
     return f"{path}:{numbers[loc[0]]}: {first_error(exc, skip=1)}"
 
