@@ -216,7 +216,7 @@ SESSION_OPTIONS: tuple[SessionOption, ...] = (
         pytest_flag="--trailblaze-endpoint",
         help="A device endpoint of a pool (a Playwright server's ws:// URL, an Appium server or hub URL; "
              "repeatable): each -n worker, or each -d device, takes its own and the results name it. Give at "
-             "least as many as workers."),
+             "least as many as workers. Replaces the 'endpoints:' pools of trailblaze.yaml."),
     SessionOption(
         "shard", ("--shard",), metavar="I/N", commands=frozenset({"run"}), pytest_flag="--trailblaze-shard",
         help="Run only shard I of N (1-based) of the trail × device pairs, for CI machines that split a suite: "
