@@ -2,6 +2,8 @@
 
 A driver is a class registered by a plugin through ``trailblaze_register_drivers``. The core never
 imports a driver SDK: drivers import theirs lazily in ``start``. One driver instance serves one session.
+A session and a tool's context hold their driver through the protocols this module re-exports from
+``trailblaze.contract.device`` (``SessionDriver``, ``DeviceDriver``); every ``Driver`` satisfies both.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic
 from pydantic import BaseModel, ConfigDict
 from typing_extensions import TypeVar
 
-from .contract.device import DeviceInfo, StepInfo
+from .contract.device import DeviceDriver, DeviceInfo, SessionDriver, StepInfo
 from .contract.sources import Contributions, ToolSource
 from .errors import BadInputError
 
@@ -227,5 +229,5 @@ class DriverRegistry(Contributions):
 
 
 __all__ = [
-    "DeviceInfo", "Driver", "DriverConfig", "DriverRegistry", "StepInfo",
+    "DeviceDriver", "DeviceInfo", "Driver", "DriverConfig", "DriverRegistry", "SessionDriver", "StepInfo",
 ]
