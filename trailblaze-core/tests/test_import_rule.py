@@ -19,7 +19,7 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "trailblaze"
@@ -32,19 +32,26 @@ def _package(path: Path) -> str:
     return ".".join(("trailblaze", *path.parent.relative_to(PACKAGE).parts))
 
 
-def _imports(path: Path, package: str) -> set[str]:
-    """Every module ``path`` imports (relative ones resolved); ``from x import y`` counts ``x.y`` too."""
-    found: set[str] = set()
+def _import_statements(path: Path, package: str) -> Iterator[tuple[str, list[str]]]:
+    """``(module, names)`` of every import in ``path``, relative ones resolved: ``import a.b`` is
+    ``("a.b", [])``, ``from a import b, c`` is ``("a", ["b", "c"])``."""
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
         if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
+            yield from ((alias.name, []) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
                 parent = package.split(".")[: len(package.split(".")) - (node.level - 1)]
                 base = ".".join([*parent, *([node.module] if node.module else [])])
-            found.add(base)
-            found.update(f"{base}.{alias.name}" for alias in node.names)
+            yield base, [alias.name for alias in node.names]
+
+
+def _imports(path: Path, package: str) -> set[str]:
+    """Every module ``path`` imports; ``from x import y`` counts ``x.y`` too."""
+    found: set[str] = set()
+    for module, names in _import_statements(path, package):
+        found.add(module)
+        found.update(f"{module}.{name}" for name in names)
     return found
 
 
@@ -116,16 +123,11 @@ def module_graph(root: Path = PACKAGE) -> dict[str, set[str]]:
     for name, path in paths.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         arrows: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
-            if isinstance(node, ast.Import):
-                arrows.update(alias.name for alias in node.names)
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    parent = package.split(".")[: len(package.split(".")) - (node.level - 1)]
-                    base = ".".join([*parent, *([node.module] if node.module else [])])
-                for alias in node.names:
-                    arrows.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in paths else base)
+        for module, names in _import_statements(path, package):
+            submodules = [f"{module}.{n}" for n in names if f"{module}.{n}" in paths]
+            arrows.update(submodules)
+            if not names or len(submodules) < len(names):  # a name the module itself defines
+                arrows.add(module)
         graph[name] = {target for target in arrows if target in paths and target != name}
     return graph
 
