@@ -1,11 +1,12 @@
 """``trailblaze merge-reports`` at suite scale, and the merged report in headless Chromium.
 
 Generates 100 result bundles × 100 trails (10,000 trails, 5 % failing, 3 steps each, no screenshots),
-then measures, each as its own ``trailblaze merge-reports`` process (time and peak RSS):
+then measures, each as its own ``trailblaze merge-reports`` process (wall and CPU time, peak RSS):
 
-- 10 bundles (1,000 trails) and 100 bundles (10,000 trails): seconds and µs per trail, which should stay
-  roughly constant;
-- the baseline, in this process: reading every ``results.json`` and writing them back as one JSON file
+- 1 bundle (the fixed cost), 10 bundles (1,000 trails) and 100 bundles (10,000 trails): seconds, and
+  CPU µs per trail beyond the fixed cost, which should stay roughly constant. CPU time is printed
+  beside wall time because on a shared machine the wall time mostly measures the other processes;
+- the baseline, in this process: reading every ``results.jsonl`` and writing them back as one JSON file
   (the least any merge has to do), for the ratio.
 
 Then opens the 10,000-trail ``report.html`` with Playwright (the system Chromium when
@@ -29,7 +30,17 @@ import tempfile
 import time
 from pathlib import Path
 
-from trailblaze.report.bundle import FORMAT, VERSION, BundleManifest, StepRecord, TrailRecord, write_json
+from trailblaze.report.bundle import (
+    FORMAT,
+    MANIFEST,
+    RESULTS,
+    VERSION,
+    BundleManifest,
+    StepRecord,
+    TrailRecord,
+    write_json,
+    write_records,
+)
 
 
 def generate(root: Path, bundles: int, trails: int) -> list[Path]:
@@ -60,28 +71,32 @@ def generate(root: Path, bundles: int, trails: int) -> list[Path]:
                 shard=f"{b + 1}/{bundles}"))
             clock += ms / 1000
         manifest = BundleManifest(run_id="bench", shard=f"{b + 1}/{bundles}", started_at=start, completed_at=clock,
-                                  counts={"total": trails}, files={"results": "reports/results.json"})
+                                  counts={"total": trails}, files={"results": RESULTS})
         assert manifest.format == FORMAT and manifest.version == VERSION
-        write_json(bundle / "reports" / "results.json", [r.model_dump(mode="json") for r in records])
-        write_json(bundle / "reports" / "bundle.json", manifest.model_dump(mode="json"))
+        write_records(bundle / RESULTS, records)
+        write_json(bundle / MANIFEST, manifest.model_dump(mode="json"))
         out.append(bundle)
     return out
 
 
-def merge(bundles: list[Path], output: Path) -> tuple[float, float]:
-    """Seconds and peak RSS (MB) of one ``trailblaze merge-reports`` process."""
+def merge(bundles: list[Path], output: Path) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (user + system: what the process itself needs, whatever else loads the
+    machine) and peak RSS (MB) of one ``trailblaze merge-reports`` process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "trailblaze.cli", "merge-reports", *map(str, bundles),
                            "--output-dir", str(output), "--junit-xml", str(output / "junit.xml")],
                           capture_output=True, text=True, check=False)
     seconds = time.perf_counter() - t0
     assert done.returncode in (0, 1), done.stdout + done.stderr
-    return seconds, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return seconds, cpu, after.ru_maxrss / 1024
 
 
 def baseline(bundles: list[Path], output: Path) -> float:
     t0 = time.perf_counter()
-    rows = [row for b in bundles for row in json.loads((b / "reports" / "results.json").read_text())]
+    rows = [json.loads(line) for b in bundles for line in (b / RESULTS).read_text().splitlines()]
     output.write_text(json.dumps(rows), encoding="utf-8")
     return time.perf_counter() - t0
 
@@ -116,19 +131,26 @@ def main() -> None:
         bundles = generate(root / "in", args.bundles, args.trails)
         small = bundles[: max(1, args.bundles // 10)]
         n_small, n_all = len(small) * args.trails, len(bundles) * args.trails
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         subprocess.run([sys.executable, "-m", "trailblaze.cli", "--version"], capture_output=True, check=True)
         start_s = time.perf_counter() - t0
-        small_s, _ = merge(small, root / "m-small")
-        all_s, rss = merge(bundles, root / "m-all")
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start_cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+        one_s, one_cpu, _ = merge(bundles[:1], root / "m-one")  # the fixed cost: imports, set-up
+        small_s, small_cpu, _ = merge(small, root / "m-small")
+        all_s, all_cpu, rss = merge(bundles, root / "m-all")
         base_s = baseline(bundles, root / "baseline.json")
         size = (root / "m-all" / "report.html").stat().st_size
-        print(f"process start (trailblaze --version): {start_s:.2f} s")
-        for n, sec in ((n_small, small_s), (n_all, all_s)):
-            print(f"merge-reports {n:,} trails: {sec:.2f} s ({sec / n * 1e6:.0f} µs/trail; "
-                  f"{(sec - start_s) / n * 1e6:.0f} µs/trail after start-up)")
+        print(f"process start (trailblaze --version): {start_s:.2f} s, {start_cpu:.2f} s CPU; "
+              f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+        print(f"merge-reports of one bundle ({args.trails} trails, the fixed cost): {one_s:.2f} s wall, "
+              f"{one_cpu:.2f} s CPU")
+        for n, sec, cpu in ((n_small, small_s, small_cpu), (n_all, all_s, all_cpu)):
+            print(f"merge-reports {n:,} trails: {sec:.2f} s wall, {cpu:.2f} s CPU ({sec / n * 1e6:.0f} µs/trail; "
+                  f"{(cpu - one_cpu) / (n - args.trails) * 1e6:.0f} µs CPU per trail beyond the fixed cost)")
         print(f"peak RSS of the {n_all:,}-trail merge: {rss:.0f} MB (aim ≤ 5 s, ≤ 500 MB)")
-        print(f"baseline (read every results.json, write one JSON): {base_s:.2f} s; ratio {all_s / base_s:.1f} "
+        print(f"baseline (read every results.jsonl, write one JSON): {base_s:.2f} s; ratio {all_s / base_s:.1f} "
               "(includes process start, summary, JUnit and HTML)")
         print(f"report.html: {size / 1e6:.1f} MB ({size / n_all:.0f} bytes/trail)")
         first_row, search, outcome = browse(root / "m-all" / "report.html")

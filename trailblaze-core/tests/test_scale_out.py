@@ -182,6 +182,38 @@ def test_a_recorded_run_balances_the_shards_and_two_shards_merge_into_one_run(tm
     assert set(load_durations(tmp_path / "M")) == set(durations)
 
 
+def test_shards_balanced_by_the_durations_a_recorded_run_left_in_the_results_store(  # type: ignore[no-untyped-def]
+        tmp_path: Path, plugin_host, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    _suite(tmp_path, [0.5, 0.02, 0.02, 0.02, 0.4, 0.02, 0.02, 0.3, 0.02])
+    store = tmp_path / "cache" / "results.db"  # as a CI cache restores it: any name
+    recorded = run_cli(["run", "trails", "--results-db", str(store), "--output-dir", "first"], host=plugin_host)
+    assert recorded.exit_code == 0, recorded.output
+    assert store.read_bytes()[:16] == b"SQLite format 3\x00"
+    known = load_durations(store)
+    assert set(known) == {f"trails/w{i:02d}.trail.yaml" for i in range(9)}
+    assert known["trails/w00.trail.yaml"] >= 0.5 > known["trails/w01.trail.yaml"]
+
+    # Every shard reads the same store (a shard run that also appended to it would change what the next
+    # shard reads: --no-history here, a restored cache per CI job there).
+    shards = []
+    for i in (1, 2, 3):
+        run = run_cli(["run", "trails", "--shard", f"{i}/3", "--durations", str(store), "--no-history",
+                       "--output-dir", f"s{i}"], host=plugin_host)
+        assert run.exit_code == 0 and f"(by the durations of {store})" in run.output, run.output
+        shards.append({r.key for r in read_bundle(tmp_path / f"s{i}").records})
+    assert sorted(k for shard in shards for k in shard) == sorted(known)  # every trail exactly once
+    slow = {"trails/w00.trail.yaml", "trails/w04.trail.yaml", "trails/w07.trail.yaml"}
+    assert all(len(shard & slow) == 1 for shard in shards), shards  # the three slow trails spread out
+    by_count = partition(sorted(known), 3)
+    assert _spread([list(s) for s in shards], known) < _spread(by_count, known)
+
+    (tmp_path / "broken.db").write_bytes(b"SQLite format 3\x00" + b"\x00" * 200)
+    bad = run_cli(["run", "trails", "--shard", "1/2", "--durations", "broken.db"], host=plugin_host)
+    assert bad.exit_code == 3 and "--durations: broken.db: not a readable results store" in bad.output, bad.output
+    assert "Traceback" not in bad.output
+
+
 def test_bundles_copied_elsewhere_still_merge(tmp_path: Path, plugin_host,  # type: ignore[no-untyped-def]
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
@@ -209,11 +241,21 @@ def test_bad_bundles_are_bad_input_naming_the_file(tmp_path: Path, plugin_host) 
     (future / "reports" / "bundle.json").write_text(json.dumps({"format": FORMAT, "version": VERSION + 1}))
     result = run_cli(["merge-reports", str(future), "--output-dir", str(tmp_path / "o")], host=plugin_host)
     assert result.exit_code == 3 and f"{future / 'reports' / 'bundle.json'}: bundle format version {VERSION + 1}" in result.output
-    (future / "reports" / "bundle.json").write_text(json.dumps({"format": FORMAT, "version": VERSION, "run_id": "r",
+    (future / "reports" / "bundle.json").write_text(json.dumps({"format": FORMAT, "version": 1, "run_id": "r",
                                                                "started_at": 1, "completed_at": 2}))
     (future / "reports" / "results.json").write_text(json.dumps([{"key": "a", "title": "a"}]))
     result = run_cli(["merge-reports", str(future), "--output-dir", str(tmp_path / "o")], host=plugin_host)
     assert result.exit_code == 3 and "results.json: key '0.trail_source': Field required" in result.output
+    (future / "reports" / "bundle.json").write_text(json.dumps({"format": FORMAT, "version": VERSION, "run_id": "r",
+                                                               "started_at": 1, "completed_at": 2}))
+    good = {"key": "a", "title": "a", "trail_source": "a", "outcome": "Succeeded", "exit_code": 0,
+            "started_at": 1, "completed_at": 2, "duration_ms": 1000}
+    (future / "reports" / "results.jsonl").write_text(json.dumps(good) + "\n\n" + json.dumps({**good, "key": 7}) + "\n")
+    result = run_cli(["merge-reports", str(future), "--output-dir", str(tmp_path / "o")], host=plugin_host)
+    assert result.exit_code == 3 and "results.jsonl:3: key 'key': Input should be a valid string" in result.output
+    (future / "reports" / "results.jsonl").write_text(json.dumps(good) + "\n{oops\n")
+    result = run_cli(["merge-reports", str(future), "--output-dir", str(tmp_path / "o")], host=plugin_host)
+    assert result.exit_code == 3 and "results.jsonl:2: not a JSON record" in result.output
     assert "Traceback" not in result.output
     result = run_cli(["run", str(future), "--shard", "3/2"], host=plugin_host)
     assert result.exit_code == 3 and "--shard expects I/N with 1 <= I <= N, got '3/2'" in result.output

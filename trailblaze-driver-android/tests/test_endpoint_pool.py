@@ -1,5 +1,6 @@
-"""A pool of Appium servers, one per worker: ``trailblaze run -n 2 --endpoint URL1 --endpoint URL2`` binds
-each xdist worker to its own Appium server (the fake driver) and every trail's result names it."""
+"""A pool of Appium servers, one per worker: ``trailblaze run -n 2 --endpoint URL1 --endpoint URL2`` (or
+``endpoints: {android: [URL1, URL2]}`` in trailblaze.yaml) binds each xdist worker to its own Appium
+server (the fake driver) and every trail's result names it."""
 
 from __future__ import annotations
 
@@ -37,9 +38,16 @@ def test_two_workers_on_two_appium_servers(appium_env: tuple[str, dict[str, str]
         result = run(["run", "trails", "-n", "2", "--endpoint", urls[0], "--endpoint", urls[1],
                       "--output-dir", "out"], cwd=ws)
         assert result.returncode == 0, result.stdout + result.stderr
+        # The same pool in trailblaze.yaml, for the android driver by its platform name.
+        config = ws / "trails" / "config" / "trailblaze.yaml"
+        config.write_text(config.read_text(encoding="utf-8") + f"endpoints:\n  android: [{urls[0]}, {urls[1]}]\n",
+                          encoding="utf-8")
+        from_yaml = run(["run", "trails", "-n", "2", "--output-dir", "out-yaml"], cwd=ws)
+        assert from_yaml.returncode == 0, from_yaml.stdout + from_yaml.stderr
     finally:
         for server in servers:
             server.stop()
-    merged = read_bundle(ws / "out")
-    assert len(merged.records) == 4 and all(r.outcome == "Succeeded" for r in merged.records)
-    assert len(endpoints_by_worker(ws / "out", urls)) == 2  # one server per worker, none shared
+    for out in ("out", "out-yaml"):
+        merged = read_bundle(ws / out)
+        assert len(merged.records) == 4 and all(r.outcome == "Succeeded" for r in merged.records)
+        assert len(endpoints_by_worker(ws / out, urls)) == 2  # one server per worker, none shared

@@ -9,12 +9,21 @@ nobody claims is an error naming file, line and key.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Annotated, Any, ClassVar, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    RootModel,
+    StringConstraints,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from .errors import ConfigError, SourceLocation
 from .tools.params import format_validation_error
@@ -61,9 +70,40 @@ class Quarantine(BaseModel):
         return any((root / entry).resolve() == resolved for entry in self.trails)
 
 
+Endpoint = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, pattern=r"^\S+$")]
+EndpointPool = Annotated[list[Endpoint], Field(min_length=1)]
+
+
+class EndpointPools(RootModel[dict[str, EndpointPool]]):
+    """``endpoints:``: the device endpoints the workers of a run share out, one each (Playwright server
+    ``ws://`` URLs, Appium server or hub URLs): one list for whichever driver a trail uses, or a list
+    per driver (by key, alias or platform: ``web``, ``android``, ``ios``). ``--endpoint`` replaces it."""
+
+    EVERY_DRIVER: ClassVar[str] = "*"
+    """The key a plain list is kept under."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_list_for_every_driver(cls, value: object) -> object:
+        return {cls.EVERY_DRIVER: value} if isinstance(value, list) else value
+
+    @classmethod
+    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """The map form, or the plain list the validator also takes (so editors accept both)."""
+        by_driver = super().model_json_schema(*args, **kwargs)
+        pool = by_driver["additionalProperties"]
+        return {"title": by_driver["title"], "description": by_driver["description"],
+                "anyOf": [pool, {"type": "object", "additionalProperties": pool}]}
+
+    def pools(self) -> dict[str | None, list[str]]:
+        """Driver name → pool; the key None when one pool serves every driver."""
+        return {None if name == self.EVERY_DRIVER else name: list(pool) for name, pool in self.root.items()}
+
+
 CORE_SECTIONS: dict[str, type[BaseModel] | None] = {
     "defaults": Defaults,
     "quarantine": Quarantine,
+    "endpoints": EndpointPools,
     "drivers": None,  # {driver-key: {...}}: validated by each driver's config model at start
 }
 
@@ -90,6 +130,11 @@ class WorkspaceConfig:
     def quarantine(self) -> Quarantine:
         value = self.sections.get("quarantine")
         return value if isinstance(value, Quarantine) else Quarantine()
+
+    @property
+    def endpoints(self) -> EndpointPools | None:
+        value = self.sections.get("endpoints")
+        return value if isinstance(value, EndpointPools) else None
 
     def section(self, name: str) -> Any:
         """A validated section (plugin model instance), or the raw value, or None."""
@@ -124,11 +169,16 @@ def find_workspace(start: Path | None = None) -> Path | None:
 
 
 def validate_config(model: type[BaseModel], raw: Mapping[str, Any] | None, *, owner: str,
-                    location: SourceLocation | None = None) -> Any:
-    """Validate a plugin's or driver's configuration before anything starts; errors name the key."""
+                    location: SourceLocation | None = None,
+                    locate: Callable[[Sequence[str | int]], SourceLocation] | None = None) -> Any:
+    """Validate a plugin's or driver's configuration before anything starts; errors name the key, and
+    with ``locate`` (an error's key path → where it is) the line of the first bad value."""
     try:
-        return model.model_validate(dict(raw or {}))
+        # A list where a map was expected is the model's to refuse (one message), not dict()'s to crash on.
+        return model.model_validate(dict(raw or {}) if raw is None or isinstance(raw, Mapping) else raw)
     except ValidationError as exc:
+        if locate is not None:
+            location = locate(exc.errors()[0]["loc"])
         raise ConfigError(format_validation_error(exc, owner=owner).replace("argument", "setting"),
                           location=location) from None
 
@@ -144,10 +194,13 @@ class SectionOwners(Protocol):
     def config_sections(self) -> Mapping[str, tuple[type[Any], _Named]]: ...
 
 
-def load_workspace(root: Path | None, host: SectionOwners | None = None) -> WorkspaceConfig:
+def load_workspace(root: Path | None, host: SectionOwners | None = None, *,
+                   only: str | None = None) -> WorkspaceConfig:
     """Parse and validate the workspace config; ``root=None`` gives an empty workspace at cwd.
 
-    ``host`` (the plugin host) says which sections plugins claim; without it only the core's are known."""
+    ``host`` (the plugin host) says which sections plugins claim; without it only the core's are known.
+    ``only``: validate just that core section and leave the others unread (a check made before the
+    plugins are loaded, such as ``-n``'s endpoint pool)."""
     if root is None:
         return WorkspaceConfig(root=Path.cwd())
     file = root / CONFIG_RELATIVE
@@ -166,6 +219,8 @@ def load_workspace(root: Path | None, host: SectionOwners | None = None) -> Work
         for key, (plugin_model, info) in host.config_sections().items():
             claimed[key] = (plugin_model, info.name)
     for key, value in data.items():
+        if only is not None and key != only:
+            continue
         if key not in claimed:
             known = ", ".join(sorted(claimed))
             raise ConfigError(f"unknown section '{key}'", location=ws.location(key),
@@ -173,9 +228,20 @@ def load_workspace(root: Path | None, host: SectionOwners | None = None) -> Work
         model, owner = claimed[key]
         if model is not None and isinstance(model, type) and issubclass(model, BaseModel):
             ws.sections[key] = validate_config(model, plain(value), owner=f"section '{key}'",
-                                               location=ws.location(key))
+                                               locate=_locate_in(ws, key))
     return ws
 
+
+def _locate_in(ws: WorkspaceConfig, section: str) -> Callable[[Sequence[str | int]], SourceLocation]:
+    """Where a validation error's key path is inside ``section`` (the key a plain endpoint list is kept
+    under is not in the file)."""
+    def locate(loc: Sequence[str | int]) -> SourceLocation:
+        return ws.location(section, *[p for p in loc if p != EndpointPools.EVERY_DRIVER])
+
+    return locate
+
+
 __all__ = [
-    "Defaults", "Quarantine", "WorkspaceConfig", "find_workspace", "load_workspace", "validate_config",
+    "Defaults", "EndpointPools", "Quarantine", "WorkspaceConfig", "find_workspace", "load_workspace",
+    "validate_config",
 ]

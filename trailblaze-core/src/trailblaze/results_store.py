@@ -14,6 +14,7 @@ scale-out work: ``merge-reports`` importing result bundles, the shard balancer r
     store.record_attempts([AttemptRecord(...)])    # raw rows, one transaction (bundle import)
     store.history(["shop/cart"], last=20)          # list[TrailHistory]: per trail id × device
     store.durations(["shop/cart"])                 # {trail id: median seconds of recent passing runs}
+    store.path_durations()                         # the same per trail file path (what --shard weighs)
     store.recent_statuses(keys, last=20)           # {(trail id, device): [status, ...] oldest first}
     store.close()
 
@@ -227,6 +228,18 @@ class ResultsStore:
             if rows:
                 out[trail_id] = statistics.median(r[0] for r in rows) / 1000
         return out
+
+    def path_durations(self, *, last: int = 20) -> dict[str, float]:
+        """``durations`` keyed by the trail file's path as its runs named it: ``--shard`` names trails by
+        path (a trail id is only known once the file is parsed), so this is what the balancer reads."""
+        samples: dict[str, list[int]] = {}
+        for path, ms in self._db.execute(
+                "SELECT trail_path, duration_ms FROM attempts WHERE final = 1 AND trail_path IS NOT NULL "
+                "AND status IN (?, ?, ?) ORDER BY started_at DESC, id DESC", PASSING):
+            got = samples.setdefault(str(path), [])
+            if len(got) < last:
+                got.append(int(ms))
+        return {path: statistics.median(values) / 1000 for path, values in samples.items()}
 
     def close(self) -> None:
         self._db.close()

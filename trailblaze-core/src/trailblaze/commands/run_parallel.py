@@ -101,6 +101,7 @@ def run_with_workers(paths: list[str], workers: int, params: Mapping[str, Any], 
     from ..errors import BadInputError, ExitCode
     from ..report.bundle import new_run_id, read_bundle
     from ..runner.discovery import expand
+    from ..runner.endpoints import check_pool_sizes
     from ..runner.results import results_line
     from .session_options import session_values
 
@@ -111,10 +112,7 @@ def run_with_workers(paths: list[str], workers: int, params: Mapping[str, Any], 
         from ..runner.shards import parse_shard
 
         parse_shard(values["shard"])
-    if values["endpoints"] and len(values["endpoints"]) < workers:
-        raise BadInputError(f"{workers} workers need at least {workers} endpoints "
-                            f"(--endpoint given {len(values['endpoints'])})",
-                            hint="one endpoint per worker: no endpoint serves two workers at once")
+    check_pool_sizes(workers, values["endpoints"], paths)
     if importlib.util.find_spec("xdist") is None:
         raise BadInputError("-n needs pytest-xdist, which is not installed",
                             hint="pip install pytest-xdist (or run without -n)")

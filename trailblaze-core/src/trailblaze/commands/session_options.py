@@ -230,7 +230,7 @@ SESSION_OPTIONS: tuple[SessionOption, ...] = (
         pytest_flag="--trailblaze-endpoint",
         help="A device endpoint of a pool (a Playwright server's ws:// URL, an Appium server or hub URL; "
              "repeatable): each -n worker, or each -d device, takes its own and the results name it. Give at "
-             "least as many as workers."),
+             "least as many as workers. Replaces the 'endpoints:' pools of trailblaze.yaml."),
     SessionOption(
         "shard", ("--shard",), metavar="I/N", commands=frozenset({"run"}), pytest_flag="--trailblaze-shard",
         help="Run only shard I of N (1-based) of the trail × device pairs, for CI machines that split a suite: "
@@ -239,8 +239,9 @@ SESSION_OPTIONS: tuple[SessionOption, ...] = (
     SessionOption(
         "durations", ("--durations",), kind="path", metavar="PATH", commands=frozenset({"run"}),
         pytest_flag="--trailblaze-durations",
-        help="An earlier run's result bundle (its --output-dir, or a merge-reports output) or JSON summary: "
-             "--shard balances the shards by those trails' durations (a path that does not exist yet: by count)."),
+        help="An earlier run's result bundle (its --output-dir, or a merge-reports output), JSON summary or "
+             "results store (a results.db, e.g. restored from a CI cache): --shard balances the shards by those "
+             "trails' durations (a path that does not exist yet: by count)."),
     SessionOption(
         "junit_xml", ("--junit-xml",), kind="path", metavar="PATH", commands=frozenset({"run"}),
         pytest_flag="--trailblaze-junit-xml",

@@ -86,20 +86,14 @@ class _State:
         return Path(output) if output else Path.cwd() / "logs"
 
     def record(self, result: TrailResult) -> None:
-        """Keep a finished trail; under xdist the worker's bundle is rewritten at once, so a worker killed
-        later still leaves every trail it finished for the controller's merge."""
+        """Keep a finished trail; under xdist it is appended to the worker's bundle at once, so a worker
+        killed later still leaves every trail it finished for the controller's merge."""
         self.results.append(result)
         if worker_id(self.config) is None or self._runner is None:
             return
-        from ..report.bundle import write_bundle
-        from ..runner.results import RunResult
-
-        runner = self._runner
-        run = RunResult(trails=list(self.results), output_dir=runner.output_dir, redactor=runner.redactor)
-        try:
-            write_bundle(run, runner.output_dir, runner.bundle_context(), {})
-        except OSError as exc:  # the final write at the end of the session tries again
-            self.worker_lines.append(f"could not write the result bundle: {exc}")
+        problem = self._runner.append_to_bundle(result)
+        if problem:  # the final write at the end of the session tries again
+            self.worker_lines.append(f"could not write the result bundle: {problem}")
 
     def finish(self) -> None:
         """Write this process's summary and report, then close the shared browser (and what else the

@@ -1,12 +1,14 @@
 """Result bundles: what one run (a process, an xdist worker, a CI shard) leaves for ``merge-reports``.
 
 A bundle is the run's output directory: ``reports/bundle.json`` (the manifest: who ran what, where,
-when, with which versions) and ``reports/results.json`` (one record per trail × device × attempt:
-outcome, timings, steps, tags, device, endpoint, failure), beside the JSON summary and HTML report in
+when, with which versions) and ``reports/results.jsonl`` (one line per trail × device × attempt:
+outcome, timings, steps, tags, device, endpoint, failure; version 1 wrote one ``results.json`` list,
+which readers still accept), beside the JSON summary and HTML report in
 ``reports/`` and the session log directories the run writes anyway. Every path inside is relative to
 the bundle directory (not to ``reports/``), so a bundle downloaded from a CI artifact into any
 directory still works. The format is versioned (``version``); readers refuse a newer major version with
-a message instead of guessing. docs/scale-out.md describes every field.
+a message instead of guessing. docs/scale-out.md describes every field. An xdist worker appends each
+finished trail to its bundle (``BundleAppender``) so a worker killed later still leaves it.
 """
 
 from __future__ import annotations
@@ -19,26 +21,29 @@ import socket
 import subprocess
 import time
 import uuid
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from .._version import __version__
-from ..errors import BadInputError
+from ..errors import BadInputError, ExitCode
 from ..files import write_atomic
+from .json_lines import append_line, first_error, line_of, model_line, read_models, write_lines
 
 if TYPE_CHECKING:
     from ..runner.results import RunResult, TrailResult
 
 FORMAT = "trailblaze-result-bundle"
-VERSION = 1
-"""Bumped when a reader of the previous version would misread a bundle; adding fields does not bump it."""
+VERSION = 2
+"""Bumped when a reader of the previous version would misread a bundle; adding fields does not bump it.
+2: the records are JSON Lines (``results.jsonl``), appended trail by trail; 1: one ``results.json`` list."""
 MANIFEST = "reports/bundle.json"
-RESULTS = "reports/results.json"
-"""Both relative to the bundle directory."""
+RESULTS = "reports/results.jsonl"
+RESULTS_V1 = "reports/results.json"
+"""All relative to the bundle directory."""
 
 
 class StepRecord(BaseModel):
@@ -194,29 +199,84 @@ def record_of(trail: TrailResult, root: Path, *, shard: str | None, worker: str 
 
 
 def counts(records: list[TrailRecord]) -> dict[str, int]:
-    passed = sum(1 for r in records if r.outcome in ("Succeeded", "SucceededWithSelfHeal"))
-    skipped = sum(1 for r in records if r.outcome == "Skipped")
-    return {"total": len(records), "passed": passed, "failed": len(records) - passed - skipped, "skipped": skipped}
+    tally = Tally()
+    for record in records:
+        tally.add(record)
+    return tally.counts
+
+
+@dataclass
+class Tally:
+    """What a manifest says about its records, kept up to date one record at a time (so a worker's
+    manifest costs the same after its thousandth trail as after its first)."""
+
+    counts: dict[str, int] = field(default_factory=lambda: {"total": 0, "passed": 0, "failed": 0, "skipped": 0})
+    endpoints: set[str] = field(default_factory=set)
+    started_at: float | None = None
+    completed_at: float | None = None
+    exit_code: ExitCode = ExitCode.SUCCESS
+
+    def add(self, record: TrailRecord) -> None:
+        kind = ("passed" if record.outcome in ("Succeeded", "SucceededWithSelfHeal")
+                else "skipped" if record.outcome == "Skipped" else "failed")
+        self.counts["total"] += 1
+        self.counts[kind] += 1
+        if record.endpoint:
+            self.endpoints.add(record.endpoint)
+        self.started_at = min(record.started_at, self.started_at or record.started_at)
+        self.completed_at = max(record.completed_at, self.completed_at or record.completed_at)
+        self.exit_code = ExitCode.worst([self.exit_code, record.exit_code])
+
+    def manifest(self, context: BundleContext, files: Mapping[str, str], exit_code: int | None = None) -> BundleManifest:
+        now = time.time()
+        started = min([t for t in (self.started_at, context.started_at) if t is not None], default=now)
+        return BundleManifest(
+            run_id=context.run_id, shard=context.shard, worker=context.worker, devices=list(context.devices),
+            endpoints=sorted(self.endpoints), started_at=started, completed_at=self.completed_at or now,
+            plugins=dict(context.plugins or {}), git_commit=git_commit(),
+            exit_code=int(self.exit_code if exit_code is None else exit_code), counts=dict(self.counts),
+            files={"results": RESULTS, **files})
 
 
 def write_bundle(run: RunResult, root: Path, context: BundleContext, files: Mapping[str, Path | None]) -> Path:
-    """Write ``bundle.json`` and ``results.json`` for ``run`` into ``root`` (the run's output directory)."""
+    """Write ``bundle.json`` and ``results.jsonl`` for ``run`` into ``root`` (the run's output directory)."""
     root.mkdir(parents=True, exist_ok=True)
-    records = [record_of(t, root, shard=context.shard, worker=context.worker) for t in run.trails]
-    started = min([r.started_at for r in records] + ([context.started_at] if context.started_at else []),
-                  default=time.time())
-    done = max((r.completed_at for r in records), default=time.time())
-    manifest = BundleManifest(
-        run_id=context.run_id, shard=context.shard, worker=context.worker, devices=list(context.devices),
-        endpoints=sorted({r.endpoint for r in records if r.endpoint}), started_at=started, completed_at=done,
-        plugins=dict(context.plugins or {}), git_commit=git_commit(), exit_code=int(run.exit_code),
-        counts=counts(records),
-        files={"results": RESULTS, **{k: rel for k, p in files.items() if p is not None
-                                      for rel in [relative(p, root)] if rel is not None}})
-    write_json(root / RESULTS, run.redact([r.model_dump(mode="json") for r in records]))
+    tally = Tally()
+    lines = []
+    for trail in run.trails:
+        record = record_of(trail, root, shard=context.shard, worker=context.worker)
+        tally.add(record)
+        lines.append(line_of(run.redact(record.model_dump(mode="json"))))
+    write_lines(root / RESULTS, lines)
+    manifest = tally.manifest(context, {k: rel for k, p in files.items() if p is not None
+                                        for rel in [relative(p, root)] if rel is not None}, int(run.exit_code))
     path = root / MANIFEST
     write_json(path, run.redact(manifest.model_dump(mode="json")))
     return path
+
+
+class BundleAppender:
+    """An xdist worker's bundle, kept current trail by trail: each finished trail is one line appended
+    (and ``fsync``ed) to ``results.jsonl`` and the small manifest is rewritten, so the work per trail
+    does not grow with the trails before it, and a worker killed later leaves every trail it finished.
+    The first append replaces what an earlier run left in the same directory. ``write_bundle`` at the
+    end of the session writes the whole bundle once more, with the run's files and exit code."""
+
+    def __init__(self, root: Path, context: BundleContext, redact: Callable[[Any], Any]) -> None:
+        self.root = root
+        self.context = context
+        self.redact = redact
+        self._tally = Tally()
+
+    def append(self, trail: TrailResult) -> None:
+        record = record_of(trail, self.root, shard=self.context.shard, worker=self.context.worker)
+        line = line_of(self.redact(record.model_dump(mode="json")))
+        if self._tally.counts["total"] == 0:
+            write_lines(self.root / RESULTS, [line])
+        else:
+            append_line(self.root / RESULTS, line)
+        self._tally.add(record)
+        write_json(self.root / MANIFEST, self.redact(self._tally.manifest(self.context, {}).model_dump(mode="json")))
 
 
 def write_json(path: Path, value: Any) -> None:
@@ -225,12 +285,8 @@ def write_json(path: Path, value: Any) -> None:
 
 
 def write_records(path: Path, records: list[TrailRecord]) -> None:
-    """``results.json``, serialised by pydantic's core in one pass."""
-    try:
-        text = _RECORDS.dump_json(records).decode("utf-8")
-    except (ValueError, UnicodeError):  # text pydantic will not encode: the stdlib escapes it
-        text = json.dumps(_RECORDS.dump_python(records, mode="json"), ensure_ascii=True)
-    write_atomic(path, text)
+    """``results.jsonl`` of records that are already redacted (a merge's)."""
+    write_lines(path, (model_line(r) for r in records))
 
 
 def is_bundle(path: Path) -> bool:
@@ -289,12 +345,14 @@ def read_bundle(root: Path) -> Bundle:
     try:
         manifest = BundleManifest.model_validate(raw)
     except ValidationError as exc:
-        raise BadInputError(f"{manifest_path}: {_first_error(exc)}") from None
-    results_path = root / manifest.files.get("results", RESULTS)
+        raise BadInputError(f"{manifest_path}: {first_error(exc)}") from None
+    results_path = root / manifest.files.get("results", RESULTS if manifest.version >= 2 else RESULTS_V1)
+    if results_path.suffix == ".jsonl":
+        return Bundle(root, manifest, read_models(results_path, _RECORDS))
     try:
         records = _RECORDS.validate_python(_load_json(results_path))
     except ValidationError as exc:
-        raise BadInputError(f"{results_path}: {_first_error(exc)}") from None
+        raise BadInputError(f"{results_path}: {first_error(exc)}") from None
     return Bundle(root, manifest, records)
 
 
@@ -305,7 +363,8 @@ def read_records(root: Path) -> list[TrailRecord]:
 def load_durations(path: Path, *, missing_ok: bool = False) -> dict[str, float]:
     """Seconds per pair key (``runner.shards.pair_key``), and per trail key for pairs run on another
     device, from an earlier run: a result bundle or ``merge-reports`` output (its directory or
-    ``bundle.json``), or a JSON summary. A trail run several times counts with its mean duration.
+    ``bundle.json``), or a JSON summary (a trail run several times counts with its mean duration), or a
+    results store (the SQLite run history: each trail's median over its recent passing runs, any device).
     ``missing_ok``: a path that does not exist yet (a CI's first run, an empty cache) gives no durations."""
     from ..runner.shards import trail_key
 
@@ -314,6 +373,8 @@ def load_durations(path: Path, *, missing_ok: bool = False) -> dict[str, float]:
         if missing_ok:
             return {}
         raise BadInputError(f"--durations: file not found: {path}")
+    if is_results_store(path):
+        return store_durations(path)
     samples: dict[str, list[float]] = {}
 
     def add(trail: str, device: str | None, seconds: float) -> None:
@@ -336,6 +397,30 @@ def load_durations(path: Path, *, missing_ok: bool = False) -> dict[str, float]:
     return {key: sum(values) / len(values) for key, values in samples.items()}
 
 
+def is_results_store(path: Path) -> bool:
+    """A SQLite file (the results store), told by its header whatever it is named."""
+    try:
+        with Path(path).open("rb") as fh:
+            return fh.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
+
+
+def store_durations(path: Path) -> dict[str, float]:
+    """Seconds per trail key from a results store (``results_store.ResultsStore.path_durations``)."""
+    import sqlite3
+
+    from ..results_store import ResultsStore
+    from ..runner.shards import trail_key
+
+    try:
+        with ResultsStore(path) as store:
+            by_path = store.path_durations()
+    except (sqlite3.Error, OSError, RuntimeError) as exc:
+        raise BadInputError(f"--durations: {path}: not a readable results store ({exc})") from None
+    return {trail_key(trail): seconds for trail, seconds in by_path.items()}
+
+
 def _load_json(path: Path) -> Any:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
@@ -343,10 +428,3 @@ def _load_json(path: Path) -> Any:
         raise BadInputError(f"file not found: {path}") from None
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise BadInputError(f"{path}: not readable JSON ({exc})") from None
-
-
-def _first_error(exc: ValidationError) -> str:
-    err = exc.errors()[0]
-    where = ".".join(str(p) for p in err["loc"]) or "(top)"
-    more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-    return f"key '{where}': {err['msg']}{more}"

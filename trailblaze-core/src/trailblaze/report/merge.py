@@ -1,6 +1,6 @@
 """``trailblaze merge-reports``: many result bundles (shards, xdist workers, devices) into one run.
 
-The output directory is itself a bundle (``bundle.json`` + ``results.json``, the inputs listed under
+The output directory is itself a bundle (``bundle.json`` + ``results.jsonl``, the inputs listed under
 ``merged_from``), so merged runs merge again and feed ``--durations``; beside it ``summary.json`` (the
 ``CiSummaryReport`` shape every run writes), ``report.html`` (one self-contained page built for suites of
 thousands of trails) and, when asked, one JUnit XML. Paths inside point back into the input bundles,
@@ -119,17 +119,20 @@ def write_outputs(merged: Merged, *, junit_xml: Path | None, report: bool) -> No
 
 def _rebased(record: TrailRecord, bundle: Bundle, prefix: str) -> TrailRecord:
     """``record`` with its paths relative to the output (``prefix``: the bundle, relative to the output)
-    and its shard/worker/bundle filled in."""
+    and its shard/worker/bundle filled in. Changed in place: the record was read for this merge alone,
+    and a copy of each of 10,000 records cost more than the rest of the step."""
     def move(path: str | None) -> str | None:
         if path is None or path.startswith("/"):
             return path
         return posixpath.normpath(f"{prefix}/{path}")
 
     manifest = bundle.manifest
-    where = move(record.bundle) if record.bundle else prefix
-    return record.model_copy(update={
-        "log_dir": move(record.log_dir), "artifacts": {k: move(v) or v for k, v in record.artifacts.items()},
-        "shard": record.shard or manifest.shard, "worker": record.worker or manifest.worker, "bundle": where})
+    record.bundle = move(record.bundle) if record.bundle else prefix
+    record.log_dir = move(record.log_dir)
+    record.artifacts = {k: move(v) or v for k, v in record.artifacts.items()}
+    record.shard = record.shard or manifest.shard
+    record.worker = record.worker or manifest.worker
+    return record
 
 
 def _manifest(bundles: list[Bundle], records: list[TrailRecord], out: Path) -> BundleManifest:

@@ -13,6 +13,7 @@ escaped so no outside text can end the script element.
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -114,7 +115,7 @@ def _href(path: str | None) -> str | None:
     """A link to a path relative to the report (absolute only for logs written outside a bundle)."""
     if not path:
         return None
-    return Path(path).as_uri() if Path(path).is_absolute() else quote(path, safe="/")
+    return Path(path).as_uri() if os.path.isabs(path) else quote(path, safe="/")
 
 
 def render_merged_report(merged: Merged, *, base: Path) -> str:

@@ -47,7 +47,8 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from ..config import WorkspaceConfig, find_workspace, validate_config
-from ..driver import DeviceInfo, Driver, DriverRegistry, StepInfo
+from ..contract.device import DeviceInfo, SessionDriver, StepInfo
+from ..driver import Driver, DriverRegistry
 from ..errors import BadInputError, ConfigError, DriverError, InfrastructureError, TrailblazeError
 from ..logs import SessionLog
 from ..memory import Memory, Redactor
@@ -96,7 +97,7 @@ class Device:
         return cls(spec, None, spec)
 
 
-def start_driver(driver: Driver, session: Session) -> DeviceInfo:
+def start_driver(driver: SessionDriver[Session], session: Session) -> DeviceInfo:
     """Start ``driver`` for ``session``; a driver's own exception becomes a ``DriverError`` (exit 2)."""
     try:
         return driver.start(session)
@@ -185,24 +186,16 @@ class SessionFactory:
             return self.drivers.resolve(ws.defaults.driver)
         return self.drivers.resolve(fallback) if fallback else None
 
-    def endpoint(self, device: Device | None = None) -> str | None:
-        """This worker's (or this ``-d`` device's) endpoint of the ``--endpoint`` pool, or None.
+    def endpoint(self, device: Device | None = None, cls: type[Driver] | None = None,
+                 ws: WorkspaceConfig | None = None) -> str | None:
+        """This worker's (or this ``-d`` device's) endpoint for driver ``cls``: of the ``--endpoint``
+        pool, else of ``ws``'s ``endpoints:`` (see ``runner/endpoints.py``); None without a pool."""
+        from .endpoints import configured_pool, slot
 
-        xdist worker ``gwK`` takes endpoint ``K`` (modulo the pool: a replacement for a crashed worker
-        takes a dead worker's); without workers, the ``-d`` device at position ``K`` takes endpoint ``K``.
-        A fixed slot per worker means no endpoint serves two workers at once when the pool is at least
-        as large as the number of workers."""
-        pool = self.options.endpoints
+        pool = self.options.endpoints or (configured_pool(ws, cls, self.drivers) if cls and ws else [])
         if not pool:
             return None
-        worker = self.options.worker or ""
-        if worker.startswith("gw") and worker[2:].isdigit():
-            slot = int(worker[2:])
-        elif device is not None and device.spec in self.options.devices:
-            slot = self.options.devices.index(device.spec)
-        else:
-            slot = 0
-        return pool[slot % len(pool)]
+        return pool[slot(self.options.worker, device.spec if device else None, self.options.devices) % len(pool)]
 
     def _missing_driver_hint(self, *, install: bool) -> str:
         """What to do about a missing driver: a plugin that failed to load is the likelier cause than a
@@ -245,11 +238,12 @@ class SessionFactory:
         raw = {**configured, **from_trail, **self.options.driver_options}
         if device is not None and device.instance_id:
             raw.update(cls.device_settings(device.instance_id))
-        endpoint = self.endpoint(device)
+        endpoint = self.endpoint(device, cls, ws)
         if endpoint is not None:
             if cls.endpoint_setting is None:
                 raise BadInputError(f"driver '{cls.key}' takes no endpoint (--endpoint {endpoint})",
-                                    hint="drop --endpoint, or run trails of a driver that connects to a server")
+                                    hint="drop --endpoint (or its 'endpoints:' pool), or run trails of a driver "
+                                         "that connects to a server")
             raw[cls.endpoint_setting] = endpoint
         if self.options.headed and "headless" in cls.config_model.model_fields:
             raw["headless"] = False
@@ -364,7 +358,7 @@ class SessionLifecycle:
         session.resources[LIFECYCLE_KEY] = self
 
     @property
-    def driver(self) -> Driver | None:
+    def driver(self) -> SessionDriver[Session] | None:
         return self.session.driver
 
     # -- opening ------------------------------------------------------------------------------

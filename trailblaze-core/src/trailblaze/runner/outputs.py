@@ -13,7 +13,7 @@ from .lifecycle import Device, SessionFactory
 from .results import RunResult, TrailResult
 
 if TYPE_CHECKING:
-    from ..report.bundle import BundleContext
+    from ..report.bundle import BundleAppender, BundleContext
     from .history import RunHistory
     from .progress import Progress
 
@@ -24,6 +24,8 @@ class RunOutputs(SessionFactory):
     progress: Progress
     history: RunHistory | None
     interrupted: str | None
+    _bundle_appender: BundleAppender | None = None
+    """Set by the first ``append_to_bundle``."""
 
     def _check_output_paths(self) -> None:
         """Where the outputs go is checked before any device starts: a run whose report cannot be
@@ -116,6 +118,22 @@ class RunOutputs(SessionFactory):
         junit = options.junit_xml if options.junit_xml is not None and options.junit_xml.exists() else None
         write_bundle(result, self.output_dir, context,
                      {"summary": result.summary_path, "report": result.report_path, "junit": junit})
+
+    def append_to_bundle(self, trail: TrailResult) -> str | None:
+        """Add a finished trail to the output directory's bundle at once (an xdist worker does, so a
+        worker killed later still leaves it for the controller's merge); one append, however many
+        trails came before. Returns why it could not be written (the bundle written at the end of the
+        run tries again), else None."""
+        from ..files import OutputWriteError
+        from ..report.bundle import BundleAppender
+
+        if self._bundle_appender is None:
+            self._bundle_appender = BundleAppender(self.output_dir, self.bundle_context(), self.redactor)
+        try:
+            self._bundle_appender.append(trail)
+        except (OSError, OutputWriteError) as exc:
+            return str(exc)
+        return None
 
     def bundle_context(self) -> "BundleContext":
         from ..report.bundle import BundleContext, new_run_id

@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import BadInputError, ExitCode, TrailblazeError
+from ..errors import BadInputError, ConfigError, ExitCode, TrailblazeError
 from ..plugins import PluginHost
 from ..reuse import reuse_scope
 from ..session import SessionOutcome
@@ -190,7 +190,11 @@ class Runner(TrailSession):
         result = self._run_trail(path, device)
         if result is not None:
             result.device_label = device.spec if device is not None else None
-            result.endpoint = self.endpoint(device)
+            cls = self.drivers.get(result.driver) if result.driver else None
+            try:
+                result.endpoint = self.endpoint(device, cls, self.workspace_for(path).config)
+            except ConfigError:  # a bad 'endpoints:' is the trail's error already (make_driver)
+                result.endpoint = None
         return result
 
     def _run_trail(self, path: Path, device: "Device | None") -> TrailResult | None:

@@ -1,0 +1,78 @@
+"""The device endpoint pool: which Playwright server, Appium server or hub each worker drives.
+
+A pool comes from ``--endpoint URL`` (pytest: ``--trailblaze-endpoint``; one pool for every driver) or,
+when none is given, from the workspace's ``endpoints:`` in ``trailblaze.yaml`` — one list for every
+driver, or one per driver (named by key, alias or platform), so a run of web and Android trails gives
+each worker its own browser server *and* its own Appium server. xdist worker ``gwK`` takes entry ``K``
+of the pool (modulo its size: a replacement for a crashed worker takes a dead worker's); without
+workers, the ``K``-th ``-d`` device takes entry ``K``. ``check_pool_sizes`` refuses a pool smaller
+than the number of workers before any starts, so no endpoint serves two workers at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import BadInputError, ConfigError
+
+if TYPE_CHECKING:
+    from ..config import WorkspaceConfig
+    from ..driver import Driver, DriverRegistry
+
+
+def configured_pool(ws: WorkspaceConfig, cls: type[Driver], drivers: DriverRegistry) -> list[str]:
+    """``cls``'s pool from ``ws``'s ``endpoints:`` (empty when it has none); a pool for a driver name no
+    installed driver answers to is bad input at its line (a typo must not silently drop the pool)."""
+    pools = ws.endpoints
+    if pools is None:
+        return []
+    chosen: list[str] = []
+    for name, pool in pools.pools().items():
+        if name is None:
+            return pool
+        named = drivers.get(name)
+        if named is None:
+            raise ConfigError(f"'endpoints.{name}': no installed driver is called '{name}'",
+                              location=ws.location("endpoints", name),
+                              hint=f"installed drivers: {', '.join(drivers.keys())}")
+        if named is cls:
+            chosen = pool
+    return chosen
+
+
+def slot(worker: str | None, device: str | None, devices: Sequence[str]) -> int:
+    """The pool entry a worker (``gwK``: ``K``), else a ``-d`` device (its position), takes."""
+    worker = worker or ""
+    if worker.startswith("gw") and worker[2:].isdigit():
+        return int(worker[2:])
+    if device is not None and device in devices:
+        return list(devices).index(device)
+    return 0
+
+
+def check_pool_sizes(workers: int, given: Sequence[str], paths: Sequence[str]) -> None:
+    """Before ``-n N`` starts: at least N endpoints in ``--endpoint``, else in every pool of the
+    workspace's ``endpoints:`` (the workspace of the first path, as the run will find it)."""
+    hint = "one endpoint per worker: no endpoint serves two workers at once"
+    if given:
+        if len(given) < workers:
+            raise BadInputError(f"{workers} workers need at least {workers} endpoints (--endpoint given {len(given)})",
+                                hint=hint)
+        return
+    from ..config import find_workspace, load_workspace
+
+    root = find_workspace(Path(paths[0]) if paths else None)
+    if root is None:
+        return
+    ws = load_workspace(root, only="endpoints")
+    pools = ws.endpoints
+    for name, pool in (pools.pools().items() if pools is not None else ()):
+        if len(pool) < workers:
+            where = ["endpoints", name] if name is not None else ["endpoints"]
+            raise ConfigError(f"{workers} workers need at least {workers} endpoints "
+                              f"('{'.'.join(where)}' has {len(pool)})", location=ws.location(*where), hint=hint)
+
+
+__all__ = ["check_pool_sizes", "configured_pool", "slot"]
