@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from trailblaze.testing import run_cli
+from trailblaze.testing_llm import done
 
 from .conftest import reply_usage
 from .test_agent_runs import NL_TRAIL, SECRET, SIGN_IN, VERIFY, summary
@@ -90,3 +91,18 @@ def test_memory_tools_questions_are_charged_to_the_same_cap(app_host, workspace,
     assert results["a.trail.yaml"]["outcome"] == "PASSED", results
     assert results["b.trail.yaml"]["outcome"] == "ERROR" and results["b.trail.yaml"]["failure_kind"] == "LlmCostLimit"
     assert "↻" not in result.output
+
+
+def test_the_cap_is_the_runs_across_n_workers(workspace, llm_server, tb_llm_config, trailblaze_cmd) -> None:  # type: ignore[no-untyped-def]
+    # $0.006 a request, a cap of $0.01: spent after two requests, whichever workers sent them. Each worker
+    # counting alone would send two each (four); together they stop at two, or three when the other worker
+    # had one in flight as the cap was reached.
+    server = llm_server(lambda request: reply_usage(done("looked"), 5000, 500))
+    trails = {f"t{i}.trail.yaml": f"config:\n  id: t{i}\ntrail:\n  - step: look at the screen\n" for i in range(6)}
+    root = workspace(tb_llm_config(server), trails)
+    result = trailblaze_cmd(["run", "trails", "-n", "2", "--driver", "host", "--max-llm-cost", "0.01",
+                             "--no-save-recording", "--output-dir", "logs"], cwd=root)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert 2 <= len(server.requests) <= 3
+    assert "of --max-llm-cost $0.0100 (all workers together" in result.stdout
+    assert not list((root / "logs").glob(".llm-spend-*"))  # the workers' running total goes with the run

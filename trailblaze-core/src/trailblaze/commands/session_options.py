@@ -302,8 +302,8 @@ SESSION_OPTIONS: tuple[SessionOption, ...] = (
         pytest_flag="--trailblaze-max-llm-cost",
         help="Stop handing steps to the model once the run's model calls cost this much (those steps end as "
              "ERROR, exit 2); needs the model's cost in the llm: settings.",
-        pytest_help="Stop handing steps to the model once this worker's model calls cost this much (as "
-                    "trailblaze run --max-llm-cost; the cap is per xdist worker)."),
+        pytest_help="Stop handing steps to the model once the run's model calls cost this much (as "
+                    "trailblaze run --max-llm-cost; under xdist, all workers together)."),
 )
 """Every session option; ``session_options(command)`` keeps this order in ``--help``."""
 

@@ -110,8 +110,11 @@ def merge_workers(state: _State) -> None:
     from ..report.bundle import MANIFEST, read_bundle
     from ..report.merge import merge_bundles
 
+    from ..llm.budget import llm_spend_file
+
     out = state.output_root()
     rid = run_id(state.config)
+    (out / llm_spend_file(rid)).unlink(missing_ok=True)  # the workers' shared --max-llm-cost total: done
     # Worker directories of this run only: an earlier run's bundles (gw2 of a wider run, the output
     # directory's own bundle) stay out of it.
     mine = [p.parent.parent for p in sorted(out.glob(f"gw*/{MANIFEST}"))

@@ -46,11 +46,15 @@ class Runner(TrailSession):
         self.progress.redact = self.redactor  # the factory's: every output of the run passes through it
         self.interrupted: str | None = None
         """The signal that interrupted this run; the trails not started yet are then listed as cancelled."""
-        from ..llm.budget import CostBudget
+        from ..llm.budget import CostBudget, SharedCostBudget, llm_spend_file
         from .history import RunHistory
 
         self.llm_budget = CostBudget(self.options.max_llm_cost)
         """``--max-llm-cost``: shared by every session of the run (see ``llm/budget.py``)."""
+        if self.options.worker is not None and self.options.max_llm_cost is not None:
+            # An xdist worker writes below <output>/<worker id>: the run's total sits beside the workers.
+            self.llm_budget = SharedCostBudget(self.options.max_llm_cost,
+                                               self.output_dir.parent / llm_spend_file(self.options.run_id))
 
         endpoint = self.options.driver_options.get("server_url") or self.options.driver_options.get("ws_endpoint")
         self.history = RunHistory(self.options.results_db, fallback_dir=self.output_dir, redact=self.redactor,
