@@ -28,13 +28,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import pluggy
-
-from ._names import PROJECT_NAME
 from ._version import __version__
-
-hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
-"""Marker for hook implementations: ``@trailblaze.hookimpl``."""
+from .markers import hookimpl
 
 _LAZY = {
     "CONTRACT_VERSION": "trailblaze.hookspecs",

@@ -2,6 +2,8 @@
 
 A driver is a class registered by a plugin through ``trailblaze_register_drivers``. The core never
 imports a driver SDK: drivers import theirs lazily in ``start``. One driver instance serves one session.
+A session and a tool's context hold their driver through the protocols this module re-exports from
+``trailblaze.contract.device`` (``SessionDriver``, ``DeviceDriver``); every ``Driver`` satisfies both.
 """
 
 from __future__ import annotations
@@ -11,13 +13,14 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Generic
 
 from pydantic import BaseModel, ConfigDict
 from typing_extensions import TypeVar
 
+from .contract.device import DeviceDriver, DeviceInfo, SessionDriver, StepInfo
+from .contract.sources import Contributions, ToolSource
 from .errors import BadInputError
-from .tools.base import Contributions, ToolSource
 
 if TYPE_CHECKING:
     from .recorder import RecordedStepDraft, RecordOptions
@@ -29,52 +32,6 @@ class DriverConfig(BaseModel):
     """Base for a driver's configuration model. Unknown keys are errors that name the key."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
-
-class DeviceInfo(BaseModel):
-    """What a started driver reports about its device. Feeds memory, logs and plugin contexts."""
-
-    model_config = ConfigDict(extra="allow")
-
-    platform: str
-    """Lower-case platform: ``web``, ``android``, ``ios``, ``host``."""
-    driver: str
-    """The driver key, e.g. ``playwright-native``."""
-    classifiers: list[str] = []
-    """Broad first, e.g. ``["android", "phone"]`` or ``["web"]``."""
-    width: int | None = None
-    height: int | None = None
-    device_id: str | None = None
-    name: str | None = None
-
-    def envelope(self) -> dict[str, Any]:
-        """The ``device`` object of upstream's context envelopes."""
-        out: dict[str, Any] = {"platform": self.platform, "driverType": self.driver}
-        if self.width is not None:
-            out["widthPixels"] = self.width
-        if self.height is not None:
-            out["heightPixels"] = self.height
-        return out
-
-
-class StepInfo(Protocol):
-    """The step a driver is told about (the trail's ``TrailStep`` is one).
-
-    ``number`` is the one number people see for it everywhere — the progress line, errors, the summary,
-    the report, JUnit, screenshot names: 1-based, the trailhead 0. ``index`` is its position in the
-    trail (0-based), which the event logs carry as ``stepIndex``."""
-
-    @property
-    def index(self) -> int: ...
-
-    @property
-    def number(self) -> int: ...
-
-    @property
-    def kind(self) -> str: ...
-
-    @property
-    def text(self) -> str | None: ...
 
 
 ConfigT = TypeVar("ConfigT", bound=DriverConfig, default=DriverConfig, covariant=True)
@@ -102,7 +59,7 @@ class Driver(ABC, Generic[ConfigT]):
         self.config: ConfigT = config
 
     @abstractmethod
-    def start(self, session: "Session") -> DeviceInfo:
+    def start(self, session: Session) -> DeviceInfo:
         """Connect to or launch the device. Raise ``DriverError`` (exit 2) when it cannot."""
 
     @abstractmethod
@@ -175,17 +132,17 @@ class Driver(ABC, Generic[ConfigT]):
         raise BadInputError(f"driver '{self.key}' cannot record a person's actions",
                             hint="trailblaze record works with the web driver (playwright-native)")
 
-    def step_started(self, session: "Session", step: StepInfo) -> None:
+    def step_started(self, session: Session, step: StepInfo) -> None:
         """Called once as each step begins, before its first tool call or model turn (open a trace group,
         start a per-step recording). Every entry point calls it: ``trailblaze run``, the pytest plugin,
         ``step``/``verify`` and each step of ``trailblaze mcp``. Default: nothing."""
 
-    def step_finished(self, session: "Session", step: StepInfo, ok: bool) -> None:
+    def step_finished(self, session: Session, step: StepInfo, ok: bool) -> None:
         """Called once when a step that started has its outcome (``ok``: it passed), for artifacts:
         screenshots, closing the trace group. A run aborted inside a step (bad input found at run
         time, a lost device, an interrupt) goes straight to ``trail_finished``. Default: nothing."""
 
-    def trail_finished(self, session: "Session", ok: bool) -> None:
+    def trail_finished(self, session: Session, ok: bool) -> None:
         """Called once per trail before ``stop`` (keep or drop a trace). Default: nothing."""
 
     def lost(self, error: BaseException | None = None) -> str | None:
@@ -272,5 +229,5 @@ class DriverRegistry(Contributions):
 
 
 __all__ = [
-    "DeviceInfo", "Driver", "DriverConfig", "DriverRegistry", "StepInfo",
+    "DeviceDriver", "DeviceInfo", "Driver", "DriverConfig", "DriverRegistry", "SessionDriver", "StepInfo",
 ]

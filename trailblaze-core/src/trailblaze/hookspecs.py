@@ -12,9 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import pluggy
-
-from ._names import PROJECT_NAME
+from .markers import hookspec
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -31,8 +29,6 @@ if TYPE_CHECKING:
     from .tools.base import ToolCall, ToolDefinition, ToolResult
     from .tools.descriptors import ToolDescriptor
     from .tools.registry import ToolRegistry
-
-hookspec = pluggy.HookspecMarker(PROJECT_NAME)
 
 CONTRACT_VERSION: tuple[int, int] = (1, 0)
 """The version of this contract, ``(major, minor)``; also ``trailblaze.CONTRACT_VERSION``.

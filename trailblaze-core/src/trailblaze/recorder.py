@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from .tools.base import ToolCall
+from .contract.calls import ToolCall
 
 
 @dataclass

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from urllib.parse import urlparse
 
-from .driver import DeviceInfo, Driver, DriverRegistry
+from .contract.device import DeviceDriver, DeviceInfo
+from .driver import Driver, DriverRegistry
 from .errors import BadInputError
 
 
@@ -33,7 +34,7 @@ def choose_driver(drivers: DriverRegistry, url: str | None) -> type[Driver]:
                              "or set defaults.driver in trailblaze.yaml")
 
 
-def screen_header(driver: Driver, device: DeviceInfo) -> str:
+def screen_header(driver: DeviceDriver, device: DeviceInfo) -> str:
     """The first line of a snapshot: driver, device and screen size, and what is on screen (a page
     URL and title, an app). ``trailblaze mcp`` starts its snapshots with it too."""
     size = f" {device.width}x{device.height}" if device.width and device.height else ""

@@ -17,12 +17,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .context import ToolContext
-from .driver import DeviceInfo, Driver
+from .contract.calls import ToolCall, ToolResult
+from .contract.device import DeviceInfo, SessionDriver
 from .errors import (BadInputError, DriverError, ToolArgumentError, ToolExpansionError, ToolFailure,
                      TrailblazeError, UnknownToolError)
 from .logs import SessionLog
 from .memory import Memory, escape_literal
-from .tools.base import ToolCall, ToolDefinition, ToolResult
+from .tools.base import ToolDefinition
 from .tools.codec import CodecHooks, ToolCodec
 from .tools.registry import ToolRegistry
 from .untrusted import valid_data, valid_text
@@ -105,7 +106,9 @@ class Session:
     memory: Memory
     log: SessionLog
     log_dir: Path
-    driver: Driver | None = None
+    driver: SessionDriver[Session] | None = None
+    """Held through the driver protocol (every ``trailblaze.driver.Driver`` is one), so this module sits
+    below ``trailblaze.driver``, whose hooks take a ``Session``."""
     device: DeviceInfo = field(default_factory=lambda: DeviceInfo(platform="host", driver="host"))
     target: str | None = None
     trail: Any = None
@@ -134,6 +137,15 @@ class Session:
             self.resources[_TARGET_KEY] = self.host.target_info(target, self.workspace) if target else None
         found: TargetInfo | None = self.resources[_TARGET_KEY]
         return found
+
+
+def session_of(ctx: ToolContext) -> Session:
+    """The whole session behind a tool's context, for plugin code that needs more than ``ToolSession``
+    shows (the host, the registry's definitions): every context the core makes holds a ``Session``."""
+    session = ctx.session
+    if not isinstance(session, Session):
+        raise TypeError(f"this tool context holds a {type(session).__name__}, not a trailblaze Session")
+    return session
 
 
 class Dispatcher:
@@ -298,5 +310,6 @@ def suggest_tool_name(name: str, registry: ToolRegistry) -> str:
     return "run `trailblaze tools` to list the tools of this workspace and driver"
 
 __all__ = [
-    "Dispatcher", "ExecutedCall", "Session", "SessionHost", "SessionOutcome", "suggest_tool_name",
+    "Dispatcher", "ExecutedCall", "Session", "SessionHost", "SessionOutcome", "session_of",
+    "suggest_tool_name",
 ]

@@ -32,10 +32,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar, overload
 
-from . import hookimpl
 from .config import WorkspaceConfig
 from .driver import DeviceInfo, Driver, DriverConfig, DriverRegistry, StepInfo
 from .logs import SessionLog
+from .markers import hookimpl
 from .memory import Memory, Redactor
 from .plugins import PluginHost, set_host
 from .runner.lifecycle import SessionLifecycle, finish_session

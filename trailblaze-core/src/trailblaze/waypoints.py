@@ -36,7 +36,7 @@ from .selectors import NodeSelector, parse_selector
 
 if TYPE_CHECKING:
     from .config import WorkspaceConfig
-    from .driver import DeviceInfo, Driver
+    from .contract.device import DeviceDriver, DeviceInfo
 
 SUFFIX = ".waypoint.yaml"
 RESERVED = ("id", "description", "route")
@@ -201,7 +201,7 @@ def device_classifiers(device: DeviceInfo) -> list[str]:
     return out
 
 
-def match(waypoint: Waypoint, driver: Driver, classifiers: list[str]) -> WaypointMatch:
+def match(waypoint: Waypoint, driver: DeviceDriver, classifiers: list[str]) -> WaypointMatch:
     block = waypoint.block_for(classifiers)
     if block is None:
         return WaypointMatch(waypoint.id, False, no_block=True)
@@ -218,7 +218,7 @@ def match(waypoint: Waypoint, driver: Driver, classifiers: list[str]) -> Waypoin
     return result
 
 
-def poll(waypoint: Waypoint, driver: Driver, classifiers: list[str], *, timeout_ms: int,
+def poll(waypoint: Waypoint, driver: DeviceDriver, classifiers: list[str], *, timeout_ms: int,
          poll_interval_ms: int, sleep: Callable[[float], None] = time.sleep) -> WaypointMatch:
     """``WaypointAssertion.poll``: re-evaluate until it matches or ``timeout_ms`` passes; the last result."""
     deadline = time.monotonic() + timeout_ms / 1000

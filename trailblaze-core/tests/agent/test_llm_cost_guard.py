@@ -55,3 +55,38 @@ def test_under_the_cap_nothing_changes(app_host, workspace, llm_server, tb_llm_c
                       "--secret", f"password={SECRET}", "--max-llm-cost", "1"], host=app_host, cwd=root)
     assert result.exit_code == 0, result.output
     assert summary(root)["llm_tokens"] == 6 * 1050
+
+
+ASK_TRAIL = """\
+config:
+  title: Greeting
+  devices: {memory: SCREENS}
+trail:
+  - verify: The sign-in page is shown
+    recording:
+      memory:
+        - assertWithAi:
+            prompt: the page offers to sign in
+"""
+
+
+def test_memory_tools_questions_are_charged_to_the_same_cap(app_host, workspace, llm_server,
+                                                            tb_llm_config) -> None:  # type: ignore[no-untyped-def]
+    # A recorded assertWithAi replays without the agent but still asks the model: $0.012 a question
+    # (10,000 tokens in, 1,000 out), so a cap of $0.01 is spent by the first trail's question and the
+    # second trail's question is never sent.
+    from trailblaze.testing_llm import call
+
+    answer = call("booleanAssertion", result=True, reason="a Sign in button")
+    server = llm_server([reply_usage(answer, 10000, 1000), reply_usage(dataclasses.replace(answer), 10000, 1000)])
+    root = workspace(tb_llm_config(server), {"a.trail.yaml": ASK_TRAIL, "b.trail.yaml": ASK_TRAIL})
+    result = run_cli(["run", "trails", "--output-dir", str(root / "logs"), "--max-llm-cost", "0.01",
+                      "--retries", "1", "--no-save-recording"], host=app_host, cwd=root)
+    assert result.exit_code == 2, result.output
+    assert len(server.requests) == 1, result.output  # the second question was refused, and not retried
+    assert "tool 'assertWithAi'" in result.output and "the run's LLM budget is spent: $0.0120" in result.output
+    reports = sorted((root / "logs" / "reports").glob("trailblaze_test_results_*.json"))
+    results = {Path(r["trail_source"]).name: r for r in json.loads(reports[-1].read_text())["results"]}
+    assert results["a.trail.yaml"]["outcome"] == "PASSED", results
+    assert results["b.trail.yaml"]["outcome"] == "ERROR" and results["b.trail.yaml"]["failure_kind"] == "LlmCostLimit"
+    assert "↻" not in result.output

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from trailblaze.context import ToolContext
 from trailblaze.errors import TrailblazeError
+from trailblaze.session import session_of
 
 from .spawn import callback_timeout_ms
 
@@ -180,7 +181,8 @@ class CallbackHub:
         # One read of the OS's randomness for both (what ``secrets.token_hex``/``token_urlsafe`` would each
         # read): the id (8 bytes, hex) is not secret, the token (32 bytes, URL-safe base64) is.
         raw = os.urandom(40)
-        inv = Invocation(id="inv-" + raw[:8].hex(), session=ctx.session, ctx=ctx, tool=tool, server=server,
+        inv = Invocation(id="inv-" + raw[:8].hex(), session=session_of(ctx), ctx=ctx, tool=tool,
+                         server=server,
                          token=base64.urlsafe_b64encode(raw[8:]).rstrip(b"=").decode("ascii"), allow_host=allow_host)
         with self._lock:
             self._invocations[inv.id] = inv

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from trailblaze.context import ToolContext
+from trailblaze.session import session_of
 from trailblaze.tools.base import Tool, ToolResult
 
 
@@ -21,7 +22,7 @@ class ReloadToolsTool(Tool):
     def execute(self, ctx: ToolContext) -> ToolResult:
         from .servers import state_of
 
-        state = state_of(ctx.session)
+        state = state_of(session_of(ctx))
         if state is None:
             total = len(ctx.session.registry)
             return ToolResult.ok(f"no MCP tool servers in this session; {total} tools",

@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from trailblaze.context import CallCodec
 from trailblaze.errors import ToolExpansionError
 from trailblaze.tools.base import ANNOTATION_KEYS, ToolCall, ToolDefinition
 from trailblaze.tools.params import ParameterSchema
-from trailblaze.tools.codec import CORE_CODEC, ToolCodec
+from trailblaze.tools.codec import CORE_CODEC
 from trailblaze.tools.serialization import ToolCallFormatError
 
 from .template import CompiledBody
@@ -55,7 +56,7 @@ class YamlToolDefinition(ToolDefinition):
         """The body with ``values`` (already prepared) substituted, as ``[{toolName: args}, ...]``."""
         return self.body.expand(values)
 
-    def calls(self, values: dict[str, Any], codec: ToolCodec = CORE_CODEC) -> list[ToolCall]:
+    def calls(self, values: dict[str, Any], codec: CallCodec = CORE_CODEC) -> list[ToolCall]:
         """The expansion re-decoded through the same path trail recordings take (the session's codec)."""
         out: list[ToolCall] = []
         for item in self.body.expand(values):

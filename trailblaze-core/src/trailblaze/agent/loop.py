@@ -247,10 +247,7 @@ class StepAgent:
         self.llm_calls += 1
         self.cost += cost or 0.0
         tokens = response.usage.input_tokens + response.usage.output_tokens
-        self.tokens += tokens
-        budget = budget_of(self.session.resources)
-        if budget is not None:
-            budget.add(cost, tokens)
+        self.tokens += tokens  # the run's budget is charged by complete_with_retries
         self._log_request(request, response, attempt, duration, screenshot, cost=cost)
         return response
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BadInputError, InfrastructureError
+from ..llm.budget import CostBudget, LlmCostLimit, budget_of
 from ..llm.config import DEFAULT_MAX_LLM_CALLS, ResolvedModel, load_settings, resolve_model
 from ..llm.registry import LlmProvider, ProviderError
 from ..llm.types import LlmImage, LlmMessage, LlmRequest, LlmResponse, LlmToolCall
@@ -37,6 +38,9 @@ class AgentState:
     max_llm_calls: int
     llm_call_count: int = 0
     llm_cost_usd: float = 0.0
+    budget: CostBudget | None = None
+    """The run's ``--max-llm-cost`` (from the session's resources): every model call of the session is
+    checked against it and charged to it here, the agent's and the memory tools' alike."""
 
     def close(self) -> None:
         self.provider.close()
@@ -46,6 +50,7 @@ def agent_state(session: "Session", options: Any = None) -> AgentState | None:
     """The session's agent state, created on first use; None when no model is configured."""
     state = session.resources.get(STATE_KEY)
     if isinstance(state, AgentState):
+        state.budget = budget_of(session.resources)
         return state
     types = session.host.llm_providers()
     cli_llm = getattr(options, "llm", None)
@@ -57,7 +62,8 @@ def agent_state(session: "Session", options: Any = None) -> AgentState | None:
         cap = load_settings(session.workspace, types).max_llm_calls
     if cap is not None and cap < 1:
         raise BadInputError(f"--max-llm-calls must be at least 1, got {cap}")
-    state = AgentState(model, model.create_provider(), cap or DEFAULT_MAX_LLM_CALLS)
+    state = AgentState(model, model.create_provider(), cap or DEFAULT_MAX_LLM_CALLS,
+                       budget=budget_of(session.resources))
     session.resources[STATE_KEY] = state
     return state
 
@@ -94,7 +100,10 @@ def complete_with_retries(state: AgentState, request: LlmRequest, *, hint: str,
 
     Returns the response, its duration in ms and its cost (None when the model has no prices).
     ``on_failure(message, duration_ms, retry)`` sees each failed try (the agent logs them).
+    :raises LlmCostLimit: the run's ``--max-llm-cost`` is spent; no request is sent (exit 2, not retried).
     :raises InfrastructureError: the provider failed for good (exit 2)."""
+    if state.budget is not None and state.budget.exhausted:
+        raise LlmCostLimit(state.budget.reason(), hint=hint)
     spec = state.model.provider
     retries = spec.max_retries if spec.max_retries is not None else DEFAULT_MAX_RETRIES
     backoff = spec.retry_backoff_seconds
@@ -119,6 +128,8 @@ def complete_with_retries(state: AgentState, request: LlmRequest, *, hint: str,
         cost = state.model.cost(usage.input_tokens, usage.output_tokens, usage.cached_input_tokens)
         state.llm_call_count += 1
         state.llm_cost_usd += cost or 0.0
+        if state.budget is not None:
+            state.budget.add(cost, usage.input_tokens + usage.output_tokens)
         return response, duration, cost
     raise AssertionError("unreachable")  # pragma: no cover
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import BadInputError
 from ..llm.types import LlmMessage, LlmRequest
+from ..session import session_of
 from .model_calls import agent_state, capture_screen, complete_with_retries, redacted_request
 
 if TYPE_CHECKING:
@@ -65,7 +66,7 @@ def ask(ctx: ToolContext, kind: str, prompt: str) -> Answer:
     """Ask ``prompt`` of the model with the answer tool ``kind`` (``booleanAssertion``,
     ``stringEvaluation`` or ``elementValue``). A reply without the answer tool is a negative answer,
     as upstream treats it."""
-    session = ctx.session
+    session = session_of(ctx)
     state = agent_state(session)
     if state is None:
         raise NoModelError("this tool asks the model about the screen and no model is configured: pass --llm "

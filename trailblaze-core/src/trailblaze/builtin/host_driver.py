@@ -9,8 +9,8 @@ from __future__ import annotations
 import platform as _platform
 from typing import TYPE_CHECKING
 
-from .. import hookimpl
 from ..driver import DeviceInfo, Driver, DriverConfig, DriverRegistry
+from ..markers import hookimpl
 
 if TYPE_CHECKING:
     from ..session import Session

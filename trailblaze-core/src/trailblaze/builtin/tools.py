@@ -11,8 +11,8 @@ from pathlib import Path
 
 from pydantic import Field
 
-from .. import hookimpl
 from ..context import ToolContext
+from ..markers import hookimpl
 from ..tools.base import Tool, ToolResult
 from ..tools.registry import ToolRegistry
 from ..tools.serialization import upstream_class_decoder

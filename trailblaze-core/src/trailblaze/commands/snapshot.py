@@ -25,7 +25,7 @@ from .session_options import session_options, session_values
 from .shared import CONTEXT_SETTINGS, handle_errors
 
 if TYPE_CHECKING:
-    from ..driver import Driver
+    from ..contract.device import DeviceDriver
     from ..plugins import PluginHost
     from ..runner.lifecycle import SessionLifecycle
 
@@ -174,7 +174,7 @@ def take_snapshot(request: SnapshotRequest, *, host: PluginHost | None = None) -
         return 0
 
 
-def _save_screenshot(driver: Driver, path: Path) -> None:
+def _save_screenshot(driver: DeviceDriver, path: Path) -> None:
     from ..errors import BadInputError
     from ..files import write_atomic
 

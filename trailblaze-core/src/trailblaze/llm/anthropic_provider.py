@@ -11,10 +11,10 @@ import base64
 import json
 from typing import Any, ClassVar
 
-from .. import hookimpl
-from .specs import CostSpec, ModelSpec
+from ..markers import hookimpl
 from .openai_provider import error_text, status_error
 from .registry import LlmProviderRegistry, OfficialClientProvider, ProviderError
+from .specs import CostSpec, ModelSpec
 from .types import LlmRequest, LlmResponse, LlmToolCall, LlmUsage
 
 

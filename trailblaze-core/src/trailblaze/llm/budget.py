@@ -1,9 +1,10 @@
 """``--max-llm-cost``: one spending cap for every model call of a run, across its trails and devices.
 
-The runner puts one ``CostBudget`` into each session's resources; the agent asks it before every model
-request and adds each request's cost after it. Once the run has spent its cap, no step is handed to the
-model any more: the step that needed it ends as ERROR with ``CostBudget.reason`` (and is not retried:
-the next attempt would find the budget spent too).
+The runner puts one ``CostBudget`` into each session's resources; the one path every model call takes
+(``agent/model_calls.complete_with_retries``: the agent's requests and the memory tools' questions) asks
+it before the request and adds the request's cost after it. Once the run has spent its cap, no step is
+handed to the model any more: the step that needed it ends as ERROR with ``CostBudget.reason`` (and is
+not retried: the next attempt would find the budget spent too).
 """
 
 from __future__ import annotations
@@ -11,8 +12,15 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from ..errors import InfrastructureError
+
 BUDGET_KEY = "trailblaze.llm_budget"
 FAILURE_KIND = "LlmCostLimit"
+
+
+class LlmCostLimit(InfrastructureError):
+    """A model call was not sent because the run's budget is spent (a memory tool's question, say):
+    exit 2, and the trail is not retried (its ``failure_kind`` is ``FAILURE_KIND``)."""
 
 
 class CostBudget:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import hookimpl
+from ..markers import hookimpl
 from .specs import LlmSection
 
 

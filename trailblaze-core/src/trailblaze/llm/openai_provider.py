@@ -13,11 +13,10 @@ import base64
 import json
 from typing import Any, ClassVar
 
-from .. import hookimpl
-from .specs import CostSpec, ModelSpec
+from ..markers import hookimpl
 from .registry import LlmProviderRegistry, OfficialClientProvider, ProviderError
+from .specs import CostSpec, ModelSpec
 from .types import LlmRequest, LlmResponse, LlmToolCall, LlmUsage
-
 
 
 def _m(model_id: str, inp: float, out: float, cached: float, ctx: int, max_out: int) -> ModelSpec:

@@ -12,8 +12,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..contract.sources import Contributions, ToolSource
 from ..errors import BadInputError, InfrastructureError
-from ..tools.base import Contributions, ToolSource
 
 if TYPE_CHECKING:
     from .specs import ModelSpec, ProviderSpec

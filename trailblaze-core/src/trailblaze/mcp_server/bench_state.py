@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..driver import Driver
+from ..contract.device import SessionDriver
 from ..errors import BadInputError
 from ..runner.options import RunOptions
 from ..session import Session
@@ -76,7 +76,7 @@ class _Connected:
         return self.lifecycle.session
 
     @property
-    def driver(self) -> Driver:
+    def driver(self) -> SessionDriver[Session]:
         driver = self.lifecycle.session.driver
         assert driver is not None
         return driver

@@ -47,7 +47,8 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from ..config import WorkspaceConfig, find_workspace, validate_config
-from ..driver import DeviceInfo, Driver, DriverRegistry, StepInfo
+from ..contract.device import DeviceInfo, SessionDriver, StepInfo
+from ..driver import Driver, DriverRegistry
 from ..errors import BadInputError, ConfigError, DriverError, InfrastructureError, TrailblazeError
 from ..logs import SessionLog
 from ..memory import Memory, Redactor
@@ -96,7 +97,7 @@ class Device:
         return cls(spec, None, spec)
 
 
-def start_driver(driver: Driver, session: Session) -> DeviceInfo:
+def start_driver(driver: SessionDriver[Session], session: Session) -> DeviceInfo:
     """Start ``driver`` for ``session``; a driver's own exception becomes a ``DriverError`` (exit 2)."""
     try:
         return driver.start(session)
@@ -364,7 +365,7 @@ class SessionLifecycle:
         session.resources[LIFECYCLE_KEY] = self
 
     @property
-    def driver(self) -> Driver | None:
+    def driver(self) -> SessionDriver[Session] | None:
         return self.session.driver
 
     # -- opening ------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The tool model: calls, results, class-backed tools and tool definitions.
+"""The tool model: class-backed tools and tool definitions (calls and results re-exported).
 
 A *tool call* is what a trail, a model or a server writes: a name and raw arguments. A *tool
 definition* is what a source (a plugin class, a YAML file, an MCP server) registered under that name.
@@ -8,135 +8,22 @@ a process that has never seen its definition.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, PydanticUserError, ValidationError
 
+from ..context import ToolContext
+from ..contract.calls import OtherTool, ToolCall, ToolResult
+from ..contract.sources import Contributions, ToolSource
 from ..errors import PluginToolError
-
 from .params import ParameterSchema, format_validation_error
-
-if TYPE_CHECKING:
-    from ..context import ToolContext
 
 ANNOTATION_KEYS = frozenset({"reasoning", "reason"})
 """Free-text recording annotations accepted on every tool call and never load-bearing at replay."""
-
-
-class ToolCall:
-    """One call as authored: ``- name: {args}`` in YAML, ``{"toolName", "raw"}`` in JSON logs."""
-
-    __slots__ = ("name", "args")
-
-    def __init__(self, name: str, args: Mapping[str, Any] | None = None) -> None:
-        self.name = name
-        self.args: dict[str, Any] = dict(args) if args else {}
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, ToolCall) and other.name == self.name and other.args == self.args
-
-    def __hash__(self) -> int:
-        return hash(self.name)
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.name!r}, {self.args!r})"
-
-    def to_yaml(self) -> dict[str, Any]:
-        return {self.name: self.args}
-
-    def to_json(self) -> dict[str, Any]:
-        return {"toolName": self.name, "raw": self.args}
-
-
-class OtherTool(ToolCall):
-    """A call whose name this process did not know when it was decoded.
-
-    It keeps the raw arguments untouched, re-encodes byte-for-byte in meaning, and is resolved against
-    the session registry at dispatch, so a recording of a YAML or MCP tool survives any process.
-    """
-
-    __slots__ = ()
-
-
-@dataclass
-class ToolResult:
-    """What an executable tool returns. ``success=False`` fails the step with ``message``."""
-
-    success: bool = True
-    message: str | None = None
-    data: Any = None
-    recorded_args: dict[str, Any] | None = None
-    """Arguments to write into a recording instead of the authored ones (merged over them), when the
-    call as authored would not replay: ``web_click {ref: e12}`` records ``{ref: 'button "Sign in"',
-    nodeSelector: {...}}`` because snapshot refs do not survive a reload. Other arguments keep their
-    authored form (memory tokens included)."""
-
-    @classmethod
-    def ok(cls, message: str | None = None, data: Any = None) -> "ToolResult":
-        return cls(True, message, data)
-
-    @classmethod
-    def fail(cls, message: str, data: Any = None) -> "ToolResult":
-        return cls(False, message, data)
-
-
-@dataclass(frozen=True)
-class ToolSource:
-    """Who contributed a tool, so listings and conflicts can name it."""
-
-    plugin: str | None = None
-    distribution: str | None = None
-    version: str | None = None
-    file: Path | str | None = None
-    server: str | None = None
-    line: int | None = None
-
-    def __str__(self) -> str:
-        parts: list[str] = []
-        if self.file is not None:
-            where = str(self.file)
-            if self.line is not None:
-                where += f":{self.line}"
-            parts.append(f"file {where}")
-        if self.server is not None:
-            parts.append(f"MCP server '{self.server}'")
-        if self.plugin is not None:
-            dist = f" ({self.distribution} {self.version})" if self.distribution else ""
-            parts.append(f"plugin '{self.plugin}'{dist}")
-        return ", ".join(parts) if parts else "unknown source"
-
-    def to_json(self) -> dict[str, Any]:
-        return {k: (str(v) if isinstance(v, Path) else v) for k, v in
-                {"plugin": self.plugin, "distribution": self.distribution, "version": self.version,
-                 "file": self.file, "server": self.server, "line": self.line}.items() if v is not None}
-
-
-class Contributions:
-    """How every registry (tools, drivers, LLM provider types) records which plugin contributed an entry.
-
-    The plugin host calls each plugin's registration hook inside ``registry.contributing(source)``;
-    whatever the registry adds meanwhile is attributed to ``current_source``, so conflicts and listings
-    name the plugin without plugins having to say who they are."""
-
-    _current_source: ToolSource | None = None
-
-    @contextmanager
-    def contributing(self, source: ToolSource) -> Iterator[None]:
-        previous = self._current_source
-        self._current_source = source
-        try:
-            yield
-        finally:
-            self._current_source = previous
-
-    @property
-    def current_source(self) -> ToolSource | None:
-        return self._current_source
 
 
 @dataclass(kw_only=True)
@@ -180,7 +67,7 @@ class ToolDefinition:
             return {k: v for k, v in args.items() if k != "_trailblazeContext"}
         return schema.validate(args, owner=f"tool '{self.name}'", allow_extra=ANNOTATION_KEYS)
 
-    def invoke(self, prepared: Any, ctx: "ToolContext") -> "ToolResult | list[ToolCall]":
+    def invoke(self, prepared: Any, ctx: ToolContext) -> "ToolResult | list[ToolCall]":
         raise NotImplementedError(f"tool '{self.name}' ({self.kind}) cannot be executed here")
 
     def supports(self, *, driver: str | None, platform: str | None) -> bool:
@@ -217,7 +104,7 @@ class Tool(BaseModel):
     drivers: ClassVar[frozenset[str] | None] = None
     toolsets: ClassVar[tuple[str, ...]] = ()
 
-    def execute(self, ctx: "ToolContext") -> "ToolResult | str | None":
+    def execute(self, ctx: ToolContext) -> "ToolResult | str | None":
         raise NotImplementedError(f"{type(self).__name__}.execute")
 
     @classmethod
@@ -239,7 +126,7 @@ class Tool(BaseModel):
 class DelegatingTool(Tool):
     """A class-backed tool that expands into other tool calls at run time (``tap(ref)`` → selector)."""
 
-    def expand(self, ctx: "ToolContext") -> list[ToolCall]:
+    def expand(self, ctx: ToolContext) -> list[ToolCall]:
         raise NotImplementedError(f"{type(self).__name__}.expand")
 
 
@@ -292,7 +179,7 @@ class ClassToolDefinition(ToolDefinition):
             raise ValueError(format_validation_error(exc, owner=f"tool '{self.name}'",
                                                      known=[p.name for p in self._schema])) from None
 
-    def invoke(self, prepared: Any, ctx: "ToolContext") -> "ToolResult | list[ToolCall]":
+    def invoke(self, prepared: Any, ctx: ToolContext) -> "ToolResult | list[ToolCall]":
         if self.delegating:
             return list(prepared.expand(ctx))
         result = prepared.execute(ctx)

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from .. import hookimpl
-from .base import OtherTool, ToolCall
+from ..contract.calls import OtherTool, ToolCall
+from ..markers import hookimpl
 
 if TYPE_CHECKING:
     from .registry import ToolRegistry
