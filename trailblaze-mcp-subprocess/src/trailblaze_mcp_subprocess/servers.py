@@ -11,16 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.errors import BadInputError, InfrastructureError
-from trailblaze.tools.base import ToolCall, ToolResult, ToolSource
+from trailblaze.errors import InfrastructureError
+from trailblaze.tools.base import ToolCall, ToolResult
 
 from . import callbacks, reaper
 from .config import ServerSpec
-from .definitions import STATE_KEY, McpToolDefinition, sanitize_schema
+from .definitions import STATE_KEY, McpToolDefinition
 from .envelope import (
     CONTEXT_ARG,
     INVOCATION_META_KEY,
@@ -30,63 +28,20 @@ from .envelope import (
     target_envelope,
 )
 from .loop import LoopThread
-from .meta import (
-    REGISTRY_URI,
-    ServerRegistry,
-    ToolMeta,
-    filter_reason,
-    merge,
-    parse_registry,
-    parse_tool_meta,
-)
-from .process import ServerProcess, tail_text
+from .meta import REGISTRY_URI, parse_registry
+from .registration import register_all, update_registered
 from .results import delegates_of, to_tool_result
-from .runtimes import missing_module, missing_module_hint
-from .spawn import launch_for
-from .wire import CallOutcome, ConnectionLost, ListedTool, ProtocolError, RequestTimeout
+from .running import RunningServer, ServerCrashed, ServerStartError, ServerTimeout
+from .wire import CallOutcome, ConnectionLost, ProtocolError, RequestTimeout
 
 if TYPE_CHECKING:
     from trailblaze.context import ToolContext
     from trailblaze.session import Session
 
-    from .process import Launch
-    from .sdk import Connection
+__all__ = ["CAPABILITIES", "RunningServer", "ServerCrashed", "ServerStartError", "ServerTimeout", "SessionServers",
+           "state_of"]
 
 CAPABILITIES = {"callbacks": True, "sampling": False}
-
-
-class ServerStartError(InfrastructureError):
-    """A tool server could not be started, connected or initialized (exit 2)."""
-
-
-class ServerCrashed(InfrastructureError):
-    """A tool server died (or broke the protocol) in the middle of a session (exit 2)."""
-
-
-class ServerTimeout(InfrastructureError):
-    """A tool server did not answer a call in time (exit 2): the server, not the app under test, failed."""
-
-
-@dataclass
-class RunningServer:
-    spec: ServerSpec
-    launch: Launch | None = None
-    process: ServerProcess | None = None
-    conn: Connection | None = None
-    tools: list[ListedTool] = field(default_factory=list)
-    registry: ServerRegistry | None = None
-    registered: list[str] = field(default_factory=list)
-    skipped: dict[str, str] = field(default_factory=dict)
-    protocol_reported: bool = False
-    """Whether a message already quoted the server's stdout garbage (else the session end reports it)."""
-
-    @property
-    def label(self) -> str:
-        what = self.launch.describe() if self.launch is not None else (self.spec.url or "")
-        return f"MCP server '{self.spec.name}' ({what})" if what else f"MCP server '{self.spec.name}'"
-
-    def tail(self) -> str:
-        return tail_text(self.process.stderr_tail) if self.process is not None else ""
 
 
 class SessionServers:
@@ -116,7 +71,7 @@ class SessionServers:
                 if isinstance(first, Exception):
                     raise first
                 raise ServerStartError(str(first))
-            self._register_all()
+            register_all(self.session, self.specs, self.servers)
         except BaseException:
             with contextlib.suppress(ServerCrashed):  # the start failure is the news, not a late garbage line
                 self.close()
@@ -126,145 +81,10 @@ class SessionServers:
         return await asyncio.gather(*(self._start_one(spec) for spec in self.specs), return_exceptions=True)
 
     async def _start_one(self, spec: ServerSpec) -> RunningServer:
-        from .sdk import Connection
-
         rs = RunningServer(spec)
-        self.servers[spec.name] = rs
-        timeout = spec.handshake_seconds()
-        if spec.transport == "http":
-            assert spec.url is not None
-            try:
-                rs.conn = await Connection.open_http(spec.url, headers=dict(spec.headers), timeout=timeout)
-            except RequestTimeout:
-                raise ServerStartError(f"{rs.label} did not answer initialize within {timeout:g}s") from None
-            except (ConnectionLost, ProtocolError) as exc:
-                raise ServerStartError(f"cannot connect to {rs.label}: {exc}",
-                                       hint=f"is it running? declared in {spec.source}") from None
-        else:
-            device = self.session.device
-            rs.launch = launch_for(spec, device=device, session_id=self.session.id, base_url=self.base_url)
-            stderr_file = None
-            if self.session.log.enabled:
-                stderr_file = self.session.log_dir / f"mcp_{_safe(spec.name)}_stderr.log"
-            rs.process = ServerProcess(spec.name, rs.launch, stderr_file=stderr_file)
-            try:
-                await rs.process.start()
-            except OSError as exc:
-                raise ServerStartError(f"cannot start {rs.label}: {exc.strerror or exc}",
-                                       hint=f"check 'command' in {spec.source}") from None
-            try:
-                rs.conn = await Connection.open_stdio(rs.process, timeout=timeout)
-            except RequestTimeout:
-                await rs.process.stderr_settled(0.2)
-                raise ServerStartError(
-                    f"{rs.label} did not answer initialize within {timeout:g}s (raise handshakeTimeoutSeconds or "
-                    f"TRAILBLAZE_MCP_SUBPROCESS_HANDSHAKE_TIMEOUT_MS if it is just slow); {rs.tail()}") from None
-            except (ConnectionLost, ProtocolError) as exc:
-                raise ServerStartError(await self._death_message(rs, "during initialize", exc)) from None
-        try:
-            rs.tools = await rs.conn.list_tools(timeout=timeout)
-            if rs.conn.hello.has_resources:
-                try:
-                    rs.registry = parse_registry(await rs.conn.read_json_resource(REGISTRY_URI, timeout=timeout))
-                except ProtocolError:
-                    rs.registry = None  # optional resource: most servers do not offer it
-        except RequestTimeout as exc:
-            raise ServerStartError(f"{rs.label}: {exc}; {rs.tail()}") from None
-        except (ConnectionLost, ProtocolError) as exc:
-            raise ServerStartError(await self._death_message(rs, "during tools/list", exc)) from None
+        self.servers[spec.name] = rs  # before it starts: ``close`` stops a half-started server too
+        await rs.start(self.session, self.base_url)
         return rs
-
-    async def _death_message(self, rs: RunningServer, during: str, exc: BaseException) -> str:
-        proc = rs.process
-        if proc is None:
-            return f"lost the connection to {rs.label} during {during}: {exc}"
-        if proc.protocol_error is None:  # garbage needs no exit to explain it; a death does
-            await proc.wait_exit(2.0)
-        await proc.stderr_settled(1.0 if proc.protocol_error is None else 0.2)
-        if proc.protocol_error is not None:
-            return self._garbage_message(rs, during)
-        if proc.returncode is not None:
-            missing = missing_module(proc.stderr_tail)
-            why = f" ({missing_module_hint(missing)})" if missing else ""
-            return f"{rs.label} exited with code {proc.returncode} {during}{why}; {rs.tail()}"
-        if isinstance(exc, ProtocolError):
-            return f"{rs.label} failed {during.removeprefix('during ')}: {exc}; {rs.tail()}"
-        return f"{rs.label} closed the connection {during}: {exc}; {rs.tail()}"
-
-    def _garbage_message(self, rs: RunningServer, during: str) -> str:
-        assert rs.process is not None
-        rs.protocol_reported = True
-        return (f"{rs.label} wrote something that is not JSON-RPC to stdout {during}: "
-                f"{rs.process.protocol_error!r} (stdout is the MCP channel: log to stderr); {rs.tail()}")
-
-    # -- registration -------------------------------------------------------------------------
-    def _register_all(self) -> None:
-        registry = self.session.registry
-        for spec in self.specs:
-            rs = self.servers[spec.name]
-            listed = {t.name for t in rs.tools}
-            missing = [n for n in spec.declared if n not in listed]
-            if missing:
-                raise BadInputError(f"{rs.label} does not serve tool(s) {', '.join(missing)} that "
-                                    f"{spec.source} declares (it lists: {', '.join(sorted(listed)) or 'none'})")
-            for tool in rs.tools:
-                if tool.name in spec.declared:
-                    self._adopt_declared(rs, tool)
-                    continue
-                definition = self._definition(rs, tool)
-                if definition is None:
-                    continue
-                registry.add(definition)
-                rs.registered.append(tool.name)
-            self.session.log.write("McpServerStartedLog", {
-                "server": spec.name, "transport": spec.transport,
-                "command": list(rs.launch.argv) if rs.launch else None, "url": spec.url,
-                "runtime": rs.launch.runtime if rs.launch else None,
-                "pid": rs.process.pid if rs.process else None,
-                "serverInfo": {"name": rs.conn.hello.name, "version": rs.conn.hello.version} if rs.conn else None,
-                "tools": [t.name for t in rs.tools], "registered": rs.registered, "skipped": rs.skipped,
-            })
-
-    def _adopt_declared(self, rs: RunningServer, tool: ListedTool) -> None:
-        """A tool a ``script:`` file declared: already registered; take the server's schema if it gave none."""
-        existing = self.session.registry.get(tool.name)
-        if isinstance(existing, McpToolDefinition) and existing.input_schema is None and tool.input_schema:
-            self.session.registry.replace(replace(existing, input_schema=sanitize_schema(tool.input_schema)))
-        rs.registered.append(tool.name)
-
-    def _meta_for(self, rs: RunningServer, tool: ListedTool) -> ToolMeta:
-        reg = rs.registry.tools.get(tool.name) if rs.registry is not None else None
-        return merge(parse_tool_meta(tool.meta), reg)
-
-    def _definition(self, rs: RunningServer, tool: ListedTool) -> McpToolDefinition | None:
-        meta = self._meta_for(rs, tool)
-        device = self.session.device
-        any_device = device.driver == "any"
-        reason = filter_reason(meta, driver=None if any_device else device.driver,
-                               platform=None if any_device else device.platform,
-                               host_agent=self.session.options.get("agent_mode", "host") != "ondevice")
-        if reason is not None:
-            rs.skipped[tool.name] = reason
-            return None
-        toolsets = tuple(dict.fromkeys(([meta.toolset] if meta.toolset else []) + list(meta.groups)))
-        extra_meta = dict(tool.meta)
-        if rs.registry is not None:
-            for group in meta.groups:
-                info = rs.registry.groups.get(group)
-                if info is not None:
-                    extra_meta.setdefault("trailblaze/groups", {})[group] = {
-                        "description": info.description, "defaultEnabled": info.default_enabled}
-        spec = rs.spec
-        return McpToolDefinition(
-            name=tool.name, description=tool.description,
-            source=ToolSource(file=spec.script if spec.script is not None else spec.source.file,
-                              line=None if spec.script is not None else spec.source.line, server=spec.name),
-            surface_to_llm=meta.surface, is_recordable=meta.recordable, requires_host=meta.host_only,
-            delegating=bool(meta.is_delegating),
-            platforms=frozenset(p.lower() for p in meta.supported_platforms) or None,
-            drivers=frozenset(meta.supported_drivers) or None,
-            trailmap=spec.trailmap, toolsets=toolsets, meta=extra_meta,
-            server=spec.name, input_schema=sanitize_schema(tool.input_schema))
 
     # -- calls --------------------------------------------------------------------------------
     def call(self, definition: McpToolDefinition, args: dict[str, Any], ctx: ToolContext) -> ToolResult | list[ToolCall]:
@@ -274,10 +94,10 @@ class SessionServers:
                                       "in this session")
         proc = rs.process
         if proc is not None and proc.protocol_error is not None:  # garbage while idle: the channel is broken
-            raise ServerCrashed(self._garbage_message(rs, f"before tools/call '{definition.name}'"))
+            raise ServerCrashed(rs.garbage_message(f"before tools/call '{definition.name}'"))
         if proc is not None and proc.returncode is not None:
-            raise ServerCrashed(self.loop.run(self._death_message(rs, f"during tools/call '{definition.name}'",
-                                                                     ConnectionLost("exited"))))
+            raise ServerCrashed(self.loop.run(rs.death_message(f"during tools/call '{definition.name}'",
+                                                               ConnectionLost("exited"))))
         session = self.session
         inv = self._hub.open(ctx, definition.name, rs.spec.name, rs.spec.allow_host_callbacks)
         try:
@@ -299,7 +119,7 @@ class SessionServers:
                 if proc is None:
                     raise ServerCrashed(f"lost the connection to {rs.label} during tools/call "
                                         f"'{definition.name}': {exc}") from None
-                raise ServerCrashed(self.loop.run(self._death_message(rs, f"during tools/call '{definition.name}'", exc))) from None
+                raise ServerCrashed(self.loop.run(rs.death_message(f"during tools/call '{definition.name}'", exc))) from None
             except RequestTimeout:
                 raise ServerTimeout(f"{rs.label} did not answer tools/call '{definition.name}' within "
                                     f"{rs.spec.call_seconds():g}s (callTimeoutSeconds); {rs.tail()}") from None
@@ -349,31 +169,9 @@ class SessionServers:
                         rs.registry = None
             except (ConnectionLost, RequestTimeout, ProtocolError) as exc:
                 raise ServerCrashed(f"{rs.label} failed tools/list during reloadTools: {exc}; {rs.tail()}") from None
-            listed = {t.name: t for t in rs.tools}
-            for old in list(rs.registered):
-                if old not in listed and old not in rs.spec.declared:
-                    registry.remove(old)
-                    rs.registered.remove(old)
-                    removed.append(old)
-            rs.skipped = {}
-            for tool in rs.tools:
-                if tool.name in rs.spec.declared:
-                    continue
-                definition = self._definition(rs, tool)
-                current = registry.get(tool.name)
-                if tool.name in rs.registered:
-                    if definition is None:
-                        registry.remove(tool.name)
-                        rs.registered.remove(tool.name)
-                        removed.append(tool.name)
-                    elif isinstance(current, McpToolDefinition) and current.server == name:
-                        registry.replace(definition)
-                    continue
-                if definition is None:
-                    continue
-                registry.add(definition)
-                rs.registered.append(tool.name)
-                added.append(tool.name)
+            added_here, removed_here = update_registered(self.session, rs, name)
+            added += added_here
+            removed += removed_here
         result = {"added": sorted(added), "removed": sorted(removed), "total": len(registry)}
         self.session.log.write("McpToolsReloadedLog", result)
         return result
@@ -397,7 +195,7 @@ class SessionServers:
                         "protocolError": rs.process.protocol_error})
                     if rs.process.protocol_error is not None and not rs.protocol_reported:
                         # Garbage after the last answer broke no call, but it is a bug the author must hear of.
-                        garbage.append(self._garbage_message(rs, "after its last answer"))
+                        garbage.append(rs.garbage_message("after its last answer"))
         except BaseException:
             for rs in self.servers.values():
                 if rs.process is not None:
@@ -413,30 +211,8 @@ class SessionServers:
             raise ServerCrashed("; ".join(garbage))
 
     async def _stop_all(self) -> list[Any]:
-        return await asyncio.gather(*(self._stop_one(rs) for rs in list(self.servers.values())),
+        return await asyncio.gather(*(rs.stop() for rs in list(self.servers.values())),
                                     return_exceptions=True)
-
-    async def _stop_one(self, rs: RunningServer) -> str:
-        if rs.conn is not None:
-            await rs.conn.close()
-        how = "connected (not stopped)" if rs.process is None else await rs.process.stop(
-            stdin_grace=_env_seconds("TRAILBLAZE_MCP_STDIN_GRACE_MS", 5.0),
-            term_grace=_env_seconds("TRAILBLAZE_MCP_TERM_GRACE_MS", 2.0))
-        if rs.conn is not None:
-            await rs.conn.finish_side_tasks()
-        return how
-
-
-def _env_seconds(name: str, default: float) -> float:
-    raw = os.environ.get(name)
-    try:
-        return int(raw) / 1000 if raw else default
-    except ValueError:
-        return default
-
-
-def _safe(name: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:80]
 
 
 def state_of(session: Session) -> SessionServers | None:

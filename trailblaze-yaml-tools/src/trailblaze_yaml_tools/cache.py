@@ -28,11 +28,9 @@ out. Without a usable key (unwritable home, a key file others can read) nothing 
 
 from __future__ import annotations
 
-import copyreg
 import hashlib
 import hmac
 import io
-import marshal
 import os
 import pickle
 import sys
@@ -42,12 +40,14 @@ from typing import TYPE_CHECKING, Any
 
 from trailblaze.files import OutputWriteError, write_atomic
 
+from .catalog_model import Catalog
+from .packing import PATH_DISPATCH, fast_path, pack, unpack
+
 if TYPE_CHECKING:
     from trailblaze.config import WorkspaceConfig
     from trailblaze.plugins import PluginHost
     from trailblaze.tools.base import ToolSource
 
-    from .catalog import Catalog
 
 __all__ = ["Signature", "cache_file", "digest_listing", "digest_text", "fast_path", "is_racy", "load_cached", "pack",
            "save_cached", "signature", "unpack",
@@ -64,63 +64,6 @@ KEY_SIZE = 32
 RACY_NS = 2_000_000_000
 ENV_DISABLE = "TRAILBLAZE_NO_CATALOG_CACHE"
 _PACKAGE = Path(__file__).parent
-
-
-def _probe_fast_path() -> Any:
-    """A constructor for absolute, normalised POSIX paths that skips re-parsing them (CPython 3.11's
-    ``_from_parsed_parts``); ``Path`` itself wherever that does not give the very same path."""
-    cls = type(Path())
-
-    def fast(text: str) -> Path:
-        if text[:1] != "/" or "//" in text or "/." in text or text.endswith("/"):
-            return cls(text)
-        return cls._from_parsed_parts("", "/", ["/", *text[1:].split("/")])  # type: ignore[attr-defined,no-any-return]
-
-    try:
-        for probe in ("/a/b.tool.yaml", "/x", "/a b/c-d/e_f.yml"):
-            made = fast(probe)
-            if made != cls(probe) or str(made) != probe or made.parent != cls(probe).parent or \
-                    made.name != cls(probe).name or hash(made) != hash(cls(probe)):
-                return cls
-    except Exception:  # noqa: BLE001 - another Python's pathlib: parse as usual
-        return cls
-    return fast
-
-
-_MAKE_PATH = _probe_fast_path()
-
-
-def fast_path(text: str) -> Path:
-    """``Path(text)``, faster for an absolute, normalised path (a scanned directory's entries, a cached file)."""
-    made: Path = _MAKE_PATH(text)
-    return made
-
-
-def _reduce_path(path: Path) -> tuple[Any, tuple[str]]:
-    # Pickled as its parts, a path is parsed back 3x slower than ``Path(text)`` and 20x slower than ``fast_path``.
-    return fast_path, (os.fspath(path),)
-
-
-_DISPATCH = copyreg.dispatch_table.copy()
-_DISPATCH[type(Path())] = _reduce_path
-
-
-def pack(value: Any) -> bytes:
-    """``value`` (YAML data) as bytes that a cached catalog carries unread until ``unpack``.
-
-    A tool's body and its raw ``parameters:`` are needed only when a session calls the tool; kept as
-    bytes, the 10,000 tools of a large workspace cost one bytes object each to read back, not a tree of
-    dicts and lists. marshal where it can (several times faster than pickle both ways; the cache key
-    pins the Python version), pickle for what marshal cannot hold (a YAML timestamp or ``!!set``).
-    """
-    try:
-        return b"m" + marshal.dumps(value)
-    except ValueError:
-        return b"p" + pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-
-
-def unpack(data: bytes) -> Any:
-    return marshal.loads(data[1:]) if data[:1] == b"m" else pickle.loads(data[1:])
 
 
 def signature(path: str) -> Signature:
@@ -229,8 +172,6 @@ def _mac(key: bytes, data: bytes | memoryview) -> bytes:
 
 def load_cached(config: WorkspaceConfig, host: PluginHost, source: ToolSource) -> Catalog | None:
     """The cached catalog if everything it was built from is unchanged, else None."""
-    from .catalog import Catalog
-
     path = cache_file(config)
     if path is None:
         return None
@@ -277,7 +218,7 @@ def save_cached(config: WorkspaceConfig, host: PluginHost, source: ToolSource, c
     try:
         buffer = io.BytesIO()
         pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
-        pickler.dispatch_table = _DISPATCH
+        pickler.dispatch_table = PATH_DISPATCH
         pickler.dump(catalog)
         body = buffer.getvalue()
         payload = pickle.dumps((_key(config, host, source), deps, racy, body),

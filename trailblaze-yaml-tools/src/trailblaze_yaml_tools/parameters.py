@@ -24,7 +24,7 @@ from typing import Any
 
 from trailblaze.tools.params import CONSTRAINT_KEYS, ParameterDefinition, ParameterSchema, ParamType, constraints_from_json
 
-from .cache import pack, unpack
+from .packing import pack, unpack
 from .problems import Problem, suggest
 
 PARAM_NAME = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]*$")

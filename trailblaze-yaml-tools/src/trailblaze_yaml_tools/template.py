@@ -27,7 +27,7 @@ from typing import Any
 
 from trailblaze.tools.serialization import RESERVED_NAMES
 
-from .cache import pack, unpack
+from .packing import pack, unpack
 from .problems import Key, Problem
 
 _TOKEN = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}|\$\{([^{}]*)\}")

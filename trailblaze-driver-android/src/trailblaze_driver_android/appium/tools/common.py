@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import Field
 from trailblaze.errors import ToolFailure
 from trailblaze.selectors import NodeSelector, parse_selector
+from trailblaze.tools.base import DelegatingTool, Tool
 
 from ..hierarchy import ANDROID, Node
 
@@ -21,6 +22,24 @@ ANDROID_DRIVER = "android-appium-uiautomator2"
 IOS_DRIVER = "ios-appium-xcuitest"
 MOBILE_DRIVERS = frozenset({ANDROID_DRIVER, IOS_DRIVER})
 MOBILE_PLATFORMS = frozenset({"android", "ios"})
+
+
+class MobileTool(Tool):
+    """A tool for the Appium drivers only."""
+
+    drivers: ClassVar[frozenset[str] | None] = MOBILE_DRIVERS
+
+
+class MobileDelegatingTool(DelegatingTool):
+    """A delegating tool for the Appium drivers only."""
+
+    drivers: ClassVar[frozenset[str] | None] = MOBILE_DRIVERS
+
+
+def upper_text(value: Any) -> Any:
+    """A text argument upper-cased (a ``mode="before"`` validator of the enum-like arguments: ``down`` is
+    read as ``DOWN``)."""
+    return value.upper() if isinstance(value, str) else value
 
 
 def appium_driver(ctx: ToolContext) -> AppiumDriver:

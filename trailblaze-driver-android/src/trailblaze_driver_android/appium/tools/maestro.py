@@ -20,7 +20,9 @@ from trailblaze.selectors import NodeSelector
 from trailblaze.tools.base import Tool, ToolResult
 
 from .common import MOBILE_DRIVERS, appium_driver, device_errors, maestro_match, selector
-from .interaction import parse_relative, swipe_points, tap_node, type_text
+from .gestures import swipe_points
+from .taps import parse_relative, tap_node
+from .text_input import type_text
 from .verification import assert_not_visible, assert_visible
 
 SUPPORTED = ("tapOn", "inputText", "eraseText", "assertVisible", "assertNotVisible", "scroll", "swipe", "back",

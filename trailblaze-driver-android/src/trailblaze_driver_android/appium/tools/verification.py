@@ -17,6 +17,7 @@ from ..patterns import escape_for_selector, lenient_pattern, matches
 from ..selectors import resolve
 from .common import (
     MOBILE_DRIVERS,
+    MobileTool,
     appium_driver,
     maestro_match,
     native_text,
@@ -24,11 +25,7 @@ from .common import (
     selector_field,
     validate_selector,
 )
-from .interaction import REF_TIMEOUT_MS, tap_selector
-
-
-class _Mobile(Tool):
-    drivers: ClassVar[frozenset[str] | None] = MOBILE_DRIVERS
+from .taps import REF_TIMEOUT_MS, tap_selector
 
 
 def _text_ok(actual: str | None, expected: str, mode: str) -> bool:
@@ -83,7 +80,7 @@ def assert_not_visible(ctx: ToolContext, sel: NodeSelector, *, timeout_ms: int |
                            f"{last[0].describe() if last else sel.description()}")
 
 
-class AssertVisibleBySelectorTool(_Mobile):
+class AssertVisibleBySelectorTool(MobileTool):
     """Assert that the element a node selector resolves to is visible (waits up to timeoutMs)."""
 
     name = "assertVisibleBySelector"
@@ -110,7 +107,7 @@ class AssertVisibleBySelectorTool(_Mobile):
                               expected_text=self.expectedText, mode=self.textMatchMode)
 
 
-class AssertNotVisibleBySelectorTool(_Mobile):
+class AssertNotVisibleBySelectorTool(MobileTool):
     """Assert that no element matches a node selector (waits up to timeoutMs for it to go away)."""
 
     name = "assertNotVisibleBySelector"
@@ -171,7 +168,7 @@ def _text_selector(platform: str, *, text: str | None = None, accessibility: str
     return selector(raw)
 
 
-class AssertNotVisibleWithTextTool(_Mobile):
+class AssertNotVisibleWithTextTool(MobileTool):
     """Assert that no element shows this text (case-insensitive; the text may be a regex). Waits for it to
     go away. Use for expect/verify/confirm steps about something that must be absent."""
 
@@ -204,7 +201,7 @@ class AssertNotVisibleWithTextTool(_Mobile):
         return ToolResult.ok(f"Verified '{self.text}' not visible") if result.success else result
 
 
-class FindMatchesTool(_Mobile):
+class FindMatchesTool(MobileTool):
     """Count the elements a selector matches (for scripts): data has count and the matches."""
 
     name = "findMatches"
@@ -225,7 +222,7 @@ class FindMatchesTool(_Mobile):
         return ToolResult.ok(f"{len(nodes)} match(es)", data={"count": len(nodes), "matches": nodes})
 
 
-class WaitUntilNotVisibleTool(_Mobile):
+class WaitUntilNotVisibleTool(MobileTool):
     """Wait until no element matches the selector; reports a verdict instead of failing."""
 
     name = "waitUntilNotVisible"
@@ -248,7 +245,7 @@ class WaitUntilNotVisibleTool(_Mobile):
 
 
 # -- deprecated by-text tools (old recordings; not offered to models) --------------------------------
-class _ByText(_Mobile):
+class _ByText(MobileTool):
     surface_to_llm = False
     index: int = Field(0, ge=0)
     id: str | None = None
