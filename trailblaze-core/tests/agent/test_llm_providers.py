@@ -245,7 +245,7 @@ def test_llm_section_errors_name_file_line_and_key(tmp_path: Path, no_user_confi
 
     with pytest.raises(ConfigError) as err:
         ws_with(tmp_path, "llm:\n  providers:\n    x:\n      type: openai_compatible\n      base_urll: http://h\n")
-    assert "trailblaze.yaml:1:1" in str(err.value) and "providers.x.base_urll" in str(err.value)
+    assert "trailblaze.yaml:5:7" in str(err.value) and "providers.x.base_urll" in str(err.value)
 
 
 def test_cost_from_pricing() -> None:

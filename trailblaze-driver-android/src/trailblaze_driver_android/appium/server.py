@@ -179,12 +179,20 @@ class ManagedServer:
             text = [t if len(t) <= width else t[: width - 1] + "…" for t in text]
         return " | ".join(text)
 
-    def death(self) -> str | None:
+    def death(self, wait: float = 0.0) -> str | None:
         """Why the server is gone (``exited with code 1``, ``was killed by SIGKILL``) and what it said
-        last, or None while it runs."""
+        last, or None while it runs. ``wait``: how long to give a dying server to be reaped — its socket
+        closes (and a request fails) a moment before its exit can be waited for, longer on a busy machine."""
         proc = self.process
-        if proc is None or proc.poll() is None:
+        if proc is None:
             return None
+        if proc.poll() is None:
+            if wait <= 0:
+                return None
+            try:
+                proc.wait(timeout=wait)
+            except subprocess.TimeoutExpired:
+                return None
         code = proc.returncode
         how = f"was killed by {signal.Signals(-code).name}" if code < 0 else f"exited with code {code}"
         if self._reader is not None:

@@ -208,7 +208,8 @@ class AppiumSessionDriver(Driver[AppiumConfigT]):
         """A managed server that exited, or a server that no longer answers (connection refused or
         reset, a read timeout), or an Appium session that the server no longer knows."""
         if self.server is not None:
-            death = self.server.death()
+            refused = error is not None and _is_connection_error(error)
+            death = self.server.death(wait=2.0 if refused else 0.0)
             if death is not None:
                 return death
         if error is None or self.server_url is None:
