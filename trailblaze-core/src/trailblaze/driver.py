@@ -23,7 +23,7 @@ from .contract.sources import Contributions, ToolSource
 from .errors import BadInputError
 
 if TYPE_CHECKING:
-    from .recorder import RecordedStepDraft, RecordOptions
+    from .contract.recording import RecordedStepDraft, RecordOptions
     from .selectors import NodeSelector
     from .session import Session
 

@@ -3,40 +3,12 @@
 A driver that can watch a person (the web driver) implements ``Driver.record_actions``; it returns the
 person's actions as the same tool calls the agent records (stable role + name selectors, secrets as
 ``{{tokens}}``), already grouped into steps. ``trailblaze record`` writes them with the same trail writer
-as ``trailblaze mcp`` and ``session save``.
+as ``trailblaze mcp`` and ``session save``. The types are contract types and live in
+``trailblaze.contract.recording``; this is the name drivers and plugins import them by.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Literal
-
-from .contract.calls import ToolCall
-
-
-@dataclass
-class RecordedStepDraft:
-    """One step of a recording: its kind, its text (named after what was done) and its calls."""
-
-    kind: Literal["step", "verify"]
-    text: str
-    calls: list[ToolCall] = field(default_factory=list)
-
-
-@dataclass
-class RecordOptions:
-    secret_token: str = "password"
-    """The memory token written for what is typed into a password field (``{{password}}``)."""
-    pause_s: float = 4.0
-    """A pause this long between two actions starts a new step (as do a navigation and Enter)."""
-    should_stop: Callable[[], bool] = lambda: False
-    """Polled while recording: the terminal asked to finish (Ctrl-C)."""
-    on_action: Callable[[str], None] | None = None
-    """Told one line per recorded action, for the terminal."""
-    take_step_name: Callable[[], str | None] = lambda: None
-    """Asked before each action: a name the person gave (typed in the terminal) starts a new step
-    called that; None keeps going (steps are then named after what they did)."""
-
+from .contract.recording import RecordedStepDraft, RecordOptions
 
 __all__ = ["RecordOptions", "RecordedStepDraft"]

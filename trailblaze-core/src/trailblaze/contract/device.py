@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from pydantic import BaseModel, ConfigDict
 
 if TYPE_CHECKING:
-    from ..recorder import RecordedStepDraft, RecordOptions
+    from .recording import RecordedStepDraft, RecordOptions
     from ..selectors import NodeSelector
 
 
