@@ -25,8 +25,8 @@ from pydantic import (
     model_validator,
 )
 
+from .argument_messages import format_validation_error
 from .errors import ConfigError, SourceLocation
-from .tools.params import format_validation_error
 from .yamlio import load_roundtrip, locate, plain, read_text
 
 

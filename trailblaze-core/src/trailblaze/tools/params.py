@@ -16,6 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ..argument_messages import format_validation_error, known_arguments_hint
+
 
 class ParamType(str, enum.Enum):
     STRING = "string"
@@ -299,12 +301,6 @@ def _validate_object(params: tuple[ParameterDefinition, ...], closed: bool, args
     return out
 
 
-def known_arguments_hint(known: Iterable[str]) -> str:
-    """`` (known: a, b)``: the same wording for every tool kind (class, YAML, MCP) and configuration."""
-    names = sorted(known)
-    return f" (known: {', '.join(names)})" if names else " (it takes no arguments)"
-
-
 def _article(word: str) -> str:
     return ("an " if word[:1] in "aeiou" else "a ") + word
 
@@ -449,24 +445,6 @@ def _count_limits(p: ParameterDefinition, count: int, owner: str, path: str, err
         errors.append(f"{owner}: argument '{path}' must have at least {p.min_items} item(s), got {count}")
     if p.max_items is not None and count > p.max_items:
         errors.append(f"{owner}: argument '{path}' must have at most {p.max_items} item(s), got {count}")
-
-
-def format_validation_error(exc: ValidationError, *, owner: str, known: Iterable[str] | None = None) -> str:
-    """One line per pydantic error, phrased like the rest of our argument errors; with ``known``, an
-    unknown top-level argument lists the known ones, as YAML and MCP tools' errors do."""
-    parts: list[str] = []
-    for err in exc.errors():
-        loc = ".".join(str(x) for x in err.get("loc", ()))
-        kind = err.get("type", "")
-        if kind == "missing":
-            parts.append(f"{owner}: missing required argument '{loc}'")
-        elif kind == "extra_forbidden":
-            hint = known_arguments_hint(known) if known is not None and "." not in loc else ""
-            parts.append(f"{owner}: unknown argument '{loc}'{hint}")
-        else:
-            got = err.get("input")
-            parts.append(f"{owner}: argument '{loc}': {err.get('msg', 'invalid')}, got {got!r}")
-    return "; ".join(parts)
 
 
 Field = Field  # re-export for tool authors: ``from trailblaze.tools.params import Field``
