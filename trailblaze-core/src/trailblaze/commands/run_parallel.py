@@ -102,7 +102,7 @@ def run_with_workers(paths: list[str], workers: int, params: Mapping[str, Any], 
     from ..report.bundle import new_run_id, read_bundle
     from ..runner.discovery import expand
     from ..runner.endpoints import check_pool_sizes
-    from ..runner.results import results_line
+    from ..run_results import results_line
     from .session_options import session_values
 
     if workers < 1:
@@ -160,7 +160,7 @@ def run_with_workers(paths: list[str], workers: int, params: Mapping[str, Any], 
 
 def statuses(records: list[TrailRecord]) -> dict[str, int]:
     """How many merged trails ended with each status (``TrailResult.status``: a pass on a retry is FLAKY)."""
-    from ..runner.results import OUTCOME_TO_SUMMARY
+    from ..run_results import OUTCOME_TO_SUMMARY
 
     by_outcome = {outcome.value: status for outcome, status in OUTCOME_TO_SUMMARY.items()}
     out: dict[str, int] = {}

@@ -83,7 +83,7 @@ def run_one_shot(kind: OneShot, text: str, options: RunOptions, *, target: str |
     """Run one ``step``/``verify`` on a fresh device; returns the exit code."""
     from ..errors import BadInputError
     from ..runner.progress import Progress
-    from ..runner.results import RunResult
+    from ..run_results import RunResult
     from ..runner.run import Runner
     from ..trail.model import Trail, TrailConfig, TrailStep, number_steps
 

@@ -59,7 +59,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     from ..errors import TrailblazeError
     from ..report.bundle import load_durations
-    from ..runner.shards import durations_for, pair_key, parse_shard, select, trail_key
+    from ..run_results import trail_key
+    from ..runner.shards import durations_for, pair_key, parse_shard, select
 
     try:
         shard = parse_shard(shard_text, "--trailblaze-shard")

@@ -14,7 +14,7 @@ from .state import MARKER, STATE
 
 if TYPE_CHECKING:
     from ..runner.lifecycle import SessionLifecycle
-    from ..runner.results import TrailResult
+    from ..run_results import TrailResult
     from ..runner.run import Runner
     from ..session import Session
     from ..tools.base import ToolResult

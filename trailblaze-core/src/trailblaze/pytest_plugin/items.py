@@ -13,7 +13,7 @@ from .state import MARKER, STATE, worker_id
 
 if TYPE_CHECKING:
     from ..runner.lifecycle import Device
-    from ..runner.results import TrailResult
+    from ..run_results import TrailResult
     from ..runner.run import Runner
 
 

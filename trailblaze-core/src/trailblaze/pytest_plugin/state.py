@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from ..report.bundle import TrailRecord
     from ..reuse import ReuseScope
     from ..runner.options import RunOptions
-    from ..runner.results import RunResult, TrailResult
+    from ..run_results import RunResult, TrailResult
     from ..runner.run import Runner
 
 GROUP = "trailblaze"
@@ -100,7 +100,7 @@ class _State:
         scope holds); called once, at the end of the session."""
         if self._runner is None:
             return
-        from ..runner.results import RunResult
+        from ..run_results import RunResult
 
         runner, self._runner = self._runner, None
         if self.results:

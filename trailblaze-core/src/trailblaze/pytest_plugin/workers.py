@@ -43,7 +43,7 @@ def pytest_handlecrashitem(crashitem: str, report: pytest.TestReport, sched: Any
     if state is None or "::" not in crashitem:
         return
     from ..report.bundle import TrailRecord
-    from ..runner.shards import trail_key
+    from ..run_results import trail_key
 
     path, _, name = crashitem.partition("::")
     title, _, label = name.rpartition(" [")
@@ -74,7 +74,7 @@ class UnreadableTrails:
                                                                for r in self.state.unreadable):
             return
         from ..report.bundle import TrailRecord
-        from ..runner.shards import trail_key
+        from ..run_results import trail_key
 
         message = str(report.longrepr or "").strip() or "the trail file could not be read"
         now = time.time()

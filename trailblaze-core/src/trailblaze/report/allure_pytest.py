@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pytest
 
-    from ..runner.results import TrailResult
+    from ..run_results import TrailResult
 
 
 def active(config: pytest.Config) -> bool:
@@ -35,7 +35,7 @@ def add_trail(result: TrailResult, clean: Callable[[Any], Any], *, attempt: str 
         hook = plugin_manager.hook
         wrapper = str(uuid.uuid4())
         if attempt is not None:
-            from ..runner.results import OUTCOME_TO_SUMMARY
+            from ..run_results import OUTCOME_TO_SUMMARY
 
             hook.start_step(uuid=wrapper, title=f"{attempt}: {OUTCOME_TO_SUMMARY[result.outcome]}", params={})
         try:

@@ -34,7 +34,7 @@ from ..files import write_atomic
 from .json_lines import append_line, first_error, line_of, model_line, read_models, write_lines
 
 if TYPE_CHECKING:
-    from ..runner.results import RunResult, TrailResult
+    from ..run_results import RunResult, TrailResult
 
 FORMAT = "trailblaze-result-bundle"
 VERSION = 2
@@ -176,7 +176,7 @@ def relative(path: Path | str | None, root: Path) -> str | None:
 
 
 def record_of(trail: TrailResult, root: Path, *, shard: str | None, worker: str | None) -> TrailRecord:
-    from ..runner.shards import trail_key
+    from ..run_results import trail_key
     from .junit import artifact_paths
 
     done = trail.completed_at or trail.started_at
@@ -366,7 +366,7 @@ def load_durations(path: Path, *, missing_ok: bool = False) -> dict[str, float]:
     ``bundle.json``), or a JSON summary (a trail run several times counts with its mean duration), or a
     results store (the SQLite run history: each trail's median over its recent passing runs, any device).
     ``missing_ok``: a path that does not exist yet (a CI's first run, an empty cache) gives no durations."""
-    from ..runner.shards import trail_key
+    from ..run_results import trail_key
 
     path = Path(path)
     if not path.exists():
@@ -411,7 +411,7 @@ def store_durations(path: Path) -> dict[str, float]:
     import sqlite3
 
     from ..results_store import ResultsStore
-    from ..runner.shards import trail_key
+    from ..run_results import trail_key
 
     try:
         with ResultsStore(path) as store:

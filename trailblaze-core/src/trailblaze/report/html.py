@@ -22,7 +22,7 @@ from .html_assets import CSS, SCRIPT
 from .log_steps import EVENT_LOGS, TOOL_LOGS, LogStep, call_order, group_steps
 
 if TYPE_CHECKING:
-    from ..runner.results import RunResult, TrailResult
+    from ..run_results import RunResult, TrailResult
 
 MIME = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".webp": "image/webp", ".gif": "image/gif"}
 MAX_IMAGE_BYTES = 4 * 1024 * 1024

@@ -36,7 +36,7 @@ from .bundle import (
 from .merged import Merged, rank
 
 if TYPE_CHECKING:
-    from ..runner.results import RunResult, TrailResult
+    from ..run_results import RunResult, TrailResult
 
 SUMMARY = "summary.json"
 REPORT = "report.html"
@@ -164,7 +164,7 @@ def run_result(records: Sequence[TrailRecord], out: Path) -> RunResult:
     """The records as a ``RunResult``, so the summary and JUnit writers of a single run serve the merge
     (steps are left out: neither reads them)."""
     from ..memory import Redactor
-    from ..runner.results import RunResult
+    from ..run_results import RunResult
 
     base = str(out)
     # The bundles were redacted by the runs that wrote them; a merge knows no secret of its own.
@@ -172,7 +172,7 @@ def run_result(records: Sequence[TrailRecord], out: Path) -> RunResult:
 
 
 def trail_result(record: TrailRecord, out: str) -> TrailResult:
-    from ..runner.results import TrailResult
+    from ..run_results import TrailResult
     from ..session import SessionOutcome
 
     def joined(path: str) -> str:

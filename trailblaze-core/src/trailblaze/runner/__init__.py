@@ -3,6 +3,6 @@
 from __future__ import annotations
 
 from .options import RunOptions
-from .results import RunResult, StepResult, TrailResult
+from ..run_results import RunResult, StepResult, TrailResult
 
 __all__ = ["RunOptions", "RunResult", "StepResult", "TrailResult"]

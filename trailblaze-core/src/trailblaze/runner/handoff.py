@@ -11,7 +11,7 @@ from ..llm import budget as _budget
 from ..session import Session, SessionOutcome
 from ..tools.base import ToolCall
 from .lifecycle import SessionFactory
-from .results import TrailResult
+from ..run_results import TrailResult
 
 if TYPE_CHECKING:
     from ..llm.budget import CostBudget

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ..config import WorkspaceConfig
     from ..results_store import ResultsStore, RunContext
-    from .results import RunResult, TrailResult
+    from ..run_results import RunResult, TrailResult
 
 
 class RunHistory:

@@ -10,7 +10,7 @@ from ..errors import BadInputError
 from ..session import Session
 from . import interrupt
 from .lifecycle import Device, SessionFactory
-from .results import RunResult, TrailResult
+from ..run_results import RunResult, TrailResult
 
 if TYPE_CHECKING:
     from ..report.bundle import BundleAppender, BundleContext

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from ..untrusted import terminal_text
-from .results import RunResult, StepResult, TrailResult
+from ..run_results import RunResult, StepResult, TrailResult
 
 
 class Progress:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from ..errors import ExitCode
 from ..llm.budget import FAILURE_KIND
 from ..session import SessionOutcome
-from .results import TrailResult
+from ..run_results import TrailResult
 
 RETRYABLE_EXIT_CODES = frozenset({ExitCode.TRAIL_FAILED, ExitCode.INFRASTRUCTURE})
 

@@ -22,7 +22,7 @@ from .discovery import expand
 from .lifecycle import Device, ToolWorkspace
 from .options import RunOptions
 from .progress import Progress
-from .results import RunResult, TrailResult
+from ..run_results import RunResult, TrailResult
 from .trail_session import TrailSession
 
 if TYPE_CHECKING:
@@ -125,7 +125,8 @@ class Runner(TrailSession):
         if not self.options.shard:
             return [files for _ in devices]
         from ..report.bundle import load_durations
-        from .shards import durations_for, pair_key, parse_shard, select, trail_key
+        from ..run_results import trail_key
+        from .shards import durations_for, pair_key, parse_shard, select
 
         shard = parse_shard(self.options.shard)
         pairs = {(i, path): (pair_key(path, d.spec if d else None), trail_key(path))

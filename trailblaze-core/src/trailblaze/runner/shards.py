@@ -14,7 +14,6 @@ A pair is named by its trail's path relative to the working directory and the de
 
 from __future__ import annotations
 
-import os
 import re
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
@@ -22,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import BadInputError
+from ..run_results import trail_key
 
 SHARD_HELP = ("Run only shard I of N (1-based): trail × device pairs split deterministically, balanced by "
               "--durations when given, by count otherwise; every pair lands in exactly one shard.")
@@ -48,14 +48,6 @@ def pair_key(path: Path | str, device: str | None = None) -> str:
     """The name of a trail × device pair every machine computes the same way."""
     trail = trail_key(path)
     return f"{trail}@{device}" if device else trail
-
-
-def trail_key(path: Path | str) -> str:
-    resolved = Path(path).resolve()
-    try:
-        return resolved.relative_to(Path.cwd().resolve()).as_posix()
-    except ValueError:
-        return os.path.relpath(resolved, Path.cwd().resolve()).replace(os.sep, "/")
 
 
 def partition(keys: Iterable[str], total: int, durations: Mapping[str, float] | None = None) -> list[list[str]]:

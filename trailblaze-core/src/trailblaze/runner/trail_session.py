@@ -17,7 +17,7 @@ from .handoff import StepFailed
 from .lifecycle import Device, SessionLifecycle, ToolWorkspace
 from .outputs import RunOutputs
 from .replay import TrailSteps
-from .results import TrailResult
+from ..run_results import TrailResult
 
 if TYPE_CHECKING:
     from ..trail.model import Trail

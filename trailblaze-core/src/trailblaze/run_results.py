@@ -1,0 +1,260 @@
+"""Run results and the JSON summary in upstream's ``CiSummaryReport`` shape (snake_case, add-only).
+
+The runner makes these and the outputs (reports, bundles, the results store) read them, so the model
+stands below both; ``trailblaze.runner.results`` re-exports it under the name the runner used first.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import ExitCode
+from .memory import Redactor
+from .session import SessionOutcome
+
+OUTCOME_TO_SUMMARY = {
+    SessionOutcome.SUCCEEDED: "PASSED",
+    SessionOutcome.SUCCEEDED_WITH_SELF_HEAL: "HEALED",
+    SessionOutcome.FAILED: "FAILED",
+    SessionOutcome.FAILED_WITH_SELF_HEAL: "FAILED",
+    SessionOutcome.CANCELLED: "CANCELLED",
+    SessionOutcome.TIMEOUT_REACHED: "TIMEOUT",
+    SessionOutcome.MAX_CALLS_LIMIT_REACHED: "MAX_CALLS_REACHED",
+    SessionOutcome.ERROR: "ERROR",
+    SessionOutcome.SKIPPED: "SKIPPED",
+}
+
+
+
+def trail_key(path: Path | str) -> str:
+    """The name a trail goes by in results, bundles, durations and shards: its path relative to the
+    working directory, so every checkout of the same repository agrees."""
+    resolved = Path(path).resolve()
+    try:
+        return resolved.relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return os.path.relpath(resolved, Path.cwd().resolve()).replace(os.sep, "/")
+
+@dataclass
+class StepResult:
+    index: int
+    kind: str
+    text: str | None
+    mode: str
+    """``replay``, ``noop``, ``ai``, ``self-heal``."""
+    success: bool
+    message: str | None = None
+    tool: str | None = None
+    duration_ms: int = 0
+    llm_call_count: int = 0
+    llm_cost_usd: float = 0.0
+    llm_tokens: int = 0
+    screenshot: str | None = None
+    number: int = 0
+    """What people call the step: the trailhead is 0, the first trail step is 1."""
+    recording: "list[Any] | None" = None
+    """The recording the agent generated for this step (``ToolCall`` list), when the agent ran it."""
+
+
+@dataclass
+class TrailResult:
+    path: Path
+    title: str
+    outcome: SessionOutcome
+    exit_code: ExitCode
+    session_id: str | None = None
+    log_dir: Path | None = None
+    message: str | None = None
+    failure_kind: str | None = None
+    steps: list[StepResult] = field(default_factory=list)
+    classifier: str | None = None
+    platform: str | None = None
+    driver: str | None = None
+    target: str | None = None
+    execution_mode: str = "UNKNOWN"
+    started_at: float = field(default_factory=time.time)
+    completed_at: float | None = None
+    llm_call_count: int = 0
+    llm_cost_usd: float = 0.0
+    llm_tokens: int = 0
+    has_recorded_steps: bool = False
+    skip_reason: str | None = None
+    trail_id: str | None = None
+    log_entries: list[dict[str, Any]] = field(default_factory=list)
+    artifacts: dict[str, str] = field(default_factory=dict)
+    root: Path | None = None
+    """The workspace root the trail ran in (JUnit names are relative to it)."""
+    device_label: str | None = None
+    """The ``-d`` device spec this trail ran on, when one was given (names the JUnit test case)."""
+    attempts: list[TrailResult] = field(default_factory=list)
+    """The earlier attempts of this trail on this device, first first (``--retries``); this result is
+    the last attempt. Each has its own session, log directory and artifacts."""
+    quarantined: bool = False
+    """Listed in the workspace's ``quarantine:`` (or tagged ``quarantine``): reported, never fails the run."""
+    endpoint: str | None = None
+    """The remote endpoint (Playwright server, Appium server) it ran against, when one was used."""
+    tags: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return self.outcome.passed
+
+    @property
+    def attempt(self) -> int:
+        """1-based number of this (the last) attempt."""
+        return len(self.attempts) + 1
+
+    @property
+    def flaky(self) -> bool:
+        """Passed on a retry after a failed attempt."""
+        return self.passed and bool(self.attempts)
+
+    @property
+    def status(self) -> str:
+        """The outcome people act on: PASSED, FLAKY, HEALED, FAILED, ERROR, SKIPPED, CANCELLED (and
+        upstream's TIMEOUT / MAX_CALLS_REACHED, which count as failed)."""
+        return "FLAKY" if self.flaky else OUTCOME_TO_SUMMARY[self.outcome]
+
+    def summary(self) -> dict[str, Any]:
+        done = self.completed_at or time.time()
+        return {
+            "session_id": self.session_id or "",
+            "title": self.title,
+            "test_key": self.trail_id or str(self.path),
+            "platform": (self.platform or "").upper(),
+            "execution_mode": self.execution_mode,
+            "trail_source": str(self.path),
+            "device_classifier": self.classifier or "",
+            "app_id": self.target or "",
+            "app_version_name": None,
+            "app_version_code": None,
+            "outcome": self.status,
+            "failure_reason": self.message if not self.passed and self.outcome is not SessionOutcome.SKIPPED else None,
+            "failure_stack": None,
+            "failure_kind": self.failure_kind,
+            "device_log_excerpt": None,
+            "has_recorded_steps": self.has_recorded_steps,
+            "recording_skip_reason": self.skip_reason,
+            "duration_ms": int((done - self.started_at) * 1000),
+            "llm_call_count": self.llm_call_count,
+            "llm_cost_usd": round(self.llm_cost_usd, 6),
+            "llm_tokens": self.llm_tokens,
+            "llm_steps": [{"step": s.number, "llm_call_count": s.llm_call_count, "llm_tokens": s.llm_tokens,
+                           "llm_cost_usd": round(s.llm_cost_usd, 6)} for s in self.steps if s.llm_call_count],
+            "started_at": _iso(self.started_at),
+            "started_at_epoch_ms": int(self.started_at * 1000),
+            "completed_at": _iso(done),
+            "completed_at_epoch_ms": int(done * 1000),
+            "accessibility_truncation": None,
+            "driver": self.driver or "",
+            "device": self.device_label,
+            "log_dir": str(self.log_dir) if self.log_dir else None,
+            "attempt": self.attempt,
+            "attempts": [a.attempt_summary() for a in (*self.attempts, self)],
+            "quarantined": self.quarantined,
+        }
+
+    def attempt_summary(self) -> dict[str, Any]:
+        """One attempt in the summary's ``attempts`` list: enough to find its evidence."""
+        done = self.completed_at or time.time()
+        return {"outcome": OUTCOME_TO_SUMMARY[self.outcome], "failure_reason": None if self.passed else self.message,
+                "failure_kind": self.failure_kind, "duration_ms": int((done - self.started_at) * 1000),
+                "session_id": self.session_id or "", "log_dir": str(self.log_dir) if self.log_dir else None}
+
+
+@dataclass
+class RunResult:
+    redactor: Redactor
+    """The run's one redaction point (see ``redact``); required, so no output is built without it."""
+    trails: list[TrailResult] = field(default_factory=list)
+    summary_path: Path | None = None
+    report_path: Path | None = None
+    output_dir: Path | None = None
+    interrupted: str | None = None
+    """The signal that interrupted the run (``SIGINT``, ``SIGTERM``, ``SIGHUP``), or None."""
+    fail_on_flaky: bool = False
+    """``--fail-on-flaky``: a FLAKY trail makes the run exit 1."""
+    history: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    """(trail id, device) → statuses of its recent runs, oldest first, this one included (the results store)."""
+
+    def redact(self, value: Any) -> Any:
+        """``value`` with every secret of the run replaced by ``***``: pass every output through it
+        (summary, report, JUnit XML, console lines). Strings, dicts, lists and tuples are walked, so
+        a whole rendered document can be passed at once."""
+        return self.redactor(value)
+
+    @property
+    def exit_code(self) -> ExitCode:
+        return ExitCode.worst([self._exit_code(t) for t in self.trails])
+
+    def _exit_code(self, trail: TrailResult) -> ExitCode:
+        if trail.quarantined:
+            return ExitCode.SUCCESS  # reported, but it does not fail the build
+        if trail.flaky and self.fail_on_flaky:
+            return ExitCode.TRAIL_FAILED
+        return trail.exit_code
+
+    def counts(self) -> tuple[int, int, int]:
+        passed = sum(1 for t in self.trails if t.passed)
+        skipped = sum(1 for t in self.trails if t.outcome is SessionOutcome.SKIPPED)
+        return passed, len(self.trails) - passed - skipped, skipped
+
+    @property
+    def cancelled(self) -> int:
+        """Trails an interruption stopped or kept from starting (counted as failed in ``counts``)."""
+        return sum(1 for t in self.trails if t.outcome is SessionOutcome.CANCELLED)
+
+    def _all_attempts(self) -> list[TrailResult]:
+        return [a for t in self.trails for a in (*t.attempts, t)]
+
+    def statuses(self) -> dict[str, int]:
+        """How many trails ended with each ``TrailResult.status``."""
+        out: dict[str, int] = {}
+        for trail in self.trails:
+            out[trail.status] = out.get(trail.status, 0) + 1
+        return out
+
+    def results_line(self) -> str:
+        """``Results: P passed, F failed, S skipped (…)``: see ``results_line``."""
+        return results_line(self.counts(), self.statuses(), quarantined=sum(1 for t in self.trails if t.quarantined),
+                            cancelled=self.cancelled, interrupted=self.interrupted)
+
+    def summary(self) -> dict[str, Any]:
+        """The JSON summary, redacted."""
+        devices = sorted({t.driver for t in self.trails if t.driver})
+        targets = sorted({t.target for t in self.trails if t.target})
+        metadata: dict[str, Any] = {"target_app": ", ".join(targets) or None, "build_type": None, "devices": devices}
+        if self.interrupted:
+            metadata["interrupted_by"] = self.interrupted
+        metadata["llm_call_count"] = sum(t.llm_call_count for t in self._all_attempts())
+        metadata["llm_tokens"] = sum(t.llm_tokens for t in self._all_attempts())
+        metadata["llm_cost_usd"] = round(sum(t.llm_cost_usd for t in self._all_attempts()), 6)
+        metadata["statuses"] = self.statuses()
+        return self.redact({"metadata": metadata, "results": [t.summary() for t in self.trails]})  # type: ignore[no-any-return]
+
+
+def _iso(ts: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ts))
+
+
+def results_line(counts: tuple[int, int, int], statuses: Mapping[str, int], *, quarantined: int = 0,
+                 cancelled: int = 0, interrupted: str | None = None) -> str:
+    """``Results: P passed, F failed, S skipped`` (flaky and healed trails count as passed, errors as
+    failed), then what those numbers hold: ``(2 flaky, 1 healed, 1 error, 1 quarantined)``. One line for a
+    run in one process and for ``run -n``'s merged workers (``statuses``: trails by ``TrailResult.status``)."""
+    passed, failed, skipped = counts
+    line = f"Results: {passed} passed, {failed} failed, {skipped} skipped"
+    parts = []
+    if interrupted:
+        parts.append(f"{cancelled} cancelled: interrupted by {interrupted}")
+    for status in ("FLAKY", "HEALED", "ERROR"):
+        if statuses.get(status):
+            parts.append(f"{statuses[status]} {status.lower()}")
+    if quarantined:
+        parts.append(f"{quarantined} quarantined")
+    return line + (f" ({', '.join(parts)})" if parts else "")
