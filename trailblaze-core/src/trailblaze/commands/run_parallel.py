@@ -57,7 +57,7 @@ def build_args(paths: list[str], workers: int, params: Mapping[str, Any], tags: 
                output_dir: Path) -> list[str]:
     """The pytest arguments of the run: every session option given, through its ``--trailblaze-*`` twin."""
     from ..errors import BadInputError
-    from ..pytest_plugin.items import marker_name
+    from .pytest_bridge import marker_name
 
     if params.get("alluredir") is not None:
         raise BadInputError("--alluredir is not supported with -n",
@@ -123,7 +123,7 @@ def run_with_workers(paths: list[str], workers: int, params: Mapping[str, Any], 
 
     import pytest
 
-    from ..pytest_plugin.console import RunConsole
+    from .pytest_bridge import RunConsole
 
     from ..runner.interrupt import handle_signals
 

@@ -17,10 +17,11 @@ results), ``workers`` (xdist: run id, crashed workers, the merge), ``console`` (
 
 from __future__ import annotations
 
+from ..commands.pytest_bridge import RunConsole, marker_name
 from .collection import pytest_addoption, pytest_collect_file, pytest_collection_modifyitems, pytest_configure
-from .console import RunConsole, pytest_terminal_summary
+from .console import pytest_terminal_summary
 from .fixture import ToolFailed, TrailblazeSession, pytest_runtest_makereport, trailblaze_session
-from .items import TrailFailed, TrailFile, TrailItem, failure_text, marker_name
+from .items import TrailFailed, TrailFile, TrailItem, failure_text
 from .state import GROUP, MARKER, worker_id
 from .workers import pytest_configure_node, pytest_handlecrashitem, pytest_sessionfinish, pytest_testnodedown
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ..commands.pytest_bridge import marker_name
 from .state import MARKER, STATE, worker_id
 
 if TYPE_CHECKING:
@@ -149,12 +149,6 @@ def _properties(result: TrailResult, worker: str | None) -> dict[str, str]:
     props.update(artifact_paths(result))
     return {k: v for k, v in props.items() if v}
 
-
-
-def marker_name(tag: str) -> str:
-    """A trail tag as a marker usable in ``-m`` (``smoke``, ``needs_login`` for ``needs-login``)."""
-    name = re.sub(r"\W", "_", tag.strip())
-    return name if name and not name[0].isdigit() else f"tag_{name}"
 
 
 def _default_label(runner: Runner, trail: Any, ws: Any) -> str:
