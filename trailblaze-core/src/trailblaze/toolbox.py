@@ -1,4 +1,4 @@
-"""The toolbox: which tools a session offers, for ``trailblaze tools`` and for the agent."""
+"""The toolbox: the tool listing of ``trailblaze tools``, over ``session_tools`` (re-exported here)."""
 
 from __future__ import annotations
 
@@ -8,21 +8,7 @@ from typing import Any
 from .plugins import PluginHost
 from .runner.lifecycle import SessionFactory
 from .runner.options import RunOptions
-from .session import Session
-from .tools.base import ToolDefinition
-
-
-def session_tools(session: Session, *, for_llm: bool = False, verification_only: bool = False) -> list[ToolDefinition]:
-    """The tools this session offers: supported by its driver, narrowed by plugins (toolsets)."""
-    device = session.device
-    any_device = device.driver == "any"
-    tools = session.registry.for_device(driver=None if any_device else device.driver,
-                                        platform=None if any_device else device.platform)
-    if for_llm:
-        tools = [t for t in tools if t.surface_to_llm]
-    if verification_only:
-        tools = [t for t in tools if t.is_verification]
-    return session.host.filter_tools(session, tools)
+from .session_tools import session_tools
 
 
 def list_toolbox(*, driver: str | None = None, target: str | None = None, search: str | None = None,

@@ -25,7 +25,7 @@ class ToolOffering(BenchState):
         c = self.connected
         if c is None:
             return []
-        from ..toolbox import session_tools
+        from ..session_tools import session_tools
 
         tools = session_tools(c.session, for_llm=True)
         if self.settings.allow_host_tools:
