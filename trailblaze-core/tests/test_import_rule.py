@@ -14,6 +14,7 @@
    ``__init__`` that imports nothing (checked below).
 3. The contract layer in order, bottom first: ``trailblaze.contract`` < ``trailblaze.context`` < the tool
    model < ``trailblaze.session`` < ``trailblaze.driver`` < the plugin host; nothing reaches a layer above it.
+4. Pairs that once ran both ways stay one way: what both sides used stands below both (``LAYER_PAIRS``).
 """
 
 from __future__ import annotations
@@ -202,3 +203,32 @@ def test_the_contract_layer_runs_one_way() -> None:
             above = _reach(graph, module) & set(CONTRACT_ORDER[i + 1:])
             offenders += [f"{module} reaches {', '.join(sorted(above))}"] if above else []
     assert not offenders, "see docs/architecture.md (The contract layer): " + "; ".join(offenders)
+
+
+# -- 4. pairs kept one way ------------------------------------------------------------------------
+LAYER_PAIRS = (
+    # (lower, higher): no module of ``lower`` reaches one of ``higher`` (a name: that module and all under it)
+    ("trailblaze.contract", "trailblaze.recorder"),  # the recording types are contract.recording
+    ("trailblaze.config", "trailblaze.tools"),  # both phrase errors with argument_messages
+    ("trailblaze.run_results", "trailblaze.runner"),  # the result model is below the runner ...
+    ("trailblaze.report", "trailblaze.runner"),  # ... and the outputs read it from there
+    ("trailblaze.results_store", "trailblaze.runner"),
+    ("trailblaze.agent", "trailblaze.toolbox"),  # the agent asks session_tools
+    ("trailblaze.commands", "trailblaze.pytest_plugin"),  # run -n shares commands.pytest_bridge
+)
+
+
+def _under(module: str, name: str) -> bool:
+    return module == name or module.startswith(name + ".")
+
+
+def test_the_pairs_that_once_ran_both_ways_run_one_way() -> None:
+    graph = module_graph()
+    offenders = []
+    for lower, higher in LAYER_PAIRS:
+        modules = [m for m in graph if _under(m, lower)]
+        assert modules, lower
+        for module in sorted(modules):
+            above = sorted(m for m in _reach(graph, module) if _under(m, higher))
+            offenders += [f"{module} reaches {', '.join(above)}"] if above else []
+    assert not offenders, "see docs/architecture.md (the import rule): " + "; ".join(offenders)
