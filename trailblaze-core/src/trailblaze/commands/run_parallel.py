@@ -100,9 +100,9 @@ def run_with_workers(paths: list[str], workers: int, params: Mapping[str, Any], 
     """Run, print what a ``trailblaze run`` prints, return its exit code."""
     from ..errors import BadInputError, ExitCode
     from ..report.bundle import new_run_id, read_bundle
+    from ..run_results import results_line
     from ..runner.discovery import expand
     from ..runner.endpoints import check_pool_sizes
-    from ..run_results import results_line
     from .session_options import session_values
 
     if workers < 1:

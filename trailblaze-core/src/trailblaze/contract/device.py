@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from pydantic import BaseModel, ConfigDict
 
 if TYPE_CHECKING:
-    from .recording import RecordedStepDraft, RecordOptions
     from ..selectors import NodeSelector
+    from .recording import RecordedStepDraft, RecordOptions
 
 
 class DeviceInfo(BaseModel):

@@ -13,8 +13,8 @@ from .items import failure_text
 from .state import MARKER, STATE
 
 if TYPE_CHECKING:
-    from ..runner.lifecycle import SessionLifecycle
     from ..run_results import TrailResult
+    from ..runner.lifecycle import SessionLifecycle
     from ..runner.run import Runner
     from ..session import Session
     from ..tools.base import ToolResult

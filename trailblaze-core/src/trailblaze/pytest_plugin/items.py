@@ -12,8 +12,8 @@ from ..commands.pytest_bridge import marker_name
 from .state import MARKER, STATE, worker_id
 
 if TYPE_CHECKING:
-    from ..runner.lifecycle import Device
     from ..run_results import TrailResult
+    from ..runner.lifecycle import Device
     from ..runner.run import Runner
 
 

@@ -16,8 +16,8 @@ import pytest
 if TYPE_CHECKING:
     from ..report.bundle import TrailRecord
     from ..reuse import ReuseScope
-    from ..runner.options import RunOptions
     from ..run_results import RunResult, TrailResult
+    from ..runner.options import RunOptions
     from ..runner.run import Runner
 
 GROUP = "trailblaze"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .options import RunOptions
 from ..run_results import RunResult, StepResult, TrailResult
+from .options import RunOptions
 
 __all__ = ["RunOptions", "RunResult", "StepResult", "TrailResult"]

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 
 from ..errors import ExitCode, TrailblazeError
 from ..llm import budget as _budget
+from ..run_results import TrailResult
 from ..session import Session, SessionOutcome
 from ..tools.base import ToolCall
 from .lifecycle import SessionFactory
-from ..run_results import TrailResult
 
 if TYPE_CHECKING:
     from ..llm.budget import CostBudget

@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import BadInputError
+from ..run_results import RunResult, TrailResult
 from ..session import Session
 from . import interrupt
 from .lifecycle import Device, SessionFactory
-from ..run_results import RunResult, TrailResult
 
 if TYPE_CHECKING:
     from ..report.bundle import BundleAppender, BundleContext

@@ -9,8 +9,8 @@ import sys
 from collections.abc import Callable
 from typing import IO, Any
 
-from ..untrusted import terminal_text
 from ..run_results import RunResult, StepResult, TrailResult
+from ..untrusted import terminal_text
 
 
 class Progress:

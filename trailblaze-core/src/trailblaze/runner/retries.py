@@ -15,8 +15,8 @@ from collections.abc import Callable
 
 from ..errors import ExitCode
 from ..llm.budget import FAILURE_KIND
-from ..session import SessionOutcome
 from ..run_results import TrailResult
+from ..session import SessionOutcome
 
 RETRYABLE_EXIT_CODES = frozenset({ExitCode.TRAIL_FAILED, ExitCode.INFRASTRUCTURE})
 

@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING
 from ..errors import BadInputError, ConfigError, ExitCode, TrailblazeError
 from ..plugins import PluginHost
 from ..reuse import reuse_scope
+from ..run_results import RunResult, TrailResult
 from ..session import SessionOutcome
 from . import interrupt
 from .discovery import expand
 from .lifecycle import Device, ToolWorkspace
 from .options import RunOptions
 from .progress import Progress
-from ..run_results import RunResult, TrailResult
 from .trail_session import TrailSession
 
 if TYPE_CHECKING:

@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..driver import Driver
 from ..errors import ExitCode, TrailblazeError
+from ..run_results import TrailResult
 from ..session import Session, SessionOutcome
 from . import interrupt
 from .handoff import StepFailed
 from .lifecycle import Device, SessionLifecycle, ToolWorkspace
 from .outputs import RunOutputs
 from .replay import TrailSteps
-from ..run_results import TrailResult
 
 if TYPE_CHECKING:
     from ..trail.model import Trail

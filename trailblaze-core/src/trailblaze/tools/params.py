@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from functools import cached_property
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..argument_messages import format_validation_error, known_arguments_hint
 
