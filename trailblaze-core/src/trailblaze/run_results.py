@@ -30,7 +30,6 @@ OUTCOME_TO_SUMMARY = {
 }
 
 
-
 def trail_key(path: Path | str) -> str:
     """The name a trail goes by in results, bundles, durations and shards: its path relative to the
     working directory, so every checkout of the same repository agrees."""
@@ -39,6 +38,7 @@ def trail_key(path: Path | str) -> str:
         return resolved.relative_to(Path.cwd().resolve()).as_posix()
     except ValueError:
         return os.path.relpath(resolved, Path.cwd().resolve()).replace(os.sep, "/")
+
 
 @dataclass
 class StepResult:

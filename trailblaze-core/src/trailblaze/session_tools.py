@@ -9,7 +9,8 @@ from .session import Session
 from .tools.base import ToolDefinition
 
 
-def session_tools(session: Session, *, for_llm: bool = False, verification_only: bool = False) -> list[ToolDefinition]:
+def session_tools(session: Session, *, for_llm: bool = False,
+                  verification_only: bool = False) -> list[ToolDefinition]:
     """The tools this session offers: supported by its driver, narrowed by plugins (toolsets)."""
     device = session.device
     any_device = device.driver == "any"
