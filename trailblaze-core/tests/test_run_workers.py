@@ -133,6 +133,21 @@ def test_run_n_shows_the_console_of_a_plain_run(tmp_path: Path, trailblaze_cmd) 
         assert pytest_text not in workers.stdout
 
 
+def test_run_n_counts_a_quarantined_failure_as_a_plain_run_does(tmp_path: Path, trailblaze_cmd) -> None:  # type: ignore[no-untyped-def]
+    # A quarantined trail's failure is reported but does not fail the run: the merged workers' exit code,
+    # Results line and summary say so exactly as a plain run does.
+    _suite(tmp_path, {"broken.trail.yaml": FAILING.replace("config:\n", "config:\n  tags: [quarantine]\n")})
+    plain = trailblaze_cmd(["run", "trails", "--output-dir", "plain"], cwd=tmp_path)
+    workers = trailblaze_cmd(["run", "trails", "-n", "2", "--output-dir", "workers"], cwd=tmp_path)
+    assert plain.returncode == workers.returncode == 0, workers.stdout + workers.stderr
+    last = "Results: 4 passed, 1 failed, 0 skipped (1 quarantined)"
+    assert workers.stdout.splitlines()[-1] == plain.stdout.splitlines()[-1] == last
+    summary = json.loads((tmp_path / "workers" / "summary.json").read_text())
+    broken = [r for r in summary["results"] if r["test_key"] == "broken"]
+    assert broken and broken[0]["quarantined"] is True, broken
+    assert read_bundle(tmp_path / "workers").manifest.exit_code == 0
+
+
 ARGS_TRAIL = """\
 config:
   id: greeter

@@ -47,6 +47,12 @@ def test_fewer_endpoints_than_workers_is_bad_input(tmp_path: Path) -> None:
                           timeout=120, check=False)
     assert done.returncode == 3
     assert "2 workers need at least 2 endpoints (--endpoint given 1)" in done.stderr
+    # pytest -n refuses the same pool before a worker starts (a usage error), as run -n does.
+    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--trails",
+                           str(SHOP / "trails"), "-n", "2", "--trailblaze-endpoint", "ws://127.0.0.1:9/"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 4, done.stdout + done.stderr
+    assert "2 workers need at least 2 endpoints (--endpoint given 1)" in done.stderr
 
 
 def _shop_with(tmp_path: Path, endpoints: str) -> Path:

@@ -106,3 +106,6 @@ def test_the_cap_is_the_runs_across_n_workers(workspace, llm_server, tb_llm_conf
     assert 2 <= len(server.requests) <= 3
     assert "of --max-llm-cost $0.0100 (all workers together" in result.stdout
     assert not list((root / "logs").glob(".llm-spend-*"))  # the workers' running total goes with the run
+    # The closing lines are a plain run's: what the model cost, then the results.
+    calls = len(server.requests)
+    assert f"LLM: {calls} requests, {calls * 5500:,} tokens, ${calls * 0.006:.4f}" in result.stdout.splitlines()[-2:-1]

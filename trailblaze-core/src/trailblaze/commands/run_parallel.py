@@ -103,6 +103,7 @@ def run_with_workers(paths: list[str], workers: int, params: Mapping[str, Any], 
     from ..run_results import results_line
     from ..runner.discovery import expand
     from ..runner.endpoints import check_pool_sizes
+    from ..runner.progress import llm_line
     from .session_options import session_values
 
     if workers < 1:
@@ -147,9 +148,14 @@ def run_with_workers(paths: list[str], workers: int, params: Mapping[str, Any], 
         click.echo(f"Report: {files['report']}")
     if files.get("summary"):
         click.echo(f"Summary: {files['summary']}")
+    records = bundle.records
+    llm = llm_line(sum(r.llm_call_count for r in records), sum(r.llm_tokens for r in records),
+                   sum(r.llm_cost_usd for r in records))
+    if llm:
+        click.echo(llm)
     c = bundle.manifest.counts
     click.echo(results_line((c.get("passed", 0), c.get("failed", 0), c.get("skipped", 0)),
-                            statuses(bundle.records)))
+                            statuses(records), quarantined=sum(1 for r in records if r.quarantined)))
     codes = [bundle.manifest.exit_code]
     if console.bad_input:
         codes.append(ExitCode.BAD_INPUT)

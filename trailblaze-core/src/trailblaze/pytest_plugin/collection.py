@@ -42,6 +42,9 @@ def pytest_configure(config: pytest.Config) -> None:
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         raise pytest.UsageError(f"trailblaze: trail path not found: {', '.join(missing)}")
+    workers = getattr(config.option, "numprocesses", None)
+    if worker_id(config) is None and isinstance(workers, int) and workers > 0:
+        _check_pools(config, workers, [str(p) for p in paths])
     if given and config.args_source is not pytest.Config.ArgsSource.ARGS:
         # `pytest --trails x` means "run the trails", not "run testpaths and the trails too".
         config.args = [str(p) for p in paths[: len(given)]]
@@ -49,6 +52,18 @@ def pytest_configure(config: pytest.Config) -> None:
         # The ini option adds the trails to what pytest collects anyway (testpaths, the invocation
         # directory or the paths given): a bare `pytest` still runs the project's regular tests.
         config.args = [*config.args, *[str(p) for p in paths]]
+
+
+def _check_pools(config: pytest.Config, workers: int, paths: list[str]) -> None:
+    """``-n N`` with an endpoint pool smaller than N is refused before a worker starts, as ``run -n`` does:
+    no endpoint may serve two workers at once."""
+    from ..errors import TrailblazeError
+    from ..runner.endpoints import check_pool_sizes
+
+    try:
+        check_pool_sizes(workers, list(config.getoption("trailblaze_endpoint") or []), paths)
+    except TrailblazeError as exc:
+        raise pytest.UsageError(f"trailblaze: {exc}") from None
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

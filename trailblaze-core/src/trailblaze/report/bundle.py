@@ -93,6 +93,9 @@ class TrailRecord(BaseModel):
     duration_ms: int
     llm_call_count: int = 0
     llm_cost_usd: float = 0.0
+    llm_tokens: int = 0
+    quarantined: bool = False
+    """Listed in ``quarantine:``: reported, but its failure does not fail the run (exit code 0)."""
     has_recorded_steps: bool = False
     log_dir: str | None = None
     """Relative to the bundle (absolute only when the logs were written outside it)."""
@@ -191,11 +194,17 @@ def record_of(trail: TrailResult, root: Path, *, shard: str | None, worker: str 
         skip_reason=trail.skip_reason, execution_mode=trail.execution_mode, session_id=trail.session_id,
         started_at=trail.started_at, completed_at=done, duration_ms=int((done - trail.started_at) * 1000),
         llm_call_count=trail.llm_call_count, llm_cost_usd=round(trail.llm_cost_usd, 6),
-        has_recorded_steps=trail.has_recorded_steps, log_dir=relative(trail.log_dir, root),
+        llm_tokens=trail.llm_tokens, quarantined=trail.quarantined, has_recorded_steps=trail.has_recorded_steps, log_dir=relative(trail.log_dir, root),
         artifacts={k: relative(v, root) or v for k, v in artifacts.items()},
         steps=[StepRecord(number=s.number, kind=s.kind, text=s.text, mode=s.mode, success=s.success,
                           message=s.message, tool=s.tool, duration_ms=s.duration_ms) for s in trail.steps],
         shard=shard, worker=worker)
+
+
+def exit_code_of(record: TrailRecord) -> ExitCode:
+    """What the record adds to the run's exit code: a quarantined trail is reported, never failing."""
+    return ExitCode.SUCCESS if record.quarantined else ExitCode(record.exit_code) \
+        if record.exit_code in (0, 1, 2, 3) else ExitCode.INFRASTRUCTURE
 
 
 def counts(records: list[TrailRecord]) -> dict[str, int]:
@@ -225,7 +234,7 @@ class Tally:
             self.endpoints.add(record.endpoint)
         self.started_at = min(record.started_at, self.started_at or record.started_at)
         self.completed_at = max(record.completed_at, self.completed_at or record.completed_at)
-        self.exit_code = ExitCode.worst([self.exit_code, record.exit_code])
+        self.exit_code = ExitCode.worst([self.exit_code, exit_code_of(record)])
 
     def manifest(self, context: BundleContext, files: Mapping[str, str], exit_code: int | None = None) -> BundleManifest:
         now = time.time()

@@ -29,6 +29,7 @@ from .bundle import (
     BundleManifest,
     TrailRecord,
     counts,
+    exit_code_of,
     read_bundle,
     write_json,
     write_records,
@@ -152,7 +153,7 @@ def _manifest(bundles: list[Bundle], records: list[TrailRecord], out: Path) -> B
         completed_at=max((float(p["completed_at"]) for p in inputs), default=now),
         plugins={k: v for b in bundles for k, v in b.manifest.plugins.items()},
         git_commit=next((b.manifest.git_commit for b in bundles if b.manifest.git_commit), None),
-        exit_code=int(ExitCode.worst([r.exit_code for r in records])), counts=counts(records),
+        exit_code=int(ExitCode.worst([exit_code_of(r) for r in records])), counts=counts(records),
         files={"results": RESULTS}, merged_from=inputs)
 
 
@@ -192,7 +193,8 @@ def trail_result(record: TrailRecord, out: str) -> TrailResult:
         failure_kind=record.failure_kind, classifier=record.classifier, platform=record.platform,
         driver=record.driver, target=record.target, execution_mode=record.execution_mode,
         started_at=record.started_at, completed_at=record.completed_at, llm_call_count=record.llm_call_count,
-        llm_cost_usd=record.llm_cost_usd, has_recorded_steps=record.has_recorded_steps,
+        llm_cost_usd=record.llm_cost_usd, llm_tokens=record.llm_tokens, quarantined=record.quarantined,
+        has_recorded_steps=record.has_recorded_steps,
         skip_reason=record.skip_reason, trail_id=record.trail_id, device_label=record.device,
         endpoint=record.endpoint, tags=list(record.tags),
         artifacts={k: joined(v) for k, v in record.artifacts.items()})

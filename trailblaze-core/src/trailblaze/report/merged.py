@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ExitCode
-from .bundle import BundleManifest, TrailRecord
+from .bundle import BundleManifest, TrailRecord, exit_code_of
 
 PASSED = frozenset({"Succeeded", "SucceededWithSelfHeal"})
 
@@ -26,7 +26,7 @@ class Merged:
 
     @property
     def exit_code(self) -> ExitCode:
-        return ExitCode.worst([r.exit_code for r in self.records])
+        return ExitCode.worst([exit_code_of(r) for r in self.records])
 
 
 def rank(record: TrailRecord) -> int:

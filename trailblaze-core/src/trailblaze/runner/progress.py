@@ -83,11 +83,10 @@ class Progress:
         if run.summary_path:
             self._print(f"Summary: {run.summary_path}")
         tries = [a for t in run.trails for a in (*t.attempts, t)]
-        llm_calls = sum(t.llm_call_count for t in tries)
-        if llm_calls:
-            cost = sum(t.llm_cost_usd for t in tries)
-            tokens = sum(t.llm_tokens for t in tries)
-            self._print(f"LLM: {llm_calls} request{'s' if llm_calls != 1 else ''}, {tokens:,} tokens, ${cost:.4f}")
+        llm = llm_line(sum(t.llm_call_count for t in tries), sum(t.llm_tokens for t in tries),
+                       sum(t.llm_cost_usd for t in tries))
+        if llm:
+            self._print(llm)
         self._print(run.results_line())
 
     def _stop_status(self) -> None:
@@ -132,3 +131,11 @@ def _short(text: str | None, width: int = 90) -> str:
         return "(no text)"
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def llm_line(calls: int, tokens: int, cost_usd: float) -> str | None:
+    """``LLM: 3 requests, 12,400 tokens, $0.0210`` after a run that asked the model (None if it did not):
+    one line for a run in one process and for ``run -n``'s merged workers."""
+    if not calls:
+        return None
+    return f"LLM: {calls} request{'s' if calls != 1 else ''}, {tokens:,} tokens, ${cost_usd:.4f}"
