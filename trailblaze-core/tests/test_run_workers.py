@@ -243,6 +243,41 @@ def test_a_worker_killed_mid_run_is_an_infrastructure_error_for_its_trail_only(t
     assert not _processes_with(run_id)
 
 
+STOPS_THE_RUN = """\
+config:
+  id: a-stop
+trail:
+  - step: the run is stopped (SIGTERM to the trailblaze process, as CI does) while this trail runs
+    recording:
+      host:
+        - exec: {argv: ["sh", "-c", "kill -TERM $(ps -o ppid= -p $PPID)"]}
+"""
+
+
+def test_an_interrupted_run_n_lists_the_trails_no_worker_started(tmp_path: Path, trailblaze_cmd) -> None:  # type: ignore[no-untyped-def]
+    # The first trail sends SIGTERM to `trailblaze run -n` itself (its worker's parent): the workers finish
+    # the trails they are running, and the summary lists every trail once — the rest CANCELLED, as a plain run
+    # lists the trails it never started.
+    _suite(tmp_path, {"a-stop.trail.yaml": STOPS_THE_RUN})
+    for i in range(4, 10):
+        (tmp_path / "trails" / f"p{i}.trail.yaml").write_text(PASSING.format(name=f"p{i}", tag="smoke"))
+    run_id = uuid.uuid4().hex
+    done = trailblaze_cmd(["run", "trails", "-n", "2", "--output-dir", "out"], cwd=tmp_path,
+                          env={"TRAILBLAZE_RUN_ID": run_id})
+    assert done.returncode == 2, done.stdout + done.stderr
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    outcomes = {Path(r["trail_source"]).name: (r["outcome"], r["failure_reason"]) for r in summary["results"]}
+    assert len(outcomes) == len(summary["results"]) == 11, outcomes
+    cancelled = [name for name, (outcome, _) in outcomes.items() if outcome == "CANCELLED"]
+    assert cancelled, outcomes
+    assert all(outcomes[name][1] == "interrupted by SIGTERM: not started" for name in cancelled)
+    assert all(outcome == "PASSED" for name, (outcome, _) in outcomes.items() if name not in cancelled), outcomes
+    last = done.stdout.splitlines()[-1]
+    assert last == (f"Results: {11 - len(cancelled)} passed, {len(cancelled)} failed, 0 skipped "
+                    f"({len(cancelled)} cancelled: interrupted by SIGTERM)"), done.stdout
+    assert not _processes_with(run_id)
+
+
 def test_run_n_without_pytest_xdist_says_so(tmp_path: Path, trailblaze_cmd) -> None:  # type: ignore[no-untyped-def]
     _suite(tmp_path, {})
     site = tmp_path / "site"

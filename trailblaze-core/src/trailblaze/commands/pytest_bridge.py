@@ -36,6 +36,8 @@ class RunConsole:
         self.err = err or sys.stderr
         self.bad_input = 0
         """Trail files that did not collect (a parse error): bad input, as in a plain run."""
+        self.interrupted: str | None = None
+        """The signal that stopped the run (Ctrl-C is ``SIGINT``), for the ``Results:`` line."""
 
     def _show(self, text: str, stream: IO[str]) -> None:
         """Lines from a worker (a trail's output, a crash message): control characters escaped, symbols
@@ -50,6 +52,11 @@ class RunConsole:
         if report.failed:
             self.bad_input += 1
             self._show(f"✗ {report.nodeid}: {_text(report.longrepr)}", self.out)
+
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        from ..runner.interrupt import signal_name
+
+        self.interrupted = signal_name(excinfo.value)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when != "call" and not report.failed:

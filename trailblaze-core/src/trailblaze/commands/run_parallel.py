@@ -129,11 +129,10 @@ def run_with_workers(paths: list[str], workers: int, params: Mapping[str, Any], 
     from ..runner.interrupt import handle_signals
 
     console = RunConsole()
-    # SIGTERM and SIGHUP end the run as Ctrl-C does: pytest stops the workers, the finished trails are merged.
+    # SIGTERM and SIGHUP end the run as Ctrl-C does: pytest stops the workers (each finishes the trail it
+    # runs), the finished trails are merged and the ones no worker started are listed as CANCELLED.
     with _environment({**PLUGIN_ENV, "TRAILBLAZE_RUN_ID": run_id}), handle_signals():
         code = int(pytest.main(args, plugins=[console]))
-    if code == int(pytest.ExitCode.INTERRUPTED):
-        click.echo("trailblaze: interrupted: the summary and report list the trails that finished", err=True)
     try:
         bundle = read_bundle(output_dir)
     except BadInputError:
@@ -155,7 +154,9 @@ def run_with_workers(paths: list[str], workers: int, params: Mapping[str, Any], 
         click.echo(llm)
     c = bundle.manifest.counts
     click.echo(results_line((c.get("passed", 0), c.get("failed", 0), c.get("skipped", 0)),
-                            statuses(records), quarantined=sum(1 for r in records if r.quarantined)))
+                            statuses(records), quarantined=sum(1 for r in records if r.quarantined),
+                            cancelled=sum(1 for r in records if r.outcome == "Cancelled"),
+                            interrupted=console.interrupted))
     codes = [bundle.manifest.exit_code]
     if console.bad_input:
         codes.append(ExitCode.BAD_INPUT)

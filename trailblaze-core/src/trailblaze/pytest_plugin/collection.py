@@ -9,7 +9,7 @@ import pytest
 
 from .items import TrailFile, TrailItem
 from .state import GROUP, MARKER, STATE, _State, worker_id
-from .workers import UnreadableTrails
+from .workers import NotStarted, UnreadableTrails
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -39,6 +39,7 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     if worker_id(config) is None:
         config.pluginmanager.register(UnreadableTrails(state), "trailblaze-unreadable-trails")
+        config.pluginmanager.register(NotStarted(state), "trailblaze-not-started")
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         raise pytest.UsageError(f"trailblaze: trail path not found: {', '.join(missing)}")

@@ -39,6 +39,12 @@ class _State:
         """xdist controller: trails whose worker died running them (reported as infrastructure errors)."""
         self.unreadable: list[TrailRecord] = []
         """xdist controller: trail files a worker could not collect (a parse error: bad input, as in a plain run)."""
+        self.collected: dict[str, None] = {}
+        """xdist controller: the trail items the workers collected, in order (node ids)."""
+        self.reported: set[str] = set()
+        """xdist controller: the items a worker reported on (ran, or crashed running)."""
+        self.interrupted: str | None = None
+        """The signal that ended the run early (``SIGINT`` for Ctrl-C), if one did."""
 
     @property
     def runner(self) -> "Runner":

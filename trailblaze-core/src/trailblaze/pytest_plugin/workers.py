@@ -7,11 +7,14 @@ from __future__ import annotations
 import re
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from .state import STATE, _State, run_id, worker_id
+
+if TYPE_CHECKING:
+    from ..report.bundle import TrailRecord
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -42,20 +45,12 @@ def pytest_handlecrashitem(crashitem: str, report: pytest.TestReport, sched: Any
     state = report_config(report)
     if state is None or "::" not in crashitem:
         return
-    from ..report.bundle import TrailRecord
-    from ..run_results import trail_key
-
-    path, _, name = crashitem.partition("::")
-    title, _, label = name.rpartition(" [")
     node = getattr(report, "node", None)
     worker = str(getattr(getattr(node, "gateway", None), "id", "") or "") or None
-    now = time.time()
-    state.crashed.append(TrailRecord(
-        key=trail_key(Path(state.config.rootpath) / path), title=title or name, trail_source=path,
-        device=label.rstrip("]") if state.config.getoption("trailblaze_device") else None, outcome="Error",
-        exit_code=2, message=f"worker {worker or '?'} crashed while running this trail (the process died: killed, "
-                             "out of memory?); xdist replaced it and ran the other trails",
-        failure_kind="WorkerCrashed", started_at=now, completed_at=now, duration_ms=0, worker=worker))
+    state.crashed.append(item_record(
+        state, crashitem, outcome="Error", exit_code=2, failure_kind="WorkerCrashed", worker=worker,
+        message=f"worker {worker or '?'} crashed while running this trail (the process died: killed, "
+                "out of memory?); xdist replaced it and ran the other trails"))
 
 
 class UnreadableTrails:
@@ -82,6 +77,57 @@ class UnreadableTrails:
             key=trail_key(Path(self.state.config.rootpath) / path), title=path.name, trail_source=report.nodeid,
             outcome="Error", exit_code=3, message=message, failure_kind="UnreadableTrail", started_at=now,
             completed_at=now, duration_ms=0))
+
+
+class NotStarted:
+    """xdist controller: what the workers collected and what they reported on, so an interrupted run (Ctrl-C,
+    or SIGTERM/SIGHUP under ``trailblaze run -n``) lists the trails no worker started as CANCELLED in the
+    merged summary and report, as a plain run lists them. (A worker finishes the trail it is running.)"""
+
+    def __init__(self, state: _State) -> None:
+        self.state = state
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        from ..runner.discovery import is_trail_file
+
+        for nodeid in ids:
+            if "::" in nodeid and is_trail_file(Path(nodeid.partition("::")[0])):
+                self.state.collected.setdefault(nodeid, None)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.state.reported.add(report.nodeid)
+
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        from ..runner.interrupt import signal_name
+
+        self.state.interrupted = signal_name(excinfo.value)
+
+    def records(self) -> list[TrailRecord]:
+        """One CANCELLED record per trail item that no worker reported on, once the run was interrupted."""
+        state = self.state
+        if state.interrupted is None:
+            return []
+        return [item_record(state, nodeid, outcome="Cancelled", exit_code=2, failure_kind="Interrupted",
+                            message=f"interrupted by {state.interrupted}: not started")
+                for nodeid in state.collected if nodeid not in state.reported]
+
+
+def item_record(state: _State, nodeid: str, *, outcome: str, exit_code: int, message: str, failure_kind: str,
+                worker: str | None = None) -> TrailRecord:
+    """A result record for the trail item ``nodeid`` (``path::title [device]``) that no runner wrote: a
+    crashed worker's trail, a trail an interruption kept from starting."""
+    from ..report.bundle import TrailRecord
+    from ..run_results import trail_key
+
+    path, _, name = nodeid.partition("::")
+    title, _, label = name.rpartition(" [")
+    now = time.time()
+    return TrailRecord(
+        key=trail_key(Path(state.config.rootpath) / path), title=title or name, trail_source=path,
+        device=label.rstrip("]") if state.config.getoption("trailblaze_device") else None, outcome=outcome,
+        exit_code=exit_code, message=message, failure_kind=failure_kind, started_at=now, completed_at=now,
+        duration_ms=0, worker=worker)
 
 
 def report_config(report: pytest.TestReport) -> _State | None:
@@ -119,11 +165,13 @@ def merge_workers(state: _State) -> None:
     # directory's own bundle) stay out of it.
     mine = [p.parent.parent for p in sorted(out.glob(f"gw*/{MANIFEST}"))
             if read_bundle(p.parent.parent).manifest.run_id == rid]
-    if not mine and not state.crashed and not state.unreadable:
+    watcher = state.config.pluginmanager.get_plugin("trailblaze-not-started")
+    cancelled = watcher.records() if isinstance(watcher, NotStarted) else []
+    if not mine and not state.crashed and not state.unreadable and not cancelled:
         return
     values = pytest_session_values(state.config.getoption)
     merged = merge_bundles(mine, out, junit_xml=values["junit_xml"], report=values["report"],
-                           extra=[*state.crashed, *state.unreadable])
+                           extra=[*state.crashed, *state.unreadable, *cancelled])
     c = merged.manifest.counts
     # The workers' own report and summary lines give way to the merged ones (their bundles keep them).
     state.worker_lines = [line for line in state.worker_lines if not re.search(r": (report|summary): ", line)]
