@@ -20,3 +20,6 @@ def discover(config_dir: Path) -> list[Path]:
         found.extend(Path(directory, name) for name in names
                      if name.endswith(SUFFIX) and os.path.isfile(os.path.join(directory, name)))
     return sorted(found)
+
+
+__all__ = ["SUFFIX", "discover"]
