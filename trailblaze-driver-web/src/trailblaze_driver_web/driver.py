@@ -12,7 +12,6 @@ Playwright is imported in ``launch``, never at import time: ``trailblaze --versi
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urljoin, urlparse
 
@@ -22,6 +21,7 @@ from trailblaze.untrusted import valid_text
 
 from .artifacts import ArtifactDriver
 from .config import WebDriverConfig
+from .key import DRIVER_KEY
 from .snapshot import PageSnapshot, parse
 
 if TYPE_CHECKING:
@@ -29,8 +29,6 @@ if TYPE_CHECKING:
     from trailblaze.recorder import RecordedStepDraft, RecordOptions
     from trailblaze.selectors import NodeSelector
     from trailblaze.session import Session
-
-DRIVER_KEY = "playwright-native"
 
 
 class PlaywrightDriver(ArtifactDriver):
@@ -160,12 +158,3 @@ def web_driver(driver: Any) -> PlaywrightDriver:
         raise ToolFailure("this tool needs the web driver (playwright-native): run the trail with "
                           "--driver playwright-native or devices: {web: PLAYWRIGHT_NATIVE}")
     return driver
-
-
-def wait_seconds(page: Page, seconds: float) -> None:
-    deadline = time.monotonic() + max(0.0, seconds)
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return
-        page.wait_for_timeout(min(left, 0.5) * 1000)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 from urllib.parse import urlparse
@@ -12,12 +13,13 @@ from pydantic import Field
 from trailblaze.errors import ToolFailure
 from trailblaze.tools.base import ToolResult
 
-from ..driver import PlaywrightDriver, wait_seconds
 from .common import CASE_INSENSITIVE, REF_DESCRIPTION, TargetedTool, WebTool, act, driver_for, playwright_call
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Locator
+    from playwright.sync_api import Locator, Page
     from trailblaze.context import ToolContext
+
+    from ..driver import PlaywrightDriver
 
 
 class WebNavigate(WebTool):
@@ -191,6 +193,16 @@ class WebScroll(TargetedTool):
         result.message = f"Scrolled {target} into view" if out.get("how") == "into view" else \
             f"Scrolled {target} {self.direction.lower()} by {amount}px"
         return result
+
+
+def wait_seconds(page: Page, seconds: float) -> None:
+    """Wait ``seconds`` on the page, in slices of at most half a second."""
+    deadline = time.monotonic() + max(0.0, seconds)
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return
+        page.wait_for_timeout(min(left, 0.5) * 1000)
 
 
 class WebWait(WebTool):

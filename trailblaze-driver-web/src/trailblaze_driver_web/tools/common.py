@@ -13,12 +13,14 @@ from trailblaze.errors import ToolFailure
 from trailblaze.selectors import parse_selector
 from trailblaze.tools.base import Tool, ToolResult
 
-from ..driver import DRIVER_KEY, PlaywrightDriver, web_driver
+from ..key import DRIVER_KEY
 from ..targets import Target, resolve_target, what_the_page_has
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator
     from trailblaze.context import ToolContext
+
+    from ..driver import PlaywrightDriver
 
 T = TypeVar("T")
 WEB_DRIVERS = frozenset({DRIVER_KEY})
@@ -93,7 +95,12 @@ def web_selector_or_none(node_selector: dict[str, Any] | None, ref: str | None) 
 
 
 def driver_for(ctx: ToolContext) -> PlaywrightDriver:
-    """The browser a tool call acts on (a readable failure when the session runs another driver)."""
+    """The browser a tool call acts on (a readable failure when the session runs another driver).
+
+    The driver's module is imported here, not when the tools load: registering the tools (``check``,
+    ``schema``, listings) then needs no browser code, and a session that calls a tool has it loaded."""
+    from ..driver import web_driver
+
     return web_driver(ctx.driver)
 
 

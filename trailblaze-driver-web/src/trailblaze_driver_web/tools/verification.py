@@ -17,7 +17,6 @@ from pydantic import Field, field_validator
 from trailblaze.errors import ToolFailure
 from trailblaze.tools.base import ToolResult
 
-from ..driver import PlaywrightDriver
 from ..targets import Target, what_the_page_has
 from .common import (
     CASE_INSENSITIVE,
@@ -33,6 +32,8 @@ from .common import (
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
     from trailblaze.context import ToolContext
+
+    from ..driver import PlaywrightDriver
 
 T = TypeVar("T")
 POLL_S = 0.1
