@@ -17,8 +17,9 @@ def test_core_and_cli_import_no_heavy_sdk() -> None:
 
 
 def test_check_imports_neither_driver_classes_nor_waypoint_models_it_does_not_need(tmp_path: Path) -> None:
-    # ``trailblaze check`` start-up is measured (bench_yaml_tools.py); these two stay out of it: the
-    # drivers (no driver starts; the web tools load theirs when a session calls them) and the waypoint models (this workspace has no waypoint files).
+    # ``trailblaze check`` start-up is measured (bench_yaml_tools.py); these stay out of it: the drivers
+    # (no driver starts; the web tools load theirs when a session calls one) and the waypoint models
+    # (this workspace has no waypoint files).
     (tmp_path / "trails" / "config").mkdir(parents=True)
     (tmp_path / "trails" / "config" / "trailblaze.yaml").write_text("defaults: {}\n")
     (tmp_path / "trails" / "t.trail.yaml").write_text(
@@ -27,5 +28,6 @@ def test_check_imports_neither_driver_classes_nor_waypoint_models_it_does_not_ne
             "rc = run_check(['trails/t.trail.yaml']); "
             "print(rc, [m for m in ('trailblaze.waypoints', 'trailblaze_driver_android.driver', "
             "'trailblaze_driver_ios.driver', 'trailblaze_driver_web.driver') if m in sys.modules])")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=tmp_path)
     assert out.stdout.strip().splitlines()[-1] == "0 []", out.stdout + out.stderr

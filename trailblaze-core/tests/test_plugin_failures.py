@@ -74,8 +74,8 @@ def test_a_lazy_import_failing_in_register_drivers_names_the_plugin(lazy_site: A
     assert disabled.returncode == 0, disabled.stdout + disabled.stderr
 
 
-def test_check_loads_driver_plugins_only_for_trails_that_configure_drivers(lazy_site: Any, trailblaze_cmd: Any,
-                                                                           tmp_path: Path) -> None:
+def test_check_loads_driver_plugins_only_for_trails_that_configure_drivers(
+        lazy_site: Any, trailblaze_cmd: Any, tmp_path: Path) -> None:
     # ``check`` learns the tools on a session whose driver never starts: the driver plugins are not
     # imported (their SDKs may be absent on a CI runner that only checks), so the broken one is not called...
     env = {"TRAILBLAZE_LOAD_PLUGINS": "lazy"}

@@ -204,7 +204,7 @@ def test_tool_class_variables_stay_class_variables_once_their_annotations_are_dr
     # Tool drops its subclasses' ClassVar annotations once pydantic has recorded them (start-up speed):
     # they must still be class variables, never fields, in subclasses of subclasses too.
     class Base(Tool):
-        kind_hint: "ClassVar[str]" = "base"  # noqa: UP037 - a string, as under `from __future__ import annotations`
+        kind_hint: "ClassVar[str]" = "base"  # noqa: UP037 - a string, as `from __future__` makes it
         count: int = 0
 
     class Leaf(Base):
