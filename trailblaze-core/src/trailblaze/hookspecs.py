@@ -275,7 +275,7 @@ def trailblaze_write_run_outputs(result: "RunResult", request: "OutputRequest") 
 
 @hookspec(firstresult=True)
 def trailblaze_run_durations(source: "Path") -> "dict[str, float] | None":
-    """Seconds per trail x device of an earlier run, which ``--shard`` balances by (``--durations``).
+    """Seconds per trail × device of an earlier run, which ``--shard`` balances by (``--durations``).
 
     The first plugin that can read ``source`` answers; the core reads result bundles, JSON summaries and
     the results store (``builtin.outputs``). A ``source`` that does not exist yet (a CI's first run) has
