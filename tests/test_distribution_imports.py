@@ -67,7 +67,8 @@ PUBLIC_MODULES = (
     "trailblaze.errors", "trailblaze.config", "trailblaze.checks", "trailblaze.targets", "trailblaze.plugins",
     "trailblaze.yamlio", "trailblaze.testing", "trailblaze.testing_llm", "trailblaze.runner",
     "trailblaze.runner.lifecycle", "trailblaze.reuse", "trailblaze.pytest_plugin", "trailblaze.children",
-    "trailblaze.schemas", "trailblaze.yamlstream", "trailblaze.waypoints", "trailblaze.recorder",
+    "trailblaze.schemas", "trailblaze.yamlstream", "trailblaze.waypoints", "trailblaze.waypoint_files",
+    "trailblaze.recorder",
     "trailblaze.files", "trailblaze.untrusted", "trailblaze.host_settings",
 )
 """The core's public surface, as ``trailblaze/__init__.py`` documents it: these modules, each through its

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 
 def test_core_and_cli_import_no_heavy_sdk() -> None:
@@ -13,3 +14,18 @@ def test_core_and_cli_import_no_heavy_sdk() -> None:
             "print(','.join(heavy))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "", f"heavy modules imported at start-up: {out.stdout}"
+
+
+def test_check_imports_neither_driver_classes_nor_waypoint_models_it_does_not_need(tmp_path: Path) -> None:
+    # ``trailblaze check`` start-up is measured (bench_yaml_tools.py); these two stay out of it: the
+    # drivers (no driver starts) and the waypoint models (this workspace has no waypoint files).
+    (tmp_path / "trails" / "config").mkdir(parents=True)
+    (tmp_path / "trails" / "config" / "trailblaze.yaml").write_text("defaults: {}\n")
+    (tmp_path / "trails" / "t.trail.yaml").write_text(
+        "trail:\n  - step: wait\n    recording:\n      host:\n        - wait: {timeToWaitInSeconds: 0}\n")
+    code = ("import sys; from trailblaze.commands.check import run_check; "
+            "rc = run_check(['trails/t.trail.yaml']); "
+            "print(rc, [m for m in ('trailblaze.waypoints', 'trailblaze_driver_android.driver', "
+            "'trailblaze_driver_ios.driver') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path)
+    assert out.stdout.strip().splitlines()[-1] == "0 []", out.stdout + out.stderr

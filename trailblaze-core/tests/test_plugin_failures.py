@@ -74,6 +74,21 @@ def test_a_lazy_import_failing_in_register_drivers_names_the_plugin(lazy_site: A
     assert disabled.returncode == 0, disabled.stdout + disabled.stderr
 
 
+def test_check_loads_driver_plugins_only_for_trails_that_configure_drivers(lazy_site: Any, trailblaze_cmd: Any,
+                                                                           tmp_path: Path) -> None:
+    # ``check`` learns the tools on a session whose driver never starts: the driver plugins are not
+    # imported (their SDKs may be absent on a CI runner that only checks), so the broken one is not called...
+    env = {"TRAILBLAZE_LOAD_PLUGINS": "lazy"}
+    check = trailblaze_cmd(["check", "t.trail.yaml"], pythonpath=lazy_site.path, env=env, cwd=tmp_path)
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert "Checked 1 trail(s)" in check.stdout and "lazy" not in check.stderr
+    # ... until a trail's ``config.drivers`` settings must be checked against the driver's settings model.
+    (tmp_path / "d.trail.yaml").write_text("config:\n  drivers:\n    web: {headless: true}\n" + TRAIL)
+    pinned = trailblaze_cmd(["check", "d.trail.yaml"], pythonpath=lazy_site.path, env=env, cwd=tmp_path)
+    assert pinned.returncode == ExitCode.INFRASTRUCTURE
+    assert pinned.stderr.strip().splitlines() == [LINE]
+
+
 class _Descriptors:
     @hookimpl
     def trailblaze_tool_descriptor(self, definition: Any) -> Any:

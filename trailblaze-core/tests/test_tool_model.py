@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 import pytest
 from pydantic import Field
@@ -198,3 +198,26 @@ def test_every_tool_kind_lists_the_known_arguments() -> None:
         RateTool.definition().prepare({"stars": 1, "starz": 2})
     with pytest.raises(ValueError, match=r"tool 'typeText': unknown argument 'colour' \(known: box, key, ratio, "):
         schema().validate({"text": "a", "colour": 1}, owner="tool 'typeText'")
+
+
+def test_tool_class_variables_stay_class_variables_once_their_annotations_are_dropped() -> None:
+    # Tool drops its subclasses' ClassVar annotations once pydantic has recorded them (start-up speed):
+    # they must still be class variables, never fields, in subclasses of subclasses too.
+    class Base(Tool):
+        kind_hint: "ClassVar[str]" = "base"  # noqa: UP037 - a string, as under `from __future__ import annotations`
+        count: int = 0
+
+    class Leaf(Base):
+        name = "leaf"
+        kind_hint = "leaf"
+        label: str = ""
+
+    assert set(Leaf.model_fields) == {"count", "label"}
+    assert {"name", "platforms", "toolsets", "kind_hint"} <= Leaf.__class_vars__
+    assert "kind_hint" not in Base.__annotations__ and "count" in Base.__annotations__
+    leaf = Leaf(count=2, label="x")
+    assert (leaf.name, leaf.kind_hint, leaf.count) == ("leaf", "leaf", 2)
+    with pytest.raises(AttributeError, match="ClassVar"):
+        leaf.name = "other"
+    with pytest.raises(ValueError, match="kind_hint"):
+        ClassToolDefinition.of(Leaf).prepare({"kind_hint": "field?"})

@@ -15,7 +15,8 @@ The documented submodules are public too, each through its ``__all__``: ``trailb
 ``trailblaze.runner``, ``trailblaze.runner.lifecycle``, ``trailblaze.reuse`` (resources a driver shares
 between the sessions of a run), ``trailblaze.children`` (child processes that die with the runner),
 ``trailblaze.schemas`` (editor JSON Schemas), ``trailblaze.yamlstream`` (the bounded YAML reader),
-``trailblaze.waypoints`` (waypoint files and matching), ``trailblaze.recorder`` (what a driver's
+``trailblaze.waypoints`` (waypoint files and matching), ``trailblaze.waypoint_files`` (finding them
+without importing the models), ``trailblaze.recorder`` (what a driver's
 ``record_actions`` returns), ``trailblaze.files`` (writing a file atomically), ``trailblaze.untrusted``
 (outside text made valid, terminal-safe and fit for an output file), ``trailblaze.host_settings``
 (driver settings that reach the host) and ``trailblaze.pytest_plugin`` (see docs/writing-a-plugin.md,

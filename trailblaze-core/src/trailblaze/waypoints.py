@@ -33,12 +33,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .errors import BadInputError, SourceLocation
 from .selectors import NodeSelector, parse_selector
+from .waypoint_files import SUFFIX, discover
 
 if TYPE_CHECKING:
     from .config import WorkspaceConfig
     from .contract.device import DeviceDriver, DeviceInfo
 
-SUFFIX = ".waypoint.yaml"
 RESERVED = ("id", "description", "route")
 _V1_KEYS = frozenset({"required", "forbidden", "platforms"})
 _ID = re.compile(r"^[^/\s]+(/[^/\s]+)+$")
@@ -107,12 +107,6 @@ class Waypoints:
         return self.by_id.get(waypoint_id)
 
 
-def discover(config_dir: Path) -> list[Path]:
-    if not config_dir.is_dir():
-        return []
-    return sorted(p for p in config_dir.rglob(f"*{SUFFIX}") if p.is_file())
-
-
 def load_file(path: Path) -> Waypoint:
     """One waypoint file; a ``WaypointFileError`` names the file, line and key of the first problem."""
     from .yamlio import load_fast, locate_in_text, read_text
@@ -154,10 +148,11 @@ def load_file(path: Path) -> Waypoint:
     return Waypoint(waypoint_id, description, route, blocks, path)
 
 
-def load_workspace_waypoints(config: WorkspaceConfig) -> Waypoints:
-    """Every waypoint file under ``trails/config/``; a broken file is kept as an error, the rest load."""
+def load_workspace_waypoints(config: WorkspaceConfig, files: list[Path] | None = None) -> Waypoints:
+    """Every waypoint file under ``trails/config/`` (or ``files``, already discovered there); a broken
+    file is kept as an error, the rest load."""
     found = Waypoints()
-    for path in discover(config.config_dir):
+    for path in discover(config.config_dir) if files is None else files:
         try:
             waypoint = load_file(path)
         except BadInputError as exc:

@@ -39,7 +39,7 @@ def workspace_tools(root: Path | None, host: PluginHost, *,
     # servers (which then list their tools) and are told to finish on every path. Not a listing for the
     # user (plugins print their file problems when listing); the caller reports findings itself.
     options = RunOptions(logging=False, report=False, save_recording=False, test_name="learning-tools")
-    factory = SessionFactory(options, host=host, show_findings=False)
+    factory = SessionFactory(options, host=host, show_findings=False, load_drivers=False)
     with factory.open(workspace=root, start_driver=False) as lifecycle:
         session = lifecycle.session
         yield session.workspace, session.registry, session.codec

@@ -99,9 +99,14 @@ def check_waypoints(config: WorkspaceConfig, registry: ToolRegistry, report: Che
     A broken waypoint file matters only to ``assertWaypoint``: an error of the trails that call it (or of
     ``check --strict``), a warning otherwise. An unknown ``from``/``to`` is checked only once the
     workspace has waypoint files at all (upstream workspaces without any still name their places)."""
+    from trailblaze.waypoint_files import discover
+
+    files = discover(config.config_dir)
+    if not files:
+        return  # nothing to load and no from/to to check: the waypoint models stay unimported
     from trailblaze.waypoints import load_workspace_waypoints
 
-    waypoints = load_workspace_waypoints(config)
+    waypoints = load_workspace_waypoints(config, files)
     for error in waypoints.errors:
         report.tool_error({"assertWaypoint"}, "Waypoints", error.message, error.location)
     if not waypoints.by_id and not waypoints.errors:

@@ -114,13 +114,15 @@ class SessionFactory:
     drives several devices from one factory."""
 
     def __init__(self, options: RunOptions | None = None, *, host: PluginHost | None = None,
-                 warn: Warn | None = None, show_findings: bool = True) -> None:
+                 warn: Warn | None = None, show_findings: bool = True, load_drivers: bool = True) -> None:
         self.options = options or RunOptions()
         self.show_findings = show_findings
         self.host = host or get_host()
         self.warn: Warn = warn or _stderr_warning
-        self.drivers = DriverRegistry()
-        self.host.register_drivers(self.drivers)
+        self._drivers: DriverRegistry | None = None
+        self._drivers_lock = threading.Lock()
+        if load_drivers:
+            self.drivers  # noqa: B018 - a broken driver plugin stops the command here, before any trail
         self._workspaces: dict[Path | None, ToolWorkspace] = {}
         self._lock = threading.Lock()
         self.output_dir = (self.options.output_dir or Path.cwd() / "logs").resolve()
@@ -128,6 +130,18 @@ class SessionFactory:
         """The one redaction point of everything these sessions write (logs, summary, reports, console):
         it knows the ``--secret`` values and each open session's memory, so secrets registered mid-session
         are covered too (``RunResult.redactor`` and every ``SessionLog`` are this object)."""
+
+    @property
+    def drivers(self) -> DriverRegistry:
+        """The installed drivers. With ``load_drivers=False`` they are registered on first use: a command
+        that never picks a driver (``check`` and ``schema`` learn the tools on a session whose driver is
+        not started) then imports no driver plugin's modules."""
+        with self._drivers_lock:
+            if self._drivers is None:
+                drivers = DriverRegistry()
+                self.host.register_drivers(drivers)
+                self._drivers = drivers
+            return self._drivers
 
     # -- workspaces ---------------------------------------------------------------------------
     def workspace_for(self, path: Path | None, *, exact: bool = False) -> ToolWorkspace:
