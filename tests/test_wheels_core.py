@@ -22,7 +22,8 @@ def test_core_and_acme_from_wheels(wheelhouse, clean_venv, tmp_path: Path) -> No
     assert plugins.returncode == 0, plugins.stderr
     listed = {p["name"]: p for p in json.loads(plugins.stdout)}
     assert sorted(listed) == ["acme", "builtin.agent_client", "builtin.anthropic_provider", "builtin.contract",
-                              "builtin.host_driver", "builtin.llm_config", "builtin.openai_provider", "builtin.tools"]
+                              "builtin.host_driver", "builtin.llm_config", "builtin.openai_provider", "builtin.outputs",
+                              "builtin.tools"]
     assert listed["acme"]["version"] == "0.1.0" and listed["acme"]["hooks"] == ["trailblaze_register_tools"]
     assert listed["builtin.tools"]["builtin"] is True
 

@@ -10,13 +10,13 @@ from pathlib import Path
 
 from trailblaze.errors import ExitCode
 from trailblaze.memory import Redactor
+from trailblaze.output_request import BundleContext
 from trailblaze.report.bundle import (
     MANIFEST,
     RESULTS,
     RESULTS_V1,
     VERSION,
     BundleAppender,
-    BundleContext,
     read_bundle,
     write_bundle,
 )

@@ -15,6 +15,10 @@
 3. The contract layer in order, bottom first: ``trailblaze.contract`` < ``trailblaze.context`` < the tool
    model < ``trailblaze.session`` < ``trailblaze.driver`` < the plugin host; nothing reaches a layer above it.
 4. Pairs that once ran both ways stay one way: what both sides used stands below both (``LAYER_PAIRS``).
+5. The host loads the core's own plugins by name (``plugin_loading.DEFAULT_PLUGINS``), which no import
+   statement shows: drawn as arrows from ``trailblaze.plugin_loading`` they close no circle, and the one
+   that reaches above the runner, ``trailblaze.builtin.outputs`` (the report writers, reached through
+   ``trailblaze_write_run_outputs``), is named here, so no other arrow can hide behind a string.
 """
 
 from __future__ import annotations
@@ -211,7 +215,8 @@ LAYER_PAIRS = (
     ("trailblaze.contract", "trailblaze.recorder"),  # the recording types are contract.recording
     ("trailblaze.config", "trailblaze.tools"),  # both phrase errors with argument_messages
     ("trailblaze.run_results", "trailblaze.runner"),  # the result model is below the runner ...
-    ("trailblaze.report", "trailblaze.runner"),  # ... and the outputs read it from there
+    ("trailblaze.report", "trailblaze.runner"),  # ... and the outputs read it from there;
+    ("trailblaze.runner", "trailblaze.report"),  # the runner reaches the writers through the host's hooks
     ("trailblaze.results_store", "trailblaze.runner"),
     ("trailblaze.agent", "trailblaze.toolbox"),  # the agent asks session_tools
     ("trailblaze.commands", "trailblaze.pytest_plugin"),  # run -n shares commands.pytest_bridge
@@ -232,3 +237,39 @@ def test_the_pairs_that_once_ran_both_ways_run_one_way() -> None:
             above = sorted(m for m in _reach(graph, module) if _under(m, higher))
             offenders += [f"{module} reaches {', '.join(above)}"] if above else []
     assert not offenders, "see docs/architecture.md (the import rule): " + "; ".join(offenders)
+
+
+# -- 5. the plugins the host loads by name ------------------------------------------------------------
+OUTPUTS_PLUGIN = "trailblaze.builtin.outputs"
+
+
+def default_plugins() -> list[str]:
+    """``DEFAULT_PLUGINS`` as written in ``plugin_loading.py`` (read with ``ast``, like the imports)."""
+    tree = ast.parse((PACKAGE / "plugin_loading.py").read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) \
+                and node.target.id == "DEFAULT_PLUGINS" and isinstance(node.value, ast.Tuple):
+            return [ast.literal_eval(item) for item in node.value.elts]
+    raise AssertionError("DEFAULT_PLUGINS is no longer a tuple literal in plugin_loading.py")
+
+
+def _with_loads(graph: dict[str, set[str]], plugins: Iterable[str]) -> dict[str, set[str]]:
+    loaded = {name: set(targets) for name, targets in graph.items()}
+    loaded["trailblaze.plugin_loading"] |= set(plugins)
+    return loaded
+
+
+def test_the_plugins_loaded_by_name_hide_no_arrow() -> None:
+    graph = module_graph()
+    plugins = default_plugins()
+    assert OUTPUTS_PLUGIN in plugins and all(name in graph for name in plugins)
+    loaded = _with_loads(graph, plugins)
+    found = circles(loaded)
+    assert not found, "a plugin in DEFAULT_PLUGINS closes a circle: " + " || ".join(
+        _describe(loaded, c) for c in found)
+    assert not any(OUTPUTS_PLUGIN in targets for targets in graph.values()), "builtin.outputs is only loaded"
+    runner = [m for m in graph if _under(m, "trailblaze.runner")]
+    assert not [m for m in _reach(graph, OUTPUTS_PLUGIN) if _under(m, "trailblaze.runner")]
+    others = _with_loads(graph, (p for p in plugins if p != OUTPUTS_PLUGIN))
+    above = sorted({m for r in runner for m in _reach(others, r) if _under(m, "trailblaze.report")})
+    assert not above, f"the runner reaches report/ through a plugin the host loads by name: {above}"

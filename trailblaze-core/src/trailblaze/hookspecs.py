@@ -23,14 +23,17 @@ if TYPE_CHECKING:
     from .config import WorkspaceConfig
     from .context import ToolContext
     from .driver import DriverRegistry
+    from .files import OutputWriteError
+    from .output_request import OutputRequest
     from .plugin_queries import PluginQueries
+    from .run_results import RunResult
     from .session import Session, SessionOutcome
     from .targets import TargetInfo
     from .tools.base import ToolCall, ToolDefinition, ToolResult
     from .tools.descriptors import ToolDescriptor
     from .tools.registry import ToolRegistry
 
-CONTRACT_VERSION: tuple[int, int] = (1, 0)
+CONTRACT_VERSION: tuple[int, int] = (1, 1)
 """The version of this contract, ``(major, minor)``; also ``trailblaze.CONTRACT_VERSION``.
 
 The minor number grows when a hook or a hook argument is added, or a hook is deprecated (its
@@ -234,6 +237,54 @@ def trailblaze_session_finished(session: "Session", outcome: "SessionOutcome") -
 
     :param session: the session.
     :param outcome: how it ended.
+    """
+
+
+# -- run outputs ----------------------------------------------------------------------------------
+@hookspec
+def trailblaze_check_run_outputs(request: "OutputRequest") -> None:
+    """Refuse, before any device starts, an output this run asked for and cannot write.
+
+    Called once per ``trailblaze run`` (and per pytest process) right after the output directory is
+    checked, so a run whose report cannot be written fails in a second instead of after minutes of
+    trails. The core's JUnit, Allure, HTML and bundle writers answer it (``builtin.outputs``).
+
+    :param request: the outputs asked for (``--junit-xml``, ``--alluredir``, the HTML report) and the
+        output directory.
+    :raises BadInputError: naming the option and what is wrong with it (exit 3).
+    """
+
+
+@hookspec
+def trailblaze_write_run_outputs(result: "RunResult", request: "OutputRequest") -> "list[OutputWriteError] | None":
+    """Write a finished run's outputs (reports, result files) from its ``RunResult``.
+
+    Called once per run, after the JSON summary is written and the results store has attached each
+    trail's history, with signals deferred so no file is left half-written; the pytest plugin calls it
+    per worker. Write each file whole under a unique name (``trailblaze.files.write_new``/
+    ``write_atomic``) and pass outside text through ``result.redact``. A file that cannot be written
+    is returned, not raised, so the other writers still run: the runner prints each on one line and
+    ends the run with the last (exit 2). The core's answer (``builtin.outputs``) writes the JUnit XML,
+    the Allure results, the HTML report (setting ``result.report_path``) and then the result bundle.
+
+    :param result: the run, already redacted where it holds outside text.
+    :param request: the outputs asked for and the run's output directory and bundle context.
+    :return: the files this plugin could not write (``OutputWriteError``), or None.
+    """
+
+
+@hookspec(firstresult=True)
+def trailblaze_run_durations(source: "Path") -> "dict[str, float] | None":
+    """Seconds per trail × device of an earlier run, which ``--shard`` balances by (``--durations``).
+
+    The first plugin that can read ``source`` answers; the core reads result bundles, JSON summaries and
+    the results store (``builtin.outputs``). A ``source`` that does not exist yet (a CI's first run) has
+    no durations: return an empty mapping; the run then shards by count.
+
+    :param source: the ``--durations`` path.
+    :return: seconds keyed by ``runner.shards.pair_key`` (and by trail key), or None when this plugin
+        does not read such a file.
+    :raises BadInputError: ``source`` is of this plugin's kind but unreadable (exit 3).
     """
 
 

@@ -34,9 +34,12 @@ DEFAULT_PLUGINS: tuple[str, ...] = (
     "trailblaze.llm.openai_provider",
     "trailblaze.llm.anthropic_provider",
     "trailblaze.agent.agent_client",
+    "trailblaze.builtin.outputs",
 )
 """Core modules registered as plugins. In-repo drivers and tool sources are *not* here: they register
-through the entry-point group exactly as a third party's plugin does."""
+through the entry-point group exactly as a third party's plugin does. Named, not imported, so a plugin
+above the runner (``builtin.outputs``, the report writers) is reached only through its hooks;
+``tests/test_import_rule.py`` draws these names as arrows all the same, so none hides a circle."""
 
 
 def _env_list(name: str) -> list[str] | None:

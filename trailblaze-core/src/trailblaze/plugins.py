@@ -29,6 +29,9 @@ if TYPE_CHECKING:
     from .config import WorkspaceConfig
     from .context import ToolContext
     from .driver import DriverRegistry
+    from .files import OutputWriteError
+    from .output_request import OutputRequest
+    from .run_results import RunResult
     from .session import Session, SessionOutcome
     from .llm.registry import LlmProviderRegistry
     from .targets import TargetInfo
@@ -157,6 +160,21 @@ class PluginHost(PluginLoader):
 
     def check_tools(self, registry: "ToolRegistry", report: "CheckReport", config: "WorkspaceConfig") -> None:
         self.pm.hook.trailblaze_check_tools(registry=registry, report=report, config=config)
+
+    def check_run_outputs(self, request: "OutputRequest") -> None:
+        self.pm.hook.trailblaze_check_run_outputs(request=request)
+
+    def write_run_outputs(self, result: "RunResult", request: "OutputRequest") -> "list[OutputWriteError]":
+        """Every writer runs; what each could not write comes back, in hook order, for the runner to show."""
+        failed: list[OutputWriteError] = []
+        for found in self.pm.hook.trailblaze_write_run_outputs(result=result, request=request):
+            failed.extend(found or ())
+        return failed
+
+    def run_durations(self, source: "Path") -> dict[str, float]:
+        """``--durations``: the first plugin that reads ``source`` answers; none: no durations (by count)."""
+        found: dict[str, float] | None = self.pm.hook.trailblaze_run_durations(source=source)
+        return found or {}
 
     def session_started(self, session: "Session", *, started: list[str] | None = None) -> None:
         """Call each plugin's hook in hook order, appending its name to ``started`` *before* the call,

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from ..report.bundle import TrailRecord
+    from ..report.bundle import BundleAppender, TrailRecord
     from ..reuse import ReuseScope
     from ..run_results import RunResult, TrailResult
     from ..runner.options import RunOptions
@@ -31,6 +31,8 @@ class _State:
         self.trail_paths = trail_paths
         self.trail_files: set[Path] | None = None
         self._runner: Runner | None = None
+        self._appender: BundleAppender | None = None
+        """An xdist worker's bundle, one append per finished trail (``record``)."""
         self.scope: ReuseScope | None = None
         self.results: list[TrailResult] = []
         self.run: RunResult | None = None
@@ -97,9 +99,16 @@ class _State:
         self.results.append(result)
         if worker_id(self.config) is None or self._runner is None:
             return
-        problem = self._runner.append_to_bundle(result)
-        if problem:  # the final write at the end of the session tries again
-            self.worker_lines.append(f"could not write the result bundle: {problem}")
+        from ..files import OutputWriteError
+        from ..report.bundle import BundleAppender
+
+        if self._appender is None:
+            self._appender = BundleAppender(self._runner.output_dir, self._runner.output_request().context,
+                                            self._runner.redactor)
+        try:
+            self._appender.append(result)
+        except (OSError, OutputWriteError) as exc:  # the final write at the end of the session tries again
+            self.worker_lines.append(f"could not write the result bundle: {exc}")
 
     def finish(self) -> None:
         """Write this process's summary and report, then close the shared browser (and what else the
@@ -147,7 +156,7 @@ def run_id(config: pytest.Config) -> str:
     if workerinput and workerinput.get("trailblaze_run_id"):
         return str(workerinput["trailblaze_run_id"])
     if RUN_ID not in config.stash:
-        from ..report.bundle import new_run_id
+        from ..output_request import new_run_id
 
         config.stash[RUN_ID] = new_run_id()
     return config.stash[RUN_ID]

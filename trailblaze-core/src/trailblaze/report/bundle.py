@@ -20,7 +20,6 @@ import platform
 import socket
 import subprocess
 import time
-import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from .._version import __version__
 from ..errors import BadInputError, ExitCode
 from ..files import write_atomic
+from ..output_request import BundleContext
 from .json_lines import append_line, first_error, line_of, model_line, read_models, write_lines
 
 if TYPE_CHECKING:
@@ -134,23 +134,6 @@ class BundleManifest(BaseModel):
 
 
 _RECORDS = TypeAdapter(list[TrailRecord])
-
-
-@dataclass
-class BundleContext:
-    """What a run knows about itself beyond its trails."""
-
-    run_id: str
-    shard: str | None = None
-    worker: str | None = None
-    devices: tuple[str, ...] = ()
-    plugins: Mapping[str, str | None] | None = None
-    started_at: float | None = None
-
-
-def new_run_id() -> str:
-    """``TRAILBLAZE_RUN_ID`` when the CI sets one for all its shards, else a fresh id."""
-    return os.environ.get("TRAILBLAZE_RUN_ID") or uuid.uuid4().hex[:16]
 
 
 @functools.lru_cache(maxsize=8)

@@ -79,10 +79,6 @@ class Runner(TrailSession):
         try:
             if not paths:
                 raise BadInputError("no trails given", hint="usage: trailblaze run PATH... (files, directories or globs)")
-            if self.options.alluredir is not None:
-                from ..report.allure import require_allure
-
-                require_allure()
             files = expand(paths)
             devices: list[Device | None] = [self.parse_device(spec) for spec in self.options.devices] or [None]
             plan = self._shard_plan(files, devices)
@@ -124,7 +120,6 @@ class Runner(TrailSession):
         """Each device's trails: all of them, or with ``--shard I/N`` this shard's trail × device pairs."""
         if not self.options.shard:
             return [files for _ in devices]
-        from ..report.bundle import load_durations
         from ..run_results import trail_key
         from .shards import durations_for, pair_key, parse_shard, select
 
@@ -132,7 +127,7 @@ class Runner(TrailSession):
         pairs = {(i, path): (pair_key(path, d.spec if d else None), trail_key(path))
                  for i, d in enumerate(devices) for path in files}
         source = self.options.durations
-        known = load_durations(source, missing_ok=True) if source else {}
+        known = self.host.run_durations(source) if source else {}
         keep = select([key for key, _ in pairs.values()], shard, durations_for(pairs.values(), known))
         plan = [[path for path in files if pairs[(i, path)][0] in keep] for i in range(len(devices))]
         how = f"by the durations of {source}" if known else \

@@ -1,0 +1,78 @@
+"""The core's run outputs as a plugin: JUnit XML, Allure results, the HTML report and the result bundle.
+
+The runner asks the host for them (``trailblaze_check_run_outputs``, ``trailblaze_write_run_outputs``,
+``trailblaze_run_durations``) instead of importing ``report/``, so the report writers stand above the
+runner in the import graph and a new output format is one more plugin beside this one. The writers are
+imported inside each hook: loading the plugin host must not pull in the HTML renderer.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import BadInputError
+from ..files import OutputWriteError, check_writable_dir, write_new
+from ..markers import hookimpl
+
+if TYPE_CHECKING:
+    from ..output_request import OutputRequest
+    from ..run_results import RunResult
+
+
+@hookimpl(trylast=True)
+def trailblaze_check_run_outputs(request: OutputRequest) -> None:
+    junit = request.junit_xml
+    if junit is not None:
+        if Path(junit).is_dir():
+            raise BadInputError(f"--junit-xml {junit} is a directory", hint="give --junit-xml a file name")
+        check_writable_dir(Path(junit).parent, "--junit-xml's folder")
+    if request.alluredir is not None:
+        from ..report.allure import require_allure
+
+        require_allure()
+
+
+@hookimpl(trylast=True)
+def trailblaze_write_run_outputs(result: RunResult, request: OutputRequest) -> list[OutputWriteError]:
+    """JUnit, Allure, HTML in that order, each failed file kept and the others still written; the bundle
+    last, and only when they all were (it lists them)."""
+    failed: list[OutputWriteError] = []
+    if request.junit_xml is not None:
+        from ..report.junit import write_junit_xml
+
+        try:
+            write_junit_xml(result, request.junit_xml)
+        except OutputWriteError as exc:
+            failed.append(exc)
+    if request.alluredir is not None:
+        from ..report.allure import write_allure_results
+
+        write_allure_results(result, request.alluredir)
+    if request.html_report:
+        from ..report.html import render_report
+
+        reports = request.output_dir / "reports"
+        try:
+            result.report_path = write_new(reports, "trailblaze_report", ".html", render_report(result, base=reports))
+        except OutputWriteError as exc:
+            failed.append(exc)
+    if not failed:
+        _write_bundle(result, request)
+    return failed
+
+
+def _write_bundle(result: RunResult, request: OutputRequest) -> None:
+    """The run's output directory as a result bundle, for ``trailblaze merge-reports`` and ``--durations``."""
+    from ..report.bundle import write_bundle
+
+    junit = request.junit_xml if request.junit_xml is not None and request.junit_xml.exists() else None
+    write_bundle(result, request.output_dir, request.context,
+                 {"summary": result.summary_path, "report": result.report_path, "junit": junit})
+
+
+@hookimpl(trylast=True)
+def trailblaze_run_durations(source: Path) -> dict[str, float]:
+    from ..report.bundle import load_durations
+
+    return load_durations(source, missing_ok=True)
