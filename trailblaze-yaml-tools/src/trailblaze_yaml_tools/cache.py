@@ -20,7 +20,7 @@ unexpected in the cache file is ignored and the file rewritten. Deleting ``.trai
 ``TRAILBLAZE_NO_CATALOG_CACHE=1`` turns the cache off.
 
 The file is pickled, and unpickling runs code: a cache file planted in a workspace (a cloned repository
-can hold one) would run it on ``check``. So every cache file carries a MAC — keyed BLAKE2b over all of
+can hold one) would run it on ``check``. So every cache file carries a MAC — HMAC-SHA256 over all of
 it — under a per-user key (``$XDG_CACHE_HOME/trailblaze/cache.key``, else ``~/.cache/…``; 32 random
 bytes, created 0600, never followed through a symlink), and nothing is unpickled before the MAC checks
 out. Without a usable key (unwritable home, a key file others can read) nothing is cached.
@@ -58,7 +58,7 @@ Signature = tuple[int, int, int, int, int] | None
 changes with any change to the file, even one that restores its mtime or only its permissions."""
 
 MAGIC = b"trailblaze-catalog-cache\n"
-FORMAT = 3
+FORMAT = 4
 MAC_SIZE = 32
 KEY_SIZE = 32
 RACY_NS = 2_000_000_000
@@ -167,7 +167,10 @@ def _read_or_create_key(path: Path) -> bytes | None:
 
 
 def _mac(key: bytes, data: bytes | memoryview) -> bytes:
-    return hashlib.blake2b(data, key=key, digest_size=MAC_SIZE).digest()
+    """HMAC-SHA256, not keyed BLAKE2b: the MAC covers the whole file (13 MB for 10,000 tools) on every
+    warm load, and OpenSSL's SHA-256 runs on the CPU's SHA instructions (x86 SHA-NI, ARMv8), about
+    twice BLAKE2b's software speed there (7 ms against 14 ms for that file, bench_yaml_tools.py)."""
+    return hmac.digest(key, data, "sha256")
 
 
 def load_cached(config: WorkspaceConfig, host: PluginHost, source: ToolSource) -> Catalog | None:
