@@ -128,10 +128,11 @@ class Tool(BaseModel):
 
 def _drop_class_var_annotations(cls: type[BaseModel]) -> None:
     """Pydantic evaluates the string annotations of every base again for each new subclass, fields
-    excepted: with a hundred tool classes loaded, re-evaluating ``Tool``'s nine ``ClassVar`` declarations
-    was over a third of the time ``trailblaze check`` spent building classes. Once a class exists, pydantic
-    has recorded its ClassVars in ``__class_vars__`` (inherited by subclasses, guarded by ``__setattr__``),
-    so the annotations are not needed at run time any more; type checkers read them from the source."""
+    excepted: with every plugin's tool classes loaded, re-evaluating ``Tool``'s nine ``ClassVar``
+    declarations was 765 of the 1,374 annotation evaluations of ``trailblaze check`` (about 10 ms of its
+    start-up). Once a class exists, pydantic has recorded its ClassVars in ``__class_vars__`` (inherited
+    by subclasses, guarded by ``__setattr__``), so the annotations are not needed at run time any more;
+    type checkers read them from the source."""
     own = cls.__dict__.get("__annotations__")
     if own:
         cls.__annotations__ = {key: value for key, value in own.items() if key not in cls.__class_vars__}
