@@ -36,7 +36,7 @@ def trailblaze_check_run_outputs(request: OutputRequest) -> None:
 @hookimpl(trylast=True)
 def trailblaze_write_run_outputs(result: RunResult, request: OutputRequest) -> list[OutputWriteError]:
     """JUnit, Allure, HTML in that order, each failed file kept and the others still written; the bundle
-    last, and only when they all were (it lists them)."""
+    last, and only when they all were, the runner's JSON summary included (it lists them)."""
     failed: list[OutputWriteError] = []
     if request.junit_xml is not None:
         from ..report.junit import write_junit_xml
@@ -57,7 +57,7 @@ def trailblaze_write_run_outputs(result: RunResult, request: OutputRequest) -> l
             result.report_path = write_new(reports, "trailblaze_report", ".html", render_report(result, base=reports))
         except OutputWriteError as exc:
             failed.append(exc)
-    if not failed:
+    if not failed and result.summary_path is not None:  # no summary: the runner could not write it
         _write_bundle(result, request)
     return failed
 
