@@ -105,12 +105,15 @@ class PlaywrightDriver(ArtifactDriver):
     def _aria_snapshot(self, *, boxes: bool) -> str:
         """Playwright's accessibility snapshot of the page (valid Unicode: page text may hold lone
         surrogates); on a very large page (tens of thousands of elements) it can outlast ``timeout_ms``,
-        which is then said, with the setting to raise."""
+        which is then said, with the setting to raise.
+
+        ``page.aria_snapshot``, not ``page.locator("body").aria_snapshot``: with a selector Playwright fails
+        at once when nothing matches, which is what a page caught mid-navigation (a click that signs in)
+        has for a moment; the page's own snapshot waits for the new document's body."""
         from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
         try:
-            return valid_text(str(self.page.locator("body").aria_snapshot(mode="ai", boxes=boxes,
-                                                                          timeout=self.cfg.timeout_ms)))
+            return valid_text(str(self.page.aria_snapshot(mode="ai", boxes=boxes, timeout=self.cfg.timeout_ms)))
         except PlaywrightTimeout:
             raise DriverError(
                 f"the page's accessibility snapshot did not finish within {self.cfg.timeout_ms} ms (a very large "
