@@ -21,7 +21,7 @@ from pathlib import Path
 
 from trailblaze.errors import ExitCode
 from trailblaze.memory import Redactor
-from trailblaze.output_request import BundleContext
+from trailblaze.results.output_request import BundleContext
 from trailblaze.report.bundle import BundleAppender, read_bundle, write_bundle
 from trailblaze.runner.results import RunResult, StepResult, TrailResult
 from trailblaze.session import SessionOutcome

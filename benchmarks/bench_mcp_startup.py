@@ -76,7 +76,7 @@ def trailblaze_start(script: Path, env: dict[str, str] | None = None) -> tuple[f
 
 def ts_envs() -> dict[str, dict[str, str] | str]:
     """PATH/NODE_PATH for bun, and for node + tsx without bun; a string says why one is missing."""
-    from trailblaze.testing_offline import link_node_modules
+    from trailblaze.testing.offline import link_node_modules
 
     link_node_modules(REPO, NODE_MODULES)  # bun runs with --no-install: the SDK, linked as bootstrap does
     path = os.pathsep.join([str(NODE_BIN), os.environ.get("PATH", "")])

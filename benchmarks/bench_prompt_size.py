@@ -39,7 +39,7 @@ trail:
 
 
 def model(request: Any) -> Any:
-    from trailblaze.testing_llm import call, done
+    from trailblaze.testing.llm import call, done
 
     step = request.objective
     n = len(request.tool_results())
@@ -62,7 +62,7 @@ def model(request: Any) -> Any:
 
 def main() -> int:
     from trailblaze.testing import run_cli
-    from trailblaze.testing_llm import ScriptedLlmServer
+    from trailblaze.testing.llm import ScriptedLlmServer
     from trailblaze_driver_web.driver import PlaywrightDriver
 
     baselines: list[dict[str, int]] = []

@@ -23,7 +23,7 @@ from dataclasses import fields
 from operator import attrgetter
 from pathlib import Path
 
-from trailblaze.results_store import AttemptRecord, ResultsStore
+from trailblaze.results.store import AttemptRecord, ResultsStore
 from trailblaze.runner import RunOptions
 from trailblaze.runner.progress import QuietProgress
 from trailblaze.runner.run import Runner

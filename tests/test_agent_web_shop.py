@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from trailblaze.testing import run_cli
-from trailblaze.testing_llm import RecordedRequest, Reply, ScriptedLlmServer, always, call, done, http_error
+from trailblaze.testing.llm import RecordedRequest, Reply, ScriptedLlmServer, always, call, done, http_error
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "web-shop"

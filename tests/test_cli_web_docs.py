@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from mcp_server_helpers import PASSWORD, REPO, TRAILBLAZE, devices_workspace, live_tree, server_env
 from test_agent_web_shop import llm_section
 from test_record_command import display, free_port
-from trailblaze.testing_llm import RecordedRequest, Reply, ScriptedLlmServer, call, done
+from trailblaze.testing.llm import RecordedRequest, Reply, ScriptedLlmServer, call, done
 
 DOCS = ("web.md", "cli.md")
 BOX = re.compile(r"button \"Sign in\" \{\d+,\d+,\d+,\d+\}")

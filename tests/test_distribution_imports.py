@@ -65,9 +65,9 @@ PUBLIC_MODULES = (
     "trailblaze.tools.params", "trailblaze.tools.registry", "trailblaze.tools.serialization",
     "trailblaze.selectors", "trailblaze.driver", "trailblaze.session", "trailblaze.context", "trailblaze.memory",
     "trailblaze.errors", "trailblaze.config", "trailblaze.checks", "trailblaze.targets", "trailblaze.plugins",
-    "trailblaze.yamlio", "trailblaze.testing", "trailblaze.testing_llm", "trailblaze.runner",
+    "trailblaze.yamlio", "trailblaze.testing", "trailblaze.testing.llm", "trailblaze.runner",
     "trailblaze.runner.lifecycle", "trailblaze.reuse", "trailblaze.pytest_plugin", "trailblaze.children",
-    "trailblaze.schemas", "trailblaze.yamlstream", "trailblaze.waypoints", "trailblaze.waypoint_files",
+    "trailblaze.schemas", "trailblaze.yamlstream", "trailblaze.waypoints", "trailblaze.waypoints.files",
     "trailblaze.recorder",
     "trailblaze.files", "trailblaze.untrusted", "trailblaze.host_settings",
 )

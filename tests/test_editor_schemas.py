@@ -15,7 +15,7 @@ import pytest
 from trailblaze.config import find_workspace
 from trailblaze.plugins import PluginHost
 from trailblaze.testing import installed_host, new_host, run_cli
-from trailblaze.testing_offline import link_node_modules
+from trailblaze.testing.offline import link_node_modules
 from trailblaze.yamlio import load_fast
 
 REPO = Path(__file__).resolve().parents[1]

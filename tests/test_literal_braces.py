@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from trailblaze.testing import run_cli
-from trailblaze.testing_llm import RecordedRequest, Reply, ScriptedLlmServer, call, done
+from trailblaze.testing.llm import RecordedRequest, Reply, ScriptedLlmServer, call, done
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "web-shop"

@@ -26,8 +26,8 @@ import trailblaze
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from trailblaze.testing_llm import RecordedRequest, Reply, ScriptedLlmServer, call, done
-from trailblaze.testing_offline import RegistrySentinel, link_node_modules
+from trailblaze.testing.llm import RecordedRequest, Reply, ScriptedLlmServer, call, done
+from trailblaze.testing.offline import RegistrySentinel, link_node_modules
 
 sys.path.insert(0, str(Path(__file__).parent))
 from mcp_server_helpers import (EMAIL, PASSWORD, REPO, SAVED, TRAILBLAZE, alive, devices_workspace,  # noqa: E402

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from trailblaze.errors import ExitCode
 from trailblaze.memory import Redactor
-from trailblaze.output_request import BundleContext
+from trailblaze.results.output_request import BundleContext
 from trailblaze.report.bundle import (
     MANIFEST,
     RESULTS,

@@ -26,7 +26,7 @@ def test_check_imports_neither_driver_classes_nor_waypoint_models_it_does_not_ne
         "trail:\n  - step: wait\n    recording:\n      host:\n        - wait: {timeToWaitInSeconds: 0}\n")
     code = ("import sys; from trailblaze.commands.check import run_check; "
             "rc = run_check(['trails/t.trail.yaml']); "
-            "print(rc, [m for m in ('trailblaze.waypoints', 'trailblaze_driver_android.driver', "
+            "print(rc, [m for m in ('trailblaze.waypoints.model', 'trailblaze_driver_android.driver', "
             "'trailblaze_driver_ios.driver', 'trailblaze_driver_web.driver') if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=tmp_path)

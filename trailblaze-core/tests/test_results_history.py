@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from trailblaze.results_store import AttemptRecord, ResultsStore
+from trailblaze.results.store import AttemptRecord, ResultsStore
 from trailblaze.testing import run_cli
 
 # Fails when its counter is 1 modulo PERIOD: with --retries 1 every PERIOD-th attempt makes a FLAKY run.

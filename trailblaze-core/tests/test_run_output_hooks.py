@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from trailblaze.errors import BadInputError, ExitCode
 from trailblaze.files import OutputWriteError, write_atomic
-from trailblaze.markers import hookimpl
-from trailblaze.output_request import OutputRequest
-from trailblaze.run_results import RunResult, trail_key
+from trailblaze.contract.markers import hookimpl
+from trailblaze.results.output_request import OutputRequest
+from trailblaze.results.model import RunResult, trail_key
 from trailblaze.runner.options import RunOptions
 from trailblaze.runner.progress import Progress, QuietProgress
 from trailblaze.runner.run import Runner

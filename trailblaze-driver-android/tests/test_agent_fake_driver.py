@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from trailblaze.testing_llm import RecordedRequest, Reply, ScriptedLlmServer, call, done
+from trailblaze.testing.llm import RecordedRequest, Reply, ScriptedLlmServer, call, done
 
 pytestmark = pytest.mark.appium
 

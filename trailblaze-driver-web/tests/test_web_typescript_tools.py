@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from trailblaze.testing_offline import RegistrySentinel
+from trailblaze.testing.offline import RegistrySentinel
 
 pytestmark = pytest.mark.browser
 

@@ -23,7 +23,7 @@ from trailblaze.driver import DeviceInfo
 from trailblaze.plugins import PluginHost
 from trailblaze.session import Session, SessionOutcome
 from trailblaze.testing import installed_host, make_session, new_host
-from trailblaze.testing_offline import RegistrySentinel, link_node_modules
+from trailblaze.testing.offline import RegistrySentinel, link_node_modules
 from trailblaze_mcp_subprocess import runtimes
 
 SERVERS = Path(__file__).parent / "servers"

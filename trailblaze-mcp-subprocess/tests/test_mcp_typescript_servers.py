@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from trailblaze.driver import DeviceInfo
 from trailblaze.errors import ExitCode
-from trailblaze.testing_offline import link_node_modules
+from trailblaze.testing.offline import link_node_modules
 from trailblaze.tools.base import ToolCall
 from trailblaze_mcp_subprocess.servers import ServerCrashed, ServerStartError
 

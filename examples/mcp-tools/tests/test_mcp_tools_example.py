@@ -16,7 +16,7 @@ import trailblaze_yaml_tools.plugin as yaml_plugin
 from trailblaze.plugins import PluginHost
 from trailblaze.logs import read_log
 from trailblaze.testing import installed_host, new_host, run_cli
-from trailblaze.testing_offline import RegistrySentinel, link_node_modules
+from trailblaze.testing.offline import RegistrySentinel, link_node_modules
 from trailblaze_mcp_subprocess import runtimes
 
 EXAMPLE = Path(__file__).resolve().parents[1]

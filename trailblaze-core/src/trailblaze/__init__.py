@@ -30,7 +30,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
-from .markers import hookimpl
+from .contract.markers import hookimpl
 
 _LAZY = {
     "CONTRACT_VERSION": "trailblaze.hookspecs",

@@ -25,7 +25,7 @@ from pydantic import (
     model_validator,
 )
 
-from .argument_messages import format_validation_error
+from .contract.argument_messages import format_validation_error
 from .errors import ConfigError, SourceLocation
 from .yamlio import load_roundtrip, locate, plain, read_text
 

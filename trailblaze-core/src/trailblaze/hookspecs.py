@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .markers import hookspec
+from .contract.markers import hookspec
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -24,9 +24,9 @@ if TYPE_CHECKING:
     from .context import ToolContext
     from .driver import DriverRegistry
     from .files import OutputWriteError
-    from .output_request import OutputRequest
+    from .results.output_request import OutputRequest
     from .plugin_queries import PluginQueries
-    from .run_results import RunResult
+    from .results.model import RunResult
     from .session import Session, SessionOutcome
     from .targets import TargetInfo
     from .tools.base import ToolCall, ToolDefinition, ToolResult

@@ -30,8 +30,8 @@ if TYPE_CHECKING:
     from .context import ToolContext
     from .driver import DriverRegistry
     from .files import OutputWriteError
-    from .output_request import OutputRequest
-    from .run_results import RunResult
+    from .results.output_request import OutputRequest
+    from .results.model import RunResult
     from .session import Session, SessionOutcome
     from .llm.registry import LlmProviderRegistry
     from .targets import TargetInfo

@@ -235,7 +235,7 @@ def run_schema(kind: str | None, out_dir: Path | None, *, workspace: Path | None
     from .config import find_workspace
     from .errors import BadInputError
     from .plugins import get_host
-    from .workspace_tools import workspace_tools
+    from .listings.workspace_tools import workspace_tools
 
     if kind is None and out_dir is None:
         raise BadInputError("say which schema to print, or where to write them all",

@@ -21,7 +21,7 @@ from trailblaze.context import ToolContext
 from trailblaze.driver import DeviceInfo, DriverRegistry
 from trailblaze.plugins import PluginHost
 from trailblaze.testing import MemoryDriver, MemoryDriverConfig, installed_host, new_host
-from trailblaze.testing_llm import Reply, ScriptedLlmServer
+from trailblaze.testing.llm import Reply, ScriptedLlmServer
 from trailblaze.tools.base import Tool, ToolResult
 from trailblaze.tools.registry import ToolRegistry
 

@@ -12,7 +12,7 @@ import pytest
 
 from trailblaze.logs import read_log
 from trailblaze.testing import run_cli
-from trailblaze.testing_llm import Reply, always, call, done, give_up, http_error, text_only
+from trailblaze.testing.llm import Reply, always, call, done, give_up, http_error, text_only
 
 NL_TRAIL = """\
 # A trail written by hand: no recordings yet.

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from trailblaze.testing import run_cli
-from trailblaze.testing_llm import call, done
+from trailblaze.testing.llm import call, done
 
 from .test_agent_runs import NL_TRAIL, SECRET, VERIFY, logs
 

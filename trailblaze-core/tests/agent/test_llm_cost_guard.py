@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from trailblaze.testing import run_cli
-from trailblaze.testing_llm import done
+from trailblaze.testing.llm import done
 
 from .conftest import reply_usage
 from .test_agent_runs import NL_TRAIL, SECRET, SIGN_IN, VERIFY, summary
@@ -76,7 +76,7 @@ def test_memory_tools_questions_are_charged_to_the_same_cap(app_host, workspace,
     # A recorded assertWithAi replays without the agent but still asks the model: $0.012 a question
     # (10,000 tokens in, 1,000 out), so a cap of $0.01 is spent by the first trail's question and the
     # second trail's question is never sent.
-    from trailblaze.testing_llm import call
+    from trailblaze.testing.llm import call
 
     answer = call("booleanAssertion", result=True, reason="a Sign in button")
     server = llm_server([reply_usage(answer, 10000, 1000), reply_usage(dataclasses.replace(answer), 10000, 1000)])

@@ -14,7 +14,7 @@ from trailblaze.llm.anthropic_provider import AnthropicProvider
 from trailblaze.llm.openai_provider import OpenAICompatibleProvider, OpenAIProvider
 from trailblaze.llm.registry import LlmProviderRegistry
 from trailblaze.llm.types import LlmImage
-from trailblaze.testing_llm import Reply, call, calls, http_error
+from trailblaze.testing.llm import Reply, call, calls, http_error
 
 TOOLS = [{"name": "app_tap", "description": "Tap.", "parameters": {
     "type": "object", "properties": {"ref": {"type": "string"}}, "required": ["ref"]}}]

@@ -13,7 +13,7 @@ from trailblaze.config import load_workspace
 from trailblaze.plugins import PluginHost
 from trailblaze.session import Session, SessionOutcome
 from trailblaze.testing import MemoryDriver, MemoryDriverConfig, make_session, new_host
-from trailblaze.testing_llm import call
+from trailblaze.testing.llm import call
 from trailblaze.tools.base import ToolCall, ToolResult
 
 SCREEN = ["Basket", "Subtotal 1,234.50", "Items 3", "Check out"]

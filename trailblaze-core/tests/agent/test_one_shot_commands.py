@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from trailblaze.testing import run_cli
-from trailblaze.testing_llm import call, done, give_up
+from trailblaze.testing.llm import call, done, give_up
 
 
 def test_step_then_verify_build_a_trail(app_host, workspace, llm_server, tb_llm_config) -> None:

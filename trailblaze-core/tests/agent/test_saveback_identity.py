@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from trailblaze.testing import run_cli
-from trailblaze.testing_llm import RecordedRequest, Reply, call, done
+from trailblaze.testing.llm import RecordedRequest, Reply, call, done
 from trailblaze.trail.parser import load_trail
 
 TRAIL = """\

@@ -11,7 +11,7 @@ from trailblaze.driver import DriverRegistry
 from trailblaze.mcp_server.workbench import McpSettings, Workbench
 from trailblaze.plugins import PluginHost
 from trailblaze.testing import MemoryDriver, run_cli
-from trailblaze.testing_llm import call, done
+from trailblaze.testing.llm import call, done
 from trailblaze.trail.parser import parse_trail
 
 

@@ -99,7 +99,7 @@ def check_waypoints(config: WorkspaceConfig, registry: ToolRegistry, report: Che
     A broken waypoint file matters only to ``assertWaypoint``: an error of the trails that call it (or of
     ``check --strict``), a warning otherwise. An unknown ``from``/``to`` is checked only once the
     workspace has waypoint files at all (upstream workspaces without any still name their places)."""
-    from trailblaze.waypoint_files import discover
+    from trailblaze.waypoints.files import discover
 
     files = discover(config.config_dir)
     if not files:

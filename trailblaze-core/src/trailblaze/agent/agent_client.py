@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..markers import hookimpl
+from ..contract.markers import hookimpl
 
 if TYPE_CHECKING:
     from ..session import Session, SessionOutcome

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..markers import hookimpl
+from ..contract.markers import hookimpl
 from ..tools.base import ToolCall
 from ..tools.descriptors import default_descriptor
 from ..tools.serialization import decode_default

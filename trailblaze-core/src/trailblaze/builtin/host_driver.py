@@ -10,7 +10,7 @@ import platform as _platform
 from typing import TYPE_CHECKING
 
 from ..driver import DeviceInfo, Driver, DriverConfig, DriverRegistry
-from ..markers import hookimpl
+from ..contract.markers import hookimpl
 
 if TYPE_CHECKING:
     from ..session import Session

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 
 from ..errors import BadInputError
 from ..files import OutputWriteError, check_writable_dir, write_new
-from ..markers import hookimpl
+from ..contract.markers import hookimpl
 
 if TYPE_CHECKING:
-    from ..output_request import OutputRequest
-    from ..run_results import RunResult
+    from ..results.output_request import OutputRequest
+    from ..results.model import RunResult
 
 
 @hookimpl(trylast=True)

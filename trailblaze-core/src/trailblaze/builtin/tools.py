@@ -12,7 +12,7 @@ from pathlib import Path
 from pydantic import Field
 
 from ..context import ToolContext
-from ..markers import hookimpl
+from ..contract.markers import hookimpl
 from ..tools.base import Tool, ToolResult
 from ..tools.registry import ToolRegistry
 from ..tools.serialization import upstream_class_decoder

@@ -16,14 +16,14 @@ from ..tools.base import Tool, ToolResult
 
 if TYPE_CHECKING:
     from ..context import ToolContext
-    from ..waypoints import Waypoints
+    from ..waypoints.model import Waypoints
 
 _KEY = "trailblaze.waypoints"
 
 
 def session_waypoints(ctx: ToolContext) -> Waypoints:
     """The workspace's waypoints, loaded once per session."""
-    from ..waypoints import Waypoints, load_workspace_waypoints
+    from ..waypoints.model import Waypoints, load_workspace_waypoints
 
     found = ctx.session.resources.get(_KEY)
     if not isinstance(found, Waypoints):
@@ -45,7 +45,7 @@ class AssertWaypointTool(Tool):
     pollIntervalMs: int = Field(250, gt=0, description="Milliseconds between re-evaluations while waiting.")
 
     def execute(self, ctx: ToolContext) -> ToolResult:
-        from ..waypoints import device_classifiers, poll
+        from ..waypoints.model import device_classifiers, poll
 
         waypoints = session_waypoints(ctx)
         waypoint = waypoints.get(self.waypoint)

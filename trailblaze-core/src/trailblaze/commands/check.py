@@ -51,7 +51,7 @@ def run_check(paths: list[str], *, strict: bool = False, workspace: Path | None 
     from ..config import find_workspace
     from ..plugins import get_host
     from ..runner.discovery import expand
-    from ..workspace_tools import workspace_tools
+    from ..listings.workspace_tools import workspace_tools
 
     host = get_host()
     files = expand(paths) if paths else []

@@ -38,7 +38,7 @@ def command(trails: tuple[str, ...], as_json: bool, flaky: bool, last: int, resu
       trailblaze results shop/checkout --last 50
       trailblaze results --flaky --json
     """
-    from ..results_store import ResultsStore
+    from ..results.store import ResultsStore
 
     path = results_db or _default_path()
     if not path.is_file():
@@ -73,7 +73,7 @@ def command(trails: tuple[str, ...], as_json: bool, flaky: bool, last: int, resu
 
 def _default_path() -> Path:
     from ..config import find_workspace
-    from ..results_store import DEFAULT_RELATIVE
+    from ..results.store import DEFAULT_RELATIVE
 
     root = find_workspace(Path.cwd())
     return root / DEFAULT_RELATIVE if root is not None else Path.cwd() / "logs" / "reports" / "results.db"

@@ -99,9 +99,9 @@ def _environment(values: Mapping[str, str]) -> Iterator[None]:
 def run_with_workers(paths: list[str], workers: int, params: Mapping[str, Any], tags: list[str]) -> int:
     """Run, print what a ``trailblaze run`` prints, return its exit code."""
     from ..errors import BadInputError, ExitCode
-    from ..output_request import new_run_id
+    from ..results.output_request import new_run_id
     from ..report.bundle import read_bundle
-    from ..run_results import results_line
+    from ..results.model import results_line
     from ..runner.discovery import expand
     from ..runner.endpoints import check_pool_sizes
     from ..runner.progress import llm_line
@@ -168,7 +168,7 @@ def run_with_workers(paths: list[str], workers: int, params: Mapping[str, Any], 
 
 def statuses(records: list[TrailRecord]) -> dict[str, int]:
     """How many merged trails ended with each status (``TrailResult.status``: a pass on a retry is FLAKY)."""
-    from ..run_results import OUTCOME_TO_SUMMARY
+    from ..results.model import OUTCOME_TO_SUMMARY
 
     by_outcome = {outcome.value: status for outcome, status in OUTCOME_TO_SUMMARY.items()}
     out: dict[str, int] = {}

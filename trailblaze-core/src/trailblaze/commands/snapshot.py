@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..screens import choose_driver, screen_header
+from ..listings.screens import choose_driver, screen_header
 from .session import SESSION_ENV
 from .session_options import session_options, session_values
 from .shared import CONTEXT_SETTINGS, handle_errors

@@ -82,7 +82,7 @@ def run_one_shot(kind: OneShot, text: str, options: RunOptions, *, target: str |
                  save: Path | None = None, host: PluginHost | None = None) -> int:
     """Run one ``step``/``verify`` on a fresh device; returns the exit code."""
     from ..errors import BadInputError
-    from ..run_results import RunResult
+    from ..results.model import RunResult
     from ..runner.progress import Progress
     from ..runner.run import Runner
     from ..trail.model import Trail, TrailConfig, TrailStep, number_steps

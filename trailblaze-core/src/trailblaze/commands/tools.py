@@ -28,7 +28,7 @@ def command(as_json: bool, driver: str | None, target: str | None, search: str |
     """
     import json
 
-    from ..toolbox import list_toolbox
+    from ..listings.toolbox import list_toolbox
 
     entries = list_toolbox(driver=driver, target=target, search=search, include_hidden=show_all or bool(as_json),
                            workspace=workspace)

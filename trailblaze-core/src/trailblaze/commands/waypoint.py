@@ -32,7 +32,7 @@ def _workspace(workspace: Path | None) -> WorkspaceConfig:
 
 
 def run_list(workspace: Path | None, as_json: bool) -> int:
-    from ..waypoints import load_workspace_waypoints
+    from ..waypoints.model import load_workspace_waypoints
 
     found = load_workspace_waypoints(_workspace(workspace))
     if as_json:
@@ -50,7 +50,7 @@ def run_list(workspace: Path | None, as_json: bool) -> int:
 
 
 def run_validate(paths: tuple[Path, ...], workspace: Path | None) -> int:
-    from ..waypoints import WaypointFileError, discover, load_file, load_workspace_waypoints
+    from ..waypoints.model import WaypointFileError, discover, load_file, load_workspace_waypoints
 
     if paths:
         files: list[Path] = []
@@ -76,7 +76,7 @@ def run_validate(paths: tuple[Path, ...], workspace: Path | None) -> int:
 def run_locate(request: SnapshotRequest, *, as_json: bool) -> int:
     """Open the device (as ``trailblaze snapshot`` does) and name the waypoints its screen matches."""
     from ..session import SessionOutcome
-    from ..waypoints import device_classifiers, load_workspace_waypoints, match
+    from ..waypoints.model import device_classifiers, load_workspace_waypoints, match
     from .snapshot import open_screen
 
     with open_screen(request, test_name="waypoint-locate") as lifecycle:

@@ -11,7 +11,7 @@ import base64
 import json
 from typing import Any, ClassVar
 
-from ..markers import hookimpl
+from ..contract.markers import hookimpl
 from .openai_provider import error_text, status_error
 from .registry import LlmProviderRegistry, OfficialClientProvider, ProviderError
 from .specs import CostSpec, ModelSpec

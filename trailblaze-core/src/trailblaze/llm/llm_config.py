@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..markers import hookimpl
+from ..contract.markers import hookimpl
 from .specs import LlmSection
 
 

@@ -13,7 +13,7 @@ import base64
 import json
 from typing import Any, ClassVar
 
-from ..markers import hookimpl
+from ..contract.markers import hookimpl
 from .registry import LlmProviderRegistry, OfficialClientProvider, ProviderError
 from .specs import CostSpec, ModelSpec
 from .types import LlmRequest, LlmResponse, LlmToolCall, LlmUsage

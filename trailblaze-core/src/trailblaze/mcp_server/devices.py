@@ -11,7 +11,7 @@ from typing import Any
 from ..driver import Driver
 from ..errors import BadInputError
 from ..host_settings import refused_settings
-from ..screens import choose_driver
+from ..listings.screens import choose_driver
 from ..session import SessionOutcome
 from .bench_state import _Connected
 from .tool_offer import ToolOffering

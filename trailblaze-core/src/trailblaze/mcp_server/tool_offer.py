@@ -25,7 +25,7 @@ class ToolOffering(BenchState):
         c = self.connected
         if c is None:
             return []
-        from ..session_tools import session_tools
+        from ..listings.session_tools import session_tools
 
         tools = session_tools(c.session, for_llm=True)
         if self.settings.allow_host_tools:
@@ -60,7 +60,7 @@ class ToolOffering(BenchState):
 
     def toolbox(self, search: str | None = None, include_hidden: bool = False) -> list[dict[str, Any]]:
         """``trailblaze tools`` for the connected driver (or every driver when none is connected)."""
-        from ..toolbox import list_toolbox
+        from ..listings.toolbox import list_toolbox
 
         driver = self.connected.driver.key if self.connected is not None else None
         entries = list_toolbox(driver=driver, target=self.settings.target, search=search,

@@ -26,7 +26,7 @@ from ..errors import BadInputError, TrailblazeError
 from ..memory import Redactor
 from ..plugins import PluginHost, get_host
 from ..runner.lifecycle import SessionFactory
-from ..screens import screen_header
+from ..listings.screens import screen_header
 from ..session import SessionOutcome
 from ..tools.base import ToolCall
 from ..trail.model import Trail, TrailConfig, TrailStep, number_steps

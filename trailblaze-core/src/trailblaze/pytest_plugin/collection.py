@@ -75,7 +75,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     from ..errors import TrailblazeError
     from ..report.bundle import load_durations
-    from ..run_results import trail_key
+    from ..results.model import trail_key
     from ..runner.shards import durations_for, pair_key, parse_shard, select
 
     try:

@@ -13,7 +13,7 @@ from .items import failure_text
 from .state import MARKER, STATE
 
 if TYPE_CHECKING:
-    from ..run_results import TrailResult
+    from ..results.model import TrailResult
     from ..runner.lifecycle import SessionLifecycle
     from ..runner.run import Runner
     from ..session import Session

@@ -12,7 +12,7 @@ from ..commands.pytest_bridge import marker_name
 from .state import MARKER, STATE, worker_id
 
 if TYPE_CHECKING:
-    from ..run_results import TrailResult
+    from ..results.model import TrailResult
     from ..runner.lifecycle import Device
     from ..runner.run import Runner
 

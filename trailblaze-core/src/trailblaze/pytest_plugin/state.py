@@ -16,7 +16,7 @@ import pytest
 if TYPE_CHECKING:
     from ..report.bundle import BundleAppender, TrailRecord
     from ..reuse import ReuseScope
-    from ..run_results import RunResult, TrailResult
+    from ..results.model import RunResult, TrailResult
     from ..runner.options import RunOptions
     from ..runner.run import Runner
 
@@ -115,7 +115,7 @@ class _State:
         scope holds); called once, at the end of the session."""
         if self._runner is None:
             return
-        from ..run_results import RunResult
+        from ..results.model import RunResult
 
         runner, self._runner = self._runner, None
         if self.results:
@@ -156,7 +156,7 @@ def run_id(config: pytest.Config) -> str:
     if workerinput and workerinput.get("trailblaze_run_id"):
         return str(workerinput["trailblaze_run_id"])
     if RUN_ID not in config.stash:
-        from ..output_request import new_run_id
+        from ..results.output_request import new_run_id
 
         config.stash[RUN_ID] = new_run_id()
     return config.stash[RUN_ID]

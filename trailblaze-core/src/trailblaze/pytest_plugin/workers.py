@@ -69,7 +69,7 @@ class UnreadableTrails:
                                                                for r in self.state.unreadable):
             return
         from ..report.bundle import TrailRecord
-        from ..run_results import trail_key
+        from ..results.model import trail_key
 
         message = str(report.longrepr or "").strip() or "the trail file could not be read"
         now = time.time()
@@ -118,7 +118,7 @@ def item_record(state: _State, nodeid: str, *, outcome: str, exit_code: int, mes
     """A result record for the trail item ``nodeid`` (``path::title [device]``) that no runner wrote: a
     crashed worker's trail, a trail an interruption kept from starting."""
     from ..report.bundle import TrailRecord
-    from ..run_results import trail_key
+    from ..results.model import trail_key
 
     path, _, name = nodeid.partition("::")
     title, _, label = name.rpartition(" [")

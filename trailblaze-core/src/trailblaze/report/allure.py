@@ -25,7 +25,7 @@ from ..errors import BadInputError
 from ..session import SessionOutcome
 
 if TYPE_CHECKING:
-    from ..run_results import RunResult, StepResult, TrailResult
+    from ..results.model import RunResult, StepResult, TrailResult
 
 MISSING = ("--alluredir needs allure-python-commons, which is not installed",
            "install it with: pip install 'trailblaze[allure]'")

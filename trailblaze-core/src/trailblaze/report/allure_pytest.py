@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pytest
 
-    from ..run_results import TrailResult
+    from ..results.model import TrailResult
 
 
 def active(config: pytest.Config) -> bool:
@@ -35,7 +35,7 @@ def add_trail(result: TrailResult, clean: Callable[[Any], Any], *, attempt: str 
         hook = plugin_manager.hook
         wrapper = str(uuid.uuid4())
         if attempt is not None:
-            from ..run_results import OUTCOME_TO_SUMMARY
+            from ..results.model import OUTCOME_TO_SUMMARY
 
             hook.start_step(uuid=wrapper, title=f"{attempt}: {OUTCOME_TO_SUMMARY[result.outcome]}", params={})
         try:

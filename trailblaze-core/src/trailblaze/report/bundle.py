@@ -30,11 +30,11 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from .._version import __version__
 from ..errors import BadInputError, ExitCode
 from ..files import write_atomic
-from ..output_request import BundleContext
+from ..results.output_request import BundleContext
 from .json_lines import append_line, first_error, line_of, model_line, read_models, write_lines
 
 if TYPE_CHECKING:
-    from ..run_results import RunResult, TrailResult
+    from ..results.model import RunResult, TrailResult
 
 FORMAT = "trailblaze-result-bundle"
 VERSION = 2
@@ -162,7 +162,7 @@ def relative(path: Path | str | None, root: Path) -> str | None:
 
 
 def record_of(trail: TrailResult, root: Path, *, shard: str | None, worker: str | None) -> TrailRecord:
-    from ..run_results import trail_key
+    from ..results.model import trail_key
     from .junit import artifact_paths
 
     done = trail.completed_at or trail.started_at
@@ -358,7 +358,7 @@ def load_durations(path: Path, *, missing_ok: bool = False) -> dict[str, float]:
     ``bundle.json``), or a JSON summary (a trail run several times counts with its mean duration), or a
     results store (the SQLite run history: each trail's median over its recent passing runs, any device).
     ``missing_ok``: a path that does not exist yet (a CI's first run, an empty cache) gives no durations."""
-    from ..run_results import trail_key
+    from ..results.model import trail_key
 
     path = Path(path)
     if not path.exists():
@@ -402,8 +402,8 @@ def store_durations(path: Path) -> dict[str, float]:
     """Seconds per trail key from a results store (``results_store.ResultsStore.path_durations``)."""
     import sqlite3
 
-    from ..results_store import ResultsStore
-    from ..run_results import trail_key
+    from ..results.store import ResultsStore
+    from ..results.model import trail_key
 
     try:
         with ResultsStore(path) as store:

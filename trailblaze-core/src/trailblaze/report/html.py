@@ -22,7 +22,7 @@ from .html_assets import CSS, SCRIPT
 from .log_steps import EVENT_LOGS, TOOL_LOGS, LogStep, call_order, group_steps
 
 if TYPE_CHECKING:
-    from ..run_results import RunResult, TrailResult
+    from ..results.model import RunResult, TrailResult
 
 MIME = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".webp": "image/webp", ".gif": "image/gif"}
 MAX_IMAGE_BYTES = 4 * 1024 * 1024
@@ -237,7 +237,7 @@ def _evidence_links(trail: TrailResult, page: _Page) -> str:
 
 def _history_strip(trail: TrailResult, page: _Page) -> str:
     """The trail's recent runs on this device from the run history, oldest first, this run last."""
-    from ..results_store import trail_key
+    from ..results.store import trail_key
 
     statuses = page.history.get(trail_key(trail))
     if not statuses or len(statuses) < 2:

@@ -25,7 +25,7 @@ from ..untrusted import output_text
 from .junit_retries import add_properties, add_retries, trail_properties
 
 if TYPE_CHECKING:
-    from ..run_results import RunResult, TrailResult
+    from ..results.model import RunResult, TrailResult
 
 FAILED = frozenset({SessionOutcome.FAILED, SessionOutcome.FAILED_WITH_SELF_HEAL, SessionOutcome.CANCELLED,
                     SessionOutcome.TIMEOUT_REACHED, SessionOutcome.MAX_CALLS_LIMIT_REACHED})

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from ..session import SessionOutcome
 
 if TYPE_CHECKING:
-    from ..run_results import TrailResult
+    from ..results.model import TrailResult
 
 
 def trail_properties(trail: TrailResult) -> dict[str, str]:

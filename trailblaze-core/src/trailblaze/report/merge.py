@@ -37,7 +37,7 @@ from .bundle import (
 from .merged import Merged, rank
 
 if TYPE_CHECKING:
-    from ..run_results import RunResult, TrailResult
+    from ..results.model import RunResult, TrailResult
 
 SUMMARY = "summary.json"
 REPORT = "report.html"
@@ -165,7 +165,7 @@ def run_result(records: Sequence[TrailRecord], out: Path) -> RunResult:
     """The records as a ``RunResult``, so the summary and JUnit writers of a single run serve the merge
     (steps are left out: neither reads them)."""
     from ..memory import Redactor
-    from ..run_results import RunResult
+    from ..results.model import RunResult
 
     base = str(out)
     # The bundles were redacted by the runs that wrote them; a merge knows no secret of its own.
@@ -173,7 +173,7 @@ def run_result(records: Sequence[TrailRecord], out: Path) -> RunResult:
 
 
 def trail_result(record: TrailRecord, out: str) -> TrailResult:
-    from ..run_results import TrailResult
+    from ..results.model import TrailResult
     from ..session import SessionOutcome
 
     def joined(path: str) -> str:

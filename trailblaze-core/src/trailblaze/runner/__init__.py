@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..run_results import RunResult, StepResult, TrailResult
+from ..results.model import RunResult, StepResult, TrailResult
 from .options import RunOptions
 
 __all__ = ["RunOptions", "RunResult", "StepResult", "TrailResult"]

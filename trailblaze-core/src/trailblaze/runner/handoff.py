@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import ExitCode, TrailblazeError
 from ..llm import budget as _budget
-from ..run_results import TrailResult
+from ..results.model import TrailResult
 from ..session import Session, SessionOutcome
 from ..tools.base import ToolCall
 from .lifecycle import SessionFactory

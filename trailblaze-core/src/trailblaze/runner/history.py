@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..config import WorkspaceConfig
-    from ..results_store import ResultsStore, RunContext
-    from ..run_results import RunResult, TrailResult
+    from ..results.store import ResultsStore, RunContext
+    from ..results.model import RunResult, TrailResult
 
 
 class RunHistory:
@@ -39,14 +39,14 @@ class RunHistory:
 
     def _open(self, workspace: WorkspaceConfig | None = None) -> ResultsStore | None:
         if self._path is None and workspace is not None:
-            from ..results_store import DEFAULT_RELATIVE
+            from ..results.store import DEFAULT_RELATIVE
 
             # In a workspace: <workspace>/.trailblaze/results.db. A trail outside any workspace keeps its
             # history beside its logs (never in whatever directory the run happened to start in).
             self._path = workspace.root / DEFAULT_RELATIVE if workspace.file is not None else \
                 self._fallback_dir / "reports" / "results.db"
         if self._store is None and not self._broken and self._path is not None:
-            from ..results_store import ResultsStore, RunContext, current_commit, new_run_id
+            from ..results.store import ResultsStore, RunContext, current_commit, new_run_id
 
             try:
                 self._store = ResultsStore(self._path)
@@ -72,7 +72,7 @@ class RunHistory:
 
     def attach(self, run: RunResult, *, last: int = 20) -> None:
         """Give the run each trail's recent statuses (oldest first) for the report's history strip."""
-        from ..results_store import trail_key
+        from ..results.store import trail_key
 
         with self._lock:
             store = self._open()

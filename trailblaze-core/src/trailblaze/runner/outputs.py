@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..output_request import BundleContext, OutputRequest, new_run_id
-from ..run_results import RunResult, TrailResult
+from ..results.output_request import BundleContext, OutputRequest, new_run_id
+from ..results.model import RunResult, TrailResult
 from ..session import Session
 from . import interrupt
 from .lifecycle import Device, SessionFactory

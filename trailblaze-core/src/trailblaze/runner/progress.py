@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable
 from typing import IO, Any
 
-from ..run_results import RunResult, StepResult, TrailResult
+from ..results.model import RunResult, StepResult, TrailResult
 from ..untrusted import terminal_text
 
 

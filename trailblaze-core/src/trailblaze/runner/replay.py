@@ -16,7 +16,7 @@ from ..session import Session, SessionOutcome, suggest_tool_name
 from ..tools.base import ToolCall
 from .handoff import AgentHandoff, StepFailed, _not_run
 from .lifecycle import SessionLifecycle
-from ..run_results import StepResult, TrailResult
+from ..results.model import StepResult, TrailResult
 
 if TYPE_CHECKING:
     from ..trail.model import Trail, TrailStep

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from ..errors import ExitCode
 from ..llm.budget import FAILURE_KIND
-from ..run_results import TrailResult
+from ..results.model import TrailResult
 from ..session import SessionOutcome
 
 RETRYABLE_EXIT_CODES = frozenset({ExitCode.TRAIL_FAILED, ExitCode.INFRASTRUCTURE})

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from ..errors import BadInputError, ConfigError, ExitCode, TrailblazeError
 from ..plugins import PluginHost
 from ..reuse import reuse_scope
-from ..run_results import RunResult, TrailResult
+from ..results.model import RunResult, TrailResult
 from ..session import SessionOutcome
 from . import interrupt
 from .discovery import expand
@@ -120,7 +120,7 @@ class Runner(TrailSession):
         """Each device's trails: all of them, or with ``--shard I/N`` this shard's trail × device pairs."""
         if not self.options.shard:
             return [files for _ in devices]
-        from ..run_results import trail_key
+        from ..results.model import trail_key
         from .shards import durations_for, pair_key, parse_shard, select
 
         shard = parse_shard(self.options.shard)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import BadInputError
-from ..run_results import trail_key
+from ..results.model import trail_key
 
 SHARD_HELP = ("Run only shard I of N (1-based): trail × device pairs split deterministically, balanced by "
               "--durations when given, by count otherwise; every pair lands in exactly one shard.")

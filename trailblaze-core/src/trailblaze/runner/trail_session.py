@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..driver import Driver
 from ..errors import ExitCode, TrailblazeError
-from ..run_results import TrailResult
+from ..results.model import TrailResult
 from ..session import Session, SessionOutcome
 from . import interrupt
 from .handoff import StepFailed

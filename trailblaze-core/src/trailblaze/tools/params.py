@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..argument_messages import format_validation_error, known_arguments_hint
+from ..contract.argument_messages import format_validation_error, known_arguments_hint
 
 
 class ParamType(str, enum.Enum):

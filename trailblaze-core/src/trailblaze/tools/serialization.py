@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..contract.calls import OtherTool, ToolCall
-from ..markers import hookimpl
+from ..contract.markers import hookimpl
 
 if TYPE_CHECKING:
     from .registry import ToolRegistry

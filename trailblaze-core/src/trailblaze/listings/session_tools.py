@@ -5,8 +5,8 @@ The agent (below the runner) and the listings (above it) both ask, so the answer
 
 from __future__ import annotations
 
-from .session import Session
-from .tools.base import ToolDefinition
+from ..session import Session
+from ..tools.base import ToolDefinition
 
 
 def session_tools(session: Session, *, for_llm: bool = False,

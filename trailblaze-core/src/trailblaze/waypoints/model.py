@@ -31,13 +31,13 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from .errors import BadInputError, SourceLocation
-from .selectors import NodeSelector, parse_selector
-from .waypoint_files import SUFFIX, discover
+from ..errors import BadInputError, SourceLocation
+from ..selectors import NodeSelector, parse_selector
+from .files import SUFFIX, discover
 
 if TYPE_CHECKING:
-    from .config import WorkspaceConfig
-    from .contract.device import DeviceDriver, DeviceInfo
+    from ..config import WorkspaceConfig
+    from ..contract.device import DeviceDriver, DeviceInfo
 
 RESERVED = ("id", "description", "route")
 _V1_KEYS = frozenset({"required", "forbidden", "platforms"})
@@ -109,7 +109,7 @@ class Waypoints:
 
 def load_file(path: Path) -> Waypoint:
     """One waypoint file; a ``WaypointFileError`` names the file, line and key of the first problem."""
-    from .yamlio import load_fast, locate_in_text, read_text
+    from ..yamlio import load_fast, locate_in_text, read_text
 
     text = read_text(path)
     data = load_fast(text, path)

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import ExitCode
-from .memory import Redactor
-from .session import SessionOutcome
+from ..errors import ExitCode
+from ..memory import Redactor
+from ..session import SessionOutcome
 
 OUTCOME_TO_SUMMARY = {
     SessionOutcome.SUCCEEDED: "PASSED",

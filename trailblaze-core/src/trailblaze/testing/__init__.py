@@ -32,15 +32,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar, overload
 
-from .config import WorkspaceConfig
-from .driver import DeviceInfo, Driver, DriverConfig, DriverRegistry, StepInfo
-from .logs import SessionLog
-from .markers import hookimpl
-from .memory import Memory, Redactor
-from .plugins import PluginHost, set_host
-from .runner.lifecycle import SessionLifecycle, finish_session
-from .session import Session, SessionOutcome
-from .tools.registry import ToolRegistry
+from ..config import WorkspaceConfig
+from ..driver import DeviceInfo, Driver, DriverConfig, DriverRegistry, StepInfo
+from ..logs import SessionLog
+from ..contract.markers import hookimpl
+from ..memory import Memory, Redactor
+from ..plugins import PluginHost, set_host
+from ..runner.lifecycle import SessionLifecycle, finish_session
+from ..session import Session, SessionOutcome
+from ..tools.registry import ToolRegistry
 
 
 class MemoryDriverConfig(DriverConfig):
@@ -175,7 +175,7 @@ def run_cli(args: list[str], *, host: PluginHost | None = None, cwd: Path | None
     """Run ``trailblaze ARGS`` in this process (with ``host`` as the plugin host) and capture the result."""
     from click.testing import CliRunner
 
-    from .cli import cli
+    from ..cli import cli
 
     runner = CliRunner()
     old_cwd = Path.cwd()
@@ -311,8 +311,8 @@ def host_with_plugins(*names: str) -> PluginHost:
     way ``trailblaze`` loads them, so a test does not depend on what else happens to be installed.
     ``new_host(load_entrypoints=True)`` loads every installed plugin instead.
     """
-    from .errors import BadInputError
-    from .plugin_loading import installed_entry_points
+    from ..errors import BadInputError
+    from ..plugin_loading import installed_entry_points
 
     host = new_host()
     by_name = {ep.name: ep for ep in installed_entry_points()}
@@ -362,8 +362,8 @@ def make_driver(driver: type[Driver] | str, *, host: PluginHost | None = None, *
     ``driver`` is a ``Driver`` subclass or a driver key/alias registered on ``host`` (default: the
     process-wide host).
     """
-    from .config import validate_config
-    from .plugins import get_host
+    from ..config import validate_config
+    from ..plugins import get_host
 
     if isinstance(driver, str):
         registry = DriverRegistry()
@@ -380,7 +380,7 @@ __all__ += ["host_with_plugins", "make_driver", "open_session"]
 def endpoints_by_worker(output_dir: Path, pool: list[str]) -> dict[str, str]:
     """The one endpoint each xdist worker of a merged ``run -n`` used (asserting every trail names one of
     ``pool``, each worker used exactly one, and no endpoint served two workers)."""
-    from .report.bundle import read_bundle
+    from ..report.bundle import read_bundle
 
     used: dict[str, set[str]] = {}
     for record in read_bundle(output_dir).records:

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 
 if TYPE_CHECKING:
-    from .run_results import TrailResult
+    from .model import TrailResult
 
 SCHEMA_VERSION = 1
 DEFAULT_RELATIVE = Path(".trailblaze") / "results.db"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pluggy
 
-from ._names import PROJECT_NAME
+from .names import PROJECT_NAME
 
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 """Marker for hook implementations: ``@trailblaze.hookimpl``."""

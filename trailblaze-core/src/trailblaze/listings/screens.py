@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from urllib.parse import urlparse
 
-from .contract.device import DeviceDriver, DeviceInfo
-from .driver import Driver, DriverRegistry
-from .errors import BadInputError
+from ..contract.device import DeviceDriver, DeviceInfo
+from ..driver import Driver, DriverRegistry
+from ..errors import BadInputError
 
 
 def choose_driver(drivers: DriverRegistry, url: str | None) -> type[Driver]:

@@ -12,13 +12,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .config import load_workspace
-from .tools.registry import ToolRegistry
+from ..config import load_workspace
+from ..tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
-    from .config import WorkspaceConfig
-    from .plugins import PluginHost
-    from .tools.codec import ToolCodec
+    from ..config import WorkspaceConfig
+    from ..plugins import PluginHost
+    from ..tools.codec import ToolCodec
 
 
 @contextmanager
@@ -32,8 +32,8 @@ def workspace_tools(root: Path | None, host: PluginHost, *,
         host.register_tools(registry, config)
         yield config, registry, host.codec(registry)
         return
-    from .runner.lifecycle import SessionFactory
-    from .runner.options import RunOptions
+    from ..runner.lifecycle import SessionFactory
+    from ..runner.options import RunOptions
 
     # The one session lifecycle, driver never started: plugins' session hooks start the declared tool
     # servers (which then list their tools) and are told to finish on every path. Not a listing for the

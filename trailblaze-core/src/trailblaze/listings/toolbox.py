@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .plugins import PluginHost
-from .runner.lifecycle import SessionFactory
-from .runner.options import RunOptions
+from ..plugins import PluginHost
+from ..runner.lifecycle import SessionFactory
+from ..runner.options import RunOptions
 from .session_tools import session_tools
 
 
