@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 from . import hookspecs
-from .contract.names import ENTRY_POINT_GROUP, PROJECT_NAME
+from .contract.markers import ENTRY_POINT_GROUP, PROJECT_NAME
 from ._version import __version__
 from .errors import PluginHookError, PluginLoadError, TrailblazeError
 from .plugin_queries import PluginInfo

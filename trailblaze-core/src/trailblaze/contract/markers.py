@@ -1,4 +1,5 @@
-"""The two pluggy markers of the contract, in a module that imports nothing of the core.
+"""The project's one name and the two pluggy markers of the contract, in a module that imports nothing
+of the core.
 
 ``hookimpl`` is public as ``trailblaze.hookimpl``; modules inside the core import it from here rather
 than from the package, whose ``__init__`` re-exports the contract types and would close a circle.
@@ -8,7 +9,9 @@ from __future__ import annotations
 
 import pluggy
 
-from .names import PROJECT_NAME
+PROJECT_NAME = "trailblaze"
+"""Project name, hook marker name and entry-point group: one name everywhere."""
+ENTRY_POINT_GROUP = PROJECT_NAME
 
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 """Marker for hook implementations: ``@trailblaze.hookimpl``."""
