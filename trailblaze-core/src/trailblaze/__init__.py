@@ -30,7 +30,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
+from ._moved import install as _install_moved
 from .contract.markers import hookimpl
+
+_install_moved()  # the module paths that moved into layer packages still import, deprecated
 
 _LAZY = {
     "CONTRACT_VERSION": "trailblaze.hookspecs",
