@@ -15,10 +15,11 @@ process, as a deprecated shim module's own top-level warning would.
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from importlib.abc import Loader
     from importlib.machinery import ModuleSpec
     from types import FrameType, ModuleType
 
@@ -53,7 +54,8 @@ class MovedModuleFinder:
             return None
         from importlib.machinery import ModuleSpec
 
-        return ModuleSpec(fullname, self, origin=MOVED[fullname])
+        # A loader by its two methods: subclassing importlib.abc.Loader would import it at start-up.
+        return ModuleSpec(fullname, cast("Loader", self), origin=MOVED[fullname])
 
     def create_module(self, spec: ModuleSpec) -> ModuleType:
         import importlib
