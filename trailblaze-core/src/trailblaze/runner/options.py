@@ -46,7 +46,7 @@ class RunOptions:
     max_llm_cost: float | None = None
     """USD the run may spend on model calls; then no step is handed to the model (ERROR, exit 2)."""
     history: bool = True
-    """Append every trail's attempts to the results store (``results_store.py``)."""
+    """Append every trail's attempts to the results store (``results/store.py``)."""
     results_db: Path | None = None
     """The results store; default ``<workspace>/.trailblaze/results.db``."""
     endpoints: list[str] = field(default_factory=list)

@@ -1,6 +1,6 @@
 """Where a workspace's waypoint files are: ``*.waypoint.yaml`` anywhere under ``trails/config/``.
 
-Kept apart from ``waypoints.py`` (the file model, loading and matching) so that ``trailblaze check`` of a
+Kept apart from ``model.py`` (the file model, loading and matching) so that ``trailblaze check`` of a
 workspace without waypoints — most of them — only walks the directory and never imports the models.
 """
 
