@@ -234,8 +234,8 @@ def run_schema(kind: str | None, out_dir: Path | None, *, workspace: Path | None
     """``trailblaze schema``: the lines to print (the schema itself, or the files written)."""
     from .config import find_workspace
     from .errors import BadInputError
-    from .plugins import get_host
     from .listings.workspace_tools import workspace_tools
+    from .plugins import get_host
 
     if kind is None and out_dir is None:
         raise BadInputError("say which schema to print, or where to write them all",

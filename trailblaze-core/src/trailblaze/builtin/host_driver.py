@@ -9,8 +9,8 @@ from __future__ import annotations
 import platform as _platform
 from typing import TYPE_CHECKING
 
-from ..driver import DeviceInfo, Driver, DriverConfig, DriverRegistry
 from ..contract.markers import hookimpl
+from ..driver import DeviceInfo, Driver, DriverConfig, DriverRegistry
 
 if TYPE_CHECKING:
     from ..session import Session

@@ -11,13 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..contract.markers import hookimpl
 from ..errors import BadInputError
 from ..files import OutputWriteError, check_writable_dir, write_new
-from ..contract.markers import hookimpl
 
 if TYPE_CHECKING:
-    from ..results.output_request import OutputRequest
     from ..results.model import RunResult
+    from ..results.output_request import OutputRequest
 
 
 @hookimpl(trylast=True)

@@ -49,9 +49,9 @@ def run_check(paths: list[str], *, strict: bool = False, workspace: Path | None 
     """
     from ..checks import CheckReport
     from ..config import find_workspace
+    from ..listings.workspace_tools import workspace_tools
     from ..plugins import get_host
     from ..runner.discovery import expand
-    from ..listings.workspace_tools import workspace_tools
 
     host = get_host()
     files = expand(paths) if paths else []

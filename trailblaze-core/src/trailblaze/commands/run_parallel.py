@@ -99,9 +99,9 @@ def _environment(values: Mapping[str, str]) -> Iterator[None]:
 def run_with_workers(paths: list[str], workers: int, params: Mapping[str, Any], tags: list[str]) -> int:
     """Run, print what a ``trailblaze run`` prints, return its exit code."""
     from ..errors import BadInputError, ExitCode
-    from ..results.output_request import new_run_id
     from ..report.bundle import read_bundle
     from ..results.model import results_line
+    from ..results.output_request import new_run_id
     from ..runner.discovery import expand
     from ..runner.endpoints import check_pool_sizes
     from ..runner.progress import llm_line

@@ -402,8 +402,8 @@ def store_durations(path: Path) -> dict[str, float]:
     """Seconds per trail key from a results store (``results_store.ResultsStore.path_durations``)."""
     import sqlite3
 
-    from ..results.store import ResultsStore
     from ..results.model import trail_key
+    from ..results.store import ResultsStore
 
     try:
         with ResultsStore(path) as store:

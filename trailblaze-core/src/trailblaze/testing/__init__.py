@@ -33,9 +33,9 @@ from pathlib import Path
 from typing import Any, TypeVar, overload
 
 from ..config import WorkspaceConfig
+from ..contract.markers import hookimpl
 from ..driver import DeviceInfo, Driver, DriverConfig, DriverRegistry, StepInfo
 from ..logs import SessionLog
-from ..contract.markers import hookimpl
 from ..memory import Memory, Redactor
 from ..plugins import PluginHost, set_host
 from ..runner.lifecycle import SessionLifecycle, finish_session
