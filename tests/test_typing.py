@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 SOURCES = [
     "trailblaze-core/src/trailblaze",
@@ -47,10 +49,12 @@ def test_the_public_names_are_all_lazy_and_all_listed() -> None:
         assert getattr(trailblaze, name) is not None
 
 
-def test_a_generated_plugin_is_mypy_strict_clean(tmp_path: Path) -> None:
-    """What ``trailblaze plugin new --driver`` writes type-checks as it is (``Driver[Config]`` included)."""
+@pytest.mark.parametrize("args", [("--driver",), ("--kind", "output"), ("--kind", "hooks")],
+                         ids=["tools", "output", "hooks"])
+def test_a_generated_plugin_is_mypy_strict_clean(tmp_path: Path, args: tuple[str, ...]) -> None:
+    """What ``trailblaze plugin new`` writes type-checks as it is, every kind (``Driver[Config]`` included)."""
     target = tmp_path / "plugin"
-    made = subprocess.run([sys.executable, "-m", "trailblaze.cli", "plugin", "new", "acme-shop", "--driver",
+    made = subprocess.run([sys.executable, "-m", "trailblaze.cli", "plugin", "new", "acme-shop", *args,
                            "-o", str(target)], capture_output=True, text=True, timeout=120, check=False)
     assert made.returncode == 0, made.stderr
     result = subprocess.run([sys.executable, "-m", "mypy", "--strict", "src/trailblaze_acme_shop", "tests"],
