@@ -32,9 +32,12 @@ def generate(tmp_path: Path, *args: str) -> Path:
     return target
 
 
+@pytest.mark.parametrize(("args", "passed"), [(("--driver",), 4), (("--kind", "output"), 2),
+                                              (("--kind", "hooks"), 1)], ids=["tools", "output", "hooks"])
 def test_a_generated_plugin_passes_its_own_tests_in_a_clean_venv(wheelhouse: Callable[[str], Path],
-                                                                clean_venv: Any, tmp_path: Path) -> None:
-    plugin = generate(tmp_path, "--driver")
+                                                                clean_venv: Any, tmp_path: Path,
+                                                                args: tuple[str, ...], passed: int) -> None:
+    plugin = generate(tmp_path, *args)
     dist = tmp_path / "dist"
     subprocess.run([UV, "build", "--wheel", "--quiet", "-o", str(dist), str(plugin)], check=True,
                    capture_output=True, text=True, timeout=300)
@@ -46,11 +49,12 @@ def test_a_generated_plugin_passes_its_own_tests_in_a_clean_venv(wheelhouse: Cal
 
     tests = clean_venv.run("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests", cwd=plugin)
     assert tests.returncode == 0, tests.stdout + tests.stderr
-    assert "4 passed" in tests.stdout
+    assert f"{passed} passed" in tests.stdout
 
     plugins = clean_venv.run("trailblaze", "plugins", cwd=tmp_path)
     assert "acme_shop (trailblaze-acme-shop 0.1.0): ok" in plugins.stdout, plugins.stdout + plugins.stderr
-    run = clean_venv.run("trailblaze", "run", "trails/greet.trail.yaml", "--arg", "person=Ada", "--no-report",
+    (trail,) = (plugin / "trails").glob("*.trail.yaml")
+    run = clean_venv.run("trailblaze", "run", f"trails/{trail.name}", "--arg", "person=Ada", "--no-report",
                          cwd=plugin)
     assert run.returncode == 0, run.stdout + run.stderr
 

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 SOURCES = [
     "trailblaze-core/src/trailblaze",
@@ -47,13 +49,67 @@ def test_the_public_names_are_all_lazy_and_all_listed() -> None:
         assert getattr(trailblaze, name) is not None
 
 
-def test_a_generated_plugin_is_mypy_strict_clean(tmp_path: Path) -> None:
-    """What ``trailblaze plugin new --driver`` writes type-checks as it is (``Driver[Config]`` included)."""
+@pytest.mark.parametrize("args", [("--driver",), ("--kind", "output"), ("--kind", "hooks")],
+                         ids=["tools", "output", "hooks"])
+def test_a_generated_plugin_is_mypy_strict_clean(tmp_path: Path, args: tuple[str, ...]) -> None:
+    """What ``trailblaze plugin new`` writes type-checks as it is, every kind (``Driver[Config]`` included)."""
     target = tmp_path / "plugin"
-    made = subprocess.run([sys.executable, "-m", "trailblaze.cli", "plugin", "new", "acme-shop", "--driver",
+    made = subprocess.run([sys.executable, "-m", "trailblaze.cli", "plugin", "new", "acme-shop", *args,
                            "-o", str(target)], capture_output=True, text=True, timeout=120, check=False)
     assert made.returncode == 0, made.stderr
     result = subprocess.run([sys.executable, "-m", "mypy", "--strict", "src/trailblaze_acme_shop", "tests"],
                             cwd=target, env={**os.environ, "MYPYPATH": "src"}, capture_output=True, text=True,
                             timeout=600, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+FLAGGED_TOOLS = '''
+from __future__ import annotations
+
+from trailblaze import Tool, ToolContext, ToolResult
+
+
+class TupleFlags(Tool):
+    """Runs on the web only."""
+
+    name = "flags_tuple"
+    platforms = ("web",)
+    drivers = ("playwright-native",)
+
+    def execute(self, ctx: ToolContext) -> ToolResult:
+        return ToolResult.ok()
+
+
+class ListFlags(TupleFlags):
+    """Lists, as authors of YAML write them."""
+
+    name = "flags_list"
+    platforms = ["android", "ios"]
+    drivers = ["android-appium-uiautomator2"]
+
+
+class SetFlags(TupleFlags):
+    """Sets and frozensets."""
+
+    name = "flags_set"
+    platforms = {"WEB"}
+    drivers = frozenset({"playwright-native"})
+
+
+class Everywhere(TupleFlags):
+    """Back to the default."""
+
+    name = "flags_none"
+    platforms = None
+    drivers = None
+'''
+
+
+def test_the_class_flags_take_what_authors_write_under_mypy_strict(tmp_path: Path) -> None:
+    """``drivers``/``platforms`` are ``Collection[str] | None``: a tuple, a list, a set or a frozenset
+    type-checks (a tuple used to fail ``mypy --strict`` against ``frozenset[str]`` while working)."""
+    (tmp_path / "flagged_tools.py").write_text(FLAGGED_TOOLS)
+    result = subprocess.run([sys.executable, "-m", "mypy", "--strict", "flagged_tools.py"], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=600, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Success: no issues found" in result.stdout

@@ -221,3 +221,28 @@ def test_tool_class_variables_stay_class_variables_once_their_annotations_are_dr
         leaf.name = "other"
     with pytest.raises(ValueError, match="kind_hint"):
         ClassToolDefinition.of(Leaf).prepare({"kind_hint": "field?"})
+
+
+def test_class_flags_take_any_collection_of_names_and_refuse_a_bare_string() -> None:
+    class Anywhere(Tool):
+        """Runs wherever its flags say."""
+
+        name = "flags_anywhere"
+        platforms = ["Web", "ANDROID"]
+        drivers = ("playwright-native",)
+
+    definition = Anywhere.definition()
+    assert definition.platforms == frozenset({"web", "android"})
+    assert definition.drivers == frozenset({"playwright-native"})
+    assert definition.supports(driver="playwright-native", platform="web")
+    assert not definition.supports(driver="host", platform="host")
+
+    class Letters(Anywhere):
+        """A string where a collection belongs."""
+
+        name = "flags_letters"
+        drivers = "host"
+
+    with pytest.raises(TypeError, match=r"Letters.drivers must be a collection of names such as "
+                                        r"\('playwright-native',\), got 'host'"):
+        Letters.definition()

@@ -7,6 +7,7 @@ can redact them; the "sensitive" mark is sticky for the session.
 
 from __future__ import annotations
 
+import base64
 import html
 import json
 import os
@@ -248,18 +249,35 @@ def has_tokens(value: Any) -> bool:
 
 
 def redact(value: Any, secrets: list[str]) -> Any:
-    """``value`` with every secret, and every encoded form of it, replaced by ``***``.
+    """``value`` with every secret, and every spelling of it an output or an app derives, replaced by ``***``.
 
     Outputs encode text before it reaches a file: a report escapes HTML, JSON escapes quotes and
     non-ASCII, a URL percent-encodes, WebDriver sends typed text also as a JSON list of characters
-    (``"value":["p","w"]``, which Appium logs). Matching the raw value alone would let ``p&ss"word``
-    through as ``p&amp;ss&quot;word``, so each secret is matched in all of those spellings."""
-    return _redact(value, _forms(tuple(secrets)))
+    (``"value":["p","w"]``, which Appium logs). Apps derive spellings of their own: an upper-cased echo
+    (``LOWERSECRET99``), a base64 token (``user:pass`` in a Basic header). Matching the raw value alone
+    would let all of those through, so each secret is matched in every one of them, in one regex pass
+    (see ``secret_pattern`` for which spellings and the length rule)."""
+    return _redact(value, _pattern(tuple(secrets)))
+
+
+DERIVED_MIN_LENGTH = 8
+"""Secrets at least this long are also matched case-insensitively and in base64; shorter ones only as
+written and in the exact encodings (HTML, JSON, URL), where a case-folded or base64 match of a short value
+(``pin1``) would hide ordinary text."""
 
 
 def secret_forms(secrets: Iterable[str]) -> list[str]:
-    """Each secret and its encodings (HTML, JSON, URL), longest first so no shorter form splits a longer."""
+    """Each secret and its exact encodings (HTML, JSON, URL), longest first so no shorter form splits a
+    longer: for matching bytes (a zip's entries) where a pattern cannot run."""
     return list(_forms(tuple(secrets)))
+
+
+def secret_pattern(secrets: Iterable[str]) -> "re.Pattern[str]":
+    """One pattern matching every spelling of ``secrets``: as written and HTML-, JSON- and URL-encoded
+    (every secret); for a secret of ``DERIVED_MIN_LENGTH`` characters or more also in any letter case
+    (of each of those) and base64 of the secret as written (standard and URL-safe alphabets, padded or
+    not, at any of the three byte offsets, so ``b64("user:" + secret)`` is caught). Longest first."""
+    return _pattern(tuple(secrets)).pattern
 
 
 @lru_cache(maxsize=64)
@@ -267,28 +285,103 @@ def _forms(secrets: tuple[str, ...]) -> tuple[str, ...]:
     # Cached: every log entry is redacted, and the secrets of a run rarely change.
     forms: set[str] = set()
     for s in secrets:
-        if not s:
-            continue
-        forms.update((s, html.escape(s), html.escape(s, quote=False), json.dumps(s)[1:-1],
-                      json.dumps(s, ensure_ascii=False)[1:-1], quote(s, safe=""), quote_plus(s)))
-        if len(s) > 1:
-            chars = [json.dumps(c, ensure_ascii=False) for c in s]
-            forms.update((",".join(chars), ", ".join(chars)))
+        if s:
+            forms.update(_encodings(s))
     return tuple(sorted(forms, key=len, reverse=True))
 
 
-def _redact(value: Any, forms: "tuple[str, ...] | list[str]") -> Any:
+def _encodings(s: str) -> set[str]:
+    forms = {s, html.escape(s), html.escape(s, quote=False), json.dumps(s)[1:-1],
+             json.dumps(s, ensure_ascii=False)[1:-1], quote(s, safe=""), quote_plus(s)}
+    if len(s) > 1:
+        chars = [json.dumps(c, ensure_ascii=False) for c in s]
+        forms.update((",".join(chars), ", ".join(chars)))
+    return forms
+
+
+def _base64_forms(text: str) -> set[str]:
+    """``text``'s UTF-8 bytes in base64 wherever they sit in the encoded stream: at offset 0 whole
+    (padded and not), and at offsets 0, 1 and 2 the characters that depend on ``text`` alone."""
+    data = text.encode("utf-8")
+    forms: set[str] = set()
+    for encode in (base64.b64encode, base64.urlsafe_b64encode):
+        whole = encode(data).decode("ascii")
+        forms.update((whole, whole.rstrip("=")))
+        for offset in (0, 1, 2):
+            encoded = encode(b"\0" * offset + data).decode("ascii").rstrip("=")
+            first, end = -(-8 * offset // 6), 8 * (offset + len(data)) // 6
+            forms.add(encoded[first:end])
+    return forms
+
+
+class _Spellings:
+    """Every spelling of one secret set, matched in one regex pass; a string that holds none of them (the
+    common case, on every log entry) is let through after substring checks, which cost a fraction of
+    the pass (``str.__contains__`` is a C search, the pattern is not: ``(?i:…)`` alternatives match
+    character by character)."""
+
+    def __init__(self, secrets: tuple[str, ...]) -> None:
+        exact: set[str] = set()
+        folded: set[str] = set()
+        for s in secrets:
+            if not s:
+                continue
+            if len(s) < DERIVED_MIN_LENGTH:
+                exact.update(_encodings(s))
+                continue
+            for spelling in {s, s.upper(), s.casefold()}:  # ``ß``→``SS``: more than (?i) sees
+                folded.update(_encodings(spelling))
+            folded.update(_base64_forms(s))
+        folded = {f.lower() for f in folded}
+        exact -= folded
+        alternatives = sorted([(f, True) for f in folded] + [(f, False) for f in exact],
+                              key=lambda item: len(item[0]), reverse=True)
+        self.pattern = re.compile("|".join(f"(?i:{re.escape(f)})" if blind else re.escape(f)
+                                           for f, blind in alternatives) or r"(?!)")
+        self._exact = _shortest_needles(exact)
+        self._folded = _shortest_needles(folded)
+
+    def sub(self, text: str) -> str:
+        for needle in self._exact:  # plain loops: a generator per string costs more than the searches
+            if needle in text:
+                return self.pattern.sub(REDACTED, text)
+        if self._folded:
+            lowered = text.lower()
+            for needle in self._folded:
+                if needle in lowered:
+                    return self.pattern.sub(REDACTED, text)
+        return text
+
+
+_NEEDLE = 12
+"""Characters of a form the substring check looks for: enough to rule out ordinary text, few enough that
+forms sharing a beginning (a secret, its HTML and URL escapes) share one search."""
+
+
+def _shortest_needles(forms: set[str]) -> tuple[str, ...]:
+    """Beginnings of the forms such that a text holding none of them holds no form at all."""
+    kept: list[str] = []
+    for form in sorted({f[:_NEEDLE] for f in forms}, key=len):
+        if not any(k in form for k in kept):
+            kept.append(form)
+    return tuple(kept)
+
+
+@lru_cache(maxsize=64)
+def _pattern(secrets: tuple[str, ...]) -> _Spellings:
+    # Cached as ``_forms``: built once per secret set, then one pass per string.
+    return _Spellings(secrets)
+
+
+def _redact(value: Any, spellings: _Spellings) -> Any:
     if isinstance(value, str):
-        for s in forms:
-            if s in value:
-                value = value.replace(s, REDACTED)
-        return value
+        return spellings.sub(value)
     if isinstance(value, dict):
-        return {k: _redact(v, forms) for k, v in value.items()}
+        return {k: _redact(v, spellings) for k, v in value.items()}
     if isinstance(value, list):
-        return [_redact(v, forms) for v in value]
+        return [_redact(v, spellings) for v in value]
     if isinstance(value, tuple):
-        return tuple(_redact(v, forms) for v in value)
+        return tuple(_redact(v, spellings) for v in value)
     return value
 
 
@@ -355,5 +448,6 @@ def _as_text(value: Any) -> str:
     return str(value)
 
 __all__ = [
-    "REDACTED", "Memory", "Redactor", "escape_literal", "has_tokens", "redact", "secret_forms",
+    "DERIVED_MIN_LENGTH", "REDACTED", "Memory", "Redactor", "escape_literal", "has_tokens", "redact",
+    "secret_forms", "secret_pattern",
 ]

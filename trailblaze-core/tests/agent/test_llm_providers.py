@@ -78,6 +78,37 @@ def test_openai_type_uses_max_completion_tokens(llm_server) -> None:
     assert server.requests[0].body["max_completion_tokens"] == 4096 and "max_tokens" not in server.requests[0].body
 
 
+UNION_TOOLS = [{"name": "api_post", "description": "Post.", "parameters": {
+    "type": "object", "properties": {"body": {"anyOf": [{"type": "object"}, {"type": "array", "items": {}}]},
+                                     "n": {"anyOf": [{"type": "integer"}, {"type": "string"}], "default": 1}}}}]
+
+
+@pytest.mark.parametrize("unions", ["anyOf", "describe"])
+def test_union_parameters_reach_openai_and_anthropic_as_any_of_or_the_described_fallback(
+        llm_server, unions: str) -> None:
+    server = llm_server([call("api_post", body=[1]), call("api_post", body={"a": 1})])
+    openai = OpenAICompatibleProvider("gw", ProviderSpec(type="openai_compatible", base_url=server.openai_base_url,
+                                                         schema_unions=unions), None)
+    anthropic = AnthropicProvider("anthropic", ProviderSpec(base_url=server.anthropic_base_url,
+                                                            schema_unions=unions), "ant-key")
+    try:
+        for provider in (openai, anthropic):
+            provider.complete(LlmRequest(model="scripted", system="s", messages=[LlmMessage("user", "post")],
+                                         tools=UNION_TOOLS))
+    finally:
+        openai.close()
+        anthropic.close()
+    sent = [server.requests[0].body["tools"][0]["function"]["parameters"],
+            server.requests[1].body["tools"][0]["input_schema"]]
+    for schema in sent:
+        if unions == "anyOf":
+            assert schema == UNION_TOOLS[0]["parameters"]
+        else:
+            assert "anyOf" not in json.dumps(schema)
+            assert schema["properties"]["n"] == {"default": 1, "description": "One of: integer, string."}
+    assert "anyOf" in json.dumps(UNION_TOOLS)  # the agent's (cached) descriptors are left as they are
+
+
 def test_anthropic_round_trip_with_the_real_client(llm_server) -> None:
     reply = calls(("app_tap", {"ref": "e1"}), text="thinking")
     reply.cached_input_tokens = 200

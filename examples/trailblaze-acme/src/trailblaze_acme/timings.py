@@ -1,10 +1,12 @@
 """An observer plugin: prints how long every tool call took, whatever kind of tool it is.
 
 It wraps ``trailblaze_execute_tool``, the hook every call the dispatcher makes goes through, so it
-sees class tools, YAML tools and MCP tools alike without touching any driver or tool. Register it
-when you want the numbers, e.g. as a second entry point of your distribution::
+sees class tools, YAML tools and MCP tools alike without touching any driver or tool. It is the
+distribution's second entry point (pyproject.toml), so a user turns off just the timings with
+``TRAILBLAZE_DISABLE_PLUGINS=acme_timings`` and keeps the tools::
 
     [project.entry-points.trailblaze]
+    acme = "trailblaze_acme.plugin"
     acme_timings = "trailblaze_acme.timings"
 
 Each call prints one stderr line: ``acme timing: web_click [class] 12.3 ms``. A delegating call (a

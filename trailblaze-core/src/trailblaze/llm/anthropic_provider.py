@@ -51,7 +51,7 @@ class AnthropicProvider(OfficialClientProvider):
                                 "system": request.system, "messages": to_anthropic_messages(request)}
         if request.tools:
             body["tools"] = [{"name": t["name"], "description": t.get("description", ""),
-                              "input_schema": t["parameters"]} for t in request.tools]
+                              "input_schema": self.tool_parameters(t["parameters"])} for t in request.tools]
             body["tool_choice"] = {"type": "any"} if request.require_tool else {"type": "auto"}
         if request.temperature is not None:
             body["temperature"] = request.temperature

@@ -55,7 +55,9 @@ class OpenAIProvider(OfficialClientProvider):
         """The chat-completions request body for ``request``."""
         body: dict[str, Any] = {"model": request.model, "messages": to_openai_messages(request)}
         if request.tools:
-            body["tools"] = [{"type": "function", "function": t} for t in request.tools]
+            body["tools"] = [{"type": "function",
+                              "function": {**t, "parameters": self.tool_parameters(t["parameters"])}}
+                             for t in request.tools]
             body["tool_choice"] = "required" if request.require_tool else "auto"
         if request.temperature is not None:
             body["temperature"] = request.temperature

@@ -57,12 +57,33 @@ class LlmProvider(ABC):
     def base_url(self) -> str | None:
         return self.spec.base_url or self.default_base_url
 
+    def tool_parameters(self, schema: dict[str, Any]) -> dict[str, Any]:
+        """A tool's parameter schema as this provider is sent it (``schema_unions``, see ``describe_unions``)."""
+        return describe_unions(schema) if self.spec.schema_unions == "describe" else schema
+
     @abstractmethod
     def complete(self, request: "LlmRequest") -> "LlmResponse":
         """Send one request. Raise ``ProviderError`` (retryable or not) on failure; never retry here."""
 
     def close(self) -> None:
         """Release the HTTP client. Default: nothing."""
+
+
+def describe_unions(schema: Any) -> Any:
+    """``schema`` with every ``anyOf`` replaced by an untyped schema whose description names the accepted
+    types (``one of: integer, string``): the fallback for a provider that rejects ``anyOf``. The model is
+    still told the truth, and the tool's own validation decides what fits."""
+    if isinstance(schema, list):
+        return [describe_unions(v) for v in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: describe_unions(v) for k, v in schema.items() if k != "anyOf"}
+    variants = schema.get("anyOf")
+    if isinstance(variants, list):
+        kinds = ", ".join(dict.fromkeys(str(v.get("type", "any")) for v in variants if isinstance(v, dict)))
+        described = str(out.get("description") or "").rstrip()
+        out["description"] = f"{described} (one of: {kinds})".lstrip() if described else f"One of: {kinds}."
+    return out
 
 
 DEFAULT_TIMEOUT_SECONDS = 120.0

@@ -63,6 +63,10 @@ class ProviderSpec(_Strict):
     chat_completions_path: str | None = None
     """For ``openai_compatible``: the path after ``base_url`` (``{{model_id}}`` is replaced)."""
     headers: dict[str, str] = Field(default_factory=dict)
+    schema_unions: Literal["anyOf", "describe"] = "anyOf"
+    """How a union parameter (``int | str``) is sent in tool schemas: JSON Schema ``anyOf`` (OpenAI and
+    Anthropic take it), or ``describe`` for an endpoint that rejects ``anyOf`` (some ``openai_compatible``
+    servers): the parameter is sent untyped, its description naming the accepted types."""
     auth: AuthSpec | None = None
     default_model: str | None = None
     models: list[ModelSpec] = Field(default_factory=list)

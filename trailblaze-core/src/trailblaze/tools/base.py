@@ -8,6 +8,7 @@ a process that has never seen its definition.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ClassVar
@@ -98,8 +99,10 @@ class Tool(BaseModel):
     is_recordable: ClassVar[bool] = True
     requires_host: ClassVar[bool] = False
     is_verification: ClassVar[bool] = False
-    platforms: ClassVar[frozenset[str] | None] = None
-    drivers: ClassVar[frozenset[str] | None] = None
+    platforms: ClassVar[Collection[str] | None] = None
+    """Platforms the tool runs on (``("web",)``, ``{"android", "ios"}``; any case); None = all."""
+    drivers: ClassVar[Collection[str] | None] = None
+    """Driver keys the tool runs on (``("playwright-native",)``); None = all."""
     toolsets: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
@@ -161,8 +164,9 @@ class ClassToolDefinition(ToolDefinition):
             name=tool_class.name, description=tool_class.tool_description(), source=source or ToolSource(),
             surface_to_llm=tool_class.surface_to_llm, is_recordable=tool_class.is_recordable,
             requires_host=tool_class.requires_host, is_verification=tool_class.is_verification,
-            delegating=issubclass(tool_class, DelegatingTool), platforms=tool_class.platforms,
-            drivers=tool_class.drivers, toolsets=tuple(tool_class.toolsets), tool_class=tool_class,
+            delegating=issubclass(tool_class, DelegatingTool),
+            platforms=_names(tool_class, "platforms", lower=True), drivers=_names(tool_class, "drivers"),
+            toolsets=tuple(tool_class.toolsets), tool_class=tool_class,
         )
 
     @cached_property
@@ -208,6 +212,18 @@ class ClassToolDefinition(ToolDefinition):
         if not isinstance(result, ToolResult):
             raise TypeError(f"tool '{self.name}' returned {type(result).__name__}; return a ToolResult, a str or None")
         return result
+
+
+def _names(tool_class: type[Tool], flag: str, *, lower: bool = False) -> frozenset[str] | None:
+    """A class flag as the definition keeps it: any collection of names an author writes (a tuple, a list,
+    a set) becomes a frozenset. A bare string is refused: ``drivers = "web"`` would read as its letters."""
+    value: Collection[str] | None = getattr(tool_class, flag)
+    if value is None:
+        return None
+    if isinstance(value, str) or not all(isinstance(name, str) for name in value):
+        raise TypeError(f"{tool_class.__qualname__}.{flag} must be a collection of names such as "
+                        f"('{'web' if lower else 'playwright-native'}',), got {value!r}")
+    return frozenset(name.lower() for name in value) if lower else frozenset(value)
 
 
 __all__ = [

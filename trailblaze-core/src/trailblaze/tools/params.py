@@ -75,6 +75,10 @@ class ParameterDefinition(BaseModel):
     """A regular expression the string must contain a match of (JSON Schema ``pattern``: add ``^…$``)."""
     min_items: int | None = None
     max_items: int | None = None
+    any_of: "tuple[ParameterDefinition, ...] | None" = None
+    """A union (``int | str``, ``dict[str, Any] | list[Any] | None``): the value must fit one of these
+    (``type`` is ``any``); advertised as JSON Schema ``anyOf``, as pydantic writes it. ``None`` (null) is
+    never a variant: an absent or null argument is the parameter's default, as for ``X | None``."""
     sensitive: bool = False
     """The parameter takes secrets (a password): the agent may put a ``{{secret}}`` token here and
     nowhere else. Declared as ``sensitive: true`` in a YAML tool's parameters or an MCP tool's
@@ -87,7 +91,8 @@ class ParameterDefinition(BaseModel):
             schema["type"] = "string"
             schema["enum"] = list(self.enum_values or ())
         elif t is ParamType.ANY:
-            pass
+            if self.any_of:
+                schema["anyOf"] = [v.json_schema() for v in self.any_of]
         else:
             schema["type"] = t.value
             if self.enum_values:
@@ -239,6 +244,15 @@ def constraints_from_json(spec: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _param_from_json(name: str, spec: Mapping[str, Any], required: bool) -> ParameterDefinition:
+    union = spec.get("anyOf", spec.get("oneOf")) if "type" not in spec else None
+    if isinstance(union, list):
+        variants = [v for v in union if isinstance(v, Mapping) and v.get("type") != "null"]
+        rest = {k: v for k, v in spec.items() if k not in ("anyOf", "oneOf")}
+        if len(variants) == 1:  # ``X | None`` written by hand (pydantic's is inlined by ``inline_refs``)
+            return _param_from_json(name, {**variants[0], **rest}, required)
+        if variants:
+            return _param_from_json(name, rest, required).model_copy(update={
+                "type": ParamType.ANY, "any_of": tuple(_variant(name, v) for v in variants)})
     raw_type = spec.get("type")
     if isinstance(raw_type, list):  # ["string", "null"]
         raw_type = next((t for t in raw_type if t != "null"), "string")
@@ -249,11 +263,8 @@ def _param_from_json(name: str, spec: Mapping[str, Any], required: bool) -> Para
         ptype = ParamType.ANY
     items = None
     if ptype is ParamType.ARRAY and isinstance(spec.get("items"), Mapping):
-        item_spec = spec["items"]
-        # ``items: {}`` (``list[Any]``) takes anything: not the missing-type-means-string rule of properties
-        items = (_param_from_json("items", item_spec, True) if item_spec.get("type") or item_spec.get("enum")
-                 or item_spec.get("properties") else ParameterDefinition(name="items", type=ParamType.ANY,
-                                                                          description=str(item_spec.get("description") or "")))
+        item_spec = spec["items"]  # ``items: {}`` (``list[Any]``) takes anything
+        items = _variant("items", item_spec)
     properties = None
     if ptype is ParamType.OBJECT and isinstance(spec.get("properties"), Mapping):
         req = set(spec.get("required") or [])
@@ -269,6 +280,15 @@ def _param_from_json(name: str, spec: Mapping[str, Any], required: bool) -> Para
         **constraints_from_json(spec),
         sensitive=spec.get("sensitive") is True,
     )
+
+
+def _variant(name: str, spec: Mapping[str, Any]) -> ParameterDefinition:
+    """One member of a union: a member without a type (``Any``) takes anything, unlike a property
+    without one (which means string, as upstream reads MCP schemas)."""
+    if not (spec.get("type") or spec.get("enum") or spec.get("properties") or spec.get("anyOf")
+            or spec.get("oneOf")):
+        return ParameterDefinition(name=name, type=ParamType.ANY, description=str(spec.get("description") or ""))
+    return _param_from_json(name, spec, True)
 
 
 def _validate_object(params: tuple[ParameterDefinition, ...], closed: bool, args: dict[str, Any], owner: str,
@@ -331,7 +351,7 @@ def _coerce(p: ParameterDefinition, value: Any, owner: str, path: str, errors: l
         return value
 
     if t is ParamType.ANY:
-        return value
+        return value if p.any_of is None else _coerce_union(p, p.any_of, value, owner, path, errors)
     if t is ParamType.STRING:
         if isinstance(value, str):
             result = value
@@ -407,6 +427,27 @@ def _coerce(p: ParameterDefinition, value: Any, owner: str, path: str, errors: l
         return _validate_object(p.properties, not p.additional_properties, dict(value), owner, f"{path}.",
                                 errors, set())
     return value
+
+
+def _coerce_union(p: ParameterDefinition, variants: tuple[ParameterDefinition, ...], value: Any, owner: str,
+                  path: str, errors: list[str]) -> Any:
+    """The first member the value already is (``"5"`` stays a string for ``int | str``), else the first
+    it coerces to without loss, as pydantic's smart unions choose."""
+    exact = [v for v in variants if _is_exactly(v.type, value)]
+    for variant in [*exact, *(v for v in variants if v not in exact)]:
+        attempt: list[str] = []
+        out = _coerce(variant, value, owner, path, attempt)
+        if not attempt:
+            return out
+    wanted = " or ".join(dict.fromkeys(_article(v.type.value) for v in variants))
+    errors.append(f"{owner}: argument '{path}' must be {wanted}, got {_type_name(value)} {value!r}")
+    return value
+
+
+def _is_exactly(t: ParamType, value: Any) -> bool:
+    name = _type_name(value)
+    return (t is ParamType.ANY or t.value == name or (t is ParamType.NUMBER and name == "integer")
+            or (t is ParamType.ENUM and name == "string"))
 
 
 def _enum_error(p: ParameterDefinition, value: str, owner: str, path: str, errors: list[str]) -> str:
