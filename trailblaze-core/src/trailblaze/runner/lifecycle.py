@@ -509,5 +509,5 @@ def finish_session(session: Session, outcome: SessionOutcome = SessionOutcome.SU
     return lifecycle.finish(outcome)
 
 
-__all__ = ["Device", "LIFECYCLE_KEY", "run_output_dir", "SessionFactory", "SessionLifecycle", "ToolWorkspace", "finish_session",
-           "lifecycle_of", "load_tool_workspace", "start_driver"]
+__all__ = ["Device", "LIFECYCLE_KEY", "SessionFactory", "SessionLifecycle", "ToolWorkspace", "finish_session",
+           "lifecycle_of", "load_tool_workspace", "run_output_dir", "start_driver"]
