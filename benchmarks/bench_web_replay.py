@@ -1,7 +1,7 @@
 """Replay overhead: the longest example trail replayed by ``trailblaze run``'s runner against a plain
 Playwright script doing the same actions, in the same process, browser start excluded from both.
 
-Our time is the runner's step loop (``Runner._run_steps``: decoding, memory interpolation, YAML-tool
+Our time is the runner's step loop (``runner.steps.run_steps``: decoding, memory interpolation, YAML-tool
 expansion, validation, dispatch, logging, per-step screenshots and the trace as configured); the
 browser launch, the shop server and the session set-up before the first step are not counted, and
 neither are the baseline's. The baseline script is ``checkout.trail.yaml`` written by hand with

@@ -120,9 +120,13 @@ class Runner:
                     extra: Mapping[str, Any] | None = None) -> Session:
         return self.factory.new_session(trail, ws, bound, device, target=target, extra=extra)
 
-    def open(self, **kwargs: Any) -> AbstractContextManager[SessionLifecycle]:
+    def open(self, *, workspace: Path | ToolWorkspace | None = None, driver: str | type[Driver] | Driver | None = None,
+             device: str | Device | None = None, trail: "Trail | None" = None, target: str | None = None,
+             args: Mapping[str, Any] | None = None, start_driver: bool = True,
+             extra: Mapping[str, Any] | None = None) -> AbstractContextManager[SessionLifecycle]:
         """``SessionFactory.open`` on this run's factory (the pytest plugin's ``trailblaze`` fixture)."""
-        return self.factory.open(**kwargs)
+        return self.factory.open(workspace=workspace, driver=driver, device=device, trail=trail, target=target,
+                                 args=args, start_driver=start_driver, extra=extra)
 
     def run_trail(self, path: Path, device: Device | None = None) -> TrailResult | None:
         return self.trails.run_trail(path, device)
