@@ -102,8 +102,8 @@ class SessionOptions:
     """How a session was opened, typed. ``extra`` holds what a caller of ``SessionFactory.open(extra=...)``
     passes for plugins (by their own key).
 
-    Until 0.x this was a ``dict``; reading it as one (``get``, ``[...]``, ``setdefault``, ``in``) still works
-    with a ``DeprecationWarning`` naming the attribute to use."""
+    Up to contract 1.1 this was a ``dict``; reading it as one (``get``, ``[...]``, ``setdefault``, ``in``,
+    ``update``) still works for one minor version, with a ``DeprecationWarning`` naming the attribute."""
 
     run: RunSettings | None = field(default=None, repr=False)
     """The run's options (``trailblaze.runner.RunOptions``); None for a session built by hand."""
@@ -218,7 +218,7 @@ class Session:
     """Decodes, encodes and describes this session's tool calls through the host's plugins."""
 
     def __post_init__(self) -> None:
-        if not isinstance(self.options, SessionOptions):  # ``Session(options={...})`` as before 0.x
+        if not isinstance(self.options, SessionOptions):  # ``Session(options={...})`` as up to contract 1.1
             self.options = SessionOptions.from_mapping(self.options)
         self.dispatcher = Dispatcher(self)
         self.codec = ToolCodec(self.host, self.registry)
