@@ -1,7 +1,7 @@
 """Replay overhead: the longest example trail replayed by ``trailblaze run``'s runner against a plain
 Playwright script doing the same actions, in the same process, browser start excluded from both.
 
-Our time is the runner's step loop (``Runner._run_steps``: decoding, memory interpolation, YAML-tool
+Our time is the runner's step loop (``runner.steps.run_steps``: decoding, memory interpolation, YAML-tool
 expansion, validation, dispatch, logging, per-step screenshots and the trace as configured); the
 browser launch, the shop server and the session set-up before the first step are not counted, and
 neither are the baseline's. The baseline script is ``checkout.trail.yaml`` written by hand with
@@ -121,17 +121,20 @@ def run_ours(driver_options: dict[str, Any]) -> float:
 
     timings: list[float] = []
 
-    class TimedRunner(Runner):
-        def _run_steps(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+    with tempfile.TemporaryDirectory() as out:
+        options = RunOptions(output_dir=Path(out), report=False, driver_options=dict(driver_options))
+        runner = Runner(options, progress=QuietProgress())
+        run_steps = runner.steps.run_steps
+
+        def timed_steps(*args: Any, **kwargs: Any) -> None:  # the step loop alone: no browser start or close
             t0 = time.perf_counter()
             try:
-                super()._run_steps(*args, **kwargs)
+                run_steps(*args, **kwargs)
             finally:
                 timings.append(time.perf_counter() - t0)
 
-    with tempfile.TemporaryDirectory() as out:
-        options = RunOptions(output_dir=Path(out), report=False, driver_options=dict(driver_options))
-        result = TimedRunner(options, progress=QuietProgress()).run([str(TRAIL)])
+        runner.steps.run_steps = timed_steps  # type: ignore[method-assign]
+        result = runner.run([str(TRAIL)])
         if int(result.exit_code) != 0:
             raise SystemExit(f"the trail failed: {[t.message for t in result.trails]}")
     return timings[0]

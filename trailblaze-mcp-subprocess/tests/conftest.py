@@ -158,7 +158,8 @@ class Sessions:
                                start=False, session_id=session_id)
         session.device = device or DeviceInfo(platform="host", driver="host", width=1080, height=2400)
         session.target = target
-        session.options.update(options or {})
+        for key, value in (options or {}).items():  # e.g. agent_mode="ondevice"
+            setattr(session.options, key, value)
         self.open.append(session)
         try:
             self.host.session_started(session)

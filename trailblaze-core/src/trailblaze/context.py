@@ -54,6 +54,20 @@ class CallDispatcher(Protocol):
     def call(self, call: ToolCall, ctx: ToolContext, *, top_level: bool = True) -> ToolResult: ...
 
 
+class ToolSessionOptions(Protocol):
+    """What a tool sees of how its session was opened (``trailblaze.session.SessionOptions`` is one);
+    the run's options, with its secrets, are not part of it."""
+
+    @property
+    def listing(self) -> bool: ...
+
+    @property
+    def agent_mode(self) -> str: ...
+
+    @property
+    def extra(self) -> dict[str, Any]: ...
+
+
 class ToolSession(Protocol):
     """A session as a tool sees it (``ToolContext.session``). Read-only here: the runner owns it."""
 
@@ -97,7 +111,7 @@ class ToolSession(Protocol):
     def resources(self) -> dict[str, Any]: ...
 
     @property
-    def options(self) -> dict[str, Any]: ...
+    def options(self) -> ToolSessionOptions: ...
 
     @property
     def dispatcher(self) -> CallDispatcher: ...
@@ -168,5 +182,5 @@ class ToolContext:
 
 
 __all__ = [
-    "CallCodec", "CallDispatcher", "ToolContext", "ToolNames", "ToolSession",
+    "CallCodec", "CallDispatcher", "ToolContext", "ToolNames", "ToolSession", "ToolSessionOptions",
 ]

@@ -101,6 +101,12 @@ class UnknownToolError(BadInputError):
     """A tool call names a tool that no source registered for this session."""
 
 
+class ToolNotAvailableError(UnknownToolError):
+    """A tool call names a registered tool this session may not run: not for its driver or platform,
+    or a host-only tool where host tools are refused (``trailblaze mcp`` without ``--allow-host-tools``).
+    An ``UnknownToolError`` too: for the caller the tool is not there."""
+
+
 class DuplicateToolError(BadInputError):
     """Two sources registered the same tool name."""
 
@@ -150,5 +156,6 @@ class PluginHookError(InfrastructureError):
 __all__ = [
     "BadInputError", "ConfigError", "DriverError", "DuplicateToolError", "ExitCode", "InfrastructureError",
     "PluginHookError", "PluginLoadError", "PluginToolError", "SourceLocation", "ToolArgumentError",
-    "ToolExpansionError", "ToolFailure", "TrailFormatError", "TrailblazeError", "UnknownToolError",
+    "ToolExpansionError", "ToolFailure", "ToolNotAvailableError", "TrailFormatError", "TrailblazeError",
+    "UnknownToolError",
 ]

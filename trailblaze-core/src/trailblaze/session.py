@@ -11,7 +11,8 @@ from __future__ import annotations
 import dataclasses
 import enum
 import time
-from collections.abc import Sequence
+import warnings
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -20,7 +21,7 @@ from .context import ToolContext
 from .contract.calls import ToolCall, ToolResult
 from .contract.device import DeviceInfo, SessionDriver
 from .errors import (BadInputError, DriverError, ToolArgumentError, ToolExpansionError, ToolFailure,
-                     TrailblazeError, UnknownToolError)
+                     ToolNotAvailableError, TrailblazeError, UnknownToolError)
 from .logs import SessionLog
 from .memory import Memory, escape_literal
 from .tools.base import ToolDefinition
@@ -30,7 +31,6 @@ from .untrusted import valid_data, valid_text
 
 if TYPE_CHECKING:
     from .config import WorkspaceConfig
-    from .llm.registry import LlmProviderRegistry
     from .targets import TargetInfo
 
 MAX_DELEGATION_DEPTH = 16
@@ -77,6 +77,103 @@ class ExecutedCall:
         return self.recorded if self.recorded is not None else self.authored
 
 
+class RunSettings(Protocol):
+    """What a session and the agent read of the run's options (``trailblaze.runner.RunOptions`` is one).
+    A protocol, so this module sits below the runner; the secrets it carries are not part of it."""
+
+    @property
+    def host_tools(self) -> bool: ...
+
+    @property
+    def llm(self) -> str | None: ...
+
+    @property
+    def max_llm_calls(self) -> int | None: ...
+
+    @property
+    def use_recorded_steps(self) -> bool | None: ...
+
+
+_OPTION_FIELDS = {"run": "run", "listing": "listing", "agent_mode": "agent_mode", "_tracebacks": "tracebacks"}
+
+
+@dataclass
+class SessionOptions:
+    """How a session was opened, typed. ``extra`` holds what a caller of ``SessionFactory.open(extra=...)``
+    passes for plugins (by their own key).
+
+    Up to contract 1.1 this was a ``dict``; reading it as one (``get``, ``[...]``, ``setdefault``, ``in``,
+    ``update``) still works for one minor version, with a ``DeprecationWarning`` naming the attribute."""
+
+    run: RunSettings | None = field(default=None, repr=False)
+    """The run's options (``trailblaze.runner.RunOptions``); None for a session built by hand."""
+    listing: bool = False
+    """A listing session (``trailblaze tools``, ``schema``): never started on a device; plugins whose
+    tools exist per session register them without their usual preconditions."""
+    agent_mode: str = "host"
+    """``host`` (the agent runs here) or ``ondevice``: which MCP server tools are offered."""
+    tracebacks: list[BaseException] = field(default_factory=list, repr=False)
+    """The exceptions behind this session's one-line errors (a tool's own bug): printed with ``--debug``."""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def host_tools(self) -> bool:
+        """Whether host-only tools (``requires_host``) may run: the run's ``host_tools``, else yes."""
+        return self.run.host_tools if self.run is not None else True
+
+    @classmethod
+    def from_mapping(cls, values: Mapping[str, Any], *, run: RunSettings | None = None) -> SessionOptions:
+        """Known keys (``run``, ``listing``, ``agent_mode``, ``_tracebacks``) to fields, the rest to ``extra``."""
+        options = cls(run=run)
+        for key, value in values.items():
+            if key in _OPTION_FIELDS:
+                setattr(options, _OPTION_FIELDS[key], list(value) if key == "_tracebacks" else value)
+            else:
+                options.extra[key] = value
+        return options
+
+    # -- the dict it used to be (deprecated) ----------------------------------------------------------
+    def _deprecated(self, key: str) -> str | None:
+        name = _OPTION_FIELDS.get(key)
+        use = f"session.options.{name}" if name else f"session.options.extra[{key!r}]"
+        warnings.warn(f"session.options is no longer a dict: use {use} instead of session.options[{key!r}]",
+                      DeprecationWarning, stacklevel=3)
+        return name
+
+    def get(self, key: str, default: Any = None) -> Any:
+        name = self._deprecated(key)
+        return getattr(self, name) if name else self.extra.get(key, default)
+
+    def __getitem__(self, key: str) -> Any:
+        name = self._deprecated(key)
+        return getattr(self, name) if name else self.extra[key]
+
+    def __contains__(self, key: object) -> bool:
+        if not isinstance(key, str):
+            return False
+        name = self._deprecated(key)
+        return (getattr(self, name) is not None) if name else key in self.extra
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        name = self._deprecated(key)
+        return getattr(self, name) if name else self.extra.setdefault(key, default)
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        name = self._deprecated(key)
+        if name:
+            setattr(self, name, value)
+        else:
+            self.extra[key] = value
+
+    def update(self, values: Mapping[str, Any]) -> None:
+        for key, value in values.items():
+            name = self._deprecated(key)
+            if name:
+                setattr(self, name, value)
+            else:
+                self.extra[key] = value
+
+
 class SessionHost(CodecHooks, Protocol):
     """The hooks a session and what runs inside it call, as the plugin host (``trailblaze.plugins``,
     which implements this) offers them. A protocol, so the session sits below the host in the import
@@ -88,8 +185,6 @@ class SessionHost(CodecHooks, Protocol):
     def target_info(self, target: str, config: WorkspaceConfig) -> TargetInfo | None: ...
 
     def filter_tools(self, session: Session, tools: list[ToolDefinition]) -> list[ToolDefinition]: ...
-
-    def llm_providers(self) -> LlmProviderRegistry: ...
 
     def session_started(self, session: Session, *, started: list[str] | None = None) -> None: ...
 
@@ -116,12 +211,15 @@ class Session:
     resources: dict[str, Any] = field(default_factory=dict)
     """Per-session state plugins keep (tool server processes, HTTP endpoints...), keyed by plugin."""
     executed: list[ExecutedCall] = field(default_factory=list)
-    options: dict[str, Any] = field(default_factory=dict)
+    options: SessionOptions = field(default_factory=SessionOptions)
+    """How this session was opened (``SessionOptions``); a plain mapping given here is converted."""
     dispatcher: "Dispatcher" = field(init=False)
     codec: ToolCodec = field(init=False)
     """Decodes, encodes and describes this session's tool calls through the host's plugins."""
 
     def __post_init__(self) -> None:
+        if not isinstance(self.options, SessionOptions):  # ``Session(options={...})`` as up to contract 1.1
+            self.options = SessionOptions.from_mapping(self.options)
         self.dispatcher = Dispatcher(self)
         self.codec = ToolCodec(self.host, self.registry)
 
@@ -148,6 +246,36 @@ def session_of(ctx: ToolContext) -> Session:
     return session
 
 
+def find_tool(session: Session, name: str) -> ToolDefinition:
+    """The definition a call of ``name`` runs in ``session``: the one check of a call's tool, shared by
+    the dispatcher and the runner's prevalidation of a trail's recordings (so both fail alike).
+
+    :raises UnknownToolError: no source registered ``name``.
+    :raises ToolNotAvailableError: registered, but not for this session's driver or platform, or a
+        host-only tool where host tools are refused."""
+    definition = session.registry.get(name)
+    if definition is None:
+        raise UnknownToolError(f"unknown tool '{name}'", hint=suggest_tool_name(name, session.registry))
+    if definition.requires_host and not session.options.host_tools:
+        raise ToolNotAvailableError(f"tool '{name}' runs programs on this machine and is not allowed here",
+                                    hint="start `trailblaze mcp --allow-host-tools` to allow host-only tools")
+    device = session.device
+    if not definition.supports(driver=device.driver, platform=device.platform):
+        raise ToolNotAvailableError(f"tool '{name}' does not run on driver '{device.driver}' "
+                                    f"(it is for {_where(definition)})")
+    return definition
+
+
+def prepare_call(definition: ToolDefinition, args: dict[str, Any]) -> Any:
+    """``args`` checked against ``definition``'s parameters (what the tool's ``execute`` is given).
+
+    :raises ToolArgumentError: they do not fit (pydantic's or the schema's message)."""
+    try:
+        return definition.prepare(args)
+    except ValueError as exc:
+        raise ToolArgumentError(str(exc)) from None
+
+
 class Dispatcher:
     """Runs tool calls for one session. See the module docstring for the path a call takes."""
 
@@ -159,23 +287,10 @@ class Dispatcher:
         """Run ``call``; tool failures come back as ``success=False``. Bad input and infrastructure
         errors raise (``BadInputError``/``InfrastructureError``) so the run can end with the right code."""
         session = self.session
-        definition = session.registry.get(call.name)
-        if definition is None:
-            raise UnknownToolError(f"unknown tool '{call.name}'", hint=suggest_tool_name(call.name, session.registry))
-        run_options = session.options.get("run")
-        if definition.requires_host and run_options is not None and not run_options.host_tools:
-            raise UnknownToolError(f"tool '{call.name}' runs programs on this machine and is not allowed here",
-                                   hint="start `trailblaze mcp --allow-host-tools` to allow host-only tools")
-        device = session.device
-        if not definition.supports(driver=device.driver, platform=device.platform):
-            raise UnknownToolError(f"tool '{call.name}' does not run on driver '{device.driver}' "
-                                   f"(it is for {_where(definition)})")
+        definition = find_tool(session, call.name)
         resolved_args = session.memory.interpolate(call.args) if call.args else {}
         resolved = ToolCall(call.name, resolved_args)
-        try:
-            prepared = definition.prepare(resolved_args)
-        except ValueError as exc:
-            raise ToolArgumentError(str(exc)) from None
+        prepared = prepare_call(definition, resolved_args)
         start = time.perf_counter()
         error: str | None = None
         result: ToolResult
@@ -193,7 +308,7 @@ class Dispatcher:
             raise
         except Exception as exc:  # noqa: BLE001 - a tool's own bug fails the step, not the run
             outcome = ToolResult(False, f"tool '{call.name}' raised {type(exc).__name__}: {exc}")
-            session.options.setdefault("_tracebacks", []).append(exc)  # the runner prints them with --debug
+            session.options.tracebacks.append(exc)  # the runner prints them with --debug
             lost = self._lost(exc)
         if isinstance(outcome, list):
             result = self._delegate(call, outcome, ctx)
@@ -310,6 +425,6 @@ def suggest_tool_name(name: str, registry: ToolRegistry) -> str:
     return "run `trailblaze tools` to list the tools of this workspace and driver"
 
 __all__ = [
-    "Dispatcher", "ExecutedCall", "Session", "SessionHost", "SessionOutcome", "session_of",
-    "suggest_tool_name",
+    "Dispatcher", "ExecutedCall", "RunSettings", "Session", "SessionHost", "SessionOptions", "SessionOutcome",
+    "find_tool", "prepare_call", "session_of", "suggest_tool_name",
 ]

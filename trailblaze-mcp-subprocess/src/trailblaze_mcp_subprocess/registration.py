@@ -73,7 +73,7 @@ def tool_definition(session: Session, rs: RunningServer, tool: ListedTool) -> Mc
     any_device = device.driver == "any"
     reason = filter_reason(meta, driver=None if any_device else device.driver,
                            platform=None if any_device else device.platform,
-                           host_agent=session.options.get("agent_mode", "host") != "ondevice")
+                           host_agent=session.options.agent_mode != "ondevice")
     if reason is not None:
         rs.skipped[tool.name] = reason
         return None

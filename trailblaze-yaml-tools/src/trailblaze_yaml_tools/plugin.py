@@ -85,7 +85,7 @@ def trailblaze_filter_tools(session: Session, tools: list[ToolDefinition]) -> li
     catalog = cached_catalog(config)  # loaded when this workspace's tools were registered
     if catalog is None:
         return None
-    if target not in catalog.targets and not session.options.get("listing"):
+    if target not in catalog.targets and not session.options.listing:
         # Upstream trails may name an app id or URL as their target: with no trailmap for it, a run
         # offers every tool. Asking `trailblaze tools --target` for an unknown id is an error instead.
         return None
@@ -138,7 +138,7 @@ def trailblaze_session_started(session: Session) -> None:
     if catalog is None:
         return
     _apply_metadata(catalog, session.registry)
-    if session.options.get("listing"):
+    if session.options.listing:
         for error in catalog.errors:
             print(f"trailblaze: error: {error}", file=sys.stderr)
         for advisory in catalog.advisories:

@@ -27,6 +27,7 @@ from .recording import recording_from_executed
 from .secret_guard import misplaced_secret
 
 if TYPE_CHECKING:
+    from ..llm.registry import LlmProviderRegistry
     from ..session import Session
     from ..tools.base import ToolDefinition
     from ..trail.model import Trail, TrailStep
@@ -59,22 +60,25 @@ class StepSolveResult:
 
 
 def solve_step(session: "Session", step: "TrailStep", *, trail: "Trail | None" = None, options: Any = None,
-               self_heal: bool = False, attempt_context: str | None = None) -> StepSolveResult:
+               self_heal: bool = False, attempt_context: str | None = None,
+               providers: "LlmProviderRegistry | None" = None) -> StepSolveResult:
     """Solve ``step`` with the configured model on ``session``'s device.
 
     :param trail: the trail the step belongs to (earlier steps and ``context`` go into the prompt).
     :param options: the run options (``llm``, ``max_llm_calls``, ``use_recorded_steps``); defaults to
-        ``session.options["run"]``.
+        ``session.options.run``.
     :param self_heal: the step's recording just failed and the agent takes over (logged as such).
     :param attempt_context: what went wrong before (e.g. the failed recorded call), told to the model.
+    :param providers: the LLM provider types (the runner's host's); defaults to those the session's
+        opener kept (``llm.registry.PROVIDERS_KEY``).
     :raises LlmNotConfiguredError: no model is configured (exit 3).
     :raises InfrastructureError: the provider kept failing (exit 2).
     """
-    options = options if options is not None else session.options.get("run")
+    options = options if options is not None else session.options.run
     if getattr(options, "use_recorded_steps", None) is True and not self_heal:
         raise BadInputError(f"step {step.number} has no recording for this device and --use-recorded-steps "
                             "forbids the agent")
-    state = agent_state(session, options)
+    state = agent_state(session, options, providers=providers)
     if state is None:
         raise LlmNotConfiguredError(needs_llm_message(session, step))
     trail = trail if trail is not None else session.trail

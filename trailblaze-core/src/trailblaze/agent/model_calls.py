@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import BadInputError, InfrastructureError
 from ..llm.budget import CostBudget, LlmCostLimit, budget_of
 from ..llm.config import DEFAULT_MAX_LLM_CALLS, ResolvedModel, load_settings, resolve_model
-from ..llm.registry import LlmProvider, ProviderError
+from ..llm.registry import LlmProvider, LlmProviderRegistry, ProviderError, providers_of
 from ..llm.types import LlmImage, LlmMessage, LlmRequest, LlmResponse, LlmToolCall
 
 if TYPE_CHECKING:
@@ -46,13 +46,20 @@ class AgentState:
         self.provider.close()
 
 
-def agent_state(session: "Session", options: Any = None) -> AgentState | None:
-    """The session's agent state, created on first use; None when no model is configured."""
+def agent_state(session: "Session", options: Any = None, *,
+                providers: LlmProviderRegistry | None = None) -> AgentState | None:
+    """The session's agent state, created on first use; None when no model is configured.
+
+    ``providers`` are the provider types (the runner passes its host's); without them, those the
+    session's opener kept in its resources (``llm.registry.PROVIDERS_KEY``)."""
     state = session.resources.get(STATE_KEY)
     if isinstance(state, AgentState):
         state.budget = budget_of(session.resources)
         return state
-    types = session.host.llm_providers()
+    types = providers if providers is not None else providers_of(session.resources)
+    if types is None:
+        raise InfrastructureError("this session has no LLM provider types: it was built by hand; open it "
+                                  "with SessionFactory or trailblaze.testing.make_session, or pass providers=")
     cli_llm = getattr(options, "llm", None)
     model = resolve_model(session.workspace, types, cli_llm=cli_llm)
     if model is None:

@@ -15,12 +15,12 @@ def list_toolbox(*, driver: str | None = None, target: str | None = None, search
                  include_hidden: bool = False, workspace: Path | None = None,
                  host: PluginHost | None = None) -> list[dict[str, Any]]:
     # Listing opens a session (plugin session hooks included, the driver never started) so plugins
-    # whose tools only exist per session (MCP servers) can list them; ``session.options["listing"]``
+    # whose tools only exist per session (MCP servers) can list them; ``session.options.listing``
     # tells them no trail will run.
     options = RunOptions(logging=False, report=False, save_recording=False, test_name="listing")
     factory = SessionFactory(options, host=host, show_findings=False)  # listing runs no checks' report
     with factory.open(workspace=workspace, driver=driver, target=target, start_driver=False,
-                      extra={"listing": True}) as lifecycle:
+                      listing=True) as lifecycle:
         session = lifecycle.session
         codec = session.codec
         tools = session_tools(session, for_llm=not include_hidden)

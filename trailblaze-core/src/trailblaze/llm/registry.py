@@ -10,6 +10,7 @@ imports ``openai`` or ``anthropic``.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..contract.sources import Contributions, ToolSource
@@ -147,3 +148,18 @@ class LlmProviderRegistry(Contributions):
 
     def builtin_ids(self) -> dict[str, type[LlmProvider]]:
         return {cls.builtin_id: cls for cls in self._types.values() if cls.builtin_id}
+
+
+PROVIDERS_KEY = "trailblaze.llm_providers"
+"""``session.resources`` key of the provider types a session's model calls may use: the registry, or a
+function that builds it on first use. Whoever opens the session puts it there (the runner's
+``SessionFactory``, ``trailblaze.testing.make_session``), so a tool asking the model mid-session finds it
+without the session knowing the plugin host."""
+
+
+def providers_of(resources: Mapping[str, Any]) -> LlmProviderRegistry | None:
+    """The provider types kept under ``PROVIDERS_KEY`` (built now when a function was kept)."""
+    found = resources.get(PROVIDERS_KEY)
+    if callable(found) and not isinstance(found, LlmProviderRegistry):
+        found = found()
+    return found if isinstance(found, LlmProviderRegistry) else None

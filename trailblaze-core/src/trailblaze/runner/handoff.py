@@ -1,21 +1,23 @@
-"""The agent hand-off of the run loop: a step without a usable recording goes to the model, and what
-the model recorded is written back into the trail file (only each step's device slot changes)."""
+"""The agent hand-off of the step loop: a step without a usable recording (or whose recording failed,
+under self-heal) goes to the model, and what the model recorded is written back into the trail file
+(only each step's device slot changes)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import ExitCode, TrailblazeError
 from ..llm import budget as _budget
-from ..results.model import TrailResult
 from ..session import Session, SessionOutcome
 from ..tools.base import ToolCall
-from .lifecycle import SessionFactory
 
 if TYPE_CHECKING:
     from ..llm.budget import CostBudget
+    from ..llm.registry import LlmProviderRegistry
     from ..trail.model import Trail, TrailStep
+    from .options import RunOptions
     from .progress import Progress
 
 
@@ -31,29 +33,40 @@ class StepFailed(Exception):
         self.kind = kind
 
 
-class AgentHandoff(SessionFactory):
-    """The ``Runner``'s hand-off to the agent (``runner/run.py`` sets the attributes declared here)."""
+class AgentHandoff:
+    """Hands a step to the agent for one run: with the run's ``options`` (``--llm``, ``--max-llm-calls``),
+    its shared cost ``budget`` and the LLM provider types (``providers``, asked when a step first needs
+    them); its lines go to ``progress``."""
 
-    progress: Progress
-    llm_budget: CostBudget
+    def __init__(self, options: RunOptions, progress: Progress, budget: CostBudget,
+                 providers: Callable[[], LlmProviderRegistry]) -> None:
+        self.options = options
+        self.progress = progress
+        self.budget = budget
+        self._providers = providers
 
-    def _solve_with_agent(self, session: Session, step: "TrailStep", trail: "Trail", result: TrailResult,
-                          *, self_heal: bool, attempt_context: str | None = None) -> "_AgentOutcome":
+    @property
+    def over_budget(self) -> bool:
+        """The run's ``--max-llm-cost`` is spent: no further step goes to the model."""
+        return self.budget.exhausted
+
+    def solve(self, session: Session, step: "TrailStep", trail: "Trail", *, self_heal: bool,
+              attempt_context: str | None = None) -> "AgentOutcome":
         from ..agent import LlmNotConfiguredError, solve_step
 
-        if self.llm_budget.exhausted:
-            raise StepFailed(f"step {step.number} not handed to the model: {self.llm_budget.reason()}"
-                             + _not_run(trail, step, including=True), ExitCode.INFRASTRUCTURE,
+        if self.budget.exhausted:
+            raise StepFailed(f"step {step.number} not handed to the model: {self.budget.reason()}"
+                             + not_run(trail, step, including=True), ExitCode.INFRASTRUCTURE,
                              SessionOutcome.ERROR, _budget.FAILURE_KIND)
         try:
             out = solve_step(session, step, trail=trail, options=self.options, self_heal=self_heal,
-                             attempt_context=attempt_context)
+                             attempt_context=attempt_context, providers=self._providers())
         except LlmNotConfiguredError as exc:
             raise StepFailed(exc.message, ExitCode.BAD_INPUT, SessionOutcome.ERROR, "NeedsLlm") from None
-        return _AgentOutcome(out.success, out.message, out.outcome, out.exit_code, out.llm_call_count,
-                             out.llm_cost_usd, list(out.recording), out.llm_tokens)
+        return AgentOutcome(out.success, out.message, out.outcome, out.exit_code, out.llm_call_count,
+                            out.llm_cost_usd, list(out.recording), out.llm_tokens)
 
-    def _save_recordings(self, trail: "Trail", session: Session,
+    def save_recordings(self, trail: "Trail", session: Session,
                          saves: list[tuple[int, str, list[ToolCall] | None]]) -> None:
         """Write the agent's recordings back into the trail file: only each step's device slot changes."""
         if not saves or not trail.path.is_file():
@@ -83,7 +96,9 @@ class AgentHandoff(SessionFactory):
 
 
 @dataclass
-class _AgentOutcome:
+class AgentOutcome:
+    """What the agent did with one step, as the step loop records it."""
+
     success: bool
     message: str | None
     outcome: SessionOutcome | None
@@ -95,7 +110,7 @@ class _AgentOutcome:
 
 
 
-def _not_run(trail: "Trail", step: "TrailStep", *, including: bool = False) -> str:
+def not_run(trail: "Trail", step: "TrailStep", *, including: bool = False) -> str:
     """``; steps 3–5 not run`` for the steps after ``step`` (and ``step`` itself with ``including``)."""
     numbers = [s.number for s in trail.steps if s.index > step.index or (including and s is step)]
     if not numbers:

@@ -53,7 +53,7 @@ from ..errors import BadInputError, ConfigError, DriverError, InfrastructureErro
 from ..logs import SessionLog
 from ..memory import Memory, Redactor
 from ..plugins import PluginHost, get_host
-from ..session import Session, SessionOutcome
+from ..session import Session, SessionOptions, SessionOutcome
 from . import interrupt
 from .driver_settings import (_setting_location, trail_driver_settings, unknown_trail_drivers,
                               workspace_driver_settings)
@@ -107,25 +107,34 @@ def start_driver(driver: SessionDriver[Session], session: Session) -> DeviceInfo
         raise DriverError(f"driver '{driver.key}' failed to start: {type(exc).__name__}: {exc}") from exc
 
 
+def run_output_dir(options: RunOptions) -> Path:
+    """Where a run of ``options`` writes: ``--output-dir``, else ``./logs``, absolute."""
+    return (options.output_dir or Path.cwd() / "logs").resolve()
+
+
 class SessionFactory:
     """Picks drivers, loads workspaces (cached per root) and builds sessions for one set of options.
 
-    ``Runner`` is one; a command that opens one session makes a throwaway one. Thread-safe: the runner
-    drives several devices from one factory."""
+    ``Runner`` has one; a command that opens one session makes a throwaway one. Thread-safe: the runner
+    drives several devices from one factory. ``finding`` shows a workspace's tool-check findings
+    (default: stderr); ``resources`` are put into every session it builds (the runner's cost budget)."""
 
     def __init__(self, options: RunOptions | None = None, *, host: PluginHost | None = None,
-                 warn: Warn | None = None, show_findings: bool = True, load_drivers: bool = True) -> None:
+                 warn: Warn | None = None, show_findings: bool = True, load_drivers: bool = True,
+                 finding: Warn | None = None, resources: Mapping[str, Any] | None = None) -> None:
         self.options = options or RunOptions()
         self.show_findings = show_findings
         self.host = host or get_host()
         self.warn: Warn = warn or _stderr_warning
+        self._finding = finding
+        self._resources = dict(resources or {})
         self._drivers: DriverRegistry | None = None
         self._drivers_lock = threading.Lock()
         if load_drivers:
             self.drivers  # noqa: B018 - a broken driver plugin stops the command here, before any trail
         self._workspaces: dict[Path | None, ToolWorkspace] = {}
         self._lock = threading.Lock()
-        self.output_dir = (self.options.output_dir or Path.cwd() / "logs").resolve()
+        self.output_dir = run_output_dir(self.options)
         self.redactor = Redactor(self.options.secrets.values())
         """The one redaction point of everything these sessions write (logs, summary, reports, console):
         it knows the ``--secret`` values and each open session's memory, so secrets registered mid-session
@@ -158,7 +167,10 @@ class SessionFactory:
 
     def show_finding(self, line: str) -> None:
         """A tool check's finding (its line already says ``error:``/``warning:``)."""
-        print(line, file=sys.stderr)
+        if self._finding is not None:
+            self._finding(line)
+        else:
+            print(line, file=sys.stderr)
 
     # -- drivers ------------------------------------------------------------------------------
     def parse_device(self, spec: str) -> Device:
@@ -277,8 +289,11 @@ class SessionFactory:
     # -- sessions -----------------------------------------------------------------------------
     def new_session(self, trail: "Trail | None", ws: ToolWorkspace, bound: Mapping[str, Any] | None = None,
                     device: Device | None = None, *, target: str | None = None,
-                    extra: Mapping[str, Any] | None = None) -> Session:
-        """A session that is built but not started: id, log directory, memory, a registry copy."""
+                    extra: Mapping[str, Any] | None = None, listing: bool = False) -> Session:
+        """A session that is built but not started: id, log directory, memory, a registry copy.
+
+        ``extra`` goes to ``session.options.extra`` for plugins (its ``listing``/``agent_mode`` keys to
+        those fields); ``listing`` marks a session that lists tools and never runs a trail."""
         name = self.options.test_name or (trail.name if trail is not None else "session")
         if device is not None:
             name = f"{name}_{device.spec}"
@@ -291,17 +306,24 @@ class SessionFactory:
         self.redactor.watch(memory)  # until ``release``: a secret a tool registers is hidden from then on
         log = SessionLog(log_dir, session_id, self.redactor, enabled=self.options.logging,
                          layout=self.options.log_layout)
-        return Session(id=session_id, host=self.host, workspace=ws.config, registry=ws.registry.copy(),
-                       memory=memory, log=log, log_dir=log_dir,
-                       target=target if target is not None else (trail.config.target if trail is not None else None),
-                       trail=trail, title=trail.name if trail is not None else None,
-                       options={"run": self.options, **(extra or {})})
+        options = SessionOptions.from_mapping(extra or {}, run=self.options)
+        options.listing = options.listing or listing
+        session = Session(id=session_id, host=self.host, workspace=ws.config, registry=ws.registry.copy(),
+                          memory=memory, log=log, log_dir=log_dir,
+                          target=target if target is not None else (trail.config.target if trail is not None
+                                                                    else None),
+                          trail=trail, title=trail.name if trail is not None else None, options=options)
+        from ..llm.registry import PROVIDERS_KEY
+
+        session.resources[PROVIDERS_KEY] = self.host.llm_providers  # built when the model is first asked
+        session.resources.update(self._resources)
+        return session
 
     @contextmanager
     def open(self, *, workspace: Path | ToolWorkspace | None = None, driver: str | type[Driver] | Driver | None = None,
              device: str | Device | None = None, trail: "Trail | None" = None, target: str | None = None,
              args: Mapping[str, Any] | None = None, start_driver: bool = True,
-             extra: Mapping[str, Any] | None = None) -> Iterator["SessionLifecycle"]:
+             extra: Mapping[str, Any] | None = None, listing: bool = False) -> Iterator["SessionLifecycle"]:
         """Open a session (steps 1-4 of the module docstring), yield its lifecycle, close it (5-8).
 
         ``workspace`` is the workspace root (None: found from the current directory); ``driver`` is a
@@ -327,7 +349,7 @@ class SessionFactory:
                 cls = self.driver_for_trail(trail, ws.config, dev)
             else:
                 cls = self.pick_driver(ws.config, dev)
-        session = self.new_session(trail, ws, args, dev, target=target, extra=extra)
+        session = self.new_session(trail, ws, args, dev, target=target, extra=extra, listing=listing)
         if start_driver:
             if instance is None:
                 assert cls is not None
@@ -488,4 +510,4 @@ def finish_session(session: Session, outcome: SessionOutcome = SessionOutcome.SU
 
 
 __all__ = ["Device", "LIFECYCLE_KEY", "SessionFactory", "SessionLifecycle", "ToolWorkspace", "finish_session",
-           "lifecycle_of", "load_tool_workspace", "start_driver"]
+           "lifecycle_of", "load_tool_workspace", "run_output_dir", "start_driver"]

@@ -18,38 +18,46 @@ if TYPE_CHECKING:
     from .progress import Progress
 
 
-class RunOutputs(SessionFactory):
-    """The ``Runner``'s outputs (``runner/run.py`` sets the attributes declared here)."""
+class RunOutputs:
+    """The outputs of one run of ``factory``'s options, its lines told to ``progress``. It holds the
+    results store the run appends to (``--results-db``, ``--no-history``) as ``history``."""
 
-    progress: Progress
-    history: RunHistory | None
-    interrupted: str | None
+    def __init__(self, factory: SessionFactory, progress: Progress) -> None:
+        from .history import RunHistory
 
-    def _check_output_paths(self) -> None:
+        self.factory = factory
+        self.options = factory.options
+        self.progress = progress
+        endpoint = self.options.driver_options.get("server_url") or self.options.driver_options.get("ws_endpoint")
+        self.history: RunHistory | None = RunHistory(
+            self.options.results_db, fallback_dir=factory.output_dir, redact=factory.redactor,
+            shard=self.options.shard, endpoint=str(endpoint) if endpoint else None,
+            warn=progress.note) if self.options.history else None
+
+    def check_output_paths(self) -> None:
         """Where the outputs go is checked before any device starts: a run whose report cannot be
         written must not spend minutes and then fail (or pass, then exit 2). The writers check their
         own paths and prerequisites (``trailblaze_check_run_outputs``)."""
         from ..files import check_writable_dir
 
-        check_writable_dir(self.output_dir, "--output-dir")
-        self.host.check_run_outputs(self.output_request())
+        check_writable_dir(self.factory.output_dir, "--output-dir")
+        self.factory.host.check_run_outputs(self.output_request())
 
-    def _write_outputs_once(self, result: RunResult) -> None:
-        """The single place a run's outputs are written. A signal arriving meanwhile is only noted, so
-        no file is left half-written."""
+    def write_outputs_once(self, result: RunResult, interrupted: str | None) -> None:
+        """The single place a run's outputs are written; ``interrupted`` is the signal that stopped the
+        run, if any (``result.interrupted`` says it, or one noted since). A signal arriving meanwhile is
+        only noted, so no file is left half-written."""
         with interrupt.deferred():
             late = interrupt.pending()  # noted while a device thread was cleaning up, after its last trail
-            if late is not None and self.interrupted is None:
-                self.interrupted = late
-            result.interrupted = self.interrupted
+            result.interrupted = interrupted if interrupted is not None else late
             self.write_outputs(result)
             self.progress.run_finished(result)
 
-    def record_history(self, trail: TrailResult, device: "Device | None" = None) -> None:
+    def record_history(self, trail: TrailResult, device: Device | None = None) -> None:
         """Append a finished trail (every attempt) to the results store, unless ``--no-history``; the
         device it ran on (``-d``) is stored as its endpoint."""
         if self.history is not None:
-            self.history.record(trail, self.workspace_for(trail.path).config,
+            self.history.record(trail, self.factory.workspace_for(trail.path).config,
                                 endpoint=device.spec if device is not None else None)
 
     def write_outputs(self, result: RunResult) -> None:
@@ -68,13 +76,13 @@ class RunOutputs(SessionFactory):
 
         failed: list[OutputWriteError] = []
         try:
-            result.summary_path = write_new(self.output_dir / "reports", "trailblaze_test_results", ".json",
+            result.summary_path = write_new(self.factory.output_dir / "reports", "trailblaze_test_results", ".json",
                                             dumps(output_value(result.summary())))
         except OutputWriteError as exc:
             failed.append(exc)
         if self.history is not None:
             self.history.attach(result)
-        failed += self.host.write_run_outputs(result, self.output_request())
+        failed += self.factory.host.write_run_outputs(result, self.output_request())
         for error in failed[:-1]:
             self.progress.note(f"✗ {error}")
         if failed:
@@ -87,11 +95,11 @@ class RunOutputs(SessionFactory):
             options.run_id = new_run_id()
         context = BundleContext(run_id=options.run_id, shard=options.shard, worker=options.worker,
                                 devices=tuple(options.devices),
-                                plugins={p.name: p.version for p in self.host.plugins()})
-        return OutputRequest(self.output_dir, context, junit_xml=options.junit_xml, alluredir=options.alluredir,
-                             html_report=options.report)
+                                plugins={p.name: p.version for p in self.factory.host.plugins()})
+        return OutputRequest(self.factory.output_dir, context, junit_xml=options.junit_xml,
+                             alluredir=options.alluredir, html_report=options.report)
 
-    def _write_recording_log(self, session: Session, result: TrailResult) -> None:
+    def write_recording_log(self, session: Session, result: TrailResult) -> None:
         """``logs/<session>/recording.trail.yaml``: the trail as it ran, recordings generated from the logs."""
         if not session.log.enabled or session.trail is None or not result.steps:
             return
@@ -101,6 +109,11 @@ class RunOutputs(SessionFactory):
             text = recording_trail_yaml(session.trail, session.log.entries, result.classifier or "default",
                                         session.codec)
             # Redacted like the rest of the log: the trail's own config (args defaults) may hold a secret.
-            session.log.write_file("recording.trail.yaml", self.redactor(text).encode("utf-8"))
+            session.log.write_file("recording.trail.yaml", self.factory.redactor(text).encode("utf-8"))
         except Exception as exc:  # noqa: BLE001 - a log artifact never fails the run
             self.progress.note(f"  ! could not write recording.trail.yaml: {exc}")
+
+    def close(self) -> None:
+        """The run is over: the results store is closed."""
+        if self.history is not None:
+            self.history.close()

@@ -6,47 +6,51 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..errors import (BadInputError, ExitCode, InfrastructureError, ToolArgumentError, TrailblazeError,
-                      UnknownToolError)
+from ..errors import BadInputError, ExitCode, InfrastructureError, TrailblazeError
 from ..llm import budget as _budget
 from ..memory import has_tokens
-from ..session import Session, SessionOutcome, suggest_tool_name
-from ..tools.base import ToolCall
-from .handoff import AgentHandoff, StepFailed, _not_run
-from .lifecycle import SessionLifecycle
 from ..results.model import StepResult, TrailResult
+from ..session import Session, SessionOutcome, find_tool, prepare_call
+from ..tools.base import ToolCall
+from .handoff import AgentHandoff, StepFailed, not_run
+from .lifecycle import SessionLifecycle
 
 if TYPE_CHECKING:
     from ..trail.model import Trail, TrailStep
+    from .options import RunOptions
+    from .progress import Progress
 
 
-class TrailSteps(AgentHandoff):
-    """The ``Runner``'s steps: replay, self-heal, hand-off, one ``StepResult`` each."""
+class StepLoop:
+    """Runs a trail's steps in its session: each replayed from its recording or handed to the agent
+    (``handoff``), self-healed where allowed, one ``StepResult`` each; lines go to ``progress``, and
+    what a failed call's arguments show passes ``redactor``."""
 
-    def _prevalidate(self, trail: "Trail", session: Session, classifiers: list[str]) -> None:
-        """Unknown tools and malformed arguments are bad input: report them before any step runs."""
+    def __init__(self, options: RunOptions, progress: Progress, redactor: Callable[[Any], Any],
+                 handoff: AgentHandoff) -> None:
+        self.options = options
+        self.progress = progress
+        self.redactor = redactor
+        self.handoff = handoff
+
+    def prevalidate(self, trail: "Trail", session: Session, classifiers: list[str]) -> None:
+        """Unknown tools and malformed arguments are bad input: report them before any step runs, with
+        the call's ``file:line``, as the dispatcher would report them (``session.find_tool``)."""
         for step in trail.steps:
             found = step.recording_for(classifiers)
             if found is None:
                 continue
             classifier, calls = found
             for i, call in enumerate(calls):
-                definition = session.registry.get(call.name)
-                if definition is None:
-                    raise self._located(step, classifier, i, trail, UnknownToolError(
-                        f"unknown tool '{call.name}'",
-                        hint=suggest_tool_name(call.name, session.registry)))
-                if not definition.supports(driver=session.device.driver, platform=session.device.platform):
-                    raise self._located(step, classifier, i, trail, BadInputError(
-                        f"tool '{call.name}' does not run on driver '{session.device.driver}'"))
-                if has_tokens(call.args):
-                    continue
                 try:
-                    definition.prepare(dict(call.args))
-                except ValueError as exc:
-                    raise self._located(step, classifier, i, trail, ToolArgumentError(str(exc))) from None
+                    definition = find_tool(session, call.name)
+                    if not has_tokens(call.args):  # interpolated at dispatch: checked then
+                        prepare_call(definition, dict(call.args))
+                except BadInputError as exc:
+                    raise self._located(step, classifier, i, trail, exc) from None
 
     def _located(self, step: "TrailStep", classifier: str, index: int, trail: "Trail",
                  exc: TrailblazeError) -> TrailblazeError:
@@ -59,8 +63,10 @@ class TrailSteps(AgentHandoff):
                 exc.location = step.location
         return exc
 
-    def _run_steps(self, trail: "Trail", lifecycle: SessionLifecycle, classifiers: list[str],
-                   result: TrailResult) -> None:
+    def run_steps(self, trail: "Trail", lifecycle: SessionLifecycle, classifiers: list[str],
+                  result: TrailResult) -> None:
+        """Every step of ``trail`` in order, until one fails (``StepFailed``); recordings the agent made
+        are saved back into the trail file at the end, whatever happened."""
         options = self.options
         self_heal = options.self_heal if options.self_heal is not None else \
             os.environ.get("TRAILBLAZE_SELF_HEAL_ENABLED", "").lower() in ("1", "true", "yes")
@@ -69,7 +75,7 @@ class TrailSteps(AgentHandoff):
         try:
             self._run_step_list(trail, lifecycle, classifiers, result, self_heal, modes, saves)
         finally:
-            self._save_recordings(trail, lifecycle.session, saves)
+            self.handoff.save_recordings(trail, lifecycle.session, saves)
 
     def _run_step_list(self, trail: "Trail", lifecycle: SessionLifecycle, classifiers: list[str],
                        result: TrailResult, self_heal: bool, modes: set[str],
@@ -95,8 +101,7 @@ class TrailSteps(AgentHandoff):
                 ok, message, tool = self._replay(session, step, classifier, calls, trail)
                 step_result = StepResult(step.index, step.kind, step.text, mode, ok, message, tool)
                 if not ok and self_heal and step.kind not in ("verify", "tools"):
-                    agent_result = self._solve_with_agent(session, step, trail, result, self_heal=True,
-                                                          attempt_context=message)
+                    agent_result = self.handoff.solve(session, step, trail, self_heal=True, attempt_context=message)
                     healed = True
                     step_result = StepResult(step.index, step.kind, step.text, "self-heal", agent_result.success,
                                              agent_result.message or message, tool,
@@ -107,7 +112,7 @@ class TrailSteps(AgentHandoff):
                         # The healed recording replaces the broken slot (zero calls: the slot is removed).
                         saves.append((step.index, classifier, agent_result.recording or None))
             else:
-                agent_result = self._solve_with_agent(session, step, trail, result, self_heal=False)
+                agent_result = self.handoff.solve(session, step, trail, self_heal=False)
                 step_result = StepResult(step.index, step.kind, step.text, "ai", agent_result.success,
                                          agent_result.message, None, llm_call_count=agent_result.llm_call_count,
                                          llm_cost_usd=agent_result.llm_cost_usd, recording=agent_result.recording,
@@ -119,8 +124,8 @@ class TrailSteps(AgentHandoff):
                     step_result.duration_ms = int((time.perf_counter() - t0) * 1000)
                     self._step_done(lifecycle, step, step_result, result, first_entry)
                     message = agent_result.message or "the agent could not complete the step"
-                    over_budget = agent_result.outcome is SessionOutcome.ERROR and self.llm_budget.exhausted
-                    raise StepFailed(message + (_not_run(trail, step) if over_budget else ""),
+                    over_budget = agent_result.outcome is SessionOutcome.ERROR and self.handoff.over_budget
+                    raise StepFailed(message + (not_run(trail, step) if over_budget else ""),
                                      agent_result.exit_code, agent_result.outcome,
                                      _budget.FAILURE_KIND if over_budget else None)
             modes.add(step_result.mode)

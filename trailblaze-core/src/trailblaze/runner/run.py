@@ -8,63 +8,141 @@ whatever happens the driver is stopped, session hooks are told, and logs are flu
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from ..errors import BadInputError, ConfigError, ExitCode, TrailblazeError
+from ..errors import BadInputError, ExitCode, TrailblazeError
 from ..plugins import PluginHost
 from ..reuse import reuse_scope
 from ..results.model import RunResult, TrailResult
-from ..session import SessionOutcome
+from ..session import Session, SessionOutcome
 from . import interrupt
 from .discovery import expand
-from .lifecycle import Device, ToolWorkspace
+from .handoff import AgentHandoff
+from .lifecycle import Device, SessionFactory, SessionLifecycle, ToolWorkspace, run_output_dir
 from .options import RunOptions
+from .outputs import RunOutputs
 from .progress import Progress
-from .trail_session import TrailSession
+from .replay import StepLoop
+from .trail_session import TrailRunner
 
 if TYPE_CHECKING:
+    from ..config import WorkspaceConfig
+    from ..driver import Driver, DriverRegistry
+    from ..memory import Redactor
+    from ..results.output_request import OutputRequest
     from ..trail.model import Trail
+    from .history import RunHistory
 
 
-class Runner(TrailSession):
+class Runner:
     """Runs trails. ``Runner(options).run(["trails/"])`` is what ``trailblaze run`` does.
 
-    Its jobs live one module each: the session of one trail (``runner/trail_session.py``), the step
-    loop and replay (``runner/replay.py``), the agent hand-off (``runner/handoff.py``) and the outputs
-    (``runner/outputs.py``); this class runs the trails across devices, shards and retries.
-
-    Driver choice, workspaces and sessions come from ``SessionFactory``; every session is opened and
-    closed by ``SessionLifecycle`` (``runner/lifecycle.py``), like every other entry point's."""
+    It runs the trails across devices, shards and interruptions, and has a part for each other job:
+    ``factory`` (``SessionFactory``, ``runner/lifecycle.py``: drivers, workspaces, sessions), ``trails``
+    (``TrailRunner``, ``runner/trail_session.py``: one trail, retried, its session opened and closed),
+    ``steps`` (``StepLoop``, ``runner/replay.py``: replay and self-heal) holding ``handoff``
+    (``AgentHandoff``, ``runner/handoff.py``: the agent and the save-back), and ``outputs``
+    (``RunOutputs``, ``runner/outputs.py``: the summary, the results store, the output hooks). The
+    methods below that only pass a call on to a part are what commands and the pytest plugin call."""
 
     def __init__(self, options: RunOptions | None = None, *, host: PluginHost | None = None,
                  progress: Progress | None = None) -> None:
+        from ..llm.budget import BUDGET_KEY, CostBudget, SharedCostBudget, llm_spend_file
+
         self.progress = progress or Progress()
-        super().__init__(options, host=host, warn=lambda line: self.progress.note(f"  ! {line}"))
-        self.progress.redact = self.redactor  # the factory's: every output of the run passes through it
+        options = options or RunOptions()
+        output_dir = run_output_dir(options)
+        self.llm_budget = CostBudget(options.max_llm_cost)
+        """``--max-llm-cost``: shared by every session of the run (see ``llm/budget.py``)."""
+        if options.worker is not None and options.max_llm_cost is not None:
+            # An xdist worker writes below <output>/<worker id>: the run's total sits beside the workers.
+            self.llm_budget = SharedCostBudget(options.max_llm_cost,
+                                               output_dir.parent / llm_spend_file(options.run_id))
+        self.factory = SessionFactory(options, host=host, warn=lambda line: self.progress.note(f"  ! {line}"),
+                                      finding=self.progress.note, resources={BUDGET_KEY: self.llm_budget})
+        self.progress.redact = self.factory.redactor  # every output of the run passes through it
+        self.outputs = RunOutputs(self.factory, self.progress)
+        self.handoff = AgentHandoff(options, self.progress, self.llm_budget, self.factory.host.llm_providers)
+        self.steps = StepLoop(options, self.progress, self.factory.redactor, self.handoff)
+        self.trails = TrailRunner(self.factory, self.steps, self.outputs, self.progress)
         self.interrupted: str | None = None
         """The signal that interrupted this run; the trails not started yet are then listed as cancelled."""
-        from ..llm.budget import CostBudget, SharedCostBudget, llm_spend_file
-        from .history import RunHistory
+        self._lock = threading.Lock()  # the device threads append to one RunResult
 
-        self.llm_budget = CostBudget(self.options.max_llm_cost)
-        """``--max-llm-cost``: shared by every session of the run (see ``llm/budget.py``)."""
-        if self.options.worker is not None and self.options.max_llm_cost is not None:
-            # An xdist worker writes below <output>/<worker id>: the run's total sits beside the workers.
-            self.llm_budget = SharedCostBudget(self.options.max_llm_cost,
-                                               self.output_dir.parent / llm_spend_file(self.options.run_id))
+    # -- what the parts hold ------------------------------------------------------------------
+    @property
+    def options(self) -> RunOptions:
+        return self.factory.options
 
-        endpoint = self.options.driver_options.get("server_url") or self.options.driver_options.get("ws_endpoint")
-        self.history = RunHistory(self.options.results_db, fallback_dir=self.output_dir, redact=self.redactor,
-                                  shard=self.options.shard,
-                                  endpoint=str(endpoint) if endpoint else None,
-                                  warn=self.progress.note) if self.options.history else None
+    @property
+    def host(self) -> PluginHost:
+        return self.factory.host
+
+    @property
+    def output_dir(self) -> Path:
+        return self.factory.output_dir
+
+    @property
+    def redactor(self) -> Redactor:
+        """The run's one redaction point (``SessionFactory.redactor``)."""
+        return self.factory.redactor
+
+    @property
+    def history(self) -> RunHistory | None:
         """The results store this run appends to (``--results-db``, ``--no-history``)."""
+        return self.outputs.history
 
+    @property
+    def drivers(self) -> DriverRegistry:
+        return self.factory.drivers
+
+    # -- passed on to a part (what commands, the pytest plugin and the MCP server call) ------------
     def show_finding(self, line: str) -> None:
-        self.progress.note(line)
+        self.factory.show_finding(line)
+
+    def workspace_for(self, path: Path | None, *, exact: bool = False) -> ToolWorkspace:
+        return self.factory.workspace_for(path, exact=exact)
+
+    def parse_device(self, spec: str) -> Device:
+        return self.factory.parse_device(spec)
+
+    def driver_for_trail(self, trail: "Trail", ws: WorkspaceConfig, device: Device | None = None) -> type[Driver]:
+        return self.factory.driver_for_trail(trail, ws, device)
+
+    def new_session(self, trail: "Trail | None", ws: ToolWorkspace, bound: Mapping[str, Any] | None = None,
+                    device: Device | None = None, *, target: str | None = None,
+                    extra: Mapping[str, Any] | None = None) -> Session:
+        return self.factory.new_session(trail, ws, bound, device, target=target, extra=extra)
+
+    def open(self, *, workspace: Path | ToolWorkspace | None = None, driver: str | type[Driver] | Driver | None = None,
+             device: str | Device | None = None, trail: "Trail | None" = None, target: str | None = None,
+             args: Mapping[str, Any] | None = None, start_driver: bool = True,
+             extra: Mapping[str, Any] | None = None) -> AbstractContextManager[SessionLifecycle]:
+        """``SessionFactory.open`` on this run's factory (the pytest plugin's ``trailblaze`` fixture)."""
+        return self.factory.open(workspace=workspace, driver=driver, device=device, trail=trail, target=target,
+                                 args=args, start_driver=start_driver, extra=extra)
+
+    def run_trail(self, path: Path, device: Device | None = None) -> TrailResult | None:
+        return self.trails.run_trail(path, device)
+
+    def run_loaded_trail(self, trail: "Trail", ws: ToolWorkspace, device: Device | None = None, *,
+                         started: float | None = None) -> TrailResult:
+        return self.trails.run_loaded_trail(trail, ws, device, started=started)
+
+    def record_history(self, trail: TrailResult, device: Device | None = None) -> None:
+        self.outputs.record_history(trail, device)
+
+    def write_outputs(self, result: RunResult) -> None:
+        self.outputs.write_outputs(result)
+
+    def output_request(self) -> OutputRequest:
+        return self.outputs.output_request()
 
     # -- the run ------------------------------------------------------------------------------
     def run(self, paths: list[str]) -> RunResult:
@@ -75,7 +153,7 @@ class Runner(TrailSession):
         re-raised as ``RunInterrupted`` with ``result`` attached."""
         result = RunResult(output_dir=self.output_dir, redactor=self.redactor,
                            fail_on_flaky=self.options.fail_on_flaky)
-        self._check_output_paths()
+        self.outputs.check_output_paths()
         try:
             if not paths:
                 raise BadInputError("no trails given", hint="usage: trailblaze run PATH... (files, directories or globs)")
@@ -105,10 +183,10 @@ class Runner(TrailSession):
             raise
         finally:
             try:
-                self._write_outputs_once(result)
+                self.outputs.write_outputs_once(result, self.interrupted)
+                self.interrupted = result.interrupted
             finally:
-                if self.history is not None:
-                    self.history.close()
+                self.outputs.close()
         late = interrupt.pending()
         if self.interrupted is not None or late is not None:
             stopped = interrupt.RunInterrupted(self.interrupted or late or "SIGINT")
@@ -148,7 +226,7 @@ class Runner(TrailSession):
                 self._not_started(files[i:], device, result)
                 return
             try:
-                trail_result = self.run_trail(path, device)
+                trail_result = self.trails.run_trail(path, device)
             except KeyboardInterrupt as exc:
                 self.interrupted = interrupt.signal_name(exc)
                 cancelled = getattr(exc, "trail_result", None)
@@ -186,97 +264,8 @@ class Runner(TrailSession):
                            message=f"interrupted by {self.interrupted}: {why}", failure_kind="Interrupted",
                            started_at=now, completed_at=now)
 
-    def run_trail(self, path: Path, device: "Device | None" = None) -> TrailResult | None:
-        result = self._run_trail(path, device)
-        if result is not None:
-            result.device_label = device.spec if device is not None else None
-            cls = self.drivers.get(result.driver) if result.driver else None
-            try:
-                result.endpoint = self.endpoint(device, cls, self.workspace_for(path).config)
-            except ConfigError:  # a bad 'endpoints:' is the trail's error already (make_driver)
-                result.endpoint = None
-        return result
-
-    def _run_trail(self, path: Path, device: "Device | None") -> TrailResult | None:
-        from ..trail.parser import load_trail
-
-        started = time.time()
-        ws = self.workspace_for(path)
-        try:
-            if ws.error is not None:
-                raise ws.error
-            if ws.check.errors:
-                # docs/yaml-tools.md: a run refuses to start with broken tool files (no device is started).
-                raise BadInputError(f"not started: the workspace's tool files have {len(ws.check.errors)} error(s) "
-                                    "(listed under 'workspace checks')", hint="fix them; `trailblaze check` lists them")
-            trail = load_trail(path, codec=ws.codec)
-        except TrailblazeError as exc:
-            return self._early_result(path, path.name, exc, started)
-        if self.options.tags and not set(self.options.tags) & set(trail.config.tags):
-            return None
-        from .retries import retry_budget, run_attempts
-
-        first = [started]
-
-        def attempt() -> TrailResult:
-            return self.run_loaded_trail(trail, ws, device, started=first.pop() if first else None)
-
-        result = run_attempts(attempt, retry_budget(trail.config.retries, self.options.retries), self._retrying)
-        result.quarantined = ws.config.quarantine.covers(root=ws.config.root, path=path,
-                                                         trail_id=trail.config.id, tags=trail.config.tags)
-        result.tags = list(trail.config.tags)
-        return result
-
-    def _retrying(self, failed: TrailResult, number: int) -> None:
-        reason = (failed.message or failed.outcome.value).splitlines()[0]
-        self.progress.note(f"  ↻ attempt {number} of {failed.title} (attempt {number - 1}: "
-                           f"{failed.status.lower()}: {reason})")
-
-    def run_loaded_trail(self, trail: "Trail", ws: ToolWorkspace, device: "Device | None" = None, *,
-                         started: float | None = None) -> TrailResult:
-        """Run a trail already in memory (``trailblaze step``/``verify`` build a one-step trail)."""
-        path = trail.path
-        started = time.time() if started is None else started
-        if not trail.steps:
-            self.progress.trail_skipped(str(path), "config-only document: no steps to run")
-            return TrailResult(path, trail.name, SessionOutcome.SKIPPED, ExitCode.SUCCESS, started_at=started,
-                               completed_at=time.time(), skip_reason="no steps", trail_id=trail.config.id)
-        for warning in trail.warnings:
-            self.progress.note(f"  ! {warning}")
-        try:
-            driver_cls = self.driver_for_trail(trail, ws.config, device)
-        except TrailblazeError as exc:
-            return self._early_result(path, trail.name, exc, started)
-        reason = trail.config.skip_reason(list(driver_cls.default_classifiers) or None)
-        if reason:
-            self.progress.trail_skipped(str(path), reason)
-            return TrailResult(path, trail.name, SessionOutcome.SKIPPED, ExitCode.SUCCESS, skip_reason=reason,
-                               driver=driver_cls.key, platform=driver_cls.platform, started_at=started,
-                               completed_at=time.time(), trail_id=trail.config.id, target=trail.config.target)
-        try:
-            from ..trail.args import bind_args
-
-            bound = bind_args(trail, self.options.args, self.options.args_file)
-            reached = ws.check.errors_for(trail.recorded_tool_names())
-            if reached:
-                raise BadInputError("this trail calls a tool whose file has an error: "
-                                    + "; ".join(f.render() for f in reached))
-            driver = self.make_driver(driver_cls, ws.config, device, trail=trail)
-        except TrailblazeError as exc:
-            return self._early_result(path, trail.name, exc, started)
-        return self._run_session(trail, ws, driver, bound, started, device)
-
     def _check_result(self, ws: ToolWorkspace) -> TrailResult:
         where = ws.config.file or ws.config.root
         message = "; ".join(f.render() for f in ws.check.errors)
         return TrailResult(Path(where), "workspace checks", SessionOutcome.ERROR, ExitCode.BAD_INPUT,
                            message=message, failure_kind="CheckError", completed_at=time.time())
-
-    def _early_result(self, path: Path, title: str, exc: TrailblazeError, started: float) -> TrailResult:
-        self._print_tracebacks([exc])
-        outcome = SessionOutcome.ERROR if exc.exit_code != ExitCode.TRAIL_FAILED else SessionOutcome.FAILED
-        result = TrailResult(path, title, outcome, exc.exit_code, message=str(exc), started_at=started,
-                             completed_at=time.time(), failure_kind=type(exc).__name__)
-        self.progress.note(f"✗ {path}: {exc}")
-        return result
-

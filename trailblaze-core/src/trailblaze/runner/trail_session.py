@@ -1,52 +1,146 @@
-"""One trail's session inside a run: opened, its steps run (``runner/replay.py``), closed through
-``SessionLifecycle`` on every exit path, its outcome recorded on the trail result."""
+"""One trail inside a run, from its file to its result: loaded, retried, its driver chosen and built,
+its session opened, its steps run (``runner/replay.py``) and closed through ``SessionLifecycle`` on
+every exit path, its outcome recorded on the trail result."""
 
 from __future__ import annotations
 
 import sys
 import time
 import traceback
-from collections.abc import Mapping
+from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..driver import Driver
-from ..errors import ExitCode, TrailblazeError
+from ..errors import BadInputError, ConfigError, ExitCode, TrailblazeError
 from ..results.model import TrailResult
 from ..session import Session, SessionOutcome
 from . import interrupt
 from .handoff import StepFailed
-from .lifecycle import Device, SessionLifecycle, ToolWorkspace
+from .lifecycle import Device, SessionFactory, SessionLifecycle, ToolWorkspace
 from .outputs import RunOutputs
-from .replay import TrailSteps
+from .replay import StepLoop
 
 if TYPE_CHECKING:
     from ..trail.model import Trail
+    from .progress import Progress
 
 
-class TrailSession(TrailSteps, RunOutputs):
-    """The ``Runner``'s session of one trail: between building the driver and the trail's result."""
+class TrailRunner:
+    """Runs one trail at a time for a run: sessions from ``factory``, steps by ``steps``, the session's
+    log artifacts by ``outputs``, lines to ``progress``."""
 
-    def _print_tracebacks(self, items: list[str | BaseException]) -> None:
+    def __init__(self, factory: SessionFactory, steps: StepLoop, outputs: RunOutputs, progress: Progress) -> None:
+        self.factory = factory
+        self.options = factory.options
+        self.steps = steps
+        self.outputs = outputs
+        self.progress = progress
+
+    def print_tracebacks(self, items: Sequence[str | BaseException]) -> None:
         """With ``--debug`` (any position) or ``TRAILBLAZE_DEBUG=1``: the tracebacks behind a trail's
         one-line error (a tool's own exception, a plugin's, a device lost), redacted, on stderr."""
         if self.options.debug:
             for item in items:
                 text = item if isinstance(item, str) else "".join(traceback.format_exception(item))
-                sys.stderr.write(self.redactor(text))
+                sys.stderr.write(self.factory.redactor(text))
+
+    # -- the trail ----------------------------------------------------------------------------
+    def run_trail(self, path: Path, device: Device | None = None) -> TrailResult | None:
+        """Run the trail file ``path`` (on ``device``), with its retries; None when its tags leave it out."""
+        result = self._run_trail(path, device)
+        if result is not None:
+            result.device_label = device.spec if device is not None else None
+            cls = self.factory.drivers.get(result.driver) if result.driver else None
+            try:
+                result.endpoint = self.factory.endpoint(device, cls, self.factory.workspace_for(path).config)
+            except ConfigError:  # a bad 'endpoints:' is the trail's error already (make_driver)
+                result.endpoint = None
+        return result
+
+    def _run_trail(self, path: Path, device: Device | None) -> TrailResult | None:
+        from ..trail.parser import load_trail
+
+        started = time.time()
+        ws = self.factory.workspace_for(path)
+        try:
+            if ws.error is not None:
+                raise ws.error
+            if ws.check.errors:
+                # docs/yaml-tools.md: a run refuses to start with broken tool files (no device is started).
+                raise BadInputError(f"not started: the workspace's tool files have {len(ws.check.errors)} error(s) "
+                                    "(listed under 'workspace checks')", hint="fix them; `trailblaze check` lists them")
+            trail = load_trail(path, codec=ws.codec)
+        except TrailblazeError as exc:
+            return self.early_result(path, path.name, exc, started)
+        if self.options.tags and not set(self.options.tags) & set(trail.config.tags):
+            return None
+        from .retries import retry_budget, run_attempts
+
+        first = [started]
+
+        def attempt() -> TrailResult:
+            return self.run_loaded_trail(trail, ws, device, started=first.pop() if first else None)
+
+        result = run_attempts(attempt, retry_budget(trail.config.retries, self.options.retries), self._retrying)
+        result.quarantined = ws.config.quarantine.covers(root=ws.config.root, path=path,
+                                                         trail_id=trail.config.id, tags=trail.config.tags)
+        result.tags = list(trail.config.tags)
+        return result
+
+    def _retrying(self, failed: TrailResult, number: int) -> None:
+        reason = (failed.message or failed.outcome.value).splitlines()[0]
+        self.progress.note(f"  ↻ attempt {number} of {failed.title} (attempt {number - 1}: "
+                           f"{failed.status.lower()}: {reason})")
+
+    def run_loaded_trail(self, trail: "Trail", ws: ToolWorkspace, device: Device | None = None, *,
+                         started: float | None = None) -> TrailResult:
+        """Run a trail already in memory (``trailblaze step``/``verify`` build a one-step trail)."""
+        path = trail.path
+        started = time.time() if started is None else started
+        if not trail.steps:
+            self.progress.trail_skipped(str(path), "config-only document: no steps to run")
+            return TrailResult(path, trail.name, SessionOutcome.SKIPPED, ExitCode.SUCCESS, started_at=started,
+                               completed_at=time.time(), skip_reason="no steps", trail_id=trail.config.id)
+        for warning in trail.warnings:
+            self.progress.note(f"  ! {warning}")
+        try:
+            driver_cls = self.factory.driver_for_trail(trail, ws.config, device)
+        except TrailblazeError as exc:
+            return self.early_result(path, trail.name, exc, started)
+        reason = trail.config.skip_reason(list(driver_cls.default_classifiers) or None)
+        if reason:
+            self.progress.trail_skipped(str(path), reason)
+            return TrailResult(path, trail.name, SessionOutcome.SKIPPED, ExitCode.SUCCESS, skip_reason=reason,
+                               driver=driver_cls.key, platform=driver_cls.platform, started_at=started,
+                               completed_at=time.time(), trail_id=trail.config.id, target=trail.config.target)
+        try:
+            from ..trail.args import bind_args
+
+            bound = bind_args(trail, self.options.args, self.options.args_file)
+            reached = ws.check.errors_for(trail.recorded_tool_names())
+            if reached:
+                raise BadInputError("this trail calls a tool whose file has an error: "
+                                    + "; ".join(f.render() for f in reached))
+            driver = self.factory.make_driver(driver_cls, ws.config, device, trail=trail)
+        except TrailblazeError as exc:
+            return self.early_result(path, trail.name, exc, started)
+        return self.run_session(trail, ws, driver, bound, started, device)
+
+    def early_result(self, path: Path, title: str, exc: TrailblazeError, started: float) -> TrailResult:
+        """The result of a trail that ended before its session opened (bad input, no driver)."""
+        self.print_tracebacks([exc])
+        outcome = SessionOutcome.ERROR if exc.exit_code != ExitCode.TRAIL_FAILED else SessionOutcome.FAILED
+        result = TrailResult(path, title, outcome, exc.exit_code, message=str(exc), started_at=started,
+                             completed_at=time.time(), failure_kind=type(exc).__name__)
+        self.progress.note(f"✗ {path}: {exc}")
+        return result
 
     # -- the session --------------------------------------------------------------------------
-    def new_session(self, trail: "Trail | None", ws: ToolWorkspace, bound: Mapping[str, Any] | None = None,
-                    device: "Device | None" = None, *, target: str | None = None,
-                    extra: Mapping[str, Any] | None = None) -> Session:
-        from ..llm.budget import BUDGET_KEY
-
-        session = super().new_session(trail, ws, bound, device, target=target, extra=extra)
-        session.resources[BUDGET_KEY] = self.llm_budget
-        return session
-
-    def _run_session(self, trail: "Trail", ws: ToolWorkspace, driver: Driver, bound: dict[str, Any],
-                     started: float, device: "Device | None" = None) -> TrailResult:
-        session = self.new_session(trail, ws, bound, device)
+    def run_session(self, trail: "Trail", ws: ToolWorkspace, driver: Driver, bound: dict[str, Any],
+                    started: float, device: Device | None = None) -> TrailResult:
+        """Open the trail's session on ``driver`` (built, not started), run its steps, close it."""
+        session = self.factory.new_session(trail, ws, bound, device)
         session.driver = driver
         result = TrailResult(trail.path, trail.name, SessionOutcome.ERROR, ExitCode.INFRASTRUCTURE,
                              session_id=session.id, log_dir=session.log_dir, driver=driver.key,
@@ -54,18 +148,18 @@ class TrailSession(TrailSteps, RunOutputs):
                              has_recorded_steps=trail.has_recordings, trail_id=trail.config.id)
         self.progress.trail_started(trail.name, str(trail.path),
                                     driver.key + (f" on {device.spec}" if device is not None else ""))
-        lifecycle = SessionLifecycle(session, warn=self.warn)
-        lifecycle.closing.append(lambda s: self._write_recording_log(s, result))
+        lifecycle = SessionLifecycle(session, warn=self.factory.warn)
+        lifecycle.closing.append(lambda s: self.outputs.write_recording_log(s, result))
         try:
             with lifecycle:
                 self._run_started(trail, session, lifecycle, result)
         finally:
             if result.exit_code != ExitCode.SUCCESS:
-                self._print_tracebacks(session.options.get("_tracebacks", []))
+                self.print_tracebacks(session.options.tracebacks)
             result.completed_at = time.time()
             result.log_entries = session.log.entries
             self.progress.trail_finished(result)
-            self.release(session)
+            self.factory.release(session)
         return result
 
     def _run_started(self, trail: "Trail", session: Session, lifecycle: SessionLifecycle,
@@ -80,21 +174,21 @@ class TrailSession(TrailSteps, RunOutputs):
 
             require_classifiers(trail, classifiers)
             lifecycle.start_plugins()
-            self._log_started(session, trail)
-            self._prevalidate(trail, session, classifiers)
+            _log_started(session, trail)
+            self.steps.prevalidate(trail, session, classifiers)
             if trail.config.setup:
                 from .setup import replay_setups
 
                 ran = replay_setups(trail.config.setup, session)
                 self.progress.note(f"  setup: {ran} recorded step{'s' if ran != 1 else ''} replayed")
-            self._run_steps(trail, lifecycle, classifiers, result)
+            self.steps.run_steps(trail, lifecycle, classifiers, result)
             lifecycle.outcome = result.outcome
         except StepFailed as exc:
             lifecycle.outcome = exc.outcome
             result.outcome, result.exit_code, result.message = exc.outcome, exc.code, exc.message
             result.failure_kind = exc.kind
         except TrailblazeError as exc:
-            session.options.setdefault("_tracebacks", []).append(exc)  # printed with --debug
+            session.options.tracebacks.append(exc)  # printed with --debug
             outcome = SessionOutcome.ERROR if exc.exit_code != ExitCode.TRAIL_FAILED else SessionOutcome.FAILED
             lifecycle.outcome = outcome
             result.outcome, result.exit_code, result.message = outcome, exc.exit_code, str(exc)
@@ -109,13 +203,14 @@ class TrailSession(TrailSteps, RunOutputs):
         finally:
             lifecycle.message = result.message
 
-    def _log_started(self, session: Session, trail: "Trail") -> None:
-        cfg = trail.config
-        session.log.write("TrailblazeSessionStatusChangeLog", {"sessionStatus": {
-            "status": "Started",
-            "trailConfig": {"id": cfg.id, "title": cfg.title, "target": cfg.target, "tags": cfg.tags,
-                            "trailFilePath": str(trail.path)},
-            "trailblazeDeviceInfo": session.device.model_dump(mode="json"),
-            "resolvedInitialMemory": session.memory.snapshot(),
-            "sensitiveMemoryKeys": sorted(session.memory.sensitive_keys),
-        }})
+
+def _log_started(session: Session, trail: "Trail") -> None:
+    cfg = trail.config
+    session.log.write("TrailblazeSessionStatusChangeLog", {"sessionStatus": {
+        "status": "Started",
+        "trailConfig": {"id": cfg.id, "title": cfg.title, "target": cfg.target, "tags": cfg.tags,
+                        "trailFilePath": str(trail.path)},
+        "trailblazeDeviceInfo": session.device.model_dump(mode="json"),
+        "resolvedInitialMemory": session.memory.snapshot(),
+        "sensitiveMemoryKeys": sorted(session.memory.sensitive_keys),
+    }})
