@@ -149,7 +149,7 @@ def make_session(host: PluginHost, *, root: Path, driver: Driver | None = None,
     session = Session(id=session_id, host=host, workspace=ws, registry=registry, memory=mem,
                       log=SessionLog(log_dir, session_id, redactor), log_dir=log_dir)
     session.driver = driver if driver is not None else MemoryDriver()
-    from .llm.registry import PROVIDERS_KEY
+    from ..llm.registry import PROVIDERS_KEY
 
     session.resources[PROVIDERS_KEY] = host.llm_providers  # built when a tool first asks the model
     if start:
