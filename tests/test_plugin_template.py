@@ -54,8 +54,8 @@ def test_a_generated_plugin_passes_its_own_tests_in_a_clean_venv(wheelhouse: Cal
     plugins = clean_venv.run("trailblaze", "plugins", cwd=tmp_path)
     assert "acme_shop (trailblaze-acme-shop 0.1.0): ok" in plugins.stdout, plugins.stdout + plugins.stderr
     (trail,) = (plugin / "trails").glob("*.trail.yaml")
-    run = clean_venv.run("trailblaze", "run", f"trails/{trail.name}", "--arg", "person=Ada", "--no-report",
-                         cwd=plugin)
+    person = ("--arg", "person=Ada") if trail.name == "greet.trail.yaml" else ()  # the tools kind's trail
+    run = clean_venv.run("trailblaze", "run", f"trails/{trail.name}", *person, "--no-report", cwd=plugin)
     assert run.returncode == 0, run.stdout + run.stderr
 
 

@@ -63,46 +63,57 @@ def test_a_generated_plugin_is_mypy_strict_clean(tmp_path: Path, args: tuple[str
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-FLAGGED_TOOLS = '''
+FLAGGED_TOOLS = """
 from __future__ import annotations
+
+from collections.abc import Collection
 
 from trailblaze import Tool, ToolContext, ToolResult
 
 
-class TupleFlags(Tool):
-    """Runs on the web only."""
+class Base(Tool):
+    def execute(self, ctx: ToolContext) -> ToolResult:
+        return ToolResult.ok()
+
+
+class TupleFlags(Base):
+    \"\"\"Runs on the web only.\"\"\"
 
     name = "flags_tuple"
     platforms = ("web",)
     drivers = ("playwright-native",)
 
-    def execute(self, ctx: ToolContext) -> ToolResult:
-        return ToolResult.ok()
 
-
-class ListFlags(TupleFlags):
-    """Lists, as authors of YAML write them."""
+class ListFlags(Base):
+    \"\"\"Lists, as authors of YAML write them.\"\"\"
 
     name = "flags_list"
     platforms = ["android", "ios"]
     drivers = ["android-appium-uiautomator2"]
 
 
-class SetFlags(TupleFlags):
-    """Sets and frozensets."""
+class SetFlags(Base):
+    \"\"\"Sets and frozensets.\"\"\"
 
     name = "flags_set"
     platforms = {"WEB"}
     drivers = frozenset({"playwright-native"})
 
 
-class Everywhere(TupleFlags):
-    """Back to the default."""
+class Everywhere(Base):
+    \"\"\"The default, spelled out.\"\"\"
 
     name = "flags_none"
     platforms = None
     drivers = None
-'''
+
+
+def names(flags: Collection[str] | None) -> list[str]:
+    return sorted(flags or ())
+
+
+ALL = [names(cls.platforms) + names(cls.drivers) for cls in (TupleFlags, ListFlags, SetFlags, Everywhere)]
+"""
 
 
 def test_the_class_flags_take_what_authors_write_under_mypy_strict(tmp_path: Path) -> None:
