@@ -16,10 +16,17 @@ from pydantic import Field
 from trailblaze import hookimpl
 from trailblaze.context import ToolContext
 from trailblaze.errors import BadInputError, UnknownToolError
+from trailblaze.mcp_server.acting import DeviceActions
+from trailblaze.mcp_server.devices import Devices
+from trailblaze.mcp_server.tool_offer import ToolOffer
+from trailblaze.mcp_server.trail_recording import TrailRecording, tokenized
 from trailblaze.mcp_server.workbench import McpSettings, Workbench
+from trailblaze.memory import Memory, Redactor
 from trailblaze.plugins import PluginHost
+from trailblaze.runner.lifecycle import SessionFactory
+from trailblaze.runner.workspace import ToolWorkspace
 from trailblaze.testing import MemoryDriver, installed_host, new_host, run_cli
-from trailblaze.tools.base import Tool, ToolResult
+from trailblaze.tools.base import Tool, ToolCall, ToolResult
 from trailblaze.tools.registry import ToolRegistry
 
 SECRET = "s3cret-value"
@@ -167,3 +174,82 @@ def test_host_tools_are_offered_with_the_opt_in(ws: Path, host: PluginHost) -> N
         assert ran.success and "hi" in ran.message and ran.recorded == []
     finally:
         wb.close()
+
+
+# -- the workbench's parts, each on its own -----------------------------------------------------------
+@pytest.fixture
+def parts(ws: Path, host: PluginHost) -> Iterator[tuple[Devices, ToolWorkspace]]:
+    settings = McpSettings(workspace=ws, secrets={"pw": SECRET}, output_dir=ws / "logs")
+    factory = SessionFactory(settings.run_options(), host=host)
+    workspace = factory.workspace_for(ws)
+    devices = Devices(factory, workspace, settings, Redactor([SECRET]))
+    try:
+        yield devices, workspace
+    finally:
+        devices.disconnect()
+
+
+def test_devices_connect_describe_look_at_and_end_the_one_device(parts: tuple[Devices, ToolWorkspace]) -> None:
+    devices, _ = parts
+    with pytest.raises(BadInputError, match="no device is connected"):
+        devices.snapshot()
+    assert "in-memory" in {d["key"] for d in devices.drivers()}
+    first = devices.connect(driver="in-memory")
+    info = devices.info()
+    assert info is not None and info["driver"] == "in-memory" and info["classifier"] == first.classifier
+    text, png = devices.snapshot()
+    assert "Sign in" in text and devices.last_snapshot == text and png is None
+    second = devices.connect(driver="in-memory")  # one device at a time: the first is ended
+    assert second is not first and devices.connected is second and first.lifecycle.outcome is not None
+    assert devices.disconnect() == [] and devices.connected is None and devices.document()["connected"] is None
+
+
+def test_tool_offer_filters_host_tools_and_tells_when_the_list_changes(parts: tuple[Devices, ToolWorkspace]) -> None:
+    devices, workspace = parts
+    offer = ToolOffer(workspace)
+    assert offer.offered_tools(None) == [] and offer.refresh(None) is False
+    assert "exec" not in offer.registry_document(None)["tools"]
+    session = devices.connect(driver="in-memory").session
+    assert offer.refresh(session, force=True) is True
+    assert {"mem_tap", "mem_see"} <= {d["name"] for d in offer.tool_descriptors}
+    assert offer.refresh(session) is False  # same registry, no descriptor work
+    with pytest.raises(UnknownToolError, match="allow-host-tools"):
+        offer.offered(session, "exec")
+    assert offer.offered(session, "mem_see").is_verification
+    assert "exec" in ToolOffer(workspace, allow_host_tools=True).registry_document(session)["tools"]
+    offer.clear()
+    assert offer.tool_descriptors == []
+
+
+def test_trail_recording_groups_numbers_tokenizes_and_saves_without_a_device(ws: Path, host: PluginHost) -> None:
+    config = SessionFactory(host=host).workspace_for(ws).config
+    recording = TrailRecording(config, codec=host.codec, target="shop")
+    memory = Memory()
+    memory.remember("pw", SECRET, sensitive=True)
+    calls = tokenized([ToolCall("mem_tap", {"target": f"pw is {SECRET}"})], memory)
+    assert calls[0].args == {"target": "pw is {{pw}}"}
+    assert [s.index for s in (recording.with_new_step("step", "a")[-1], recording.with_new_step("step", "b")[-1])] == [0, 1]
+    recording.start("Memory")
+    first = recording.record("step", "Tap", "in-memory", calls)
+    assert recording.record("step", "Tap", "in-memory", [ToolCall("mem_tap", {"target": "e1"})]) is first
+    recording.record("verify", "Welcome", "in-memory", [ToolCall("mem_see", {"text": "Welcome"})])
+    assert [len(s.calls) for s in recording.steps] == [2, 1]
+    with pytest.raises(BadInputError, match="workspace"):
+        recording.trail_path("../outside.trail.yaml")
+    saved = recording.save(None)
+    assert saved["created"] and saved["steps"] == 2 and recording.steps == []
+    text = Path(saved["file"]).read_text()
+    assert Path(saved["file"]).name == "memory.trail.yaml" and "target: shop" in text and "{{pw}}" in text
+    assert SECRET not in text and recording.list_trails()[0]["file"] == "trails/memory.trail.yaml"
+
+
+def test_device_actions_run_calls_on_the_devices_part_and_record_them(parts: tuple[Devices, ToolWorkspace],
+                                                                     host: PluginHost) -> None:
+    devices, workspace = parts
+    recording = TrailRecording(workspace.config, codec=host.codec)
+    actions = DeviceActions(devices, ToolOffer(workspace), recording)
+    devices.connect(driver="in-memory")
+    tapped = actions.call_tool("mem_tap", {"target": "e1"}, step_text="Sign in")
+    checked = actions.run_tools("The welcome shows", "verify", [{"mem_see": {"text": "Welcome"}}])
+    assert tapped.success and checked.success and tapped.recorded[0].args == {"target": "Sign in"}
+    assert [(s.kind, s.text) for s in recording.steps] == [("step", "Sign in"), ("verify", "The welcome shows")]

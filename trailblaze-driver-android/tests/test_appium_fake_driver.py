@@ -12,6 +12,8 @@ import pytest
 from trailblaze.errors import DriverError, ToolArgumentError
 from trailblaze.tools.base import ToolCall
 from trailblaze.trail.model import TrailStep, number_steps
+from trailblaze_driver_android.appium.config import AppiumDriverConfig
+from trailblaze_driver_android.appium.connection import AppiumConnection
 from trailblaze_driver_android.appium.driver import AppiumDriver
 from trailblaze_driver_android.appium.server import free_port
 
@@ -292,3 +294,24 @@ def test_unsupported_device_commands_fail_with_the_reason(fake_session) -> None:
     assert not link.success and "(openLink): openLink failed on Appium automation 'Fake'" in link.message
     clip = call(session, "mobile_setClipboard", text="x")
     assert not clip.success and clip.message.startswith("mobile_setClipboard failed on Appium automation 'Fake'")
+
+
+def test_the_appium_connection_opens_describes_and_closes_a_session_on_its_own(appium_server) -> None:
+    """The driver's session part, without a driver or a Trailblaze session: a relative app path resolved
+    against the workspace, the session asked for, described, and quit on the server."""
+    app_dir = Path(__file__).resolve().parents[2] / "examples" / "mobile" / "fake-shop"
+    config = AppiumDriverConfig(server_url=appium_server.url, platform_name="Fake", automation_name="Fake",
+                                app="app/shop-android.xml")
+    connection = AppiumConnection(config, driver_key="android-appium-uiautomator2", platform="android",
+                                  platform_name="Android", automation="Fake")
+    assert connection.use_workspace(app_dir).app == str(app_dir / "app" / "shop-android.xml")
+    try:
+        web = connection.open({"appium:newCommandTimeout": 30})
+        described = connection.describe()
+        assert described["sessionId"] == web.session_id and described["managedServer"] is False
+        assert connection.capabilities["appium:newCommandTimeout"] == 30
+        assert web.session_id in sessions_on(appium_server.url)
+        assert connection.window_size() == (1080, 2400) and connection.lost() is None
+    finally:
+        connection.close()
+    assert connection.web is None and web.session_id not in sessions_on(appium_server.url)

@@ -86,7 +86,7 @@ class LiveSession:
                 if not outcome.success:
                     raise BadInputError(f"could not open {self.config.url}: {outcome.message}")
             else:
-                self.on_device(lambda: wb._require().driver.open_url(self.config.url))
+                self.on_device(lambda: wb.devices.require().driver.open_url(self.config.url))
         return info
 
     # -- serving ----------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
-"""The state one ``trailblaze mcp`` workbench holds, shared by its parts (devices, tool offering,
-trail recording): what the server was started with, the connected device and the steps recorded."""
+"""The values the parts of one ``trailblaze mcp`` workbench hand each other: what the server was started
+with, the connected device, and a recorded step. Plain data; each part owns its own state."""
 
 from __future__ import annotations
 
@@ -9,21 +9,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..contract.device import SessionDriver
-from ..errors import BadInputError
 from ..runner.options import RunOptions
 from ..session import Session
 from ..tools.base import ToolCall
 
 if TYPE_CHECKING:
-    from ..memory import Redactor
-    from ..plugins import PluginHost
-    from ..runner.lifecycle import SessionFactory, SessionLifecycle
-    from ..runner.workspace import ToolWorkspace
+    from ..runner.lifecycle import SessionLifecycle
 
-__all__ = ["BenchState", "McpSettings", "StepKind"]
+__all__ = ["Connected", "McpSettings", "RecordedStep", "StepKind"]
 
 StepKind = Literal["step", "verify"]
-
 
 
 @dataclass
@@ -67,9 +62,12 @@ class McpSettings:
 
 
 @dataclass
-class _Connected:
+class Connected:
+    """The connected device: its session's lifecycle, what closes it, and the run options it was opened with."""
+
     lifecycle: SessionLifecycle
     close: contextlib.ExitStack
+    options: RunOptions
 
     @property
     def session(self) -> Session:
@@ -81,29 +79,7 @@ class _Connected:
         assert driver is not None
         return driver
 
-
-class BenchState:
-    """The attributes ``Workbench.__init__`` sets, declared once for the parts that read them."""
-
-    settings: McpSettings
-    host: PluginHost
-    factory: SessionFactory
-    redactor: Redactor
-    ws: ToolWorkspace
-    connected: _Connected | None
-    steps: list[RecordedStep]
-    trail_name: str | None
-    last_snapshot: str | None
-    tool_descriptors: list[dict[str, Any]]
-    _base_options: RunOptions
-    _registry_fingerprint: tuple[int, ...]
-
+    @property
     def classifier(self) -> str:
-        c = self._require()
-        return "-".join(c.session.device.classifiers) or c.driver.key
-
-    def _require(self) -> _Connected:
-        if self.connected is None:
-            raise BadInputError("no device is connected",
-                                hint="call the 'device' tool first, e.g. {\"action\": \"WEB\"} or {\"action\": \"ANDROID\"}")
-        return self.connected
+        """What the recorded steps are filed under (``android-phone``; the driver key without classifiers)."""
+        return "-".join(self.session.device.classifiers) or self.driver.key

@@ -1,5 +1,5 @@
 """The workbench's device: which drivers there are, connecting one through the session lifecycle
-(with a client's device options confined), describing it and ending it."""
+(with a client's device options confined), looking at it, describing it and ending it."""
 
 from __future__ import annotations
 
@@ -11,37 +11,62 @@ from typing import Any
 from ..driver import Driver
 from ..errors import BadInputError
 from ..host_settings import refused_settings
-from ..listings.screens import choose_driver
-from ..session import SessionOutcome
-from .bench_state import _Connected
-from .tool_offer import ToolOffering
+from ..memory import Redactor
+from ..runner.lifecycle import SessionFactory
+from ..runner.workspace import ToolWorkspace
+from ..listings.screens import choose_driver, screen_header
+from ..session import Session, SessionOutcome
+from .bench_state import Connected, McpSettings
 
-__all__ = ["DeviceBench"]
+__all__ = ["Devices"]
 
 
-class DeviceBench(ToolOffering):
-    """Connecting and ending the one device (device thread); a new device refreshes the offered tools."""
+class Devices:
+    """The one connected device (at most one at a time) and the installed drivers; every method that
+    touches the device runs on the device thread."""
+
+    def __init__(self, factory: SessionFactory, ws: ToolWorkspace, settings: McpSettings, redactor: Redactor) -> None:
+        self.factory = factory
+        self.ws = ws
+        self.settings = settings
+        self.redactor = redactor
+        """Watches each connected session's secrets while it is open (the workbench's one redaction point)."""
+        self._base_options = factory.options
+        self.connected: Connected | None = None
+        self.last_snapshot: str | None = None
+        """The last snapshot text, redacted; read by the ``trailblaze://snapshot`` resource from any thread."""
+
+    @property
+    def session(self) -> Session | None:
+        return self.connected.session if self.connected is not None else None
+
+    def require(self) -> Connected:
+        if self.connected is None:
+            raise BadInputError("no device is connected",
+                                hint="call the 'device' tool first, e.g. {\"action\": \"WEB\"} or {\"action\": \"ANDROID\"}")
+        return self.connected
 
     def drivers(self) -> list[dict[str, Any]]:
         return [{"key": cls.key, "platform": cls.platform, "aliases": list(cls.aliases),
                  "description": cls.description} for cls in self.factory.drivers]
 
-    def devices_document(self) -> dict[str, Any]:
-        return {"drivers": self.drivers(), "connected": self.device_info()}
+    def document(self) -> dict[str, Any]:
+        """``trailblaze://devices``: the installed drivers and the connected device."""
+        return {"drivers": self.drivers(), "connected": self.info()}
 
-    def device_info(self) -> dict[str, Any] | None:
+    def info(self) -> dict[str, Any] | None:
         c = self.connected
         if c is None:
             return None
         return {"driver": c.driver.key, "platform": c.session.device.platform,
-                "classifier": self.classifier(), "device": c.session.device.model_dump(mode="json"),
+                "classifier": c.classifier, "device": c.session.device.model_dump(mode="json"),
                 "sessionId": c.session.id, "logDir": str(c.session.log_dir),
                 "screen": _safe(c.driver.describe_screen)}
 
     def connect(self, *, platform: str | None = None, driver: str | None = None, device_id: str | None = None,
-                options: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """Start a device (device thread) through the one session lifecycle, exactly as ``trailblaze run``
-        starts one. A connected device is ended first: one device at a time."""
+                options: Mapping[str, Any] | None = None) -> Connected:
+        """Start a device through the one session lifecycle, exactly as ``trailblaze run`` starts one.
+        A connected device is ended first: one device at a time."""
         self.disconnect(SessionOutcome.SUCCEEDED)
         factory, ws = self.factory, self.ws
         spec = device_id or platform
@@ -57,17 +82,15 @@ class DeviceBench(ToolOffering):
             cls = picked
         self._check_device_options(cls, options or {})
         driver_options = {**self.settings.driver_options, **dict(options or {})}
-        factory.options = dataclasses.replace(self._base_options, driver_options=driver_options)
+        run_options = dataclasses.replace(self._base_options, driver_options=driver_options)
+        factory.options = run_options
         stack = contextlib.ExitStack()
         lifecycle = stack.enter_context(factory.open(workspace=ws, driver=cls, device=device,
                                                      target=self.settings.target, extra={"mcp": True}))
         self.redactor.watch(lifecycle.session.memory)
-        self.connected = _Connected(lifecycle, stack)
+        self.connected = Connected(lifecycle, stack, run_options)
         self.last_snapshot = None
-        self.refresh_tools(force=True)
-        info = self.device_info()
-        assert info is not None
-        return info
+        return self.connected
 
     def _check_device_options(self, cls: type[Driver], options: Mapping[str, Any]) -> None:
         """A client's ``device`` options may not name a program, a command line, a remote endpoint or a
@@ -82,14 +105,25 @@ class DeviceBench(ToolOffering):
                                 hint="the user can set it in trails/config/trailblaze.yaml or with "
                                      "`trailblaze mcp -o`, or start `trailblaze mcp --allow-host-tools`")
 
+    def snapshot(self, detail: frozenset[str] = frozenset(), screenshot: bool = False) -> tuple[str, bytes | None]:
+        """The compact screen text with refs, as ``trailblaze snapshot`` prints it (kept as ``last_snapshot``)."""
+        c = self.require()
+        unsupported = sorted(detail - set(c.driver.snapshot_details))
+        if unsupported:
+            raise BadInputError(f"driver '{c.driver.key}' has no {', '.join(unsupported)} snapshot detail",
+                                hint=f"it offers: {', '.join(c.driver.snapshot_details) or 'none'}")
+        text = screen_header(c.driver, c.session.device) + "\n" + c.driver.snapshot(detail=detail)
+        text = str(c.session.memory.redact(text))
+        self.last_snapshot = text
+        png = c.driver.screenshot() if screenshot else None
+        return text, png
+
     def disconnect(self, outcome: SessionOutcome = SessionOutcome.SUCCEEDED) -> list[str]:
-        """End the device session, if any (device thread): driver finished, plugins told, driver
-        stopped, logs flushed. Unsaved recorded steps stay."""
+        """End the device session, if any: driver finished, plugins told, driver stopped, logs flushed.
+        Returns the problems the ending met."""
         connected, self.connected = self.connected, None
         if connected is None:
             return []
-        self.tool_descriptors = []
-        self._registry_fingerprint = ()
         connected.lifecycle.outcome = outcome
         connected.close.close()
         self.redactor.unwatch(connected.lifecycle.session.memory)

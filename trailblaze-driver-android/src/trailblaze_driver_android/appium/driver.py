@@ -2,10 +2,10 @@
 
 A subclass says only what differs: its key and aliases, the platform, the default automation
 (``UiAutomator2``/``XCUITest``), which local ports a parallel session needs, how the app id becomes a
-capability, and how to tell a phone from a tablet. The server and session side lives in
-``session_driver.AppiumSessionDriver``; this class adds the screen (captures, polling, finding) and the
-artifacts of a step. Appium and Selenium are imported in ``start`` (and in the action helpers), never at
-import time.
+capability, and how to tell a phone from a tablet. The driver holds an ``AppiumConnection``
+(``connection.py``: the server, the capabilities, the session and its logs) and adds the screen
+(captures, polling, finding) and the artifacts of a step. Appium and Selenium are imported in ``start``
+(and in the action helpers), never at import time.
 """
 
 from __future__ import annotations
@@ -15,13 +15,19 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
+import typing_extensions
+
+from trailblaze.driver import DeviceInfo, Driver, DriverConfig
 from trailblaze.errors import DriverError, ToolFailure
 from trailblaze.selectors import NodeSelector
 from trailblaze.untrusted import valid_text
 
+from .actions import Actions, actions_for
+from .claims import Claims
+from .config import AppiumDriverConfig
+from .connection import AppiumConnection, cap, first_line
 from .hierarchy import Hierarchy, Node, parse_page_source
 from .selectors import ResolveResult, resolve
-from .session_driver import AppiumConfigT, AppiumSessionDriver, first_line
 from .snapshot import build_snapshot
 
 if TYPE_CHECKING:
@@ -29,24 +35,107 @@ if TYPE_CHECKING:
     from trailblaze.driver import StepInfo
     from trailblaze.session import Session
 
+__all__ = ["AppiumConfigT", "AppiumDriver", "first_line"]
+
 T = TypeVar("T")
+AppiumConfigT = typing_extensions.TypeVar("AppiumConfigT", bound=AppiumDriverConfig, default=AppiumDriverConfig,
+                                          covariant=True)
 
 
-class AppiumDriver(AppiumSessionDriver[AppiumConfigT]):
+class AppiumDriver(Driver[AppiumConfigT]):
     """Base class of the Appium-backed drivers. One instance serves one session."""
+
+    platform: ClassVar[str]
+    default_automation: ClassVar[str]
+    default_platform_name: ClassVar[str]
+    default_device_logs: ClassVar[tuple[str, ...]] = ()
+    """Appium log types saved for a failed attempt unless ``device_logs`` says otherwise."""
+    port_capabilities: ClassVar[tuple[str, ...]] = ("mjpegServerPort",)
+    config_model: ClassVar[type[DriverConfig]] = AppiumDriverConfig
+    endpoint_setting: ClassVar[str | None] = "server_url"
+    snapshot_details: ClassVar[tuple[str, ...]] = ("bounds", "offscreen", "all")
 
     def __init__(self, config: AppiumConfigT) -> None:
         super().__init__(config)
+        self.cfg: AppiumConfigT = config
+        self.automation = config.automation_name or self.default_automation
+        self.connection: AppiumConnection[AppiumConfigT] = AppiumConnection(
+            config, driver_key=self.key, platform=self.platform, platform_name=self.default_platform_name,
+            automation=self.automation, port_capabilities=self.port_capabilities)
+        self.actions: Actions | None = None
+        self.device: DeviceInfo | None = None
+        self.session: Session | None = None
         self.last: Hierarchy | None = None
         self._last_source_digest: str | None = None
         self._last_action_at = 0.0
+        self._passed: bool | None = None
+
+    # -- subclass points ------------------------------------------------------------------------
+    def app_capabilities(self) -> dict[str, Any]:
+        """Capabilities for ``app_id`` (``appium:appPackage`` / ``appium:bundleId``)."""
+        return {}
+
+    def form_factor(self, width: int, height: int, caps: dict[str, Any]) -> str:
+        raise NotImplementedError
+
+    # -- the session (the connection's) ---------------------------------------------------------
+    @property
+    def claims(self) -> Claims:
+        return self.connection.claims
+
+    @property
+    def capabilities(self) -> dict[str, Any]:
+        """The capabilities the session was asked with."""
+        return self.connection.capabilities
+
+    def build_capabilities(self, local: bool) -> dict[str, Any]:
+        return self.connection.build_capabilities(local, self.app_capabilities())
+
+    def start(self, session: Session) -> DeviceInfo:
+        self.session = session
+        self.cfg = self.config = self.connection.use_workspace(session.workspace.root)
+        try:
+            return self._start(session)
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start(self, session: Session) -> DeviceInfo:
+        log_to = (session.log_dir / "appium.log", session.memory.redact) if session.log.enabled else None
+        web = self.connection.open(self.app_capabilities(), log_to)
+        width, height = self.connection.window_size()
+        caps = self.cfg.capabilities
+        app_id = self.cfg.app_id or cap(caps, "appPackage") or cap(caps, "bundleId")
+        if app_id is None and self.cfg.is_fake():
+            app_id = self.cfg.app or cap(caps, "app")
+        self.actions = actions_for(self.automation)(web, width=width, height=height,
+                                                    app_id=str(app_id) if app_id else None)
+        returned = dict(getattr(web, "capabilities", {}) or {})
+        classifiers = list(self.cfg.classifiers) if self.cfg.classifiers else \
+            [self.platform, self.form_factor(width, height, returned)]
+        device_id = str(self.connection.udid or returned.get("udid") or returned.get("appium:udid") or web.session_id)
+        # DeviceInfo allows extra fields: ``appium`` tells logs and plugins where the session runs.
+        self.device = DeviceInfo.model_validate({
+            "platform": self.platform, "driver": self.key, "classifiers": classifiers, "width": width,
+            "height": height, "device_id": device_id,
+            "name": str(returned.get("deviceName") or self.cfg.device_name or self.automation),
+            "appium": self.connection.describe(),
+        })
+        return self.device
+
+    def stop(self) -> None:
+        self.connection.close(keep_log=self._passed is not True)
+
+    def lost(self, error: BaseException | None = None) -> str | None:
+        return self.connection.lost(error)
 
     # -- the screen ----------------------------------------------------------------------------------
     @property
     def driver(self) -> WebDriver:
-        if self.web is None:
+        web = self.connection.web
+        if web is None:
             raise DriverError(f"driver '{self.key}' is not started")
-        return self.web
+        return web
 
     def capture(self, *, refs: bool = False) -> Hierarchy:
         """Fetch and parse the page source. ``refs`` annotates refs as the snapshot shows them (only
@@ -134,8 +223,6 @@ class AppiumDriver(AppiumSessionDriver[AppiumConfigT]):
                 return node
         return None
 
-    snapshot_details: ClassVar[tuple[str, ...]] = ("bounds", "offscreen", "all")
-
     def snapshot(self, *, detail: frozenset[str] = frozenset()) -> str:
         h = self.capture()
         return build_snapshot(h, detail).text
@@ -163,14 +250,13 @@ class AppiumDriver(AppiumSessionDriver[AppiumConfigT]):
         self.note_action()
 
     def screenshot(self) -> bytes | None:
-        if self.web is None:
-            return None
-        return self.web.get_screenshot_as_png()
+        web = self.connection.web
+        return web.get_screenshot_as_png() if web is not None else None
 
     # -- artifacts -----------------------------------------------------------------------------------
     def step_finished(self, session: Session, step: StepInfo, ok: bool) -> None:
         mode = self.cfg.screenshots
-        if self.web is None or mode == "off" or (mode == "failures" and ok):
+        if self.connection.web is None or mode == "off" or (mode == "failures" and ok):
             return
         png = self.screenshot()
         if not png:
@@ -195,28 +281,6 @@ class AppiumDriver(AppiumSessionDriver[AppiumConfigT]):
             self._save_device_logs(session)
 
     def _save_device_logs(self, session: Session) -> None:
-        """The device's own logs of a failed attempt (``device_logs``), redacted, one file per log type,
-        referenced from an ``AppiumDeviceLog`` entry (the report and JUnit link them)."""
-        web = self.web
-        if web is None or not session.log.enabled or self.lost() is not None:
-            return
-        import json
-        import re
-
-        types = self.cfg.device_logs if self.cfg.device_logs is not None else list(self.default_device_logs)
-        files: dict[str, str] = {}
-        errors: dict[str, str] = {}
-        for log_type in types:
-            try:
-                entries = web.get_log(log_type)
-            except Exception as exc:  # noqa: BLE001 - a driver without this log type
-                errors[log_type] = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else type(exc).__name__
-                continue
-            name = f"device-{re.sub(r'[^A-Za-z0-9_.-]', '_', log_type)}.log"
-            text = "".join(str(session.memory.redact(json.dumps(e, ensure_ascii=False, default=str))) + "\n"
-                           for e in entries or [])
-            session.log.write_file(name, text.encode("utf-8"))
-            files[f"device_log_{log_type}"] = name
-        if files or errors:
-            session.log.write("AppiumDeviceLog", {"evidence": files, "errors": errors})
-
+        """The device's own logs of a failed attempt (``device_logs``, else the driver's default types)."""
+        types = self.cfg.device_logs if self.cfg.device_logs is not None else self.default_device_logs
+        self.connection.save_device_logs(session, types)
