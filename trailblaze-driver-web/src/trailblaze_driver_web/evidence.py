@@ -44,12 +44,13 @@ class WebEvidence:
         self._sent[id(request)] = (time.perf_counter(), entry)
         self.network.append(entry)
 
-    def response(self, response: Any) -> None:
-        sent = self._sent.pop(id(response.request), None)
+    def response(self, response: Any, request: Any = None, status: int | None = None) -> None:
+        """``request`` and ``status``: the response's own, when the caller read them already."""
+        sent = self._sent.pop(id(response.request if request is None else request), None)
         if sent is None:
             return
         started, entry = sent
-        entry["status"] = response.status
+        entry["status"] = response.status if status is None else status
         entry["durationMs"] = round((time.perf_counter() - started) * 1000, 1)
 
     def failed(self, request: Any) -> None:

@@ -104,13 +104,14 @@ class PageEvents:
             self.evidence.failed(request)
 
     def _on_response(self, response: Response) -> None:
-        if self.evidence is not None:
-            self.evidence.response(response)
-        if response.status < 400:
-            return
+        status = response.status  # each property read goes through Playwright's wrappers: read once
         request = response.request
-        entry = {"url": response.url, "method": request.method, "status": response.status,
-                 "failure": f"HTTP {response.status} {response.status_text}".strip(),
+        if self.evidence is not None:
+            self.evidence.response(response, request, status)
+        if status < 400:
+            return
+        entry = {"url": response.url, "method": request.method, "status": status,
+                 "failure": f"HTTP {status} {response.status_text}".strip(),
                  "resourceType": request.resource_type}
         self.failed_requests.append(entry)
         self.log("WebNetworkLog", entry)

@@ -123,7 +123,11 @@ def call_with_callbacks(loop: LoopThread, inv: Invocation, call: Coroutine[Any, 
         wake = asyncio.Event()
         task.add_done_callback(lambda _: wake.set())
         running = asyncio.get_running_loop()
-        inv.on_job = lambda: running.call_soon_threadsafe(wake.set)
+
+        def on_job() -> None:
+            running.call_soon_threadsafe(wake.set)
+
+        inv.on_job = on_job
         state["task"], state["wake"] = task, wake
         await until_job_or_done()
 
