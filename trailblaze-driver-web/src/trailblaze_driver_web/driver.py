@@ -1,37 +1,48 @@
 """``PlaywrightDriver``: one Chromium browser context per session, and the artifacts of a web run.
 
-The driver owns the Playwright connection, the browser (launched here or reached remotely), one
-context and its current page. Tools reach the page through it; it also keeps the last parsed
-snapshot, so an action by ref can be recorded as a selector (see ``recorder``). The class is built in
-three layers, one job each: ``browser_driver.BrowserDriver`` manages the browser, context and page and
-listens to the page's events; ``artifacts.ArtifactDriver`` writes the screenshots, trace, video and
-evidence of a run; ``PlaywrightDriver`` here adds what tools do on the page (URLs, snapshots, waits).
+The driver is made of parts, each built with what it needs and testable alone: ``BrowserSession``
+(``browser_session.py``) holds the Playwright connection, the browser (launched here or reached remotely),
+one context and its current page; ``PageEvents`` (``page_events.py``) listens to what the pages report;
+``Screenshots`` (``artifacts.py``), ``TraceRecorder`` (``trace.py``), ``ScreencastRecorder``
+(``video.py``) and ``WebEvidence`` (``evidence.py``) make what a run leaves in its log directory. The
+driver itself does what tools ask of the page (URLs, snapshots, waits) and tells the parts when a
+session, step or trail starts and ends. Tools reach the page through it; it also keeps the last parsed
+snapshot, so an action by ref can be recorded as a selector (see ``recorder``).
 
 Playwright is imported in ``launch``, never at import time: ``trailblaze --version`` must not pay for it.
 """
 
 from __future__ import annotations
 
+from collections import deque
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urljoin, urlparse
 
-from trailblaze.driver import DriverConfig
-from trailblaze.errors import BadInputError, DriverError, ToolFailure
+from trailblaze.driver import DeviceInfo, Driver, DriverConfig
+from trailblaze.errors import BadInputError, ConfigError, DriverError, ToolFailure
 from trailblaze.untrusted import valid_text
 
-from .artifacts import ArtifactDriver
+from .artifacts import Screenshots
+from .browser_session import BrowserSession
 from .config import WebDriverConfig
+from .connection import quiet_abandoned_calls
+from .evidence import WebEvidence
 from .key import DRIVER_KEY
+from .page_events import PageEvents, SentRequest
 from .snapshot import PageSnapshot, parse
+from .trace import TraceRecorder
+from .video import ScreencastRecorder, find_ffmpeg
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page
+    from playwright.sync_api import Browser, BrowserContext, Locator, Page, Playwright
+    from trailblaze.driver import StepInfo
     from trailblaze.recorder import RecordedStepDraft, RecordOptions
     from trailblaze.selectors import NodeSelector
     from trailblaze.session import Session
 
 
-class PlaywrightDriver(ArtifactDriver):
+class PlaywrightDriver(Driver[WebDriverConfig]):
     """Drives Chromium through Playwright. Headless by default; ``--headed`` shows the window."""
 
     key: ClassVar[str] = DRIVER_KEY
@@ -43,10 +54,160 @@ class PlaywrightDriver(ArtifactDriver):
     default_classifiers: ClassVar[tuple[str, ...]] = ("web",)
 
     def __init__(self, config: WebDriverConfig | None = None) -> None:
-        super().__init__(config)
+        super().__init__(config or WebDriverConfig())
+        self.cfg = self.config
+        self.session: Session | None = None
+        self.browser_session = BrowserSession(self.cfg, self._page_opened)
+        self.evidence = WebEvidence() if self.cfg.evidence != "off" else None
+        """Network and console capture written at the end of the trail (``evidence.py``)."""
+        self.events = PageEvents(dialogs=self.cfg.dialogs, log=self._log, evidence=self.evidence)
+        self.screenshots = Screenshots(lambda: self.page, timeout_ms=self.cfg.timeout_ms)
+        self.trace: TraceRecorder | None = None
+        self.video: ScreencastRecorder | None = None
         self.last_snapshot: PageSnapshot | None = None
         self.requested_detail: frozenset[str] = frozenset()
         """Extra snapshot detail asked for by ``web_requestDetails``, applied to the next snapshot only."""
+
+    # -- lifecycle ---------------------------------------------------------------------------------
+    def start(self, session: Session) -> DeviceInfo:
+        self.session = session
+        quiet_abandoned_calls()
+        try:
+            info = self.launch(title=session.title or session.id)
+        except BaseException:
+            self.stop()
+            raise
+        return info
+
+    def launch(self, *, title: str | None = None) -> DeviceInfo:
+        """Start Playwright, the browser, one context and its page (``start`` without a session: the
+        benchmarks and tests drive a bare browser this way)."""
+        viewport = {"width": self.cfg.viewport.width, "height": self.cfg.viewport.height}
+        options: dict[str, Any] = {"viewport": viewport}
+        if self.cfg.locale:
+            options["locale"] = self.cfg.locale
+        if self.cfg.storage_state:
+            options["storage_state"] = self._storage_state_file(self.cfg.storage_state)
+        context = self.browser_session.open(options)
+        self.events.listen_to_context(context)
+        logs = self.session is not None and self.session.log.enabled
+        if self.cfg.trace != "off" and logs:
+            self.trace = TraceRecorder(context, keep=self.cfg.trace, screenshots=self.cfg.trace_screenshots,
+                                       title=title)
+        if self.cfg.video != "off" and logs:
+            assert self.session is not None
+            self.video = ScreencastRecorder(context, self.session.log_dir / ".video-frames",
+                                            find_ffmpeg(self.cfg.ffmpeg_path))
+        self.browser_session.open_page()
+        version = self.browser_session.version
+        return DeviceInfo(platform="web", driver=self.key, classifiers=list(self.cfg.classifiers),
+                          width=viewport["width"], height=viewport["height"], device_id=f"chromium-{version}",
+                          name=f"Chromium {version}", browser=self.browser_session.description,
+                          headless=self.cfg.headless, remote=self.cfg.remote)
+
+    def _storage_state_file(self, raw: str) -> str:
+        """``storage_state`` as an existing file: relative to the workspace when a session runs, else to
+        the working directory."""
+        root = self.session.workspace.root if self.session is not None else Path.cwd()
+        path = (Path(root) / Path(raw).expanduser()).resolve()
+        if not path.is_file():
+            raise ConfigError(f"drivers.playwright-native.storage_state: {path} does not exist",
+                              hint="save one from a signed-in session: trailblaze tool web_getStorageState "
+                                   "--session NAME > state.json")
+        return str(path)
+
+    def _page_opened(self, page: Page) -> None:
+        self.events.listen_to_page(page)
+        if self.video is not None:
+            self.video.follow(page)
+
+    def stop(self) -> None:
+        video, self.video = self.video, None
+        if video is not None:  # never reached trail_finished (start failed): drop the frames
+            video.finish(None)
+        self.trace = None
+        self.browser_session.close()
+
+    def lost(self, error: BaseException | None = None) -> str | None:
+        return self.browser_session.lost()
+
+    def _log(self, kind: str, payload: dict[str, Any]) -> None:
+        if self.session is not None:
+            self.session.log.write(kind, payload)
+
+    # -- steps and trails --------------------------------------------------------------------------
+    def step_started(self, session: Session, step: StepInfo) -> None:
+        if self.trace is not None:
+            self.trace.step_started(step)
+
+    def step_finished(self, session: Session, step: StepInfo, ok: bool) -> None:
+        if self.trace is not None:
+            self.trace.end_group()
+        self.screenshots.after_step(session.log, step, ok, self.cfg.screenshots)
+
+    def trail_finished(self, session: Session, ok: bool) -> None:
+        if self.trace is not None:
+            self.trace.end_group()
+        if self.evidence is not None:
+            self.evidence.trail_finished(session, ok, self.cfg.evidence)
+        video, self.video = self.video, None
+        if video is not None:
+            video.trail_finished(session, ok, self.cfg.video)
+        trace, self.trace = self.trace, None
+        if trace is not None:
+            trace.finish(session, ok, self.lost())
+
+    # -- the browser, its page and what it reported (held by the parts) ---------------------------
+    @property
+    def page(self) -> Page:
+        return self.browser_session.page
+
+    @property
+    def context(self) -> BrowserContext | None:
+        return self.browser_session.context
+
+    @property
+    def browser(self) -> Browser | None:
+        return self.browser_session.browser
+
+    @property
+    def playwright(self) -> Playwright | None:
+        return self.browser_session.playwright
+
+    @property
+    def browser_description(self) -> str:
+        return self.browser_session.description
+
+    @property
+    def console(self) -> list[dict[str, Any]]:
+        return self.events.console
+
+    @property
+    def failed_requests(self) -> list[dict[str, Any]]:
+        return self.events.failed_requests
+
+    @property
+    def requests(self) -> deque[SentRequest]:
+        """Every request the pages sent, newest last (``web_assertNetworkEvent`` searches them)."""
+        return self.events.requests
+
+    @property
+    def secret_fields(self) -> list[Locator]:
+        return self.screenshots.secret_fields
+
+    def mask_secret(self, locator: Locator) -> None:
+        """Keep ``locator``'s field out of every later screenshot (see ``Screenshots.mask_secret``)."""
+        self.screenshots.mask_secret(locator)
+
+    def screenshot(self) -> bytes | None:
+        return self.screenshots.take()
+
+    def save_screenshot(self, name: str, *, failed: bool = False, step_index: int | None = None,
+                        label: str | None = None) -> str | None:
+        """Store a screenshot next to the logs and log where it is; returns the file name."""
+        if self.session is None:
+            return None
+        return self.screenshots.save(self.session.log, name, failed=failed, step_index=step_index, label=label)
 
     def record_actions(self, options: RecordOptions) -> list[RecordedStepDraft]:
         """``trailblaze record``: see ``recorder``."""

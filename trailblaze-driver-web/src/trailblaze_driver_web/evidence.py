@@ -18,7 +18,10 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from trailblaze.session import Session
 
 NETWORK_FILE = "network.ndjson"
 CONSOLE_FILE = "console.ndjson"
@@ -27,22 +30,27 @@ MAX_ENTRIES = 5000
 
 @dataclass
 class WebEvidence:
+    """Entries hold their time as ``time.time()`` until they are written: formatting a timestamp on
+    every request and message would cost the step loop for files most passing runs never write."""
+
     network: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=MAX_ENTRIES))
     console: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=MAX_ENTRIES))
     _sent: dict[int, tuple[float, dict[str, Any]]] = field(default_factory=dict)
 
-    def request(self, request: Any) -> None:
-        entry = {"ts": _now(), "method": request.method, "url": request.url,
-                 "resourceType": request.resource_type}
+    def request(self, request: Any, method: str | None = None, url: str | None = None) -> None:
+        """``method`` and ``url``: the request's own, when the caller read them already."""
+        entry = {"ts": time.time(), "method": request.method if method is None else method,
+                 "url": request.url if url is None else url, "resourceType": request.resource_type}
         self._sent[id(request)] = (time.perf_counter(), entry)
         self.network.append(entry)
 
-    def response(self, response: Any) -> None:
-        sent = self._sent.pop(id(response.request), None)
+    def response(self, response: Any, request: Any = None, status: int | None = None) -> None:
+        """``request`` and ``status``: the response's own, when the caller read them already."""
+        sent = self._sent.pop(id(response.request if request is None else request), None)
         if sent is None:
             return
         started, entry = sent
-        entry["status"] = response.status
+        entry["status"] = response.status if status is None else status
         entry["durationMs"] = round((time.perf_counter() - started) * 1000, 1)
 
     def failed(self, request: Any) -> None:
@@ -54,7 +62,7 @@ class WebEvidence:
         entry["durationMs"] = round((time.perf_counter() - started) * 1000, 1)
 
     def message(self, kind: str, text: str, url: Any = None, location: Any = None) -> None:
-        self.console.append({"ts": _now(), "type": kind, "text": text, "url": url, "location": location})
+        self.console.append({"ts": time.time(), "type": kind, "text": text, "url": url, "location": location})
 
     def write(self, log_dir: Path, redact: Callable[[str], str]) -> dict[str, str]:
         """Write both files (redacted) and return ``{"network_log": path, "console_log": path}``."""
@@ -62,7 +70,8 @@ class WebEvidence:
         out = {}
         for key, name, entries in (("network_log", NETWORK_FILE, self.network),
                                    ("console_log", CONSOLE_FILE, self.console)):
-            text = "".join(redact(json.dumps(e, ensure_ascii=False, default=str)) + "\n" for e in entries)
+            text = "".join(redact(json.dumps({**e, "ts": _iso(e["ts"])}, ensure_ascii=False, default=str)) + "\n"
+                           for e in entries)
             path = log_dir / name
             tmp = path.with_name(f".{name}.tmp")
             tmp.write_text(text, encoding="utf-8")
@@ -77,5 +86,18 @@ class WebEvidence:
                 "consoleErrors": sum(1 for e in self.console if e["type"] in ("error", "pageerror"))}
 
 
-def _now() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + f".{int(time.time() * 1000) % 1000:03d}Z"
+    def trail_finished(self, session: Session, ok: bool, keep: str) -> None:
+        """Write the files when ``keep`` (the ``evidence`` setting) asks for them after this outcome, and
+        log where they are; a disk that refuses them is logged, the run's verdict stands."""
+        if not session.log.enabled or (keep == "retain-on-failure" and ok):
+            return
+        try:
+            files = self.write(session.log_dir, lambda text: str(session.memory.redact(text)))
+        except OSError as exc:
+            session.log.write("WebArtifactLog", {"error": f"the network and console logs could not be written: {exc}"})
+            return
+        session.log.write("WebEvidenceLog", {"evidence": files, **self.summary()})
+
+
+def _iso(stamp: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(stamp)) + f".{int(stamp * 1000) % 1000:03d}Z"

@@ -19,9 +19,12 @@ import shutil
 import subprocess
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trailblaze.errors import DriverError
+
+if TYPE_CHECKING:
+    from trailblaze.session import Session
 
 VIDEO_FILE = "video.webm"
 MAX_FRAMES = 20_000
@@ -94,6 +97,18 @@ class ScreencastRecorder:
             return self._encode(out, end)
         finally:
             shutil.rmtree(self.frames_dir, ignore_errors=True)
+
+    def trail_finished(self, session: Session, ok: bool, keep: str) -> None:
+        """Stop; encode into the log directory when ``keep`` (the ``video`` setting) asks for the video
+        after this outcome, and log it. An ffmpeg that fails is logged: the run's verdict stands."""
+        kept = keep == "on" or (keep == "retain-on-failure" and not ok)
+        try:
+            path = self.finish(session.log_dir / VIDEO_FILE if kept else None)
+        except Exception as exc:  # noqa: BLE001
+            session.log.write("WebArtifactLog", {"error": f"the video could not be encoded: {exc}"})
+            return
+        if path is not None:
+            session.log.write("WebEvidenceLog", {"evidence": {"video": VIDEO_FILE}})
 
     def _encode(self, out: Path, end: float) -> Path:
         lines = ["ffconcat version 1.0"]

@@ -21,18 +21,18 @@ meanwhile): drivers such as Playwright's answer only on the thread that opened t
 
 from __future__ import annotations
 
+import asyncio
 import base64
-import concurrent.futures
 import ipaddress
 import json
 import os
 import queue
 import secrets
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from trailblaze.context import ToolContext
 from trailblaze.errors import TrailblazeError
@@ -42,6 +42,10 @@ from .spawn import callback_timeout_ms
 
 if TYPE_CHECKING:
     from trailblaze.session import Session
+
+    from .loop import LoopThread
+
+T = TypeVar("T")
 
 CALLBACK_PATH = "/scripting/callback"
 MAX_BODY_BYTES = 1024 * 1024
@@ -89,29 +93,82 @@ class Invocation:
     allow_host: frozenset[str] = frozenset()
     lock: threading.Lock = field(default_factory=threading.Lock)
     callbacks: int = 0
-    jobs: queue.SimpleQueue[Callable[[], None] | None] = field(default_factory=queue.SimpleQueue, repr=False)
-    """Callbacks waiting to run on the thread that made the call (see ``run_callbacks_until``)."""
+    jobs: queue.SimpleQueue[Callable[[], None]] = field(default_factory=queue.SimpleQueue, repr=False)
+    """Callbacks waiting to run on the thread that made the call (see ``call_with_callbacks``)."""
     ended: bool = False
+    on_job: Callable[[], None] | None = field(default=None, repr=False)
+    """Wakes the thread that made the call when a callback is queued (set while the call runs)."""
+
+    def post(self, job: Callable[[], None]) -> None:
+        """Queue ``job`` for the calling thread and wake it."""
+        self.jobs.put(job)
+        wake = self.on_job
+        if wake is not None:
+            try:
+                wake()
+            except RuntimeError:  # the loop closed meanwhile: the call is over, ``ended`` refuses the rest
+                pass
 
 
-def run_callbacks_until(inv: Invocation, future: concurrent.futures.Future[Any]) -> None:
-    """Run ``inv``'s callbacks on this thread — the one that called the tool, which owns the driver (a
-    Playwright page answers only on the thread that opened it) — until ``future`` is done."""
-    future.add_done_callback(lambda _: inv.jobs.put(None))
+def call_with_callbacks(loop: LoopThread, inv: Invocation, call: Coroutine[Any, Any, T]) -> T:
+    """Run the tool call ``call`` on the session's loop, driven from this thread (``LoopThread.run``: no
+    thread hop per call), and ``inv``'s callbacks on this thread too — the one that called the tool, which
+    owns the driver (a Playwright page answers only on the thread that opened it). A callback ends the
+    current drive; it runs here, outside the loop (it may call tools of the same loop), and the drive
+    resumes until the call is done. Exceptions of the call propagate; an interrupted call is cancelled."""
+    state: dict[str, Any] = {}
+
+    async def begin() -> None:
+        task = asyncio.ensure_future(call)
+        wake = asyncio.Event()
+        task.add_done_callback(lambda _: wake.set())
+        running = asyncio.get_running_loop()
+
+        def on_job() -> None:
+            running.call_soon_threadsafe(wake.set)
+
+        inv.on_job = on_job
+        state["task"], state["wake"] = task, wake
+        await until_job_or_done()
+
+    async def until_job_or_done() -> None:
+        task, wake = state["task"], state["wake"]
+        while True:
+            wake.clear()
+            if task.done() or not inv.jobs.empty():
+                return
+            await wake.wait()
+
+    try:
+        loop.run(begin())
+        while True:
+            _run_jobs(inv)
+            if state["task"].done():
+                break
+            loop.run(until_job_or_done())
+    except BaseException:
+        task = state.get("task")
+        if task is None:
+            call.close()  # never scheduled (the loop stopped): no "coroutine was never awaited" warning
+        elif not task.done():
+            loop.loop.call_soon_threadsafe(task.cancel)
+        raise
+    finally:
+        inv.on_job = None
+        with inv.lock:
+            inv.ended = True
+    _run_jobs(inv)  # a callback queued while the call was finishing: run it rather than leave it waiting
+    result: T = state["task"].result()
+    return result
+
+
+def _run_jobs(inv: Invocation) -> None:
     while True:
-        job = inv.jobs.get()
-        if job is None:
-            break
-        job()
-    with inv.lock:
-        inv.ended = True
-    while True:  # a callback queued while the call was finishing: run it rather than leave it waiting
         try:
             job = inv.jobs.get_nowait()
         except queue.Empty:
             return
-        if job is not None:
-            job()
+        job()
 
 
 def unknown_invocation() -> dict[str, Any]:
@@ -268,7 +325,7 @@ class CallbackHub:
             ended = inv.ended
         if ended:
             return error_body("callback refused: the tool call it belongs to has already returned")
-        inv.jobs.put(run)
+        inv.post(run)
         timeout = callback_timeout_ms() / 1000
         if not done.wait(timeout):
             return error_body(f"callback '{name}' timed out after {timeout:g}s")

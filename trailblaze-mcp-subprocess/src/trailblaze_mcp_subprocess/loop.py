@@ -18,7 +18,6 @@ the thread that forked them — is pinned there.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import signal
 import threading
 import time
@@ -134,14 +133,6 @@ class LoopThread:
                     previous(signum, frame)
                 if interrupted and task.cancelled():
                     raise KeyboardInterrupt  # the call was cut short and the handler raised nothing itself
-
-    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
-        """Run ``coro`` on the loop's own thread without waiting (the caller has other work meanwhile)."""
-        with self._cond:
-            if self._driver is None:
-                self._wake = True
-            self._cond.notify_all()
-        return asyncio.run_coroutine_threadsafe(coro, self.loop)
 
     def _hand_over(self, coro: Coroutine[Any, Any, T], *, pinned: bool) -> T:
         with self._cond:

@@ -110,11 +110,9 @@ class SessionServers:
             meta = {META_KEY: template.meta(invocation_id=inv.id, memory=memory, callback_token=inv.token),
                     INVOCATION_META_KEY: inv.id}
             wire_args = {**args, CONTEXT_ARG: template.legacy(memory)}
-            future = self.loop.submit(rs.conn.call_tool(definition.name, wire_args, meta=meta,
-                                                        timeout=rs.spec.call_seconds()))
             try:
-                callbacks.run_callbacks_until(inv, future)  # on this thread, which owns the driver
-                outcome = future.result()
+                outcome = callbacks.call_with_callbacks(self.loop, inv, rs.conn.call_tool(
+                    definition.name, wire_args, meta=meta, timeout=rs.spec.call_seconds()))
             except ConnectionLost as exc:
                 if proc is None:
                     raise ServerCrashed(f"lost the connection to {rs.label} during tools/call "
@@ -126,9 +124,6 @@ class SessionServers:
             except ProtocolError as exc:
                 code = f" (JSON-RPC {exc.code})" if exc.code is not None else ""
                 return ToolResult(False, f"{rs.label} rejected tools/call '{definition.name}': {exc}{code}")
-            except BaseException:
-                future.cancel()  # interrupted (Ctrl-C): the call must not keep running
-                raise
         finally:
             self._hub.close(inv)
         return self._map(definition, outcome)

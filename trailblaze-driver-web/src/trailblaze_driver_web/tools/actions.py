@@ -101,7 +101,6 @@ class WebType(TargetedTool):
         holds_secret = any(secret and secret in self.text for secret in secrets)
 
         def type_into(loc: Locator) -> None:
-            refuse_file_input(loc, self.name)
             self._type(loc)
             if holds_secret:  # typed through a {{secret}} token: keep the field out of screenshots
                 driver_for(ctx).mask_secret(loc)
@@ -109,17 +108,42 @@ class WebType(TargetedTool):
         return act(ctx, self, "type into", type_into, done=f"Typed {len(self.text)} characters into")
 
     def _type(self, loc: Locator) -> None:
+        """The file-input check costs three round trips to the browser (resolve, evaluate, release), so
+        ``fill`` - which Playwright refuses at once on a file input - asks only after it failed."""
         if self.clearFirst:
-            loc.fill(self.text)
+            from playwright.sync_api import Error as PlaywrightError
+            from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+            try:
+                loc.fill(self.text)
+            except PlaywrightTimeoutError:
+                raise  # no element to fill (a file input is refused at once, never after a wait)
+            except PlaywrightError:
+                refuse_file_input(loc, self.name, timeout_ms=FILE_INPUT_CHECK_MS)
+                raise
         else:
+            refuse_file_input(loc, self.name)
             loc.focus()
             loc.press("End")
             loc.press_sequentially(self.text)
 
 
-def refuse_file_input(loc: Locator, tool: str) -> None:
-    """A file input cannot take typed text; Playwright's own refusal reads like a timeout."""
-    if loc.evaluate("el => el instanceof HTMLInputElement && el.type === 'file'"):
+FILE_INPUT_CHECK_MS = 1000
+
+
+def refuse_file_input(loc: Locator, tool: str, *, timeout_ms: float | None = None) -> None:
+    """A file input cannot take typed text; Playwright's own refusal reads like a timeout. With
+    ``timeout_ms``, an element that cannot be asked in time is taken for no file input."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    script = "el => el instanceof HTMLInputElement && el.type === 'file'"
+    try:
+        is_file = loc.evaluate(script, timeout=timeout_ms) if timeout_ms is not None else loc.evaluate(script)
+    except PlaywrightError:
+        if timeout_ms is None:
+            raise
+        return
+    if is_file:
         raise ToolFailure(f"{tool}: the element is a file input (<input type=file>), which takes files, not "
                           "typed text: use web_uploadFile with the file's path")
 

@@ -1,0 +1,134 @@
+"""What the pages of a web session report: console messages, page errors, requests, failed requests and
+dialogs.
+
+``PageEvents`` listens to a context's requests and to each page the driver adopts (once per page: a page
+adopted again, the current one after a popup closed, gets no second set of listeners), keeps what tools
+search (``web_assertNetworkEvent`` reads ``requests``), logs console messages, failed requests and
+dialogs, answers dialogs as configured, and feeds the network and console evidence when it is captured.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from trailblaze.untrusted import valid_text
+
+from .evidence import WebEvidence
+
+if TYPE_CHECKING:
+    from playwright.sync_api import BrowserContext, ConsoleMessage, Dialog, Page, Request, Response
+
+MAX_CAPTURED_REQUESTS = 5000
+MAX_CAPTURED_BODY = 64 * 1024
+
+LogWriter = Callable[[str, dict[str, Any]], None]
+"""Writes one event of the session's log (kind, payload); the driver's, which knows whether a session runs."""
+
+
+@dataclass(frozen=True)
+class SentRequest:
+    """A request a page sent: what ``web_assertNetworkEvent`` looks for event names in."""
+
+    method: str
+    url: str
+    body: str
+
+    def mentions(self, needle_lower: str) -> bool:
+        return needle_lower in self.url.lower() or needle_lower in self.body.lower()
+
+
+class PageEvents:
+    """Listens to a context and its pages; ``dialogs`` is the web driver's ``dialogs`` setting."""
+
+    def __init__(self, *, dialogs: str, log: LogWriter, evidence: WebEvidence | None) -> None:
+        self.dialogs = dialogs
+        self.log = log
+        self.evidence = evidence
+        self.console: list[dict[str, Any]] = []
+        self.failed_requests: list[dict[str, Any]] = []
+        self.requests: deque[SentRequest] = deque(maxlen=MAX_CAPTURED_REQUESTS)
+        """Every request the pages sent, newest last (``web_assertNetworkEvent`` searches them)."""
+        self._pages: weakref.WeakSet[Page] = weakref.WeakSet()
+
+    def listen_to_context(self, context: BrowserContext) -> None:
+        context.on("request", self._on_request)
+
+    def listen_to_page(self, page: Page) -> None:
+        """Listen to ``page``'s events, once: Playwright's ``page`` event and the driver's own adoption of
+        the page it opened both arrive here, and two listeners would log every message twice."""
+        if page in self._pages:
+            return
+        self._pages.add(page)
+        page.on("console", self._on_console)
+        page.on("pageerror", self._on_page_error)
+        page.on("requestfailed", self._on_request_failed)
+        page.on("response", self._on_response)
+        page.on("dialog", self._on_dialog)
+
+    def _on_console(self, msg: ConsoleMessage) -> None:
+        text = msg.text
+        entry = {"type": msg.type, "text": valid_text(text), "location": msg.location, "url": _safe_url(msg.page)}
+        self.console.append(entry)
+        if self.evidence is not None:
+            self.evidence.message(msg.type, text, entry["url"], msg.location)
+        self.log("WebConsoleLog", entry)
+
+    def _on_page_error(self, error: Any) -> None:
+        text = str(error)
+        entry = {"type": "pageerror", "text": valid_text(text)}
+        self.console.append(entry)
+        if self.evidence is not None:
+            self.evidence.message("pageerror", text)
+        self.log("WebConsoleLog", entry)
+
+    def _on_request(self, request: Request) -> None:
+        try:
+            body = request.post_data or ""
+        except Exception:  # noqa: BLE001 - a binary body that is not text
+            body = ""
+        method, url = request.method, request.url
+        self.requests.append(SentRequest(method, url, body[:MAX_CAPTURED_BODY]))
+        if self.evidence is not None:
+            self.evidence.request(request, method, url)
+
+    def _on_request_failed(self, request: Request) -> None:
+        entry = {"url": request.url, "method": request.method, "failure": request.failure,
+                 "resourceType": request.resource_type}
+        self.failed_requests.append(entry)
+        self.log("WebNetworkLog", entry)
+        if self.evidence is not None:
+            self.evidence.failed(request)
+
+    def _on_response(self, response: Response) -> None:
+        status = response.status  # each property read goes through Playwright's wrappers: read once
+        request = response.request
+        if self.evidence is not None:
+            self.evidence.response(response, request, status)
+        if status < 400:
+            return
+        entry = {"url": response.url, "method": request.method, "status": status,
+                 "failure": f"HTTP {status} {response.status_text}".strip(),
+                 "resourceType": request.resource_type}
+        self.failed_requests.append(entry)
+        self.log("WebNetworkLog", entry)
+
+    def _on_dialog(self, dialog: Dialog) -> None:
+        self.log("WebDialogLog", {"type": dialog.type, "message": dialog.message, "action": self.dialogs})
+        try:
+            if self.dialogs == "accept":
+                dialog.accept()
+            else:
+                dialog.dismiss()
+        except Exception:  # noqa: BLE001 - the page may have navigated away
+            pass
+
+
+def _safe_url(page: Page | None) -> str | None:
+    try:
+        return page.url if page is not None else None
+    except Exception:  # noqa: BLE001
+        return None
