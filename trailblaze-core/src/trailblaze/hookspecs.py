@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from .driver import DriverRegistry
     from .files import OutputWriteError
     from .output_request import OutputRequest
-    from .plugin_queries import PluginQueries
+    from .host.info import PluginQueries
     from .run_results import RunResult
     from .session import Session, SessionOutcome
     from .targets import TargetInfo

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from typing import Any
 
-from ..errors import BadInputError, DuplicateToolError
+from ..errors import BadInputError, DuplicateToolError, PluginToolError
 from .base import ClassToolDefinition, Contributions, Tool, ToolDefinition, ToolSource
 
 WIRE_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -46,7 +46,8 @@ class ToolRegistry(Contributions):
             definition = replace(definition, source=self._current_source)
         name = definition.name
         if not WIRE_NAME.match(name):
-            raise BadInputError(
+            error = PluginToolError if _from_plugin_code(definition.source) else BadInputError
+            raise error(
                 f"tool name '{name}' from {definition.source} is not a valid tool name: it must match "
                 f"{WIRE_NAME.pattern} (letters, digits, '_' and '-', at most 64 characters)")
         if not CONVENTION_NAME.match(name):
@@ -55,9 +56,13 @@ class ToolRegistry(Contributions):
             self.warnings.append(msg)
         existing = self._tools.get(name)
         if existing is not None:
+            message = f"tool '{name}' is registered twice: by {existing.source} and by {definition.source}"
+            if _from_plugin_code(existing.source) and _from_plugin_code(definition.source):
+                # Two plugins' own code: no input of the user's is wrong, the installed set is.
+                raise PluginToolError(message, hint="disable one plugin with TRAILBLAZE_DISABLE_PLUGINS="
+                                      f"{definition.source.plugin}")
             raise DuplicateToolError(
-                f"tool '{name}' is registered twice: by {existing.source} and by {definition.source}",
-                hint="rename one of them, or disable one plugin with TRAILBLAZE_DISABLE_PLUGINS")
+                message, hint="rename one of them, or disable one plugin with TRAILBLAZE_DISABLE_PLUGINS")
         self._tools[name] = definition
         return definition
 
@@ -99,11 +104,28 @@ class ToolRegistry(Contributions):
         """Tools that can run on this driver/platform, in name order."""
         return [d for n, d in sorted(self._tools.items()) if d.supports(driver=driver, platform=platform)]
 
+    def unbuildable(self) -> list[tuple[ToolDefinition, PluginToolError]]:
+        """Every definition whose parameter model cannot be built, with the error naming tool, plugin and
+        field. Models build on first use (``defer_build``); ``check`` and ``plugins`` build them all, so a
+        broken tool is reported before a run reaches it."""
+        found: list[tuple[ToolDefinition, PluginToolError]] = []
+        for definition in self._tools.values():
+            try:
+                definition.parameters()
+            except PluginToolError as exc:
+                found.append((definition, exc))
+        return found
+
     def copy(self) -> "ToolRegistry":
         clone = ToolRegistry()
         clone._tools = dict(self._tools)
         clone.warnings = list(self.warnings)
         return clone
+
+
+def _from_plugin_code(source: ToolSource) -> bool:
+    """A tool a plugin's own code registered (not a file or an MCP server the workspace declares)."""
+    return source.plugin is not None and source.file is None and source.server is None
 
 
 __all__ = [
