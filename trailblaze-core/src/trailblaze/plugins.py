@@ -131,8 +131,8 @@ class PluginHost:
         ledger = self._crediting("trailblaze_register_tools", registry, isolate=True)
         self._call(ledger, registry=registry, config=workspace, host=self)
         for info, error in ledger.errors:
-            if isinstance(error, PluginToolError):  # a tool name the plugin itself got wrong
-                info.fail(f"error: {error.message}", error.message)
+            if isinstance(error, PluginToolError):  # a tool name a plugin's own code got wrong
+                self._tool_failed(error.plugin or info.name, error)
         for definition, error in registry.unbuildable():
             self._tool_failed(definition.source.plugin, error)
 

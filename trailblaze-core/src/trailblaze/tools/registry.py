@@ -46,23 +46,26 @@ class ToolRegistry(Contributions):
             definition = replace(definition, source=self._current_source)
         name = definition.name
         if not WIRE_NAME.match(name):
-            error = PluginToolError if _from_plugin_code(definition.source) else BadInputError
-            raise error(
-                f"tool name '{name}' from {definition.source} is not a valid tool name: it must match "
-                f"{WIRE_NAME.pattern} (letters, digits, '_' and '-', at most 64 characters)")
+            message = (f"tool name '{name}' from {definition.source} is not a valid tool name: it must match "
+                       f"{WIRE_NAME.pattern} (letters, digits, '_' and '-', at most 64 characters)")
+            if not _from_plugin_code(definition.source):
+                raise BadInputError(message)
+            raise _plugins_fault(message, definition.source)
         if not CONVENTION_NAME.match(name):
             msg = (f"tool name '{name}' from {definition.source} does not follow the naming convention "
                    "verbNoun / platform_verbNoun (lowerCamelCase segments joined by '_')")
             self.warnings.append(msg)
         existing = self._tools.get(name)
         if existing is not None:
-            message = f"tool '{name}' is registered twice: by {existing.source} and by {definition.source}"
             if _from_plugin_code(existing.source) and _from_plugin_code(definition.source):
-                # Two plugins' own code: no input of the user's is wrong, the installed set is.
-                raise PluginToolError(message, hint="disable one plugin with TRAILBLAZE_DISABLE_PLUGINS="
-                                      f"{definition.source.plugin}")
+                # Two plugins' own code: no input of the user's is wrong, the installed set is. The core's
+                # built-ins register first and are not to blame; else the later plugin is.
+                blamed, other = ((existing.source, definition.source) if definition.source.distribution == _CORE
+                                 and existing.source.distribution != _CORE else (definition.source, existing.source))
+                raise _plugins_fault(f"tool '{name}' of {blamed} is taken: {other} registered it first", blamed)
             raise DuplicateToolError(
-                message, hint="rename one of them, or disable one plugin with TRAILBLAZE_DISABLE_PLUGINS")
+                f"tool '{name}' is registered twice: by {existing.source} and by {definition.source}",
+                hint="rename one of them, or disable one plugin with TRAILBLAZE_DISABLE_PLUGINS")
         self._tools[name] = definition
         return definition
 
@@ -121,6 +124,16 @@ class ToolRegistry(Contributions):
         clone._tools = dict(self._tools)
         clone.warnings = list(self.warnings)
         return clone
+
+
+_CORE = "trailblaze"
+"""The core's distribution: its built-in plugins' tools are never the ones to blame for a clash."""
+
+
+def _plugins_fault(message: str, source: ToolSource) -> PluginToolError:
+    error = PluginToolError(message, hint=f"fix or disable the plugin with TRAILBLAZE_DISABLE_PLUGINS={source.plugin}")
+    error.plugin = source.plugin
+    return error
 
 
 def _from_plugin_code(source: ToolSource) -> bool:
