@@ -108,11 +108,14 @@ class ToolRegistry(Contributions):
         return [d for n, d in sorted(self._tools.items()) if d.supports(driver=driver, platform=platform)]
 
     def unbuildable(self) -> list[tuple[ToolDefinition, PluginToolError]]:
-        """Every definition whose parameter model cannot be built, with the error naming tool, plugin and
-        field. Models build on first use (``defer_build``); ``check`` and ``plugins`` build them all, so a
-        broken tool is reported before a run reaches it."""
+        """Every class tool whose model cannot be built, with the error naming tool, plugin and field.
+        Class tools' models build on first use (``defer_build``); ``check`` and ``plugins`` build them
+        all, so a broken tool is reported before a run reaches it. (The other kinds' parameters are
+        JSON Schemas their plugins validated when they read them.)"""
         found: list[tuple[ToolDefinition, PluginToolError]] = []
         for definition in self._tools.values():
+            if not isinstance(definition, ClassToolDefinition):
+                continue
             try:
                 definition.parameters()
             except PluginToolError as exc:
