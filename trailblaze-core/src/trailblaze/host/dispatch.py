@@ -31,6 +31,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
+from pluggy import HookimplOpts
+
 from ..errors import PluginHookError, TrailblazeError
 from .info import PluginInfo
 
@@ -193,7 +195,7 @@ class GuardedPlugin:
 
 
 def guarded_plugin(plugin: object, info: PluginInfo,
-                   hookimpl_opts: Callable[[object, str], dict[str, Any] | None]) -> GuardedPlugin:
+                   hookimpl_opts: Callable[[object, str], HookimplOpts | None]) -> GuardedPlugin:
     """``plugin``'s hook implementations (found as pluggy finds them, ``hookimpl_opts`` being
     ``pm.parse_hookimpl_opts``) set on a ``GuardedPlugin`` under the same attribute names."""
     proxy = GuardedPlugin(plugin)

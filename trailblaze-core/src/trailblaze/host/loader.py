@@ -174,7 +174,7 @@ class PluginLoader:
         like a hook but not marked ``@hookimpl`` (so pluggy never calls it) is a warning."""
         for attr in dir(obj):
             opts = self.pm.parse_hookimpl_opts(obj, attr)
-            hook = (opts or {}).get("specname") or attr
+            hook = (opts.get("specname") if opts is not None else None) or attr
             known = hook in HOOK_NAMES
             if opts is not None and not known:
                 raise pluggy.PluginValidationError(

@@ -151,6 +151,8 @@ def _unbuildable_field(tool_class: type[Tool], exc: PydanticUserError) -> str:
     from pydantic import TypeAdapter
 
     for name, info in tool_class.model_fields.items():
+        if info.annotation is None:
+            continue
         try:
             TypeAdapter(info.annotation)
         except PydanticUserError as field_exc:
