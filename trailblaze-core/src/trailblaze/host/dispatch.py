@@ -38,6 +38,14 @@ from .info import PluginInfo
 
 UNGUARDED_HOOKS = frozenset({"trailblaze_execute_tool"})
 
+LEDGERED_HOOKS = frozenset({
+    "trailblaze_register_tools", "trailblaze_register_drivers", "trailblaze_register_llm_providers",
+    "trailblaze_trailmap_dirs", "trailblaze_config_sections", "trailblaze_session_started",
+    "trailblaze_session_finished", "trailblaze_register_commands",
+})
+"""The hooks the host calls with a ``Ledger``. Only their guards look for one: the others (the contract
+hooks every decoded, described, encoded or executed call passes) keep the guard they always had."""
+
 _OPEN: ContextVar[Ledger | None] = ContextVar("trailblaze_hook_ledger", default=None)
 
 
@@ -56,6 +64,10 @@ class Ledger:
     leave: Callable[[PluginInfo], None] | None = None
     results: list[tuple[PluginInfo, Any]] = field(default_factory=list)
     errors: list[tuple[PluginInfo, TrailblazeError]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.hook not in LEDGERED_HOOKS:
+            raise ValueError(f"{self.hook} is not in dispatch.LEDGERED_HOOKS: its guards would not see the ledger")
 
     @contextmanager
     def open(self) -> Iterator[Ledger]:
@@ -106,15 +118,26 @@ def plugin_failed(info: PluginInfo, hook: str, exc: BaseException) -> PluginHook
 
 def guard(info: PluginInfo, hook: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     """``fn`` (a plain implementation) failing as ``info``'s failure, noted in the hook's ledger."""
-    @functools.wraps(fn)
-    def guarded(*args: Any, **kwargs: Any) -> Any:
-        ledger = _ledger_for(hook)
-        if ledger is None:
+    if hook not in LEDGERED_HOOKS:
+        @functools.wraps(fn)
+        def guarded(*args: Any, **kwargs: Any) -> Any:
             try:
                 return fn(*args, **kwargs)
             except TrailblazeError:
                 raise
             except Exception as exc:  # noqa: BLE001 - whatever a plugin raises is reported as its own
+                raise plugin_failed(info, hook, exc) from exc
+        return guarded
+
+    @functools.wraps(fn)
+    def ledgered(*args: Any, **kwargs: Any) -> Any:
+        ledger = _ledger_for(hook)
+        if ledger is None:  # called past the host's facade (``pm.hook`` directly)
+            try:
+                return fn(*args, **kwargs)
+            except TrailblazeError:
+                raise
+            except Exception as exc:  # noqa: BLE001
                 raise plugin_failed(info, hook, exc) from exc
         try:
             result = ledger._turn(info, lambda: fn(*args, **kwargs))
@@ -124,7 +147,7 @@ def guard(info: PluginInfo, hook: str, fn: Callable[..., Any]) -> Callable[..., 
         if result is not None:
             ledger.results.append((info, result))
         return result
-    return guarded
+    return ledgered
 
 
 def guard_wrapper(info: PluginInfo, hook: str, fn: Callable[..., Any], *,
@@ -132,6 +155,9 @@ def guard_wrapper(info: PluginInfo, hook: str, fn: Callable[..., Any], *,
     """A wrapper's generator (``wrapper=True``, or ``hookwrapper=True`` when ``old_style``), relayed
     step by step: each step is the plugin's turn in the ledger, and an exception the wrapper raises
     itself is told apart from the inner call's exception that pluggy throws into it."""
+    if hook not in LEDGERED_HOOKS:
+        return _guard_plain_wrapper(info, hook, fn)
+
     @functools.wraps(fn)
     def guarded(*args: Any, **kwargs: Any) -> Generator[Any, Any, Any]:
         ledger = _ledger_for(hook)
@@ -175,6 +201,36 @@ def guard_wrapper(info: PluginInfo, hook: str, fn: Callable[..., Any], *,
     return guarded
 
 
+def _guard_plain_wrapper(info: PluginInfo, hook: str,
+                         fn: Callable[..., Any]) -> Callable[..., Generator[Any, Any, Any]]:
+    """``guard_wrapper`` for a hook called without a ledger (``trailblaze_execute_tool`` wrappers run on
+    every tool call): the generator relayed as it is, no turn to note."""
+    @functools.wraps(fn)
+    def guarded(*args: Any, **kwargs: Any) -> Generator[Any, Any, Any]:
+        thrown: BaseException | None = None
+        try:
+            gen = fn(*args, **kwargs)
+            value = next(gen)
+            while True:
+                try:
+                    sent = yield value
+                except BaseException as exc:  # the inner call's error, handed on as is
+                    thrown = exc
+                    value = gen.throw(exc)
+                else:
+                    thrown = None
+                    value = gen.send(sent)
+        except StopIteration as stop:
+            return stop.value
+        except TrailblazeError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - whatever a plugin raises is reported as its own
+            if exc is thrown:
+                raise
+            raise plugin_failed(info, hook, exc) from exc
+    return guarded
+
+
 def _credit_added(ledger: Ledger, info: PluginInfo, before: Any, after: Any) -> None:
     """A wrapper that returns a result list with items of its own is credited with those."""
     if after is before or not isinstance(after, list):
@@ -213,4 +269,4 @@ def guarded_plugin(plugin: object, info: PluginInfo,
     return proxy
 
 
-__all__ = ["UNGUARDED_HOOKS", "GuardedPlugin", "Ledger", "guarded_plugin", "plugin_failed"]
+__all__ = ["LEDGERED_HOOKS", "UNGUARDED_HOOKS", "GuardedPlugin", "Ledger", "guarded_plugin", "plugin_failed"]
