@@ -15,8 +15,8 @@
 3. The contract layer in order, bottom first: ``trailblaze.contract`` < ``trailblaze.context`` < the tool
    model < ``trailblaze.session`` < ``trailblaze.driver`` < the plugin host; nothing reaches a layer above it.
 4. Pairs that once ran both ways stay one way: what both sides used stands below both (``LAYER_PAIRS``).
-5. The host loads the core's own plugins by name (``plugin_loading.DEFAULT_PLUGINS``), which no import
-   statement shows: drawn as arrows from ``trailblaze.plugin_loading`` they close no circle, and the one
+5. The host loads the core's own plugins by name (``host.loader.DEFAULT_PLUGINS``), which no import
+   statement shows: drawn as arrows from ``trailblaze.host.loader`` they close no circle, and the one
    that reaches above the runner, ``trailblaze.builtin.outputs`` (the report writers, reached through
    ``trailblaze_write_run_outputs``), is named here, so no other arrow can hide behind a string.
 """
@@ -79,7 +79,7 @@ def test_the_contract_names_no_host() -> None:
     # hookspecs.py is what the host is built from: naming PluginHost (even for typing) would close a
     # circle; a plugin that asks the others something gets the PluginQueries protocol instead.
     assert not {m for m in _imports_of("trailblaze.hookspecs") if m.startswith("trailblaze.plugins")}
-    assert not {m for m in _imports_of("trailblaze.plugin_queries")
+    assert not {m for m in _imports_of("trailblaze.host.info")
                 if m.startswith(("trailblaze.plugins", "trailblaze.hookspecs"))}
 
 
@@ -246,18 +246,18 @@ OUTPUTS_PLUGIN = "trailblaze.builtin.outputs"
 
 
 def default_plugins() -> list[str]:
-    """``DEFAULT_PLUGINS`` as written in ``plugin_loading.py`` (read with ``ast``, like the imports)."""
-    tree = ast.parse((PACKAGE / "plugin_loading.py").read_text(encoding="utf-8"))
+    """``DEFAULT_PLUGINS`` as written in ``host/loader.py`` (read with ``ast``, like the imports)."""
+    tree = ast.parse((PACKAGE / "host" / "loader.py").read_text(encoding="utf-8"))
     for node in ast.walk(tree):
         if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) \
                 and node.target.id == "DEFAULT_PLUGINS" and isinstance(node.value, ast.Tuple):
             return [ast.literal_eval(item) for item in node.value.elts]
-    raise AssertionError("DEFAULT_PLUGINS is no longer a tuple literal in plugin_loading.py")
+    raise AssertionError("DEFAULT_PLUGINS is no longer a tuple literal in host/loader.py")
 
 
 def _with_loads(graph: dict[str, set[str]], plugins: Iterable[str]) -> dict[str, set[str]]:
     loaded = {name: set(targets) for name, targets in graph.items()}
-    loaded["trailblaze.plugin_loading"] |= set(plugins)
+    loaded["trailblaze.host.loader"] |= set(plugins)
     return loaded
 
 

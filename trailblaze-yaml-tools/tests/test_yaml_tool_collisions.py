@@ -72,5 +72,5 @@ def test_the_cli_prints_the_collision_on_one_line_and_exits_3(write, tool) -> No
     assert result.exit_code == 3
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(lines) == 1, result.stderr
-    assert lines[0].startswith("trailblaze: error: tool 'demo_hello' is registered twice: by file ")
+    assert lines[0].startswith("trailblaze: error: tool 'demo_hello' is registered twice: by ")
     assert "plugin 'classy'" in lines[0] and "demo_hello.tool.yaml:1" in lines[0]

@@ -38,6 +38,8 @@ MOVED: dict[str, str] = {
     "trailblaze.testing_offline": "trailblaze.testing.offline",
     "trailblaze.waypoint_files": "trailblaze.waypoints.files",
     "trailblaze.yamllimits": "trailblaze.yamlstream",
+    "trailblaze.plugin_loading": "trailblaze.host.loader",
+    "trailblaze.plugin_queries": "trailblaze.host.info",
 }
 """Old dotted path -> the module that holds its names now (docs/architecture.md, "Moved module paths")."""
 

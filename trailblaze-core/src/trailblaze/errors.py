@@ -141,6 +141,9 @@ class PluginToolError(InfrastructureError):
     Tool models are built on first use, so this surfaces when the tool is first described or called,
     named as the tool, its class and its plugin."""
 
+    plugin: str | None = None
+    """The plugin whose tool it is, when one is to blame (``trailblaze plugins`` shows it as failed)."""
+
 
 class PluginHookError(InfrastructureError):
     """A plugin's hook implementation raised something that is not a ``TrailblazeError`` (exit 2).

@@ -5,6 +5,10 @@ group ``trailblaze``. Implementations may accept any subset of a hook's argument
 later breaks nobody. Built-in plugins are registered first, then installed plugins, so an installed
 plugin's ``firstresult`` implementation runs before the built-in fallback (pluggy calls LIFO).
 
+Every hook is called through pluggy, so ``wrapper=True``/``hookwrapper=True``, ``tryfirst``/``trylast``
+and ``TRAILBLAZE_TRACE_PLUGINS`` hold on each of them; what a plugin's implementation (a wrapper's
+included) contributes is credited to that plugin (``trailblaze.host.dispatch``).
+
 ``docs/hooks.md`` documents each hook; a test keeps the two in step.
 """
 
@@ -25,7 +29,7 @@ if TYPE_CHECKING:
     from .driver import DriverRegistry
     from .files import OutputWriteError
     from .results.output_request import OutputRequest
-    from .plugin_queries import PluginQueries
+    from .host.info import PluginQueries
     from .results.model import RunResult
     from .session import Session, SessionOutcome
     from .targets import TargetInfo
@@ -48,8 +52,9 @@ def trailblaze_register_tools(registry: "ToolRegistry", config: "WorkspaceConfig
                               host: "PluginQueries") -> None:
     """Add tool definitions to a session's registry.
 
-    Called once per registry with every plugin. Tools added here are attributed to the calling plugin,
-    so conflict errors and ``trailblaze tools`` can name it.
+    Called once per registry with every plugin. Tools added here are attributed to the calling plugin
+    (in a wrapper, before or after its ``yield`` too), so conflict errors and ``trailblaze tools`` can
+    name it. An invalid tool name, or one another plugin already registered, is this plugin's failure.
 
     :param registry: the registry to fill; use ``registry.add_tool(ToolClass)`` for class-backed tools
         or ``registry.add(definition)`` for any ``ToolDefinition``.
@@ -233,7 +238,9 @@ def trailblaze_session_started(session: "Session") -> None:
 def trailblaze_session_finished(session: "Session", outcome: "SessionOutcome") -> None:
     """A session ended, successfully or not; release what ``trailblaze_session_started`` acquired.
 
-    Called even when the session failed or was interrupted. Must not raise.
+    Called even when the session failed or was interrupted, last started first (the reverse of
+    ``trailblaze_session_started``'s order); one implementation raising does not stop the others (its
+    error becomes a warning naming the plugin). Must not raise.
 
     :param session: the session.
     :param outcome: how it ended.

@@ -3,20 +3,22 @@
 Entry points of the group ``trailblaze`` are loaded one at a time, so one broken plugin costs one
 stderr line, not the CLI. Switches (environment variables):
 
-* ``TRAILBLAZE_DISABLE_PLUGINS=a,b`` blocks plugins by entry-point name.
-* ``TRAILBLAZE_LOAD_PLUGINS=a,b`` loads only these installed plugins (empty string: none).
+* ``TRAILBLAZE_DISABLE_PLUGINS=a,b`` blocks plugins by entry-point name; ``a@dist`` blocks only the
+  distribution ``dist``'s entry point ``a`` (for two distributions declaring the same name).
+* ``TRAILBLAZE_LOAD_PLUGINS=a,b`` loads only these installed plugins (empty string: none; ``a@dist`` too).
 * ``TRAILBLAZE_STRICT_PLUGINS=1`` turns a plugin that fails to load into a fatal error (exit 2).
 * ``TRAILBLAZE_TRACE_PLUGINS=1`` prints every hook call and result to stderr.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from .errors import PluginHookError, TrailblazeError
-from .plugin_loading import DEFAULT_PLUGINS, PluginLoader, installed_entry_points  # noqa: F401 - re-exported
-from .plugin_queries import PluginInfo
+from .errors import PluginHookError, PluginToolError, TrailblazeError
+from .host.dispatch import Ledger, plugin_failed
+from .host.loader import DEFAULT_PLUGINS, PluginLoader, installed_entry_points  # noqa: F401 - re-exported
+from .host.info import PluginInfo, PluginQueries  # noqa: F401 - PluginQueries: the type the contract names
 from .tools.base import ToolSource
 from .tools.codec import ToolCodec
 
@@ -36,83 +38,143 @@ if TYPE_CHECKING:
     from .llm.registry import LlmProviderRegistry
     from .targets import TargetInfo
     from .tools.base import ToolCall, ToolDefinition, ToolResult
+    from .contract.sources import Contributions
     from .tools.descriptors import ToolDescriptor
     from .tools.registry import ToolRegistry
 
 
-class PluginHost(PluginLoader):
-    """The typed facade over ``pm.hook``: every hook call in the code base goes through a method here
-    (loading the plugins is ``PluginLoader``'s)."""
+class PluginHost:
+    """The typed facade over ``pm.hook``: every hook call in the code base goes through a method here.
+
+    It *has* a ``PluginLoader`` (what was loaded, each plugin behind its guard) and calls every hook
+    through pluggy, with a ``host.dispatch.Ledger`` where a contribution must be credited to its plugin
+    (tools, drivers, provider types, trailmap directories, config sections) or where plugins are isolated
+    from each other (``trailblaze_session_finished``, ``trailblaze_register_commands``)."""
+
+    def __init__(self, *, load_entrypoints: bool = True, builtins: Iterable[str] = DEFAULT_PLUGINS,
+                 stderr: Callable[[str], None] | None = None) -> None:
+        self.loader = PluginLoader(load_entrypoints=load_entrypoints, builtins=builtins, stderr=stderr)
+        self.pm = self.loader.pm
+        self._execute_hook = self.pm.hook.trailblaze_execute_tool  # on every tool call: one lookup, once
+        self._llm_providers: LlmProviderRegistry | None = None
+
+    # -- the loader's, for tests and embedding --------------------------------------------------
+    def register(self, plugin: Any, name: str | None = None) -> str:
+        """Register a plugin object (module or instance) by hand, e.g. for one test."""
+        return self.loader.register(plugin, name)
+
+    def unregister(self, name: str) -> None:
+        self.loader.unregister(name)
+
+    def plugins(self, *, include_builtins: bool = False) -> list[PluginInfo]:
+        return self.loader.plugins(include_builtins=include_builtins)
+
+    def info(self, name: str) -> PluginInfo | None:
+        return self.loader.info(name)
+
+    @property
+    def strict(self) -> bool:
+        return self.loader.strict
+
+    @property
+    def trace(self) -> bool:
+        return self.loader.trace
+
+    def hook_failed(self, info: PluginInfo, hook: str, exc: BaseException) -> PluginHookError:
+        """Mark ``info`` as failed and build the one-line error naming it (see ``host.dispatch``)."""
+        return plugin_failed(info, hook, exc)
+
+    # -- attribution --------------------------------------------------------------------------
+    def _call(self, ledger: Ledger, **kwargs: Any) -> Any:
+        with ledger.open():
+            return getattr(self.pm.hook, ledger.hook)(**kwargs)
+
+    @staticmethod
+    def _crediting(hook: str, registry: "Contributions", *, isolate: bool = False) -> Ledger:
+        """A ledger under which whatever ``registry`` gets during a plugin's turn is that plugin's."""
+        turns: list[Any] = []
+
+        def enter(info: PluginInfo) -> None:
+            turn = registry.contributing(info.source)
+            turn.__enter__()
+            turns.append(turn)
+
+        def leave(info: PluginInfo) -> None:
+            turns.pop().__exit__(None, None, None)
+
+        return Ledger(hook, isolate=isolate, enter=enter, leave=leave)
 
     def probe(self) -> None:
-        """Run the cheap discovery hooks into scratch registries, so ``trailblaze plugins`` can show a
-        plugin that imports or registers something broken as ``error`` instead of ``ok``: the same
-        failure ``tools``, ``check`` and ``run`` then stop on (exit 2). Tools are registered plugin by
-        plugin against the current workspace (an empty one when there is none or its config does not
-        load), so one broken plugin does not hide the next; a workspace's own bad input (a broken tool
-        file) is not a plugin's failure."""
+        """Run the cheap discovery hooks into scratch registries and build every registered tool's
+        model, so ``trailblaze plugins`` shows a plugin that imports, registers or declares something
+        broken as ``error`` instead of ``ok``: the same failure ``tools``, ``check`` and ``run`` then
+        stop on (exit 2). Each plugin is isolated from the next, so one broken plugin does not hide
+        another; tools are registered against the current workspace (an empty one when there is none
+        or its config does not load), and the workspace's own bad input (a broken tool file) is not a
+        plugin's failure."""
         from pathlib import Path
 
         from .config import WorkspaceConfig, find_workspace, load_workspace
         from .driver import DriverRegistry
         from .tools.registry import ToolRegistry
 
-        for step in (lambda: self.register_drivers(DriverRegistry()), self.config_sections, self.trailmap_dirs):
-            try:
-                step()
-            except PluginHookError:
-                pass  # the guard recorded it on the plugin's status
+        drivers = DriverRegistry()
+        self._call(self._crediting("trailblaze_register_drivers", drivers, isolate=True), registry=drivers)
+        self._call(Ledger("trailblaze_config_sections", isolate=True))
+        self._call(Ledger("trailblaze_trailmap_dirs", isolate=True))
         try:
             root = find_workspace()
             workspace = load_workspace(root, self) if root is not None else WorkspaceConfig(root=Path.cwd())
         except TrailblazeError:
             workspace = WorkspaceConfig(root=Path.cwd())
-        for info, fn, argnames in self._impls("trailblaze_register_tools"):
-            registry = ToolRegistry()
-            kwargs = {"registry": registry, "config": workspace, "host": self}
-            try:
-                with registry.contributing(info.source):
-                    fn(**{k: kwargs[k] for k in argnames})
-            except TrailblazeError:
-                pass  # a PluginHookError is on the plugin's status; bad input belongs to the workspace
+        registry = ToolRegistry()
+        ledger = self._crediting("trailblaze_register_tools", registry, isolate=True)
+        self._call(ledger, registry=registry, config=workspace, host=self)
+        for info, error in ledger.errors:
+            if isinstance(error, PluginToolError):  # a tool name a plugin's own code got wrong
+                self._tool_failed(error.plugin or info.name, error)
+        for definition, error in registry.unbuildable():
+            self._tool_failed(definition.source.plugin, error)
+
+    def _tool_failed(self, plugin: str | None, error: PluginToolError) -> None:
+        info = self.info(plugin) if plugin else None
+        if info is not None:
+            info.fail(f"error: {error.message}", error.message)
 
     # -- typed facade -------------------------------------------------------------------------
     def register_tools(self, registry: "ToolRegistry", config: "WorkspaceConfig") -> None:
-        for info, fn, argnames in self._impls("trailblaze_register_tools"):
-            kwargs = {"registry": registry, "config": config, "host": self}
-            with registry.contributing(info.source):
-                fn(**{k: kwargs[k] for k in argnames})
+        self._call(self._crediting("trailblaze_register_tools", registry), registry=registry, config=config, host=self)
 
     def trailmap_dirs(self) -> "list[tuple[ToolSource, Path]]":
-        """Packaged trailmap roots, each with the plugin that ships it (for messages and attribution)."""
+        """Packaged trailmap roots, each with the plugin that ships it (for messages and attribution),
+        in registration order (built-ins first)."""
         from pathlib import Path
 
-        out: list[tuple[ToolSource, Path]] = []
-        for info, result in self._call_each("trailblaze_trailmap_dirs"):
-            for path in result or []:
-                out.append((info.source, Path(path)))
-        return out
+        ledger = Ledger("trailblaze_trailmap_dirs")
+        found = self._call(ledger)
+        return [(info.source, Path(path)) for info, paths in reversed(ledger.credited(found)) for path in paths]
 
     def script_tools(self, spec: Any, config: "WorkspaceConfig") -> "list[ToolDefinition] | None":
         return self.pm.hook.trailblaze_script_tools(spec=spec, config=config)  # type: ignore[no-any-return]
 
     def register_drivers(self, registry: "DriverRegistry") -> None:
-        for info, fn, argnames in self._impls("trailblaze_register_drivers"):
-            with registry.contributing(info.source):
-                fn(**{k: {"registry": registry}[k] for k in argnames})
+        self._call(self._crediting("trailblaze_register_drivers", registry), registry=registry)
 
     def config_sections(self) -> dict[str, tuple[type[Any], PluginInfo]]:
+        """Every claimed ``trailblaze.yaml`` section with its model and the plugin claiming it."""
+        ledger = Ledger("trailblaze_config_sections")
+        found = self._call(ledger)
         sections: dict[str, tuple[type[Any], PluginInfo]] = {}
-        for info, result in self._call_each("trailblaze_config_sections"):
-            for key, model in (result or {}).items():
+        for info, claimed in reversed(ledger.credited(found)):
+            for key, model in claimed.items():
                 sections[key] = (model, info)
         return sections
 
     def json_schemas(self) -> dict[str, dict[str, Any]]:
         """Every plugin's editor schemas (``trailblaze_json_schemas``), merged; later plugins win a key."""
         schemas: dict[str, dict[str, Any]] = {}
-        for _info, result in self._call_each("trailblaze_json_schemas"):
-            schemas.update(result or {})
+        for found in reversed(self.pm.hook.trailblaze_json_schemas()):
+            schemas.update(found)
         return schemas
 
     def codec(self, registry: "ToolRegistry | None" = None) -> ToolCodec:
@@ -177,53 +239,61 @@ class PluginHost(PluginLoader):
         return found or {}
 
     def session_started(self, session: "Session", *, started: list[str] | None = None) -> None:
-        """Call each plugin's hook in hook order, appending its name to ``started`` *before* the call,
+        """Call each plugin's hook in hook order, appending its name to ``started`` *before* its turn,
         so that a plugin failing halfway is still told the session finished (see ``runner.lifecycle``)."""
-        for info, fn, argnames in reversed(self._impls("trailblaze_session_started")):
-            if started is not None:
+        def enter(info: PluginInfo) -> None:
+            if started is not None and info.name not in started:
                 started.append(info.name)
-            fn(**{k: {"session": session}[k] for k in argnames})
+
+        self._call(Ledger("trailblaze_session_started", enter=enter), session=session)
 
     def session_finished(self, session: "Session", outcome: "SessionOutcome", *,
                          only: Sequence[str] | None = None) -> list[str]:
-        """Call every implementation (or those of the plugins in ``only``, last started first) even if
-        one raises; return the errors as lines."""
-        errors = []
-        impls = self._impls("trailblaze_session_finished")
+        """Call every implementation (or those of the plugins in ``only``) even if one raises, last
+        started first (the reverse of ``trailblaze_session_started``'s order; wrappers wrap the whole
+        call, as pluggy's always do); return the errors as lines."""
+        hook = "trailblaze_session_finished"
+        impls = self.pm.hook.trailblaze_session_finished.get_hookimpls()
         if only is not None:
-            order = {name: i for i, name in enumerate(only)}
-            impls = sorted((i for i in impls if i[0].name in order), key=lambda i: -order[i[0].name])
-        for info, fn, argnames in impls:
-            kwargs = {"session": session, "outcome": outcome}
-            try:
-                fn(**{k: kwargs[k] for k in argnames})
-            except PluginHookError as exc:
-                errors.append(exc.message)
-            except Exception as exc:  # noqa: BLE001 - a TrailblazeError raised by the plugin itself
-                errors.append(f"plugin '{info.name}' failed in trailblaze_session_finished: {exc}")
+            impls = [impl for impl in impls if impl.plugin_name in only]
+        plain = [impl for impl in impls if not (impl.wrapper or impl.hookwrapper)]
+        wrappers = [impl for impl in impls if impl.wrapper or impl.hookwrapper]
+        ledger = Ledger(hook, isolate=True)
+        with ledger.open():
+            # pluggy calls the list last to first: reversed, the plain implementations run in the order
+            # opposite to the started hook's; ``pm._hookexec`` is what ``pm.hook`` calls (with tracing).
+            self.pm._hookexec(hook, [*reversed(plain), *wrappers], {"session": session, "outcome": outcome}, False)
+        errors = []
+        for info, error in ledger.errors:
+            errors.append(error.message if isinstance(error, PluginHookError)
+                          else f"plugin '{info.name}' failed in {hook}: {error}")
         return errors
 
     def register_commands(self, cli: "click.Group") -> None:
         """Plugins add commands; they never replace one that exists (a built-in such as ``run``, or an
         earlier plugin's), so what ``trailblaze run`` means does not depend on what is installed."""
-        for info, fn, argnames in self._impls("trailblaze_register_commands"):
-            existing = dict(cli.commands)
-            try:
-                fn(**{k: {"cli": cli}[k] for k in argnames})
-            except PluginHookError as exc:
-                self._stderr(f"trailblaze: {exc.message}")
-            except Exception as exc:  # noqa: BLE001
-                self._stderr(f"trailblaze: plugin '{info.name}' failed to add its commands: {exc}")
-            for name, command in existing.items():
+        before: list[dict[str, Any]] = []
+
+        def enter(info: PluginInfo) -> None:
+            before.append(dict(cli.commands))
+
+        def leave(info: PluginInfo) -> None:
+            for name, command in before.pop().items():
                 if cli.commands.get(name) is not command:
                     cli.commands[name] = command
-                    self._stderr(f"trailblaze: plugin '{info.name}' tried to replace the command '{name}'; "
-                                 "kept the existing one")
+                    self.loader.stderr(f"trailblaze: plugin '{info.name}' tried to replace the command "
+                                       f"'{name}'; kept the existing one")
+
+        ledger = Ledger("trailblaze_register_commands", isolate=True, enter=enter, leave=leave)
+        self._call(ledger, cli=cli)
+        for info, error in ledger.errors:
+            if isinstance(error, PluginHookError):
+                self.loader.stderr(f"trailblaze: {error.message}")
+            else:
+                self.loader.stderr(f"trailblaze: plugin '{info.name}' failed to add its commands: {error}")
 
     def register_llm_providers(self, registry: Any) -> None:
-        for info, fn, argnames in self._impls("trailblaze_register_llm_providers"):
-            with registry.contributing(info.source):
-                fn(**{k: {"registry": registry}[k] for k in argnames})
+        self._call(self._crediting("trailblaze_register_llm_providers", registry), registry=registry)
 
     def llm_providers(self) -> "LlmProviderRegistry":
         """The LLM provider types this host's plugins register, built on first use."""

@@ -52,7 +52,7 @@ def trailblaze_trailmap_dirs() -> list[Path]:
     return [PACKAGED_TRAILMAPS]
 
 
-@hookimpl
+@hookimpl(trylast=True)  # after the others: metadata-only files annotate tools other plugins register
 def trailblaze_register_tools(registry: ToolRegistry, config: WorkspaceConfig, host: PluginHost) -> None:
     catalog = catalog_for(config, host, registry.current_source)
     for definition in catalog.definitions:

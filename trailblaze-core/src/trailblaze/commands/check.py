@@ -19,6 +19,10 @@ if TYPE_CHECKING:
     from ..tools.registry import ToolRegistry
 
 
+PLUGIN_TOOL = "PluginTool"
+"""The finding of a plugin's tool whose model cannot be built (the plugin's failure, not the trail's)."""
+
+
 @click.command("check", context_settings=CONTEXT_SETTINGS)
 @click.argument("paths", nargs=-1)
 @click.option("--strict", is_flag=True, help="Treat advisories (e.g. trailmap naming) as errors.")
@@ -32,8 +36,9 @@ def command(paths: tuple[str, ...], strict: bool, no_servers: bool, workspace: P
     Parses every trail in PATHS (files, directories, globs), checks each recorded tool call against
     the registered tools and their argument schemas, and runs the plugins' checks (e.g. trailmap
     naming). Declared MCP tool servers are started (as for `trailblaze tools`) to learn their tools,
-    so an unknown tool name is an error with the closest known name. Exit 0 when clean (advisories
-    are printed), 3 on errors; --strict makes advisories errors.
+    so an unknown tool name is an error with the closest known name. Every registered tool's model is
+    built: one that cannot be is a warning naming plugin, tool and field. Exit 0 when clean (advisories
+    are printed), 3 on errors; --strict makes advisories errors, and a plugin's unbuildable tool exit 2.
     """
     sys.exit(run_check(list(paths), strict=strict, workspace=workspace, start_servers=not no_servers))
 
@@ -80,6 +85,9 @@ def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, codec: T
 
     strict = report.strict
     host.check_tools(registry, report, config)
+    for _definition, error in registry.unbuildable():
+        # A plugin's tool that no model can be built for: a warning, an error (exit 2) under --strict.
+        report.advisory(PLUGIN_TOOL, error.message)
     for warning in registry.warnings:
         report.advisory("ToolNaming", warning)
     trails = 0
@@ -128,6 +136,8 @@ def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, codec: T
     unread = f" ({len(files) - trails} could not be read)" if len(files) > trails else ""
     click.echo(f"Checked {len(files)} trail(s){unread} and {len(registry)} tool(s): {errors} error(s), "
                f"{advisories} warning(s)")
+    if any(finding.check == PLUGIN_TOOL for finding in report.errors):
+        return int(ExitCode.INFRASTRUCTURE)  # an installed plugin is broken, not the trails
     return int(ExitCode.BAD_INPUT) if errors else int(ExitCode.SUCCESS)
 
 

@@ -15,7 +15,9 @@ from .shared import CONTEXT_SETTINGS, handle_errors
 def command(as_json: bool, show_all: bool, hook: str | None) -> None:
     """List installed plugins with version, hooks and status.
 
-    Works even when a plugin is broken: its status says why (and how to disable it).
+    Works even when a plugin is broken: its status says why (and how to disable it). Each plugin's
+    discovery hooks run and every tool it registers is built, so a plugin whose tool model cannot be
+    built, or whose tool names are invalid or taken, shows as an error here.
     """
     import json
 
@@ -38,3 +40,5 @@ def command(as_json: bool, show_all: bool, hook: str | None) -> None:
         click.echo(f"{info.name}{dist}: {info.status}")
         if info.hooks:
             click.echo(f"    hooks: {', '.join(info.hooks)}")
+        for warning in info.warnings:
+            click.echo(f"    warning: {warning}")

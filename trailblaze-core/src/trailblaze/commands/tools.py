@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -28,16 +29,25 @@ def command(as_json: bool, driver: str | None, target: str | None, search: str |
     """
     import json
 
+    from ..errors import ExitCode, PluginToolError
     from ..listings.toolbox import list_toolbox
 
+    broken: list[PluginToolError] = []
     entries = list_toolbox(driver=driver, target=target, search=search, include_hidden=show_all or bool(as_json),
-                           workspace=workspace)
+                           workspace=workspace, unbuildable=broken.append)
+    for error in broken:  # each broken tool on its own line; the others are listed, and the exit code is 2
+        click.echo(f"trailblaze: error: {error.message}", err=True)
     if as_json:
         click.echo(json.dumps(entries, indent=2))
-        return
-    if not entries:
+    elif not entries:
         click.echo("No tools match.")
-        return
+    else:
+        _print(entries)
+    if broken:
+        raise SystemExit(int(ExitCode.INFRASTRUCTURE))
+
+
+def _print(entries: list[dict[str, Any]]) -> None:
     for e in entries:
         flags = []
         if not e["surfaceToLlm"]:

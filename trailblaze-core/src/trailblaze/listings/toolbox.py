@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..errors import PluginToolError
 from ..plugins import PluginHost
 from ..runner.lifecycle import SessionFactory
 from ..runner.options import RunOptions
@@ -13,7 +15,10 @@ from .session_tools import session_tools
 
 def list_toolbox(*, driver: str | None = None, target: str | None = None, search: str | None = None,
                  include_hidden: bool = False, workspace: Path | None = None,
-                 host: PluginHost | None = None) -> list[dict[str, Any]]:
+                 host: PluginHost | None = None,
+                 unbuildable: Callable[[PluginToolError], None] | None = None) -> list[dict[str, Any]]:
+    """The entries of ``trailblaze tools``. A tool whose model cannot be built is left out and handed to
+    ``unbuildable`` (one broken plugin tool does not hide the others); without it, it raises."""
     # Listing opens a session (plugin session hooks included, the driver never started) so plugins
     # whose tools only exist per session (MCP servers) can list them; ``session.options.listing``
     # tells them no trail will run.
@@ -29,7 +34,13 @@ def list_toolbox(*, driver: str | None = None, target: str | None = None, search
         tools = [t for t in tools if needle in t.name.lower() or needle in (t.description or "").lower()]
     entries = []
     for t in tools:
-        d = codec.describe(t)
+        try:
+            d = codec.describe(t)
+        except PluginToolError as exc:
+            if unbuildable is None:
+                raise
+            unbuildable(exc)
+            continue
         entries.append({
             "name": t.name, "kind": t.kind, "description": t.description, "source": str(t.source),
             "sourceInfo": t.source.to_json(), "surfaceToLlm": t.surface_to_llm, "isRecordable": t.is_recordable,

@@ -315,7 +315,7 @@ def host_with_plugins(*names: str) -> PluginHost:
     ``new_host(load_entrypoints=True)`` loads every installed plugin instead.
     """
     from ..errors import BadInputError
-    from ..plugin_loading import installed_entry_points
+    from ..host.loader import installed_entry_points
 
     host = new_host()
     by_name = {ep.name: ep for ep in installed_entry_points()}

@@ -144,6 +144,31 @@ def _drop_class_var_annotations(cls: type[BaseModel]) -> None:
 _drop_class_var_annotations(Tool)
 
 
+def _unbuildable_field(tool_class: type[Tool], exc: PydanticUserError) -> str:
+    """Which field of ``tool_class`` pydantic cannot build, and the type it stops at: pydantic's own
+    message names neither the field nor the tool, and its advice (``arbitrary_types_allowed=True``)
+    would make the model accept any object, which a tool's arguments (JSON from a trail or a model)
+    never are. Runs only on the error path, one field at a time."""
+    import re
+
+    from pydantic import TypeAdapter
+
+    for name, info in tool_class.model_fields.items():
+        if info.annotation is None:
+            continue
+        try:
+            TypeAdapter(info.annotation)
+        except PydanticUserError as field_exc:
+            declared = getattr(info.annotation, "__qualname__", None) or repr(info.annotation)
+            found = re.search(r"schema for <class '([^']+)'>", str(field_exc))
+            stops = found.group(1) if found else declared
+            return (f"field '{name}' has type {declared}, and pydantic cannot validate {stops} (not a builtin, "
+                    "pydantic model, dataclass, Enum or TypedDict); type the field with one of those")
+        except Exception:  # noqa: BLE001 - only the field pydantic refuses is of interest here
+            continue
+    return str(exc).splitlines()[0]
+
+
 class DelegatingTool(Tool):
     """A class-backed tool that expands into other tool calls at run time (``tap(ref)`` → selector)."""
 
@@ -187,7 +212,7 @@ class ClassToolDefinition(ToolDefinition):
         ``except`` at each use, not a context manager: ``prepare`` runs twice per dispatched call.)"""
         return PluginToolError(
             f"tool '{self.name}' ({self.tool_class.__module__}.{self.tool_class.__qualname__}, from "
-            f"{self.source}) cannot be built: {str(exc).splitlines()[0]}")
+            f"{self.source}) cannot be built: {_unbuildable_field(self.tool_class, exc)}")
 
     def prepare(self, args: dict[str, Any]) -> Tool:
         fields = self.tool_class.model_fields

@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .tools.base import ToolSource
+from ..tools.base import ToolSource
 
 if TYPE_CHECKING:
-    from .config import WorkspaceConfig
-    from .tools.base import ToolCall, ToolDefinition
-    from .tools.registry import ToolRegistry
+    from ..config import WorkspaceConfig
+    from ..tools.base import ToolCall, ToolDefinition
+    from ..tools.registry import ToolRegistry
 
 
 @dataclass
@@ -30,6 +30,21 @@ class PluginInfo:
     status: str = "ok"
     hooks: list[str] = field(default_factory=list)
     error: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    """What loads but is likely a mistake (a ``trailblaze_*`` function without ``@hookimpl``)."""
+    shared_name: bool = False
+    """Another installed distribution declares the same entry-point name."""
+
+    @property
+    def switch(self) -> str:
+        """The ``TRAILBLAZE_DISABLE_PLUGINS`` value that turns off this plugin and no other: its
+        entry-point name, or ``name@distribution`` where two distributions declare the same name."""
+        return f"{self.name}@{self.distribution}" if self.shared_name and self.distribution else self.name
+
+    def fail(self, status: str, error: str) -> None:
+        """Mark the plugin as failed; the first failure stays the one ``trailblaze plugins`` shows."""
+        if self.error is None:
+            self.status, self.error = status, error
 
     @property
     def source(self) -> ToolSource:
@@ -37,7 +52,7 @@ class PluginInfo:
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "distribution": self.distribution, "version": self.version,
-                "builtin": self.builtin, "status": self.status, "hooks": self.hooks}
+                "builtin": self.builtin, "status": self.status, "hooks": self.hooks, "warnings": self.warnings}
 
 
 class PluginQueries(Protocol):
