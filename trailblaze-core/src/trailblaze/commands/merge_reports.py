@@ -23,8 +23,10 @@ def command(bundles: tuple[Path, ...], output_dir: Path, junit_xml: Path | None,
 
     BUNDLES are the --output-dir directories of `trailblaze run` (one per CI shard, xdist worker or
     machine), outputs of an earlier merge-reports, or directories holding them (every bundle below is
-    taken). Every trail appears once per device and attempt, failures first; the exit code is the one a
-    single run of all the trails would give (2 > 3 > 1 > 0).
+    taken). A result is a trail's attempt on a device in one run of one workspace: the same bundle given
+    twice counts once, the same path from two workspaces or two runs stays two results. A trail's
+    attempts make one trail (a pass after a failed attempt is FLAKY, as in a single run), failures
+    first; the exit code is the one a single run of all the trails would give (2 > 3 > 1 > 0).
 
     \b
     Examples:
@@ -44,9 +46,13 @@ def command(bundles: tuple[Path, ...], output_dir: Path, junit_xml: Path | None,
     if merged.duplicates:
         click.echo(f"  ! {merged.duplicates} trail run(s) found in more than one bundle: kept the latest of each",
                    err=True)
+    if merged.same_path:
+        click.echo(f"  ! {merged.same_path} trail path(s) ran in more than one workspace or run: kept each as its "
+                   "own result (see docs/scale-out.md)", err=True)
     for name, label in (("report", "Report"), ("summary", "Summary"), ("junit", "JUnit XML")):
         if name in merged.files:
             click.echo(f"{label}: {merged.files[name]}")
     click.echo(f"Merged {len(found)} bundle(s): {c.get('total', 0)} trail runs, {c.get('passed', 0)} passed, "
                f"{c.get('failed', 0)} failed, {c.get('skipped', 0)} skipped")
+    click.echo(merged.results_line)
     sys.exit(int(merged.exit_code))

@@ -76,7 +76,7 @@ class UnreadableTrails:
         self.state.unreadable.append(TrailRecord(
             key=trail_key(Path(self.state.config.rootpath) / path), title=path.name, trail_source=report.nodeid,
             outcome="Error", exit_code=3, message=message, failure_kind="UnreadableTrail", started_at=now,
-            completed_at=now, duration_ms=0))
+            completed_at=now, duration_ms=0, run_id=run_id(self.state.config)))
 
 
 class NotStarted:
@@ -127,7 +127,7 @@ def item_record(state: _State, nodeid: str, *, outcome: str, exit_code: int, mes
         key=trail_key(Path(state.config.rootpath) / path), title=title or name, trail_source=path,
         device=label.rstrip("]") if state.config.getoption("trailblaze_device") else None, outcome=outcome,
         exit_code=exit_code, message=message, failure_kind=failure_kind, started_at=now, completed_at=now,
-        duration_ms=0, worker=worker)
+        duration_ms=0, worker=worker, run_id=run_id(state.config))
 
 
 def report_config(report: pytest.TestReport) -> _State | None:
@@ -180,3 +180,4 @@ def merge_workers(state: _State) -> None:
                               f"{c.get('skipped', 0)} skipped")
     state.worker_lines += [f"{name}: {merged.files[name]}" for name in ("report", "summary", "junit")
                            if name in merged.files]
+    state.worker_lines.append(merged.results_line)

@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from .._version import __version__
 from ..errors import BadInputError, ExitCode
 from ..files import write_atomic
+from ..results.model import ResultIdentity, result_identity
 from ..results.output_request import BundleContext
 from .json_lines import append_line, first_error, line_of, model_line, read_models, write_lines
 
@@ -106,6 +107,22 @@ class TrailRecord(BaseModel):
     worker: str | None = None
     bundle: str | None = None
     """Set by ``merge-reports``: the bundle (relative to its output) the record came from."""
+    last: bool = True
+    """The trail's last attempt on this device (its result); its earlier attempts are records too, with
+    ``last`` false. Counts, exit codes and durations read the last attempts only."""
+    workspace: str | None = None
+    """The absolute root of the workspace the trail ran in (part of the result's identity)."""
+    workspace_path: str | None = None
+    """The trail file's path within its workspace (posix)."""
+    run_id: str | None = None
+    """The run the record belongs to (the manifest's ``run_id`` when an older bundle left it out)."""
+    actor: str | None = None
+    """Who the trail ran as; None until trails have actors (part of the result's identity)."""
+
+    def identity(self) -> ResultIdentity:
+        """The record's identity (``results.model.result_identity``): what ``merge-reports`` keys on."""
+        return result_identity(workspace=self.workspace, trail=self.workspace_path or self.key, device=self.device,
+                               actor=self.actor, run_id=self.run_id, attempt=self.attempt)
 
 
 class BundleManifest(BaseModel):
@@ -161,27 +178,53 @@ def relative(path: Path | str | None, root: Path) -> str | None:
         return str(full)
 
 
-def record_of(trail: TrailResult, root: Path, *, shard: str | None, worker: str | None) -> TrailRecord:
+def records_of(trail: TrailResult, root: Path, context: BundleContext) -> list[TrailRecord]:
+    """One record per attempt of ``trail`` (first first; the last is ``trail`` itself, ``last`` true)."""
+    tries = (*trail.attempts, trail)
+    return [record_of(attempt, root, shard=context.shard, worker=context.worker, run_id=context.run_id,
+                      of=trail, number=number) for number, attempt in enumerate(tries, start=1)]
+
+
+def record_of(trail: TrailResult, root: Path, *, shard: str | None, worker: str | None, run_id: str | None = None,
+              of: TrailResult | None = None, number: int | None = None) -> TrailRecord:
+    """``trail`` as a record; ``of`` is the trail's last attempt when ``trail`` is an earlier one (the
+    runner sets the device, workspace, endpoint, tags and quarantine on the last attempt only)."""
     from ..results.model import trail_key
     from .junit import artifact_paths
 
+    final = of or trail
     done = trail.completed_at or trail.started_at
     artifacts = {k: v for k, v in artifact_paths(trail).items() if k != "log_dir"}
     failed_step = next((s for s in trail.steps if not s.success), None)
+    workspace, within = _within_workspace(final)
     return TrailRecord(
         key=trail_key(trail.path), title=trail.title, trail_source=str(trail.path), trail_id=trail.trail_id,
-        device=trail.device_label, endpoint=trail.endpoint, driver=trail.driver, platform=trail.platform,
-        classifier=trail.classifier, target=trail.target, tags=list(trail.tags), attempt=len(trail.attempts) + 1,
+        device=final.device_label, endpoint=final.endpoint, driver=trail.driver, platform=trail.platform,
+        classifier=trail.classifier, target=trail.target, tags=list(final.tags),
+        attempt=number or len(trail.attempts) + 1,
         outcome=trail.outcome.value, exit_code=int(trail.exit_code), message=trail.message,
         failure_kind=trail.failure_kind, failed_tool=failed_step.tool if failed_step else None,
         skip_reason=trail.skip_reason, execution_mode=trail.execution_mode, session_id=trail.session_id,
         started_at=trail.started_at, completed_at=done, duration_ms=int((done - trail.started_at) * 1000),
         llm_call_count=trail.llm_call_count, llm_cost_usd=round(trail.llm_cost_usd, 6),
-        llm_tokens=trail.llm_tokens, quarantined=trail.quarantined, has_recorded_steps=trail.has_recorded_steps, log_dir=relative(trail.log_dir, root),
+        llm_tokens=trail.llm_tokens, quarantined=final.quarantined, has_recorded_steps=trail.has_recorded_steps,
+        log_dir=relative(trail.log_dir, root),
         artifacts={k: relative(v, root) or v for k, v in artifacts.items()},
         steps=[StepRecord(number=s.number, kind=s.kind, text=s.text, mode=s.mode, success=s.success,
                           message=s.message, tool=s.tool, duration_ms=s.duration_ms) for s in trail.steps],
-        shard=shard, worker=worker)
+        shard=shard, worker=worker, last=trail is final, run_id=run_id,
+        workspace=workspace, workspace_path=within)
+
+
+def _within_workspace(trail: TrailResult) -> tuple[str | None, str | None]:
+    """The trail's workspace root (absolute) and its path within it; (None, None) when not known."""
+    if trail.root is None:
+        return None, None
+    root = trail.root.resolve()
+    try:
+        return root.as_posix(), Path(trail.path).resolve().relative_to(root).as_posix()
+    except ValueError:  # a trail outside its workspace's folder: its absolute path names it
+        return root.as_posix(), Path(trail.path).resolve().as_posix()
 
 
 def exit_code_of(record: TrailRecord) -> ExitCode:
@@ -209,6 +252,8 @@ class Tally:
     exit_code: ExitCode = ExitCode.SUCCESS
 
     def add(self, record: TrailRecord) -> None:
+        if not record.last:
+            return  # an earlier attempt: the trail counts once, by its result
         kind = ("passed" if record.outcome in ("Succeeded", "SucceededWithSelfHeal")
                 else "skipped" if record.outcome == "Skipped" else "failed")
         self.counts["total"] += 1
@@ -236,9 +281,9 @@ def write_bundle(run: RunResult, root: Path, context: BundleContext, files: Mapp
     tally = Tally()
     lines = []
     for trail in run.trails:
-        record = record_of(trail, root, shard=context.shard, worker=context.worker)
-        tally.add(record)
-        lines.append(line_of(run.redact(record.model_dump(mode="json"))))
+        for record in records_of(trail, root, context):
+            tally.add(record)
+            lines.append(line_of(run.redact(record.model_dump(mode="json"))))
     write_lines(root / RESULTS, lines)
     manifest = tally.manifest(context, {k: rel for k, p in files.items() if p is not None
                                         for rel in [relative(p, root)] if rel is not None}, int(run.exit_code))
@@ -259,15 +304,18 @@ class BundleAppender:
         self.context = context
         self.redact = redact
         self._tally = Tally()
+        self._started = False
 
     def append(self, trail: TrailResult) -> None:
-        record = record_of(trail, self.root, shard=self.context.shard, worker=self.context.worker)
-        line = line_of(self.redact(record.model_dump(mode="json")))
-        if self._tally.counts["total"] == 0:
-            write_lines(self.root / RESULTS, [line])
+        records = records_of(trail, self.root, self.context)
+        lines = b"".join(line_of(self.redact(record.model_dump(mode="json"))) for record in records)
+        if not self._started:
+            write_lines(self.root / RESULTS, [lines])
+            self._started = True
         else:
-            append_line(self.root / RESULTS, line)
-        self._tally.add(record)
+            append_line(self.root / RESULTS, lines)
+        for record in records:
+            self._tally.add(record)
         write_json(self.root / MANIFEST, self.redact(self._tally.manifest(self.context, {}).model_dump(mode="json")))
 
 
@@ -375,7 +423,7 @@ def load_durations(path: Path, *, missing_ok: bool = False) -> dict[str, float]:
 
     if path.is_dir() or path.name == Path(MANIFEST).name:
         for record in read_records(path):
-            if record.outcome != "Skipped":
+            if record.last and record.outcome != "Skipped":
                 add(record.key, record.device, record.duration_ms / 1000)
     else:
         data = _load_json(path)
