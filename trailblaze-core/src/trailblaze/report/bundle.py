@@ -196,7 +196,7 @@ def record_of(trail: TrailResult, root: Path, *, shard: str | None, worker: str 
     done = trail.completed_at or trail.started_at
     artifacts = {k: v for k, v in artifact_paths(trail).items() if k != "log_dir"}
     failed_step = next((s for s in trail.steps if not s.success), None)
-    workspace, within = _within_workspace(final)
+    workspace, within = within_workspace(final.path, final.root)
     return TrailRecord(
         key=trail_key(trail.path), title=trail.title, trail_source=str(trail.path), trail_id=trail.trail_id,
         device=final.device_label, endpoint=final.endpoint, driver=trail.driver, platform=trail.platform,
@@ -216,15 +216,16 @@ def record_of(trail: TrailResult, root: Path, *, shard: str | None, worker: str 
         workspace=workspace, workspace_path=within)
 
 
-def _within_workspace(trail: TrailResult) -> tuple[str | None, str | None]:
-    """The trail's workspace root (absolute) and its path within it; (None, None) when not known."""
-    if trail.root is None:
+def within_workspace(path: Path | str, root: Path | None) -> tuple[str | None, str | None]:
+    """A trail's workspace root (absolute) and its path within it (``TrailRecord.workspace`` and
+    ``workspace_path``); (None, None) when the root is not known."""
+    if root is None:
         return None, None
-    root = trail.root.resolve()
+    base = root.resolve()
     try:
-        return root.as_posix(), Path(trail.path).resolve().relative_to(root).as_posix()
+        return base.as_posix(), Path(path).resolve().relative_to(base).as_posix()
     except ValueError:  # a trail outside its workspace's folder: its absolute path names it
-        return root.as_posix(), Path(trail.path).resolve().as_posix()
+        return base.as_posix(), Path(path).resolve().as_posix()
 
 
 def exit_code_of(record: TrailRecord) -> ExitCode:
