@@ -15,7 +15,8 @@ from .shared import CONTEXT_SETTINGS, handle_errors
 @click.option("--output-dir", type=click.Path(path_type=Path, file_okay=False), required=True, metavar="DIR",
               help="Where the merged bundle, summary.json and report.html go (a new directory, not one of the inputs).")
 @click.option("--junit-xml", type=click.Path(path_type=Path, dir_okay=False), metavar="PATH",
-              help="Also write one JUnit XML for the whole run (a testcase per trail, device and attempt).")
+              help="Also write one JUnit XML for the whole run (a testcase per trail and device, its earlier "
+                   "attempts as flakyFailure/rerunFailure).")
 @click.option("--no-report", is_flag=True, help="Do not write the HTML report.")
 @handle_errors
 def command(bundles: tuple[Path, ...], output_dir: Path, junit_xml: Path | None, no_report: bool) -> None:
