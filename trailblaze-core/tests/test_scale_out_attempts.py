@@ -220,3 +220,17 @@ trail:
     # The same bundle given twice is still the same results: kept once.
     twice = _trailblaze(["merge-reports", "prod", "prod", "staging", "--output-dir", "M2"], tmp_path)
     assert "1 trail run(s) found in more than one bundle" in twice.stderr and len(_jsonl(tmp_path / "M2" / RESULTS)) == 2
+
+
+def test_a_run_killed_in_a_reused_output_dir_leaves_no_bundle_of_the_previous_run(tmp_path: Path) -> None:
+    (tmp_path / "trails").mkdir()
+    (tmp_path / "trails" / "ok.trail.yaml").write_text(PASSING.format(name="ok"))
+    assert _trailblaze(["run", "trails", "--output-dir", "out"], tmp_path).returncode == 0
+    assert read_bundle(tmp_path / "out").records[0].title == "ok"
+    # The next run in the same directory is SIGKILLed by its trail: no outputs are written at all.
+    (tmp_path / "trails" / "ok.trail.yaml").write_text(EXEC.format(argv='["sh", "-c", "kill -9 $PPID"]'))
+    killed = _trailblaze(["run", "trails", "--output-dir", "out"], tmp_path)
+    assert killed.returncode == -9, killed.stdout + killed.stderr
+    merged = _trailblaze(["merge-reports", "out", "--output-dir", "M"], tmp_path)
+    assert merged.returncode == 3, merged.stdout + merged.stderr  # not the earlier run's "1 passed", exit 0
+    assert "out holds no result bundle" in merged.stderr and "passed" not in merged.stdout

@@ -22,6 +22,10 @@ if TYPE_CHECKING:
 
 @hookimpl(trylast=True)
 def trailblaze_check_run_outputs(request: OutputRequest) -> None:
+    """The paths and prerequisites of the core's outputs; then the result bundle an earlier run left in
+    the output directory is retired (its manifest and records removed), so the directory never holds a
+    bundle of two runs: a run killed before it writes its own leaves no bundle, not the previous run's
+    passes for ``merge-reports`` to report."""
     junit = request.junit_xml
     if junit is not None:
         if Path(junit).is_dir():
@@ -31,6 +35,9 @@ def trailblaze_check_run_outputs(request: OutputRequest) -> None:
         from ..report.allure import require_allure
 
         require_allure()
+    from ..report.bundle import retire_bundle
+
+    retire_bundle(request.output_dir)
 
 
 @hookimpl(trylast=True)

@@ -320,6 +320,18 @@ class BundleAppender:
         write_json(self.root / MANIFEST, self.redact(self._tally.manifest(self.context, {}).model_dump(mode="json")))
 
 
+def retire_bundle(root: Path) -> None:
+    """Remove the bundle an earlier run left at ``root`` (its manifest first, then its records), as a
+    run starts there: a bundle is its latest run's, whole, or not there at all."""
+    for name in (MANIFEST, RESULTS, RESULTS_V1):
+        try:
+            (root / name).unlink(missing_ok=True)
+        except IsADirectoryError:
+            continue
+        except OSError as exc:
+            raise BadInputError(f"--output-dir {root}: cannot remove the earlier run's {name} ({exc})") from None
+
+
 def write_json(path: Path, value: Any) -> None:
     # ASCII: a lone surrogate some outside text carried stays a valid \\uXXXX escape.
     write_atomic(path, json.dumps(value, ensure_ascii=True, separators=(",", ":")))
