@@ -222,15 +222,31 @@ trail:
     assert "1 trail run(s) found in more than one bundle" in twice.stderr and len(_jsonl(tmp_path / "M2" / RESULTS)) == 2
 
 
-def test_a_run_killed_in_a_reused_output_dir_leaves_no_bundle_of_the_previous_run(tmp_path: Path) -> None:
-    (tmp_path / "trails").mkdir()
-    (tmp_path / "trails" / "ok.trail.yaml").write_text(PASSING.format(name="ok"))
+def test_a_run_killed_in_a_reused_output_dir_leaves_its_own_finished_trails_only(tmp_path: Path) -> None:
+    trails = tmp_path / "trails"
+    trails.mkdir()
+    for name in ("a", "b", "c"):
+        (trails / f"{name}.trail.yaml").write_text(PASSING.format(name=name))
     assert _trailblaze(["run", "trails", "--output-dir", "out"], tmp_path).returncode == 0
-    assert read_bundle(tmp_path / "out").records[0].title == "ok"
-    # The next run in the same directory is SIGKILLed by its trail: no outputs are written at all.
-    (tmp_path / "trails" / "ok.trail.yaml").write_text(EXEC.format(argv='["sh", "-c", "kill -9 $PPID"]'))
+    earlier = read_bundle(tmp_path / "out").manifest.run_id
+
+    # The next run in the same directory: `a` fails, then `b` SIGKILLs the process; `c` never starts.
+    (trails / "a.trail.yaml").write_text(EXEC.format(argv='["false"]').replace("id: login", "id: a"))
+    (trails / "b.trail.yaml").write_text(EXEC.format(argv='["sh", "-c", "kill -9 $PPID"]'))
     killed = _trailblaze(["run", "trails", "--output-dir", "out"], tmp_path)
     assert killed.returncode == -9, killed.stdout + killed.stderr
+    bundle = read_bundle(tmp_path / "out")
+    assert bundle.manifest.run_id != earlier and not bundle.manifest.complete
+    assert [(r.title, r.outcome) for r in bundle.records] == [("a", "Failed")]  # appended as it ended
+
     merged = _trailblaze(["merge-reports", "out", "--output-dir", "M"], tmp_path)
-    assert merged.returncode == 3, merged.stdout + merged.stderr  # not the earlier run's "1 passed", exit 0
-    assert "out holds no result bundle" in merged.stderr and "passed" not in merged.stdout
+    assert merged.returncode == 2, merged.stdout + merged.stderr  # not the earlier run's "3 passed", exit 0
+    assert "Results: 0 passed, 1 failed, 0 skipped" in merged.stdout
+    assert "out: its run did not finish (killed?): merged the trails it finished; exit 2" in merged.stderr
+
+    # Killed before its first trail ended: the earlier run's bundle is gone all the same.
+    for name in ("a", "c"):
+        (trails / f"{name}.trail.yaml").unlink()
+    assert _trailblaze(["run", "trails", "--output-dir", "out"], tmp_path).returncode == -9
+    nothing = _trailblaze(["merge-reports", "out", "--output-dir", "M2"], tmp_path)
+    assert nothing.returncode == 3 and "out holds no result bundle" in nothing.stderr, nothing.stderr

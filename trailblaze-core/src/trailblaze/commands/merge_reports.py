@@ -47,6 +47,8 @@ def command(bundles: tuple[Path, ...], output_dir: Path, junit_xml: Path | None,
     if merged.duplicates:
         click.echo(f"  ! {merged.duplicates} trail run(s) found in more than one bundle: kept the latest of each",
                    err=True)
+    for root in merged.incomplete:
+        click.echo(f"  ! {root}: its run did not finish (killed?): merged the trails it finished; exit 2", err=True)
     if merged.same_path:
         click.echo(f"  ! {merged.same_path} trail path(s) ran in more than one workspace or run: kept each as its "
                    "own result (see docs/scale-out.md)", err=True)

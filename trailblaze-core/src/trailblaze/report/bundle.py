@@ -148,6 +148,9 @@ class BundleManifest(BaseModel):
     """``results``, ``summary``, ``report``, ``junit``: paths (relative to the bundle) of what the run wrote."""
     merged_from: list[dict[str, Any]] = Field(default_factory=list)
     """Set by ``merge-reports``: each input bundle's manifest (shard, worker, host, wall time)."""
+    complete: bool = True
+    """False while the run is still going (its trails are appended as they end): a bundle left that way
+    is a run that was killed; it holds the trails that run finished, and ``merge-reports`` says so."""
 
 
 _RECORDS = TypeAdapter(list[TrailRecord])
@@ -265,7 +268,8 @@ class Tally:
         self.completed_at = max(record.completed_at, self.completed_at or record.completed_at)
         self.exit_code = ExitCode.worst([self.exit_code, exit_code_of(record)])
 
-    def manifest(self, context: BundleContext, files: Mapping[str, str], exit_code: int | None = None) -> BundleManifest:
+    def manifest(self, context: BundleContext, files: Mapping[str, str], exit_code: int | None = None, *,
+                 complete: bool = True) -> BundleManifest:
         now = time.time()
         started = min([t for t in (self.started_at, context.started_at) if t is not None], default=now)
         return BundleManifest(
@@ -273,7 +277,7 @@ class Tally:
             endpoints=sorted(self.endpoints), started_at=started, completed_at=self.completed_at or now,
             plugins=dict(context.plugins or {}), git_commit=git_commit(),
             exit_code=int(self.exit_code if exit_code is None else exit_code), counts=dict(self.counts),
-            files={"results": RESULTS, **files})
+            files={"results": RESULTS, **files}, complete=complete)
 
 
 def write_bundle(run: RunResult, root: Path, context: BundleContext, files: Mapping[str, Path | None]) -> Path:
@@ -294,11 +298,12 @@ def write_bundle(run: RunResult, root: Path, context: BundleContext, files: Mapp
 
 
 class BundleAppender:
-    """An xdist worker's bundle, kept current trail by trail: each finished trail is one line appended
-    (and ``fsync``ed) to ``results.jsonl`` and the small manifest is rewritten, so the work per trail
-    does not grow with the trails before it, and a worker killed later leaves every trail it finished.
-    The first append replaces what an earlier run left in the same directory. ``write_bundle`` at the
-    end of the session writes the whole bundle once more, with the run's files and exit code."""
+    """A running run's bundle (a plain run's, an xdist worker's), kept current trail by trail: each
+    finished trail's attempts are lines appended (and ``fsync``ed) to ``results.jsonl`` and the small
+    manifest (``complete`` false) is rewritten, so the work per trail does not grow with the trails
+    before it, and a run killed later leaves every trail it finished. The first append replaces what an
+    earlier run left in the same directory. ``write_bundle`` at the end of the run writes the whole
+    bundle once more, with the run's files and exit code, complete."""
 
     def __init__(self, root: Path, context: BundleContext, redact: Callable[[Any], Any]) -> None:
         self.root = root
@@ -317,7 +322,8 @@ class BundleAppender:
             append_line(self.root / RESULTS, lines)
         for record in records:
             self._tally.add(record)
-        write_json(self.root / MANIFEST, self.redact(self._tally.manifest(self.context, {}).model_dump(mode="json")))
+        manifest = self._tally.manifest(self.context, {}, complete=False)
+        write_json(self.root / MANIFEST, self.redact(manifest.model_dump(mode="json")))
 
 
 def retire_bundle(root: Path) -> None:

@@ -96,7 +96,9 @@ def _merge(paths: Sequence[Path], output_dir: Path, *, junit_xml: Path | None, r
     records = [record for attempts in trails for record in attempts]
     manifest = _manifest(bundles, records, out)
     merged = Merged(out, manifest, records, duplicates=seen - len(records), trails=trails,
-                    same_path=_same_path(trails))
+                    same_path=_same_path(trails), incomplete=[b.root for b in bundles if not b.manifest.complete])
+    if merged.incomplete:  # what the inputs left out stays known when this output is merged again
+        manifest.exit_code, manifest.complete = int(merged.exit_code), False
     write_outputs(merged, junit_xml=junit_xml, report=report)
     return merged
 
@@ -201,7 +203,7 @@ def _manifest(bundles: list[Bundle], records: list[TrailRecord], out: Path) -> B
         files={"results": RESULTS}, merged_from=inputs)
 
 
-_INPUT_KEYS = {"run_id", "shard", "worker", "host", "devices", "endpoints", "started_at", "completed_at",
+_INPUT_KEYS = {"run_id", "complete", "shard", "worker", "host", "devices", "endpoints", "started_at", "completed_at",
                "trailblaze_version", "git_commit", "exit_code", "counts", "files"}
 
 

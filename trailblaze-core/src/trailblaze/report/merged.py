@@ -27,12 +27,15 @@ class Merged:
     """``records`` by trail run: each trail's attempts, first first (its result last); failures first."""
     same_path: int = 0
     """Trail paths found from more than one workspace or run (kept as separate results)."""
+    incomplete: list[Path] = field(default_factory=list)
+    """Input bundles whose run never finished (killed): their finished trails are merged, exit 2."""
     results_line: str = ""
     """``Results: P passed, F failed, S skipped (N flaky, ...)``, as a single run of these trails prints it."""
 
     @property
     def exit_code(self) -> ExitCode:
-        return ExitCode.worst([exit_code_of(r) for r in self.records if r.last])
+        codes = [exit_code_of(r) for r in self.records if r.last]
+        return ExitCode.worst([*codes, *([ExitCode.INFRASTRUCTURE] if self.incomplete else [])])
 
 
 def status_of(attempts: Sequence[TrailRecord]) -> str:

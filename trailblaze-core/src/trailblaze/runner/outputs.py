@@ -46,8 +46,10 @@ class RunOutputs(SessionFactory):
             self.progress.run_finished(result)
 
     def record_history(self, trail: TrailResult, device: "Device | None" = None) -> None:
-        """Append a finished trail (every attempt) to the results store, unless ``--no-history``; the
-        device it ran on (``-d``) is stored as its endpoint."""
+        """Hand a finished trail (every attempt) to the outputs that keep up as the run goes (the result
+        bundle: ``trailblaze_trail_finished``), then append it to the results store, unless
+        ``--no-history``; the device it ran on (``-d``) is stored as its endpoint."""
+        self.host.trail_finished(trail, self.output_request(), self.redactor)
         if self.history is not None:
             self.history.record(trail, self.workspace_for(trail.path).config,
                                 endpoint=device.spec if device is not None else None)
