@@ -7,8 +7,9 @@ which readers still accept), beside the JSON summary and HTML report in
 ``reports/`` and the session log directories the run writes anyway. Every path inside is relative to
 the bundle directory (not to ``reports/``), so a bundle downloaded from a CI artifact into any
 directory still works. The format is versioned (``version``); readers refuse a newer major version with
-a message instead of guessing. docs/scale-out.md describes every field. An xdist worker appends each
-finished trail to its bundle (``BundleAppender``) so a worker killed later still leaves it.
+a message instead of guessing. docs/scale-out.md describes every field. A run (a plain one, an xdist
+worker) appends each finished trail's attempts to its bundle (``BundleAppender``) so a run killed later
+still leaves them; a record's identity (``TrailRecord.identity``) is what merges key on.
 """
 
 from __future__ import annotations
