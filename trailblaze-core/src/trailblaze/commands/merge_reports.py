@@ -27,7 +27,8 @@ def command(bundles: tuple[Path, ...], output_dir: Path, junit_xml: Path | None,
     taken). A result is a trail's attempt on a device in one run of one workspace: the same bundle given
     twice counts once, the same path from two workspaces or two runs stays two results. A trail's
     attempts make one trail (a pass after a failed attempt is FLAKY, as in a single run), failures
-    first; the exit code is the one a single run of all the trails would give (2 > 3 > 1 > 0).
+    first; the exit code is the one a single run of all the trails would give (2 > 3 > 1 > 0). The
+    output is a bundle too (its reports/results.jsonl: one line per trail × device × attempt).
 
     \b
     Examples:
