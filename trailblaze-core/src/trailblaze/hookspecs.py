@@ -30,14 +30,14 @@ if TYPE_CHECKING:
     from .files import OutputWriteError
     from .results.output_request import OutputRequest
     from .host.info import PluginQueries
-    from .results.model import RunResult
+    from .results.model import RunResult, TrailResult
     from .session import Session, SessionOutcome
     from .targets import TargetInfo
     from .tools.base import ToolCall, ToolDefinition, ToolResult
     from .tools.descriptors import ToolDescriptor
     from .tools.registry import ToolRegistry
 
-CONTRACT_VERSION: tuple[int, int] = (1, 1)
+CONTRACT_VERSION: tuple[int, int] = (1, 2)
 """The version of this contract, ``(major, minor)``; also ``trailblaze.CONTRACT_VERSION``.
 
 The minor number grows when a hook or a hook argument is added, or a hook is deprecated (its
@@ -277,6 +277,23 @@ def trailblaze_write_run_outputs(result: "RunResult", request: "OutputRequest") 
     :param result: the run, already redacted where it holds outside text.
     :param request: the outputs asked for and the run's output directory and bundle context.
     :return: the files this plugin could not write (``OutputWriteError``), or None.
+    """
+
+
+@hookspec
+def trailblaze_trail_finished(trail: "TrailResult", request: "OutputRequest", redact: Any) -> None:
+    """A trail ended on one device, every attempt done: keep an output current while the run goes on.
+
+    Called by ``trailblaze run`` and the pytest plugin (each process, each xdist worker) as each trail
+    ends, from the thread that ran it (one thread per ``-d`` device), before the trail's history is
+    stored. The core appends the trail's attempts to the run's result bundle (``builtin.outputs``), so a
+    run killed later still leaves every trail it finished; ``trailblaze_write_run_outputs`` still writes
+    every output whole at the end. Be quick, and do not raise: what cannot be written now is written at
+    the end. (Since contract 1.2.)
+
+    :param trail: the trail's last attempt, the earlier ones in ``trail.attempts``.
+    :param request: the run's outputs, output directory and bundle context (its run id).
+    :param redact: the run's redaction: pass every outside text through it before writing.
     """
 
 

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from .driver import DriverRegistry
     from .files import OutputWriteError
     from .results.output_request import OutputRequest
-    from .results.model import RunResult
+    from .results.model import RunResult, TrailResult
     from .session import Session, SessionOutcome
     from .llm.registry import LlmProviderRegistry
     from .targets import TargetInfo
@@ -232,6 +232,10 @@ class PluginHost:
         for found in self.pm.hook.trailblaze_write_run_outputs(result=result, request=request):
             failed.extend(found or ())
         return failed
+
+    def trail_finished(self, trail: "TrailResult", request: "OutputRequest", redact: Any) -> None:
+        """A finished trail to the outputs that keep up as the run goes (``trailblaze_trail_finished``)."""
+        self.pm.hook.trailblaze_trail_finished(trail=trail, request=request, redact=redact)
 
     def run_durations(self, source: "Path") -> dict[str, float]:
         """``--durations``: the first plugin that reads ``source`` answers; none: no durations (by count)."""

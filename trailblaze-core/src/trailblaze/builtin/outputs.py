@@ -8,20 +8,31 @@ imported inside each hook: loading the plugin host must not pull in the HTML ren
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..contract.markers import hookimpl
 from ..errors import BadInputError
 from ..files import OutputWriteError, check_writable_dir, write_new
 
 if TYPE_CHECKING:
-    from ..results.model import RunResult
+    from ..report.bundle import BundleAppender
     from ..results.output_request import OutputRequest
+    from ..results.model import RunResult, TrailResult
+
+_APPENDERS: dict[tuple[str, str], BundleAppender] = {}
+"""Each running run's bundle (output directory, run id), appended to as its trails end."""
+_APPENDING = threading.Lock()
+"""One append at a time: the trails of several ``-d`` devices end on their own threads."""
 
 
 @hookimpl(trylast=True)
 def trailblaze_check_run_outputs(request: OutputRequest) -> None:
+    """The paths and prerequisites of the core's outputs; then the result bundle an earlier run left in
+    the output directory is retired (its manifest and records removed), so the directory never holds a
+    bundle of two runs: a run killed before it writes its own leaves no bundle, not the previous run's
+    passes for ``merge-reports`` to report."""
     junit = request.junit_xml
     if junit is not None:
         if Path(junit).is_dir():
@@ -31,12 +42,17 @@ def trailblaze_check_run_outputs(request: OutputRequest) -> None:
         from ..report.allure import require_allure
 
         require_allure()
+    from ..report.bundle import retire_bundle
+
+    retire_bundle(request.output_dir)
 
 
 @hookimpl(trylast=True)
 def trailblaze_write_run_outputs(result: RunResult, request: OutputRequest) -> list[OutputWriteError]:
     """JUnit, Allure, HTML in that order, each failed file kept and the others still written; the bundle
     last, and only when they all were, the runner's JSON summary included (it lists them)."""
+    with _APPENDING:  # the run is over: its bundle is written whole below
+        _APPENDERS.pop((str(request.output_dir), request.context.run_id), None)
     failed: list[OutputWriteError] = []
     if request.junit_xml is not None:
         from ..report.junit import write_junit_xml
@@ -60,6 +76,24 @@ def trailblaze_write_run_outputs(result: RunResult, request: OutputRequest) -> l
     if not failed and result.summary_path is not None:  # no summary: the runner could not write it
         _write_bundle(result, request)
     return failed
+
+
+@hookimpl(trylast=True)
+def trailblaze_trail_finished(trail: TrailResult, request: OutputRequest, redact: Any) -> None:
+    """The trail's attempts appended to the run's bundle at once (``BundleAppender``): a run killed
+    later leaves every trail it finished, in a bundle marked incomplete; the bundle is written whole
+    at the end (``_write_bundle``). A line that cannot be appended now is written then."""
+    from ..report.bundle import BundleAppender
+
+    with _APPENDING:
+        key = (str(request.output_dir), request.context.run_id)
+        appender = _APPENDERS.get(key)
+        if appender is None:
+            appender = _APPENDERS[key] = BundleAppender(request.output_dir, request.context, redact)
+        try:
+            appender.append(trail)
+        except (OSError, OutputWriteError):
+            pass
 
 
 def _write_bundle(result: RunResult, request: OutputRequest) -> None:

@@ -15,7 +15,8 @@ from .shared import CONTEXT_SETTINGS, handle_errors
 @click.option("--output-dir", type=click.Path(path_type=Path, file_okay=False), required=True, metavar="DIR",
               help="Where the merged bundle, summary.json and report.html go (a new directory, not one of the inputs).")
 @click.option("--junit-xml", type=click.Path(path_type=Path, dir_okay=False), metavar="PATH",
-              help="Also write one JUnit XML for the whole run (a testcase per trail, device and attempt).")
+              help="Also write one JUnit XML for the whole run (a testcase per trail and device, its earlier "
+                   "attempts as flakyFailure/rerunFailure).")
 @click.option("--no-report", is_flag=True, help="Do not write the HTML report.")
 @handle_errors
 def command(bundles: tuple[Path, ...], output_dir: Path, junit_xml: Path | None, no_report: bool) -> None:
@@ -23,8 +24,11 @@ def command(bundles: tuple[Path, ...], output_dir: Path, junit_xml: Path | None,
 
     BUNDLES are the --output-dir directories of `trailblaze run` (one per CI shard, xdist worker or
     machine), outputs of an earlier merge-reports, or directories holding them (every bundle below is
-    taken). Every trail appears once per device and attempt, failures first; the exit code is the one a
-    single run of all the trails would give (2 > 3 > 1 > 0).
+    taken). A result is a trail's attempt on a device in one run of one workspace: the same bundle given
+    twice counts once, the same path from two workspaces or two runs stays two results. A trail's
+    attempts make one trail (a pass after a failed attempt is FLAKY, as in a single run), failures
+    first; the exit code is the one a single run of all the trails would give (2 > 3 > 1 > 0). The
+    output is a bundle too (its reports/results.jsonl: one line per trail × device × attempt).
 
     \b
     Examples:
@@ -44,9 +48,15 @@ def command(bundles: tuple[Path, ...], output_dir: Path, junit_xml: Path | None,
     if merged.duplicates:
         click.echo(f"  ! {merged.duplicates} trail run(s) found in more than one bundle: kept the latest of each",
                    err=True)
+    for root in merged.incomplete:
+        click.echo(f"  ! {root}: its run did not finish (killed?): merged the trails it finished; exit 2", err=True)
+    if merged.same_path:
+        click.echo(f"  ! {merged.same_path} trail path(s) ran in more than one workspace or run: kept each as its "
+                   "own result (see docs/scale-out.md)", err=True)
     for name, label in (("report", "Report"), ("summary", "Summary"), ("junit", "JUnit XML")):
         if name in merged.files:
             click.echo(f"{label}: {merged.files[name]}")
     click.echo(f"Merged {len(found)} bundle(s): {c.get('total', 0)} trail runs, {c.get('passed', 0)} passed, "
                f"{c.get('failed', 0)} failed, {c.get('skipped', 0)} skipped")
+    click.echo(merged.results_line)
     sys.exit(int(merged.exit_code))

@@ -16,14 +16,11 @@ import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
 from .session_options import SessionOption, options_for
-
-if TYPE_CHECKING:
-    from ..report.bundle import TrailRecord
 
 PLUGIN_ENV = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 """The pytest run ``build_args`` makes loads its plugins by ``-p``, not from entry points: the controller
@@ -100,8 +97,8 @@ def run_with_workers(paths: list[str], workers: int, params: Mapping[str, Any], 
     """Run, print what a ``trailblaze run`` prints, return its exit code."""
     from ..errors import BadInputError, ExitCode
     from ..report.bundle import read_bundle
-    from ..results.model import results_line
     from ..results.output_request import new_run_id
+    from ..report.merge import run_result
     from ..runner.discovery import expand
     from ..runner.endpoints import check_pool_sizes
     from ..runner.progress import llm_line
@@ -148,16 +145,16 @@ def run_with_workers(paths: list[str], workers: int, params: Mapping[str, Any], 
         click.echo(f"Report: {files['report']}")
     if files.get("summary"):
         click.echo(f"Summary: {files['summary']}")
-    records = bundle.records
+    # The merged bundle read back as a run (each trail's attempts in one result): the closing lines are
+    # the ones a plain run prints, FLAKY decided by the same rule (``results.model.trail_status``).
+    run = run_result(bundle.records, output_dir)
+    run.interrupted = console.interrupted
+    records = bundle.records  # every attempt: each one's model calls were spent
     llm = llm_line(sum(r.llm_call_count for r in records), sum(r.llm_tokens for r in records),
                    sum(r.llm_cost_usd for r in records))
     if llm:
         click.echo(llm)
-    c = bundle.manifest.counts
-    click.echo(results_line((c.get("passed", 0), c.get("failed", 0), c.get("skipped", 0)),
-                            statuses(records), quarantined=sum(1 for r in records if r.quarantined),
-                            cancelled=sum(1 for r in records if r.outcome == "Cancelled"),
-                            interrupted=console.interrupted))
+    click.echo(run.results_line())
     codes = [bundle.manifest.exit_code]
     if console.bad_input:
         codes.append(ExitCode.BAD_INPUT)
@@ -165,16 +162,3 @@ def run_with_workers(paths: list[str], workers: int, params: Mapping[str, Any], 
         codes.append(ExitCode.INFRASTRUCTURE)
     return int(ExitCode.worst(codes))
 
-
-def statuses(records: list[TrailRecord]) -> dict[str, int]:
-    """How many merged trails ended with each status (``TrailResult.status``: a pass on a retry is FLAKY)."""
-    from ..results.model import OUTCOME_TO_SUMMARY
-
-    by_outcome = {outcome.value: status for outcome, status in OUTCOME_TO_SUMMARY.items()}
-    out: dict[str, int] = {}
-    for record in records:
-        status = by_outcome.get(record.outcome, record.outcome.upper())
-        if record.attempt > 1 and status == "PASSED":
-            status = "FLAKY"
-        out[status] = out.get(status, 0) + 1
-    return out

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from ..report.bundle import BundleAppender, TrailRecord
+    from ..report.bundle import TrailRecord
     from ..reuse import ReuseScope
     from ..results.model import RunResult, TrailResult
     from ..runner.options import RunOptions
@@ -31,8 +31,6 @@ class _State:
         self.trail_paths = trail_paths
         self.trail_files: set[Path] | None = None
         self._runner: Runner | None = None
-        self._appender: BundleAppender | None = None
-        """An xdist worker's bundle, one append per finished trail (``record``)."""
         self.scope: ReuseScope | None = None
         self.results: list[TrailResult] = []
         self.run: RunResult | None = None
@@ -94,21 +92,9 @@ class _State:
         return Path(output) if output else Path.cwd() / "logs"
 
     def record(self, result: TrailResult) -> None:
-        """Keep a finished trail; under xdist it is appended to the worker's bundle at once, so a worker
-        killed later still leaves every trail it finished for the controller's merge."""
+        """Keep a finished trail (the runner's ``record_history`` appends it to this process's bundle at
+        once, so a worker killed later still leaves every trail it finished for the controller's merge)."""
         self.results.append(result)
-        if worker_id(self.config) is None or self._runner is None:
-            return
-        from ..files import OutputWriteError
-        from ..report.bundle import BundleAppender
-
-        if self._appender is None:
-            self._appender = BundleAppender(self._runner.output_dir, self._runner.output_request().context,
-                                            self._runner.redactor)
-        try:
-            self._appender.append(result)
-        except (OSError, OutputWriteError) as exc:  # the final write at the end of the session tries again
-            self.worker_lines.append(f"could not write the result bundle: {exc}")
 
     def finish(self) -> None:
         """Write this process's summary and report, then close the shared browser (and what else the

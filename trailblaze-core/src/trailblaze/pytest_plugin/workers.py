@@ -73,10 +73,13 @@ class UnreadableTrails:
 
         message = str(report.longrepr or "").strip() or "the trail file could not be read"
         now = time.time()
+        full = Path(self.state.config.rootpath) / path
+        workspace, within = _workspace_of(full)
         self.state.unreadable.append(TrailRecord(
-            key=trail_key(Path(self.state.config.rootpath) / path), title=path.name, trail_source=report.nodeid,
+            key=trail_key(full), title=path.name, trail_source=report.nodeid,
             outcome="Error", exit_code=3, message=message, failure_kind="UnreadableTrail", started_at=now,
-            completed_at=now, duration_ms=0))
+            completed_at=now, duration_ms=0, run_id=run_id(self.state.config), workspace=workspace,
+            workspace_path=within))
 
 
 class NotStarted:
@@ -123,11 +126,23 @@ def item_record(state: _State, nodeid: str, *, outcome: str, exit_code: int, mes
     path, _, name = nodeid.partition("::")
     title, _, label = name.rpartition(" [")
     now = time.time()
+    full = Path(state.config.rootpath) / path
+    workspace, within = _workspace_of(full)
     return TrailRecord(
-        key=trail_key(Path(state.config.rootpath) / path), title=title or name, trail_source=path,
+        key=trail_key(full), title=title or name, trail_source=path, workspace=workspace, workspace_path=within,
         device=label.rstrip("]") if state.config.getoption("trailblaze_device") else None, outcome=outcome,
         exit_code=exit_code, message=message, failure_kind=failure_kind, started_at=now, completed_at=now,
-        duration_ms=0, worker=worker)
+        duration_ms=0, worker=worker, run_id=run_id(state.config))
+
+
+def _workspace_of(path: Path) -> tuple[str | None, str | None]:
+    """The workspace fields of a record the controller writes for a worker's trail: the workspace the
+    worker's runner finds for it (``Runner.workspace_for``), so the record has the identity of the
+    trail's own record (a trail the workers ran and an interruption then listed is one result)."""
+    from ..config import find_workspace
+    from ..report.bundle import within_workspace
+
+    return within_workspace(path, find_workspace(path) or Path.cwd())
 
 
 def report_config(report: pytest.TestReport) -> _State | None:
@@ -180,3 +195,4 @@ def merge_workers(state: _State) -> None:
                               f"{c.get('skipped', 0)} skipped")
     state.worker_lines += [f"{name}: {merged.files[name]}" for name in ("report", "summary", "junit")
                            if name in merged.files]
+    state.worker_lines.append(merged.results_line)

@@ -7,8 +7,9 @@ which readers still accept), beside the JSON summary and HTML report in
 ``reports/`` and the session log directories the run writes anyway. Every path inside is relative to
 the bundle directory (not to ``reports/``), so a bundle downloaded from a CI artifact into any
 directory still works. The format is versioned (``version``); readers refuse a newer major version with
-a message instead of guessing. docs/scale-out.md describes every field. An xdist worker appends each
-finished trail to its bundle (``BundleAppender``) so a worker killed later still leaves it.
+a message instead of guessing. docs/scale-out.md describes every field. A run (a plain one, an xdist
+worker) appends each finished trail's attempts to its bundle (``BundleAppender``) so a run killed later
+still leaves them; a record's identity (``TrailRecord.identity``) is what merges key on.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from .._version import __version__
 from ..errors import BadInputError, ExitCode
 from ..files import write_atomic
+from ..results.model import ResultIdentity, result_identity
 from ..results.output_request import BundleContext
 from .json_lines import append_line, first_error, line_of, model_line, read_models, write_lines
 
@@ -106,6 +108,22 @@ class TrailRecord(BaseModel):
     worker: str | None = None
     bundle: str | None = None
     """Set by ``merge-reports``: the bundle (relative to its output) the record came from."""
+    last: bool = True
+    """The trail's last attempt on this device (its result); its earlier attempts are records too, with
+    ``last`` false. Counts, exit codes and durations read the last attempts only."""
+    workspace: str | None = None
+    """The absolute root of the workspace the trail ran in (part of the result's identity)."""
+    workspace_path: str | None = None
+    """The trail file's path within its workspace (posix)."""
+    run_id: str | None = None
+    """The run the record belongs to (the manifest's ``run_id`` when an older bundle left it out)."""
+    actor: str | None = None
+    """Who the trail ran as; None until trails have actors (part of the result's identity)."""
+
+    def identity(self) -> ResultIdentity:
+        """The record's identity (``results.model.result_identity``): what ``merge-reports`` keys on."""
+        return result_identity(workspace=self.workspace, trail=self.workspace_path or self.key, device=self.device,
+                               actor=self.actor, run_id=self.run_id, attempt=self.attempt)
 
 
 class BundleManifest(BaseModel):
@@ -131,6 +149,9 @@ class BundleManifest(BaseModel):
     """``results``, ``summary``, ``report``, ``junit``: paths (relative to the bundle) of what the run wrote."""
     merged_from: list[dict[str, Any]] = Field(default_factory=list)
     """Set by ``merge-reports``: each input bundle's manifest (shard, worker, host, wall time)."""
+    complete: bool = True
+    """False while the run is still going (its trails are appended as they end): a bundle left that way
+    is a run that was killed; it holds the trails that run finished, and ``merge-reports`` says so."""
 
 
 _RECORDS = TypeAdapter(list[TrailRecord])
@@ -161,27 +182,54 @@ def relative(path: Path | str | None, root: Path) -> str | None:
         return str(full)
 
 
-def record_of(trail: TrailResult, root: Path, *, shard: str | None, worker: str | None) -> TrailRecord:
+def records_of(trail: TrailResult, root: Path, context: BundleContext) -> list[TrailRecord]:
+    """One record per attempt of ``trail`` (first first; the last is ``trail`` itself, ``last`` true)."""
+    tries = (*trail.attempts, trail)
+    return [record_of(attempt, root, shard=context.shard, worker=context.worker, run_id=context.run_id,
+                      of=trail, number=number) for number, attempt in enumerate(tries, start=1)]
+
+
+def record_of(trail: TrailResult, root: Path, *, shard: str | None, worker: str | None, run_id: str | None = None,
+              of: TrailResult | None = None, number: int | None = None) -> TrailRecord:
+    """``trail`` as a record; ``of`` is the trail's last attempt when ``trail`` is an earlier one (the
+    runner sets the device, workspace, endpoint, tags and quarantine on the last attempt only)."""
     from ..results.model import trail_key
     from .junit import artifact_paths
 
+    final = of or trail
     done = trail.completed_at or trail.started_at
     artifacts = {k: v for k, v in artifact_paths(trail).items() if k != "log_dir"}
     failed_step = next((s for s in trail.steps if not s.success), None)
+    workspace, within = within_workspace(final.path, final.root)
     return TrailRecord(
         key=trail_key(trail.path), title=trail.title, trail_source=str(trail.path), trail_id=trail.trail_id,
-        device=trail.device_label, endpoint=trail.endpoint, driver=trail.driver, platform=trail.platform,
-        classifier=trail.classifier, target=trail.target, tags=list(trail.tags), attempt=len(trail.attempts) + 1,
+        device=final.device_label, endpoint=final.endpoint, driver=trail.driver, platform=trail.platform,
+        classifier=trail.classifier, target=trail.target, tags=list(final.tags),
+        attempt=number or len(trail.attempts) + 1,
         outcome=trail.outcome.value, exit_code=int(trail.exit_code), message=trail.message,
         failure_kind=trail.failure_kind, failed_tool=failed_step.tool if failed_step else None,
         skip_reason=trail.skip_reason, execution_mode=trail.execution_mode, session_id=trail.session_id,
         started_at=trail.started_at, completed_at=done, duration_ms=int((done - trail.started_at) * 1000),
         llm_call_count=trail.llm_call_count, llm_cost_usd=round(trail.llm_cost_usd, 6),
-        llm_tokens=trail.llm_tokens, quarantined=trail.quarantined, has_recorded_steps=trail.has_recorded_steps, log_dir=relative(trail.log_dir, root),
+        llm_tokens=trail.llm_tokens, quarantined=final.quarantined, has_recorded_steps=trail.has_recorded_steps,
+        log_dir=relative(trail.log_dir, root),
         artifacts={k: relative(v, root) or v for k, v in artifacts.items()},
         steps=[StepRecord(number=s.number, kind=s.kind, text=s.text, mode=s.mode, success=s.success,
                           message=s.message, tool=s.tool, duration_ms=s.duration_ms) for s in trail.steps],
-        shard=shard, worker=worker)
+        shard=shard, worker=worker, last=trail is final, run_id=run_id,
+        workspace=workspace, workspace_path=within)
+
+
+def within_workspace(path: Path | str, root: Path | None) -> tuple[str | None, str | None]:
+    """A trail's workspace root (absolute) and its path within it (``TrailRecord.workspace`` and
+    ``workspace_path``); (None, None) when the root is not known."""
+    if root is None:
+        return None, None
+    base = root.resolve()
+    try:
+        return base.as_posix(), Path(path).resolve().relative_to(base).as_posix()
+    except ValueError:  # a trail outside its workspace's folder: its absolute path names it
+        return base.as_posix(), Path(path).resolve().as_posix()
 
 
 def exit_code_of(record: TrailRecord) -> ExitCode:
@@ -209,6 +257,8 @@ class Tally:
     exit_code: ExitCode = ExitCode.SUCCESS
 
     def add(self, record: TrailRecord) -> None:
+        if not record.last:
+            return  # an earlier attempt: the trail counts once, by its result
         kind = ("passed" if record.outcome in ("Succeeded", "SucceededWithSelfHeal")
                 else "skipped" if record.outcome == "Skipped" else "failed")
         self.counts["total"] += 1
@@ -219,7 +269,8 @@ class Tally:
         self.completed_at = max(record.completed_at, self.completed_at or record.completed_at)
         self.exit_code = ExitCode.worst([self.exit_code, exit_code_of(record)])
 
-    def manifest(self, context: BundleContext, files: Mapping[str, str], exit_code: int | None = None) -> BundleManifest:
+    def manifest(self, context: BundleContext, files: Mapping[str, str], exit_code: int | None = None, *,
+                 complete: bool = True) -> BundleManifest:
         now = time.time()
         started = min([t for t in (self.started_at, context.started_at) if t is not None], default=now)
         return BundleManifest(
@@ -227,7 +278,7 @@ class Tally:
             endpoints=sorted(self.endpoints), started_at=started, completed_at=self.completed_at or now,
             plugins=dict(context.plugins or {}), git_commit=git_commit(),
             exit_code=int(self.exit_code if exit_code is None else exit_code), counts=dict(self.counts),
-            files={"results": RESULTS, **files})
+            files={"results": RESULTS, **files}, complete=complete)
 
 
 def write_bundle(run: RunResult, root: Path, context: BundleContext, files: Mapping[str, Path | None]) -> Path:
@@ -236,9 +287,9 @@ def write_bundle(run: RunResult, root: Path, context: BundleContext, files: Mapp
     tally = Tally()
     lines = []
     for trail in run.trails:
-        record = record_of(trail, root, shard=context.shard, worker=context.worker)
-        tally.add(record)
-        lines.append(line_of(run.redact(record.model_dump(mode="json"))))
+        for record in records_of(trail, root, context):
+            tally.add(record)
+            lines.append(line_of(run.redact(record.model_dump(mode="json"))))
     write_lines(root / RESULTS, lines)
     manifest = tally.manifest(context, {k: rel for k, p in files.items() if p is not None
                                         for rel in [relative(p, root)] if rel is not None}, int(run.exit_code))
@@ -248,27 +299,44 @@ def write_bundle(run: RunResult, root: Path, context: BundleContext, files: Mapp
 
 
 class BundleAppender:
-    """An xdist worker's bundle, kept current trail by trail: each finished trail is one line appended
-    (and ``fsync``ed) to ``results.jsonl`` and the small manifest is rewritten, so the work per trail
-    does not grow with the trails before it, and a worker killed later leaves every trail it finished.
-    The first append replaces what an earlier run left in the same directory. ``write_bundle`` at the
-    end of the session writes the whole bundle once more, with the run's files and exit code."""
+    """A running run's bundle (a plain run's, an xdist worker's), kept current trail by trail: each
+    finished trail's attempts are lines appended (and ``fsync``ed) to ``results.jsonl`` and the small
+    manifest (``complete`` false) is rewritten, so the work per trail does not grow with the trails
+    before it, and a run killed later leaves every trail it finished. The first append replaces what an
+    earlier run left in the same directory. ``write_bundle`` at the end of the run writes the whole
+    bundle once more, with the run's files and exit code, complete."""
 
     def __init__(self, root: Path, context: BundleContext, redact: Callable[[Any], Any]) -> None:
         self.root = root
         self.context = context
         self.redact = redact
         self._tally = Tally()
+        self._started = False
 
     def append(self, trail: TrailResult) -> None:
-        record = record_of(trail, self.root, shard=self.context.shard, worker=self.context.worker)
-        line = line_of(self.redact(record.model_dump(mode="json")))
-        if self._tally.counts["total"] == 0:
-            write_lines(self.root / RESULTS, [line])
+        records = records_of(trail, self.root, self.context)
+        lines = b"".join(line_of(self.redact(record.model_dump(mode="json"))) for record in records)
+        if not self._started:
+            write_lines(self.root / RESULTS, [lines])
+            self._started = True
         else:
-            append_line(self.root / RESULTS, line)
-        self._tally.add(record)
-        write_json(self.root / MANIFEST, self.redact(self._tally.manifest(self.context, {}).model_dump(mode="json")))
+            append_line(self.root / RESULTS, lines)
+        for record in records:
+            self._tally.add(record)
+        manifest = self._tally.manifest(self.context, {}, complete=False)
+        write_json(self.root / MANIFEST, self.redact(manifest.model_dump(mode="json")))
+
+
+def retire_bundle(root: Path) -> None:
+    """Remove the bundle an earlier run left at ``root`` (its manifest first, then its records), as a
+    run starts there: a bundle is its latest run's, whole, or not there at all."""
+    for name in (MANIFEST, RESULTS, RESULTS_V1):
+        try:
+            (root / name).unlink(missing_ok=True)
+        except IsADirectoryError:
+            continue
+        except OSError as exc:
+            raise BadInputError(f"--output-dir {root}: cannot remove the earlier run's {name} ({exc})") from None
 
 
 def write_json(path: Path, value: Any) -> None:
@@ -375,7 +443,7 @@ def load_durations(path: Path, *, missing_ok: bool = False) -> dict[str, float]:
 
     if path.is_dir() or path.name == Path(MANIFEST).name:
         for record in read_records(path):
-            if record.outcome != "Skipped":
+            if record.last and record.outcome != "Skipped":
                 add(record.key, record.device, record.duration_ms / 1000)
     else:
         data = _load_json(path)

@@ -6,8 +6,11 @@ The output directory is itself a bundle (``bundle.json`` + ``results.jsonl``, th
 thousands of trails) and, when asked, one JUnit XML. Paths inside point back into the input bundles,
 relative to the output, so keep the bundles where they were merged from (or next to the output).
 
-Every trail appears once per device and attempt: a record found in two bundles (a bundle given twice, a
-re-run shard) is kept once, the later one. Failures come first.
+A result is one trail's attempt on one device in one run of one workspace (``results.model.result_identity``):
+a record found in two bundles (a bundle given twice) is kept once, the later one; the same path from two
+workspaces, or the same trail of two runs (staging and prod, a re-run shard), stays two results. A trail's
+attempts make one trail in the summary, JUnit and report, its outcome decided as a single run decides it
+(``results.model.trail_status``: a pass after a failed attempt is FLAKY). Failures come first.
 """
 
 from __future__ import annotations
@@ -16,12 +19,13 @@ import gc
 import os
 import posixpath
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BadInputError, ExitCode
+from ..results.model import ResultIdentity
 from .bundle import (
     MANIFEST,
     RESULTS,
@@ -75,34 +79,75 @@ def _merge(paths: Sequence[Path], output_dir: Path, *, junit_xml: Path | None, r
     if any(b.root.resolve() == out.resolve() for b in bundles):
         raise BadInputError(f"--output-dir {out} is one of the bundles being merged",
                             hint="merge into a new directory")
-    chosen: dict[tuple[str, str, int], TrailRecord] = {}
+    chosen: dict[ResultIdentity, TrailRecord] = {}
     seen = 0
     for bundle in bundles:
         prefix = os.path.relpath(bundle.root, out).replace(os.sep, "/")
         for record in bundle.records:
             seen += 1
             moved = _rebased(record, bundle, prefix)
-            key = (moved.key, moved.device or "", moved.attempt)
+            key = moved.identity()
             if key not in chosen or chosen[key].completed_at <= moved.completed_at:
                 chosen[key] = moved
     for record in extra:
         seen += 1
-        chosen.setdefault((record.key, record.device or "", record.attempt), record)
-    records = sorted(chosen.values(), key=lambda r: (rank(r), r.key, r.device or "", r.attempt))
+        chosen.setdefault(record.identity(), record)
+    trails = sorted(attempts_by_trail(chosen.values()), key=_failures_first)
+    records = [record for attempts in trails for record in attempts]
     manifest = _manifest(bundles, records, out)
-    merged = Merged(out, manifest, records, duplicates=seen - len(records))
+    merged = Merged(out, manifest, records, duplicates=seen - len(records), trails=trails,
+                    same_path=_same_path(trails), incomplete=[b.root for b in bundles if not b.manifest.complete])
+    if merged.incomplete:  # what the inputs left out stays known when this output is merged again
+        manifest.exit_code, manifest.complete = int(merged.exit_code), False
     write_outputs(merged, junit_xml=junit_xml, report=report)
     return merged
+
+
+def attempts_by_trail(records: Iterable[TrailRecord]) -> list[list[TrailRecord]]:
+    """Records grouped by trail run (``ResultIdentity.trail_run``: workspace, trail, device, actor, run),
+    each group its attempts first first; only the last of a group is ``last`` (a group whose last
+    attempt's record is missing ends with the latest one there is). Groups keep the order of their first
+    record."""
+    groups: dict[tuple[str, str, str, str, str], list[TrailRecord]] = {}
+    for record in records:
+        groups.setdefault(record.identity().trail_run, []).append(record)
+    out = []
+    for attempts in groups.values():
+        if len(attempts) > 1:
+            attempts.sort(key=lambda r: r.attempt)
+            for record in attempts:
+                record.last = False
+        attempts[-1].last = True
+        out.append(attempts)
+    return out
+
+
+def _failures_first(attempts: list[TrailRecord]) -> tuple[int, int, str, str, str, str]:
+    """Failures, then flaky passes, then passes, then skips; by trail and device within each."""
+    final = attempts[-1]
+    return (rank(final), 0 if len(attempts) > 1 else 1, final.key, final.device or "", final.workspace or "",
+            final.run_id or "")
+
+
+def _same_path(trails: list[list[TrailRecord]]) -> int:
+    """How many trail paths (with their device) appear from more than one workspace or run: kept apart."""
+    origins: dict[tuple[str, str], set[tuple[str, str]]] = {}
+    for attempts in trails:
+        final = attempts[-1]
+        origins.setdefault((final.key, final.device or ""), set()).add((final.workspace or "", final.run_id or ""))
+    return sum(1 for found in origins.values() if len(found) > 1)
 
 
 def write_outputs(merged: Merged, *, junit_xml: Path | None, report: bool) -> None:
     out = merged.output_dir
     run = run_result(merged.records, out)
     rows = run.summary()
-    for row, record in zip(rows["results"], merged.records, strict=True):
+    for row, attempts in zip(rows["results"], merged.trails, strict=True):
+        record = attempts[-1]
         row.update(shard=record.shard, worker=record.worker, endpoint=record.endpoint, attempt=record.attempt,
-                   tags=record.tags, bundle=record.bundle)
+                   tags=record.tags, bundle=record.bundle, run_id=record.run_id, workspace=record.workspace)
     rows["metadata"]["run_id"] = merged.manifest.run_id
+    merged.results_line = run.results_line()
     write_json(out / SUMMARY, rows)
     merged.files["summary"] = out / SUMMARY
     if junit_xml is not None:
@@ -133,6 +178,7 @@ def _rebased(record: TrailRecord, bundle: Bundle, prefix: str) -> TrailRecord:
     record.artifacts = {k: move(v) or v for k, v in record.artifacts.items()}
     record.shard = record.shard or manifest.shard
     record.worker = record.worker or manifest.worker
+    record.run_id = record.run_id or manifest.run_id
     return record
 
 
@@ -153,23 +199,29 @@ def _manifest(bundles: list[Bundle], records: list[TrailRecord], out: Path) -> B
         completed_at=max((float(p["completed_at"]) for p in inputs), default=now),
         plugins={k: v for b in bundles for k, v in b.manifest.plugins.items()},
         git_commit=next((b.manifest.git_commit for b in bundles if b.manifest.git_commit), None),
-        exit_code=int(ExitCode.worst([exit_code_of(r) for r in records])), counts=counts(records),
+        exit_code=int(ExitCode.worst([exit_code_of(r) for r in records if r.last])), counts=counts(records),
         files={"results": RESULTS}, merged_from=inputs)
 
 
-_INPUT_KEYS = {"run_id", "shard", "worker", "host", "devices", "endpoints", "started_at", "completed_at",
+_INPUT_KEYS = {"run_id", "complete", "shard", "worker", "host", "devices", "endpoints", "started_at", "completed_at",
                "trailblaze_version", "git_commit", "exit_code", "counts", "files"}
 
 
 def run_result(records: Sequence[TrailRecord], out: Path) -> RunResult:
-    """The records as a ``RunResult``, so the summary and JUnit writers of a single run serve the merge
-    (steps are left out: neither reads them)."""
+    """The records as a ``RunResult`` (one ``TrailResult`` per trail run, its earlier attempts in
+    ``attempts``, as the runner makes it), so the summary, JUnit writer and ``Results:`` line of a single
+    run serve the merge and ``run -n`` (steps are left out: none reads them)."""
     from ..memory import Redactor
     from ..results.model import RunResult
 
     base = str(out)
+    trails = []
+    for attempts in attempts_by_trail(records):
+        final = trail_result(attempts[-1], base)
+        final.attempts = [trail_result(r, base) for r in attempts[:-1]]
+        trails.append(final)
     # The bundles were redacted by the runs that wrote them; a merge knows no secret of its own.
-    return RunResult(redactor=Redactor(), trails=[trail_result(r, base) for r in records], output_dir=out)
+    return RunResult(redactor=Redactor(), trails=trails, output_dir=out)
 
 
 def trail_result(record: TrailRecord, out: str) -> TrailResult:

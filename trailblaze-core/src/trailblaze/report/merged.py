@@ -23,10 +23,34 @@ class Merged:
     records: list[TrailRecord]
     duplicates: int = 0
     files: dict[str, Path] = field(default_factory=dict)
+    trails: list[list[TrailRecord]] = field(default_factory=list)
+    """``records`` by trail run: each trail's attempts, first first (its result last); failures first."""
+    same_path: int = 0
+    """Trail paths found from more than one workspace or run (kept as separate results)."""
+    incomplete: list[Path] = field(default_factory=list)
+    """Input bundles whose run never finished (killed): their finished trails are merged, exit 2."""
+    results_line: str = ""
+    """``Results: P passed, F failed, S skipped (N flaky, ...)``, as a single run of these trails prints it."""
 
     @property
     def exit_code(self) -> ExitCode:
-        return ExitCode.worst([exit_code_of(r) for r in self.records])
+        codes = [exit_code_of(r) for r in self.records if r.last]
+        return ExitCode.worst([*codes, *([ExitCode.INFRASTRUCTURE] if self.incomplete else [])])
+
+
+def status_of(attempts: Sequence[TrailRecord]) -> str:
+    """A merged trail's status from its attempts' records, by the rule every run uses
+    (``results.model.trail_status``)."""
+    from ..results.model import trail_status
+    from ..session import SessionOutcome
+
+    def outcome(record: TrailRecord) -> SessionOutcome:
+        try:
+            return SessionOutcome(record.outcome)
+        except ValueError:
+            return SessionOutcome.ERROR
+
+    return trail_status([outcome(r) for r in attempts])
 
 
 def rank(record: TrailRecord) -> int:
@@ -69,4 +93,4 @@ def group_failures(records: Sequence[TrailRecord],
     return sorted(groups.items(), key=lambda item: (-len(item[1]), item[0]))
 
 
-__all__ = ["PASSED", "Merged", "group_failures", "message_shape", "rank", "signature"]
+__all__ = ["PASSED", "Merged", "group_failures", "message_shape", "rank", "signature", "status_of"]

@@ -53,7 +53,7 @@ var $=function(id){return document.getElementById(id);};
 var f={o:'all',s:'',d:'',g:'',q:'',sig:-1};
 function el(tag,text,cls){var e=document.createElement(tag);if(text!==undefined&&text!==null)e.textContent=String(text);if(cls)e.className=cls;return e;}
 function link(href,text){var a=el('a',text);a.setAttribute('href',href);return a;}
-function status(r){return r.o==='PASSED'?'passed':r.o==='SKIPPED'?'skipped':'failed';}
+function status(r){return r.o==='PASSED'?'passed':r.o==='FLAKY'||r.o==='HEALED'?'flaky':r.o==='SKIPPED'?'skipped':'failed';}
 function match(r){
  if(f.o!=='all'&&status(r)!==f.o&&r.o!==f.o)return false;
  if(f.s&&r.s!==f.s)return false; if(f.d&&r.d!==f.d)return false;
@@ -70,6 +70,10 @@ function detail(r){
  if(r.l){meta.appendChild(document.createTextNode(' · '));meta.appendChild(link(r.l,'logs'));}
  if(r.sc){meta.appendChild(document.createTextNode(' · '));meta.appendChild(link(r.sc,'screenshot'));}
  td.appendChild(meta);
+ if(r.at.length){var at=el('table','','attempts');var ah=el('tr');['attempt','outcome','time','message',''].forEach(function(x){ah.appendChild(el('th',x));});at.appendChild(ah);
+  r.at.forEach(function(a){var tr=el('tr');tr.appendChild(el('td',a[0]));var c=el('td');c.appendChild(el('span',a[1],'badge '+a[1]));tr.appendChild(c);
+   tr.appendChild(el('td',secs(a[2])));tr.appendChild(el('td',a[3]||''));var lc=el('td');if(a[4])lc.appendChild(link(a[4],'logs'));tr.appendChild(lc);at.appendChild(tr);});
+  td.appendChild(at);}
  if(r.st.length){var t=el('table');var h=el('tr');['#','kind','step','mode','ms','message'].forEach(function(x){h.appendChild(el('th',x));});t.appendChild(h);
   r.st.forEach(function(s){var tr=el('tr');tr.appendChild(el('td',s[0]));tr.appendChild(el('td',s[1]));
    tr.appendChild(el('td',s[2],s[3]?'ok':'bad'));tr.appendChild(el('td',s[4]));tr.appendChild(el('td',s[5]));tr.appendChild(el('td',s[6]||''));t.appendChild(tr);});
@@ -121,15 +125,18 @@ def _href(path: str | None) -> str | None:
 def render_merged_report(merged: Merged, *, base: Path) -> str:
     from .merged import group_failures, rank, signature
 
-    records = merged.records
+    trails = merged.trails or [[r] for r in merged.records if r.last]
+    records = [attempts[-1] for attempts in trails]  # one row per trail run: its result, its attempts inside
     manifest = merged.manifest
     reports = {str(part.get("bundle")): (part.get("files") or {}).get("report") for part in manifest.merged_from}
     failures = group_failures(records, signature)
     sig_index = {sig: i for i, (sig, _) in enumerate(failures)}
-    rows = [_row(r, reports, sig_index.get(signature(r), -1) if rank(r) == 0 else -1) for r in records]
+    rows = [_row(attempts, reports, sig_index.get(signature(attempts[-1]), -1) if rank(attempts[-1]) == 0 else -1)
+            for attempts in trails]
     c = manifest.counts
+    flaky = sum(1 for row in rows if row["o"] == "FLAKY")
     title = (f"Trailblaze merged report — {c.get('passed', 0)} passed, {c.get('failed', 0)} failed, "
-             f"{c.get('skipped', 0)} skipped")
+             f"{c.get('skipped', 0)} skipped" + (f" ({flaky} flaky)" if flaky else ""))
     data = {"rows": rows, "pageSize": PAGE_SIZE,
             "shards": sorted({r.shard for r in records if r.shard}),
             "devices": sorted({row["d"] for row in rows if row["d"]}),
@@ -148,7 +155,8 @@ def render_merged_report(merged: Merged, *, base: Path) -> str:
              "</div></header><main>",
              _shards_html(merged), _triage_html(failures, records),
              "<div class=bar><select id=f-outcome aria-label=outcome><option value=all>all outcomes</option>",
-             "<option value=failed>failed</option><option value=passed>passed</option>",
+             "<option value=failed>failed</option><option value=flaky>flaky</option>",
+             "<option value=passed>passed</option>",
              "<option value=skipped>skipped</option>",
              "".join(f"<option value={_e(o)}>{_e(o)}</option>" for o in sorted({row['o'] for row in rows})),
              "</select><select id=f-shard aria-label=shard><option value=''>all shards</option></select>",
@@ -166,20 +174,29 @@ def render_merged_report(merged: Merged, *, base: Path) -> str:
     return "".join(parts)
 
 
-def _row(r: TrailRecord, reports: dict[str, Any], sig: int) -> dict[str, Any]:
-    outcome = SUMMARY_NAMES.get(r.outcome, r.outcome.upper())
+def _row(attempts: list[TrailRecord], reports: dict[str, Any], sig: int) -> dict[str, Any]:
+    from .merged import status_of
+
+    r = attempts[-1]
+    outcome = status_of(attempts)
     device = r.device or r.classifier or r.platform or r.driver or ""
     message = (r.message or r.skip_reason or "").strip()
+    if outcome == "FLAKY" and not message:
+        first = (attempts[0].message or attempts[0].outcome).strip()
+        message = f"attempt 1: {first}"
     report = reports.get(r.bundle or "")
     row: dict[str, Any] = {
         "t": r.title, "k": r.key, "o": outcome, "d": device, "s": r.shard, "w": r.worker, "e": r.endpoint,
         "g": r.tags, "a": r.attempt, "ms": int(r.duration_ms), "m": message.splitlines()[0][:200] if message else "",
         "msg": message if outcome != "PASSED" else "", "id": r.session_id, "sig": sig,
+        "at": [[a.attempt, status_of([a]), int(a.duration_ms),
+                (a.message or "").strip().splitlines()[0][:200] if (a.message or "").strip() else "",
+                _href(f"{a.log_dir}/" if a.log_dir else None)] for a in attempts] if len(attempts) > 1 else [],
         "l": _href(f"{r.log_dir}/" if r.log_dir else None),
         "r": _href(f"{r.bundle}/{report}" if report and r.bundle else None),
         "sc": _href(r.artifacts.get("screenshot")),
         "st": [[s.number, s.kind, s.text or "", s.success, s.mode, s.duration_ms, s.message] for s in r.steps]
-        if outcome != "PASSED" else [],
+        if outcome not in ("PASSED", "FLAKY", "HEALED") else [],
     }
     row["x"] = " ".join(str(v) for v in (r.title, r.key, device, r.shard, r.worker, r.endpoint, message,
                                          " ".join(r.tags)) if v).lower()

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import ExitCode
 from ..memory import Redactor
@@ -38,6 +38,45 @@ def trail_key(path: Path | str) -> str:
         return resolved.relative_to(Path.cwd().resolve()).as_posix()
     except ValueError:
         return os.path.relpath(resolved, Path.cwd().resolve()).replace(os.sep, "/")
+
+
+def trail_status(outcomes: Sequence[SessionOutcome]) -> str:
+    """The outcome people act on, from a trail's attempts on one device (first first): the last
+    attempt's (PASSED, HEALED, FAILED, ERROR, SKIPPED, CANCELLED, TIMEOUT, MAX_CALLS_REACHED), except that
+    a pass after an earlier attempt is FLAKY (only a failure earns a retry). The one rule: a plain run,
+    ``run -n``, the pytest plugin and ``merge-reports`` all decide through it (``TrailResult.status``), so
+    a flaky trail reads the same in every summary, JUnit file and report."""
+    if not outcomes:
+        raise ValueError("a trail has at least one attempt")
+    last = outcomes[-1]
+    return "FLAKY" if last.passed and len(outcomes) > 1 else OUTCOME_TO_SUMMARY[last]
+
+
+class ResultIdentity(NamedTuple):
+    """What makes one result one: ``result_identity`` builds it; ``trail_run`` is it without the attempt."""
+
+    workspace: str
+    trail: str
+    device: str
+    actor: str
+    run_id: str
+    attempt: int
+
+    @property
+    def trail_run(self) -> tuple[str, str, str, str, str]:
+        """The trail's run on one device in one run: every attempt of it shares this."""
+        return self.workspace, self.trail, self.device, self.actor, self.run_id
+
+
+def result_identity(*, workspace: str | None, trail: str, device: str | None, actor: str | None,
+                    run_id: str | None, attempt: int) -> ResultIdentity:
+    """A result's identity wherever results are keyed (a bundle's records, ``merge-reports``, the ``-n``
+    controller's merge, the pytest plugin's worker merge): the workspace it ran in (its absolute root),
+    the trail's path within that workspace, the device (``-d`` spec), the actor (None until trails have
+    actors), the run id and the attempt. A path relative to where a run started is not enough: two
+    projects' ``trails/login.trail.yaml``, or one trail run against staging and prod (two runs), are
+    different results; the same bundle given twice is the same results."""
+    return ResultIdentity(workspace or "", trail, device or "", actor or "", run_id or "", attempt)
 
 
 @dataclass
@@ -118,7 +157,7 @@ class TrailResult:
     def status(self) -> str:
         """The outcome people act on: PASSED, FLAKY, HEALED, FAILED, ERROR, SKIPPED, CANCELLED (and
         upstream's TIMEOUT / MAX_CALLS_REACHED, which count as failed)."""
-        return "FLAKY" if self.flaky else OUTCOME_TO_SUMMARY[self.outcome]
+        return trail_status([a.outcome for a in (*self.attempts, self)])
 
     def summary(self) -> dict[str, Any]:
         done = self.completed_at or time.time()

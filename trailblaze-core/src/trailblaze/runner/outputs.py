@@ -53,9 +53,11 @@ class RunOutputs:
             self.write_outputs(result)
             self.progress.run_finished(result)
 
-    def record_history(self, trail: TrailResult, device: Device | None = None) -> None:
-        """Append a finished trail (every attempt) to the results store, unless ``--no-history``; the
-        device it ran on (``-d``) is stored as its endpoint."""
+    def record_history(self, trail: TrailResult, device: "Device | None" = None) -> None:
+        """Hand a finished trail (every attempt) to the outputs that keep up as the run goes (the result
+        bundle: ``trailblaze_trail_finished``), then append it to the results store, unless
+        ``--no-history``; the device it ran on (``-d``) is stored as its endpoint."""
+        self.factory.host.trail_finished(trail, self.output_request(), self.factory.redactor)
         if self.history is not None:
             self.history.record(trail, self.factory.workspace_for(trail.path).config,
                                 endpoint=device.spec if device is not None else None)
