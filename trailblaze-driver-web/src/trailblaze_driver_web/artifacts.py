@@ -13,7 +13,7 @@ import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.memory import secret_forms
+from trailblaze import secret_forms
 
 from .browser_driver import BrowserDriver
 from .config import WebDriverConfig
@@ -21,8 +21,7 @@ from .video import VIDEO_FILE
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
-    from trailblaze.driver import StepInfo
-    from trailblaze.session import Session
+    from trailblaze import Session, StepInfo
 
 TRACE_FILE = "trace.zip"
 

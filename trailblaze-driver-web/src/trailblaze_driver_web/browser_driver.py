@@ -14,10 +14,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.driver import DeviceInfo, Driver
-from trailblaze.errors import DriverError
-from trailblaze.reuse import current_scope
-from trailblaze.untrusted import valid_text
+from trailblaze import DeviceInfo, Driver, DriverError, current_scope, valid_text
 
 from .config import WebDriverConfig
 from .connection import (
@@ -43,7 +40,7 @@ if TYPE_CHECKING:
         Request,
         Response,
     )
-    from trailblaze.session import Session
+    from trailblaze import Session
 
 MAX_CAPTURED_REQUESTS = 5000
 MAX_CAPTURED_BODY = 64 * 1024
@@ -87,7 +84,7 @@ class BrowserDriver(Driver[WebDriverConfig]):
         the working directory."""
         from pathlib import Path
 
-        from trailblaze.errors import ConfigError
+        from trailblaze import ConfigError
 
         root = self.session.workspace.root if self.session is not None else Path.cwd()
         path = (Path(root) / Path(raw).expanduser()).resolve()

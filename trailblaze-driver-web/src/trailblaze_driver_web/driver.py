@@ -15,9 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urljoin, urlparse
 
-from trailblaze.driver import DriverConfig
-from trailblaze.errors import BadInputError, DriverError, ToolFailure
-from trailblaze.untrusted import valid_text
+from trailblaze import BadInputError, DriverConfig, DriverError, ToolFailure, valid_text
 
 from .artifacts import ArtifactDriver
 from .config import WebDriverConfig
@@ -26,9 +24,7 @@ from .snapshot import PageSnapshot, parse
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
-    from trailblaze.recorder import RecordedStepDraft, RecordOptions
-    from trailblaze.selectors import NodeSelector
-    from trailblaze.session import Session
+    from trailblaze import NodeSelector, RecordOptions, RecordedStepDraft, Session
 
 
 class PlaywrightDriver(ArtifactDriver):

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from trailblaze.errors import DriverError
+from trailblaze import DriverError
 
 VIDEO_FILE = "video.webm"
 MAX_FRAMES = 20_000

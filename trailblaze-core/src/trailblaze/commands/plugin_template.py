@@ -215,9 +215,7 @@ from pathlib import Path
 import pytest
 
 import $pkg.plugin as plugin
-from trailblaze import ToolCall
-from trailblaze.errors import ToolArgumentError
-from trailblaze.plugins import PluginHost
+from trailblaze import PluginHost, ToolArgumentError, ToolCall
 from trailblaze.testing import host_with_plugins, open_session, register_plugin, run_cli
 $driver_import
 pytest_plugins = ["trailblaze.testing"]  # the plugin_host fixture
@@ -293,7 +291,7 @@ from pydantic import Field
 from trailblaze import DeviceInfo, Driver, DriverConfig
 
 if TYPE_CHECKING:
-    from trailblaze.session import Session
+    from trailblaze import Session
 
 
 class ${camel}Config(DriverConfig):
@@ -324,7 +322,7 @@ class ${camel}Driver(Driver[${camel}Config]):
 _DRIVER_TESTS = '''
 
 def test_driver(plugin_host: PluginHost, tmp_path: Path) -> None:
-    from trailblaze.errors import ConfigError
+    from trailblaze import ConfigError
     from trailblaze.testing import make_driver
 
     driver = make_driver(${camel}Driver, screen=["Checkout"])  # settings validated as `trailblaze run` does

@@ -15,9 +15,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from trailblaze.errors import DriverError, ToolFailure
-from trailblaze.selectors import NodeSelector
-from trailblaze.untrusted import valid_text
+from trailblaze import DriverError, NodeSelector, ToolFailure, valid_text
 
 from .hierarchy import Hierarchy, Node, parse_page_source
 from .selectors import ResolveResult, resolve
@@ -26,8 +24,7 @@ from .snapshot import build_snapshot
 
 if TYPE_CHECKING:
     from appium.webdriver.webdriver import WebDriver
-    from trailblaze.driver import StepInfo
-    from trailblaze.session import Session
+    from trailblaze import Session, StepInfo
 
 T = TypeVar("T")
 

@@ -12,8 +12,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import typing_extensions
 
-from trailblaze.driver import DeviceInfo, Driver, DriverConfig
-from trailblaze.errors import DriverError
+from trailblaze import DeviceInfo, Driver, DriverConfig, DriverError
 
 from . import server as managed
 from .actions import Actions, actions_for
@@ -23,7 +22,7 @@ from .hierarchy import parse_page_source
 
 if TYPE_CHECKING:
     from appium.webdriver.webdriver import WebDriver
-    from trailblaze.session import Session
+    from trailblaze import Session
 
 
 def first_line(exc: BaseException) -> str:
