@@ -9,9 +9,9 @@ other submodule is internal and may change between minor versions.
 
 The 33 submodules that contract 1.1 declared public (``trailblaze.tools.base``, ``trailblaze.errors``,
 ...) keep their names importable for one more minor version: a name that moves or goes from one of them
-warns with a ``DeprecationWarning`` naming its replacement (``tests/data/public_surface_1_1.json`` holds
-that surface, and a test imports each name). docs/hooks.md ("Contract version and deprecation policy")
-lists the deprecations.
+warns with a ``DeprecationWarning`` naming its replacement (a test imports every name of that surface,
+``trailblaze-core/tests/data/public_surface_1_1.json``). docs/hooks.md ("Contract version and
+deprecation policy") lists the deprecations.
 
 Attributes are resolved lazily (``_LAZY``: ``module`` or ``module:attribute``) so ``import trailblaze``
 stays cheap for the CLI; ``__all__`` is a literal list and the same names are imported under
