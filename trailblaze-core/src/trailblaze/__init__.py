@@ -177,13 +177,15 @@ if TYPE_CHECKING:
     from .yamlstream import Limits as YamlLimits
 
 
-def __getattr__(name: str) -> Any:
-    where = _LAZY.get(name)
-    if where is None:
-        raise AttributeError(f"module 'trailblaze' has no attribute {name!r}")
-    import importlib
+if not TYPE_CHECKING:  # hidden from type checkers, so a name outside __all__ is an error there, not Any
 
-    module_name, _, attribute = where.partition(":")
-    value = getattr(importlib.import_module(module_name), attribute or name)
-    globals()[name] = value
-    return value
+    def __getattr__(name: str) -> Any:
+        where = _LAZY.get(name)
+        if where is None:
+            raise AttributeError(f"module 'trailblaze' has no attribute {name!r}")
+        import importlib
+
+        module_name, _, attribute = where.partition(":")
+        value = getattr(importlib.import_module(module_name), attribute or name)
+        globals()[name] = value
+        return value
