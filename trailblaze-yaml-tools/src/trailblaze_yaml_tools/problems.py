@@ -2,7 +2,7 @@
 
 Files are parsed with the fast safe loader, which keeps no positions. A problem therefore carries the
 key path where it was found; only when it is reported is the file re-read with positions
-(``locate_in_text``). That keeps the common, error-free path as fast as a bare YAML load.
+(``trailblaze.locate_in_yaml``). That keeps the common, error-free path as fast as a bare YAML load.
 """
 
 from __future__ import annotations

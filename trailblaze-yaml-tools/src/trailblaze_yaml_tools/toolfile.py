@@ -109,8 +109,8 @@ def load_tool(data: Any, ctx: ToolFileContext, host: PluginHost, config: Workspa
         raise Problem("a tool file needs an 'id' (the tool name used in recordings)",
                       ("id",) if "id" in data else ())
     if not TOOL_NAME_PATTERN.match(name):
-        raise Problem(f"tool id '{name}' is not a valid tool name: it must match {WIRE_NAME.pattern} (letters, "
-                      "digits, '_' and '-', at most 64 characters)", ("id",))
+        raise Problem(f"tool id '{name}' is not a valid tool name: it must match {TOOL_NAME_PATTERN.pattern} "
+                      "(letters, digits, '_' and '-', at most 64 characters)", ("id",))
     modes = [k for k in MODE_KEYS if k in data]
     if len(modes) > 1:
         raise Problem(f"a tool has exactly one of class:, tools:, script:; this one has {' and '.join(modes)}",
