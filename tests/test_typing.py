@@ -29,11 +29,14 @@ def test_sources_are_mypy_strict_clean() -> None:
     assert "Success: no issues found" in result.stdout
 
 
-def test_the_example_plugin_is_mypy_strict_clean() -> None:
+def test_the_example_plugins_are_mypy_strict_clean() -> None:
     """A third party's plugin type-checks against the public API exactly as published: ``mypy --strict``
     sees every name ``trailblaze`` exports (a literal ``__all__`` with the imports under TYPE_CHECKING)
-    and ``Driver[Config]`` types ``driver.config``."""
-    result = subprocess.run([sys.executable, "-m", "mypy", "--strict", "examples/trailblaze-acme"], cwd=REPO,
+    and ``Driver[Config]`` types ``driver.config``. Strict mode also refuses a ``from trailblaze import``
+    of a name outside ``__all__`` (no implicit re-export), and ``tests/test_distribution_imports.py``
+    keeps these plugins, like the in-repo ones above, from importing any other core module."""
+    result = subprocess.run([sys.executable, "-m", "mypy", "--strict", "examples/trailblaze-acme",
+                             "examples/web-shop/src/trailblaze_example_web_shop"], cwd=REPO,
                             capture_output=True, text=True, timeout=600, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Success: no issues found" in result.stdout
@@ -47,6 +50,17 @@ def test_the_public_names_are_all_lazy_and_all_listed() -> None:
     assert sorted(trailblaze.__all__) == sorted(["__version__", "hookimpl", *trailblaze._LAZY])
     for name in trailblaze.__all__:
         assert getattr(trailblaze, name) is not None
+
+
+def test_only_public_core_imports_reach_the_type_checker(tmp_path: Path) -> None:
+    """A plugin that imports an internal module's name through ``trailblaze`` fails ``mypy --strict``,
+    so the public API is what a third party's type checker lets through, not only what a test scans."""
+    plugin = tmp_path / "probe.py"
+    plugin.write_text("from trailblaze import Tool, ToolResult\nfrom trailblaze import Redactor\n")
+    result = subprocess.run([sys.executable, "-m", "mypy", "--strict", str(plugin)],
+                            cwd=REPO, capture_output=True, text=True, timeout=600, check=False)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert 'Module "trailblaze" has no attribute "Redactor"' in result.stdout, result.stdout
 
 
 @pytest.mark.parametrize("args", [("--driver",), ("--kind", "output"), ("--kind", "hooks")],

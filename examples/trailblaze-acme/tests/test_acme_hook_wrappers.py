@@ -19,8 +19,7 @@ import pytest
 
 import trailblaze_acme.provider_descriptions as provider_descriptions
 import trailblaze_acme.timings as timings
-from trailblaze import Tool, ToolResult, hookimpl
-from trailblaze.plugins import PluginHost
+from trailblaze import PluginHost, Tool, ToolResult, hookimpl
 from trailblaze.testing import new_host, register_plugin, run_cli
 
 pytest_plugins = ["trailblaze.testing"]

@@ -7,9 +7,7 @@ from pathlib import Path
 import pytest
 
 import trailblaze_acme.plugin as acme_plugin
-from trailblaze import ToolCall
-from trailblaze.errors import ToolArgumentError
-from trailblaze.plugins import PluginHost
+from trailblaze import PluginHost, ToolArgumentError, ToolCall
 from trailblaze.testing import make_session, register_plugin, run_cli
 
 pytest_plugins = ["trailblaze.testing"]

@@ -6,11 +6,8 @@ from typing import Any
 
 import pytest
 import trailblaze_acme.plugin as acme_plugin
-from trailblaze import ToolCall, ToolResult
-from trailblaze.config import load_workspace
-from trailblaze.errors import BadInputError, ConfigError, ToolArgumentError
-from trailblaze.plugins import PluginHost
-from trailblaze.session import Session
+from trailblaze import (BadInputError, ConfigError, PluginHost, Session, ToolArgumentError, ToolCall,
+                        ToolResult, load_workspace)
 from trailblaze.testing import (MemoryDriver, host_with_plugins, installed_host, make_driver, open_session,
                                 register_plugin)
 

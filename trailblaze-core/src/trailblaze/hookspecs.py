@@ -40,10 +40,11 @@ if TYPE_CHECKING:
 CONTRACT_VERSION: tuple[int, int] = (1, 2)
 """The version of this contract, ``(major, minor)``; also ``trailblaze.CONTRACT_VERSION``.
 
-The minor number grows when a hook or a hook argument is added, or a hook is deprecated (its
-implementations still run, with a warning); the major number grows when a deprecated hook is retired.
-A published plugin written for ``(1, n)`` keeps working on every ``(1, m)``. The policy, step by step,
-is in ``docs/hooks.md`` ("Contract version and deprecation policy")."""
+The minor number grows when a hook or a hook argument is added, or a hook or a public name is deprecated
+(it still works, with a warning); the major number grows when a deprecated one is retired. A published
+plugin written for ``(1, n)`` keeps working on every ``(1, m)``. 1.2 made ``trailblaze.__all__`` the
+public API and deprecated the submodule paths 1.1 called public. The policy, step by step, and the list
+of deprecations are in ``docs/hooks.md`` ("Contract version and deprecation policy")."""
 
 
 # -- discovery -----------------------------------------------------------------------------------

@@ -6,10 +6,7 @@ a second entry point of this distribution.
 
 from __future__ import annotations
 
-from trailblaze import hookimpl
-from trailblaze.driver import DriverRegistry
-from trailblaze.tools.registry import ToolRegistry
-from trailblaze.tools.serialization import upstream_class_decoder
+from trailblaze import DriverRegistry, ToolRegistry, hookimpl, upstream_class_decoder
 
 
 @hookimpl

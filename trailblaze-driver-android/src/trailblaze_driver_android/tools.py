@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from pydantic import Field
-from trailblaze.context import ToolContext
-from trailblaze.tools.base import Tool, ToolResult
+from trailblaze import Tool, ToolContext, ToolResult
 
 from .appium.tools.common import ANDROID_DRIVER, appium_driver
 

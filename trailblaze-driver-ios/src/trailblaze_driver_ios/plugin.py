@@ -3,8 +3,7 @@ the ``mobile`` plugin (trailblaze-driver-android); upstream has no iOS-only fram
 
 from __future__ import annotations
 
-from trailblaze import hookimpl
-from trailblaze.driver import DriverRegistry
+from trailblaze import DriverRegistry, hookimpl
 
 
 @hookimpl

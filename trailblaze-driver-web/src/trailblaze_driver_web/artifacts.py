@@ -16,8 +16,8 @@ from .trace import TRACE_FILE, scrub_zip
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
-    from trailblaze.driver import StepInfo
-    from trailblaze.logs import SessionLog
+    from trailblaze import StepInfo
+    from trailblaze import SessionLog
 
 
 class Screenshots:

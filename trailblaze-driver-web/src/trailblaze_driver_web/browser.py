@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.errors import DriverError
+from trailblaze import DriverError
 
 from .config import WebDriverConfig
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.errors import DriverError
-from trailblaze.reuse import current_scope
+from trailblaze import DriverError
+from trailblaze import current_scope
 
 from .config import WebDriverConfig
 from .connection import SharedBrowser, browser_key, collect_connection_error, driver_death, open_shared, start_browser

@@ -9,8 +9,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
-from trailblaze.driver import DriverConfig
-from trailblaze.host_settings import HostKind, host_setting
+from trailblaze import DriverConfig, HostKind, host_setting
 
 TraceMode = Literal["on", "off", "retain-on-failure"]
 EvidenceMode = Literal["off", "on", "retain-on-failure"]

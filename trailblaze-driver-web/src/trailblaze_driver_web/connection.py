@@ -11,7 +11,7 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.errors import DriverError
+from trailblaze import DriverError
 
 from .browser import open_browser
 from .config import WebDriverConfig

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urljoin, urlparse
 
-from trailblaze.driver import DeviceInfo, Driver, DriverConfig
-from trailblaze.errors import BadInputError, ConfigError, DriverError, ToolFailure
-from trailblaze.untrusted import valid_text
+from trailblaze import DeviceInfo, Driver, DriverConfig
+from trailblaze import BadInputError, ConfigError, DriverError, ToolFailure
+from trailblaze import valid_text
 
 from .artifacts import Screenshots
 from .browser_session import BrowserSession
@@ -36,10 +36,10 @@ from .video import ScreencastRecorder, find_ffmpeg
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, Locator, Page, Playwright
-    from trailblaze.driver import StepInfo
-    from trailblaze.recorder import RecordedStepDraft, RecordOptions
-    from trailblaze.selectors import NodeSelector
-    from trailblaze.session import Session
+    from trailblaze import StepInfo
+    from trailblaze import RecordedStepDraft, RecordOptions
+    from trailblaze import NodeSelector
+    from trailblaze import Session
 
 
 class PlaywrightDriver(Driver[WebDriverConfig]):

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from trailblaze.session import Session
+    from trailblaze import Session
 
 NETWORK_FILE = "network.ndjson"
 CONSOLE_FILE = "console.ndjson"

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.untrusted import valid_text
+from trailblaze import valid_text
 
 from .evidence import WebEvidence
 

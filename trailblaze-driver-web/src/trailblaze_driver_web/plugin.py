@@ -7,14 +7,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from trailblaze import hookimpl
-from trailblaze.tools.serialization import upstream_class_decoder
+from trailblaze import hookimpl, upstream_class_decoder
 
 from .tools import UPSTREAM_CLASSES
 
 if TYPE_CHECKING:
-    from trailblaze.driver import DriverRegistry
-    from trailblaze.tools.registry import ToolRegistry
+    from trailblaze import DriverRegistry, ToolRegistry
 
 
 @hookimpl

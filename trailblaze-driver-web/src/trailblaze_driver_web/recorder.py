@@ -21,10 +21,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from trailblaze.memory import escape_literal
-from trailblaze.recorder import RecordedStepDraft, RecordOptions
-from trailblaze.selectors import NodeSelector, WebMatch
-from trailblaze.tools.base import ToolCall
+from trailblaze import NodeSelector, RecordOptions, RecordedStepDraft, ToolCall, WebMatch, escape_literal
 
 from .selectors import escape_regex
 

@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.selectors import NodeSelector, WebMatch
+from trailblaze import NodeSelector, WebMatch
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page

@@ -131,10 +131,10 @@ def parse_key(key: str) -> AriaNode:
 
 def parse(raw: str, viewport: tuple[int, int] | None = None) -> PageSnapshot:
     """Parse ``aria_snapshot(mode="ai")`` text (boxes optional) into a tree."""
-    from trailblaze.yamlio import load_fast
+    from trailblaze import load_yaml
 
     try:
-        data = load_fast(raw) if raw.strip() else []
+        data = load_yaml(raw) if raw.strip() else []
     except Exception:  # noqa: BLE001 - never let a snapshot quirk break a run: fall back to lines
         data = [line.strip().lstrip("- ") for line in raw.splitlines() if line.strip()]
     snap = PageSnapshot(roots=[], raw=raw, viewport=viewport)

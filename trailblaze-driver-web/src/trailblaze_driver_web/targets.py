@@ -17,8 +17,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.errors import ToolFailure
-from trailblaze.selectors import NodeSelector, WebMatch, parse_selector
+from trailblaze import NodeSelector, ToolFailure, WebMatch, parse_selector
 
 from . import upstream_refs
 from .selectors import REF, descriptor_locator, escape_regex, resolve, selector_locator

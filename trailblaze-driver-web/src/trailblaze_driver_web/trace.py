@@ -11,12 +11,12 @@ import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from trailblaze.memory import secret_forms
+from trailblaze import secret_forms
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext
-    from trailblaze.driver import StepInfo
-    from trailblaze.session import Session
+    from trailblaze import StepInfo
+    from trailblaze import Session
 
 TRACE_FILE = "trace.zip"
 

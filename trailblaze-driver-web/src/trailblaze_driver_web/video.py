@@ -21,10 +21,10 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.errors import DriverError
+from trailblaze import DriverError
 
 if TYPE_CHECKING:
-    from trailblaze.session import Session
+    from trailblaze import Session
 
 VIDEO_FILE = "video.webm"
 MAX_FRAMES = 20_000

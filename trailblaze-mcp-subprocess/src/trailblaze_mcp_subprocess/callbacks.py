@@ -34,14 +34,12 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from trailblaze.context import ToolContext
-from trailblaze.errors import TrailblazeError
-from trailblaze.session import session_of
+from trailblaze import ToolContext, TrailblazeError, session_of
 
 from .spawn import callback_timeout_ms
 
 if TYPE_CHECKING:
-    from trailblaze.session import Session
+    from trailblaze import Session
 
     from .loop import LoopThread
 

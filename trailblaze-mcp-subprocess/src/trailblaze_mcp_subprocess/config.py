@@ -21,13 +21,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from trailblaze.errors import BadInputError, ConfigError
-from trailblaze.tools.base import ToolSource
-from trailblaze.tools.params import format_validation_error
-from trailblaze.yamlio import plain
+from trailblaze import BadInputError, ConfigError, ToolSource, format_validation_error, plain_data
 
 if TYPE_CHECKING:
-    from trailblaze.config import WorkspaceConfig
+    from trailblaze import WorkspaceConfig
 
 SECTION = "mcpServers"
 DEFAULT_HANDSHAKE_SECONDS = 60.0
@@ -195,7 +192,7 @@ def _load_section(config: WorkspaceConfig, table: WorkspaceServers) -> None:
         if not isinstance(value, Mapping):
             raise ConfigError("each server must be a map (name, command, args, ... or transport: http, url)",
                               location=where, key=SECTION)
-        data = {k: plain(v) for k, v in value.items()}
+        data = {k: plain_data(v) for k, v in value.items()}
         if implied_name is not None:
             data.setdefault("name", implied_name)
         try:

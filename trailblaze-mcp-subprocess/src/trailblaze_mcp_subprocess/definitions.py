@@ -12,15 +12,13 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from trailblaze.errors import InfrastructureError
-from trailblaze.tools.base import ANNOTATION_KEYS, ToolCall, ToolDefinition, ToolResult
-from trailblaze.tools.descriptors import ToolDescriptor, default_descriptor
-from trailblaze.tools.params import ParameterSchema
+from trailblaze import (ANNOTATION_KEYS, InfrastructureError, ParameterSchema, ToolCall, ToolDefinition,
+                        ToolDescriptor, ToolResult, default_descriptor)
 
 from .envelope import CONTEXT_ARG
 
 if TYPE_CHECKING:
-    from trailblaze.context import ToolContext
+    from trailblaze import ToolContext
 
 STATE_KEY = "mcp_subprocess"
 """Key of this plugin's per-session state in ``Session.resources``."""

@@ -12,8 +12,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from trailblaze.driver import DeviceInfo
-    from trailblaze.memory import Memory
+    from trailblaze import DeviceInfo, Memory
 
 CONTEXT_ARG = "_trailblazeContext"
 """The reserved argument key of the legacy envelope. Never part of an advertised ``inputSchema``."""

@@ -20,22 +20,15 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
-from trailblaze import hookimpl
-from trailblaze.errors import BadInputError
-from trailblaze.tools.params import format_validation_error
+from trailblaze import BadInputError, format_validation_error, hookimpl
 
 from .config import SECTION, McpServerEntry, ServerSpec, check_script, load_config_servers, servers_of
 from .definitions import STATE_KEY, McpToolDefinition
 from .runtimes import JS_SUFFIXES, TS_SUFFIXES
 
 if TYPE_CHECKING:
-    from trailblaze.config import WorkspaceConfig
-    from trailblaze.context import ToolContext
-    from trailblaze.tools.base import ToolCall, ToolResult
-    from trailblaze.session import Session, SessionOutcome
-    from trailblaze.tools.base import ToolDefinition
-    from trailblaze.tools.descriptors import ToolDescriptor
-    from trailblaze.tools.registry import ToolRegistry
+    from trailblaze import (Session, SessionOutcome, ToolCall, ToolContext, ToolDefinition, ToolDescriptor,
+                            ToolRegistry, ToolResult, WorkspaceConfig)
 
 SUPPORTED_RUNTIMES = (None, "subprocess")
 
@@ -49,7 +42,7 @@ def trailblaze_config_sections() -> dict[str, type[Any]]:
 @hookimpl
 def trailblaze_json_schemas() -> dict[str, dict[str, Any]]:
     """``mcpServers`` for editors, from the model each entry is validated with (a list, or a map by name)."""
-    from trailblaze.schemas import model_schema
+    from trailblaze import model_schema
 
     entry = model_schema(McpServerEntry)
     return {f"workspace.{SECTION}": {"anyOf": [{"type": "array", "items": entry},
@@ -143,7 +136,7 @@ def trailblaze_session_started(session: Session) -> None:
     specs = list(table.specs.values())
     if not specs:
         return
-    from trailblaze.tools.base import ClassToolDefinition, ToolSource
+    from trailblaze import ClassToolDefinition, ToolSource
 
     from .reload import ReloadToolsTool
     from .servers import SessionServers

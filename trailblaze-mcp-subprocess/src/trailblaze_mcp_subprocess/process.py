@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from trailblaze.children import die_with_parent
+from trailblaze import die_with_parent
 
 from . import reaper
 

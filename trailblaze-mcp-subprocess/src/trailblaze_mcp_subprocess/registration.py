@@ -8,8 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from trailblaze.errors import BadInputError
-from trailblaze.tools.base import ToolSource
+from trailblaze import BadInputError, ToolSource
 
 from .definitions import McpToolDefinition, sanitize_schema
 from .meta import ToolMeta, filter_reason, merge, parse_tool_meta
@@ -17,7 +16,7 @@ from .running import RunningServer
 from .wire import ListedTool
 
 if TYPE_CHECKING:
-    from trailblaze.session import Session
+    from trailblaze import Session
 
     from .config import ServerSpec
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from trailblaze.context import ToolContext
-from trailblaze.session import session_of
-from trailblaze.tools.base import Tool, ToolResult
+from trailblaze import Tool, ToolContext, ToolResult, session_of
 
 
 class ReloadToolsTool(Tool):

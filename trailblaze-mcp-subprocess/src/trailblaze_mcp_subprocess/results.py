@@ -13,8 +13,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from trailblaze.errors import ToolExpansionError
-from trailblaze.tools.base import ToolCall, ToolResult
+from trailblaze import ToolCall, ToolExpansionError, ToolResult
 
 from .wire import CallOutcome
 

@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from trailblaze.errors import InfrastructureError
+from trailblaze import InfrastructureError
 
 from .config import ServerSpec
 from .meta import REGISTRY_URI, ServerRegistry, parse_registry
@@ -21,7 +21,7 @@ from .spawn import launch_for
 from .wire import ConnectionLost, ListedTool, ProtocolError, RequestTimeout
 
 if TYPE_CHECKING:
-    from trailblaze.session import Session
+    from trailblaze import Session
 
     from .process import Launch
     from .sdk import Connection

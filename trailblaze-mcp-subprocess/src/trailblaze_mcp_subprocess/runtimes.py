@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from trailblaze.errors import InfrastructureError
+from trailblaze import InfrastructureError
 
 TS_SUFFIXES = frozenset({".ts", ".mts", ".cts"})
 JS_SUFFIXES = frozenset({".js", ".mjs", ".cjs"})

@@ -23,7 +23,7 @@ import anyio
 from mcp import ClientSession, types
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
-from trailblaze.untrusted import valid_data, valid_text
+from trailblaze import valid_data, valid_text
 
 from .process import ServerProcess
 from .wire import CallOutcome, ConnectionLost, ListedTool, ProtocolError, RequestTimeout, ServerHello

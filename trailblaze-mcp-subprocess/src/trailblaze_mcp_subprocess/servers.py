@@ -13,8 +13,7 @@ import asyncio
 import contextlib
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.errors import InfrastructureError
-from trailblaze.tools.base import ToolCall, ToolResult
+from trailblaze import InfrastructureError, ToolCall, ToolResult
 
 from . import callbacks, reaper
 from .config import ServerSpec
@@ -35,8 +34,7 @@ from .running import RunningServer, ServerCrashed, ServerStartError, ServerTimeo
 from .wire import CallOutcome, ConnectionLost, ProtocolError, RequestTimeout
 
 if TYPE_CHECKING:
-    from trailblaze.context import ToolContext
-    from trailblaze.session import Session
+    from trailblaze import Session, ToolContext
 
 __all__ = ["CAPABILITIES", "RunningServer", "ServerCrashed", "ServerStartError", "ServerTimeout", "SessionServers",
            "state_of"]

@@ -12,14 +12,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from trailblaze.errors import BadInputError
+from trailblaze import BadInputError
 
 from .config import ServerSpec, check_script
 from .process import Launch
 from .runtimes import runtime_for
 
 if TYPE_CHECKING:
-    from trailblaze.driver import DeviceInfo
+    from trailblaze import DeviceInfo
 
 DEFAULT_CALLBACK_TIMEOUT_MS = 120_000
 FETCH_TIMEOUT_MARGIN_MS = 2_000

@@ -38,15 +38,13 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.files import OutputWriteError, write_atomic
+from trailblaze import OutputWriteError, write_atomic
 
 from .catalog_model import Catalog
 from .packing import PATH_DISPATCH, fast_path, pack, unpack
 
 if TYPE_CHECKING:
-    from trailblaze.config import WorkspaceConfig
-    from trailblaze.plugins import PluginHost
-    from trailblaze.tools.base import ToolSource
+    from trailblaze import PluginHost, ToolSource, WorkspaceConfig
 
 
 __all__ = ["Signature", "cache_file", "digest_listing", "digest_text", "fast_path", "is_racy", "load_cached", "pack",
@@ -82,13 +80,12 @@ def cache_file(config: WorkspaceConfig) -> Path | None:
 
 
 def _key(config: WorkspaceConfig, host: PluginHost, source: ToolSource) -> tuple[Any, ...]:
-    from trailblaze import __version__
-    from trailblaze.yamlstream import Limits
+    from trailblaze import YamlLimits, __version__
 
     plugins = sorted((p.name, p.distribution or "", p.version or "", p.status)
                      for p in host.plugins(include_builtins=True))
     dirs = tuple((repr(owner), os.fspath(root)) for owner, root in host.trailmap_dirs())
-    return (FORMAT, sys.version, __version__, tuple(plugins), dirs, Limits.from_env(), repr(source),
+    return (FORMAT, sys.version, __version__, tuple(plugins), dirs, YamlLimits.from_env(), repr(source),
             os.fspath(config.root))
 
 

@@ -26,9 +26,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.errors import TrailblazeError
-from trailblaze.tools.base import ClassToolDefinition, ToolSource
-from trailblaze.yamlio import plain, read_text
+from trailblaze import ClassToolDefinition, ToolSource, TrailblazeError, plain_data, read_yaml_text
 
 from .cache import cache_file, load_cached, save_cached
 from .catalog_model import Advisory, Catalog, LoadedToolset, Target, Trailmap
@@ -40,8 +38,7 @@ from .toolfile import ToolFileContext, id_line, load_tool
 from .trailmap_loading import TrailmapLoader
 
 if TYPE_CHECKING:
-    from trailblaze.config import WorkspaceConfig
-    from trailblaze.plugins import PluginHost
+    from trailblaze import PluginHost, WorkspaceConfig
 
 
 # -- cache -------------------------------------------------------------------------------------------
@@ -114,7 +111,7 @@ class _Loader(TrailmapLoader):
     # trailblaze.yaml ------------------------------------------------------------------------------
     def config_text(self) -> str | None:
         if self._config_text is None and self.config.file is not None:
-            self._config_text = read_text(self.config.file)
+            self._config_text = read_yaml_text(self.config.file)
         return self._config_text
 
     def load_workspace_sections(self) -> None:
@@ -140,7 +137,7 @@ class _Loader(TrailmapLoader):
             ctx = ToolFileContext(file=file or self.config.config_dir / "trailblaze.yaml", text=self.config_text(),
                                   source=self.workspace_source, kind=None, base=("tools", i))
             try:
-                loaded_tool = load_tool(plain(entry), ctx, self.host, self.config)
+                loaded_tool = load_tool(plain_data(entry), ctx, self.host, self.config)
             except Problem as problem:
                 self.fail(problem, self.config_text(), file, ("tools", i))
                 continue
@@ -173,7 +170,7 @@ class _Loader(TrailmapLoader):
             if read is None:
                 return None
             return path, read[0], read[1], ()
-        return file, self.config_text(), plain(entry), where
+        return file, self.config_text(), plain_data(entry), where
 
     def _trailmap_of(self, path: Path) -> Trailmap | None:
         resolved = path.resolve()

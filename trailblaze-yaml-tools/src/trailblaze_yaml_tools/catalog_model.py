@@ -7,8 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from trailblaze.errors import SourceLocation, TrailblazeError
-from trailblaze.tools.base import ToolDefinition, ToolSource
+from trailblaze import SourceLocation, ToolDefinition, ToolSource, TrailblazeError
 
 from .models import TargetConfig, ToolSetConfig, TrailmapManifest
 from .toolfile import MetadataTool

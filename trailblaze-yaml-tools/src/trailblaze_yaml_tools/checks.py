@@ -14,11 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from trailblaze.checks import CheckReport
-from trailblaze.errors import SourceLocation
-from trailblaze.memory import has_tokens
-from trailblaze.session import suggest_tool_name
-from trailblaze.tools.registry import ToolRegistry
+from trailblaze import CheckReport, SourceLocation, ToolRegistry, has_tokens, suggest_tool_name
 
 from .catalog import Catalog
 from .definitions import YamlToolDefinition
@@ -26,7 +22,7 @@ from .problems import Problem, located
 from .scoping import check_scoping
 
 if TYPE_CHECKING:
-    from trailblaze.config import WorkspaceConfig
+    from trailblaze import WorkspaceConfig
 
 
 def run_checks(catalog: Catalog, registry: ToolRegistry, report: CheckReport, *,
@@ -99,12 +95,12 @@ def check_waypoints(config: WorkspaceConfig, registry: ToolRegistry, report: Che
     A broken waypoint file matters only to ``assertWaypoint``: an error of the trails that call it (or of
     ``check --strict``), a warning otherwise. An unknown ``from``/``to`` is checked only once the
     workspace has waypoint files at all (upstream workspaces without any still name their places)."""
-    from trailblaze.waypoints.files import discover
+    from trailblaze import discover_waypoint_files
 
-    files = discover(config.config_dir)
+    files = discover_waypoint_files(config.config_dir)
     if not files:
         return  # nothing to load and no from/to to check: the waypoint models stay unimported
-    from trailblaze.waypoints import load_workspace_waypoints
+    from trailblaze import load_workspace_waypoints
 
     waypoints = load_workspace_waypoints(config, files)
     for error in waypoints.errors:
@@ -129,10 +125,10 @@ def _meta_location(definition: object, key_path: tuple[str, ...]) -> SourceLocat
     file = getattr(definition, "file", None)
     if not isinstance(file, Path) or not file.is_file():
         return None
-    from trailblaze.yamlio import locate_in_text
+    from trailblaze import locate_in_yaml
 
     try:
-        return locate_in_text(file.read_text(encoding="utf-8"), key_path, file)
+        return locate_in_yaml(file.read_text(encoding="utf-8"), key_path, file)
     except OSError:
         return SourceLocation(file)
 
@@ -173,14 +169,14 @@ def _check_target_tools(catalog: Catalog, registry: ToolRegistry, report: CheckR
 def _target_location(file: Path | None, key_path: tuple[str | int, ...]) -> SourceLocation | None:
     if file is None or not file.is_file():
         return SourceLocation(file) if file is not None else None
-    from trailblaze.yamlio import locate_in_text
+    from trailblaze import locate_in_yaml
 
     try:
         text = file.read_text(encoding="utf-8")
     except OSError:
         return SourceLocation(file)
     for prefix in (("target",), ()):
-        location = locate_in_text(text, (*prefix, *key_path), file)
+        location = locate_in_yaml(text, (*prefix, *key_path), file)
         if location.line is not None and location.line > 1:
             return location
     return SourceLocation(file)

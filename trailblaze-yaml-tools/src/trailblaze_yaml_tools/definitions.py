@@ -12,17 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from trailblaze.context import CallCodec
-from trailblaze.errors import ToolExpansionError
-from trailblaze.tools.base import ANNOTATION_KEYS, ToolCall, ToolDefinition
-from trailblaze.tools.params import ParameterSchema
-from trailblaze.tools.codec import CORE_CODEC
-from trailblaze.tools.serialization import ToolCallFormatError
+from trailblaze import (ANNOTATION_KEYS, CORE_CODEC, CallCodec, ParameterSchema, ToolCall,
+                        ToolCallFormatError, ToolDefinition, ToolExpansionError)
 
 from .template import CompiledBody
 
 if TYPE_CHECKING:
-    from trailblaze.context import ToolContext
+    from trailblaze import ToolContext
 
 
 @dataclass(kw_only=True)

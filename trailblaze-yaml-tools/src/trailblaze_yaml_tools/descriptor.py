@@ -11,16 +11,14 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.tools.base import ToolDefinition, ToolSource
-from trailblaze.tools.params import ParameterSchema
+from trailblaze import ParameterSchema, ToolDefinition, ToolSource
 
 from .problems import Problem, suggest
 from .script import ScriptedToolDecl, ScriptToolSpec, script_definitions
 from .toolfile import ToolFileContext, id_line, resolve_relative
 
 if TYPE_CHECKING:
-    from trailblaze.config import WorkspaceConfig
-    from trailblaze.plugins import PluginHost
+    from trailblaze import PluginHost, WorkspaceConfig
 
 SCRIPTED_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
 GATE_KEYS = ("requiresHost", "supportedPlatforms", "supportedDrivers", "surfaceToLlm", "isRecordable",

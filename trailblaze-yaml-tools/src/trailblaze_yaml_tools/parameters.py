@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from trailblaze.tools.params import CONSTRAINT_KEYS, ParameterDefinition, ParameterSchema, ParamType, constraints_from_json
+from trailblaze import CONSTRAINT_KEYS, ParamType, ParameterDefinition, ParameterSchema, constraints_from_json
 
 from .packing import pack, unpack
 from .problems import Problem, suggest
@@ -147,11 +147,11 @@ class ScalarText:
         self._root: Any = None
 
     def text(self, path: tuple[Any, ...], fallback: Any) -> Any:
-        from trailblaze.yamlio import load_roundtrip
+        from trailblaze import load_yaml_roundtrip
 
         try:
             if self._root is None:
-                self._root = load_roundtrip(self._text)
+                self._root = load_yaml_roundtrip(self._text)
             node = self._root
             full = (*self._base, *path)
             for key in full[:-1]:

@@ -28,15 +28,8 @@ from .catalog import Catalog, cached_catalog, catalog_for
 from .definitions import YamlToolDefinition
 
 if TYPE_CHECKING:
-    from trailblaze.checks import CheckReport
-    from trailblaze.config import WorkspaceConfig
-    from trailblaze.context import ToolContext
-    from trailblaze.plugins import PluginHost
-    from trailblaze.session import Session
-    from trailblaze.targets import TargetInfo
-    from trailblaze.tools.base import ToolCall, ToolDefinition
-    from trailblaze.tools.descriptors import ToolDescriptor
-    from trailblaze.tools.registry import ToolRegistry
+    from trailblaze import (CheckReport, PluginHost, Session, TargetInfo, ToolCall, ToolContext,
+                            ToolDefinition, ToolDescriptor, ToolRegistry, WorkspaceConfig)
 
 PACKAGED_TRAILMAPS = Path(__file__).parent / "trailmaps"
 
@@ -118,7 +111,7 @@ def trailblaze_json_schemas() -> dict[str, dict[str, Any]]:
 def trailblaze_tool_descriptor(definition: ToolDefinition) -> ToolDescriptor | None:
     if not isinstance(definition, YamlToolDefinition):
         return None
-    from trailblaze.tools.descriptors import default_descriptor
+    from trailblaze import default_descriptor
 
     descriptor = default_descriptor(definition)
     extra = {f"trailblaze/{k}": definition.meta[k] for k in ("shortcut", "trailhead") if k in definition.meta}
@@ -153,7 +146,7 @@ def trailblaze_target_info(target: str, config: WorkspaceConfig) -> TargetInfo |
     found = catalog.targets.get(target) if catalog is not None else None
     if found is None:
         return None
-    from trailblaze.targets import PlatformTarget, TargetInfo
+    from trailblaze import PlatformTarget, TargetInfo
 
     cfg = found.config
     prompt: str | None = None

@@ -2,7 +2,7 @@
 
 Files are parsed with the fast safe loader, which keeps no positions. A problem therefore carries the
 key path where it was found; only when it is reported is the file re-read with positions
-(``locate_in_text``). That keeps the common, error-free path as fast as a bare YAML load.
+(``trailblaze.locate_in_yaml``). That keeps the common, error-free path as fast as a bare YAML load.
 """
 
 from __future__ import annotations
@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from trailblaze.errors import BadInputError, SourceLocation
-from trailblaze.yamlio import locate_in_text
+from trailblaze import BadInputError, SourceLocation, locate_in_yaml
 
 Key = str | int
 
@@ -40,7 +39,7 @@ def located(problem: Problem, text: str | None, file: Path | None,
     """Turn a ``Problem`` into an error naming file:line:column and the key."""
     path = (*base, *problem.path)
     if text is not None and file is not None:
-        location = locate_in_text(text, list(path), file)
+        location = locate_in_yaml(text, list(path), file)
     else:
         location = SourceLocation(file)
     key = next((str(k) for k in reversed(path) if isinstance(k, str)), None)

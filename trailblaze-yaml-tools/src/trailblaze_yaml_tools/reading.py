@@ -9,10 +9,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.errors import BadInputError, SourceLocation, TrailblazeError
-from trailblaze.tools.base import ToolSource
-from trailblaze.yamlio import load_fast, read_text
-from trailblaze.yamlstream import Limits
+from trailblaze import (BadInputError, SourceLocation, ToolSource, TrailblazeError, YamlLimits, load_yaml,
+                        read_yaml_text)
 
 from .cache import Signature, digest_listing, digest_text, is_racy, signature
 from .catalog_model import Advisory, Catalog, Trailmap
@@ -20,8 +18,7 @@ from .packing import fast_path
 from .problems import Problem, located
 
 if TYPE_CHECKING:
-    from trailblaze.config import WorkspaceConfig
-    from trailblaze.plugins import PluginHost
+    from trailblaze import PluginHost, WorkspaceConfig
 
 YAML_SUFFIXES = (".yaml", ".yml")
 _UNSEEN: Any = object()
@@ -44,7 +41,7 @@ class CatalogReader:
         self.seen: dict[str, str] = {}
         """Digests of what was read at paths modified moments ago (see ``cache.is_racy``)."""
         self.started = time.time_ns()
-        self.limits = Limits.from_env()
+        self.limits = YamlLimits.from_env()
         self.covered_scripts: set[Path] = set()
         """Scripts a ``tools/<name>.yaml`` descriptor points at: not discovered again as bare typed tools."""
         self.typed_files: list[tuple[Trailmap, Path]] = []
@@ -76,10 +73,10 @@ class CatalogReader:
         """(text, data) of a YAML file, or None after recording its error."""
         sig = self.watch(path)
         try:
-            text = read_text(path, self.limits)
+            text = read_yaml_text(path, self.limits)
             if is_racy(sig, self.started):
                 self.seen[os.fspath(path)] = digest_text(text)
-            return text, load_fast(text, path, self.limits)
+            return text, load_yaml(text, path, self.limits)
         except TrailblazeError as exc:
             self.fail_error(exc, path)
             return None
@@ -129,7 +126,7 @@ def maybe_text(path: Path | None) -> str | None:
     if path is None:
         return None
     try:
-        return read_text(path)
+        return read_yaml_text(path)
     except BadInputError:
         return None
 

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from trailblaze.schemas import TOOL_CALL_REF, model_schema
-from trailblaze.tools.params import CONSTRAINT_KEYS, ParamType
-from trailblaze.tools.registry import WIRE_NAME
+from trailblaze import CONSTRAINT_KEYS, TOOL_CALL_REF, TOOL_NAME_PATTERN, ParamType, model_schema
 
 from .models import TrailmapManifest, ToolSetConfig
 from .parameters import PARAM_KEYS
@@ -44,7 +42,7 @@ def _parameter() -> dict[str, Any]:
 def tool_file_schema() -> dict[str, Any]:
     names = {"type": ["string", "array"], "items": {"type": "string", "minLength": 1}}
     props: dict[str, Any] = {
-        "id": {"type": "string", "pattern": WIRE_NAME.pattern, "description": "the tool name used in recordings"},
+        "id": {"type": "string", "pattern": TOOL_NAME_PATTERN.pattern, "description": "the tool name used in recordings"},
         "description": {"type": "string", "minLength": 1, "description": "what the model is told the tool does"},
         "parameters": {"type": ["array", "null"], "items": _parameter()},
         "class": {"type": "string", "pattern": r"^[\w.]+[:.]\w+$", "description": "package.module:ToolClass"},

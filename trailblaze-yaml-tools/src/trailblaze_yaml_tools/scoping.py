@@ -19,9 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from trailblaze.checks import CheckReport
-from trailblaze.errors import SourceLocation
-from trailblaze.tools.base import ToolDefinition
+from trailblaze import CheckReport, SourceLocation, ToolDefinition
 
 from .catalog import Catalog
 from .models import FRAMEWORK_TRAILMAP, TRAILMAP_ID

@@ -13,14 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from trailblaze.tools.base import ToolDefinition, ToolSource
-from trailblaze.tools.params import ParameterSchema
+from trailblaze import ParameterSchema, ToolDefinition, ToolSource
 
 from .problems import Problem
 
 if TYPE_CHECKING:
-    from trailblaze.config import WorkspaceConfig
-    from trailblaze.plugins import PluginHost
+    from trailblaze import PluginHost, WorkspaceConfig
 
 MCP_DISTRIBUTION = "trailblaze-mcp-subprocess"
 INSTALL_HINT = f"pip install {MCP_DISTRIBUTION}"

@@ -25,7 +25,7 @@ import re
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
-from trailblaze.tools.serialization import RESERVED_NAMES
+from trailblaze import RESERVED_TOOL_NAMES
 
 from .packing import pack, unpack
 from .problems import Key, Problem
@@ -252,7 +252,7 @@ class CompiledBody:
             name, args = next(iter(item.items()))
             if not isinstance(name, str) or not name:
                 raise Problem(f"tool name must be a string, got {name!r}", where)
-            if name in RESERVED_NAMES:
+            if name in RESERVED_TOOL_NAMES:
                 raise Problem(f"'{name}' is reserved and cannot be a tool name", (*where, name))
             if args is None:
                 args = {}

@@ -22,8 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.tools.base import ClassToolDefinition, OtherTool, Tool, ToolDefinition, ToolSource
-from trailblaze.tools.registry import WIRE_NAME
+from trailblaze import TOOL_NAME_PATTERN, ClassToolDefinition, OtherTool, Tool, ToolDefinition, ToolSource
 
 from .definitions import YamlToolDefinition
 from .parameters import ScalarText, YamlParameterSchema, parse_parameters
@@ -32,8 +31,7 @@ from .script import ScriptedToolDecl, ScriptToolSpec, script_definitions
 from .template import CompiledBody
 
 if TYPE_CHECKING:
-    from trailblaze.config import WorkspaceConfig
-    from trailblaze.plugins import PluginHost
+    from trailblaze import PluginHost, WorkspaceConfig
 
 FLAG_KEYS = ("surface_to_llm", "is_recordable", "requires_host", "is_verification")
 FILTER_KEYS = ("platforms", "drivers")
@@ -110,9 +108,9 @@ def load_tool(data: Any, ctx: ToolFileContext, host: PluginHost, config: Workspa
     if not isinstance(name, str) or not name.strip():
         raise Problem("a tool file needs an 'id' (the tool name used in recordings)",
                       ("id",) if "id" in data else ())
-    if not WIRE_NAME.match(name):
-        raise Problem(f"tool id '{name}' is not a valid tool name: it must match {WIRE_NAME.pattern} (letters, "
-                      "digits, '_' and '-', at most 64 characters)", ("id",))
+    if not TOOL_NAME_PATTERN.match(name):
+        raise Problem(f"tool id '{name}' is not a valid tool name: it must match {TOOL_NAME_PATTERN.pattern} "
+                      "(letters, digits, '_' and '-', at most 64 characters)", ("id",))
     modes = [k for k in MODE_KEYS if k in data]
     if len(modes) > 1:
         raise Problem(f"a tool has exactly one of class:, tools:, script:; this one has {' and '.join(modes)}",

@@ -20,8 +20,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from trailblaze.errors import BadInputError
-from trailblaze.tools.base import ToolDefinition
+from trailblaze import BadInputError, ToolDefinition
 
 from .catalog import Catalog, LoadedToolset, Target, Trailmap
 from .models import FRAMEWORK_TRAILMAP, PlatformConfig

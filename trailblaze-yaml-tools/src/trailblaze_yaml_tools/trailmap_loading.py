@@ -10,8 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from trailblaze.errors import SourceLocation, TrailblazeError
-from trailblaze.tools.base import ToolDefinition, ToolSource
+from trailblaze import SourceLocation, ToolDefinition, ToolSource, TrailblazeError
 
 from .catalog_model import LoadedToolset, Target, Trailmap
 from .descriptor import load_descriptor

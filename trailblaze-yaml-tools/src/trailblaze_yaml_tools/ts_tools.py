@@ -30,10 +30,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from trailblaze.errors import BadInputError
-from trailblaze.files import OutputWriteError
-from trailblaze.tools.base import ToolSource
-from trailblaze.tools.params import ParameterSchema
+from trailblaze import BadInputError, OutputWriteError, ParameterSchema, ToolSource
 
 from .cache import ENV_DISABLE, write_cache_file
 from .script import ScriptedToolDecl, ScriptToolSpec

@@ -14,11 +14,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from trailblaze import hookimpl
-from trailblaze.errors import InfrastructureError
+from trailblaze import InfrastructureError, hookimpl
 
 if TYPE_CHECKING:
-    from trailblaze.session import Session, SessionOutcome
+    from trailblaze import Session, SessionOutcome
 
 TARGET = "shop"
 RESOURCE = "web_shop.server"

@@ -259,9 +259,7 @@ from pathlib import Path
 import pytest
 
 import $pkg.plugin as plugin
-from trailblaze import ToolCall
-from trailblaze.errors import ToolArgumentError
-from trailblaze.plugins import PluginHost
+from trailblaze import PluginHost, ToolArgumentError, ToolCall
 from trailblaze.testing import host_with_plugins, open_session, register_plugin, run_cli
 $driver_import
 pytest_plugins = ["trailblaze.testing"]  # the plugin_host fixture
@@ -344,11 +342,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from trailblaze import hookimpl
-from trailblaze.files import OutputWriteError, check_writable_dir, write_new
+from trailblaze import OutputWriteError, check_writable_dir, write_new
 
 if TYPE_CHECKING:
-    from trailblaze.output_request import OutputRequest
-    from trailblaze.runner import RunResult
+    from trailblaze import OutputRequest, RunResult
 
 
 @hookimpl
@@ -383,7 +380,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import $pkg.plugin as plugin
-from trailblaze.plugins import PluginHost
+from trailblaze import PluginHost
 from trailblaze.testing import register_plugin, run_cli
 
 pytest_plugins = ["trailblaze.testing"]  # the plugin_host fixture
@@ -439,7 +436,7 @@ from typing import TYPE_CHECKING
 from trailblaze import InfrastructureError, SessionOutcome, hookimpl
 
 if TYPE_CHECKING:
-    from trailblaze.session import Session
+    from trailblaze import Session
 
 STARTED = "$prefix.started"
 """Where this plugin keeps its per-session state: `session.resources`, keyed by the plugin's name."""
@@ -472,7 +469,7 @@ import json
 from pathlib import Path
 
 import $pkg.plugin as plugin
-from trailblaze.plugins import PluginHost
+from trailblaze import PluginHost
 from trailblaze.testing import register_plugin, run_cli
 
 pytest_plugins = ["trailblaze.testing"]  # the plugin_host fixture
@@ -515,7 +512,7 @@ from pydantic import Field
 from trailblaze import DeviceInfo, Driver, DriverConfig
 
 if TYPE_CHECKING:
-    from trailblaze.session import Session
+    from trailblaze import Session
 
 
 class ${camel}Config(DriverConfig):
@@ -546,7 +543,7 @@ class ${camel}Driver(Driver[${camel}Config]):
 _DRIVER_TESTS = '''
 
 def test_driver(plugin_host: PluginHost, tmp_path: Path) -> None:
-    from trailblaze.errors import ConfigError
+    from trailblaze import ConfigError
     from trailblaze.testing import make_driver
 
     driver = make_driver(${camel}Driver, screen=["Checkout"])  # settings validated as `trailblaze run` does

@@ -5,7 +5,7 @@ from __future__ import annotations
 from .base import (ANNOTATION_KEYS, ClassToolDefinition, DelegatingTool, OtherTool, Tool, ToolCall,
                    ToolDefinition, ToolResult, ToolSource)
 from .codec import ToolCodec
-from .descriptors import ToolDescriptor, default_descriptor
+from .descriptors import ToolDescriptor, default_descriptor, describe  # describe: deprecated, not in __all__
 from .params import ParameterDefinition, ParameterSchema, ParamType
 from .registry import ToolRegistry
 

@@ -6,8 +6,9 @@ parameters are dropped from the LLM shapes but kept in the full schema used to v
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from .base import ToolDefinition
 
@@ -56,6 +57,24 @@ def default_descriptor(definition: ToolDefinition) -> ToolDescriptor:
     if definition.platforms is not None:
         meta["trailblaze/supportedPlatforms"] = sorted(p.upper() for p in definition.platforms)
     return ToolDescriptor(definition.name, definition.description, full, llm, meta)
+
+
+class _CodecOwner(Protocol):
+    """What ``describe`` was given as ``host``: the plugin host, which makes a ``ToolCodec``."""
+
+    def codec(self, registry: Any = None) -> Any: ...
+
+
+def describe(definition: ToolDefinition, host: _CodecOwner, provider: str | None = None) -> ToolDescriptor:
+    """Deprecated since contract 1.2 (removed with the codec change in 1.1 without a warning period, so
+    restored): the descriptor ``host``'s plugins give ``definition`` for the model ``provider`` type or
+    None. It is the codec's ``describe``; call that instead."""
+    warnings.warn("trailblaze.tools.descriptors.describe(definition, host, provider) is deprecated and goes "
+                  "in contract 2.0: use session.codec.describe(definition, provider), or "
+                  "trailblaze.PluginHost.codec().describe(definition, provider) outside a session",
+                  DeprecationWarning, stacklevel=2)
+    found: ToolDescriptor = host.codec().describe(definition, provider)
+    return found
 
 
 __all__ = [

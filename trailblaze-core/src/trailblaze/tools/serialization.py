@@ -7,8 +7,9 @@ arguments. These are the format's rules; a session decodes and encodes through i
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..contract.calls import OtherTool, ToolCall
 from ..contract.markers import hookimpl
@@ -89,6 +90,61 @@ def upstream_class_decoder(classes: Mapping[str, str]) -> Callable[..., ToolCall
 
 def encode_json(call: ToolCall) -> dict[str, Any]:
     return {"toolName": call.name, "raw": call.args}
+
+
+# -- deprecated since contract 1.2 ------------------------------------------------------------------
+# Removed with the codec change in contract 1.1 without a warning period, which broke plugins written
+# against the docs; restored as wrappers that do what they did, through the codec the host makes (the
+# codec module imports this one, so these cannot name it). They go in contract 2.0.
+class _CodecOwner(Protocol):
+    """What these took as ``host``: the plugin host, which makes a ``ToolCodec``."""
+
+    def codec(self, registry: "ToolRegistry | None" = None) -> Any: ...
+
+
+def _deprecated(old: str, new: str) -> None:
+    warnings.warn(f"trailblaze.tools.serialization.{old} is deprecated and goes in contract 2.0: use "
+                  f"session.codec.{new}, or trailblaze.PluginHost.codec(registry).{new} outside a session",
+                  DeprecationWarning, stacklevel=3)
+
+
+def decode(name: str, args: dict[str, Any], *, registry: "ToolRegistry | None" = None,
+           host: _CodecOwner | None = None) -> ToolCall:
+    """Deprecated: decode through ``trailblaze_decode_tool`` (without a host, the core's own answer)."""
+    _deprecated("decode(name, args, registry=, host=)", "decode(name, args)")
+    return _decode(name, args, registry, host)
+
+
+def decode_yaml_item(item: Any, *, registry: "ToolRegistry | None" = None,
+                     host: _CodecOwner | None = None) -> ToolCall:
+    """Deprecated: decode one YAML list item ``{name: {args}}``; ``ToolCallFormatError`` says what is
+    wrong."""
+    _deprecated("decode_yaml_item(item, registry=, host=)", "decode_yaml_item(item)")
+    return _decode(*yaml_call_parts(item), registry, host)
+
+
+def decode_json(obj: Mapping[str, Any], *, registry: "ToolRegistry | None" = None,
+                host: _CodecOwner | None = None) -> ToolCall:
+    """Deprecated: decode ``{"toolName", "raw"}`` or upstream's legacy ``{"class": ...}``."""
+    _deprecated("decode_json(obj, registry=, host=)", "decode_json(obj)")
+    return _decode(*json_call_parts(obj), registry, host)
+
+
+def encode_yaml(call: ToolCall, host: _CodecOwner | None = None) -> dict[str, Any]:
+    """Deprecated: encode through ``trailblaze_encode_tool`` (without a host: the core's ``{name: args}``)."""
+    _deprecated("encode_yaml(call, host)", "encode_yaml(call)")
+    if host is None:
+        return {call.name: call.args}
+    encoded: dict[str, Any] = host.codec().encode_yaml(call)
+    return encoded
+
+
+def _decode(name: str, args: dict[str, Any], registry: "ToolRegistry | None",
+            host: _CodecOwner | None) -> ToolCall:
+    if host is None:  # a codec without hooks: the core's own answer
+        return decode_default(name, args, registry)
+    call: ToolCall = host.codec(registry).decode(name, args)
+    return call
 
 __all__ = [
     "RESERVED_NAMES", "ToolCallFormatError", "decode_default", "encode_json", "json_call_parts",

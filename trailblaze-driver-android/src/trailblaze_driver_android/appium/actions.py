@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.errors import ToolFailure
+from trailblaze import ToolFailure
 
 from .hierarchy import Node
 

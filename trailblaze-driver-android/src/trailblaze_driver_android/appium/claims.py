@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from trailblaze.errors import DriverError
+from trailblaze import DriverError
 
 try:
     import fcntl

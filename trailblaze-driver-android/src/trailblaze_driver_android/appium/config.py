@@ -14,8 +14,7 @@ from typing import Any, Literal
 from urllib.parse import urlparse
 
 from pydantic import Field, field_validator
-from trailblaze.driver import DriverConfig
-from trailblaze.host_settings import HostKind, host_setting
+from trailblaze import DriverConfig, HostKind, host_setting
 
 W3C_KEYS = frozenset({"browserName", "browserVersion", "platformName", "acceptInsecureCerts", "pageLoadStrategy",
                       "proxy", "setWindowRect", "timeouts", "strictFileInteractability", "unhandledPromptBehavior",

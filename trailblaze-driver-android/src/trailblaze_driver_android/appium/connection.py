@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from trailblaze.errors import DriverError
+from trailblaze import DriverError
 
 from . import server as managed
 from .claims import Claims
@@ -21,7 +21,7 @@ from .hierarchy import parse_page_source
 
 if TYPE_CHECKING:
     from appium.webdriver.webdriver import WebDriver
-    from trailblaze.session import Session
+    from trailblaze import Session
 
 __all__ = ["AppiumConnection", "first_line"]
 

@@ -17,10 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import typing_extensions
 
-from trailblaze.driver import DeviceInfo, Driver, DriverConfig
-from trailblaze.errors import DriverError, ToolFailure
-from trailblaze.selectors import NodeSelector
-from trailblaze.untrusted import valid_text
+from trailblaze import DeviceInfo, Driver, DriverConfig, DriverError, NodeSelector, ToolFailure, valid_text
 
 from .actions import Actions, actions_for
 from .claims import Claims
@@ -32,8 +29,7 @@ from .snapshot import build_snapshot
 
 if TYPE_CHECKING:
     from appium.webdriver.webdriver import WebDriver
-    from trailblaze.driver import StepInfo
-    from trailblaze.session import Session
+    from trailblaze import Session, StepInfo
 
 __all__ = ["AppiumConfigT", "AppiumDriver", "first_line"]
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from trailblaze.selectors import NodeSelector
+from trailblaze import NodeSelector
 
 from .hierarchy import ANDROID, Hierarchy, Node
 from .patterns import escape_for_selector

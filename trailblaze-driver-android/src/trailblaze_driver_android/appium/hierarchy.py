@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from trailblaze.untrusted import decode_output
+from trailblaze import decode_output
 
 ANDROID = "android"
 IOS = "ios"

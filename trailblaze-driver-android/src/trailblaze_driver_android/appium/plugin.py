@@ -6,9 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from trailblaze import hookimpl
-from trailblaze.tools.registry import ToolRegistry
-from trailblaze.tools.serialization import upstream_class_decoder
+from trailblaze import ToolRegistry, hookimpl, upstream_class_decoder
 
 from .tools import UPSTREAM_CLASSES
 

@@ -26,15 +26,8 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any, Literal
 
-from trailblaze.selectors import (
-    MAX_DEPTH,
-    AndroidAccessibilityMatch,
-    AndroidMaestroMatch,
-    DriverMatch,
-    IosAxeMatch,
-    IosMaestroMatch,
-    NodeSelector,
-)
+from trailblaze import (SELECTOR_MAX_DEPTH, AndroidAccessibilityMatch, AndroidMaestroMatch, DriverMatch,
+                        IosAxeMatch, IosMaestroMatch, NodeSelector)
 
 from .hierarchy import ANDROID, IOS, Bounds, Hierarchy, Node
 from .patterns import matcher
@@ -243,7 +236,7 @@ class _Resolver:
         return found
 
     def resolve(self, sel: NodeSelector, depth: int) -> list[Node]:
-        if depth > MAX_DEPTH:
+        if depth > SELECTOR_MAX_DEPTH:
             return []
         key = (id(sel), depth)
         cached = self._resolved.get(key)
@@ -270,7 +263,7 @@ class _Resolver:
 
     def filter(self, nodes: list[Node], sel: NodeSelector, depth: int) -> list[Node]:
         """``nodes`` that satisfy ``sel`` (all but ``childOf``/``index``), cheapest test first."""
-        if depth > MAX_DEPTH:
+        if depth > SELECTOR_MAX_DEPTH:
             return []
         out = nodes
         for pred in self.preds(sel):

@@ -27,8 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from trailblaze.children import die_with_parent
-from trailblaze.errors import DriverError
+from trailblaze import DriverError, die_with_parent
 
 ENV_BIN = "TRAILBLAZE_APPIUM_BIN"
 

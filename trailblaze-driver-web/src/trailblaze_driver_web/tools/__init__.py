@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from trailblaze.tools.base import Tool
+from trailblaze import Tool
 
 
 def all_tools() -> list[type[Tool]]:

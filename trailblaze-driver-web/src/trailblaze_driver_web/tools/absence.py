@@ -13,9 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import Field
-from trailblaze.errors import ToolFailure
-from trailblaze.selectors import parse_selector
-from trailblaze.tools.base import ToolResult
+from trailblaze import ToolFailure, ToolResult, parse_selector
 
 from ..selectors import REF, descriptor_locator, resolve
 from .common import TargetedTool, driver_for, timeout_field, timeout_of, web_selector_or_none
@@ -23,7 +21,7 @@ from .verification import WebVerification, poll
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator
-    from trailblaze.context import ToolContext
+    from trailblaze import ToolContext
 
     from ..driver import PlaywrightDriver
 

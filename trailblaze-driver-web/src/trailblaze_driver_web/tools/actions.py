@@ -10,14 +10,13 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 from urllib.parse import urlparse
 
 from pydantic import Field
-from trailblaze.errors import ToolFailure
-from trailblaze.tools.base import ToolResult
+from trailblaze import ToolFailure, ToolResult
 
 from .common import CASE_INSENSITIVE, REF_DESCRIPTION, TargetedTool, WebTool, act, driver_for, playwright_call
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
-    from trailblaze.context import ToolContext
+    from trailblaze import ToolContext
 
     from ..driver import PlaywrightDriver
 

@@ -9,16 +9,14 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from pydantic import BeforeValidator, Field, field_validator
-from trailblaze.errors import ToolFailure
-from trailblaze.selectors import parse_selector
-from trailblaze.tools.base import Tool, ToolResult
+from trailblaze import Tool, ToolFailure, ToolResult, parse_selector
 
 from ..key import DRIVER_KEY
 from ..targets import Target, resolve_target, what_the_page_has
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator
-    from trailblaze.context import ToolContext
+    from trailblaze import ToolContext
 
     from ..driver import PlaywrightDriver
 

@@ -12,15 +12,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from pydantic import Field
-from trailblaze.errors import ToolFailure
-from trailblaze.tools.base import ToolResult
+from trailblaze import ToolFailure, ToolResult
 
 from .actions import trail_dir
 from .common import REF_DESCRIPTION, TargetedTool, act, driver_for
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator
-    from trailblaze.context import ToolContext
+    from trailblaze import ToolContext
 
     from ..driver import PlaywrightDriver
 

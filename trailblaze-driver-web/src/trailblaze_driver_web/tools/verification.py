@@ -14,8 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeVar
 
 from pydantic import Field, field_validator
-from trailblaze.errors import ToolFailure
-from trailblaze.tools.base import ToolResult
+from trailblaze import ToolFailure, ToolResult
 
 from ..targets import Target, what_the_page_has
 from .common import (
@@ -31,7 +30,7 @@ from .common import (
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
-    from trailblaze.context import ToolContext
+    from trailblaze import ToolContext
 
     from ..driver import PlaywrightDriver
 

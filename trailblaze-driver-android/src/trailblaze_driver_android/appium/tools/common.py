@@ -7,14 +7,12 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import Field
-from trailblaze.errors import ToolFailure
-from trailblaze.selectors import NodeSelector, parse_selector
-from trailblaze.tools.base import DelegatingTool, Tool
+from trailblaze import DelegatingTool, NodeSelector, Tool, ToolFailure, parse_selector
 
 from ..hierarchy import ANDROID, Node
 
 if TYPE_CHECKING:
-    from trailblaze.context import ToolContext
+    from trailblaze import ToolContext
 
     from ..driver import AppiumDriver
 

@@ -8,8 +8,7 @@ import time
 from typing import Any, Literal
 
 from pydantic import Field, field_validator
-from trailblaze.context import ToolContext
-from trailblaze.tools.base import ToolCall, ToolResult
+from trailblaze import ToolCall, ToolContext, ToolResult
 
 from ..hierarchy import IOS
 from .common import (

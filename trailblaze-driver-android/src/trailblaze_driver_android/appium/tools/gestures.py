@@ -6,8 +6,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import Field, field_validator
-from trailblaze.context import ToolContext
-from trailblaze.tools.base import ToolResult
+from trailblaze import ToolContext, ToolResult
 
 from ..hierarchy import Node
 from ..patterns import escape_for_selector

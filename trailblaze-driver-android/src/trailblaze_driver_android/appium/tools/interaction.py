@@ -6,7 +6,7 @@ One module per kind of interaction: ``taps``, ``gestures`` (swipes, scrolling), 
 
 from __future__ import annotations
 
-from trailblaze.tools.base import Tool
+from trailblaze import Tool
 
 from .device import (
     LaunchAppTool,

@@ -14,10 +14,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from pydantic import Field, field_validator
-from trailblaze.context import ToolContext
-from trailblaze.errors import ToolFailure
-from trailblaze.selectors import NodeSelector
-from trailblaze.tools.base import Tool, ToolResult
+from trailblaze import NodeSelector, Tool, ToolContext, ToolFailure, ToolResult
 
 from .common import MOBILE_DRIVERS, appium_driver, device_errors, maestro_match, selector
 from .gestures import swipe_points

@@ -7,8 +7,7 @@ import re
 from typing import Any
 
 from pydantic import Field, field_validator
-from trailblaze.context import ToolContext
-from trailblaze.tools.base import ToolCall, ToolResult
+from trailblaze import ToolCall, ToolContext, ToolResult
 
 from ..generator import best_selector
 from ..hierarchy import IOS, Node
@@ -63,7 +62,7 @@ def _ref_expansion(ctx: ToolContext, ref: str, *, long_press: bool, reasoning: s
     h, node = drv.find_ref(ref, REF_TIMEOUT_MS)
     center = node.center
     if center is None:
-        from trailblaze.errors import ToolFailure
+        from trailblaze import ToolFailure
 
         raise ToolFailure(f"tap: element ref '{ref}' found but has no bounds")
     sel = None

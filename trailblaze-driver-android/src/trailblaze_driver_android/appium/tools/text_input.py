@@ -7,8 +7,7 @@ import random
 from typing import Any
 
 from pydantic import Field
-from trailblaze.context import ToolContext
-from trailblaze.tools.base import ToolCall, ToolResult
+from trailblaze import ToolCall, ToolContext, ToolResult
 
 from .common import (
     MobileDelegatingTool,

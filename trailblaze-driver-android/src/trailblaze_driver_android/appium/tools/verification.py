@@ -7,9 +7,7 @@ import time
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator
-from trailblaze.context import ToolContext
-from trailblaze.selectors import NodeSelector
-from trailblaze.tools.base import DelegatingTool, Tool, ToolCall, ToolResult
+from trailblaze import DelegatingTool, NodeSelector, Tool, ToolCall, ToolContext, ToolResult
 
 from ..generator import best_selector
 from ..hierarchy import ANDROID, Hierarchy, Node
@@ -143,7 +141,7 @@ class AssertVisibleTool(DelegatingTool):
         h, node = drv.find_ref(self.ref, REF_TIMEOUT_MS)
         sel = best_selector(h, node)
         if sel is None:
-            from trailblaze.errors import ToolFailure
+            from trailblaze import ToolFailure
 
             raise ToolFailure(f"assertVisible: ref '{self.ref}' ({node.describe()}) has nothing a selector can "
                               "check; assert on a labelled element")
