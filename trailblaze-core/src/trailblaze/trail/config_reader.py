@@ -9,7 +9,7 @@ from typing import Any
 from . import args as _args
 from .model import TrailConfig
 from .nodes import MappingNode, Node, ScalarNode, SequenceNode
-from .reader_base import TrailReaderBase, _allowed
+from .read_context import ReadContext, allowed
 
 __all__ = ["UNIFIED_CONFIG_KEYS", "V1_CONFIG_KEYS", "ConfigReader"]
 
@@ -20,8 +20,17 @@ V1_CONFIG_KEYS = (*_TEXT_CONFIG, "platform", "driver", "drivers", "skip", "tags"
                   "retries", "source", "electron", "setup")
 
 
-class ConfigReader(TrailReaderBase):
-    """The ``config:`` map; unknown keys are warnings (errors when strict), as upstream is lenient."""
+class ConfigReader:
+    """The ``config:`` map; unknown keys are warnings (errors when strict), as upstream is lenient.
+
+    Built with the file's ``ReadContext``: it warns into the parser's list and resolves ``setup``
+    trails against the context's path."""
+
+    __slots__ = ("ctx", "r")
+
+    def __init__(self, context: ReadContext) -> None:
+        self.ctx = context
+        self.r = context.r
 
     def config(self, node: Node, *, unified: bool) -> TrailConfig:
         r = self.r
@@ -30,18 +39,18 @@ class ConfigReader(TrailReaderBase):
             return cfg
         if not isinstance(node, MappingNode):
             r.fail(node, f"'config' must be a map, got {r.describe(node)}", "config")
-        allowed = UNIFIED_CONFIG_KEYS if unified else V1_CONFIG_KEYS
+        keys = UNIFIED_CONFIG_KEYS if unified else V1_CONFIG_KEYS
         written = r.plain(node)
         cfg.written = dict(written) if isinstance(written, dict) else {}
         for key, knode, vnode in r.entries(node):
-            if key not in allowed:
-                hint = _allowed(allowed)
+            if key not in keys:
+                hint = allowed(keys)
                 if unified and key in ("driver", "platform"):
                     hint = "the unified format pins drivers per classifier: 'devices: {android: ANDROID_ONDEVICE_" \
                            "ACCESSIBILITY, web: PLAYWRIGHT_NATIVE}'"
                 elif not unified and key == "devices":
                     hint = "v1 pins one driver: 'driver: PLAYWRIGHT_NATIVE'"
-                self.warn(knode, "unknown config key, ignored", key, hint)
+                self.ctx.warn(knode, "unknown config key, ignored", key, hint)
                 continue
             if key in _TEXT_CONFIG or key in ("platform", "driver"):
                 setattr(cfg, key, r.text(vnode, f"'{key}'", key))
@@ -61,13 +70,13 @@ class ConfigReader(TrailReaderBase):
             elif key == "args":
                 cfg.args = _args.parse_declarations(vnode, r)
             elif key == "retries":
-                cfg.retries = self.count(vnode, "retries")
+                cfg.retries = self.ctx.count(vnode, "retries")
             elif key == "source":
                 self.source(vnode, cfg)
             elif key == "setup":
                 cfg.setup = self.setup(vnode)
             elif key == "electron":
-                self.warn(knode, "Electron apps are not supported by this runner; 'electron' is ignored", key)
+                self.ctx.warn(knode, "Electron apps are not supported by this runner; 'electron' is ignored", key)
         return cfg
 
     def driver_settings(self, node: Node, cfg: TrailConfig) -> None:
@@ -150,7 +159,7 @@ class ConfigReader(TrailReaderBase):
         if items is None:
             r.fail(node, f"'setup' names a trail or a list of trails, got {r.describe(node)}", "setup",
                    "e.g. 'setup: setup/sign-in.trail.yaml'")
-        base = self.path.resolve().parent if self.path else Path.cwd()
+        base = self.ctx.path.resolve().parent if self.ctx.path else Path.cwd()
         out: list[Path] = []
         for item in items:
             text = r.text(item, "a setup trail", "setup")
@@ -160,7 +169,7 @@ class ConfigReader(TrailReaderBase):
             if not path.is_file():
                 r.fail(item, f"setup trail '{text}' does not exist (looked for {path})", "setup",
                        "paths in 'setup' are relative to this trail's file")
-            if self.path is not None and path == self.path.resolve():
+            if self.ctx.path is not None and path == self.ctx.path.resolve():
                 r.fail(item, "a trail cannot be its own setup", "setup")
             out.append(path)
         return out
@@ -179,5 +188,5 @@ class ConfigReader(TrailReaderBase):
             elif key == "reason" and value is not None:
                 cfg.metadata.setdefault("sourceReason", value)
             elif key not in ("type", "reason"):
-                self.warn(knode, "unknown source key, ignored", key, "allowed: type, reason")
+                self.ctx.warn(knode, "unknown source key, ignored", key, "allowed: type, reason")
 

@@ -23,7 +23,7 @@ from ..tools.codec import CORE_CODEC, ToolCodec
 from .config_reader import ConfigReader
 from .model import Trail, TrailConfig, TrailStep, number_steps
 from .nodes import MappingNode, Node, NodeReader, ScalarNode, SequenceNode, compose
-from .reader_base import _allowed
+from .read_context import ReadContext, allowed
 from .recording_reader import RecordingReader
 
 __all__ = ["load_trail", "locate_call", "locate_step", "parse_trail"]
@@ -59,7 +59,9 @@ def parse_with_nodes(text: str, path: Path | str | None, *, strict: bool = False
     """``parse_trail`` plus the YAML node tree, for code that edits the text in place (save-back)."""
     file = Path(path) if isinstance(path, str) else path
     root, yaml = compose(text, file)
-    parser = _Parser(file, NodeReader(file, yaml), strict=strict, codec=codec)
+    reader = NodeReader(file, yaml)
+    context = ReadContext(file, reader, strict=strict)
+    parser = _Parser(context, ConfigReader(context), RecordingReader(reader, codec))
     if root is None:
         raise TrailFormatError("the file is empty; a trail needs a 'trail:' list of steps",
                                location=SourceLocation(file), hint="see docs/trail-format.md")
@@ -70,24 +72,33 @@ def parse_with_nodes(text: str, path: Path | str | None, *, strict: bool = False
         config, steps = parser.v1(root)
         fmt = "v1"
     else:
-        parser.r.fail(root, "a trail must be a map with a 'trail:' list (or a legacy v1 list of items), "
-                      f"got {parser.r.describe(root)}")
+        reader.fail(root, "a trail must be a map with a 'trail:' list (or a legacy v1 list of items), "
+                    f"got {reader.describe(root)}")
     number_steps(steps)
     trail = Trail(path=file or Path("<input>"), format=fmt, config=config, steps=steps, text=text,  # type: ignore[arg-type]
-                  warnings=parser.warnings)
+                  warnings=context.warnings)
     return trail, root
 
 
-class _Parser(ConfigReader, RecordingReader):
-    """Step reading (unified ``trail:``/``trailhead:``, v1 items and prompts); config and recordings are
-    read by the two mixins."""
+class _Parser:
+    """Step reading (unified ``trail:``/``trailhead:``, v1 items and prompts); it has the parts that read
+    ``config:`` and the recordings, and shares the file's ``ReadContext`` with the config reader."""
+
+    __slots__ = ("config_reader", "ctx", "r", "recording_reader")
+
+    def __init__(self, context: ReadContext, config_reader: ConfigReader,
+                 recording_reader: RecordingReader) -> None:
+        self.ctx = context
+        self.r = context.r
+        self.config_reader = config_reader
+        self.recording_reader = recording_reader
 
     # -- unified -------------------------------------------------------------------------------
     def unified(self, root: MappingNode) -> tuple[TrailConfig, list[TrailStep]]:
         found: dict[str, tuple[Node, Node]] = {}
         for key, knode, vnode in self.r.entries(root):
             if key not in TOP_KEYS:
-                hint = _allowed(TOP_KEYS)
+                hint = allowed(TOP_KEYS)
                 if key in ("prompts", "tools"):
                     hint += "; v1 trails are a YAML list ('- prompts: ...'), unified trails list steps under 'trail:'"
                 elif key in ("step", "verify"):
@@ -96,7 +107,7 @@ class _Parser(ConfigReader, RecordingReader):
             found[key] = (knode, vnode)
         config = TrailConfig()
         if "config" in found:
-            config = self.config(found["config"][1], unified=True)
+            config = self.config_reader.config(found["config"][1], unified=True)
         steps: list[TrailStep] = []
         trailhead = found.get("trailhead")
         if trailhead is not None and not self.r.is_null(trailhead[1]):
@@ -150,14 +161,15 @@ class _Parser(ConfigReader, RecordingReader):
                 text = self.nl_text(vnode, key)
             elif key == "recording":
                 if not r.is_null(vnode):
-                    recordings, locations = self.v1_recording(vnode) if v1 else self.unified_recording(vnode)
+                    reading = self.recording_reader
+                    recordings, locations = reading.v1_recording(vnode) if v1 else reading.unified_recording(vnode)
             elif key == "recordable":
                 recordable = r.boolean(vnode, "'recordable'", key)
                 recordable_node = knode
             elif key == "maxRetries":
                 max_retries = self.max_retries(vnode)
             else:
-                hint = _allowed(STEP_KEYS)
+                hint = allowed(STEP_KEYS)
                 if not v1 and (isinstance(vnode, SequenceNode)
                                or (_CLASSIFIER_LIKE.match(key) and isinstance(vnode, MappingNode))):
                     hint += f"; device classifiers nest under 'recording:' ('recording:\\n  {key}: [...]')"
@@ -195,13 +207,13 @@ class _Parser(ConfigReader, RecordingReader):
                        key, "use 'step:' for the trailhead and put checks in the trail as '- verify: ...'")
             elif key == "recording":
                 if not r.is_null(vnode):
-                    recordings, locations = self.trailhead_recording(vnode)
+                    recordings, locations = self.recording_reader.trailhead_recording(vnode)
             elif key == "recordable":
                 recordable, recordable_node = r.boolean(vnode, "'recordable'", key), knode
             elif key == "maxRetries":
                 max_retries = self.max_retries(vnode)
             else:
-                r.fail(knode, "unexpected trailhead key", key, _allowed(TRAILHEAD_KEYS))
+                r.fail(knode, "unexpected trailhead key", key, allowed(TRAILHEAD_KEYS))
         if text is None and not recordings:
             r.fail(node, "an empty trailhead: give it 'step:' text and/or a recorded tool", "trailhead")
         if not recordable and recordings and any(recordings.values()):
@@ -234,7 +246,7 @@ class _Parser(ConfigReader, RecordingReader):
                 if i != 0:
                     r.fail(knode, "'config' must be the first item of a v1 trail", key)
                 seen_config = True
-                config = self.config(vnode, unified=False)
+                config = self.config_reader.config(vnode, unified=False)
             elif key == "trailhead":
                 if seen_trailhead:
                     r.fail(knode, "only one 'trailhead' item is allowed", key)
@@ -247,7 +259,7 @@ class _Parser(ConfigReader, RecordingReader):
                 if not isinstance(vnode, SequenceNode):
                     r.fail(vnode if not r.is_null(vnode) else knode,
                            f"'tools' must be a list of tool calls, got {r.describe(vnode)}", key)
-                calls, locs = self.tool_list(vnode)
+                calls, locs = self.recording_reader.tool_list(vnode)
                 steps.append(TrailStep(kind="tools", text=None, recordings={"*": calls}, location=r.loc(knode),
                                        tool_locations={"*": locs}, source_path=(i, "tools")))
             elif key == "prompts":
@@ -259,7 +271,7 @@ class _Parser(ConfigReader, RecordingReader):
                 for j, step in enumerate(vnode.value):
                     steps.append(self.step(step, (i, "prompts", j), v1=True))
             else:
-                hint = _allowed(V1_ITEM_KEYS)
+                hint = allowed(V1_ITEM_KEYS)
                 if key == "maestro":
                     hint = "raw Maestro is now the tool 'mobile_maestro: {commands: [...]}' inside a 'tools:' list"
                 elif key == "trail":
@@ -274,7 +286,7 @@ class _Parser(ConfigReader, RecordingReader):
             if not name or not name.strip():
                 r.fail(node, "an empty trailhead: give a tool id, or 'step:' and/or 'tools:'", "trailhead")
             name = name.strip()
-            call = self.decode(node, {name.strip(): {}})
+            call = self.recording_reader.decode(node, {name.strip(): {}})
             return TrailStep(kind="trailhead", text=None, recordings={"*": [call]}, location=r.loc(node),
                              tool_locations={"*": [r.loc(node)]}, source_path=source_path)
         if not isinstance(node, MappingNode):
@@ -291,11 +303,11 @@ class _Parser(ConfigReader, RecordingReader):
                 if not isinstance(vnode, SequenceNode):
                     r.fail(vnode if not r.is_null(vnode) else knode,
                            f"'tools' must be a list of tool calls, got {r.describe(vnode)}", key)
-                calls, locs = self.tool_list(vnode)
+                calls, locs = self.recording_reader.tool_list(vnode)
             elif key == "maxRetries":
                 max_retries = self.max_retries(vnode)
             else:
-                r.fail(knode, "unexpected trailhead key", key, _allowed(V1_TRAILHEAD_KEYS))
+                r.fail(knode, "unexpected trailhead key", key, allowed(V1_TRAILHEAD_KEYS))
         if text is None and not calls:
             r.fail(node, "an empty trailhead: it needs 'step:' text and/or at least one tool in 'tools:'",
                    "trailhead")
@@ -313,7 +325,7 @@ class _Parser(ConfigReader, RecordingReader):
         return text
 
     def max_retries(self, node: Node) -> int | None:
-        return self.count(node, "maxRetries")
+        return self.ctx.count(node, "maxRetries")
 
 # -- locating at run time -----------------------------------------------------------------------
 @functools.lru_cache(maxsize=4)

@@ -8,14 +8,23 @@ from typing import Any
 from ..errors import SourceLocation
 from ..tools.base import ToolCall
 from ..tools.serialization import RESERVED_NAMES, ToolCallFormatError
-from .nodes import MappingNode, Node, ScalarNode, SequenceNode
-from .reader_base import TrailReaderBase
+from ..tools.codec import ToolCodec
+from .nodes import MappingNode, Node, NodeReader, ScalarNode, SequenceNode
 
 __all__ = ["RecordingReader"]
 
 
-class RecordingReader(TrailReaderBase):
-    """Recordings and tool calls, with each call's position kept for ``locate_call``."""
+class RecordingReader:
+    """Recordings and tool calls, with each call's position kept for ``locate_call``.
+
+    It needs only the file's node reader (for positions and errors) and the codec that decodes each
+    call; a recording never warns, every rule it checks is an error."""
+
+    __slots__ = ("codec", "r")
+
+    def __init__(self, reader: NodeReader, codec: ToolCodec) -> None:
+        self.r = reader
+        self.codec = codec
 
     def unified_recording(self, node: Node) -> tuple[dict[str, list[ToolCall]], dict[str, list[SourceLocation]]]:
         r = self.r

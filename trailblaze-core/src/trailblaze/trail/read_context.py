@@ -1,7 +1,9 @@
-"""The state every part of the trail reader shares: the node reader, the file, strictness, the codec.
+"""What the parts of one trail file's reading share: the file, its node reader, strictness and the
+warnings collected so far.
 
-The parser is split by job (config reading, recording reading, step reading); each part is a mixin
-over this base so they share one ``warn`` and one list of warnings.
+The parser has parts (a config reader, a recording reader, its own step reading); the config reader
+and the parser warn into one list, so the trail carries every warning in file order. This object is
+that list and the rule for warning, handed to each part that needs it.
 """
 
 from __future__ import annotations
@@ -9,24 +11,25 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import TrailFormatError
-from ..tools.codec import ToolCodec
 from .nodes import Node, NodeReader
 
-__all__ = ["TrailReaderBase"]
+__all__ = ["ReadContext", "allowed"]
 
 
-def _allowed(keys: tuple[str, ...]) -> str:
+def allowed(keys: tuple[str, ...]) -> str:
+    """The hint listing the keys a map may hold."""
     return "allowed: " + ", ".join(keys)
 
 
-class TrailReaderBase:
-    """What every reading mixin needs: the node reader, the file, strictness, the codec, the warnings."""
+class ReadContext:
+    """One file's reading: ``warn`` is an error when strict, otherwise a rendered line in ``warnings``."""
 
-    def __init__(self, path: Path | None, reader: NodeReader, *, strict: bool, codec: ToolCodec) -> None:
+    __slots__ = ("path", "r", "strict", "warnings")
+
+    def __init__(self, path: Path | None, reader: NodeReader, *, strict: bool) -> None:
         self.path = path
         self.r = reader
         self.strict = strict
-        self.codec = codec
         self.warnings: list[str] = []
 
     def warn(self, node: Node, message: str, key: str | None = None, hint: str | None = None) -> None:
@@ -36,6 +39,7 @@ class TrailReaderBase:
         self.warnings.append(err.render())
 
     def count(self, node: Node, key: str) -> int | None:
+        """A non-negative integer (``retries``, ``maxRetries``), or None for an explicit null."""
         if self.r.is_null(node):
             return None
         value = self.r.integer(node, f"'{key}'", key)
