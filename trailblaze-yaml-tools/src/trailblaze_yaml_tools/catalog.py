@@ -21,21 +21,19 @@ from __future__ import annotations
 import gc
 import sys
 import weakref
-from collections.abc import Mapping
 from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trailblaze import ClassToolDefinition, ToolSource, TrailblazeError, plain_data, read_yaml_text
+from trailblaze import ClassToolDefinition, ToolSource
 
 from .cache import cache_file, load_cached, save_cached
 from .catalog_model import Advisory, Catalog, LoadedToolset, Target, Trailmap
 from .definitions import YamlToolDefinition
-from .models import TargetConfig, ToolSetConfig, parse_model
-from .problems import Problem
-from .reading import yaml_files
-from .toolfile import ToolFileContext, id_line, load_tool
+from .entries import CatalogEntries
+from .reading import CatalogReader
+from .toolfile import id_line
 from .trailmap_loading import TrailmapLoader
+from .workspace_loading import WorkspaceLoader
 
 if TYPE_CHECKING:
     from trailblaze import PluginHost, WorkspaceConfig
@@ -66,23 +64,24 @@ def cached_catalog(config: WorkspaceConfig) -> Catalog | None:
 
 
 # -- loading -----------------------------------------------------------------------------------------
-class _Loader(TrailmapLoader):
-    """The whole catalog: the trailmaps (``TrailmapLoader``), then ``trailblaze.yaml``'s sections and the
-    flat target files; and whether the result may be cached."""
+class _Loader:
+    """The whole catalog: the trailmaps, then ``trailblaze.yaml``'s sections and the flat target files, each
+    loaded by its own part into one ``Catalog`` through one reader; and whether the result may be cached."""
+
+    def __init__(self, config: WorkspaceConfig, host: PluginHost, workspace_source: ToolSource) -> None:
+        self.config = config
+        self.catalog = Catalog(root=config.root)
+        self.reader = CatalogReader(self.catalog)
+        entries = CatalogEntries(self.catalog, self.reader, config, host, workspace_source)
+        self.trailmaps = TrailmapLoader(self.catalog, self.reader, entries, config, host, workspace_source)
+        self.workspace = WorkspaceLoader(self.catalog, self.reader, entries, config, host, workspace_source)
 
     def load(self) -> Catalog:
-        self.discover()
-        for trailmap in list(self.catalog.trailmaps.values()):
-            self.load_manifest(trailmap)
-        self.resolve_dependencies()
-        for trailmap in self.catalog.active_trailmaps():
-            self.load_trailmap(trailmap)
-        self.load_typed_tools()
-        self.load_workspace_sections()
-        self.load_flat_targets()
+        self.trailmaps.load()
+        self.workspace.load()
         self.assign_toolsets()
         if self.config.file is not None:
-            self.watch(self.config.file)
+            self.reader.watch(self.config.file)
         return self.catalog
 
     def cacheable(self) -> bool:
@@ -96,7 +95,7 @@ class _Loader(TrailmapLoader):
                 file = getattr(module, "__file__", None)
                 if not file:
                     return False
-                self.watch(file)
+                self.reader.watch(file)
             elif not isinstance(definition, YamlToolDefinition):
                 return False
         return True
@@ -108,99 +107,6 @@ class _Loader(TrailmapLoader):
             if schema is not None:
                 schema.json_schema()
                 schema.json_schema(for_llm=True)
-    # trailblaze.yaml ------------------------------------------------------------------------------
-    def config_text(self) -> str | None:
-        if self._config_text is None and self.config.file is not None:
-            self._config_text = read_yaml_text(self.config.file)
-        return self._config_text
-
-    def load_workspace_sections(self) -> None:
-        data = self.config.data or {}
-        file = self.config.file
-        for i, entry in enumerate(_as_list(data.get("toolsets"))):
-            loaded = self._ref_or_inline(entry, ("toolsets", i))
-            if loaded is None:
-                continue
-            path, text, raw, base = loaded
-            try:
-                toolset = parse_model(ToolSetConfig, raw, what="toolset")
-            except Problem as problem:
-                self.fail(problem, text, path, base)
-                continue
-            self.add_toolset(LoadedToolset(toolset, path, None), text, base)
-        for i, entry in enumerate(_as_list(data.get("tools"))):
-            if isinstance(entry, Mapping) and "ref" in entry:
-                loaded = self._ref_or_inline(entry, ("tools", i))
-                if loaded is not None and loaded[0] is not None:
-                    self.load_tool_file(loaded[0], self._trailmap_of(loaded[0]), in_tools_dir=True)
-                continue
-            ctx = ToolFileContext(file=file or self.config.config_dir / "trailblaze.yaml", text=self.config_text(),
-                                  source=self.workspace_source, kind=None, base=("tools", i))
-            try:
-                loaded_tool = load_tool(plain_data(entry), ctx, self.host, self.config)
-            except Problem as problem:
-                self.fail(problem, self.config_text(), file, ("tools", i))
-                continue
-            except TrailblazeError as exc:
-                self.fail_error(exc, file)
-                continue
-            self.accept(loaded_tool.definitions, loaded_tool.metadata, None)
-        targets = data.get("targets")
-        if targets is not None:
-            self.catalog.enabled_targets = [str(t) for t in _as_list(targets)]
-
-    def _ref_or_inline(self, entry: Any, where: tuple[Any, ...]) -> tuple[Path | None, str | None, Any,
-                                                                             tuple[Any, ...]] | None:
-        file = self.config.file
-        if isinstance(entry, Mapping) and "ref" in entry:
-            if len(entry) > 1:
-                others = ", ".join(str(k) for k in entry if k != "ref")
-                self.fail(Problem(f"a 'ref:' entry may not have other keys ({others})", where), self.config_text(),
-                          file)
-                return None
-            ref = str(entry["ref"]).lstrip("/")
-            path = self.config.config_dir / ref
-            if self.watch(path) is None or not path.is_file():
-                self.fail(Problem(f"ref '{entry['ref']}' does not exist (paths are relative to "
-                                  f"{self.config.config_dir})", (*where, "ref")), self.config_text(), file)
-                return None
-            if where[0] == "tools":
-                return path, None, None, ()
-            read = self.read(path)
-            if read is None:
-                return None
-            return path, read[0], read[1], ()
-        return file, self.config_text(), plain_data(entry), where
-
-    def _trailmap_of(self, path: Path) -> Trailmap | None:
-        resolved = path.resolve()
-        for trailmap in self.catalog.active_trailmaps():
-            if resolved.is_relative_to(trailmap.root.resolve()):
-                return trailmap
-        return None
-
-    def load_flat_targets(self) -> None:
-        for path in yaml_files(self.config.config_dir / "targets", self.watch, recursive=False):
-            read = self.read(path)
-            if read is None:
-                continue
-            text, data = read
-            try:
-                target = parse_model(TargetConfig, data, what="target")
-                if target.id is None:
-                    raise Problem("a target file needs an 'id'")
-            except Problem as problem:
-                self.fail(problem, text, path)
-                continue
-            self.add_target(Target(target.id or path.stem, target, None, path), path, ())
-        enabled = self.catalog.enabled_targets
-        if enabled:
-            config_text = self.config_text()
-            for i, tid in enumerate(enabled):
-                if tid not in self.catalog.targets:
-                    known = ", ".join(sorted(self.catalog.targets)) or "none"
-                    self.fail(Problem(f"target '{tid}' is not defined by any trailmap or targets/ file "
-                                      f"(known: {known})", ("targets", i)), config_text, self.config.file)
 
     def assign_toolsets(self) -> None:
         """Record on each YAML-declared tool the toolsets whose files list it (shown by ``trailblaze tools``)."""
@@ -248,14 +154,8 @@ def _load_catalog(config: WorkspaceConfig, host: PluginHost, workspace_source: T
     catalog = loader.load()
     if not catalog.errors and cache_file(config) is not None and loader.cacheable():
         loader.prepare_for_cache()
-        save_cached(config, host, workspace_source, catalog, loader.deps, loader.seen)
+        save_cached(config, host, workspace_source, catalog, loader.reader.deps, loader.reader.seen)
     return catalog
-
-
-def _as_list(value: Any) -> list[Any]:
-    if value is None:
-        return []
-    return list(value) if isinstance(value, list) else [value]
 
 
 __all__ = [

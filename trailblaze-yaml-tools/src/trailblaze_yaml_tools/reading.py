@@ -1,5 +1,6 @@
-"""``CatalogReader``: how the catalog loader reads the workspace — every path it looks at recorded for the
-on-disk cache (``cache.py``), every bad file turned into one located error while its siblings still load."""
+"""``CatalogReader``: how the parts of the catalog loader read the workspace — every path they look at
+recorded for the on-disk cache (``cache.py``), every bad file turned into one located error while its
+siblings still load."""
 
 from __future__ import annotations
 
@@ -7,33 +8,25 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from trailblaze import (BadInputError, SourceLocation, ToolSource, TrailblazeError, YamlLimits, load_yaml,
-                        read_yaml_text)
+from trailblaze import BadInputError, SourceLocation, TrailblazeError, YamlLimits, load_yaml, read_yaml_text
 
 from .cache import Signature, digest_listing, digest_text, is_racy, signature
-from .catalog_model import Advisory, Catalog, Trailmap
+from .catalog_model import Advisory, Catalog
 from .packing import fast_path
 from .problems import Problem, located
-
-if TYPE_CHECKING:
-    from trailblaze import PluginHost, WorkspaceConfig
 
 YAML_SUFFIXES = (".yaml", ".yml")
 _UNSEEN: Any = object()
 
 
 class CatalogReader:
-    """The state of one catalog load and the reads, watches and error records every part of it uses."""
+    """The reads, watches and error records every part of one catalog load shares: what it looked at (for
+    the on-disk cache) and what it found wrong (into ``catalog``'s errors and advisories)."""
 
-    def __init__(self, config: WorkspaceConfig, host: PluginHost, workspace_source: ToolSource) -> None:
-        self.config = config
-        self.host = host
-        self.workspace_source = workspace_source
-        self.catalog = Catalog(root=config.root)
-        self.loaded_files: set[tuple[int, int]] = set()
-        self._config_text: str | None = None
+    def __init__(self, catalog: Catalog, limits: YamlLimits | None = None) -> None:
+        self.catalog = catalog
         self.deps: dict[str, Signature] = {}
         """Every path this load looked at (files read, directories listed, paths probed) → its stat
         signature then, so a later invocation can tell whether the result still holds (``cache.py``)."""
@@ -41,10 +34,7 @@ class CatalogReader:
         self.seen: dict[str, str] = {}
         """Digests of what was read at paths modified moments ago (see ``cache.is_racy``)."""
         self.started = time.time_ns()
-        self.limits = YamlLimits.from_env()
-        self.covered_scripts: set[Path] = set()
-        """Scripts a ``tools/<name>.yaml`` descriptor points at: not discovered again as bare typed tools."""
-        self.typed_files: list[tuple[Trailmap, Path]] = []
+        self.limits = limits if limits is not None else YamlLimits.from_env()
 
     def watch(self, path: Path | str, listing: list[str] | None = None) -> Signature:
         key = os.fspath(path)
