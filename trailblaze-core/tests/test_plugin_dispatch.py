@@ -332,3 +332,18 @@ def trailblaze_register_tool(registry):
     assert "warning: plugin 'unmarked': function trailblaze_register_tools" in proc.stderr
     assert ("typo (trailblaze-typo 0.1.0): error: PluginValidationError: unknown hook 'trailblaze_register_tool'; "
             "did you mean trailblaze_register_tools?") in proc.stdout
+
+
+def test_registering_by_hand_under_a_disabled_name_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pluggy drops a plugin registered under a blocked name without a word; the host says so instead."""
+    from trailblaze.errors import PluginLoadError
+    from trailblaze.testing import new_host
+
+    monkeypatch.setenv("TRAILBLAZE_DISABLE_PLUGINS", "acme_timings")
+    host = new_host(load_entrypoints=True)
+
+    class Observer:
+        pass
+
+    with pytest.raises(PluginLoadError, match="'acme_timings' was not registered: that name is disabled"):
+        host.register(Observer(), "acme_timings")

@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 
 import trailblaze_acme.provider_descriptions as provider_descriptions
-import trailblaze_acme.timings as timings
 from trailblaze import PluginHost, Tool, ToolResult, hookimpl
 from trailblaze.testing import new_host, register_plugin, run_cli
 
@@ -29,7 +28,7 @@ INVENTORY = Path(__file__).resolve().parents[2] / "mcp-tools" / "servers" / "inv
 
 @pytest.fixture
 def installed(monkeypatch: pytest.MonkeyPatch) -> PluginHost:
-    monkeypatch.setenv("TRAILBLAZE_LOAD_PLUGINS", "acme,yaml_tools,mcp_subprocess")
+    monkeypatch.setenv("TRAILBLAZE_LOAD_PLUGINS", "acme,acme_timings,yaml_tools,mcp_subprocess")
     return new_host(load_entrypoints=True)
 
 
@@ -66,9 +65,8 @@ trail:
       host:
         - mcpdemo_addItem: {name: apple, quantity: 1}
 """)
-    with register_plugin(installed, timings, "acme_timings"):
-        result = run_cli(["run", "trails/all.trail.yaml", "--no-report", "--output-dir", str(tmp_path / "out")],
-                         host=installed, cwd=tmp_path)
+    result = run_cli(["run", "trails/all.trail.yaml", "--no-report", "--output-dir", str(tmp_path / "out")],
+                     host=installed, cwd=tmp_path)
     assert result.exit_code == 0, result.output
     timed = re.findall(r"^acme timing: (\S+) \[(\w+)\] \d+\.\d ms$", result.stderr, flags=re.M)
     # A YAML tool's own call is its expansion; the calls it expands into are dispatched (and timed) next.

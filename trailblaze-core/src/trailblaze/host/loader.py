@@ -213,6 +213,9 @@ class PluginLoader:
     def register(self, plugin: Any, name: str | None = None) -> str:
         """Register a plugin object (module or instance) by hand, e.g. for one test."""
         name = name or getattr(plugin, "__name__", None) or type(plugin).__name__
+        if self.pm.is_blocked(name):  # pluggy would drop it without a word
+            raise PluginLoadError(f"plugin '{name}' was not registered: that name is disabled in this process "
+                                  "(TRAILBLAZE_DISABLE_PLUGINS / TRAILBLAZE_LOAD_PLUGINS)")
         info = PluginInfo(name, None, None, False)
         self._register(plugin, name, info)
         if info.error:
