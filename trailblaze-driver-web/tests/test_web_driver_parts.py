@@ -17,7 +17,7 @@ from trailblaze.errors import DriverError
 from trailblaze.session import Session
 from trailblaze.testing import make_session, new_host
 
-from trailblaze_driver_web.artifacts import Screenshots
+from trailblaze_driver_web.screenshots import Screenshots
 from trailblaze_driver_web.browser_session import BrowserSession
 from trailblaze_driver_web.config import WebDriverConfig
 from trailblaze_driver_web.driver import PlaywrightDriver

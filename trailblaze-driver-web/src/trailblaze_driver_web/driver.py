@@ -3,7 +3,7 @@
 The driver is made of parts, each built with what it needs and testable alone: ``BrowserSession``
 (``browser_session.py``) holds the Playwright connection, the browser (launched here or reached remotely),
 one context and its current page; ``PageEvents`` (``page_events.py``) listens to what the pages report;
-``Screenshots`` (``artifacts.py``), ``TraceRecorder`` (``trace.py``), ``ScreencastRecorder``
+``Screenshots`` (``screenshots.py``), ``TraceRecorder`` (``trace.py``), ``ScreencastRecorder``
 (``video.py``) and ``WebEvidence`` (``evidence.py``) make what a run leaves in its log directory. The
 driver itself does what tools ask of the page (URLs, snapshots, waits) and tells the parts when a
 session, step or trail starts and ends. Tools reach the page through it; it also keeps the last parsed
@@ -23,7 +23,7 @@ from trailblaze import DeviceInfo, Driver, DriverConfig
 from trailblaze import BadInputError, ConfigError, DriverError, ToolFailure
 from trailblaze import valid_text
 
-from .artifacts import Screenshots
+from .screenshots import Screenshots
 from .browser_session import BrowserSession
 from .config import WebDriverConfig
 from .connection import quiet_abandoned_calls
