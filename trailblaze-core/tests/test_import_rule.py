@@ -79,7 +79,7 @@ def test_the_contract_names_no_host() -> None:
     # hookspecs.py is what the host is built from: naming PluginHost (even for typing) would close a
     # circle; a plugin that asks the others something gets the PluginQueries protocol instead.
     assert not {m for m in _imports_of("trailblaze.hookspecs") if m.startswith("trailblaze.plugins")}
-    assert not {m for m in _imports_of("trailblaze.host.info")
+    assert not {m for m in _imports_of("trailblaze.plugin_info")
                 if m.startswith(("trailblaze.plugins", "trailblaze.hookspecs"))}
 
 
@@ -217,7 +217,7 @@ LAYER_PAIRS = (
     ("trailblaze.results", "trailblaze.runner"),  # the result model, store and output request are below the runner ...
     ("trailblaze.report", "trailblaze.runner"),  # ... and the outputs read it from there;
     ("trailblaze.runner", "trailblaze.report"),  # the runner reaches the writers through the host's hooks
-    ("trailblaze.agent", "trailblaze.listings.toolbox"),  # the agent asks listings.session_tools
+    ("trailblaze.agent", "trailblaze.listings.toolbox"),  # the agent asks session.session_tools
     ("trailblaze.commands", "trailblaze.pytest_plugin"),  # run -n shares commands.pytest_bridge
 )
 

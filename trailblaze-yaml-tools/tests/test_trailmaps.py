@@ -287,7 +287,7 @@ def test_exports_and_unknown_toolsets_are_advisories(write, load) -> None:
 
 def test_a_run_whose_target_is_not_a_trailmap_offers_every_tool(host, write, load) -> None:
     """Upstream trails may name an app id or URL as ``config.target``; only known targets narrow."""
-    from trailblaze.listings.toolbox import session_tools
+    from trailblaze.session import session_tools
 
     ws = load(write(SHOP))
     session = ws.session()

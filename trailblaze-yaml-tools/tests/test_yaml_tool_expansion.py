@@ -154,7 +154,7 @@ def test_flags_reach_the_descriptor_and_the_llm_filter(write, load, tool) -> Non
     meta = ws.codec.describe(definition).mcp()["_meta"]
     assert meta == {"trailblaze/surfaceToLlm": False, "trailblaze/isRecordable": False,
                     "trailblaze/requiresHost": True, "trailblaze/isVerification": True}
-    from trailblaze.listings.toolbox import session_tools
+    from trailblaze.session import session_tools
 
     session = ws.session()
     assert "demo_check" not in [t.name for t in session_tools(session, for_llm=True)]

@@ -30,7 +30,7 @@ _install_moved()  # the module paths that moved into layer packages still import
 
 _LAZY = {
     "CONTRACT_VERSION": "trailblaze.hookspecs",
-    "PluginQueries": "trailblaze.host.info",
+    "PluginQueries": "trailblaze.plugin_info",
     "PluginHost": "trailblaze.plugins",
     "ANNOTATION_KEYS": "trailblaze.tools.base",
     "ClassToolDefinition": "trailblaze.tools.base",
@@ -155,7 +155,7 @@ if TYPE_CHECKING:
     from .host_settings import HostKind, host_setting
     from .memory import Memory, escape_literal, has_tokens, secret_forms
     from .results.output_request import BundleContext, OutputRequest
-    from .host.info import PluginQueries
+    from .plugin_info import PluginQueries
     from .plugins import PluginHost
     from .recorder import RecordOptions, RecordedStepDraft
     from .reuse import current_scope

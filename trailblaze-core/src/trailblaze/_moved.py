@@ -31,7 +31,7 @@ MOVED: dict[str, str] = {
     "trailblaze.results_store": "trailblaze.results.store",
     "trailblaze.output_request": "trailblaze.results.output_request",
     "trailblaze.screens": "trailblaze.listings.screens",
-    "trailblaze.session_tools": "trailblaze.listings.session_tools",
+    "trailblaze.session_tools": "trailblaze.session",
     "trailblaze.toolbox": "trailblaze.listings.toolbox",
     "trailblaze.workspace_tools": "trailblaze.listings.workspace_tools",
     "trailblaze.testing_llm": "trailblaze.testing.llm",
@@ -39,7 +39,7 @@ MOVED: dict[str, str] = {
     "trailblaze.waypoint_files": "trailblaze.waypoints.files",
     "trailblaze.yamllimits": "trailblaze.yamlstream",
     "trailblaze.plugin_loading": "trailblaze.host.loader",
-    "trailblaze.plugin_queries": "trailblaze.host.info",
+    "trailblaze.plugin_queries": "trailblaze.plugin_info",
 }
 """Old dotted path -> the module that holds its names now (docs/architecture.md, "Moved module paths")."""
 

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from .driver import DriverRegistry
     from .files import OutputWriteError
     from .results.output_request import OutputRequest
-    from .host.info import PluginQueries
+    from .plugin_info import PluginQueries
     from .results.model import RunResult, TrailResult
     from .session import Session, SessionOutcome
     from .targets import TargetInfo

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from .errors import PluginHookError, PluginToolError, TrailblazeError
 from .host.dispatch import Ledger, plugin_failed
 from .host.loader import DEFAULT_PLUGINS, PluginLoader, installed_entry_points  # noqa: F401 - re-exported
-from .host.info import PluginInfo, PluginQueries  # noqa: F401 - PluginQueries: the type the contract names
+from .plugin_info import PluginInfo, PluginQueries  # noqa: F401 - PluginQueries: the type the contract names
 from .tools.base import ToolSource
 from .tools.codec import ToolCodec
 

@@ -424,7 +424,23 @@ def suggest_tool_name(name: str, registry: ToolRegistry) -> str:
         return "did you mean " + " or ".join(f"'{c}'" for c in close) + "?"
     return "run `trailblaze tools` to list the tools of this workspace and driver"
 
+
+def session_tools(session: Session, *, for_llm: bool = False,
+                  verification_only: bool = False) -> list[ToolDefinition]:
+    """The tools this session offers: supported by its driver, narrowed by plugins (toolsets). The agent's
+    model, the MCP server's client and ``trailblaze tools`` all ask this, so it stands with the session."""
+    device = session.device
+    any_device = device.driver == "any"
+    tools = session.registry.for_device(driver=None if any_device else device.driver,
+                                        platform=None if any_device else device.platform)
+    if for_llm:
+        tools = [t for t in tools if t.surface_to_llm]
+    if verification_only:
+        tools = [t for t in tools if t.is_verification]
+    return session.host.filter_tools(session, tools)
+
+
 __all__ = [
     "Dispatcher", "ExecutedCall", "RunSettings", "Session", "SessionHost", "SessionOptions", "SessionOutcome",
-    "find_tool", "prepare_call", "session_of", "suggest_tool_name",
+    "find_tool", "prepare_call", "session_of", "session_tools", "suggest_tool_name",
 ]

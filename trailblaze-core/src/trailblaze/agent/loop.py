@@ -98,7 +98,7 @@ def needs_llm_message(session: "Session", step: "TrailStep") -> str:
 def offered_tools(session: "Session", *, verify: bool) -> list["ToolDefinition"]:
     """The tools the model may call: the session's toolbox for its driver, ``surface_to_llm`` only,
     narrowed by plugins (toolsets); on ``verify:`` steps only verification tools."""
-    from ..listings.session_tools import session_tools
+    from ..session import session_tools
 
     return session_tools(session, for_llm=True, verification_only=verify)
 

@@ -34,7 +34,7 @@ from typing import Any
 from pluggy import HookimplOpts
 
 from ..errors import PluginHookError, TrailblazeError
-from .info import PluginInfo
+from ..plugin_info import PluginInfo
 
 UNGUARDED_HOOKS = frozenset({"trailblaze_execute_tool"})
 

@@ -21,7 +21,7 @@ from ..contract.markers import ENTRY_POINT_GROUP, PROJECT_NAME
 from .._version import __version__
 from ..errors import PluginLoadError
 from .dispatch import GuardedPlugin, guarded_plugin
-from .info import PluginInfo
+from ..plugin_info import PluginInfo
 
 __all__ = ["DEFAULT_PLUGINS", "PluginLoader", "installed_entry_points"]
 

@@ -10,7 +10,7 @@ from ..errors import PluginToolError
 from ..plugins import PluginHost
 from ..runner.lifecycle import SessionFactory
 from ..runner.options import RunOptions
-from .session_tools import session_tools
+from ..session import session_tools
 
 
 def list_toolbox(*, driver: str | None = None, target: str | None = None, search: str | None = None,

@@ -35,7 +35,7 @@ class ToolOffer:
         left out), minus host-only tools unless the server was started with them allowed."""
         if session is None:
             return []
-        from ..listings.session_tools import session_tools
+        from ..session import session_tools
 
         tools = session_tools(session, for_llm=True)
         if self.allow_host_tools:

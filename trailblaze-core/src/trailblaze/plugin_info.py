@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..tools.base import ToolSource
+from .tools.base import ToolSource
 
 if TYPE_CHECKING:
-    from ..config import WorkspaceConfig
-    from ..tools.base import ToolCall, ToolDefinition
-    from ..tools.registry import ToolRegistry
+    from .config import WorkspaceConfig
+    from .tools.base import ToolCall, ToolDefinition
+    from .tools.registry import ToolRegistry
 
 
 @dataclass
