@@ -40,6 +40,7 @@ MOVED: dict[str, str] = {
     "trailblaze.yamllimits": "trailblaze.yamlstream",
     "trailblaze.plugin_loading": "trailblaze.host.loader",
     "trailblaze.plugin_queries": "trailblaze.plugin_info",
+    "trailblaze.trail.reader_base": "trailblaze.trail.read_context",
 }
 """Old dotted path -> the module that holds its names now (docs/architecture.md, "Moved module paths")."""
 

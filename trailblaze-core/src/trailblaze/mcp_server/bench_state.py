@@ -16,6 +16,25 @@ from ..tools.base import ToolCall
 if TYPE_CHECKING:
     from ..runner.lifecycle import SessionLifecycle
 
+
+def deprecated_slice(module: str, name: str) -> Any:
+    """``BenchState``, ``DeviceBench`` and ``ToolOffering`` were slices of ``Workbench`` (its bases, one per
+    file) until contract 1.1; ``Workbench`` now *has* its parts. The old names are the workbench itself for
+    one minor version, with a warning. Resolved by name when the old name is read, never at import: the
+    modules holding the parts stand below the workbench."""
+    import importlib
+    import warnings
+
+    warnings.warn(f"{module}.{name} is deprecated: use trailblaze.mcp_server.workbench.Workbench (it has its "
+                  "parts as fields: devices, offer, recording, actions)", DeprecationWarning, stacklevel=3)
+    return importlib.import_module("trailblaze.mcp_server.workbench").Workbench
+
+
+def __getattr__(name: str) -> Any:
+    if name == "BenchState":
+        return deprecated_slice(__name__, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 __all__ = ["Connected", "McpSettings", "RecordedStep", "StepKind"]
 
 StepKind = Literal["step", "verify"]

@@ -16,7 +16,13 @@ from ..runner.lifecycle import SessionFactory
 from ..runner.workspace import ToolWorkspace
 from ..listings.screens import choose_driver, screen_header
 from ..session import Session, SessionOutcome
-from .bench_state import Connected, McpSettings
+from .bench_state import Connected, McpSettings, deprecated_slice
+
+
+def __getattr__(name: str) -> Any:
+    if name == "DeviceBench":
+        return deprecated_slice(__name__, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["Devices"]
 

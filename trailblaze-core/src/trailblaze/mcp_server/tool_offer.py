@@ -10,6 +10,13 @@ from ..errors import UnknownToolError
 from ..runner.workspace import ToolWorkspace
 from ..session import Session, suggest_tool_name
 from ..tools.base import ToolDefinition
+from .bench_state import deprecated_slice
+
+
+def __getattr__(name: str) -> Any:
+    if name == "ToolOffering":
+        return deprecated_slice(__name__, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["SESSION_TOOLS", "ToolOffer"]
 

@@ -9,9 +9,22 @@ that list and the rule for warning, handed to each part that needs it.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from ..errors import TrailFormatError
 from .nodes import Node, NodeReader
+
+
+def __getattr__(name: str) -> Any:
+    """``trailblaze.trail.reader_base.TrailReaderBase`` was the shared base of the config and recording
+    readers until contract 1.1; its state is ``ReadContext`` now, which the readers are given."""
+    if name == "TrailReaderBase":
+        import warnings
+
+        warnings.warn("trailblaze.trail.reader_base.TrailReaderBase is deprecated: use "
+                      "trailblaze.trail.read_context.ReadContext", DeprecationWarning, stacklevel=2)
+        return ReadContext
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["ReadContext", "allowed"]
 
