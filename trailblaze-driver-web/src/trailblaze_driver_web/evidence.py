@@ -1,8 +1,10 @@
 """The evidence of a web attempt: every request with its status and timing, every console message and
 page error — what a developer asks for first when a trail fails.
 
-Captured in memory from events the driver already listens to (``request``, ``response``,
-``requestfailed``, ``console``, ``pageerror``: no extra round trip per request), and written at the end
+Captured in memory from events the driver already listens to (``response``, ``requestfailed``,
+``console``, ``pageerror``: no extra round trip per request, and no ``request`` event either — a request
+is entered when its response or its failure arrives, with the send time and the time to the response's
+headers that Playwright measured in the browser), and written at the end
 of the trail as two NDJSON files in the session's log directory — ``network.ndjson`` and
 ``console.ndjson`` — only when the ``evidence`` setting keeps them (``retain-on-failure``, the default:
 for failed attempts only; ``on``; ``off`` captures nothing). Every line passes through the session's
@@ -35,31 +37,19 @@ class WebEvidence:
 
     network: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=MAX_ENTRIES))
     console: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=MAX_ENTRIES))
-    _sent: dict[int, tuple[float, dict[str, Any]]] = field(default_factory=dict)
 
-    def request(self, request: Any, method: str | None = None, url: str | None = None) -> None:
-        """``method`` and ``url``: the request's own, when the caller read them already."""
-        entry = {"ts": time.time(), "method": request.method if method is None else method,
-                 "url": request.url if url is None else url, "resourceType": request.resource_type}
-        self._sent[id(request)] = (time.perf_counter(), entry)
+    def response(self, request: Any, method: str, url: str, status: int) -> None:
+        """A request whose response headers arrived (``method``, ``url``, ``status``: read once by the
+        caller, each read of a Playwright property goes through its wrappers)."""
+        entry = _sent(request, method, url)
+        entry["status"] = status
         self.network.append(entry)
 
-    def response(self, response: Any, request: Any = None, status: int | None = None) -> None:
-        """``request`` and ``status``: the response's own, when the caller read them already."""
-        sent = self._sent.pop(id(response.request if request is None else request), None)
-        if sent is None:
-            return
-        started, entry = sent
-        entry["status"] = response.status if status is None else status
-        entry["durationMs"] = round((time.perf_counter() - started) * 1000, 1)
-
-    def failed(self, request: Any) -> None:
-        sent = self._sent.pop(id(request), None)
-        if sent is None:
-            return
-        started, entry = sent
+    def failed(self, request: Any, method: str, url: str) -> None:
+        """A request that ended without a response (refused, aborted, blocked)."""
+        entry = _sent(request, method, url)
         entry["failure"] = request.failure
-        entry["durationMs"] = round((time.perf_counter() - started) * 1000, 1)
+        self.network.append(entry)
 
     def message(self, kind: str, text: str, url: Any = None, location: Any = None) -> None:
         self.console.append({"ts": time.time(), "type": kind, "text": text, "url": url, "location": location})
@@ -68,7 +58,8 @@ class WebEvidence:
         """Write both files (redacted) and return ``{"network_log": path, "console_log": path}``."""
         log_dir.mkdir(parents=True, exist_ok=True)
         out = {}
-        for key, name, entries in (("network_log", NETWORK_FILE, self.network),
+        network = sorted(self.network, key=lambda e: e["ts"])  # entered as they ended: shown as they were sent
+        for key, name, entries in (("network_log", NETWORK_FILE, network),
                                    ("console_log", CONSOLE_FILE, self.console)):
             text = "".join(redact(json.dumps({**e, "ts": _iso(e["ts"])}, ensure_ascii=False, default=str)) + "\n"
                            for e in entries)
@@ -97,6 +88,22 @@ class WebEvidence:
             session.log.write("WebArtifactLog", {"error": f"the network and console logs could not be written: {exc}"})
             return
         session.log.write("WebEvidenceLog", {"evidence": files, **self.summary()})
+
+
+def _sent(request: Any, method: str, url: str) -> dict[str, Any]:
+    """An entry with the time the browser sent ``request`` and how long its response's headers took
+    (Playwright's own timing, taken in the browser; now and unknown when it has none)."""
+    entry: dict[str, Any] = {"ts": time.time(), "method": method, "url": url, "resourceType": request.resource_type}
+    try:
+        timing = request.timing
+    except Exception:  # noqa: BLE001 - a request Playwright has no timing for
+        return entry
+    start, headers = timing.get("startTime", -1), timing.get("responseStart", -1)
+    if start > 0:
+        entry["ts"] = start / 1000
+        if headers >= 0:
+            entry["durationMs"] = round(headers, 1)
+    return entry
 
 
 def _iso(stamp: float) -> str:

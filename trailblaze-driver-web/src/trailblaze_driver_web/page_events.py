@@ -1,7 +1,7 @@
 """What the pages of a web session report: console messages, page errors, requests, failed requests and
 dialogs.
 
-``PageEvents`` listens to a context's requests and to each page the driver adopts (once per page: a page
+``PageEvents`` listens to a context's responses and failed requests, and to each page the driver adopts (once per page: a page
 adopted again, the current one after a popup closed, gets no second set of listeners), keeps what tools
 search (``web_assertNetworkEvent`` reads ``requests``), logs console messages, failed requests and
 dialogs, answers dialogs as configured, and feeds the network and console evidence when it is captured.
@@ -55,7 +55,12 @@ class PageEvents:
         self._pages: weakref.WeakSet[Page] = weakref.WeakSet()
 
     def listen_to_context(self, context: BrowserContext) -> None:
-        context.on("request", self._on_request)
+        """Requests are taken when they end (``response``, ``requestfailed``), never from ``request``: each
+        subscribed network event costs the step loop a Playwright object and an event dispatch, and one
+        event per request instead of two is most of the capture's cost (benchmarks/bench_web_replay.py).
+        A request still in flight is therefore not yet among ``requests``."""
+        context.on("response", self._on_response)
+        context.on("requestfailed", self._on_request_failed)
 
     def listen_to_page(self, page: Page) -> None:
         """Listen to ``page``'s events, once: Playwright's ``page`` event and the driver's own adoption of
@@ -65,8 +70,6 @@ class PageEvents:
         self._pages.add(page)
         page.on("console", self._on_console)
         page.on("pageerror", self._on_page_error)
-        page.on("requestfailed", self._on_request_failed)
-        page.on("response", self._on_response)
         page.on("dialog", self._on_dialog)
 
     def _on_console(self, msg: ConsoleMessage) -> None:
@@ -85,32 +88,33 @@ class PageEvents:
             self.evidence.message("pageerror", text)
         self.log("WebConsoleLog", entry)
 
-    def _on_request(self, request: Request) -> None:
+    def _sent(self, request: Request) -> tuple[str, str]:
+        """Enter ``request`` among those the pages sent; its method and URL."""
         try:
             body = request.post_data or ""
         except Exception:  # noqa: BLE001 - a binary body that is not text
             body = ""
-        method, url = request.method, request.url
+        method, url = request.method, request.url  # each property read goes through Playwright's wrappers
         self.requests.append(SentRequest(method, url, body[:MAX_CAPTURED_BODY]))
-        if self.evidence is not None:
-            self.evidence.request(request, method, url)
+        return method, url
 
     def _on_request_failed(self, request: Request) -> None:
-        entry = {"url": request.url, "method": request.method, "failure": request.failure,
-                 "resourceType": request.resource_type}
+        method, url = self._sent(request)
+        entry = {"url": url, "method": method, "failure": request.failure, "resourceType": request.resource_type}
         self.failed_requests.append(entry)
         self.log("WebNetworkLog", entry)
         if self.evidence is not None:
-            self.evidence.failed(request)
+            self.evidence.failed(request, method, url)
 
     def _on_response(self, response: Response) -> None:
-        status = response.status  # each property read goes through Playwright's wrappers: read once
+        status = response.status
         request = response.request
+        method, url = self._sent(request)
         if self.evidence is not None:
-            self.evidence.response(response, request, status)
+            self.evidence.response(request, method, url, status)
         if status < 400:
             return
-        entry = {"url": response.url, "method": request.method, "status": status,
+        entry = {"url": url, "method": method, "status": status,
                  "failure": f"HTTP {status} {response.status_text}".strip(),
                  "resourceType": request.resource_type}
         self.failed_requests.append(entry)

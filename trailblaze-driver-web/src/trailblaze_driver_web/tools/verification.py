@@ -190,9 +190,9 @@ class WebVerifyValue(WebVerification, TargetedTool):
                           recorded_args=target.recorded)
 
     def _read(self, loc: Locator) -> str | None:
+        """One round trip: the read itself waits (briefly) for the element, where a count first would cost
+        a second one on every check; a missing element times out here and the poll tries again."""
         try:
-            if loc.count() == 0:
-                return None
             if self.type == "VALUE":
                 return str(loc.input_value(timeout=500))
             if self.type == "ATTRIBUTE":
