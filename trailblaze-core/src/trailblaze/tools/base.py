@@ -206,6 +206,15 @@ class ClassToolDefinition(ToolDefinition):
     def parameters(self) -> ParameterSchema:
         return self._schema
 
+    def build(self) -> None:
+        """Build the tool's model now, as its first call would, so a class pydantic cannot build is reported
+        before a run reaches it. A fraction of the cost of its JSON Schema (``parameters``), which listing
+        every plugin (``trailblaze plugins``) does not need."""
+        try:
+            self.tool_class.model_rebuild()
+        except PydanticUserError as exc:
+            raise self._unbuildable(exc) from None
+
     def _unbuildable(self, exc: PydanticUserError) -> PluginToolError:
         """Tool models are built on first use (``defer_build``): a class pydantic cannot build fails
         there, named as the plugin's tool, not as a pydantic traceback in the middle of a run. (A plain

@@ -117,7 +117,7 @@ class ToolRegistry(Contributions):
             if not isinstance(definition, ClassToolDefinition):
                 continue
             try:
-                definition.parameters()
+                definition.build()
             except PluginToolError as exc:
                 found.append((definition, exc))
         return found
