@@ -193,11 +193,14 @@ class Workbench:
     # -- runs -------------------------------------------------------------------------------------
     def replay_setup(self) -> int:
         """Replay the setup trails (``settings.setup``, else the workspace's ``defaults.setup``) on the
-        connected device (device thread): the start state, not part of what is saved. Returns how many
-        steps ran."""
+        connected device (device thread): the start state, not part of what is saved, but named in a saved
+        trail's ``config.setup`` so that it replays from the same state. Returns how many steps ran."""
         from ..runner.setup import replay_setups, setup_trails
 
-        return replay_setups(setup_trails(self.settings.setup, self.ws.config), self.devices.require().session)
+        paths = setup_trails(self.settings.setup, self.ws.config)
+        ran = replay_setups(paths, self.devices.require().session)
+        self.recording.setup = paths  # a trail saved from here starts where these left the device
+        return ran
 
     def run_trail(self, file: str, *, progress_stream: io.StringIO | None = None) -> dict[str, Any]:
         """``trailblaze run FILE`` in this process, on a fresh device of its own. Call it from its own
