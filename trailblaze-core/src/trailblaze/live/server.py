@@ -77,7 +77,7 @@ class LiveSession:
     def open(self) -> dict[str, Any]:
         wb = self.workbench
         info: dict[str, Any] = self.on_device(lambda: wb.connect(platform=None, driver=self.config.driver,
-                                                                 device_id=self.config.device))
+                                                                 device_id=self.config.device, url=self.config.url))
         self.on_device(wb.replay_setup)
         if self.config.url:
             if info["platform"] == "web":  # recorded, so the saved trail starts where the session started

@@ -98,11 +98,12 @@ class Workbench:
         return self.devices.last_snapshot
 
     def connect(self, *, platform: str | None = None, driver: str | None = None, device_id: str | None = None,
-                options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                options: Mapping[str, Any] | None = None, url: str | None = None) -> dict[str, Any]:
         """Start a device exactly as ``trailblaze run`` starts one (the connected one is ended first) and
-        offer its tools."""
+        offer its tools; ``url`` names the driver that takes it when nothing else chose one."""
         self.disconnect(SessionOutcome.SUCCEEDED)
-        connected = self.devices.connect(platform=platform, driver=driver, device_id=device_id, options=options)
+        connected = self.devices.connect(platform=platform, driver=driver, device_id=device_id, options=options,
+                                         url=url)
         self.offer.refresh(connected.session, force=True)
         info = self.devices.info()
         assert info is not None
