@@ -160,8 +160,12 @@ class LiveSession:
 
 
 def _outcome_reply(outcome: Any) -> Reply:
-    """A tool call's or step's outcome: its one-line message, exit 1 when it failed."""
-    return Reply(exit_code=0 if outcome.success else int(ExitCode.TRAIL_FAILED), output=outcome.message)
+    """A tool call's or step's outcome: its message (cut as files are: it quotes what the tool said), exit 1
+    when it failed."""
+    from ..untrusted import MAX_OUTPUT_CHARS, truncated
+
+    return Reply(exit_code=0 if outcome.success else int(ExitCode.TRAIL_FAILED),
+                 output=truncated(outcome.message, MAX_OUTPUT_CHARS))
 
 
 def listen(path: Path) -> socket.socket:
