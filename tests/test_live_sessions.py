@@ -197,3 +197,81 @@ def test_a_session_on_a_phone_keeps_the_device_and_its_appium_server(tmp_path: P
     code, out = tb(ws, session_dir, "session", "stop", "--name", "phone")
     assert code == 0, out
     assert live_tree(pid) == {} and not _alive(pid), "no device session, no Appium server left"
+
+
+RECEIPT_PAGE = """\
+<!doctype html>
+<html lang="en" data-page="receipt" data-auth="required">
+<head>
+  <meta charset="utf-8">
+  <title>Attach a receipt · Trailblaze Outfitters</title>
+  <link rel="stylesheet" href="/styles.css">
+  <script src="/common.js"></script>
+</head>
+<body>
+  <header class="site-header"></header>
+  <main id="main" class="container">
+    <h1>Attach a receipt</h1>
+    <label>Receipt <input type="file" id="receipt"></label>
+    <p id="attached" data-testid="attached"></p>
+  </main>
+  <script>
+    Shop.mountHeader("receipt");
+    document.getElementById("receipt").addEventListener("change", async (event) => {
+      const file = event.target.files[0];
+      document.getElementById("attached").textContent = file ? `Attached ${file.name}: ${(await file.text()).trim()}` : "";
+    });
+  </script>
+</body>
+</html>
+"""
+
+SESSION_STEPS: list[tuple[str, str, dict[str, object]]] = [
+    ("Open the receipt form", "web_navigate", {"url": "/receipt.html"}),
+    ("Attach the receipt", "web_uploadFile", {"ref": 'button "Receipt"', "paths": ["fixtures/receipt.txt"]}),
+]
+"""What the session does after its setup, one (step, tool, arguments) each: the saved trail must replay
+all of them from another directory. (More ways a page can be reached — an iframe, a new tab — are
+added here as rows, with their checks in SESSION_CHECKS.)"""
+
+SESSION_CHECKS: list[tuple[str, str, dict[str, object]]] = [
+    ("The receipt is attached, signed in", "web_verifyTextVisible", {"text": "Attached receipt.txt: Taxi 12.50"}),
+    ("The receipt is attached, signed in", "web_verifyTextVisible", {"text": f"Welcome, {EMAIL}"}),
+]
+
+
+def test_a_session_started_behind_a_login_saves_a_trail_that_replays_from_another_directory(
+        tmp_path: Path, session_dir: Path) -> None:
+    ws = shop_workspace(tmp_path / "shop")
+    (ws / "trails" / "setup").mkdir()
+    (ws / "trails" / "setup" / "sign-in.trail.yaml").write_text(SETUP_TRAIL)
+    (ws / "app" / "receipt.html").write_text(RECEIPT_PAGE)
+    (ws / "fixtures").mkdir()
+    (ws / "fixtures" / "receipt.txt").write_text("Taxi 12.50\n")
+    secret_env = {"SHOP_PASSWORD": PASSWORD}
+    code, out = tb(ws, session_dir, "session", "start", "--name", "r", "--setup", "trails/setup/sign-in.trail.yaml",
+                   "--secret-env", "password=SHOP_PASSWORD", env=secret_env)
+    assert code == 0, out
+    try:
+        for step, tool, args in SESSION_STEPS:  # paths as typed, relative to where the session was started
+            code, out = tb(ws, session_dir, "tool", tool, "--args", json.dumps(args), "--session", "r", "--step", step)
+            assert code == 0, out
+        checks = [{tool: args} for _step, tool, args in SESSION_CHECKS]
+        code, out = tb(ws, session_dir, "verify", SESSION_CHECKS[0][0], "--session", "r", "--tools", json.dumps(checks))
+        assert code == 0, out
+        code, out = tb(ws, session_dir, "session", "save", "--name", "r", "trails/flows/receipt.trail.yaml")
+        assert code == 0 and "(3 steps)" in out, out
+    finally:
+        code, out = tb(ws, session_dir, "session", "stop", "--name", "r")
+    assert code == 0, out
+
+    saved = (ws / "trails" / "flows" / "receipt.trail.yaml").read_text()
+    assert "setup: ../setup/sign-in.trail.yaml" in saved, saved  # it starts signed in, as the session did
+    assert "../../fixtures/receipt.txt" in saved and str(tmp_path) not in saved, saved  # relative to the trail
+    assert PASSWORD not in saved
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    code, out = tb(elsewhere, session_dir, "run", str(ws / "trails" / "flows" / "receipt.trail.yaml"),
+                   "--secret-env", "password=SHOP_PASSWORD", env=secret_env)
+    assert code == 0 and "setup: 1 recorded step replayed" in out and "1 passed" in out, out

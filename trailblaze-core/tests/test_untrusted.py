@@ -53,6 +53,14 @@ def test_terminal_text_shows_escape_sequences_instead_of_sending_them() -> None:
 
 
 # -- in an output file (JUnit XML, the HTML report, the JSON summary) ----------------------------------
+def test_terminal_text_cuts_a_line_quoting_outside_output_as_files_are() -> None:
+    assert terminal_text("x" * 10 + "\x1b[2J", limit=4) == "xxxx… [truncated: 10 more characters]"
+    assert terminal_text("x" * 10 + "\x1b", limit=10) == "xxxxxxxxxx… [truncated: 1 more characters]"
+    big = "y" * (MAX_OUTPUT_CHARS + 5)
+    assert terminal_text(big, limit=MAX_OUTPUT_CHARS) == output_text(big), "one cut for the console and files"
+    assert terminal_text(big) == big, "output asked for whole (a snapshot) is not cut"
+
+
 def test_output_text_drops_ansi_styling_and_shows_other_controls_escaped() -> None:
     coloured = "\x1b[31mboom\x1b[0m \x1b]0;title\x07end \x01\x02\x7f\x9b tab\tnew\nline\r\n"
     assert output_text(coloured) == "boom end \\x01\\x02\\x7f\\x9b tab\tnew\nline\r\n"

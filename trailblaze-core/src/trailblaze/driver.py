@@ -106,6 +106,15 @@ class Driver(ABC, Generic[ConfigT]):
         """One line naming what is on screen (a page's URL and title, an app's activity), or None."""
         return None
 
+    @classmethod
+    def takes_url(cls, url: str) -> bool:
+        """Whether ``url`` names this driver when nothing else chose one: ``snapshot``, ``session start``,
+        ``step`` and ``verify`` given ``--url`` and no ``--driver``/``-d``/``defaults.driver`` start the one
+        installed driver that answers yes, instead of asking which device. A browser answers for web
+        addresses and paths on its base URL. Default: no (a driver may still ``open_url`` deep links
+        when it is chosen)."""
+        return False
+
     def open_url(self, url: str) -> None:
         """Open a URL or deep link (``trailblaze snapshot --url``). Raise ``BadInputError`` for a URL the
         driver cannot resolve and ``DriverError`` when the device fails to open it."""
@@ -196,6 +205,10 @@ class DriverRegistry(Contributions):
                                     hint="name one of them")
             raise BadInputError(f"unknown driver '{name}'", hint=f"installed drivers: {known}")
         return self._drivers[key].cls
+
+    def taking_url(self, url: str) -> list[type[Driver]]:
+        """The installed drivers that ``url`` names (``Driver.takes_url``), in registration order."""
+        return [e.cls for e in self._drivers.values() if e.cls.takes_url(url)]
 
     def get(self, name: str) -> type[Driver] | None:
         key = self._key(name)

@@ -30,7 +30,7 @@ from typing import Any, Literal, cast
 
 from .files import write_atomic
 from .memory import Redactor
-from .untrusted import capped, valid_data
+from .untrusted import MAX_OUTPUT_CHARS, capped, valid_data
 
 LOG_PACKAGE = "xyz.block.trailblaze.logs.client.TrailblazeLog"
 STREAM_FILE = "session.ndjson"
@@ -218,7 +218,9 @@ class SessionLog:
 MAX_LINE_CHARS = 1024 * 1024
 """A log line longer than this (a tool that returned 50 MB) is written with each string cut to
 ``MAX_LOG_STRING`` characters and a ``[truncated: N more characters]`` marker."""
-MAX_LOG_STRING = 256 * 1024
+MAX_LOG_STRING = MAX_OUTPUT_CHARS
+"""The cut every output file and the console make (``untrusted.MAX_OUTPUT_CHARS``, 64 KiB): a tool
+server's 7 MB line is kept in the event log as it is in the report, not four times over."""
 
 
 def encode_line(entry: dict[str, Any], errors: list[str] | None = None) -> str:

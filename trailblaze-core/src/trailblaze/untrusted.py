@@ -9,7 +9,9 @@ to carry, store and show. One module, three purposes, one set of rules:
   it valid Unicode, and the writers do it again, so no single bad string can take anything down.
 - **On the terminal** (:func:`terminal_text`): a file name, a page title or a tool's output must not be
   able to move the cursor, retitle the window or hide what follows (ESC and OSC sequences), so control
-  characters are shown escaped.
+  characters are shown escaped; and a line that quotes outside output (a failure message, a tool server's
+  stderr) is cut at ``MAX_OUTPUT_CHARS`` as files are, so a 7 MB line from a program is not printed
+  whole.
 - **In an output file** (:func:`output_text`, :func:`output_value`, :func:`capped`): outputs are read by
   other programs. A CI server drops a whole JUnit file over one character XML forbids, and a megabyte of
   tool output makes a report nobody can open. The JSON summary, the HTML report and JUnit XML pass their
@@ -124,9 +126,13 @@ def decode_output(data: bytes | bytearray | str | None) -> str:
 
 
 # -- on the terminal --------------------------------------------------------------------------------------
-def terminal_text(text: str) -> str:
+def terminal_text(text: str, *, limit: int | None = None) -> str:
     """``text`` for a terminal: valid Unicode, control characters other than newline and tab shown as
-    ``\\xNN`` so no escape sequence from outside reaches the terminal."""
+    ``\\xNN`` so no escape sequence from outside reaches the terminal; cut at ``limit`` characters with
+    a marker (``truncated``, as files are) when one is given. Progress and error lines pass
+    ``MAX_OUTPUT_CHARS``; output the user asked for whole (a snapshot) passes none."""
+    if limit is not None and len(text) > limit:
+        text = truncated(text, limit)
     text = valid_text(text)
     if not _TERMINAL_UNSAFE.search(text):
         return text
@@ -137,7 +143,8 @@ def terminal_text(text: str) -> str:
 def output_text(value: object, *, limit: int | None = MAX_OUTPUT_CHARS) -> str:
     """``value`` as text any output format can hold: ANSI sequences dropped, other control characters
     shown as ``\\xNN``, lone surrogates as U+FFFD, bytes decoded as UTF-8 with replacement, and cut at
-    ``limit`` characters with a marker."""
+    ``limit`` characters with a marker (``truncated``: the one cut files, the console and the session
+    replies share)."""
     if isinstance(value, (bytes, bytearray)):
         text = decode_output(value)
     else:

@@ -53,6 +53,14 @@ class PlaywrightDriver(Driver[WebDriverConfig]):
     config_model: ClassVar[type[DriverConfig]] = WebDriverConfig
     default_classifiers: ClassVar[tuple[str, ...]] = ("web",)
 
+    WEB_SCHEMES: ClassVar[frozenset[str]] = frozenset({"http", "https", "file", "about", "data"})
+
+    @classmethod
+    def takes_url(cls, url: str) -> bool:
+        """A web address, or a path on the base URL (``/cart``): what a browser opens and an app does not."""
+        scheme = urlparse(url.strip()).scheme.lower()
+        return scheme in cls.WEB_SCHEMES or (not scheme and bool(url.strip()))
+
     def __init__(self, config: WebDriverConfig | None = None) -> None:
         super().__init__(config or WebDriverConfig())
         self.cfg = self.config

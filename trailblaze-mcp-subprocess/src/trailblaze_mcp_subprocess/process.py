@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import IO
 
 from trailblaze import die_with_parent
+from trailblaze.untrusted import MAX_OUTPUT_CHARS, truncated
 
 from . import reaper
 
@@ -94,7 +95,8 @@ class ServerProcess:
             if not raw:
                 break
             line = raw.decode("utf-8", "replace").rstrip("\r\n")
-            self.stderr_tail.append(line)
+            # The tail is quoted in error messages (console, event log): cut as files are.
+            self.stderr_tail.append(truncated(line, MAX_OUTPUT_CHARS))
             if self._stderr_file is not None:
                 try:
                     self._stderr_file.write(line + "\n")

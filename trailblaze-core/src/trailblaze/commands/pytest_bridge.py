@@ -43,10 +43,10 @@ class RunConsole:
         """Lines from a worker (a trail's output, a crash message): control characters escaped, symbols
         fitted to what ``stream`` can print, as a plain run's progress lines are."""
         from ..runner.progress import fit_stream
-        from ..untrusted import terminal_text
+        from ..untrusted import MAX_OUTPUT_CHARS, terminal_text
 
         for line in text.rstrip("\n").splitlines():
-            print(fit_stream(terminal_text(line), stream), file=stream, flush=True)
+            print(fit_stream(terminal_text(line, limit=MAX_OUTPUT_CHARS), stream), file=stream, flush=True)
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:

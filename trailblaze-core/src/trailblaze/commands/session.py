@@ -131,14 +131,18 @@ def session_step(kind: str, text: str, tools_text: str | None, session_name: str
 
 
 def finish(reply: Reply) -> None:
-    """Print a session's reply and end with its exit code (errors as one line on stderr)."""
+    """Print a session's reply and end with its exit code (errors as one line on stderr). Both quote
+    pages and programs: no escape sequence of theirs reaches the terminal, and an error is capped as
+    files are (a tool's reply is capped by the session)."""
     import sys
 
+    from ..untrusted import MAX_OUTPUT_CHARS, terminal_text
+
     if reply.output:
-        click.echo(reply.output)
+        click.echo(terminal_text(reply.output))
     if reply.error:
         hint = f" (hint: {reply.hint})" if reply.hint else ""
-        click.echo(f"trailblaze: error: {reply.error}{hint}", err=True)
+        click.echo(terminal_text(f"trailblaze: error: {reply.error}{hint}", limit=MAX_OUTPUT_CHARS), err=True)
     if reply.exit_code:
         sys.exit(reply.exit_code)
 

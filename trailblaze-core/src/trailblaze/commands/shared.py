@@ -56,7 +56,7 @@ def handle_errors(fn: F) -> F:
     @wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         from ..errors import ExitCode, TrailblazeError
-        from ..untrusted import terminal_text  # messages quote file names, pages and programs
+        from ..untrusted import MAX_OUTPUT_CHARS, terminal_text  # messages quote file names, pages, programs
 
         debug = debug_flag()
         try:
@@ -64,7 +64,7 @@ def handle_errors(fn: F) -> F:
         except TrailblazeError as exc:
             if debug:
                 traceback.print_exc()
-            click.echo(terminal_text(f"trailblaze: error: {exc}"), err=True)
+            click.echo(terminal_text(f"trailblaze: error: {exc}", limit=MAX_OUTPUT_CHARS), err=True)
             sys.exit(int(exc.exit_code))
         except KeyboardInterrupt:
             click.echo("trailblaze: interrupted", err=True)

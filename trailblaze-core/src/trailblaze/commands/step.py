@@ -33,6 +33,8 @@ def one_shot_command(kind: OneShot, help_text: str) -> click.Command:
     @click.command(kind, context_settings=CONTEXT_SETTINGS, help=help_text)
     @click.argument(noun)
     @session_options(kind)
+    @click.option("--url", metavar="URL", help="Open this page or deep link first (web: relative to the configured "
+                  "base_url); without --driver, a web URL starts the browser whatever else is installed.")
     @click.option("--save", "save", type=click.Path(path_type=Path, dir_okay=False),
                   help="Append the step and its recording to this trail file.")
     @click.option("--session", "session_name", metavar="NAME", envvar=SESSION_ENV,
@@ -41,7 +43,8 @@ def one_shot_command(kind: OneShot, help_text: str) -> click.Command:
     @click.option("--tools", "tools_text", metavar="YAML", help="With --session: the step's tool calls as a YAML "
                   "list, e.g. '[{web_verifyTextVisible: {text: Welcome}}]' (no model needed).")
     @handle_errors
-    def command(save: Path | None, session_name: str | None, tools_text: str | None, **params: Any) -> None:
+    def command(url: str | None, save: Path | None, session_name: str | None, tools_text: str | None,
+                **params: Any) -> None:
         from ..errors import BadInputError
         from ..runner import RunOptions
 
@@ -49,7 +52,7 @@ def one_shot_command(kind: OneShot, help_text: str) -> click.Command:
         if session_name:
             from .session import session_step
 
-            given = sorted(name for name, value in {**params, "save": save}.items() if value)
+            given = sorted(name for name, value in {**params, "save": save, "url": url}.items() if value)
             if given:
                 raise BadInputError(f"{', '.join('--' + g.replace('_', '-') for g in given)} cannot be used with "
                                     "--session (they are the session's: set them at `trailblaze session start`)",
@@ -61,7 +64,7 @@ def one_shot_command(kind: OneShot, help_text: str) -> click.Command:
         values = session_values(kind, params)
         target = values.pop("target")
         options = RunOptions(**values, save_recording=False, report=False, test_name=kind, debug=debug_flag())
-        sys.exit(run_one_shot(kind, text, options, target=target, save=save))
+        sys.exit(run_one_shot(kind, text, options, target=target, save=save, url=url))
 
     return command
 
@@ -75,12 +78,15 @@ command = one_shot_command("step", """Carry out one natural-language INSTRUCTION
     Examples:
       trailblaze step "Add the blue mug to the cart" --driver playwright-native --llm openai/gpt-4.1
       trailblaze step "Open the settings" --save trails/settings.trail.yaml
+      trailblaze step "Add the blue mug to the cart" --url /shop
     """)
 
 
 def run_one_shot(kind: OneShot, text: str, options: RunOptions, *, target: str | None = None,
-                 save: Path | None = None, host: PluginHost | None = None) -> int:
-    """Run one ``step``/``verify`` on a fresh device; returns the exit code."""
+                 save: Path | None = None, host: PluginHost | None = None, url: str | None = None) -> int:
+    """Run one ``step``/``verify`` on a fresh device (with ``url`` opened first); returns the exit code."""
+    import dataclasses
+
     from ..errors import BadInputError
     from ..results.model import RunResult
     from ..runner.progress import Progress
@@ -90,12 +96,16 @@ def run_one_shot(kind: OneShot, text: str, options: RunOptions, *, target: str |
     if not text.strip():
         raise BadInputError(f"trailblaze {kind} needs a non-empty {'instruction' if kind == 'step' else 'assertion'}")
     progress = Progress()
-    runner = Runner(options, host=host, progress=progress)
+    runner = Runner(dataclasses.replace(options, start_url=url) if url else options, host=host, progress=progress)
     ws = runner.workspace_for(save.resolve().parent if save is not None else None)
     if ws.error is not None:
         raise ws.error
-    trail = Trail(path=Path(f"<trailblaze {kind}>"), format="unified",
-                  config=TrailConfig(target=target, title=f"trailblaze {kind}"),
+    config = TrailConfig(target=target, title=f"trailblaze {kind}")
+    if url and not options.driver and not ws.config.defaults.driver:
+        from ..listings.screens import choose_driver
+
+        config.driver = choose_driver(runner.factory.drivers, url).key  # a URL names the driver that takes it
+    trail = Trail(path=Path(f"<trailblaze {kind}>"), format="unified", config=config,
                   steps=number_steps([TrailStep(kind=kind, text=text)]))
     result = runner.run_loaded_trail(trail, ws)
     run = RunResult(runner.redactor, trails=[result], output_dir=runner.output_dir)

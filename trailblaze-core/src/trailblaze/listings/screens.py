@@ -6,8 +6,6 @@ both so the server does not reach up into a command module.
 
 from __future__ import annotations
 
-from urllib.parse import urlparse
-
 from ..contract.device import DeviceDriver, DeviceInfo
 from ..driver import Driver, DriverRegistry
 from ..errors import BadInputError
@@ -16,20 +14,21 @@ from ..errors import BadInputError
 def choose_driver(drivers: DriverRegistry, url: str | None) -> type[Driver]:
     """The driver when neither ``--driver``, ``-d`` nor the workspace's ``defaults.driver`` picked one.
 
-    A web URL means a browser; otherwise the only installed driver with a screen. Anything else is
-    ambiguous and the user is asked, with the choices listed."""
+    A URL names the driver that takes it (``Driver.takes_url``: a web address or a path means the
+    browser), whatever else is installed; otherwise the only installed driver with a screen. Anything
+    else is ambiguous and the user is asked, with the choices listed."""
     screens = [cls for cls in drivers if cls.platform != "host"]
-    if url is not None and urlparse(url).scheme in ("http", "https", "file"):
-        web = [cls for cls in screens if cls.platform == "web"]
-        if web:
-            return web[0]
+    takers = [cls for cls in drivers.taking_url(url) if cls.platform != "host"] if url is not None else []
+    if len(takers) == 1:
+        return takers[0]
     if len(screens) == 1:
         return screens[0]
     if not screens:
         raise BadInputError("no installed driver has a screen to snapshot",
                             hint="pip install trailblaze-driver-web (or -android / -ios)")
-    names = ", ".join(sorted(cls.key for cls in screens))
-    raise BadInputError("which device? several drivers are installed",
+    names = ", ".join(sorted(cls.key for cls in (takers or screens)))
+    what = f"several installed drivers take {url}" if takers else "several drivers are installed"
+    raise BadInputError(f"which device? {what}",
                         hint=f"pass --driver NAME or -d PLATFORM[/ID] (installed: {names}), "
                              "or set defaults.driver in trailblaze.yaml")
 

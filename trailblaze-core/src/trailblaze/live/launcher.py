@@ -25,7 +25,7 @@ def start(config: SessionConfig) -> dict[str, Any]:
         raise BadInputError(f"session '{config.name}' is already running (pid {state['pid']})",
                             hint=f"use it with --session {config.name}, or stop it: trailblaze session stop "
                                  f"--name {config.name}")
-    log_fd = os.open(files.log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    log_fd = os.open(files.log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
     try:
         proc = subprocess.Popen([sys.executable, "-m", "trailblaze.live.server"], stdin=subprocess.PIPE,
                                 stdout=log_fd, stderr=subprocess.STDOUT, start_new_session=True)

@@ -1,8 +1,8 @@
 """Where live sessions are found, and which of them are still alive.
 
-A session is three files in a per-user runtime directory (mode 0700): ``NAME.json`` (pid, boot id,
-socket, token; 0600), ``NAME.sock`` (the unix socket, 0600) and ``NAME.lock`` (held with ``flock`` by
-the owning process for its whole life: a second owner of a name is refused by the kernel, not by a
+A session is three files in a per-user runtime directory (mode 0700, checked without following a
+link: see ``runtime_dir``): ``NAME.json`` (pid, boot id, socket, token; 0600, written atomically),
+``NAME.sock`` (the unix socket, 0600) and ``NAME.lock`` (held with ``flock`` by the owning process for its whole life: a second owner of a name is refused by the kernel, not by a
 check that could race). A state file is only believed when its boot id is this boot's and its process
 still holds the lock, so nothing a crash or a reboot leaves behind is ever mistaken for a live session
 (and it is removed when seen).
@@ -11,10 +11,13 @@ still holds the lock, so nothing a crash or a reboot leaves behind is ever mista
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import json
 import os
 import re
+import stat
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,26 +28,74 @@ from ..files import write_atomic
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 DIR_ENV = "TRAILBLAZE_SESSION_DIR"
+_warned: set[Path] = set()
+"""Fallback directories already announced by this process (one warning line, not one per call)."""
 
 
 def runtime_dir() -> Path:
     """``$TRAILBLAZE_SESSION_DIR``, else ``$XDG_RUNTIME_DIR/trailblaze-sessions`` (a tmpfs emptied at
-    reboot), else a per-user directory under the temporary directory; created 0700 and checked to be
-    ours, since the tokens in it open the sessions."""
+    reboot), else ``trailblaze-sessions-<uid>`` in the temporary directory, else
+    ``~/.cache/trailblaze/sessions``: the first that is (or can be made) private to this user.
+
+    The tokens in it open the sessions, and the temporary directory is shared: another user can create
+    ``trailblaze-sessions-<uid>`` first, or plant it as a symbolic link to a directory we own, so that our
+    state, token and socket land where they choose. A default that is not ours is refused with one line
+    on stderr and the next one is used; a directory the user named (``$TRAILBLAZE_SESSION_DIR``) is
+    refused outright."""
     explicit = os.environ.get(DIR_ENV)
     if explicit:
-        path = Path(explicit)
-    elif os.environ.get("XDG_RUNTIME_DIR"):
-        path = Path(os.environ["XDG_RUNTIME_DIR"]) / "trailblaze-sessions"
-    else:
-        path = Path(tempfile.gettempdir()) / f"trailblaze-sessions-{os.getuid()}"
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
-    info = path.stat()
-    if info.st_uid != os.getuid() or info.st_mode & 0o077:
-        raise BadInputError(f"the session directory {path} is not private to this user "
-                            f"(owner {info.st_uid}, mode {oct(info.st_mode & 0o777)})",
-                            hint=f"remove it, or set {DIR_ENV} to a directory of your own")
-    return path
+        problem = private_dir(Path(explicit))
+        if problem:
+            raise BadInputError(f"the session directory {explicit} (${DIR_ENV}) {problem}",
+                                hint=f"point {DIR_ENV} at a directory of your own (mode 0700)")
+        return Path(explicit)
+    refused: list[str] = []
+    for path in default_dirs():
+        problem = private_dir(path)
+        if problem is None:
+            if refused and path not in _warned:
+                _warned.add(path)
+                print(f"trailblaze: warning: {'; '.join(refused)}; using {path} instead (hint: remove it if it "
+                      f"is yours, or set {DIR_ENV} to a directory of your own)", file=sys.stderr, flush=True)
+            return path
+        refused.append(f"the session directory {path} {problem}")
+    raise BadInputError("; ".join(refused), hint=f"set {DIR_ENV} to a directory of your own (mode 0700)")
+
+
+def default_dirs() -> list[Path]:
+    """Where sessions live when ``$TRAILBLAZE_SESSION_DIR`` is not set, in the order they are tried."""
+    dirs = []
+    if os.environ.get("XDG_RUNTIME_DIR"):
+        dirs.append(Path(os.environ["XDG_RUNTIME_DIR"]) / "trailblaze-sessions")
+    dirs.append(Path(tempfile.gettempdir()) / f"trailblaze-sessions-{os.getuid()}")
+    dirs.append(Path.home() / ".cache" / "trailblaze" / "sessions")
+    return dirs
+
+
+def private_dir(path: Path) -> str | None:
+    """Create ``path`` 0700 if it is missing; None when it is a real directory (not a symbolic link),
+    owned by this user and closed to everyone else, else what is wrong with it. Checked on the directory
+    itself, opened without following a link (``lstat``'s view, with no window between check and use)."""
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(path, 0o700)
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR) and os.path.islink(path):
+            return f"is a symbolic link (to {os.readlink(path)}), not a directory of its own"
+        if exc.errno == errno.ENOTDIR:
+            return "is not a directory"
+        return f"cannot be used ({exc.strerror})"
+    try:
+        info = os.fstat(fd)
+    finally:
+        os.close(fd)
+    if info.st_uid != os.getuid():
+        return f"belongs to another user (uid {info.st_uid})"
+    if info.st_mode & 0o077:
+        return f"is open to other users (mode {oct(stat.S_IMODE(info.st_mode))}, want 0o700)"
+    return None
 
 
 def check_name(name: str) -> str:
@@ -114,7 +165,7 @@ def lock_is_held(files: SessionFiles) -> bool:
 
 def take_lock(files: SessionFiles) -> int:
     """Own the name for this process's life (the fd stays open); BadInputError when another does."""
-    fd = os.open(files.lock, os.O_RDWR | os.O_CREAT, 0o600)
+    fd = os.open(files.lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

@@ -77,7 +77,7 @@ class LiveSession:
     def open(self) -> dict[str, Any]:
         wb = self.workbench
         info: dict[str, Any] = self.on_device(lambda: wb.connect(platform=None, driver=self.config.driver,
-                                                                 device_id=self.config.device))
+                                                                 device_id=self.config.device, url=self.config.url))
         self.on_device(wb.replay_setup)
         if self.config.url:
             if info["platform"] == "web":  # recorded, so the saved trail starts where the session started
@@ -160,8 +160,12 @@ class LiveSession:
 
 
 def _outcome_reply(outcome: Any) -> Reply:
-    """A tool call's or step's outcome: its one-line message, exit 1 when it failed."""
-    return Reply(exit_code=0 if outcome.success else int(ExitCode.TRAIL_FAILED), output=outcome.message)
+    """A tool call's or step's outcome: its message (cut as files are: it quotes what the tool said), exit 1
+    when it failed."""
+    from ..untrusted import MAX_OUTPUT_CHARS, truncated
+
+    return Reply(exit_code=0 if outcome.success else int(ExitCode.TRAIL_FAILED),
+                 output=truncated(outcome.message, MAX_OUTPUT_CHARS))
 
 
 def listen(path: Path) -> socket.socket:

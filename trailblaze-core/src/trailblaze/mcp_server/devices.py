@@ -70,9 +70,10 @@ class Devices:
                 "screen": _safe(c.driver.describe_screen)}
 
     def connect(self, *, platform: str | None = None, driver: str | None = None, device_id: str | None = None,
-                options: Mapping[str, Any] | None = None) -> Connected:
+                options: Mapping[str, Any] | None = None, url: str | None = None) -> Connected:
         """Start a device through the one session lifecycle, exactly as ``trailblaze run`` starts one.
-        A connected device is ended first: one device at a time."""
+        A connected device is ended first: one device at a time. ``url`` (``session start --url``) names
+        the driver that takes it when nothing else chose one."""
         self.disconnect(SessionOutcome.SUCCEEDED)
         factory, ws = self.factory, self.ws
         spec = device_id or platform
@@ -84,7 +85,7 @@ class Devices:
         else:
             picked = factory.pick_driver(ws.config, device, fallback=None)
             if picked is None:
-                picked = choose_driver(factory.drivers, None)
+                picked = choose_driver(factory.drivers, url)
             cls = picked
         self._check_device_options(cls, options or {})
         driver_options = {**self.settings.driver_options, **dict(options or {})}

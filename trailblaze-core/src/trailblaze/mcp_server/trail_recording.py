@@ -35,6 +35,9 @@ class TrailRecording:
         """The server's ``--target``, written into a new trail's config (else the workspace default)."""
         self.steps: list[RecordedStep] = []
         self.name: str | None = None
+        self.setup: list[Path] = []
+        """The setup trails replayed before the first step (absolute): a new trail names them in its
+        ``config.setup``, relative to itself, so it starts signed in (say) as the session did."""
         self._next_index = 0
 
     def with_new_step(self, kind: StepKind, text: str | None) -> list[TrailStep]:
@@ -99,8 +102,9 @@ class TrailRecording:
         return path.resolve()
 
     def save(self, file: str | None, connected: Connected | None = None) -> dict[str, Any]:
-        """Append the recorded steps to ``file`` (created, with a config naming ``connected``'s driver, when
-        missing) through the same writer ``trailblaze step --save`` uses: comments and other steps stay."""
+        """Append the recorded steps to ``file`` (created, with a config naming ``connected``'s driver and the
+        setup trails replayed first, when missing) through the same writer ``trailblaze step --save`` uses:
+        comments and other steps stay."""
         from ..trail.saveback import NewStep, append_steps
 
         path = self.trail_path(file)
@@ -108,15 +112,18 @@ class TrailRecording:
             raise BadInputError("nothing has been recorded yet", hint="act on the device first (a tool call or 'step')")
         path.parent.mkdir(parents=True, exist_ok=True)
         created = not path.exists() or not path.read_text(encoding="utf-8").strip()
+        codec = connected.session.codec if connected is not None else self._codec()  # knows the device's tools
         # One write for every step: a full disk saves none of them (the recording is kept for a retry).
         added = append_steps(path, [NewStep(s.text, s.kind, s.classifier, s.calls or None) for s in self.steps],
-                             codec=self._codec(), header=self._header_yaml(connected))
+                             codec=codec, header=self._header_yaml(connected, path))
         first = added[0].index if added else None
         saved = len(self.steps)
         self.steps = []
         return {"file": str(path), "created": created, "steps": saved, "firstStepIndex": first}
 
-    def _header_yaml(self, c: Connected | None) -> str:
+    def _header_yaml(self, c: Connected | None, path: Path) -> str:
+        import os
+
         from ruamel.yaml import YAML
 
         config: dict[str, Any] = {}
@@ -129,6 +136,9 @@ class TrailRecording:
         if c is not None and c.classifier in classifiers:
             config["devices"] = {c.session.device.classifiers[0] if c.session.device.classifiers else c.driver.key:
                                  c.driver.key}
+        if self.setup:  # relative to the trail, as `trailblaze run` reads them
+            names = [Path(os.path.relpath(p, path.parent)).as_posix() for p in self.setup]
+            config["setup"] = names[0] if len(names) == 1 else names
         yaml = YAML(typ="safe", pure=True)
         yaml.default_flow_style = False
         yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]

@@ -98,11 +98,12 @@ class Workbench:
         return self.devices.last_snapshot
 
     def connect(self, *, platform: str | None = None, driver: str | None = None, device_id: str | None = None,
-                options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                options: Mapping[str, Any] | None = None, url: str | None = None) -> dict[str, Any]:
         """Start a device exactly as ``trailblaze run`` starts one (the connected one is ended first) and
-        offer its tools."""
+        offer its tools; ``url`` names the driver that takes it when nothing else chose one."""
         self.disconnect(SessionOutcome.SUCCEEDED)
-        connected = self.devices.connect(platform=platform, driver=driver, device_id=device_id, options=options)
+        connected = self.devices.connect(platform=platform, driver=driver, device_id=device_id, options=options,
+                                         url=url)
         self.offer.refresh(connected.session, force=True)
         info = self.devices.info()
         assert info is not None
@@ -193,11 +194,14 @@ class Workbench:
     # -- runs -------------------------------------------------------------------------------------
     def replay_setup(self) -> int:
         """Replay the setup trails (``settings.setup``, else the workspace's ``defaults.setup``) on the
-        connected device (device thread): the start state, not part of what is saved. Returns how many
-        steps ran."""
+        connected device (device thread): the start state, not part of what is saved, but named in a saved
+        trail's ``config.setup`` so that it replays from the same state. Returns how many steps ran."""
         from ..runner.setup import replay_setups, setup_trails
 
-        return replay_setups(setup_trails(self.settings.setup, self.ws.config), self.devices.require().session)
+        paths = setup_trails(self.settings.setup, self.ws.config)
+        ran = replay_setups(paths, self.devices.require().session)
+        self.recording.setup = paths  # a trail saved from here starts where these left the device
+        return ran
 
     def run_trail(self, file: str, *, progress_stream: io.StringIO | None = None) -> dict[str, Any]:
         """``trailblaze run FILE`` in this process, on a fresh device of its own. Call it from its own

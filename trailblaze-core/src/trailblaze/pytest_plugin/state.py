@@ -155,10 +155,10 @@ def _captured_progress() -> Any:
     """The runner's progress lines go to whatever ``sys.stdout`` is now, so pytest captures them per item
     (shown with a failure, or with ``-s``; ``trailblaze run -n`` prints them from each trail's report)."""
     from ..runner.progress import Progress
-    from ..untrusted import terminal_text
+    from ..untrusted import MAX_OUTPUT_CHARS, terminal_text
 
     class CapturedProgress(Progress):
         def _print(self, text: str) -> None:
-            print(terminal_text(self.redact(text)), file=sys.stdout, flush=True)
+            print(terminal_text(self.redact(text), limit=MAX_OUTPUT_CHARS), file=sys.stdout, flush=True)
 
     return CapturedProgress(stream=sys.stdout, live=False)

@@ -65,5 +65,8 @@ class RunOptions:
     """Whether tools that run programs on this machine (``requires_host``: ``exec``, ``android_adbShell``)
     may run. ``trailblaze mcp`` turns it off unless started with ``--allow-host-tools``: then neither a
     client's call nor a trail it RUNs (or a YAML tool they expand into) can start a host program."""
+    start_url: str | None = None
+    """A page or deep link the driver opens after the setup trails, before the first step (``trailblaze
+    step``/``verify --url``)."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Options plugins read (by their own key)."""

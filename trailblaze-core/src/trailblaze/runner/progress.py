@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from ..results.model import RunResult, StepResult, TrailResult
-from ..untrusted import terminal_text
+from ..untrusted import MAX_OUTPUT_CHARS, terminal_text
 
 
 class Progress:
@@ -27,7 +27,7 @@ class Progress:
             self._console = Console(file=self.stream, highlight=False)
 
     def _print(self, text: str) -> None:
-        text = fit_stream(terminal_text(self.redact(text)), self.stream)
+        text = fit_stream(terminal_text(self.redact(text), limit=MAX_OUTPUT_CHARS), self.stream)
         if self._console is not None:
             self._console.print(text, markup=False, highlight=False)
         else:

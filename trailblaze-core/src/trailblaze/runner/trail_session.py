@@ -181,6 +181,8 @@ class TrailRunner:
 
                 ran = replay_setups(trail.config.setup, session)
                 self.progress.note(f"  setup: {ran} recorded step{'s' if ran != 1 else ''} replayed")
+            if self.factory.options.start_url and session.driver is not None:
+                session.driver.open_url(self.factory.options.start_url)
             self.steps.run_steps(trail, lifecycle, classifiers, result)
             lifecycle.outcome = result.outcome
         except StepFailed as exc:

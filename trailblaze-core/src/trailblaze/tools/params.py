@@ -83,6 +83,13 @@ class ParameterDefinition(BaseModel):
     """The parameter takes secrets (a password): the agent may put a ``{{secret}}`` token here and
     nowhere else. Declared as ``sensitive: true`` in a YAML tool's parameters or an MCP tool's
     ``inputSchema`` property, or ``Field(json_schema_extra={"sensitive": True})`` on a class tool."""
+    file_path: bool = False
+    """The parameter names files on the machine that runs the trail (a string, or an array of them), read
+    relative to the trail file. A call made where there is no trail file (a live session, ``trailblaze
+    mcp``, ``trailblaze step``) records them absolute, and the trail writer turns them relative to the
+    file it writes (``trail.file_params``), so the trail replays from any directory. Declared as
+    ``filePath: true`` in an MCP tool's ``inputSchema`` property, or ``Field(json_schema_extra={"filePath":
+    True})`` on a class tool."""
 
     def json_schema(self) -> dict[str, Any]:
         schema: dict[str, Any] = {}
@@ -279,6 +286,7 @@ def _param_from_json(name: str, spec: Mapping[str, Any], required: bool) -> Para
         additional_properties=spec.get("additionalProperties") is not False,
         **constraints_from_json(spec),
         sensitive=spec.get("sensitive") is True,
+        file_path=spec.get("filePath") is True,
     )
 
 

@@ -41,6 +41,7 @@ from ..errors import BadInputError, SourceLocation
 from ..files import write_atomic
 from ..tools.base import ToolCall
 from ..tools.codec import CORE_CODEC, ToolCodec
+from .file_params import relative_file_paths
 from .nodes import MappingNode, Node, ScalarNode, SequenceNode, compose, content_end
 from .parser import parse_with_nodes
 from .text_edits import (Edit, after_line, block_yaml, column, flow_yaml, is_null, line_start, map_entry,
@@ -409,7 +410,8 @@ def append_steps(path: Path, steps: list[NewStep], *, codec: ToolCodec = CORE_CO
                  header: str = "") -> list[TrailStep]:
     """Append ``steps`` in one write: all of them land, or none does (a full disk leaves the file as it
     was, so a retry does not duplicate the steps that made it). ``header`` starts a file that is missing
-    or empty. Returns the new steps as the file now reads them (``index``, ``number``)."""
+    or empty. Returns the new steps as the file now reads them (``index``, ``number``). Absolute files in
+    ``file_path`` parameters (of ``codec``'s registry) are written relative to ``path`` (``file_params``)."""
     for step in steps:
         if step.kind not in ("step", "verify"):
             raise BadInputError(f"a step is 'step' or 'verify', not {step.kind!r}")
@@ -424,7 +426,7 @@ def append_steps(path: Path, steps: list[NewStep], *, codec: ToolCodec = CORE_CO
         first = len(parse_with_nodes(old, path)[0].steps) if _has_content(old, path) else 0
         new = old
         for step in steps:
-            data = _encode(step.calls or [], codec)
+            data = _encode(relative_file_paths(step.calls or [], codec.registry, path.parent), codec)
             if not _has_content(new, path):
                 item: dict[str, Any] = {step.kind: step.text}
                 if data:
