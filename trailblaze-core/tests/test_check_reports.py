@@ -34,3 +34,24 @@ def test_strict_refuses_a_step_no_model_could_solve(tmp_path: Path, plugin_host,
     monkeypatch.setenv("TRAILBLAZE_DEFAULT_MODEL", "openai/gpt-4.1")
     with_model = run_cli(["check", "--strict", str(trail)], host=plugin_host)
     assert "NeedsLlm" not in with_model.output
+
+
+ELECTRON = ("# upstream's trails/goose-desktop/trail.yaml, its config as written\n"
+            "config:\n  title: Goose Desktop\n  devices:\n    web: PLAYWRIGHT_ELECTRON\n" + RECORDED)
+
+
+def test_a_trail_whose_driver_no_installed_plugin_provides_is_an_error(tmp_path: Path, plugin_host) -> None:  # type: ignore[no-untyped-def]
+    """Upstream's Electron trails pin ``PLAYWRIGHT_ELECTRON`` (``TrailblazeDriverType.kt``), which nothing
+    here provides: ``check`` says so (exit 3) at the pin, instead of 0 errors and a run ending "no driver";
+    a driver a distribution of ours provides names that distribution."""
+    (tmp_path / "electron.trail.yaml").write_text(ELECTRON)
+    electron = run_cli(["check", str(tmp_path / "electron.trail.yaml")], host=plugin_host)
+    assert electron.exit_code == 3, electron.output
+    assert ("electron.trail.yaml:4:3: error: [NoDriver] this trail runs on driver 'PLAYWRIGHT_ELECTRON', which no "
+            "installed plugin provides ('PLAYWRIGHT_ELECTRON': no distribution of Trailblaze for Python provides it "
+            "yet) (installed drivers: host") in electron.output
+    (tmp_path / "web.trail.yaml").write_text(ELECTRON.replace("PLAYWRIGHT_ELECTRON", "PLAYWRIGHT_NATIVE"))
+    web = run_cli(["check", str(tmp_path / "web.trail.yaml")], host=plugin_host)
+    assert web.exit_code == 3 and "'PLAYWRIGHT_NATIVE': install trailblaze-driver-web" in web.output
+    (tmp_path / "host.trail.yaml").write_text(ELECTRON.replace("web: PLAYWRIGHT_ELECTRON", "host: host"))
+    assert run_cli(["check", str(tmp_path / "host.trail.yaml")], host=plugin_host).exit_code == 0

@@ -78,6 +78,7 @@ def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, codec: T
            report: CheckReport, config: WorkspaceConfig) -> int:
     from ..errors import ExitCode, SourceLocation, TrailblazeError
     from ..memory import has_tokens
+    from ..runner.driver_pins import unprovided_pins
     from ..runner.driver_settings import check_trail_driver_settings
     from ..session import suggest_tool_name
     from ..trail.args import undeclared_references
@@ -92,6 +93,12 @@ def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, codec: T
         report.advisory("ToolNaming", warning)
     trails = 0
     no_model = _no_model(config, host)
+    registered: list[DriverRegistry] = []  # the driver classes, imported only once a trail names a driver
+
+    def drivers() -> DriverRegistry:
+        if not registered:
+            registered.append(_drivers(host))
+        return registered[0]
     for path in files:
         try:
             trail = load_trail(path, strict=strict, codec=codec)
@@ -105,8 +112,12 @@ def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, codec: T
             report.error(finding.check, f"{finding.message} (called by {path})", finding.location)
         for message, location in undeclared_references(trail):
             report.error("TrailArgs", message, location)
+        unprovided = (unprovided_pins(trail, drivers())
+                      if trail.config.devices or trail.config.driver else None)
+        if unprovided is not None:
+            report.error("NoDriver", f"{unprovided.message} ({unprovided.hint})", unprovided.location)
         if trail.config.drivers:
-            for problem in check_trail_driver_settings(trail, config, _drivers(host)):
+            for problem in check_trail_driver_settings(trail, config, drivers()):
                 hint = f" ({problem.hint})" if problem.hint else ""
                 report.error("DriverSettings", problem.message + hint, problem.location)
         for step in trail.steps:

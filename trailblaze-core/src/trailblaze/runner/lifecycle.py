@@ -205,9 +205,12 @@ class SessionFactory:
                                           hint=self._missing_driver_hint(install=False))
             return candidates[0]
         if wanted:
+            from .driver_pins import provider
+
+            named = "; ".join(f"'{name}': {provider(name)}" for name in dict.fromkeys(wanted))
             raise InfrastructureError(
-                f"this trail wants driver {' or '.join(repr(w) for w in wanted)}, which no installed plugin provides",
-                hint=self._missing_driver_hint(install=True))
+                f"this trail wants driver {' or '.join(repr(w) for w in wanted)}, which no installed plugin provides "
+                f"({named})", hint=self._missing_driver_hint(install=True))
         if ws.defaults.driver:
             return self.drivers.resolve(ws.defaults.driver)
         return self.drivers.resolve(fallback) if fallback else None
