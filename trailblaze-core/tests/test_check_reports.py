@@ -55,3 +55,24 @@ def test_a_trail_whose_driver_no_installed_plugin_provides_is_an_error(tmp_path:
     assert web.exit_code == 3 and "'PLAYWRIGHT_NATIVE': install trailblaze-driver-web" in web.output
     (tmp_path / "host.trail.yaml").write_text(ELECTRON.replace("web: PLAYWRIGHT_ELECTRON", "host: host"))
     assert run_cli(["check", str(tmp_path / "host.trail.yaml")], host=plugin_host).exit_code == 0
+
+
+def test_an_unknown_tool_is_one_warning_with_a_count_when_servers_are_not_started(tmp_path: Path,
+                                                                                   plugin_host) -> None:  # type: ignore[no-untyped-def]
+    """Upstream's root has ten ios-contacts trails calling one server tool: ``check --no-servers`` said the
+    same warning ten times (issue 37 item 8). Undecided names are one line each, with how often and by how
+    many trails they are called; with servers started each call stays an error at its own line."""
+    calls = "trail:\n  - step: s\n    recording:\n      host:\n        - ghost_openApp: {}\n        - ghost_openApp: {}\n"
+    for name in ("a", "b", "c"):
+        (tmp_path / f"{name}.trail.yaml").write_text(calls)
+    (tmp_path / "d.trail.yaml").write_text(calls.replace("ghost_openApp", "ghost_other"))
+    paths = [str(p) for p in sorted(tmp_path.glob("*.trail.yaml"))]
+    offline = run_cli(["check", "--no-servers", *paths], host=plugin_host)
+    assert offline.exit_code == 0, offline.output
+    lines = [line for line in offline.output.splitlines() if "[UnknownTool]" in line]
+    assert len(lines) == 2, lines
+    assert "a.trail.yaml:5:11: warning: [UnknownTool] unknown tool 'ghost_openApp'" in lines[0]
+    assert "(called 6 times by 3 trail(s); first here)" in lines[0]
+    assert "unknown tool 'ghost_other'" in lines[1] and "(called 2 times by 1 trail(s); first here)" in lines[1]
+    online = run_cli(["check", *paths], host=plugin_host)
+    assert online.exit_code == 3 and online.output.count("error: [UnknownTool]") == 8

@@ -92,6 +92,8 @@ def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, codec: T
     for warning in registry.warnings:
         report.advisory("ToolNaming", warning)
     trails = 0
+    unknown: dict[str, list[tuple[Path, SourceLocation]]] = {}
+    """Tool names nobody registers (servers not started), with each call's trail and place."""
     no_model = _no_model(config, host)
     registered: list[DriverRegistry] = []  # the driver classes, imported only once a trail names a driver
 
@@ -130,10 +132,12 @@ def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, codec: T
                 for i, call in enumerate(calls):
                     definition = registry.get(call.name)
                     if definition is None:
-                        report.unknown_tool("UnknownTool", f"unknown tool '{call.name}'; "
-                                            f"{suggest_tool_name(call.name, registry)}",
-                                            locate_call(trail, step.index, classifier, i),
-                                            dedupe_key=f"{path}:{call.name}")
+                        where = locate_call(trail, step.index, classifier, i)
+                        if report.tools_complete:  # an error at each call: each is a line to fix
+                            report.unknown_tool("UnknownTool", f"unknown tool '{call.name}'; "
+                                                f"{suggest_tool_name(call.name, registry)}", where)
+                        else:  # undecided: one warning per name, said once for every trail calling it
+                            unknown.setdefault(call.name, []).append((path, where))
                         continue
                     if has_tokens(call.args):
                         continue
@@ -141,6 +145,11 @@ def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, codec: T
                         definition.prepare(dict(call.args))
                     except ValueError as exc:
                         report.error("ToolArguments", str(exc), locate_call(trail, step.index, classifier, i))
+    for name, calls in unknown.items():
+        callers = len({caller for caller, _ in calls})
+        more = f" (called {len(calls)} times by {callers} trail(s); first here)" if len(calls) > 1 else ""
+        report.unknown_tool("UnknownTool", f"unknown tool '{name}'; {suggest_tool_name(name, registry)}{more}",
+                            calls[0][1], dedupe_key=name)
     for finding in report.findings:
         click.echo(finding.render(), err=finding.severity == "error")
     errors, advisories = len(report.errors), len(report.advisories)
