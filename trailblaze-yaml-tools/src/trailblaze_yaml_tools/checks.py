@@ -105,8 +105,8 @@ def check_waypoints(config: WorkspaceConfig, registry: ToolRegistry, report: Che
     waypoints = load_workspace_waypoints(config, files)
     for error in waypoints.errors:
         report.tool_error({"assertWaypoint"}, "Waypoints", error.message, error.location)
-    for message, location in waypoints.warnings:
-        report.advisory("Waypoints", message, location)
+    for message, where in waypoints.warnings:
+        report.advisory("Waypoints", message, where)
     if not waypoints.by_id and not waypoints.errors:
         return
     for definition in registry:

@@ -145,11 +145,11 @@ def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, codec: T
                         definition.prepare(dict(call.args))
                     except ValueError as exc:
                         report.error("ToolArguments", str(exc), locate_call(trail, step.index, classifier, i))
-    for name, calls in unknown.items():
-        callers = len({caller for caller, _ in calls})
-        more = f" (called {len(calls)} times by {callers} trail(s); first here)" if len(calls) > 1 else ""
+    for name, sites in unknown.items():
+        callers = len({caller for caller, _ in sites})
+        more = f" (called {len(sites)} times by {callers} trail(s); first here)" if len(sites) > 1 else ""
         report.unknown_tool("UnknownTool", f"unknown tool '{name}'; {suggest_tool_name(name, registry)}{more}",
-                            calls[0][1], dedupe_key=name)
+                            sites[0][1], dedupe_key=name)
     for finding in report.findings:
         click.echo(finding.render(), err=finding.severity == "error")
     errors, advisories = len(report.errors), len(report.advisories)
