@@ -152,6 +152,12 @@ def test_waypoint_locate_names_the_matching_waypoint(tmp_path: Path, chromium: s
     assert done.returncode == 0, done.stdout + done.stderr
     assert "✓ shop/home" in done.stdout and "matches: shop/home" in done.stdout
     assert "✗ shop/cart  (required" in done.stdout
+    # Nothing matching is an answer, not a failure (upstream's WaypointLocateCommand.kt: SUCCESS).
+    (root / "site" / "nowhere.html").write_text("<!doctype html><p>elsewhere</p>")
+    nowhere = subprocess.run([sys.executable, "-m", "trailblaze.cli", "waypoint", "locate", "--url",
+                              (root / "site" / "nowhere.html").as_uri()], cwd=root, capture_output=True, text=True,
+                             timeout=300, check=False, env=dict(os.environ))
+    assert nowhere.returncode == 0 and "matches: none" in nowhere.stdout, nowhere.stdout + nowhere.stderr
 
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "waypoints.md"
