@@ -216,6 +216,8 @@ def test_every_run_option_reaches_the_workers_as_a_plain_run_reads_it(tmp_path: 
     for row in options_for("run"):
         if row.field in ("output_dir", "secret_env", "secrets_files"):  # the last two are read into secrets
             continue
+        if row.pytest_flag is None:  # upstream's spellings, folded into the rows above; --markdown: the controller's
+            continue
         mine, theirs = getattr(workers, row.field), getattr(plain, row.field)
         if isinstance(theirs, Path):
             theirs = theirs.resolve()
@@ -299,3 +301,17 @@ def test_pytest_n_2_merges_the_workers_into_one_report(pytester: pytest.Pytester
     summary = json.loads((pytester.path / "logs" / "summary.json").read_text())
     assert sorted(r["title"] for r in summary["results"]) == ["broken", "p0", "p1", "p2", "p3"]
     assert len([case for suite in JUnitXml.fromfile(str(pytester.path / "j.xml")) for case in suite]) == 5
+
+
+def test_markdown_with_n_is_written_once_from_the_merged_results(tmp_path: Path, trailblaze_cmd) -> None:  # type: ignore[no-untyped-def]
+    """Upstream's ``--markdown`` has no pytest twin: with ``-n`` the controller writes it from the merged
+    bundle, one row per trail, as a plain run does; an upstream spelling with no twin is refused by name."""
+    _suite(tmp_path, {})
+    done = trailblaze_cmd(["run", "trails", "-n", "2", "--markdown", "--output-dir", "out"], cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    [markdown] = (tmp_path / "out" / "reports").glob("trailblaze_summary_*.md")
+    assert f"Markdown: {markdown}" in done.stdout
+    text = markdown.read_text()
+    assert "Results: 4 passed" in text and text.count("| PASSED |") == 4
+    refused = trailblaze_cmd(["run", "trails", "-n", "2", "--capture-video"], cwd=tmp_path)
+    assert refused.returncode == 3 and "--capture-video is not supported with -n" in refused.stderr

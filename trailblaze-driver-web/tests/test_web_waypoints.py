@@ -77,6 +77,73 @@ def test_assert_waypoint_passes_on_a_matching_page_and_names_what_failed_on_othe
         finish_session(session)
 
 
+HIDDEN_EMPTY = ("<!doctype html><h1>Your cart</h1><button>Remove</button><button>Remove</button>"
+                "<p class='empty' style='display:none'>Nothing here</p><p class='empty' aria-hidden='true'>-</p>")
+TEMPLATED = """\
+id: shop/app
+web:
+  required:
+    - selector: {web: {ariaRole: heading, ariaNameRegex: Your cart}}
+  forbidden:
+    - selector: {web: {ariaNameRegex: "{{target.appId}} is offline"}}
+"""
+PHONE_ONLY = """\
+id: shop/narrow
+web:
+  required:
+    - selector: {web: {ariaRole: heading, ariaNameRegex: Your cart}}
+web-wide:
+  route: /wide
+"""
+
+
+def test_waypoint_conditions_as_upstream_counts_them(tmp_path: Path, web_host: Any, chromium: str) -> None:
+    """Upstream counts web waypoint conditions on the ARIA snapshot's node tree (``WaypointMatcher.kt``
+    ``countMatches`` over the tree ``PlaywrightTrailblazeNodeMapper.kt`` builds): an element a
+    ``cssSelector`` finds in the DOM but that is ``display:none`` or ``aria-hidden`` is not on it, so a
+    forbidden ``.empty`` does not count. A ``{{target.appId}}`` the session cannot fill fails closed
+    (``WaypointMatcher.kt`` lines 45-55), in ``forbidden`` too. A ``web-wide:`` block holding only a
+    ``route`` keeps the ``web:`` conditions (``ResolvedWaypoint.kt`` lines 52-54)."""
+    from trailblaze.config import load_workspace
+    from trailblaze.testing import finish_session, make_session
+    from trailblaze.tools.base import ToolCall
+    from trailblaze.waypoints import device_classifiers, load_workspace_waypoints, match
+    from trailblaze_driver_web.config import WebDriverConfig
+    from trailblaze_driver_web.driver import PlaywrightDriver
+
+    root = workspace(tmp_path)
+    (root / "site" / "hidden.html").write_text(HIDDEN_EMPTY)
+    for name, text in (("app", TEMPLATED), ("narrow", PHONE_ONLY)):
+        (root / f"trails/config/trailmaps/shop/waypoints/{name}.waypoint.yaml").write_text(text)
+    driver = PlaywrightDriver(WebDriverConfig(classifiers=["web", "wide"]))
+    session = make_session(web_host, root=root, driver=driver, workspace=load_workspace(root, web_host))
+    try:
+        def call(name: str, **args: Any) -> Any:
+            return session.dispatcher.call(ToolCall(name, args), session.context(step_index=0))
+
+        assert call("web_navigate", url=(root / "site" / "hidden.html").as_uri()).success
+        assert call("assertWaypoint", waypoint="shop/cart", timeoutMs=300).success
+        found = load_workspace_waypoints(session.workspace)
+        chain = device_classifiers(session.device)
+        assert chain == ["web-wide", "web", "wide"]
+        app = found.get("shop/app")
+        assert app is not None
+        refused = match(app, driver, chain)
+        assert not refused.matched and refused.unresolved_template
+        assert "{{target.appId}}" in refused.explain()
+        assert match(app, driver, chain, app_ids=["shop"]).matched
+        failed = call("assertWaypoint", waypoint="shop/app", timeoutMs=300)
+        assert not failed.success and "{{target.appId}}" in failed.message
+        narrow = found.get("shop/narrow")
+        assert narrow is not None and narrow.route_for(chain) == "/wide"
+        assert match(narrow, driver, chain).matched
+        assert call("web_navigate", url=(root / "site" / "home.html").as_uri()).success
+        missing = match(narrow, driver, chain)
+        assert not missing.matched and len(missing.missing) == 1
+    finally:
+        finish_session(session)
+
+
 def test_waypoint_locate_names_the_matching_waypoint(tmp_path: Path, chromium: str) -> None:
     root = workspace(tmp_path)
     done = subprocess.run([sys.executable, "-m", "trailblaze.cli", "waypoint", "locate", "--url",
@@ -85,6 +152,12 @@ def test_waypoint_locate_names_the_matching_waypoint(tmp_path: Path, chromium: s
     assert done.returncode == 0, done.stdout + done.stderr
     assert "✓ shop/home" in done.stdout and "matches: shop/home" in done.stdout
     assert "✗ shop/cart  (required" in done.stdout
+    # Nothing matching is an answer, not a failure (upstream's WaypointLocateCommand.kt: SUCCESS).
+    (root / "site" / "nowhere.html").write_text("<!doctype html><p>elsewhere</p>")
+    nowhere = subprocess.run([sys.executable, "-m", "trailblaze.cli", "waypoint", "locate", "--url",
+                              (root / "site" / "nowhere.html").as_uri()], cwd=root, capture_output=True, text=True,
+                             timeout=300, check=False, env=dict(os.environ))
+    assert nowhere.returncode == 0 and "matches: none" in nowhere.stdout, nowhere.stdout + nowhere.stderr
 
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "waypoints.md"

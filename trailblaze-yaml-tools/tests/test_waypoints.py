@@ -47,14 +47,14 @@ def test_a_waypoint_loads_with_per_classifier_blocks(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("text", "where", "message"), [
-    ("id: shop/x\nweb:\n  required:\n    - selector: {web: {ariaRole: heading, nope: 1}}\n", ":4:7:",
-     "'web.required.0.selector': selector.web.nope: Extra inputs are not permitted"),
+    ("id: shop/x\nweb:\n  required:\n    - selector: {web: {ariaRole: 3}}\n", ":4:7:",
+     "'web.required.0.selector': selector.web.ariaRole: Input should be a valid string"),
     ("id: shop/x\nweb:\n  required:\n    - {minCount: 0, selector: {web: {cssSelector: h1}}}\n", ":4:",
      "'web.required.0.minCount': Input should be greater than or equal to 1"),
     ("id: shop/x\nrequired: []\n", ":2:1:", "'required': the v1 top-level 'required:' is not accepted"),
     ("id: shop\nweb: {}\n", ":1:1:", "'id': waypoint id 'shop' must have two or more"),
     ("description: no id\n", ":1:", "'id': a waypoint needs a non-blank string id"),
-    ("id: shop/x\nweb:\n  requird: []\n", ":3:3:", "'web.requird': Extra inputs are not permitted"),
+    ("id: shop/x\nweb:\n  required: {a: 1}\n", ":3:", "'web.required': Input should be a valid list"),
 ])
 def test_a_broken_waypoint_is_an_error_with_file_line_and_key(tmp_path: Path, text: str, where: str,
                                                               message: str) -> None:
@@ -63,6 +63,44 @@ def test_a_broken_waypoint_is_an_error_with_file_line_and_key(tmp_path: Path, te
     assert list(found.by_id) == ["shop/cart"]  # the others still load
     [error] = found.errors
     assert f"bad.waypoint.yaml{where}" in str(error) and message in str(error), str(error)
+
+
+def test_waypoint_commands_read_the_workspace_config_as_check_does(tmp_path: Path) -> None:
+    """Upstream's root ``trailblaze.yaml`` has ``targets:`` (a section the yaml-tools plugin claims): the
+    waypoint commands load the plugins first, as ``check`` does, instead of refusing the section."""
+    write(tmp_path, {"trails/config/trailblaze.yaml": "targets:\n  - shop\n",
+                     "trails/config/trailmaps/shop/trailmap.yaml": "id: shop\ntarget: {display_name: Shop}\n",
+                     f"{WAYPOINTS}/cart.waypoint.yaml": CART})
+    for verb in ("list", "validate"):
+        result = run_cli(["waypoint", verb], cwd=tmp_path)
+        assert result.exit_code == 0, result.output
+        assert "unknown section" not in result.output
+    assert run_cli(["check", "--no-servers"], cwd=tmp_path).exit_code == 0
+
+
+def test_unknown_keys_are_ignored_with_one_warning_each(tmp_path: Path) -> None:
+    """Upstream decodes waypoint files with kaml ``strictMode = false`` (``WaypointLoader.kt`` line 20), so
+    its own ``contacts/ios/search-active`` (an ``iosMaestro.childOf``) loads: here too, each unknown key is
+    one warning with file:line, and the rest of the waypoint stands."""
+    text = ("id: shop/x\nweb:\n  requird: []\n  required:\n"
+            "    - selector: {web: {ariaRole: heading, nope: 1}, childOf: {web: {cssSelector: main, deep: 2}}}\n"
+            "      note: why\n")
+    write(tmp_path, {f"{WAYPOINTS}/x.waypoint.yaml": text})
+    found = load_workspace_waypoints(WorkspaceConfig(root=tmp_path))
+    assert found.errors == []
+    waypoint = found.get("shop/x")
+    assert waypoint is not None and waypoint.blocks["web"].required[0].selector.web is not None
+    warnings = [f"{where}: {message}" for message, where in found.warnings]
+    assert len(warnings) == 4, warnings
+    assert warnings[0].endswith("x.waypoint.yaml:3:3: unknown key 'web.requird' in waypoint 'shop/x' is ignored")
+    assert any("x.waypoint.yaml:5:" in w and "'web.required.0.selector.web.nope'" in w for w in warnings)
+    assert any("'web.required.0.selector.childOf.web.deep'" in w for w in warnings)
+    assert any("x.waypoint.yaml:6:7: unknown key 'web.required.0.note'" in w for w in warnings)
+    validated = run_cli(["waypoint", "validate", "--workspace", str(tmp_path)])
+    assert validated.exit_code == 0 and "1 waypoint(s) valid, 0 error(s)" in validated.output
+    assert validated.stderr.count("warning: ") == 4
+    checked = run_cli(["check", "--no-servers"], cwd=tmp_path)
+    assert checked.exit_code == 0 and checked.output.count("warning: [Waypoints] unknown key") == 4
 
 
 def test_waypoint_list_and_validate(tmp_path: Path) -> None:
@@ -80,7 +118,7 @@ def test_waypoint_list_and_validate(tmp_path: Path) -> None:
 def test_check_reports_broken_waypoints_and_shortcut_ends_naming_none(tmp_path: Path) -> None:
     write(tmp_path, {
         f"{WAYPOINTS}/cart.waypoint.yaml": CART,
-        f"{WAYPOINTS}/bad.waypoint.yaml": "id: shop/bad\nweb: {required: [{selector: {web: {nope: 1}}}]}\n",
+        f"{WAYPOINTS}/bad.waypoint.yaml": "id: shop/bad\nweb: {required: [{minCount: 0, selector: {web: {}}}]}\n",
         "trails/config/trailmaps/shop/trailmap.yaml": "id: shop\ntarget: {display_name: Shop}\n",
         "trails/config/trailmaps/shop/shortcuts/shop_toCart.shortcut.yaml":
             "id: shop_toCart\ndescription: d\nparameters: []\nshortcut:\n  from: shop/home\n  to: shop/cart\n"
@@ -95,7 +133,7 @@ def test_check_reports_broken_waypoints_and_shortcut_ends_naming_none(tmp_path: 
     assert "bad.waypoint.yaml:2:" in plain.output and "warning: [Waypoints]" in plain.output
     assert ("shop_toCart.shortcut.yaml:5:3: warning: [Waypoints] shortcut 'shop_toCart' from: 'shop/home' names "
             "no waypoint (known: shop/bad" not in plain.output)
-    assert "shortcut 'shop_toCart' from: 'shop/home' names no waypoint (known: shop/cart)" in plain.output
+    assert "shortcut 'shop_toCart' from: 'shop/home' names no waypoint (closest known: shop/cart)" in plain.output
     assert "to: 'shop/cart'" not in plain.output
     asserts = run_cli(["check", str(tmp_path / "trails" / "asserts.trail.yaml")], cwd=tmp_path)
     assert asserts.exit_code == 3 and "error: [Waypoints]" in asserts.output

@@ -42,6 +42,17 @@ if TYPE_CHECKING:
     from trailblaze import Session
 
 
+_IN_ARIA_TREE = """elements => elements.filter(e => {
+  if (e.closest('[aria-hidden="true"], [inert]')) return false;
+  if (typeof e.checkVisibility === 'function')
+    return e.checkVisibility({visibilityProperty: true}) || getComputedStyle(e).display === 'contents';
+  const style = getComputedStyle(e);
+  return style.display !== 'none' && style.visibility !== 'hidden' && style.visibility !== 'collapse';
+}).length"""
+"""How many of the located elements an ARIA snapshot would hold (rendered, not hidden from assistive
+technology): the nodes upstream's waypoint matcher counts on."""
+
+
 class PlaywrightDriver(Driver[WebDriverConfig]):
     """Drives Chromium through Playwright. Headless by default; ``--headed`` shows the window."""
 
@@ -244,13 +255,17 @@ class PlaywrightDriver(Driver[WebDriverConfig]):
         return urljoin(base if base.endswith("/") or url.startswith("/") else base + "/", url)
 
     def count_matches(self, selector: NodeSelector) -> int:
-        """Elements the selector picks now, by the same resolver ``nodeSelector`` tools use."""
+        """Elements the selector picks now, by the same resolver ``nodeSelector`` tools use, counting only
+        those the ARIA snapshot holds: upstream matches waypoints on the snapshot's node tree
+        (``WaypointMatcher.kt`` over ``PlaywrightTrailblazeNodeMapper.kt``), so an element that is not
+        rendered (``display: none``, ``visibility: hidden``) or is hidden from assistive technology
+        (``aria-hidden``, ``inert``) is not there, even when a ``cssSelector`` finds it in the DOM."""
         from .selectors import resolve, selector_locator
 
         try:
             if selector.geometric:
                 return resolve(self.page, selector, 0).count
-            return selector_locator(self.page, selector).count()
+            return int(selector_locator(self.page, selector).evaluate_all(_IN_ARIA_TREE))
         except ValueError as exc:
             raise BadInputError(str(exc)) from None
 

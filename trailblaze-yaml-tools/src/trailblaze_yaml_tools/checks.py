@@ -10,7 +10,7 @@ exports and toolsets that name nothing, and the trailmap-scoping rules of seed 0
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -105,6 +105,8 @@ def check_waypoints(config: WorkspaceConfig, registry: ToolRegistry, report: Che
     waypoints = load_workspace_waypoints(config, files)
     for error in waypoints.errors:
         report.tool_error({"assertWaypoint"}, "Waypoints", error.message, error.location)
+    for message, where in waypoints.warnings:
+        report.advisory("Waypoints", message, where)
     if not waypoints.by_id and not waypoints.errors:
         return
     for definition in registry:
@@ -116,9 +118,23 @@ def check_waypoints(config: WorkspaceConfig, registry: ToolRegistry, report: Che
                 name = block.get(end)
                 if isinstance(name, str) and waypoints.get(name) is None:
                     location = _meta_location(definition, (kind, end))
-                    known = ", ".join(sorted(waypoints.by_id)) or "none"
+                    known = some_of(waypoints.by_id, name)
                     report.advisory("Waypoints", f"{kind} '{definition.name}' {end}: '{name}' names no "
-                                    f"waypoint (known: {known})", location, dedupe_key=f"{definition.name}:{end}")
+                                    f"waypoint (closest known: {known})", location,
+                                    dedupe_key=f"{definition.name}:{end}")
+
+
+def some_of(names: Iterable[str], near: str, limit: int = 5) -> str:
+    """At most ``limit`` of ``names``, the closest to ``near`` first, then how many more: an upstream
+    workspace holds hundreds of waypoint ids, and a warning is one line."""
+    import difflib
+
+    every = sorted(set(names))
+    if not every:
+        return "none"
+    shown = difflib.get_close_matches(near, every, n=limit, cutoff=0.0)
+    more = len(every) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more else "")
 
 
 def _meta_location(definition: object, key_path: tuple[str, ...]) -> SourceLocation | None:

@@ -1,4 +1,5 @@
-"""The core's run outputs as a plugin: JUnit XML, Allure results, the HTML report and the result bundle.
+"""The core's run outputs as a plugin: JUnit XML, Allure results, the HTML report, the Markdown summary and the
+result bundle.
 
 The runner asks the host for them (``trailblaze_check_run_outputs``, ``trailblaze_write_run_outputs``,
 ``trailblaze_run_durations``) instead of importing ``report/``, so the report writers stand above the
@@ -71,6 +72,14 @@ def trailblaze_write_run_outputs(result: RunResult, request: OutputRequest) -> l
         reports = request.output_dir / "reports"
         try:
             result.report_path = write_new(reports, "trailblaze_report", ".html", render_report(result, base=reports))
+        except OutputWriteError as exc:
+            failed.append(exc)
+    if request.markdown:
+        from ..report.markdown import render_markdown
+
+        try:
+            result.markdown_path = write_new(request.output_dir / "reports", "trailblaze_summary", ".md",
+                                             render_markdown(result))
         except OutputWriteError as exc:
             failed.append(exc)
     if not failed and result.summary_path is not None:  # no summary: the runner could not write it

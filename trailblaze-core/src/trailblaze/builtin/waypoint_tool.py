@@ -15,7 +15,7 @@ from pydantic import Field
 from ..tools.base import Tool, ToolResult
 
 if TYPE_CHECKING:
-    from ..context import ToolContext
+    from ..context import ToolContext, ToolSession
     from ..waypoints.model import Waypoints
 
 _KEY = "trailblaze.waypoints"
@@ -29,6 +29,12 @@ def session_waypoints(ctx: ToolContext) -> Waypoints:
     if not isinstance(found, Waypoints):
         found = ctx.session.resources[_KEY] = load_workspace_waypoints(ctx.session.workspace)
     return found
+
+
+def target_app_ids(session: ToolSession, platform: str) -> list[str]:
+    """The app ids the session's target declares for ``platform`` (``{{target.appId}}`` in selectors)."""
+    info = session.target_info
+    return list(info.platform(platform).app_ids) if info is not None else []
 
 
 class AssertWaypointTool(Tool):
@@ -58,7 +64,7 @@ class AssertWaypointTool(Tool):
         if driver is None:
             return ToolResult.fail("assertWaypoint needs a device to look at")
         result = poll(waypoint, driver, device_classifiers(ctx.device), timeout_ms=self.timeoutMs,
-                      poll_interval_ms=self.pollIntervalMs)
+                      poll_interval_ms=self.pollIntervalMs, app_ids=target_app_ids(ctx.session, ctx.device.platform))
         if result.matched:
             return ToolResult.ok(f"Waypoint '{waypoint.id}' matched.")
         return ToolResult.fail(f"Waypoint '{waypoint.id}' not matched after {self.timeoutMs}ms: "

@@ -78,6 +78,7 @@ def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, codec: T
            report: CheckReport, config: WorkspaceConfig) -> int:
     from ..errors import ExitCode, SourceLocation, TrailblazeError
     from ..memory import has_tokens
+    from ..runner.driver_pins import unprovided_pins
     from ..runner.driver_settings import check_trail_driver_settings
     from ..session import suggest_tool_name
     from ..trail.args import undeclared_references
@@ -91,7 +92,15 @@ def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, codec: T
     for warning in registry.warnings:
         report.advisory("ToolNaming", warning)
     trails = 0
+    unknown: dict[str, list[tuple[Path, SourceLocation]]] = {}
+    """Tool names nobody registers (servers not started), with each call's trail and place."""
     no_model = _no_model(config, host)
+    registered: list[DriverRegistry] = []  # the driver classes, imported only once a trail names a driver
+
+    def drivers() -> DriverRegistry:
+        if not registered:
+            registered.append(_drivers(host))
+        return registered[0]
     for path in files:
         try:
             trail = load_trail(path, strict=strict, codec=codec)
@@ -105,8 +114,12 @@ def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, codec: T
             report.error(finding.check, f"{finding.message} (called by {path})", finding.location)
         for message, location in undeclared_references(trail):
             report.error("TrailArgs", message, location)
+        unprovided = (unprovided_pins(trail, drivers())
+                      if trail.config.devices or trail.config.driver else None)
+        if unprovided is not None:
+            report.error("NoDriver", f"{unprovided.message} ({unprovided.hint})", unprovided.location)
         if trail.config.drivers:
-            for problem in check_trail_driver_settings(trail, config, _drivers(host)):
+            for problem in check_trail_driver_settings(trail, config, drivers()):
                 hint = f" ({problem.hint})" if problem.hint else ""
                 report.error("DriverSettings", problem.message + hint, problem.location)
         for step in trail.steps:
@@ -119,10 +132,12 @@ def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, codec: T
                 for i, call in enumerate(calls):
                     definition = registry.get(call.name)
                     if definition is None:
-                        report.unknown_tool("UnknownTool", f"unknown tool '{call.name}'; "
-                                            f"{suggest_tool_name(call.name, registry)}",
-                                            locate_call(trail, step.index, classifier, i),
-                                            dedupe_key=f"{path}:{call.name}")
+                        where = locate_call(trail, step.index, classifier, i)
+                        if report.tools_complete:  # an error at each call: each is a line to fix
+                            report.unknown_tool("UnknownTool", f"unknown tool '{call.name}'; "
+                                                f"{suggest_tool_name(call.name, registry)}", where)
+                        else:  # undecided: one warning per name, said once for every trail calling it
+                            unknown.setdefault(call.name, []).append((path, where))
                         continue
                     if has_tokens(call.args):
                         continue
@@ -130,6 +145,11 @@ def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, codec: T
                         definition.prepare(dict(call.args))
                     except ValueError as exc:
                         report.error("ToolArguments", str(exc), locate_call(trail, step.index, classifier, i))
+    for name, sites in unknown.items():
+        callers = len({caller for caller, _ in sites})
+        more = f" (called {len(sites)} times by {callers} trail(s); first here)" if len(sites) > 1 else ""
+        report.unknown_tool("UnknownTool", f"unknown tool '{name}'; {suggest_tool_name(name, registry)}{more}",
+                            sites[0][1], dedupe_key=name)
     for finding in report.findings:
         click.echo(finding.render(), err=finding.severity == "error")
     errors, advisories = len(report.errors), len(report.advisories)

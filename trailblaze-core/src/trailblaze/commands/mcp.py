@@ -64,6 +64,8 @@ def command(use_http: bool, port: int, host: str, allow_remote: bool, token_file
     _interrupt_on(signal.SIGTERM, signal.SIGHUP)
     interrupted = False
     try:
+        if settings.device:  # upstream's mcp -d: the session starts pinned to that device
+            workbench.submit(workbench.connect, device_id=settings.device).result()  # on the device thread
         if use_http:
             _run_http(workbench, host, port, token_file, allow_remote)
         else:

@@ -31,14 +31,12 @@ def make_command() -> click.Command:
                   help="The trail to write (NAME.trail.yaml; appended to when it exists).")
     @click.option("--title", metavar="TEXT", help="The trail's title (config.title) when it is created.")
     @session_options("record")
-    @click.option("--headless", is_flag=True,
-                  help="Do not show the window (for scripted demonstrations only).")
     @click.option("--secret-name", default="password", show_default=True, metavar="NAME",
                   help="What typing into a password field records: value: '{{NAME}}'.")
     @click.option("--pause", "pause_s", type=click.FloatRange(0.5, 600), default=4.0, show_default=True,
                   metavar="SECONDS", help="A pause this long between actions starts a new step.")
     @handle_errors
-    def record(url: str | None, save: Path, title: str | None, headless: bool, secret_name: str,
+    def record(url: str | None, save: Path, title: str | None, secret_name: str,
                pause_s: float, **params: Any) -> None:
         """Record a trail by clicking through the app in a browser window.
 
@@ -51,6 +49,7 @@ def make_command() -> click.Command:
         from ..recorder import RecordOptions
 
         values = session_values("record", params)
+        headless = values.pop("hide_window")
         driver = values.pop("driver")
         values["driver_options"] = {**values["driver_options"], **({"headless": True} if headless else {})}
         settings = McpSettings(**values, headed=not headless)

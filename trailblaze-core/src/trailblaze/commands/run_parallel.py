@@ -70,7 +70,12 @@ def build_args(paths: list[str], workers: int, params: Mapping[str, Any], tags: 
         if row.field == "output_dir":
             continue
         if row.pytest_flag is None:
-            raise BadInputError(f"{row.long_flag} is not supported with -n")  # every run option has a twin
+            # Upstream's spellings (session_options.UPSTREAM_ONLY...) have no pytest twin: refused only when given.
+            raw = params.get(row.param)
+            if raw not in (None, False, (), []) and row.field not in ("no_daemon", "markdown"):
+                raise BadInputError(f"{row.long_flag} is not supported with -n",
+                                    hint="use this runner's spelling (see trailblaze run --help)")
+            continue
         args += pytest_args(row, params.get(row.param))
     args += ["--trailblaze-output-dir", str(output_dir)]
     if tags:
@@ -154,6 +159,11 @@ def run_with_workers(paths: list[str], workers: int, params: Mapping[str, Any], 
                    sum(r.llm_cost_usd for r in records))
     if llm:
         click.echo(llm)
+    if values.get("markdown"):  # the controller writes it, from the merged results, as it prints them
+        from ..files import write_new
+        from ..report.markdown import render_markdown
+
+        click.echo(f"Markdown: {write_new(output_dir / 'reports', 'trailblaze_summary', '.md', render_markdown(run))}")
     click.echo(run.results_line())
     codes = [bundle.manifest.exit_code]
     if console.bad_input:

@@ -158,7 +158,7 @@ SESSION_OPTIONS: tuple[SessionOption, ...] = (
              "host, ...). Overrides the trail's devices and the workspace's defaults.driver."),
     SessionOption(
         "devices", ("-d", "--device"), kind="list", metavar="PLATFORM[/ID]",
-        commands=frozenset({"run", "snapshot", "session"}),
+        commands=frozenset({"run", "snapshot", "session", "mcp"}),
         pytest_flag="--trailblaze-device",
         help="Run on this device (e.g. android/emulator-5554); repeat to run every trail on several devices in "
              "parallel.",
@@ -166,7 +166,10 @@ SESSION_OPTIONS: tuple[SessionOption, ...] = (
         per_command={"snapshot": {"field": "device", "kind": "text",
                                   "help": "Device to look at, as for `run` (e.g. android/emulator-5554, ios, web)."},
                      "session": {"field": "device", "kind": "text",
-                                 "help": "Device to keep, as for `run` (e.g. android/emulator-5554, ios, web)."}}),
+                                 "help": "Device to keep, as for `run` (e.g. android/emulator-5554, ios, web)."},
+                     "mcp": {"field": "device", "kind": "text",
+                             "help": "Connect this device at start, as for `run` (e.g. web, android/emulator-5554); "
+                                     "upstream's mcp -d."}}),
     SessionOption(
         "driver_options", ("-o", "--driver-option"), kind="driver_options", metavar="KEY=VALUE",
         commands=COMMANDS, pytest_flag="--trailblaze-option",
@@ -304,8 +307,95 @@ SESSION_OPTIONS: tuple[SessionOption, ...] = (
              "ERROR, exit 2); needs the model's cost in the llm: settings.",
         pytest_help="Stop handing steps to the model once the run's model calls cost this much (as "
                     "trailblaze run --max-llm-cost; under xdist, all workers together)."),
+    # -- upstream's CLI flags (TrailCommand.kt, McpCommand.kt), so scripts written for it run; folded into the
+    # options above by ``fold_upstream_flags`` (docs/upstream-compatibility.md, "CLI flags") --
+    SessionOption(
+        "headless", ("--headless/--no-headless",), kind="switch", commands=frozenset({"run", "record"}),
+        help="Upstream's spelling: --no-headless is --headed; --headless is the default.",
+        per_command={"record": {"field": "hide_window", "kind": "flag", "flags": ("--headless",),
+                                "help": "Do not show the window (for scripted demonstrations only)."}}),
+    SessionOption(
+        "verbose", ("-v", "--verbose"), kind="flag", commands=frozenset({"run"}),
+        help="Upstream's verbose output: print the traceback behind each error, as --debug."),
+    SessionOption(
+        "no_daemon", ("--no-daemon",), kind="flag", commands=frozenset({"run", "mcp"}),
+        help="Accepted for upstream's scripts; no effect: every run here is in-process, there is no daemon."),
+    SessionOption(
+        "llm_provider", ("--llm-provider",), metavar="PROVIDER", commands=frozenset({"run"}),
+        help="Upstream's split --llm: the provider (with --llm-model: PROVIDER/MODEL; alone: its default model)."),
+    SessionOption(
+        "llm_model", ("--llm-model",), metavar="MODEL", commands=frozenset({"run"}),
+        help="Upstream's split --llm: the model (alone: the one configured provider that offers it)."),
+    SessionOption(
+        "capture_video", ("--capture-video/--no-capture-video",), kind="switch", commands=frozenset({"run"}),
+        help="Record a video of every trail (drivers with a 'video' setting: web) or none; default: the setting."),
+    SessionOption(
+        "capture_network", ("--capture-network/--no-capture-network",), kind="switch", commands=frozenset({"run"}),
+        help="Keep every trail's network and console log (drivers with an 'evidence' setting: web) or none; "
+             "default: the setting (kept for failed attempts)."),
+    SessionOption(
+        "capture_logcat", ("--capture-logcat/--no-capture-logcat",), kind="switch", commands=frozenset({"run"}),
+        help="Android: save logcat (device_logs) for a failed attempt, or not."),
+    SessionOption(
+        "capture_ios_logs", ("--capture-ios-logs/--no-capture-ios-logs",), kind="switch",
+        commands=frozenset({"run"}), help="iOS: save the device syslog (device_logs) for a failed attempt, or not."),
+    SessionOption(
+        "capture_all", ("--capture-all",), kind="flag", commands=frozenset({"run"}),
+        help="All of --capture-video, --capture-network, --capture-logcat and --capture-ios-logs."),
+    SessionOption(
+        "unified_recordings", ("--unified-recordings/--no-unified-recordings",), kind="switch",
+        commands=frozenset({"run"}),
+        help="Upstream's default, and the only way here: recordings are saved into the trail file itself."),
+    SessionOption(
+        "markdown", ("--markdown",), kind="flag", commands=frozenset({"run"}),
+        help="Also write a Markdown summary of the run (reports/trailblaze_summary_*.md in the output directory)."),
 )
 """Every session option; ``session_options(command)`` keeps this order in ``--help``."""
+
+UPSTREAM_ONLY = frozenset({"headless", "verbose", "no_daemon", "llm_provider", "llm_model", "capture_video",
+                           "capture_network", "capture_logcat", "capture_ios_logs", "capture_all",
+                           "unified_recordings"})
+"""Rows that set no option of their own: ``fold_upstream_flags`` turns them into the options that mean it."""
+
+CAPTURE_STREAMS = ("video", "network", "logcat", "ios_logs")
+
+
+def fold_upstream_flags(values: dict[str, Any]) -> dict[str, Any]:
+    """Upstream's flags in the terms of ours: ``--no-headless`` is ``headed``, ``--llm-provider``/``--llm-model``
+    one ``llm`` reference, ``-v`` the ``--debug`` tracebacks, the ``--capture-*`` switches one ``capture`` map
+    (stream → on/off, applied to the driver settings that mean it); ``--no-daemon`` means nothing here."""
+    from ..errors import BadInputError
+
+    if not UPSTREAM_ONLY & values.keys():
+        return values
+    if values.pop("headless", None) is False:
+        values["headed"] = True
+    if values.pop("verbose", False):
+        from .shared import enable_debug
+
+        enable_debug()
+    values.pop("no_daemon", None)
+    provider, model = values.pop("llm_provider", None), values.pop("llm_model", None)
+    if provider or model:
+        if values.get("llm"):
+            raise BadInputError("--llm and --llm-provider/--llm-model name the model twice",
+                                hint="give --llm PROVIDER/MODEL, or the two upstream flags")
+        values["llm"] = f"{provider}/{model}" if provider and model else (provider or model)
+    capture_all = values.pop("capture_all", False)
+    capture: dict[str, bool] = {}
+    for stream in CAPTURE_STREAMS:
+        given = values.pop(f"capture_{stream}", None)
+        if given is not None:
+            capture[stream] = given
+        elif capture_all:
+            capture[stream] = True
+    if capture:
+        values["capture"] = capture
+    if values.pop("unified_recordings", None) is False:
+        raise BadInputError("--no-unified-recordings: recordings here are saved into the trail file only "
+                            "(upstream's default); legacy <classifier>.trail.yaml files are read but never written",
+                            hint="drop the flag, or --no-save-recording to save nothing")
+    return values
 
 
 def options_for(command: str) -> list[SessionOption]:
@@ -326,7 +416,7 @@ def session_options(command: str) -> Callable[[F], F]:
 def session_values(command: str, params: dict[str, Any]) -> dict[str, Any]:
     """Take the session options out of a command's click ``params``; returns them by field name, parsed."""
     values = {row.field: row.convert(params.pop(row.param), row.long_flag) for row in options_for(command)}
-    return fold_secret_sources(values, "--secret-env", "--secrets-file")
+    return fold_upstream_flags(fold_secret_sources(values, "--secret-env", "--secrets-file"))
 
 
 def fold_secret_sources(values: dict[str, Any], env_flag: str, file_flag: str) -> dict[str, Any]:

@@ -30,6 +30,13 @@ def set_debug(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
         ctx.meta[_DEBUG_KEY] = True  # ``meta`` is shared by the whole context chain
 
 
+def enable_debug() -> None:
+    """Turn the tracebacks on for this command line, as ``--debug`` does (upstream's ``run -v``)."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        ctx.meta[_DEBUG_KEY] = True
+
+
 def debug_flag() -> bool:
     """``--debug`` given anywhere on the command line (``trailblaze --debug run …`` or ``trailblaze run
     … --debug``), or ``TRAILBLAZE_DEBUG=1``: print the tracebacks behind errors (commands pass it on
@@ -58,11 +65,10 @@ def handle_errors(fn: F) -> F:
         from ..errors import ExitCode, TrailblazeError
         from ..untrusted import MAX_OUTPUT_CHARS, terminal_text  # messages quote file names, pages, programs
 
-        debug = debug_flag()
         try:
             return fn(*args, **kwargs)
         except TrailblazeError as exc:
-            if debug:
+            if debug_flag():  # read now: the command may have turned it on (upstream's run -v)
                 traceback.print_exc()
             click.echo(terminal_text(f"trailblaze: error: {exc}", limit=MAX_OUTPUT_CHARS), err=True)
             sys.exit(int(exc.exit_code))
@@ -72,7 +78,7 @@ def handle_errors(fn: F) -> F:
         except (click.exceptions.Exit, click.ClickException, SystemExit):
             raise
         except Exception as exc:  # noqa: BLE001
-            if debug:
+            if debug_flag():
                 traceback.print_exc()
             click.echo(terminal_text(f"trailblaze: internal error: {type(exc).__name__}: {exc} "
                                      "(run with --debug for the traceback)"), err=True)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..errors import BadInputError, ExitCode
+from ..errors import BadInputError, ExitCode, SourceLocation
 from .session_options import session_options, session_values
 from .shared import CONTEXT_SETTINGS, handle_errors
 from .snapshot import SnapshotRequest
@@ -26,15 +26,24 @@ if TYPE_CHECKING:
 
 
 def _workspace(workspace: Path | None) -> WorkspaceConfig:
+    """The workspace config read as ``check`` reads it: the sections installed plugins claim (upstream's
+    ``targets:``...) are known."""
     from ..config import find_workspace, load_workspace
+    from ..plugins import get_host
 
-    return load_workspace(workspace.resolve() if workspace else find_workspace(None))
+    return load_workspace(workspace.resolve() if workspace else find_workspace(None), get_host())
+
+
+def _warn(warnings: list[tuple[str, SourceLocation]]) -> None:
+    for message, location in warnings:
+        click.echo(f"warning: {location}: {message}", err=True)
 
 
 def run_list(workspace: Path | None, as_json: bool) -> int:
     from ..waypoints.model import load_workspace_waypoints
 
     found = load_workspace_waypoints(_workspace(workspace))
+    _warn(found.warnings)
     if as_json:
         click.echo(json.dumps([{"id": w.id, "description": w.description, "route": w.route,
                                 "classifiers": sorted(w.blocks), "file": str(w.file)}
@@ -60,12 +69,13 @@ def run_validate(paths: tuple[Path, ...], workspace: Path | None) -> int:
         count = 0
         for f in files:
             try:
-                load_file(f)
+                _warn(load_file(f).warnings)
                 count += 1
             except BadInputError as exc:
                 errors.append(exc if isinstance(exc, WaypointFileError) else WaypointFileError(str(exc)))
     else:
         found = load_workspace_waypoints(_workspace(workspace))
+        _warn(found.warnings)
         count, errors = len(found.by_id), found.errors
     for error in errors:
         click.echo(f"error: {error}", err=True)
@@ -76,6 +86,7 @@ def run_validate(paths: tuple[Path, ...], workspace: Path | None) -> int:
 def run_locate(request: SnapshotRequest, *, as_json: bool) -> int:
     """Open the device (as ``trailblaze snapshot`` does) and name the waypoints its screen matches."""
     from ..session import SessionOutcome
+    from ..builtin.waypoint_tool import target_app_ids
     from ..waypoints.model import device_classifiers, load_workspace_waypoints, match
     from .snapshot import open_screen
 
@@ -83,11 +94,12 @@ def run_locate(request: SnapshotRequest, *, as_json: bool) -> int:
         session = lifecycle.session
         drv = session.driver
         assert drv is not None
-        found = load_workspace_waypoints(session.workspace)
+        found = load_workspace_waypoints(session.workspace)  # its warnings: printed by the session's checks
         for error in found.errors:
             click.echo(f"error: {error}", err=True)
         classifiers = device_classifiers(session.device)
-        results = [match(w, drv, classifiers) for w in found.by_id.values()]
+        app_ids = target_app_ids(session, session.device.platform)
+        results = [match(w, drv, classifiers, app_ids=app_ids) for w in found.by_id.values()]
         lifecycle.outcome = SessionOutcome.SUCCEEDED
     matched = [r.waypoint for r in results if r.matched]
     if as_json:
@@ -99,7 +111,7 @@ def run_locate(request: SnapshotRequest, *, as_json: bool) -> int:
             why = "" if r.matched else f"  ({r.explain()})"
             click.echo(f"{'✓' if r.matched else '✗'} {r.waypoint}{why}")
         click.echo(f"matches: {', '.join(matched) if matched else 'none'}")
-    return 0 if matched else int(ExitCode.TRAIL_FAILED)
+    return 0  # a question, not an assertion: upstream's WaypointLocateCommand.kt ends with SUCCESS either way
 
 
 _WORKSPACE = click.option("--workspace", type=click.Path(path_type=Path, file_okay=False),
@@ -142,7 +154,7 @@ def validate_command(paths: tuple[Path, ...], workspace: Path | None) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @handle_errors
 def locate_command(url: str | None, as_json: bool, **session: Any) -> None:
-    """Name the waypoints the current page or screen matches (exit 1 when none does).
+    """Name the waypoints the current page or screen matches (none is an answer too: exit 0).
 
     The device starts as for `trailblaze snapshot` (same driver choice and options)."""
     request = SnapshotRequest(**session_values("snapshot", session), url=url)

@@ -71,6 +71,8 @@ class McpSettings:
     logging: bool = True
     setup: list[str] = field(default_factory=list)
     """Setup trails replayed by ``replay_setup`` (``session start``/``record --setup``)."""
+    device: str | None = None
+    """``mcp -d``: the device connected at start (``web``, ``android/emulator-5554``), as upstream pins one."""
 
     def run_options(self) -> RunOptions:
         return RunOptions(driver_options=dict(self.driver_options), memory=dict(self.memory),

@@ -213,6 +213,8 @@ class RunResult:
     trails: list[TrailResult] = field(default_factory=list)
     summary_path: Path | None = None
     report_path: Path | None = None
+    markdown_path: Path | None = None
+    """The Markdown summary (``run --markdown``), once written."""
     output_dir: Path | None = None
     interrupted: str | None = None
     """The signal that interrupted the run (``SIGINT``, ``SIGTERM``, ``SIGHUP``), or None."""

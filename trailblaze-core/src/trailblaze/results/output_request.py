@@ -43,3 +43,5 @@ class OutputRequest:
     junit_xml: Path | None = None
     alluredir: Path | None = None
     html_report: bool = True
+    markdown: bool = False
+    """Also write a Markdown summary, ``reports/trailblaze_summary_*.md`` (``run --markdown``)."""

@@ -97,6 +97,27 @@ class Device:
         return cls(spec, None, spec)
 
 
+CAPTURE_SETTINGS: dict[str, tuple[str, Any, Any, str | None]] = {
+    "video": ("video", "on", "off", None),
+    "network": ("evidence", "on", "off", None),
+    "logcat": ("device_logs", ["logcat"], [], "android"),
+    "ios_logs": ("device_logs", ["syslog"], [], "ios"),
+}
+"""Upstream's capture streams as driver settings: stream → (setting, on, off, only on this platform)."""
+
+
+def capture_settings(cls: type[Driver], capture: Mapping[str, bool]) -> dict[str, Any]:
+    """The settings of ``cls`` that ``--capture-*`` turn on or off: a stream a driver has no setting for is
+    not captured there (upstream's flags are no-ops on devices without the stream, too). ``-o`` still wins."""
+    out: dict[str, Any] = {}
+    fields = cls.config_model.model_fields
+    for stream, wanted in capture.items():
+        setting, on, off, platform = CAPTURE_SETTINGS[stream]
+        if setting in fields and (platform is None or cls.platform == platform):
+            out[setting] = on if wanted else off
+    return out
+
+
 def start_driver(driver: SessionDriver[Session], session: Session) -> DeviceInfo:
     """Start ``driver`` for ``session``; a driver's own exception becomes a ``DriverError`` (exit 2)."""
     try:
@@ -205,9 +226,12 @@ class SessionFactory:
                                           hint=self._missing_driver_hint(install=False))
             return candidates[0]
         if wanted:
+            from .driver_pins import provider
+
+            named = "; ".join(f"'{name}': {provider(name)}" for name in dict.fromkeys(wanted))
             raise InfrastructureError(
-                f"this trail wants driver {' or '.join(repr(w) for w in wanted)}, which no installed plugin provides",
-                hint=self._missing_driver_hint(install=True))
+                f"this trail wants driver {' or '.join(repr(w) for w in wanted)}, which no installed plugin provides "
+                f"({named})", hint=self._missing_driver_hint(install=True))
         if ws.defaults.driver:
             return self.drivers.resolve(ws.defaults.driver)
         return self.drivers.resolve(fallback) if fallback else None
@@ -261,7 +285,8 @@ class SessionFactory:
                               if f"{n}.{first}" in locations and self.drivers.get(n) is cls), None)
                 raise ConfigError(f"driver '{cls.key}': this run may not set {', '.join(refused)} from a trail",
                                   location=where, hint="start trailblaze mcp with --allow-host-tools to allow it")
-        raw = {**configured, **from_trail, **self.options.driver_options}
+        raw = {**configured, **from_trail, **capture_settings(cls, self.options.capture),
+               **self.options.driver_options}
         if device is not None and device.instance_id:
             raw.update(cls.device_settings(device.instance_id))
         endpoint = self.endpoint(device, cls, ws)

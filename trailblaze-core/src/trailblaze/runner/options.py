@@ -34,6 +34,11 @@ class RunOptions:
     """``stream`` (one ``session.ndjson`` per session) or ``files`` (upstream's ``NNN_<Kind>.json`` per
     event); None: ``TRAILBLAZE_LOG_LAYOUT``, else ``stream``."""
     headed: bool = False
+    capture: dict[str, bool] = field(default_factory=dict)
+    """Upstream's ``--capture-*`` switches: stream (``video``, ``network``, ``logcat``, ``ios_logs``) → on/off,
+    applied to the driver settings that mean it (``SessionFactory.make_driver``); absent: the settings decide."""
+    markdown: bool = False
+    """Also write a Markdown summary of the run (``reports/trailblaze_summary_*.md``; upstream's ``--markdown``)."""
     test_name: str | None = None
     junit_xml: Path | None = None
     """Also write a JUnit XML report there (a testcase per trail and device)."""

@@ -99,7 +99,7 @@ class RunOutputs:
                                 devices=tuple(options.devices),
                                 plugins={p.name: p.version for p in self.factory.host.plugins()})
         return OutputRequest(self.factory.output_dir, context, junit_xml=options.junit_xml,
-                             alluredir=options.alluredir, html_report=options.report)
+                             alluredir=options.alluredir, html_report=options.report, markdown=options.markdown)
 
     def write_recording_log(self, session: Session, result: TrailResult) -> None:
         """``logs/<session>/recording.trail.yaml``: the trail as it ran, recordings generated from the logs."""

@@ -82,6 +82,8 @@ class Progress:
             self._print(f"Report: {run.report_path}")
         if run.summary_path:
             self._print(f"Summary: {run.summary_path}")
+        if run.markdown_path:
+            self._print(f"Markdown: {run.markdown_path}")
         tries = [a for t in run.trails for a in (*t.attempts, t)]
         llm = llm_line(sum(t.llm_call_count for t in tries), sum(t.llm_tokens for t in tries),
                        sum(t.llm_cost_usd for t in tries))

@@ -2,7 +2,8 @@
 
 Device classifiers arrive broad-first (``["android", "phone"]``). The compound ``android-phone`` is
 expanded by dropping trailing ``-segments`` (``android-phone-37 → android-phone → android``), then each
-original segment's own chain is appended. The first element present in a map wins.
+original segment's own chain is appended, the most specific (last) segment first. The first element
+present in a map wins.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ def lineage(classifiers: Sequence[str]) -> list[str]:
         key = "-".join(segments[:end])
         if key not in chain:
             chain.append(key)
-    for part in parts:
+    for part in reversed(parts):
         sub = part.split("-")
         for end in range(len(sub), 0, -1):
             key = "-".join(sub[:end])

@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Any
 from .files import SUFFIX, discover
 
 if TYPE_CHECKING:
-    from .model import (DEFAULT_POLL_INTERVAL_MS, DEFAULT_TIMEOUT_MS, Waypoint, WaypointCondition, WaypointFileError,
+    from .model import (DEFAULT_POLL_INTERVAL_MS, DEFAULT_TIMEOUT_MS, ResolvedWaypoint, Waypoint, WaypointCondition, WaypointFileError,
                         WaypointMatch, WaypointVariant, Waypoints, device_classifiers, load_file,
                         load_workspace_waypoints, match, poll)
 
 __all__ = [
-    "DEFAULT_POLL_INTERVAL_MS", "DEFAULT_TIMEOUT_MS", "SUFFIX", "Waypoint", "WaypointCondition",
+    "DEFAULT_POLL_INTERVAL_MS", "DEFAULT_TIMEOUT_MS", "ResolvedWaypoint", "SUFFIX", "Waypoint", "WaypointCondition",
     "WaypointFileError", "WaypointMatch", "WaypointVariant", "Waypoints", "device_classifiers", "discover", "load_file",
     "load_workspace_waypoints", "match", "poll",
 ]

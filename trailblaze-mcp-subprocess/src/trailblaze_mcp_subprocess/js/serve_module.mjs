@@ -14,6 +14,15 @@ import { createClient, createMemory, memoryChanges } from "./modules/@trailblaze
 const author = process.argv[2];
 const declared = JSON.parse(process.env.TRAILBLAZE_MODULE_TOOLS ?? "[]");
 
+// stdout is the protocol channel and belongs to send() alone: whatever the author's module prints —
+// console.log/info/debug/dir/table (the first thing an author adds to debug), or process.stdout.write from
+// a library — goes to stderr, which Trailblaze keeps as the tool server's log. Done before the module is
+// imported, so its top-level code is covered too.
+const protocolOut = process.stdout.write.bind(process.stdout);
+const { Console } = await import("node:console");
+globalThis.console = new Console({ stdout: process.stderr, stderr: process.stderr });
+process.stdout.write = (chunk, encoding, callback) => process.stderr.write(chunk, encoding, callback);
+
 function mapScriptingPackage() {
   // Bun and require() (a .ts module loaded as CommonJS) find `@trailblaze/scripting` through NODE_PATH,
   // which Trailblaze points at ./modules; Node's ESM loader ignores NODE_PATH, so it gets a resolve hook.
@@ -57,7 +66,7 @@ for (const tool of declared) {
 }
 
 function send(message) {
-  process.stdout.write(JSON.stringify(message) + "\n");
+  protocolOut(JSON.stringify(message) + "\n");
 }
 
 function textOf(value) {
