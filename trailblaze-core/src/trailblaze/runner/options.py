@@ -67,3 +67,6 @@ class RunOptions:
     client's call nor a trail it RUNs (or a YAML tool they expand into) can start a host program."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Options plugins read (by their own key)."""
+    output_options: dict[str, Any] = field(default_factory=dict)
+    """The values of the plugins' output options (``trailblaze_output_options``: ``--ctrf PATH``), by
+    option name, for their writers (``OutputRequest.options``)."""
