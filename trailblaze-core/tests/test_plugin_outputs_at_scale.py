@@ -167,8 +167,8 @@ def test_run_n_2_writes_the_plugin_format_once_in_the_controller(project: Path) 
 
 def test_pytest_trails_n_2_writes_the_plugin_format_once_in_the_controller(project: Path) -> None:
     helped = _pytest(["--trails", "trails", "--help"], project)
-    assert "--ctrf=CTRF_PATH" in helped.stdout.replace("PATH", "CTRF_PATH") or "--ctrf" in helped.stdout, helped.stdout
-    assert "--trailblaze-ctrf" in helped.stdout
+    assert "--ctrf=PATH, --trailblaze-ctrf=PATH" in helped.stdout, helped.stdout
+    assert "(plugin ctrf)" in helped.stdout
     done = _pytest(["--trails", "trails", "-n", "2", "--ctrf", "out/ctrf.json", "--trailblaze-output-dir", "out"],
                    project)
     assert done.returncode == 0, done.stdout + done.stderr
