@@ -11,7 +11,8 @@ import json
 from pathlib import Path
 
 import pytest
-from trailblaze.errors import BadInputError, ExitCode
+from trailblaze.errors import BadInputError, ExitCode, PluginHookError
+from trailblaze.report.bundle import read_bundle
 from trailblaze.files import OutputWriteError, write_atomic
 from trailblaze.contract.markers import hookimpl
 from trailblaze.results.output_request import OutputRequest
@@ -84,6 +85,36 @@ def test_a_writer_that_cannot_write_ends_the_run_and_the_others_still_write(tmp_
         Runner(RunOptions(output_dir=out, junit_xml=junit), host=host, progress=QuietProgress()).run([str(trail)])
     assert junit.exists() and list((out / "reports").glob("trailblaze_report_*.html"))
     assert (out / "reports" / "bundle.json").exists()
+
+
+class RaisingWriter:
+    @hookimpl
+    def trailblaze_write_run_outputs(self, result: RunResult, request: OutputRequest) -> None:
+        raise RuntimeError("the raising format is broken")
+
+
+def test_a_writer_that_raises_is_its_plugins_failure_and_every_other_output_is_written(tmp_path: Path) -> None:
+    trail, out, junit = _trail(tmp_path), tmp_path / "out", tmp_path / "junit.xml"
+    host = new_host()
+    with register_plugin(host, TallyWriter(), "tally"), register_plugin(host, RaisingWriter(), "raising"), \
+            pytest.raises(PluginHookError) as failed:
+        Runner(RunOptions(output_dir=out, junit_xml=junit), host=host, progress=QuietProgress()).run([str(trail)])
+    assert failed.value.plugin == "raising" and failed.value.exit_code == ExitCode.INFRASTRUCTURE
+    assert str(failed.value).startswith("plugin 'raising' failed in trailblaze_write_run_outputs: RuntimeError: "
+                                        "the raising format is broken")
+    assert (out / "reports" / "tally.txt").read_text() == "Succeeded mark.trail.yaml\n"
+    assert junit.exists() and list((out / "reports").glob("trailblaze_report_*.html"))
+    assert read_bundle(out).manifest.complete
+
+
+def test_an_xdist_workers_part_of_a_run_writes_the_core_outputs_only(tmp_path: Path) -> None:
+    """A worker's results are a part of the run: the plugins' formats are written by the controller."""
+    trail, out = _trail(tmp_path), tmp_path / "out"
+    host = new_host()
+    with register_plugin(host, TallyWriter(), "tally"):
+        Runner(RunOptions(output_dir=out, worker="gw0"), host=host, progress=QuietProgress()).run([str(trail)])
+    assert not (out / "reports" / "tally.txt").exists()
+    assert read_bundle(out).manifest.worker == "gw0" and len(read_bundle(out).records) == 1
 
 
 def test_a_writer_refuses_its_output_before_any_trail_runs(tmp_path: Path) -> None:

@@ -103,6 +103,7 @@ _LAZY = {
     "YamlLimits": "trailblaze.yamlstream:Limits",
     "BundleContext": "trailblaze.results.output_request",
     "OutputRequest": "trailblaze.results.output_request",
+    "OutputOption": "trailblaze.results.output_request",
     "RunResult": "trailblaze.results.model",
     "OutputWriteError": "trailblaze.files",
     "check_writable_dir": "trailblaze.files",
@@ -131,7 +132,7 @@ __all__ = [
     "Driver", "DriverConfig", "DriverError", "DriverMatch", "DriverRegistry", "escape_literal", "ExitCode",
     "format_validation_error", "has_tokens", "host_setting", "HostKind", "InfrastructureError", "IosAxeMatch",
     "IosMaestroMatch", "load_workspace", "load_workspace_waypoints", "load_yaml", "load_yaml_roundtrip",
-    "locate_in_yaml", "Memory", "model_schema", "NodeSelector", "OtherTool", "OutputRequest",
+    "locate_in_yaml", "Memory", "model_schema", "NodeSelector", "OtherTool", "OutputOption", "OutputRequest",
     "OutputWriteError", "ParameterDefinition", "ParameterSchema", "ParamType", "parse_selector", "plain_data",
     "PlatformTarget", "PluginHost", "PluginQueries", "read_yaml_text", "RecordedStepDraft", "RecordOptions",
     "RESERVED_TOOL_NAMES", "RunResult", "secret_forms", "SELECTOR_MAX_DEPTH", "Session", "SessionLog", "session_of",
@@ -154,7 +155,7 @@ if TYPE_CHECKING:
     from .hookspecs import CONTRACT_VERSION
     from .host_settings import HostKind, host_setting
     from .memory import Memory, escape_literal, has_tokens, secret_forms
-    from .results.output_request import BundleContext, OutputRequest
+    from .results.output_request import BundleContext, OutputOption, OutputRequest
     from .plugin_info import PluginQueries
     from .plugins import PluginHost
     from .recorder import RecordOptions, RecordedStepDraft

@@ -18,6 +18,9 @@ import click
 from ._version import version_text
 from .commands.shared import CONTEXT_SETTINGS, accept_debug, set_debug
 
+OUTPUT_COMMANDS = ("run", "merge-reports")
+"""The commands that write a run's outputs: they take the plugins' output options (``trailblaze_output_options``)."""
+
 BUILTIN_COMMANDS = ("check", "mcp", "merge-reports", "plugin", "plugins", "record", "results", "run", "schema",
                     "session", "skill", "snapshot", "step", "tool", "tools", "verify", "waypoint")
 """Every built-in command: ``command`` of the module ``trailblaze.commands.<name>``."""
@@ -66,7 +69,20 @@ class _CommandGroup(click.Group):
         if command is None:
             self._load_plugin_commands()
             command = super().get_command(ctx, cmd_name)
+        if command is not None and cmd_name in OUTPUT_COMMANDS:
+            self._add_output_options(command)
         return accept_debug(command) if command is not None else None
+
+    @staticmethod
+    def _add_output_options(command: click.Command) -> None:
+        """The plugins' output options (``--ctrf PATH``) on a command that writes a run's outputs."""
+        from .commands.output_options import add_output_options
+        from .plugins import get_host
+
+        try:
+            add_output_options(command, get_host())
+        except Exception as exc:  # noqa: BLE001 - the command itself must keep working
+            click.echo(f"trailblaze: could not add the plugins' output options: {exc}", err=True)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         self._load_plugin_commands()

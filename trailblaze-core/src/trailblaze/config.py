@@ -194,6 +194,18 @@ class SectionOwners(Protocol):
     def config_sections(self) -> Mapping[str, tuple[type[Any], _Named]]: ...
 
 
+def current_workspace_config(host: SectionOwners | None = None) -> WorkspaceConfig | None:
+    """The workspace of the current directory (an empty one outside any), or None when its config does
+    not load: what an output writer reads its section from (``OutputRequest.config``), where a broken
+    config has already failed the trails that needed it."""
+    from .errors import TrailblazeError
+
+    try:
+        return load_workspace(find_workspace(), host)
+    except TrailblazeError:
+        return None
+
+
 def load_workspace(root: Path | None, host: SectionOwners | None = None, *,
                    only: str | None = None) -> WorkspaceConfig:
     """Parse and validate the workspace config; ``root=None`` gives an empty workspace at cwd.

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from .context import ToolContext
     from .driver import DriverRegistry
     from .files import OutputWriteError
-    from .results.output_request import OutputRequest
+    from .results.output_request import OutputOption, OutputRequest
     from .plugin_info import PluginQueries
     from .results.model import RunResult, TrailResult
     from .session import Session, SessionOutcome
@@ -37,13 +37,14 @@ if TYPE_CHECKING:
     from .tools.descriptors import ToolDescriptor
     from .tools.registry import ToolRegistry
 
-CONTRACT_VERSION: tuple[int, int] = (1, 2)
+CONTRACT_VERSION: tuple[int, int] = (1, 3)
 """The version of this contract, ``(major, minor)``; also ``trailblaze.CONTRACT_VERSION``.
 
 The minor number grows when a hook or a hook argument is added, or a hook or a public name is deprecated
 (it still works, with a warning); the major number grows when a deprecated one is retired. A published
 plugin written for ``(1, n)`` keeps working on every ``(1, m)``. 1.2 made ``trailblaze.__all__`` the
-public API and deprecated the submodule paths 1.1 called public. The policy, step by step, and the list
+public API and deprecated the submodule paths 1.1 called public; 1.3 added ``trailblaze_output_options``
+and called ``trailblaze_write_run_outputs`` once per run, in the process that has every result. The policy, step by step, and the list
 of deprecations are in ``docs/hooks.md`` ("Contract version and deprecation policy")."""
 
 
@@ -250,6 +251,21 @@ def trailblaze_session_finished(session: "Session", outcome: "SessionOutcome") -
 
 # -- run outputs ----------------------------------------------------------------------------------
 @hookspec
+def trailblaze_output_options() -> "list[OutputOption] | None":
+    """The command-line options of this plugin's output format, declared once for every command that
+    writes outputs: ``trailblaze run`` (``-n`` included), ``trailblaze merge-reports`` and the pytest
+    plugin (with ``--trails``) each offer ``--<name>`` with its help text (pytest also
+    ``--trailblaze-<name>``), and the writers read the values as ``request.option(name)``.
+
+    Called once per process. A name another option of the command already has, or another plugin
+    declared first, is left out with one line naming the plugin. (Since contract 1.3.)
+
+    :return: ``trailblaze.OutputOption`` s (``OutputOption("ctrf", "Also write a CTRF JSON report there.")``),
+        or None.
+    """
+
+
+@hookspec
 def trailblaze_check_run_outputs(request: "OutputRequest") -> None:
     """Refuse, before any device starts, an output this run asked for and cannot write.
 
@@ -267,13 +283,18 @@ def trailblaze_check_run_outputs(request: "OutputRequest") -> None:
 def trailblaze_write_run_outputs(result: "RunResult", request: "OutputRequest") -> "list[OutputWriteError] | None":
     """Write a finished run's outputs (reports, result files) from its ``RunResult``.
 
-    Called once per run, after the JSON summary is written and the results store has attached each
-    trail's history, with signals deferred so no file is left half-written; the pytest plugin calls it
-    per worker. Write each file whole under a unique name (``trailblaze.files.write_new``/
-    ``write_atomic``) and pass outside text through ``result.redact``. A file that cannot be written
-    is returned, not raised, so the other writers still run: the runner prints each on one line and
-    ends the run with the last (exit 2). The core's answer (``builtin.outputs``) writes the JUnit XML,
-    the Allure results, the HTML report (setting ``result.report_path``) and then the result bundle.
+    Called once per run with the whole run's results, by the process that has them all: ``trailblaze
+    run`` (each ``--shard`` is a run of its own), pytest without xdist, the xdist controller after it
+    merged its workers (``run -n``, ``pytest --trails -n``) and ``trailblaze merge-reports``; never in an
+    xdist worker (only the core writes the worker's own bundle there). Signals are deferred so no file
+    is left half-written. Write each file whole (``trailblaze.write_new``/``write_atomic``), pass outside
+    text through ``result.redact``, read your options with ``request.option(name)`` and your
+    ``trailblaze.yaml`` section with ``request.section(name)``. Return the files you could not write
+    (``OutputWriteError``): each is one line and the run exits 2. Writers are isolated from each other:
+    one that raises is one line naming its plugin, every other output is still written, exit 2. The
+    core's answer (``builtin.outputs``) writes the JUnit XML, the Allure results, the HTML report
+    (setting ``result.report_path``) and then the result bundle; in the controller and in
+    ``merge-reports`` those are merged from the bundles before the plugins' writers are called.
 
     :param result: the run, already redacted where it holds outside text.
     :param request: the outputs asked for and the run's output directory and bundle context.

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from .shared import CONTEXT_SETTINGS, handle_errors
+
+if TYPE_CHECKING:
+    from ..errors import InfrastructureError
+    from ..report.merged import Merged
 
 
 @click.command("merge-reports", context_settings=CONTEXT_SETTINGS)
@@ -44,6 +49,7 @@ def command(bundles: tuple[Path, ...], output_dir: Path, junit_xml: Path | None,
         raise BadInputError("no bundles given", hint="usage: trailblaze merge-reports BUNDLE... --output-dir DIR")
     found = find_bundles(list(bundles), exclude=output_dir)
     merged = merge_bundles(found, output_dir, junit_xml=junit_xml, report=not no_report)
+    failed = _write_plugin_outputs(merged, junit_xml=junit_xml, report=not no_report)
     c = merged.manifest.counts
     if merged.duplicates:
         click.echo(f"  ! {merged.duplicates} trail run(s) found in more than one bundle: kept the latest of each",
@@ -59,4 +65,23 @@ def command(bundles: tuple[Path, ...], output_dir: Path, junit_xml: Path | None,
     click.echo(f"Merged {len(found)} bundle(s): {c.get('total', 0)} trail runs, {c.get('passed', 0)} passed, "
                f"{c.get('failed', 0)} failed, {c.get('skipped', 0)} skipped")
     click.echo(merged.results_line)
+    for error in failed[:-1]:
+        click.echo(f"✗ {error}", err=True)
+    if failed:
+        raise failed[-1]  # one line, exit 2 (``handle_errors``); the other outputs are written
     sys.exit(int(merged.exit_code))
+
+
+def _write_plugin_outputs(merged: Merged, *, junit_xml: Path | None, report: bool) -> list[InfrastructureError]:
+    """The plugins' formats of the merged run (``--ctrf PATH``...), written here once from every result,
+    as a single run of all the trails writes them."""
+    from ..plugins import get_host
+    from ..results.output_request import BundleContext
+    from .output_options import given_output_options, write_merged_outputs
+
+    host = get_host()
+    manifest = merged.manifest
+    context = BundleContext(run_id=manifest.run_id, devices=tuple(manifest.devices),
+                            plugins={p.name: p.version for p in host.plugins()}, started_at=manifest.started_at)
+    return list(write_merged_outputs(merged, context, host, junit_xml=junit_xml, report=report,
+                                     options=given_output_options()))

@@ -333,8 +333,10 @@ the trails (`$pkg/plugin.py`, the run-output hooks `trailblaze_check_run_outputs
 """The entry point Trailblaze loads (`[project.entry-points.trailblaze]` in pyproject.toml): a run output.
 
 Trailblaze calls `trailblaze_check_run_outputs` before any device starts (refuse there what cannot be
-written, exit 3) and `trailblaze_write_run_outputs` once the run is over, beside its own JUnit, HTML
-and result-bundle writers.
+written, exit 3) and `trailblaze_write_run_outputs` once per run, beside its own JUnit, HTML and
+result-bundle writers, by the process that has every result (the controller of `run -n`,
+`merge-reports` for shards). An option of your own (`--$name-summary PATH`) is declared with
+`trailblaze_output_options` and read with `request.option(...)` (hooks.md "Run outputs").
 """
 
 from __future__ import annotations

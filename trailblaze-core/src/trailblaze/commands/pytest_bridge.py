@@ -38,6 +38,14 @@ class RunConsole:
         """Trail files that did not collect (a parse error): bad input, as in a plain run."""
         self.interrupted: str | None = None
         """The signal that stopped the run (Ctrl-C is ``SIGINT``), for the ``Results:`` line."""
+        self.output_errors: list[str] = []
+        """Outputs the controller could not write (a plugin's writer that raised): one line each, exit 2."""
+
+    def output_failed(self, message: str) -> None:
+        """An output the controller could not write, shown as a plain run shows it: one line, naming
+        the plugin where a plugin's writer failed; the run then exits 2."""
+        self.output_errors.append(message)
+        self._show(f"trailblaze: error: {message}", self.err)
 
     def _show(self, text: str, stream: IO[str]) -> None:
         """Lines from a worker (a trail's output, a crash message): control characters escaped, symbols

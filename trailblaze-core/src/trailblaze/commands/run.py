@@ -51,9 +51,11 @@ def command(paths: tuple[str, ...], tags: tuple[str, ...], alluredir: Path | Non
     from ..runner import RunOptions
     from ..runner.interrupt import RunInterrupted, handle_signals
     from ..runner.run import Runner
+    from .output_options import given_output_options
+
     options = RunOptions(
         **session_values("run", session),
-        tags=tag_list, alluredir=alluredir, debug=debug_flag(),
+        tags=tag_list, alluredir=alluredir, debug=debug_flag(), output_options=given_output_options(),
     )
     if options.shard:
         from ..runner.shards import parse_shard

@@ -51,9 +51,12 @@ def pytest_args(row: SessionOption, raw: Any) -> list[str]:
 
 
 def build_args(paths: list[str], workers: int, params: Mapping[str, Any], tags: list[str],
-               output_dir: Path) -> list[str]:
-    """The pytest arguments of the run: every session option given, through its ``--trailblaze-*`` twin."""
+               output_dir: Path, outputs: Mapping[str, Any] | None = None) -> list[str]:
+    """The pytest arguments of the run: every session option given, through its ``--trailblaze-*`` twin,
+    and the plugins' output options given (``outputs``), through theirs: the controller writes the
+    plugins' formats, once, from every worker's results."""
     from ..errors import BadInputError
+    from .output_options import pytest_output_args
     from .pytest_bridge import marker_name
 
     if params.get("alluredir") is not None:
@@ -78,6 +81,7 @@ def build_args(paths: list[str], workers: int, params: Mapping[str, Any], tags: 
             continue
         args += pytest_args(row, params.get(row.param))
     args += ["--trailblaze-output-dir", str(output_dir)]
+    args += pytest_output_args(outputs or {})
     if tags:
         args += ["-m", " or ".join(marker_name(tag) for tag in tags)]
     return args
@@ -107,6 +111,7 @@ def run_with_workers(paths: list[str], workers: int, params: Mapping[str, Any], 
     from ..runner.discovery import expand
     from ..runner.endpoints import check_pool_sizes
     from ..runner.progress import llm_line
+    from .output_options import given_output_options
     from .session_options import session_values
 
     if workers < 1:
@@ -123,7 +128,7 @@ def run_with_workers(paths: list[str], workers: int, params: Mapping[str, Any], 
     expand(paths)  # bad paths are bad input here, not a pytest usage error
     output_dir = Path(values["output_dir"] or "logs").resolve()
     run_id = new_run_id()
-    args = build_args(paths, workers, params, tags, output_dir)
+    args = build_args(paths, workers, params, tags, output_dir, given_output_options())
 
     import pytest
 
@@ -166,6 +171,8 @@ def run_with_workers(paths: list[str], workers: int, params: Mapping[str, Any], 
         click.echo(f"Markdown: {write_new(output_dir / 'reports', 'trailblaze_summary', '.md', render_markdown(run))}")
     click.echo(run.results_line())
     codes = [bundle.manifest.exit_code]
+    if console.output_errors:  # an output the controller could not write (named on its line): exit 2
+        codes.append(ExitCode.INFRASTRUCTURE)
     if console.bad_input:
         codes.append(ExitCode.BAD_INPUT)
     if code == int(pytest.ExitCode.INTERRUPTED):

@@ -41,7 +41,8 @@ UNGUARDED_HOOKS = frozenset({"trailblaze_execute_tool"})
 LEDGERED_HOOKS = frozenset({
     "trailblaze_register_tools", "trailblaze_register_drivers", "trailblaze_register_llm_providers",
     "trailblaze_trailmap_dirs", "trailblaze_config_sections", "trailblaze_session_started",
-    "trailblaze_session_finished", "trailblaze_register_commands",
+    "trailblaze_session_finished", "trailblaze_register_commands", "trailblaze_output_options",
+    "trailblaze_write_run_outputs",
 })
 """The hooks the host calls with a ``Ledger``. Only their guards look for one: the others (the contract
 hooks every decoded, described, encoded or executed call passes) keep the guard they always had."""
@@ -98,6 +99,8 @@ class Ledger:
             if error is exc:
                 raise exc
             raise error from exc
+        if error is not exc:
+            error.__cause__ = exc  # what ``--debug`` shows behind the one line
         self.errors.append((info, error))
 
 

@@ -10,15 +10,16 @@ Collection is opt-in: trail files are collected only from the paths given with `
 ini option adds them to pytest's normal collection. See docs/pytest.md.
 
 This module is the plugin pytest registers; its hooks live beside it, one job per module: ``collection``
-(options, which files, shards), ``items`` (a trail as a test), ``state`` (a process's runner and
-results), ``workers`` (xdist: run id, crashed workers, the merge), ``console`` (what is shown) and
-``fixture`` (``trailblaze_session``).
+(options, which files, shards), ``outputs`` (the plugins' output options), ``items`` (a trail as a
+test), ``state`` (a process's runner and results), ``workers`` (xdist: run id, crashed workers, the
+merge), ``console`` (what is shown) and ``fixture`` (``trailblaze_session``).
 """
 
 from __future__ import annotations
 
 from ..commands.pytest_bridge import RunConsole, marker_name
-from .collection import pytest_addoption, pytest_collect_file, pytest_collection_modifyitems, pytest_configure
+from .collection import (pytest_addoption, pytest_collect_file, pytest_collection_modifyitems, pytest_configure,
+                         pytest_load_initial_conftests)
 from .console import pytest_terminal_summary
 from .fixture import ToolFailed, TrailblazeSession, pytest_runtest_makereport, trailblaze_session
 from .items import TrailFailed, TrailFile, TrailItem, failure_text
@@ -29,6 +30,6 @@ __all__ = ["GROUP", "MARKER", "RunConsole", "ToolFailed", "TrailFailed", "TrailF
            "TrailblazeSession", "failure_text", "marker_name", "trailblaze_session", "worker_id"]
 
 HOOKS = (pytest_addoption, pytest_collect_file, pytest_collection_modifyitems, pytest_configure,
-         pytest_configure_node, pytest_handlecrashitem, pytest_runtest_makereport, pytest_sessionfinish,
-         pytest_terminal_summary, pytest_testnodedown)
+         pytest_configure_node, pytest_handlecrashitem, pytest_load_initial_conftests, pytest_runtest_makereport,
+         pytest_sessionfinish, pytest_terminal_summary, pytest_testnodedown)
 """The hooks pytest finds on this module (imported here so the registered module holds them)."""

@@ -1,5 +1,5 @@
-"""The plugin's options, and which files it collects: trail files under ``--trails`` / ``trailblaze_trails``,
-cut to one ``--trailblaze-shard``."""
+"""The plugin's options (the plugins' output options among them), and which files it collects: trail files
+under ``--trails`` / ``trailblaze_trails``, cut to one ``--trailblaze-shard``."""
 
 from __future__ import annotations
 
@@ -26,6 +26,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("trailblaze_trails", type="paths", default=[],
                   help="Trail paths to collect as tests (relative to the ini file), like --trails.")
     parser.addini("trailblaze_output_dir", default="", help="Default for --trailblaze-output-dir.")
+
+
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> None:
+    """The plugins' output options (``--ctrf PATH``), only when trails are asked for: a suite that runs
+    none loads no Trailblaze plugin (``outputs.py``)."""
+    from .outputs import add_output_options, runs_trails
+
+    if runs_trails(early_config, args):
+        add_output_options(parser, parser.getgroup(GROUP))
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -70,8 +70,10 @@ class _State:
         if worker is not None:
             out_dir = out_dir / worker  # workers never write into each other's directories
             values["junit_xml"] = None  # the controller writes the one JUnit file, from the merged bundles
+        from .outputs import output_values
+
         values.update(output_dir=out_dir, headed=values["headed"] or bool(self.config.getoption("headed", False)),
-                      worker=worker, run_id=run_id(self.config))
+                      worker=worker, run_id=run_id(self.config), output_options=output_values(self.config))
         return RunOptions(**values)
 
     def trail_path(self, path: Path) -> Path:

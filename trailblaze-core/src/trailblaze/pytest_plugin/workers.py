@@ -15,6 +15,7 @@ from .state import STATE, _State, run_id, worker_id
 
 if TYPE_CHECKING:
     from ..report.bundle import TrailRecord
+    from ..report.merged import Merged
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -187,6 +188,7 @@ def merge_workers(state: _State) -> None:
     values = pytest_session_values(state.config.getoption)
     merged = merge_bundles(mine, out, junit_xml=values["junit_xml"], report=values["report"],
                            extra=[*state.crashed, *state.unreadable, *cancelled])
+    _write_plugin_outputs(state, merged, values)
     c = merged.manifest.counts
     # The workers' own report and summary lines give way to the merged ones (their bundles keep them).
     state.worker_lines = [line for line in state.worker_lines if not re.search(r": (report|summary): ", line)]
@@ -196,3 +198,26 @@ def merge_workers(state: _State) -> None:
     state.worker_lines += [f"{name}: {merged.files[name]}" for name in ("report", "summary", "junit")
                            if name in merged.files]
     state.worker_lines.append(merged.results_line)
+
+
+def _write_plugin_outputs(state: _State, merged: Merged, values: dict[str, Any]) -> None:
+    """xdist controller: the plugins' formats, written once, here, from every worker's results (the
+    workers write none). A writer that failed is one line naming its plugin: on ``trailblaze run -n``'s
+    console (which then exits 2), else in the terminal summary's ``trailblaze`` section."""
+    from ..commands.output_options import write_merged_outputs
+    from ..commands.pytest_bridge import RunConsole
+    from ..plugins import get_host
+    from ..results.output_request import BundleContext
+    from .outputs import output_values
+
+    host = get_host()
+    context = BundleContext(run_id=run_id(state.config), devices=tuple(values.get("devices") or ()),
+                            plugins={p.name: p.version for p in host.plugins()})
+    errors = write_merged_outputs(merged, context, host, junit_xml=values["junit_xml"], report=values["report"],
+                                  options=output_values(state.config), interrupted=state.interrupted)
+    console = next((p for p in state.config.pluginmanager.get_plugins() if isinstance(p, RunConsole)), None)
+    for error in errors:
+        if console is not None:
+            console.output_failed(str(error))
+        else:
+            state.worker_lines.append(f"✗ {error}")

@@ -224,6 +224,15 @@ def run_result(records: Sequence[TrailRecord], out: Path) -> RunResult:
     return RunResult(redactor=Redactor(), trails=trails, output_dir=out)
 
 
+def merged_run(merged: Merged) -> RunResult:
+    """The merged run as a ``RunResult`` for the plugins' writers (``trailblaze_write_run_outputs``):
+    every trail with its attempts, the merged summary and report as its ``summary_path``/``report_path``."""
+    run = run_result(merged.records, merged.output_dir)
+    run.summary_path = merged.files.get("summary")
+    run.report_path = merged.files.get("report")
+    return run
+
+
 def trail_result(record: TrailRecord, out: str) -> TrailResult:
     from ..results.model import TrailResult
     from ..session import SessionOutcome

@@ -9,10 +9,15 @@ a new format is a plugin, not another branch in the runner.
 from __future__ import annotations
 
 import os
+import re
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from ..config import WorkspaceConfig
 
 
 @dataclass
@@ -45,3 +50,61 @@ class OutputRequest:
     html_report: bool = True
     markdown: bool = False
     """Also write a Markdown summary, ``reports/trailblaze_summary_*.md`` (``run --markdown``)."""
+    options: Mapping[str, Any] = field(default_factory=dict)
+    """The values of the output options plugins declare (``trailblaze_output_options``), by option name
+    (``"ctrf"`` for ``--ctrf``): a path, a text or True; an option not given is absent."""
+    config: WorkspaceConfig | None = None
+    """The workspace of the directory the run (or merge) started in, its plugin sections validated:
+    ``request.config.section("ctrf")``; None outside a workspace or when its config does not load."""
+
+    def option(self, name: str) -> Any:
+        """The value of the output option ``name`` (``--name``), or None when it was not given."""
+        return self.options.get(name)
+
+    def section(self, name: str) -> Any:
+        """The ``trailblaze.yaml`` section ``name`` (the model its plugin's ``trailblaze_config_sections``
+        validates it with, or the raw value), or None."""
+        return self.config.section(name) if self.config is not None else None
+
+
+OPTION_NAME = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+"""An output option's name: ``ctrf``, ``ctrf-tool`` (the flag is ``--`` and the name)."""
+
+
+@dataclass(frozen=True)
+class OutputOption:
+    """An option of a plugin's output format, declared once (``trailblaze_output_options``) and offered
+    by ``trailblaze run``, ``trailblaze merge-reports`` and the pytest plugin as ``--<name>`` (pytest
+    also takes ``--trailblaze-<name>``); the writer reads its value with ``request.option(name)``."""
+
+    name: str
+    """``ctrf`` for ``--ctrf``: lower case words joined by ``-``."""
+    help: str
+    """The ``--help`` text."""
+    kind: Literal["path", "text", "flag"] = "path"
+    """``path`` (a ``pathlib.Path``, relative to the directory the command started in), ``text`` (a
+    ``str``) or ``flag`` (True when given)."""
+    metavar: str | None = None
+    """What ``--help`` shows for the value (default: ``PATH`` or ``TEXT``)."""
+
+    def __post_init__(self) -> None:
+        if not OPTION_NAME.match(self.name):
+            raise ValueError(f"output option name {self.name!r} is not lower case words joined by '-'")
+        if self.kind not in ("path", "text", "flag"):
+            raise ValueError(f"output option kind {self.kind!r} is not path, text or flag")
+
+    @property
+    def flag(self) -> str:
+        return f"--{self.name}"
+
+    @property
+    def value_name(self) -> str:
+        return self.metavar or ("PATH" if self.kind == "path" else "TEXT")
+
+    def value(self, raw: Any) -> Any:
+        """``raw`` (a command line's value) as the writer gets it; None when not given."""
+        if raw is None or raw is False or raw == "":
+            return None
+        if self.kind == "flag":
+            return True
+        return Path(raw) if self.kind == "path" else str(raw)

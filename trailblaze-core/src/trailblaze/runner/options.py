@@ -75,3 +75,6 @@ class RunOptions:
     step``/``verify --url``)."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Options plugins read (by their own key)."""
+    output_options: dict[str, Any] = field(default_factory=dict)
+    """The values of the plugins' output options (``trailblaze_output_options``: ``--ctrf PATH``), by
+    option name, for their writers (``OutputRequest.options``)."""

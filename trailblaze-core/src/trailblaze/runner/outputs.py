@@ -14,8 +14,11 @@ from . import interrupt
 from .lifecycle import Device, SessionFactory
 
 if TYPE_CHECKING:
+    from ..config import WorkspaceConfig
     from .history import RunHistory
     from .progress import Progress
+
+_UNREAD = object()
 
 
 class RunOutputs:
@@ -33,6 +36,7 @@ class RunOutputs:
             self.options.results_db, fallback_dir=factory.output_dir, redact=factory.redactor,
             shard=self.options.shard, endpoint=str(endpoint) if endpoint else None,
             warn=progress.note) if self.options.history else None
+        self._workspace_config: object = _UNREAD
 
     def check_output_paths(self) -> None:
         """Where the outputs go is checked before any device starts: a run whose report cannot be
@@ -50,8 +54,10 @@ class RunOutputs:
         with interrupt.deferred():
             late = interrupt.pending()  # noted while a device thread was cleaning up, after its last trail
             result.interrupted = interrupted if interrupted is not None else late
-            self.write_outputs(result)
-            self.progress.run_finished(result)
+            try:
+                self.write_outputs(result)
+            finally:  # an output that failed is one line; the run's closing lines are still shown
+                self.progress.run_finished(result)
 
     def record_history(self, trail: TrailResult, device: "Device | None" = None) -> None:
         """Hand a finished trail (every attempt) to the outputs that keep up as the run goes (the result
@@ -64,19 +70,22 @@ class RunOutputs:
 
     def write_outputs(self, result: RunResult) -> None:
         """The JSON summary, then whatever the output writers write (the HTML report, JUnit XML, Allure
-        results, the result bundle: ``trailblaze_write_run_outputs``); the pytest plugin calls it per worker.
+        results, the result bundle, the plugins' formats: ``trailblaze_write_run_outputs``); the pytest
+        plugin calls it per process. An xdist worker's run is a part of a run: only the core writes there
+        (the worker's bundle); the plugins' formats are written once, by the controller, from every result.
 
         Names are unique per run (``files.write_new``), so runs sharing an output directory never
         overwrite each other, and every file appears whole or not at all. A file that cannot be
-        written is one line each (``OutputWriteError``) and the others are still written; the
-        last such error is raised at the end (exit 2) instead of being printed."""
+        written, or a writer that raised, is one line each (naming its plugin) and the others are still
+        written; the last such error is raised at the end (exit 2) instead of being printed."""
         if not result.trails:
             return
+        from ..errors import InfrastructureError
         from ..files import OutputWriteError, write_new
         from ..logs import dumps
         from ..untrusted import output_value
 
-        failed: list[OutputWriteError] = []
+        failed: list[InfrastructureError] = []
         try:
             result.summary_path = write_new(self.factory.output_dir / "reports", "trailblaze_test_results", ".json",
                                             dumps(output_value(result.summary())))
@@ -84,7 +93,8 @@ class RunOutputs:
             failed.append(exc)
         if self.history is not None:
             self.history.attach(result)
-        failed += self.factory.host.write_run_outputs(result, self.output_request())
+        failed += self.factory.host.write_run_outputs(result, self.output_request(),
+                                                      writers="core" if self.options.worker else "all")
         for error in failed[:-1]:
             self.progress.note(f"✗ {error}")
         if failed:
@@ -99,7 +109,18 @@ class RunOutputs:
                                 devices=tuple(options.devices),
                                 plugins={p.name: p.version for p in self.factory.host.plugins()})
         return OutputRequest(self.factory.output_dir, context, junit_xml=options.junit_xml,
-                             alluredir=options.alluredir, html_report=options.report, markdown=options.markdown)
+                             alluredir=options.alluredir, html_report=options.report,
+                             markdown=options.markdown, options=options.output_options,
+                             config=self._config())
+
+    def _config(self) -> "WorkspaceConfig | None":
+        """The workspace config of the current directory, for the writers' ``request.section(...)``;
+        read once per run (``output_request`` is asked once per trail)."""
+        if self._workspace_config is _UNREAD:
+            from ..config import current_workspace_config
+
+            self._workspace_config = current_workspace_config(self.factory.host)
+        return self._workspace_config  # type: ignore[return-value]
 
     def write_recording_log(self, session: Session, result: TrailResult) -> None:
         """``logs/<session>/recording.trail.yaml``: the trail as it ran, recordings generated from the logs."""
