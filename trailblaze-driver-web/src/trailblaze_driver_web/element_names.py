@@ -1,0 +1,108 @@
+"""What ``trailblaze record`` writes for an element the person acted on, asked of Playwright.
+
+The page script only marks the element (``recorder_script.MARK_ATTRIBUTE``); its role and accessible name
+come from Playwright's aria snapshot of that element — the computation ``trailblaze snapshot`` prints and
+replay's role locators match — and its selector from ``targets.recorded_args``, the code that records an
+action by snapshot ref. A ``<select>`` inside ``<label>Category …</label>`` is therefore ``combobox
+"Category"`` here exactly as in the snapshot. An element inside an iframe is also given the iframe, as a
+descriptor (``iframe "Approval frame"``) or, when its name does not pick it alone, ``css=``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
+
+from trailblaze import NodeSelector, WebMatch
+
+from .recorder_script import MARK_ATTRIBUTE
+from .selectors import selector_locator
+from .snapshot import AriaNode, parse
+from .targets import _CSS_PATH_JS, recorded_args
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Frame
+
+    from .driver import PlaywrightDriver
+
+NAMING_TIMEOUT_MS = 500
+"""How long an element may take to be read: it is on the page already, or gone (the page navigated)."""
+
+
+@dataclass
+class RecordedTarget:
+    args: dict[str, Any]
+    """``ref`` (and ``nodeSelector``, ``frame``) for the tool call."""
+    said: str
+    """How the terminal and the step's text name the element."""
+
+
+def marked(frame: Frame, mark: str) -> Any:
+    return frame.locator(f'[{MARK_ATTRIBUTE}="{mark}"]')
+
+
+def name_marked(drv: PlaywrightDriver, frame: Frame, mark: str) -> RecordedTarget | None:
+    """The recorded target of the element marked ``mark`` in ``frame``; None when it is gone or the mark is
+    not on one element alone (the page copied it)."""
+    loc = marked(frame, mark)
+    node = _node(loc.aria_snapshot(timeout=NAMING_TIMEOUT_MS))  # strict: a copied mark fails here
+    in_frame = frame.parent_frame is not None
+    args = _by_role_and_name(frame, node, mark)
+    if args is None:  # not unique by role and name: the full search (test id, id, position)
+        handle = loc.element_handle(timeout=NAMING_TIMEOUT_MS)
+        if handle is None:
+            return None
+        try:
+            args = recorded_args(drv, handle, node, frame if in_frame else None)
+        finally:
+            handle.dispose()
+    if args is None:
+        return None
+    said = str(args["ref"])
+    if in_frame:
+        where = frame_descriptor(frame)
+        if where is None:
+            return None
+        args["frame"] = where
+        said = f"{said} in {where}"
+    return RecordedTarget(args, said)
+
+
+def _by_role_and_name(frame: Frame, node: AriaNode | None, mark: str) -> dict[str, Any] | None:
+    """``recorded_args``' first choice, proven in one call: role and name, when they pick the marked
+    element alone (the common case, and the one a click that navigates has time for)."""
+    if node is None or node.role in ("generic", "text") or not node.name:
+        return None
+    sel = NodeSelector(web=WebMatch(ariaRole=node.role, ariaNameRegex=node.name))
+    found = selector_locator(cast(Any, frame), sel).evaluate_all(
+        "(els, [attr, mark]) => [els.findIndex(e => e.getAttribute(attr) === mark), els.length]",
+        [MARK_ATTRIBUTE, mark])
+    if found != [0, 1]:
+        return None
+    return {"ref": node.descriptor(), "nodeSelector": sel.to_yaml()}
+
+
+def frame_descriptor(frame: Frame) -> str | None:
+    """How a tool names the iframe element ``frame`` is shown in: ``iframe "NAME"`` when Playwright's role
+    locator finds that name on that iframe alone, else its ``css=`` path."""
+    parent = frame.parent_frame
+    if parent is None:
+        return None
+    handle = frame.frame_element()
+    try:
+        names = handle.evaluate("e => [e.getAttribute('aria-label'), e.getAttribute('title'), e.name]")
+        for name in dict.fromkeys(" ".join(str(n).split()) for n in names if n and str(n).strip()):
+            found = parent.get_by_role("iframe", name=name, exact=True).evaluate_all(
+                "(els, t) => [els.indexOf(t), els.length]", handle)
+            if found == [0, 1]:
+                return f"iframe {json.dumps(name, ensure_ascii=False)}"
+        css = handle.evaluate(_CSS_PATH_JS)
+        return f"css={css}" if css else None
+    finally:
+        handle.dispose()
+
+
+def _node(raw: str) -> AriaNode | None:
+    roots = parse(raw).roots
+    return roots[0] if roots else None
