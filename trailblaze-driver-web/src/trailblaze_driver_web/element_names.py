@@ -84,23 +84,36 @@ def _by_role_and_name(frame: Frame, node: AriaNode | None, mark: str) -> dict[st
 
 
 def frame_descriptor(frame: Frame) -> str | None:
-    """How a tool names the iframe element ``frame`` is shown in: ``iframe "NAME"`` when Playwright's role
-    locator finds that name on that iframe alone, else its ``css=`` path."""
-    parent = frame.parent_frame
-    if parent is None:
+    """How a tool names the iframe element ``frame`` is shown in: ``iframe "NAME"`` when that name is the
+    iframe's alone in its document, else its ``css=`` path. Playwright's role locators and aria snapshot
+    give iframes no name, so the name is HTML-AAM's for an iframe: ``aria-labelledby``, ``aria-label``,
+    else ``title``."""
+    if frame.parent_frame is None:
         return None
     handle = frame.frame_element()
     try:
-        names = handle.evaluate("e => [e.getAttribute('aria-label'), e.getAttribute('title'), e.name]")
-        for name in dict.fromkeys(" ".join(str(n).split()) for n in names if n and str(n).strip()):
-            found = parent.get_by_role("iframe", name=name, exact=True).evaluate_all(
-                "(els, t) => [els.indexOf(t), els.length]", handle)
-            if found == [0, 1]:
-                return f"iframe {json.dumps(name, ensure_ascii=False)}"
+        name = handle.evaluate(_IFRAME_NAME_JS)
+        if name:
+            return f"iframe {json.dumps(name, ensure_ascii=False)}"
         css = handle.evaluate(_CSS_PATH_JS)
         return f"css={css}" if css else None
     finally:
         handle.dispose()
+
+
+_IFRAME_NAME_JS = """el => {
+  const squash = s => (s || '').replace(/\\s+/g, ' ').trim();
+  const name = f => {
+    const by = f.getAttribute('aria-labelledby');
+    const labelled = by && squash(by.split(/\\s+/).map(id => (f.ownerDocument.getElementById(id) || {}).textContent)
+                                   .join(' '));
+    return labelled || squash(f.getAttribute('aria-label')) || squash(f.getAttribute('title'));
+  };
+  const mine = name(el);
+  if (!mine) return null;
+  const same = [...el.ownerDocument.querySelectorAll('iframe, frame')].filter(f => name(f) === mine);
+  return same.length === 1 ? mine : null;
+}"""
 
 
 def _node(raw: str) -> AriaNode | None:

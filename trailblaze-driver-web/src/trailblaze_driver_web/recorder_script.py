@@ -134,11 +134,13 @@ PAGE_SCRIPT = r"""
     return closed ? ['closed shadow root', closed] : null;
   };
 
-  // -- typing: the final text of a field, when it is left or Enter commits it -------------------------
-  const dirty = new Set();
+  // -- typing: the person's text, as the last of their input events left it, sent when the field is
+  // left or Enter commits it (what the page writes into a field afterwards is not the person's) --------
+  const dirty = new Map();
   const reportTyping = el => {
+    const value = dirty.has(el) ? dirty.get(el) : el.value;
     dirty.delete(el);
-    send('type', el, isSecret(el) ? {password: true} : {value: el.value});
+    send('type', el, isSecret(el) ? {password: true} : {value});
   };
   const verifySelection = () => {
     const text = squash(String(getSelection()));
@@ -177,7 +179,7 @@ PAGE_SCRIPT = r"""
     if (!el) return;
     if (el.localName === 'select') send('select', el, {values: [...el.selectedOptions].map(o => o.value)});
     else if (el.type === 'file') send('upload', el, {names: [...el.files].map(f => f.name)});
-    else if (typed(el)) { isSecret(el); dirty.add(el); }
+    else if (typed(el)) dirty.set(el, isSecret(el) ? null : el.value);
   }, true);
   document.addEventListener('focusout', e => {
     if (!e.isTrusted) return;
@@ -193,7 +195,7 @@ PAGE_SCRIPT = r"""
     if (!e.isTrusted || fromOverlay(e)) return;
     scanAround(e);
     const el = origin(e);
-    if (e.key === 'Enter' && typed(el)) { reportTyping(el); send('enter', el); }
+    if (e.key === 'Enter' && typed(el)) { if (dirty.has(el)) reportTyping(el); send('enter', el); }
     if (e.altKey && e.shiftKey && e.code === 'KeyV') {
       verifySelection();
       e.preventDefault();
