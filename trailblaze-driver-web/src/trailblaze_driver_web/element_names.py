@@ -2,8 +2,8 @@
 
 The page script only marks the element (``recorder_script.MARK_ATTRIBUTE``); its role and accessible name
 come from Playwright's aria snapshot of that element — the computation ``trailblaze snapshot`` prints and
-replay's role locators match — and its selector from ``targets.recorded_args``, the code that records an
-action by snapshot ref. A ``<select>`` inside ``<label>Category …</label>`` is therefore ``combobox
+replay's role locators match — and its selector from ``targets.best_selector``, the code that records an
+action by snapshot ref (role and name, then test id, id, position). A ``<select>`` inside ``<label>Category …</label>`` is therefore ``combobox
 "Category"`` here exactly as in the snapshot. An element inside an iframe is also given the iframe, as a
 descriptor (``iframe "Approval frame"``) or, when its name does not pick it alone, ``css=``.
 """
@@ -19,7 +19,7 @@ from trailblaze import NodeSelector, WebMatch
 from .recorder_script import MARK_ATTRIBUTE
 from .selectors import selector_locator
 from .snapshot import AriaNode, parse
-from .targets import _CSS_PATH_JS, recorded_args
+from .targets import _CSS_PATH_JS, _css_ref, best_selector
 
 if TYPE_CHECKING:
     from playwright.sync_api import Frame
@@ -54,9 +54,10 @@ def name_marked(drv: PlaywrightDriver, frame: Frame, mark: str) -> RecordedTarge
         if handle is None:
             return None
         try:
-            args = recorded_args(drv, handle, node, frame if in_frame else None)
+            sel = best_selector(drv, handle, node, frame if in_frame else None)
         finally:
             handle.dispose()
+        args = None if sel is None else {"ref": _descriptor(node) or _css_ref(sel), "nodeSelector": sel.to_yaml()}
     if args is None:
         return None
     said = str(args["ref"])
@@ -70,7 +71,7 @@ def name_marked(drv: PlaywrightDriver, frame: Frame, mark: str) -> RecordedTarge
 
 
 def _by_role_and_name(frame: Frame, node: AriaNode | None, mark: str) -> dict[str, Any] | None:
-    """``recorded_args``' first choice, proven in one call: role and name, when they pick the marked
+    """``best_selector``'s first choice, proven in one call: role and name, when they pick the marked
     element alone (the common case, and the one a click that navigates has time for)."""
     if node is None or node.role in ("generic", "text") or not node.name:
         return None
@@ -114,6 +115,11 @@ _IFRAME_NAME_JS = """el => {
   const same = [...el.ownerDocument.querySelectorAll('iframe, frame')].filter(f => name(f) === mine);
   return same.length === 1 ? mine : null;
 }"""
+
+
+def _descriptor(node: AriaNode | None) -> str | None:
+    """The snapshot's descriptor of a node that has a role and a name (as ``targets.record_ref`` writes)."""
+    return node.descriptor() if node is not None and node.role not in ("generic", "text") and node.name else None
 
 
 def _node(raw: str) -> AriaNode | None:

@@ -70,7 +70,8 @@ class _Report(BaseModel):
 
 
 PRE_NAMED_FOR_S = 1.5
-"""A name asked when the pointer went down is the click's name for this long."""
+"""A name asked when the pointer came over or went down on an element is its click's name for this long
+(after that it is asked again, and kept only if the element is gone)."""
 
 
 @dataclass
@@ -137,7 +138,10 @@ class Recorder:
     def _on_report(self, payload: str) -> None:
         """Reports are handled one at a time, in the order they came: naming an element waits on
         Playwright, and meanwhile Playwright delivers the next report (Enter after the text it commits)."""
-        self._queue.append(lambda: self._take(payload))
+        if '"kind":"pre"' in payload:  # naming ahead of the actions queued: the element may leave soon
+            self._queue.appendleft(lambda: self._take(payload))
+        else:
+            self._queue.append(lambda: self._take(payload))
         self._drain()
 
     def _drain(self) -> None:
@@ -195,7 +199,14 @@ class Recorder:
         self._pre_window = (start, count + 1)
         if count >= self.options.max_events_per_s or report.el is None:
             return
-        self._pre_named[report.el.mark] = (now, self._name(report))
+        known = self._pre_named.get(report.el.mark)
+        if known is not None and known[1] is not None and now - known[0] < PRE_NAMED_FOR_S:
+            return  # named when the pointer came over it: the press adds nothing (and may race a navigation)
+        named = self._name(report)
+        if named is not None or report.el.mark not in self._pre_named:  # a later miss keeps the earlier name
+            self._pre_named[report.el.mark] = (now, named)
+            if len(self._pre_named) > 256:  # the oldest names are no use any more
+                del self._pre_named[next(iter(self._pre_named))]
 
     def _handle(self, report: _Report) -> None:
         kind, data = report.kind, report.data
@@ -338,8 +349,10 @@ class Recorder:
         click that navigated) — the one asked when the pointer went down."""
         if report.el is None:
             return None
-        pre = self._pre_named.pop(report.el.mark, None)
-        if pre is not None and pre[1] is not None and time.monotonic() - pre[0] < PRE_NAMED_FOR_S:
+        pre = self._pre_named.get(report.el.mark)
+        fresh = pre is not None and pre[1] is not None and (
+            time.monotonic() - pre[0] < PRE_NAMED_FOR_S or report.kind in ("type", "select", "upload"))
+        if pre is not None and fresh:  # a field is not renamed while it is typed into
             return pre[1]
         now = self._name(report)
         if now is not None:

@@ -148,6 +148,12 @@ PAGE_SCRIPT = r"""
     return text;
   };
 
+  let hovered = null;
+  document.addEventListener('pointerover', e => {  // a person points before pressing: name it early
+    if (!e.isTrusted || fromOverlay(e)) return;
+    const el = clickable(e);
+    if (el && el !== hovered && !typed(el)) { hovered = el; send('pre', el); }
+  }, true);
   document.addEventListener('pointerdown', e => {
     if (!e.isTrusted || fromOverlay(e)) return;
     scanAround(e);

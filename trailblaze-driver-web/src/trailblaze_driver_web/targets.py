@@ -15,7 +15,7 @@ import difflib
 import re
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from trailblaze import NodeSelector, ToolFailure, WebMatch, parse_selector
 
@@ -186,17 +186,9 @@ def record_ref(drv: PlaywrightDriver, ref: str, node: AriaNode | None) -> dict[s
     if handle is None:
         return None
     try:
-        return recorded_args(drv, handle, node)
+        sel = best_selector(drv, handle, node)
     finally:
         handle.dispose()
-
-
-def recorded_args(drv: PlaywrightDriver, handle: ElementHandle, node: AriaNode | None,
-                  scope: Frame | None = None) -> dict[str, Any] | None:
-    """``{ref, nodeSelector}`` recorded for the element ``handle`` whose snapshot node is ``node``: its
-    descriptor as the snapshot prints it, and the selector proven to pick it alone (in ``scope``, a frame,
-    when given). Tools acting by ref and ``trailblaze record`` both write this."""
-    sel = best_selector(drv, handle, node, scope)
     if sel is None:
         return None
     descriptor = node.descriptor() if node is not None and node.role not in ("generic", "text") and node.name \
@@ -215,20 +207,19 @@ def _css_ref(sel: NodeSelector) -> str:
 
 
 def _position(drv: PlaywrightDriver, sel: NodeSelector, handle: ElementHandle,
-              scope: Frame | None = None) -> tuple[int, int]:
-    """(index of ``handle`` among the selector's matches or -1, number of matches), in the page or, given
-    ``scope``, in that frame."""
-    root: Any = scope if scope is not None else drv.page  # a Frame locates as a Page does
-    loc = selector_locator(root, sel)
+              root: Frame | None = None) -> tuple[int, int]:
+    """(index of ``handle`` among the selector's matches in the page, or in ``root``, the frame that holds
+    it, or -1; number of matches)."""
+    loc = selector_locator(cast(Any, drv.page if root is None else root), sel)  # a Frame locates as a Page
     result = loc.evaluate_all("(els, t) => [els.indexOf(t), els.length]", handle)
     return int(result[0]), int(result[1])
 
 
 def best_selector(drv: PlaywrightDriver, handle: ElementHandle, node: AriaNode | None,
-                  scope: Frame | None = None) -> NodeSelector | None:
-    """The most readable selector that picks exactly ``handle``: role and name first (what a user sees and
-    what an ARIA descriptor says), then a test id, an element id, and only then a position. Unique in the
-    page, or in ``scope`` for an element inside a frame."""
+                  root: Frame | None = None) -> NodeSelector | None:
+    """The most readable selector that picks exactly ``handle`` in the page or ``root`` (the frame that
+    holds it): role and name first (what a user sees and what an ARIA descriptor says), then a test id,
+    an element id, and only then a position."""
     candidates: list[WebMatch] = []
     role = node.role if node is not None and node.role not in ("text",) else None
     name = node.name if node is not None else None
@@ -248,7 +239,7 @@ def best_selector(drv: PlaywrightDriver, handle: ElementHandle, node: AriaNode |
     first_seen: tuple[WebMatch, int] | None = None
     for match in candidates:
         sel = NodeSelector(web=match)
-        index, count = _position(drv, sel, handle, scope)
+        index, count = _position(drv, sel, handle, root)
         if index == 0 and count == 1:
             return sel
         if index >= 0 and first_seen is None:
@@ -259,7 +250,7 @@ def best_selector(drv: PlaywrightDriver, handle: ElementHandle, node: AriaNode |
     css = handle.evaluate(_CSS_PATH_JS)
     if css:
         sel = NodeSelector(web=WebMatch(cssSelector=css))
-        index, count = _position(drv, sel, handle, scope)
+        index, count = _position(drv, sel, handle, root)
         if index >= 0:
             return sel if count == 1 else NodeSelector(web=WebMatch(cssSelector=css, nthIndex=index))
     return None
