@@ -1,16 +1,16 @@
 """Recorder overhead: how long after a person's click the recorder has the event, in headless Chromium.
 
-Baseline: a bare Playwright binding called from a minimal click listener (the cheapest way a page can
-tell Python anything). Ours: ``trailblaze record``'s page script (in its isolated world) and recorder —
-the report validated, the element's role and name asked of Playwright's aria snapshot, the selector
-proven unique, the tool call added to its step. Both click the same button with real (trusted) mouse
-events, one click at a time, in rounds; latency is page ``Date.now()`` at the event to Python having it (the
-baseline) or to the tool call being recorded (ours: the recorder's handling included). Two ways: clicks
-in a row on the button (the name asked when the pointer arrived serves the clicks of the next 1.5 s),
-and the pointer coming from elsewhere and pressing at once (the naming is asked as it arrives, a moment
-before the press; what is not done when the click is reported, the click waits for). Two pages: a plain one, and one whose button is inside the third
-of five iframes (the frame found, the selector proven in it, the iframe named for ``frame:``).
-Aim: ≤ 50 ms per click.
+Baseline: a bare Playwright binding called from a minimal click listener (the cheapest way a page can tell
+Python anything). Ours: ``trailblaze record``'s page script (in its isolated world) and recorder — the
+report validated, the element's role and name asked of Playwright's aria snapshot, the selector proven
+unique, the tool call added to its step. Both click the same button with real (trusted) mouse events, one
+click at a time, in rounds; latency is page ``Date.now()`` at the event to Python having it (the baseline)
+or to the tool call being recorded (ours: the recorder's handling included). Two ways: clicks in a row on
+the button (the name asked when the pointer arrived serves the clicks of the next 1.5 s), and the pointer
+coming from elsewhere and pressing at once (the naming is asked as it arrives, a moment before the press;
+what is not done when the click is reported, the click waits for). Two pages: a plain one, and one whose
+button is inside the third of five iframes (the frame found, the selector proven in it, the iframe named for
+``frame:``). Aim: ≤ 50 ms per click.
 
     uv run python benchmarks/bench_recorder.py [--clicks 100] [--rounds 3]
 """

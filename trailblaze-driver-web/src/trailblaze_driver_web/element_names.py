@@ -3,9 +3,10 @@
 The page script only marks the element (``recorder_script.MARK_ATTRIBUTE``); its role and accessible name
 come from Playwright's aria snapshot of that element — the computation ``trailblaze snapshot`` prints and
 replay's role locators match — and its selector from ``targets.best_selector``, the code that records an
-action by snapshot ref (role and name, then test id, id, position). A ``<select>`` inside ``<label>Category …</label>`` is therefore ``combobox
-"Category"`` here exactly as in the snapshot. An element inside an iframe is also given the iframe, as a
-descriptor (``iframe "Approval frame"``) or, when its name does not pick it alone, ``css=``.
+action by snapshot ref (role and name, then test id, id, position). A ``<select>`` inside ``<label>Category
+…</label>`` is therefore ``combobox "Category"`` here exactly as in the snapshot. An element inside an
+iframe is also given the iframe, as a descriptor (``iframe "Approval frame"``) or, when its name does not
+pick it alone, ``css=``.
 """
 
 from __future__ import annotations
