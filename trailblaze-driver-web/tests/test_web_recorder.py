@@ -138,3 +138,11 @@ def test_the_overlay_names_steps_and_adds_checks_and_is_seen_by_neither_recorder
                      ("web_verifyTextVisible", None, "Some plain text")], calls  # nothing from the overlay
     assert drafts[0].text == "Look for boots" and drafts[0].kind == "step"
     assert drafts[-1].kind == "verify"
+
+
+def test_the_old_hook_name_is_importable_with_a_deprecation_naming_what_replaced_it() -> None:
+    import pytest
+
+    with pytest.warns(DeprecationWarning, match="IsolatedChannel.binding"):
+        from trailblaze_driver_web.recorder import BINDING
+    assert BINDING == "__trailblazeRecord"

@@ -35,6 +35,17 @@ if TYPE_CHECKING:
 __all__ = ["PAGE_SCRIPT", "Recorder", "RecordingBrowser", "record_actions"]
 
 
+def __getattr__(name: str) -> Any:
+    if name == "BINDING":
+        import warnings
+
+        warnings.warn("trailblaze_driver_web.recorder.BINDING is deprecated: the page's hook is gone; the recorder "
+                      "reports through a binding with a random name per recording, in an isolated world "
+                      "(recorder_channel.IsolatedChannel.binding)", DeprecationWarning, stacklevel=2)
+        return "__trailblazeRecord"
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 class RecordingBrowser(Protocol):
     """What the recorder needs of the web driver: its context, its current page and the base URL recorded
     navigations are made relative to. ``PlaywrightDriver`` is the one there is; the recorder also asks
@@ -150,7 +161,11 @@ class Recorder:
         self._handling = True
         try:
             while self._queue:
-                self._queue.popleft()()
+                item = self._queue.popleft()
+                try:
+                    item()
+                except Exception as exc:  # noqa: BLE001 - one event lost, said; the recording goes on
+                    self._warn(f"an event could not be recorded: {' '.join(str(exc).split())[:200]}")
         finally:
             self._handling = False
 
@@ -178,14 +193,11 @@ class Recorder:
         now = time.monotonic()
         start, count, dropped = self._window
         if now - start >= 1.0:
-            if dropped:
-                self._warn(f"the page sent {count + dropped} events in one second; recorded the first "
-                           f"{count}, dropped {dropped}")
             start, count, dropped = now, 0, 0
         if count >= self.options.max_events_per_s:
             if not dropped:
                 self._warn(f"more than {self.options.max_events_per_s} events in one second from "
-                           f"{report.url or 'the page'}: not recorded until the next second")
+                           f"{report.url or 'the page'}: the rest of that second is not recorded")
             self._window = (start, count, dropped + 1)
             return False
         self._window = (start, count + 1, dropped)

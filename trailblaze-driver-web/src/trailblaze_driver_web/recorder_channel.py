@@ -37,7 +37,8 @@ class IsolatedChannel:
         self.binding = f"__trailblaze_{token}"
         self.script = page_script(self.binding)
         self.sessions: list[CDPSession] = []
-        self._frames: set[Frame] = set()
+        self._frames: set[tuple[Frame, str]] = set()
+        """Out-of-process frames given a session, by origin (another site is another process)."""
 
     def attach(self) -> None:
         self._install(self.page)
@@ -58,13 +59,14 @@ class IsolatedChannel:
         self.sessions.clear()
 
     def _frame_navigated(self, frame: Frame) -> None:
-        if frame.parent_frame is None or frame in self._frames:
+        key = (frame, _origin(frame.url))
+        if frame.parent_frame is None or key in self._frames:
             return
         try:
             self._install(frame)  # an out-of-process frame: its own target
         except Exception:  # noqa: BLE001 - part of its page's process: the page's session covers it
             return
-        self._frames.add(frame)
+        self._frames.add(key)
 
     def _install(self, target: Page | Frame) -> None:
         session = self.context.new_cdp_session(target)
@@ -85,6 +87,13 @@ class IsolatedChannel:
     def _called(self, event: dict[str, Any]) -> None:
         if event.get("name") == self.binding and isinstance(event.get("payload"), str):
             self.on_report(event["payload"])
+
+
+def _origin(url: str) -> str:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
 
 
 def _frame_ids(tree: dict[str, Any]) -> Iterator[str]:
