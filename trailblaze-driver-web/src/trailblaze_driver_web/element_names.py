@@ -12,23 +12,28 @@ pick it alone, ``css=``.
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from trailblaze import NodeSelector, WebMatch
 
+from .recorder_reports import PageReport
 from .recorder_script import MARK_ATTRIBUTE
 from .selectors import selector_locator
 from .snapshot import AriaNode, parse
 from .targets import _CSS_PATH_JS, _css_ref, best_selector
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Frame
+    from playwright.sync_api import Frame, Locator
 
     from .driver import PlaywrightDriver
 
 NAMING_TIMEOUT_MS = 500
 """How long an element may take to be read: it is on the page already, or gone (the page navigated)."""
+PRE_NAMED_FOR_S = 1.5
+"""A name asked when the pointer came over or went down on an element is its click's name for this long
+(after that it is asked again, and kept only if the element is gone)."""
 
 
 @dataclass
@@ -39,7 +44,7 @@ class RecordedTarget:
     """How the terminal and the step's text name the element."""
 
 
-def marked(frame: Frame, mark: str) -> Any:
+def marked(frame: Frame, mark: str) -> Locator:
     return frame.locator(f'[{MARK_ATTRIBUTE}="{mark}"]')
 
 
@@ -126,3 +131,108 @@ def _descriptor(node: AriaNode | None) -> str | None:
 def _node(raw: str) -> AriaNode | None:
     roots = parse(raw).roots
     return roots[0] if roots else None
+
+
+class ElementNamer:
+    """The recorder's part that names what a report is about: it asks Playwright (``name_marked``) when
+    the pointer comes over an element or a field takes focus — ahead of a click that may leave the page —
+    keeps those names a moment, finds the frame that holds a mark, and falls back to what the script saw
+    (test id, id, CSS path; never a name) when the element is gone."""
+
+    def __init__(self, drv: PlaywrightDriver, max_per_s: int) -> None:
+        self.drv = drv
+        self.max_per_s = max_per_s
+        self._named: dict[str, tuple[float, RecordedTarget | None]] = {}
+        """Names asked ahead, by mark: (when, the name or None when it could not be read)."""
+        self._frames: dict[str, Frame] = {}
+        """The frame of each document that reported, by the script's document id."""
+        self._window = (0.0, 0)
+
+    def name_ahead(self, report: PageReport) -> None:
+        """A ``pre`` report: name the element now (at most ``max_per_s`` a second: pointing is cheap)."""
+        start, count = self._window
+        now = time.monotonic()
+        if now - start >= 1.0:
+            start, count = now, 0
+        self._window = (start, count + 1)
+        if count >= self.max_per_s or report.el is None:
+            return
+        known = self._named.get(report.el.mark)
+        if known is not None and known[1] is not None and now - known[0] < PRE_NAMED_FOR_S:
+            return  # named when the pointer came over it: the press adds nothing (and may race a navigation)
+        named = self._name(report)
+        if named is not None or report.el.mark not in self._named:  # a later miss keeps the earlier name
+            self._named[report.el.mark] = (now, named)
+            if len(self._named) > 256:  # the oldest names are no use any more
+                del self._named[next(iter(self._named))]
+
+    def target(self, report: PageReport) -> RecordedTarget | None:
+        """Playwright's name for the element: the one asked ahead when it is recent (or the element is a
+        field, which is not renamed while it is typed into), else asked now, else — the element already
+        left the page — the one asked ahead, else what the script saw."""
+        if report.el is None:
+            return None
+        ahead = self._named.get(report.el.mark)
+        if ahead is not None and ahead[1] is not None and (
+                time.monotonic() - ahead[0] < PRE_NAMED_FOR_S or report.kind in ("type", "select", "upload")):
+            return ahead[1]
+        now = self._name(report)
+        if now is not None:
+            return now
+        if ahead is not None and ahead[1] is not None:
+            return ahead[1]
+        return self._fallback(report)
+
+    def frame_of(self, report: PageReport) -> Frame | None:
+        """The frame holding the reported element: the one whose document carries its mark."""
+        if report.el is None:
+            return None
+        known = self._frames.get(report.document)
+        if known is not None and not known.is_detached():
+            return known
+        try:
+            frames = sorted(self.drv.page.frames, key=lambda f: f.url != report.url)
+        except Exception:  # noqa: BLE001 - the page is gone
+            return None
+        for frame in frames:
+            try:
+                if marked(frame, report.el.mark).count() == 1:
+                    self._frames[report.document] = frame
+                    return frame
+            except Exception:  # noqa: BLE001, S112 - a frame detached meanwhile
+                continue
+        return None
+
+    def _name(self, report: PageReport) -> RecordedTarget | None:
+        assert report.el is not None
+        frame = self.frame_of(report)
+        if frame is None:
+            return None
+        try:
+            return name_marked(self.drv, frame, report.el.mark)
+        except Exception:  # noqa: BLE001 - the document went away while it was read
+            return None
+
+    def _fallback(self, report: PageReport) -> RecordedTarget | None:
+        """When Playwright could not read the element (gone with its page): its test id, id or CSS path as
+        the script saw them. Never a name: names are Playwright's alone."""
+        el = report.el
+        if el is None:
+            return None
+        frame = self._frames.get(report.document)
+        extra: dict[str, Any] = {}
+        if frame is not None and frame.parent_frame is not None:
+            inside = frame_descriptor(frame)
+            if inside is None:
+                return None
+            extra["frame"] = inside
+        if el.testId:
+            sel = NodeSelector(web=WebMatch(dataTestId=el.testId))
+            return RecordedTarget({"ref": f'css=[data-testid="{el.testId}"]', "nodeSelector": sel.to_yaml(),
+                                   **extra}, f"[data-testid={el.testId}]")
+        if el.id:
+            sel = NodeSelector(web=WebMatch(cssSelector=f"#{el.id}"))
+            return RecordedTarget({"ref": f"css=#{el.id}", "nodeSelector": sel.to_yaml(), **extra}, f"#{el.id}")
+        if el.css and not el.inShadow:
+            return RecordedTarget({"ref": f"css={el.css}", **extra}, el.css)
+        return None

@@ -2,9 +2,10 @@
 an isolated world by ``recorder_channel``) becomes the tool call the agent would have recorded.
 
 The recorder trusts the page for nothing it writes: reports come only from the isolated world, only for
-events the person caused, at most ``max_events_per_s`` a second; the element's name and selector are
-Playwright's (``element_names``), asked when the pointer goes down or a field takes focus (a click that
-submits or navigates leaves nothing to ask afterwards) and again when the action is reported. A password
+events the person caused, at most ``max_events_per_s`` a second (``recorder_reports`` checks their
+shape); the element's name and selector are Playwright's, asked by the recorder's ``ElementNamer``
+(``element_names``) when the pointer comes over an element or a field takes focus (a click that submits
+or navigates leaves nothing to ask afterwards), else when the action is reported. A password
 field — or one that ever was — is recorded as ``web_fillSecret`` with a ``{{token}}``; its value never
 leaves the page. What cannot be recorded (a click on a ``<canvas>`` or inside a closed shadow root) is
 said on one warning line and written as a comment above its step.
@@ -17,18 +18,19 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
-from trailblaze import NodeSelector, RecordOptions, RecordedStepDraft, ToolCall, WebMatch, escape_literal
+from trailblaze import RecordOptions, RecordedStepDraft, ToolCall, escape_literal
 
-from .element_names import RecordedTarget, frame_descriptor, marked, name_marked
+from .element_names import ElementNamer, frame_descriptor
 from .recorder_channel import IsolatedChannel
+from .recorder_reports import PageReport
 from .recorder_script import PAGE_SCRIPT
 
 if TYPE_CHECKING:
-    from playwright.sync_api import BrowserContext, Frame, Page
+    from playwright.sync_api import BrowserContext, Page
 
     from .driver import PlaywrightDriver
 
@@ -58,31 +60,6 @@ class RecordingBrowser(Protocol):
     def page(self) -> Page: ...
 
     def base_url(self) -> str | None: ...
-
-
-class _Element(BaseModel):
-    mark: str
-    tag: str = ""
-    testId: str | None = None  # noqa: N815 - the page script's key
-    id: str | None = None
-    css: str = ""
-    inShadow: bool = False  # noqa: N815
-
-
-class _Report(BaseModel):
-    """One report of the page script: the boundary between the page and the recorder."""
-
-    id: str
-    kind: Literal["pre", "click", "type", "enter", "select", "upload", "verify", "name", "unrecordable"]
-    el: _Element | None = None
-    data: dict[str, Any] = {}
-    t: float
-    url: str = ""
-
-
-PRE_NAMED_FOR_S = 1.5
-"""A name asked when the pointer came over or went down on an element is its click's name for this long
-(after that it is asked again, and kept only if the element is gone)."""
 
 
 @dataclass
@@ -115,9 +92,7 @@ class Recorder:
         self._seen: set[str] = set()
         self._window = (0.0, 0, 0)
         """(second it started, actions in it, actions dropped in it)."""
-        self._pre_window = (0.0, 0)
-        self._pre_named: dict[str, tuple[float, RecordedTarget | None]] = {}
-        self._frames: dict[str, Frame] = {}
+        self.elements = ElementNamer(drv, options.max_events_per_s)
         self._pending_notes: list[str] = []
         self.channel: IsolatedChannel | None = None
         self._queue: deque[Callable[[], None]] = deque()
@@ -171,14 +146,14 @@ class Recorder:
 
     def _take(self, payload: str) -> None:
         try:
-            report = _Report.model_validate_json(payload)
+            report = PageReport.model_validate_json(payload)
         except ValidationError:
             return  # not the script's: nothing else can reach the hook, but nothing malformed is taken
         if report.id in self._seen:
             return  # the same document seen by two sessions
         self._seen.add(report.id)
         if report.kind == "pre":
-            self._pre_name(report)
+            self.elements.name_ahead(report)
             return
         if not self._admit(report):
             return
@@ -187,7 +162,7 @@ class Recorder:
         finally:  # the event's time in the page to the call recorded here
             self.latencies_ms.append(time.time() * 1000 - report.t)
 
-    def _admit(self, report: _Report) -> bool:
+    def _admit(self, report: PageReport) -> bool:
         """At most ``max_events_per_s`` actions a second: more is not a person (a page script holding a
         key down, a flood); the rest of that second is dropped, said once."""
         now = time.monotonic()
@@ -203,24 +178,7 @@ class Recorder:
         self._window = (start, count + 1, dropped)
         return True
 
-    def _pre_name(self, report: _Report) -> None:
-        start, count = self._pre_window
-        now = time.monotonic()
-        if now - start >= 1.0:
-            start, count = now, 0
-        self._pre_window = (start, count + 1)
-        if count >= self.options.max_events_per_s or report.el is None:
-            return
-        known = self._pre_named.get(report.el.mark)
-        if known is not None and known[1] is not None and now - known[0] < PRE_NAMED_FOR_S:
-            return  # named when the pointer came over it: the press adds nothing (and may race a navigation)
-        named = self._name(report)
-        if named is not None or report.el.mark not in self._pre_named:  # a later miss keeps the earlier name
-            self._pre_named[report.el.mark] = (now, named)
-            if len(self._pre_named) > 256:  # the oldest names are no use any more
-                del self._pre_named[next(iter(self._pre_named))]
-
-    def _handle(self, report: _Report) -> None:
+    def _handle(self, report: PageReport) -> None:
         kind, data = report.kind, report.data
         if kind == "name":
             self._named = " ".join(str(data.get("name", "")).split()) or None
@@ -238,7 +196,7 @@ class Recorder:
         if kind == "unrecordable":
             self._unrecordable(report)
             return
-        target = self._target(report) or self._fallback(report)
+        target = self.elements.target(report)
         if target is None:
             tag = report.el.tag if report.el else "?"
             self._warn(f"not recorded: a {kind} on a <{tag}> in {report.url} that left the page before it "
@@ -263,13 +221,13 @@ class Recorder:
             names = [str(n) for n in data.get("names", [])]  # the page knows names only: paths are the trail's
             self._add_call(ToolCall("web_uploadFile", {**args, "paths": names}), f"upload {', '.join(names)}")
 
-    def _unrecordable(self, report: _Report) -> None:
+    def _unrecordable(self, report: PageReport) -> None:
         el = report.el
         what = f"<{el.tag}>" if el else "an element"
         where = ""
         if el is not None:
             where = f" ({el.css})" if el.css else ""
-            frame = self._frame_of(report)
+            frame = self.elements.frame_of(report)
             if frame is not None and frame.parent_frame is not None:
                 inside = frame_descriptor(frame)
                 where += f" in {inside}" if inside else ""
@@ -354,77 +312,6 @@ class Recorder:
         if self._pending_notes and out:  # after the last action: above the last step
             out[-1].notes.extend(self._pending_notes)
         return out
-
-    # -- elements ---------------------------------------------------------------------------------
-    def _target(self, report: _Report) -> RecordedTarget | None:
-        """Playwright's name for the element: asked now, or — when the element already left the page (a
-        click that navigated) — the one asked when the pointer went down."""
-        if report.el is None:
-            return None
-        pre = self._pre_named.get(report.el.mark)
-        fresh = pre is not None and pre[1] is not None and (
-            time.monotonic() - pre[0] < PRE_NAMED_FOR_S or report.kind in ("type", "select", "upload"))
-        if pre is not None and fresh:  # a field is not renamed while it is typed into
-            return pre[1]
-        now = self._name(report)
-        if now is not None:
-            return now
-        return pre[1] if pre is not None else None
-
-    def _name(self, report: _Report) -> RecordedTarget | None:
-        assert report.el is not None
-        frame = self._frame_of(report)
-        if frame is None:
-            return None
-        try:
-            return name_marked(self.drv, frame, report.el.mark)
-        except Exception:  # noqa: BLE001 - the document went away while it was read
-            return None
-
-    def _fallback(self, report: _Report) -> RecordedTarget | None:
-        """When Playwright could not read the element (gone with its page): its test id, id or CSS path as
-        the script saw them. Never a name: names are Playwright's alone."""
-        el = report.el
-        if el is None:
-            return None
-        frame = self._frame_of(report) if self._frames.get(report.id.split(":")[0]) else None
-        extra: dict[str, Any] = {}
-        if frame is not None and frame.parent_frame is not None:
-            inside = frame_descriptor(frame)
-            if inside is None:
-                return None
-            extra["frame"] = inside
-        if el.testId:
-            sel = NodeSelector(web=WebMatch(dataTestId=el.testId))
-            return RecordedTarget({"ref": f'css=[data-testid="{el.testId}"]', "nodeSelector": sel.to_yaml(), **extra},
-                                  f"[data-testid={el.testId}]")
-        if el.id:
-            sel = NodeSelector(web=WebMatch(cssSelector=f"#{el.id}"))
-            return RecordedTarget({"ref": f"css=#{el.id}", "nodeSelector": sel.to_yaml(), **extra}, f"#{el.id}")
-        if el.css and not el.inShadow:
-            return RecordedTarget({"ref": f"css={el.css}", **extra}, el.css)
-        return None
-
-    def _frame_of(self, report: _Report) -> Frame | None:
-        """The frame holding the reported element: the one whose document carries its mark."""
-        if report.el is None:
-            return None
-        doc = report.id.split(":")[0]
-        known = self._frames.get(doc)
-        if known is not None and not known.is_detached():
-            return known
-        try:
-            frames = sorted(self.drv.page.frames, key=lambda f: f.url != report.url)
-            for frame in frames:
-                try:
-                    if marked(frame, report.el.mark).count() == 1:
-                        self._frames[doc] = frame
-                        return frame
-                except Exception:  # noqa: BLE001, S112 - a frame detached meanwhile
-                    continue
-        except Exception:  # noqa: BLE001 - the page is gone
-            return None
-        return None
 
     def _relative(self, url: str) -> str:
         """A URL on the app's base URL as its path (the trail then replays wherever the app is served)."""
