@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import signal
 import shutil
 import socket
 import subprocess
@@ -15,6 +16,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -60,6 +62,15 @@ def wait_for(path: Path, text: str, proc: subprocess.Popen[bytes], timeout: floa
     raise AssertionError(f"'{text}' never came:\n{path.read_text(errors='replace')}")
 
 
+def point_and_click(page: Any, locator: Any) -> None:
+    """As a person clicks: the pointer comes over the element, a moment passes, then the press. The
+    recorder names the element when the pointer arrives; a click that navigates leaves nothing to ask
+    afterwards (Playwright's instant move-press-release would be recorded by test id or CSS path)."""
+    locator.hover()
+    page.wait_for_timeout(1000)
+    locator.click()
+
+
 def test_a_demonstration_in_a_headed_browser_becomes_a_trail_that_replays(tmp_path: Path, display: str) -> None:
     from playwright.sync_api import sync_playwright
 
@@ -81,13 +92,13 @@ def test_a_demonstration_in_a_headed_browser_becomes_a_trail_that_replays(tmp_pa
             page.keyboard.type(EMAIL)
             page.get_by_role("textbox", name="Password").click()
             page.keyboard.type(PASSWORD)
-            page.get_by_role("button", name="Sign in").click()
+            point_and_click(page, page.get_by_role("button", name="Sign in"))
             # The person names the next step in the terminal before doing it.
             assert proc.stdin is not None
             proc.stdin.write(b"Add the trail mug to the cart\n")
             proc.stdin.flush()
             time.sleep(0.5)
-            page.get_by_role("link", name="View Trail Mug").click()
+            point_and_click(page, page.get_by_role("link", name="View Trail Mug"))
             page.get_by_role("button", name="Add to cart").click()
             page.get_by_text("Added to cart").wait_for()
             # ... and names the next one in the page's overlay (typing there is not recorded).
@@ -96,7 +107,7 @@ def test_a_demonstration_in_a_headed_browser_becomes_a_trail_that_replays(tmp_pa
             page.keyboard.type("Open the cart")
             overlay.locator("button[name=name]").click()
             overlay.get_by_text("Next step: Open the cart").wait_for()
-            page.get_by_role("link", name="Cart (1)").click()
+            point_and_click(page, page.get_by_role("link", name="Cart (1)"))
             page.get_by_role("heading", name="Your cart").click(click_count=3)
             overlay.locator("button[name=verify]").click()  # a check of the selected heading, from the overlay
             wait_for(log, "web_verifyTextVisible", proc, timeout=30)
@@ -134,3 +145,187 @@ def test_a_demonstration_in_a_headed_browser_becomes_a_trail_that_replays(tmp_pa
                             timeout=300, check=False)
     assert replay.returncode == 0, replay.stdout + replay.stderr + saved
     assert "1 passed" in replay.stdout
+
+
+def start_recording(ws: Path, log: Path, args: list[str], env: dict[str, str], port: int) -> subprocess.Popen[bytes]:
+    with open(log, "wb") as out:
+        return subprocess.Popen([str(TRAILBLAZE), "record", *args, "-o", f"launch_args=[--remote-debugging-port={port}]"],
+                                cwd=ws, env=env, stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT)
+
+
+def stop_tree(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        for child in [*live_tree(proc.pid), proc.pid]:
+            try:
+                os.kill(child, 9)
+            except ProcessLookupError:
+                pass
+        proc.wait(30)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT], ids=lambda s: s.name)
+def test_a_signal_mid_recording_saves_what_was_recorded_and_exits_cleanly(
+        tmp_path: Path, display: str, signum: signal.Signals) -> None:
+    from playwright.sync_api import sync_playwright
+
+    ws = shop_workspace(tmp_path / "shop")
+    port = free_port()
+    env = {**server_env(), "DISPLAY": display, "SHOP_PASSWORD": PASSWORD}
+    log = tmp_path / "record.log"
+    proc = start_recording(ws, log, ["/", "--save", "trails/signed-in.trail.yaml", "--secret-env",
+                                     "password=SHOP_PASSWORD"], env, port)
+    try:
+        wait_for(log, "Recording on playwright-native", proc)
+        with sync_playwright() as pw:
+            browser = pw.chromium.connect_over_cdp(f"http://127.0.0.1:{port}")
+            page = browser.contexts[0].pages[0]
+            page.get_by_role("textbox", name="Email").click()
+            page.keyboard.type(EMAIL)
+            page.get_by_role("textbox", name="Password").click()
+            page.keyboard.type(PASSWORD)
+            point_and_click(page, page.get_by_role("button", name="Sign in"))
+            wait_for(log, 'recorded web_click: click button "Sign in"', proc, timeout=60)
+            proc.send_signal(signum)  # to the process alone, as `kill -TERM <pid>` does; the window stays open
+            code = proc.wait(120)
+    finally:
+        stop_tree(proc)
+    output = log.read_text()
+    assert code == 0, output
+    assert not live_tree(proc.pid)
+    assert "Future exception" not in output and "Traceback" not in output, output
+    assert "Created" in output and "signed-in.trail.yaml" in output, output
+    saved = (ws / "trails" / "signed-in.trail.yaml").read_text()
+    assert saved.startswith("# Recorded with `trailblaze record`; replay it with `trailblaze run`."), saved
+    assert PASSWORD not in saved and "value: '{{password}}'" in saved, saved
+    assert 'ref: button "Sign in"' in saved, saved
+
+
+PAGES = Path(__file__).resolve().parents[1] / "trailblaze-driver-web" / "tests" / "recorder_pages"
+
+
+@pytest.fixture
+def pages() -> Iterator[tuple[str, str]]:
+    """The recorder's test pages on 127.0.0.1 and, cross-site, on localhost."""
+    sys.path.insert(0, str(PAGES))
+    from serve_recorder_pages import serve_pages
+
+    with serve_pages() as origins:
+        yield origins
+
+
+def pages_workspace(root: Path) -> Path:
+    (root / "trails" / "config").mkdir(parents=True)
+    (root / "trails" / "config" / "trailblaze.yaml").write_text(
+        "defaults:\n  driver: playwright-native\ndrivers:\n  playwright-native:\n    timeout_ms: 5000\n")
+    return root
+
+
+def record_on(ws: Path, url: str, save: str, env: dict[str, str], act: Any, wait_line: str,
+              log: Path) -> tuple[int, str]:
+    """``trailblaze record URL --save SAVE`` with ``act(page)`` as the person, then the window closed."""
+    from playwright.sync_api import sync_playwright
+
+    port = free_port()
+    proc = start_recording(ws, log, [url, "--save", save], env, port)
+    try:
+        wait_for(log, "Recording on playwright-native", proc)
+        with sync_playwright() as pw:
+            browser = pw.chromium.connect_over_cdp(f"http://127.0.0.1:{port}")
+            page = browser.contexts[0].pages[0]
+            act(page)
+            wait_for(log, wait_line, proc, timeout=60)
+            page.close()
+        code = proc.wait(120)
+    finally:
+        stop_tree(proc)
+    assert not live_tree(proc.pid)
+    return code, log.read_text()
+
+
+def snapshot_of(ws: Path, url: str, env: dict[str, str]) -> str:
+    done = subprocess.run([str(TRAILBLAZE), "snapshot", "--url", url, "--driver", "playwright-native"], cwd=ws,
+                          env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def recorded_refs(saved: str) -> list[str]:
+    from trailblaze import load_yaml
+
+    trail = load_yaml(saved)["trail"]
+    return [args["ref"] for item in trail for call in item["recording"]["web"] for args in call.values()
+            if isinstance(args, dict) and "ref" in args]
+
+
+def test_a_labelled_select_and_shadow_dom_are_recorded_as_the_snapshot_shows_them_and_replay(
+        tmp_path: Path, display: str, pages: tuple[str, str]) -> None:
+    app, _ = pages
+    ws = pages_workspace(tmp_path / "ws")
+    env = {**server_env(), "DISPLAY": display}
+
+    def act(page: Any) -> None:
+        page.locator("select").focus()  # a person picks in a <select> with the keyboard (or its popup)
+        page.keyboard.press("ArrowDown")
+        point_and_click(page, page.locator("star-rating").get_by_role("button"))
+        page.get_by_text("Rated 4 stars").wait_for()
+        page.locator("closed-widget").click()
+        page.locator("#chart").click(position={"x": 30, "y": 20})
+        point_and_click(page, page.get_by_role("textbox", name="Amount"))
+        page.keyboard.type("42.00")
+        page.keyboard.press("Enter")
+
+    code, output = record_on(ws, f"{app}/expense.html", "trails/expense.trail.yaml", env, act,
+                             "recorded web_pressKey", tmp_path / "record.log")
+    assert code == 0, output
+    saved = (ws / "trails" / "expense.trail.yaml").read_text()
+    assert saved.startswith("# Recorded with `trailblaze record`"), saved
+    # One warning line each for what cannot be recorded, and a comment in the trail where it happened.
+    warnings = [ln for ln in output.splitlines() if ln.startswith("trailblaze record: warning:")]
+    assert len(warnings) == 2, output
+    assert "closed shadow root of <closed-widget>" in warnings[0] and "<canvas> (#chart)" in warnings[1], warnings
+    comments = [ln.strip() for ln in saved.splitlines() if ln.strip().startswith("# trailblaze record could not")]
+    assert len(comments) == 2, saved
+    refs = recorded_refs(saved)
+    assert refs == ['combobox "Category"', 'button "Rate 4 stars"', 'textbox "Amount"'], saved
+    snapshot = snapshot_of(ws, f"{app}/expense.html", env)
+    for ref in refs:  # what `trailblaze snapshot` prints for that element
+        assert f"] {ref}" in snapshot, (ref, snapshot)
+
+    replay = subprocess.run([str(TRAILBLAZE), "run", "trails/expense.trail.yaml"], cwd=ws, env=env,
+                            capture_output=True, text=True, timeout=300, check=False)
+    assert replay.returncode == 0, replay.stdout + replay.stderr + saved
+    assert "1 passed" in replay.stdout
+
+
+def test_clicks_and_typing_in_frames_are_recorded_with_the_frame(tmp_path: Path, display: str,
+                                                                  pages: tuple[str, str]) -> None:
+    app, _ = pages
+    ws = pages_workspace(tmp_path / "ws")
+    env = {**server_env(), "DISPLAY": display}
+
+    def act(page: Any) -> None:
+        approval = page.frame_locator('iframe[title="Approval frame"]')
+        partner = page.frame_locator('iframe[title="Partner frame"]')
+        point_and_click(page, approval.locator("#note"))
+        page.keyboard.type("Airport run")
+        point_and_click(page, approval.get_by_role("button", name="Approve"))
+        point_and_click(page, approval.frame_locator('iframe[title="Comment frame"]').get_by_role("button"))
+        point_and_click(page, partner.get_by_role("button", name="Confirm partner"))  # cross-site: its own process
+        partner.get_by_text("Partner confirmed").wait_for()
+
+    code, output = record_on(ws, f"{app}/expense.html", "trails/frames.trail.yaml", env, act,
+                             'recorded web_click: click button "Confirm partner"', tmp_path / "record.log")
+    assert code == 0, output
+    from trailblaze import load_yaml
+
+    calls = [(name, args) for item in load_yaml((ws / "trails" / "frames.trail.yaml").read_text())["trail"]
+             for call in item["recording"]["web"] for name, args in call.items()]
+    assert [(name, args.get("ref"), args.get("frame")) for name, args in calls if name != "web_navigate"] == [
+        ("web_type", 'textbox "Approval note"', 'iframe "Approval frame"'),
+        ("web_click", 'button "Approve"', 'iframe "Approval frame"'),
+        ("web_click", 'button "Add comment"', 'iframe "Comment frame"'),
+        ("web_click", 'button "Confirm partner"', 'iframe "Partner frame"'),
+    ], calls
+    snapshot = snapshot_of(ws, f"{app}/expense.html", env)
+    for ref in ('textbox "Approval note"', 'button "Approve"', 'button "Add comment"', 'button "Confirm partner"'):
+        assert f"] {ref}" in snapshot, (ref, snapshot)

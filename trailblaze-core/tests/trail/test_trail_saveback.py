@@ -12,7 +12,7 @@ import pytest
 from trailblaze.errors import BadInputError
 from trailblaze.tools.base import ToolCall
 from trailblaze.trail.parser import load_trail
-from trailblaze.trail.saveback import append_step, save_recording
+from trailblaze.trail.saveback import NewStep, append_step, append_steps, save_recording
 
 TRAIL = """\
 # Checkout flow — hand-written, then recorded on three devices.
@@ -243,6 +243,19 @@ def test_append_step_keeps_the_rest_of_the_file(tmp_path: Path) -> None:
     assert after.endswith("# trailing comment\n")
     trail = load_trail(path)
     assert index == 2 and trail.steps[2].recordings == {"android": [ToolCall("tap", {"ref": "pay"})]}
+
+
+def test_appended_steps_carry_their_comments_above_them(tmp_path: Path) -> None:
+    # What a recorder could not record is written where it happened, as comments the parser ignores.
+    path = tmp_path / "recorded.trail.yaml"
+    note = "trailblaze record could not record a click on <canvas> (#chart) at 30,20"
+    append_steps(path, [NewStep("Pick a category", "step", "web", [ToolCall("web_click", {"ref": "x"})], [note]),
+                        NewStep("Approve", "step", "web", [ToolCall("web_click", {"ref": "y"})], ["one", "two"])],
+                 header="# header\n")
+    text = path.read_text()
+    assert text.startswith(f"# header\ntrail:\n  # {note}\n  - step: Pick a category\n"), text
+    assert "\n  # one\n  # two\n  - step: Approve\n" in text, text
+    assert [s.text for s in load_trail(path).steps] == ["Pick a category", "Approve"]
 
 
 def test_append_step_to_config_only_and_v1_documents(tmp_path: Path) -> None:

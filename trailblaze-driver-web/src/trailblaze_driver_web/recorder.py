@@ -1,38 +1,57 @@
-"""The browser side of ``trailblaze record``: a script in every page reports what the person does, and
-this module turns each report into the tool call the agent would have recorded.
+"""The Python side of ``trailblaze record``: each report of the page script (``recorder_script``, run in
+an isolated world by ``recorder_channel``) becomes the tool call the agent would have recorded.
 
-The page script computes, at the moment of the event, the element's role and accessible name (the
-selector a person reads), whether that role + name picks it alone among the shown elements, its test
-id, id and a CSS path — at that moment, because a click that submits or navigates leaves nothing to ask
-afterwards. Role + name is used when it is unique; otherwise the next most readable candidate.
-Passwords never leave the page: a password field reports only that it was typed into, and is recorded
-as ``web_fillSecret`` with a ``{{token}}``.
-
-The page also gets a small overlay (bottom right) to name the next step and to check the selected text
-("Verify visible"), besides the terminal and Alt+Shift+V. It lives in a shadow root on ``<html>``, outside
-``<body>`` (what the agent's snapshots read) and ``aria-hidden``, and events that come from it are not
-reported as the person's actions.
+The recorder trusts the page for nothing it writes: reports come only from the isolated world, only for
+events the person caused, at most ``max_events_per_s`` a second (``recorder_reports`` checks their
+shape); the element's name and selector are Playwright's, asked by the recorder's ``ElementNamer``
+(``element_names``) when the pointer comes over an element or a field takes focus (a click that submits
+or navigates leaves nothing to ask afterwards), else when the action is reported. A password
+field — or one that ever was — is recorded as ``web_fillSecret`` with a ``{{token}}``; its value never
+leaves the page. What cannot be recorded (a click on a ``<canvas>`` or inside a closed shadow root) is
+said on one warning line and written as a comment above its step.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from trailblaze import NodeSelector, RecordOptions, RecordedStepDraft, ToolCall, WebMatch, escape_literal
+from pydantic import ValidationError
 
-from .selectors import escape_regex
+from trailblaze import RecordOptions, RecordedStepDraft, ToolCall, escape_literal
+
+from .element_names import ElementNamer, frame_descriptor
+from .recorder_channel import IsolatedChannel
+from .recorder_reports import PageReport
+from .recorder_script import PAGE_SCRIPT
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Page
 
+    from .driver import PlaywrightDriver
+
+__all__ = ["PAGE_SCRIPT", "Recorder", "RecordingBrowser", "record_actions"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "BINDING":
+        import warnings
+
+        warnings.warn("trailblaze_driver_web.recorder.BINDING is deprecated: the page's hook is gone; the recorder "
+                      "reports through a binding with a random name per recording, in an isolated world "
+                      "(recorder_channel.IsolatedChannel.binding)", DeprecationWarning, stacklevel=2)
+        return "__trailblazeRecord"
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 class RecordingBrowser(Protocol):
-    """What the recorder needs of the web driver (``PlaywrightDriver`` is one): its context, its current
-    page and the base URL recorded navigations are made relative to. A protocol, so the driver can call
-    the recorder without the two modules importing each other."""
+    """What the recorder needs of the web driver: its context, its current page and the base URL recorded
+    navigations are made relative to. ``PlaywrightDriver`` is the one there is; the recorder also asks
+    its selector code (``element_names``) for names."""
 
     @property
     def context(self) -> BrowserContext | None: ...
@@ -42,149 +61,6 @@ class RecordingBrowser(Protocol):
 
     def base_url(self) -> str | None: ...
 
-BINDING = "__trailblazeRecord"
-
-PAGE_SCRIPT = r"""
-(() => {
-  if (window.__trailblazeRecorder) return;
-  window.__trailblazeRecorder = true;
-  const IMPLICIT = {BUTTON: 'button', SELECT: 'combobox', TEXTAREA: 'textbox', SUMMARY: 'button',
-                    H1: 'heading', H2: 'heading', H3: 'heading', H4: 'heading', H5: 'heading', H6: 'heading'};
-  const INPUT = {button: 'button', submit: 'button', reset: 'button', image: 'button', checkbox: 'checkbox',
-                 radio: 'radio', range: 'slider', number: 'spinbutton', search: 'searchbox', file: 'button'};
-  const role = el => {
-    if (el.getAttribute('role')) return el.getAttribute('role').split(' ')[0];
-    if (el.tagName === 'A' && el.hasAttribute('href')) return 'link';
-    if (el.tagName === 'INPUT') return INPUT[(el.type || 'text').toLowerCase()] || 'textbox';
-    return IMPLICIT[el.tagName] || null;
-  };
-  const squash = s => (s || '').replace(/\s+/g, ' ').trim();
-  const name = el => {
-    if (el.getAttribute('aria-label')) return squash(el.getAttribute('aria-label'));
-    const by = el.getAttribute('aria-labelledby');
-    if (by) return squash(by.split(/\s+/).map(id => (document.getElementById(id) || {}).textContent)
-                               .join(' '));
-    if (el.labels && el.labels.length) return squash([...el.labels].map(l => l.textContent).join(' '));
-    if (el.tagName === 'INPUT' && ['button', 'submit', 'reset'].includes(el.type)) return squash(el.value);
-    if (['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName))
-      return squash(el.getAttribute('title') || el.getAttribute('placeholder'));
-    if (el.tagName === 'IMG') return squash(el.getAttribute('alt'));
-    return squash(el.innerText || el.textContent || el.getAttribute('title'));
-  };
-  const cssPath = el => {
-    const parts = [];
-    for (let e = el; e && e.nodeType === 1 && e !== document.documentElement; e = e.parentElement) {
-      if (e.id && /^[A-Za-z_][\w-]*$/.test(e.id)) { parts.unshift('#' + e.id); break; }
-      let part = e.localName;
-      const same = e.parentElement
-        ? [...e.parentElement.children].filter(c => c.localName === e.localName) : [];
-      if (same.length > 1) part += ':nth-of-type(' + (same.indexOf(e) + 1) + ')';
-      parts.unshift(part);
-    }
-    return parts.join(' > ');
-  };
-  const shown = e => !!(e.offsetWidth || e.offsetHeight || e.getClientRects().length);
-  // Whether role + name picks this element alone, decided now: after a click that submits or navigates,
-  // the page it was read from may already be gone.
-  const unique = (el, r, n) => r && n &&
-    [...document.querySelectorAll('*')]
-      .filter(e => e === el || (shown(e) && role(e) === r && name(e) === n)).length === 1;
-  const describe = el => {
-    if (!el) return null;
-    const r = role(el), n = name(el);
-    return {role: r, name: n, unique: unique(el, r, n), testId: el.getAttribute('data-testid'),
-            id: el.id || null, css: cssPath(el), tag: el.localName};
-  };
-  const send = (kind, el, data) => {
-    try { window.__trailblazeRecord(JSON.stringify({kind, el: describe(el), data: data || {}, t: Date.now(),
-                                                     url: location.href})); } catch (e) {}
-  };
-  const TYPED = 'input:not([type]), input[type=text], input[type=email], input[type=password], ' +
-                'input[type=search], input[type=tel], input[type=url], input[type=number], textarea';
-  const CLICKABLE = 'button, a[href], [role=button], [role=link], [role=tab], [role=menuitem], ' +
-                    '[role=checkbox], [role=radio], input[type=checkbox], input[type=radio], ' +
-                    'input[type=submit], input[type=button], summary, label';
-  const typed = el => el && el.matches && el.matches(TYPED);
-  let host = null;
-  const fromOverlay = e => !!host && e.composedPath().includes(host);
-  const verifySelection = () => {
-    const text = squash(String(window.getSelection()));
-    if (text) send('verify', null, {text});
-    return text;
-  };
-  const overlay = () => {
-    if (host || !document.documentElement) return;
-    host = document.createElement('trailblaze-recorder');
-    host.setAttribute('aria-hidden', 'true');
-    host.style.cssText = 'all: initial; position: fixed; right: 12px; bottom: 12px; z-index: 2147483647;';
-    const root = host.attachShadow({mode: 'open'});
-    root.innerHTML = `<style>
-      form { display: flex; gap: 6px; align-items: center; padding: 6px 8px; border-radius: 8px;
-             font: 13px system-ui, sans-serif; color: #111; background: #fff; border: 1px solid #c33;
-             box-shadow: 0 2px 8px rgba(0,0,0,.25); }
-      b { color: #c33; cursor: pointer; } input { width: 16em; font: inherit; }
-      button { font: inherit; cursor: pointer; }
-      output { max-width: 18em; overflow: hidden; white-space: nowrap; text-overflow: ellipsis; color: #555; }
-    </style>
-    <form><b title="Trailblaze is recording (click: move to the other corner)">● REC</b>
-      <input name="step" placeholder="Name the next step" autocomplete="off">
-      <button type="submit" name="name">Name step</button>
-      <button type="button" name="verify" title="Select text on the page, then press this">
-        Verify visible</button>
-      <output></output></form>`;
-    const form = root.querySelector('form'), input = root.querySelector('input'),
-          out = root.querySelector('output'), verify = root.querySelector('button[name=verify]');
-    form.addEventListener('submit', e => {
-      e.preventDefault();
-      const step = squash(input.value);
-      if (!step) return;
-      send('name', null, {name: step});
-      out.textContent = 'Next step: ' + step;
-      input.value = '';
-    });
-    root.querySelector('b').addEventListener('click', () => {  // uncovers what the bar hides
-      const left = host.style.left === '12px';
-      host.style.left = left ? '' : '12px';
-      host.style.right = left ? '12px' : '';
-    });
-    verify.addEventListener('mousedown', e => e.preventDefault());  // keeps the page's selection
-    verify.addEventListener('click', () => {
-      const text = verifySelection();
-      out.textContent = text ? 'Check added: ' + text : 'Select text on the page first';
-    });
-    document.documentElement.appendChild(host);
-  };
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', overlay);
-  else overlay();
-  const reportTyping = el => send('type', el, el.type === 'password' ? {password: true} : {value: el.value});
-  document.addEventListener('click', e => {
-    if (!e.isTrusted || fromOverlay(e)) return;
-    const target = e.target instanceof Element ? e.target : null;
-    if (!target || typed(target) || target.matches('select, input[type=file], option')) return;
-    // A click on plain text (selecting it, say) is no action: only what looks clickable is recorded.
-    const el = target.closest(CLICKABLE) || (getComputedStyle(target).cursor === 'pointer' ? target : null);
-    if (!el || (el.tagName === 'LABEL' && el.control)) return;  // a label's control gets its own click
-    send('click', el);
-  }, true);
-  document.addEventListener('change', e => {
-    if (fromOverlay(e)) return;
-    const el = e.target;
-    if (!(el instanceof Element)) return;
-    if (el.tagName === 'SELECT') send('select', el, {values: [...el.selectedOptions].map(o => o.value)});
-    else if (el.type === 'file') send('upload', el, {names: [...el.files].map(f => f.name)});
-    else if (typed(el)) reportTyping(el);
-  }, true);
-  document.addEventListener('keydown', e => {
-    if (!e.isTrusted || fromOverlay(e)) return;
-    if (e.key === 'Enter' && typed(e.target)) { reportTyping(e.target); send('enter', e.target); }
-    if (e.altKey && e.shiftKey && e.code === 'KeyV') {
-      verifySelection();
-      e.preventDefault();
-    }
-  }, true);
-})();
-"""
-
 
 @dataclass
 class _Step:
@@ -192,18 +68,20 @@ class _Step:
     calls: list[ToolCall] = field(default_factory=list)
     said: list[str] = field(default_factory=list)
     name: str | None = None
+    notes: list[str] = field(default_factory=list)
 
 
 class Recorder:
     """Turns page reports into recorded steps. Attach it, then ``run()`` pumps Playwright until the
     person closes the page or ``options.should_stop()``."""
 
-    def __init__(self, drv: RecordingBrowser, options: RecordOptions) -> None:
+    def __init__(self, drv: PlaywrightDriver, options: RecordOptions) -> None:
         self.drv = drv
         self.options = options
         self.steps: list[_Step] = []
         self.latencies_ms: list[float] = []
-        """Page event to the call recorded, per report, in ms (``benchmarks/bench_recorder.py``)."""
+        """Page event to the call recorded, per action, in ms (``benchmarks/bench_recorder.py``)."""
+        self.warnings: list[str] = []
         self._last_action = 0.0
         self._break = True
         self._last_url: str | None = None
@@ -211,14 +89,21 @@ class Recorder:
         """The last text recorded per field (by ref)."""
         self._named: str | None = None
         """The name given in the page's overlay for the step the next action starts."""
+        self._seen: set[str] = set()
+        self._window = (0.0, 0, 0)
+        """(second it started, actions in it, actions dropped in it)."""
+        self.elements = ElementNamer(drv, options.max_events_per_s)
+        self._pending_notes: list[str] = []
+        self.channel: IsolatedChannel | None = None
+        self._queue: deque[Callable[[], None]] = deque()
+        self._handling = False
 
     # -- wiring -----------------------------------------------------------------------------------
     def attach(self) -> None:
         context = self.drv.context
         assert context is not None
-        context.expose_binding(BINDING, lambda _source, payload: self._on_report(payload))
-        context.add_init_script(PAGE_SCRIPT)
-        self.drv.page.evaluate(PAGE_SCRIPT)  # the page already open
+        self.channel = IsolatedChannel(context, self.drv.page, self._on_report)
+        self.channel.attach()
         self._last_url = self.drv.page.url
         self.drv.page.on("framenavigated", self._on_navigated)
 
@@ -231,39 +116,97 @@ class Recorder:
                 page.wait_for_timeout(100)  # lets Playwright deliver the page's reports
             except Exception:  # noqa: BLE001 - the person closed the window: the page is gone
                 break
+        if self.channel is not None:
+            self.channel.detach()
         return self.drafts()
 
     # -- reports ----------------------------------------------------------------------------------
     def _on_report(self, payload: str) -> None:
-        report: dict[str, Any] = json.loads(payload)
+        """Reports are handled one at a time, in the order they came: naming an element waits on
+        Playwright, and meanwhile Playwright delivers the next report (Enter after the text it commits)."""
+        if '"kind":"pre"' in payload:  # naming ahead of the actions queued: the element may leave soon
+            self._queue.appendleft(lambda: self._take(payload))
+        else:
+            self._queue.append(lambda: self._take(payload))
+        self._drain()
+
+    def _drain(self) -> None:
+        if self._handling:
+            return
+        self._handling = True
+        try:
+            while self._queue:
+                item = self._queue.popleft()
+                try:
+                    item()
+                except Exception as exc:  # noqa: BLE001 - one event lost, said; the recording goes on
+                    self._warn(f"an event could not be recorded: {' '.join(str(exc).split())[:200]}")
+        finally:
+            self._handling = False
+
+    def _take(self, payload: str) -> None:
+        try:
+            report = PageReport.model_validate_json(payload)
+        except ValidationError:
+            return  # not the script's: nothing else can reach the hook, but nothing malformed is taken
+        if report.id in self._seen:
+            return  # the same document seen by two sessions
+        self._seen.add(report.id)
+        if report.kind == "pre":
+            self.elements.name_ahead(report)
+            return
+        if not self._admit(report):
+            return
         try:
             self._handle(report)
         finally:  # the event's time in the page to the call recorded here
-            self.latencies_ms.append(time.time() * 1000 - float(report.get("t", time.time() * 1000)))
+            self.latencies_ms.append(time.time() * 1000 - report.t)
 
-    def _handle(self, report: dict[str, Any]) -> None:
-        kind = report.get("kind")
+    def _admit(self, report: PageReport) -> bool:
+        """At most ``max_events_per_s`` actions a second: more is not a person (a page script holding a
+        key down, a flood); the rest of that second is dropped, said once."""
+        now = time.monotonic()
+        start, count, dropped = self._window
+        if now - start >= 1.0:
+            start, count, dropped = now, 0, 0
+        if count >= self.options.max_events_per_s:
+            if not dropped:
+                self._warn(f"more than {self.options.max_events_per_s} events in one second from "
+                           f"{report.url or 'the page'}: the rest of that second is not recorded")
+            self._window = (start, count, dropped + 1)
+            return False
+        self._window = (start, count + 1, dropped)
+        return True
+
+    def _handle(self, report: PageReport) -> None:
+        kind, data = report.kind, report.data
         if kind == "name":
-            self._named = " ".join(str(report["data"]["name"]).split()) or None
+            self._named = " ".join(str(data.get("name", "")).split()) or None
             return
         if kind == "verify":
-            text = report["data"]["text"]
-            self._add("verify", ToolCall("web_verifyTextVisible", {"text": text}),
-                      f"Check that {json.dumps(text, ensure_ascii=False)} is visible", new=True)
+            text = str(data.get("text", ""))
+            if text:
+                self._add("verify", ToolCall("web_verifyTextVisible", {"text": text}),
+                          f"Check that {json.dumps(text, ensure_ascii=False)} is visible", new=True)
             return
         if kind == "enter":
             self._add_call(ToolCall("web_pressKey", {"key": "Enter"}), "press Enter")
             self._break = True
             return
-        target = self._target(report.get("el") or {})
-        if target is None:
+        if kind == "unrecordable":
+            self._unrecordable(report)
             return
-        ref, selector, said = target
-        args: dict[str, Any] = {"ref": ref, **({"nodeSelector": selector} if selector else {})}
+        target = self.elements.target(report)
+        if target is None:
+            tag = report.el.tag if report.el else "?"
+            self._warn(f"not recorded: a {kind} on a <{tag}> in {report.url} that left the page before it "
+                       "could be read")
+            self._note(f"trailblaze record could not record a {kind} on a <{tag}> that left the page")
+            return
+        args, said = dict(target.args), target.said
         if kind == "click":
             self._add_call(ToolCall("web_click", args), f"click {said}")
         elif kind == "type":
-            data = report.get("data") or {}
             if data.get("password"):
                 call = ToolCall("web_fillSecret", {**args, "value": "{{" + self.options.secret_token + "}}"})
                 self._add_call(call, f"fill {said} with {{{{{self.options.secret_token}}}}}")
@@ -271,16 +214,39 @@ class Recorder:
                 self._add_call(ToolCall("web_type", {**args, "text": str(data.get("value", ""))}),
                                f"type into {said}")
         elif kind == "select":
-            self._add_call(ToolCall("web_selectOption", {**args, "values": list(report["data"]["values"])}),
-                           f"choose {', '.join(report['data']['values'])} in {said}")
+            values = [str(v) for v in data.get("values", [])]
+            self._add_call(ToolCall("web_selectOption", {**args, "values": values}),
+                           f"choose {', '.join(values)} in {said}")
         elif kind == "upload":
-            names = list(report["data"]["names"])  # the page knows names only: paths are the trail's to fix
+            names = [str(n) for n in data.get("names", [])]  # the page knows names only: paths are the trail's
             self._add_call(ToolCall("web_uploadFile", {**args, "paths": names}), f"upload {', '.join(names)}")
 
+    def _unrecordable(self, report: PageReport) -> None:
+        el = report.el
+        what = f"<{el.tag}>" if el else "an element"
+        where = ""
+        if el is not None:
+            where = f" ({el.css})" if el.css else ""
+            frame = self.elements.frame_of(report)
+            if frame is not None and frame.parent_frame is not None:
+                inside = frame_descriptor(frame)
+                where += f" in {inside}" if inside else ""
+        why = str(report.data.get("why", "unknown"))
+        if why == "canvas":
+            line = f"a click on {what}{where} at {report.data.get('x')},{report.data.get('y')}: a canvas has " \
+                   "no elements to name"
+        else:
+            line = f"a click inside the closed shadow root of {what}{where}: its elements cannot be reached"
+        self._warn(f"not recorded: {line}")
+        self._note(f"trailblaze record could not record {line}")
+
     def _on_navigated(self, frame: Any) -> None:
-        if frame != self.drv.page.main_frame:
-            return
-        url = frame.url
+        if frame == self.drv.page.main_frame:
+            url = frame.url  # read now: the queue may run after the next navigation
+            self._queue.append(lambda: self._navigated(url))
+            self._drain()
+
+    def _navigated(self, url: str) -> None:
         caused = time.monotonic() - self._last_action < 2.0  # a click or Enter just did it
         if url != self._last_url and not caused and url != "about:blank":
             path = self._relative(url)
@@ -288,18 +254,27 @@ class Recorder:
         self._last_url = url
         self._break = True  # the next action starts a new step
 
+    def _warn(self, line: str) -> None:
+        self.warnings.append(line)
+        if self.options.on_warning is not None:
+            self.options.on_warning(line)
+
+    def _note(self, line: str) -> None:
+        self._pending_notes.append(line)
+
     # -- steps ------------------------------------------------------------------------------------
     def _add_call(self, call: ToolCall, said: str, *, new: bool = False) -> None:
         if call.name in ("web_type", "web_fillSecret"):
             # A field reports its text when Enter commits it and again when it loses focus: once is enough.
             value = call.args.get("text", call.args.get("value"))
-            if self._typed.get(str(call.args.get("ref"))) == value:
+            key = f"{call.args.get('frame')}|{call.args.get('ref')}"
+            if self._typed.get(key) == value:
                 return
-            self._typed[str(call.args.get("ref"))] = value
+            self._typed[key] = value
         last = self.steps[-1] if self.steps else None
         previous = last.calls[-1] if last is not None and last.calls else None
         if last is not None and previous is not None and call.name == previous.name == "web_type" and \
-                previous.args.get("ref") == call.args.get("ref"):
+                (previous.args.get("ref"), previous.args.get("frame")) == (call.args.get("ref"), call.args.get("frame")):
             last.calls[-1] = call  # the same field committed again (change, then Enter): keep the final text
             return
         self._add("step", call, said, new=new)
@@ -316,41 +291,27 @@ class Recorder:
         if named or new or self._break or pause or last is None or last.kind != kind or kind == "verify":
             self.steps.append(_Step(kind, name=named or None))
             self._break = False
-        self.steps[-1].calls.append(call)
-        self.steps[-1].said.append(said)
+        step = self.steps[-1]
+        step.calls.append(call)
+        step.said.append(said)
+        step.notes.extend(self._pending_notes)
+        self._pending_notes.clear()
         self._last_action = now
         if self.options.on_action is not None:
             self.options.on_action(f"{call.name}: {said}")
 
     def drafts(self) -> list[RecordedStepDraft]:
-        out = []
+        out: list[RecordedStepDraft] = []
         for step in self.steps:
             if not step.calls:
                 continue
             said = step.said[0] if step.kind == "verify" else "; ".join(dict.fromkeys(step.said))
             text = step.name or said
             out.append(RecordedStepDraft("verify" if step.kind == "verify" else "step",
-                                         text[:1].upper() + text[1:], list(step.calls)))
+                                         text[:1].upper() + text[1:], list(step.calls), list(step.notes)))
+        if self._pending_notes and out:  # after the last action: above the last step
+            out[-1].notes.extend(self._pending_notes)
         return out
-
-    # -- selectors --------------------------------------------------------------------------------
-    def _target(self, el: dict[str, Any]) -> tuple[str, dict[str, Any] | None, str] | None:
-        """(ref, nodeSelector, how the terminal names it): role + name when the page found it picks this
-        element alone, then a test id, an element id, a CSS path."""
-        role, name = el.get("role"), el.get("name")
-        if role and name and el.get("unique"):
-            descriptor = f"{role} {json.dumps(name, ensure_ascii=False)}"
-            sel = NodeSelector(web=WebMatch(ariaRole=role, ariaNameRegex=escape_regex(name)))
-            return descriptor, sel.to_yaml(), descriptor
-        if el.get("testId"):
-            sel = NodeSelector(web=WebMatch(dataTestId=el["testId"]))
-            return f'css=[data-testid="{el["testId"]}"]', sel.to_yaml(), f"[data-testid={el['testId']}]"
-        if el.get("id"):
-            sel = NodeSelector(web=WebMatch(cssSelector=f"#{el['id']}"))
-            return f"css=#{el['id']}", sel.to_yaml(), f"#{el['id']}"
-        if el.get("css"):
-            return f"css={el['css']}", None, el["css"]
-        return None
 
     def _relative(self, url: str) -> str:
         """A URL on the app's base URL as its path (the trail then replays wherever the app is served)."""
@@ -360,7 +321,7 @@ class Recorder:
         return url
 
 
-def record_actions(drv: RecordingBrowser, options: RecordOptions) -> list[RecordedStepDraft]:
+def record_actions(drv: PlaywrightDriver, options: RecordOptions) -> list[RecordedStepDraft]:
     recorder = Recorder(drv, options)
     recorder.attach()
     return recorder.run()

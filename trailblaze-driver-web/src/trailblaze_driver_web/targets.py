@@ -15,7 +15,7 @@ import difflib
 import re
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from trailblaze import NodeSelector, ToolFailure, WebMatch, parse_selector
 
@@ -24,7 +24,7 @@ from .selectors import REF, descriptor_locator, escape_regex, resolve, selector_
 from .snapshot import AriaNode
 
 if TYPE_CHECKING:
-    from playwright.sync_api import ElementHandle, Locator
+    from playwright.sync_api import ElementHandle, Frame, Locator
 
     from .driver import PlaywrightDriver
 
@@ -206,16 +206,20 @@ def _css_ref(sel: NodeSelector) -> str:
     return "css=*"
 
 
-def _position(drv: PlaywrightDriver, sel: NodeSelector, handle: ElementHandle) -> tuple[int, int]:
-    """(index of ``handle`` among the selector's matches or -1, number of matches)."""
-    loc = selector_locator(drv.page, sel)
+def _position(drv: PlaywrightDriver, sel: NodeSelector, handle: ElementHandle,
+              root: Frame | None = None) -> tuple[int, int]:
+    """(index of ``handle`` among the selector's matches in the page, or in ``root``, the frame that holds
+    it, or -1; number of matches)."""
+    loc = selector_locator(cast(Any, drv.page if root is None else root), sel)  # a Frame locates as a Page
     result = loc.evaluate_all("(els, t) => [els.indexOf(t), els.length]", handle)
     return int(result[0]), int(result[1])
 
 
-def best_selector(drv: PlaywrightDriver, handle: ElementHandle, node: AriaNode | None) -> NodeSelector | None:
-    """The most readable selector that picks exactly ``handle``: role and name first (what a user sees and
-    what an ARIA descriptor says), then a test id, an element id, and only then a position."""
+def best_selector(drv: PlaywrightDriver, handle: ElementHandle, node: AriaNode | None,
+                  root: Frame | None = None) -> NodeSelector | None:
+    """The most readable selector that picks exactly ``handle`` in the page or ``root`` (the frame that
+    holds it): role and name first (what a user sees and what an ARIA descriptor says), then a test id,
+    an element id, and only then a position."""
     candidates: list[WebMatch] = []
     role = node.role if node is not None and node.role not in ("text",) else None
     name = node.name if node is not None else None
@@ -235,7 +239,7 @@ def best_selector(drv: PlaywrightDriver, handle: ElementHandle, node: AriaNode |
     first_seen: tuple[WebMatch, int] | None = None
     for match in candidates:
         sel = NodeSelector(web=match)
-        index, count = _position(drv, sel, handle)
+        index, count = _position(drv, sel, handle, root)
         if index == 0 and count == 1:
             return sel
         if index >= 0 and first_seen is None:
@@ -246,7 +250,7 @@ def best_selector(drv: PlaywrightDriver, handle: ElementHandle, node: AriaNode |
     css = handle.evaluate(_CSS_PATH_JS)
     if css:
         sel = NodeSelector(web=WebMatch(cssSelector=css))
-        index, count = _position(drv, sel, handle)
+        index, count = _position(drv, sel, handle, root)
         if index >= 0:
             return sel if count == 1 else NodeSelector(web=WebMatch(cssSelector=css, nthIndex=index))
     return None

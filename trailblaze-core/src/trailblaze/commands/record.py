@@ -4,16 +4,20 @@ A headed browser opens (on URL, relative to the workspace's base URL); what the 
 clicks, typing, choices, checks, uploads, navigation — becomes the tool calls the agent would have
 recorded, grouped into steps (a pause, a navigation or Enter starts a new one). Selecting text and
 pressing Alt+Shift+V (or "Verify visible" in the page's recorder bar) adds a "verify visible" check; the
-bar or the terminal names the next step. Closing the window (or Ctrl-C) writes the trail,
-through the same writer as ``trailblaze mcp`` and ``session save``; ``trailblaze run`` replays it.
+bar or the terminal names the next step. Closing the window, Ctrl-C, or SIGINT, SIGTERM or SIGHUP to the
+process (a closed terminal) writes what was recorded, through the same writer as ``trailblaze mcp`` and
+``session save``; ``trailblaze run`` replays it.
 The browser side lives in the driver (``Driver.record_actions``): this module imports no browser SDK.
 """
 
 from __future__ import annotations
 
+import contextlib
 import queue
+import signal
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +58,7 @@ def make_command() -> click.Command:
         values["driver_options"] = {**values["driver_options"], **({"headless": True} if headless else {})}
         settings = McpSettings(**values, headed=not headless)
         bench = Workbench(settings)
+        bench.recording.recorded_with = "`trailblaze record`"
         stop = threading.Event()
         try:
             info = bench.submit(bench.connect, platform=None if driver else "web", driver=driver).result()
@@ -73,13 +78,17 @@ def make_command() -> click.Command:
             names = _terminal_step_names()
             options = RecordOptions(secret_token=secret_name, pause_s=pause_s, should_stop=stop.is_set,
                                     on_action=lambda line: click.echo(f"  recorded {line}", err=True),
+                                    on_warning=lambda line: click.echo(f"trailblaze record: warning: {line}",
+                                                                       err=True),
                                     take_step_name=lambda: _next(names))
-            future = bench.submit(lambda: bench.connected.driver.record_actions(options))  # type: ignore[union-attr]
-            try:
-                drafts = future.result()
-            except KeyboardInterrupt:
-                stop.set()
-                drafts = future.result()
+            with _signals_stop(stop):
+                future = bench.submit(lambda: bench.connected.driver.record_actions(options))  # type: ignore[union-attr]
+                while True:  # a timed wait, so the signal handlers run at once
+                    try:
+                        drafts = future.result(timeout=0.2)
+                        break
+                    except TimeoutError:
+                        continue
             bench.add_recorded(drafts)
             saved = bench.submit(bench.save_trail, str(save.expanduser().resolve())).result()
         finally:
@@ -90,6 +99,25 @@ def make_command() -> click.Command:
         click.echo(f"{verb} {saved['file']} ({steps}); replay it with: trailblaze run {save}")
 
     return record
+
+
+@contextlib.contextmanager
+def _signals_stop(stop: threading.Event) -> Iterator[None]:
+    """SIGINT (Ctrl-C, ``kill -INT``), SIGTERM and SIGHUP (the terminal closed) end the recording the way
+    closing the window does: what was recorded is saved. The recorder polls ``stop``; nothing is raised
+    into the thread that waits on the browser, so no call is abandoned half way."""
+    wanted = [s for s in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)) if s is not None]
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = {s: signal.getsignal(s) for s in wanted}
+    for s in wanted:
+        signal.signal(s, lambda _signum, _frame: stop.set())
+    try:
+        yield
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
 
 
 def _terminal_step_names() -> queue.Queue[str]:

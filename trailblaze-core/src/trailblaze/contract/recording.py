@@ -20,6 +20,9 @@ class RecordedStepDraft:
     kind: Literal["step", "verify"]
     text: str
     calls: list[ToolCall] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """What the person did in this step that could not be recorded (a click on a ``<canvas>``, inside a
+    closed shadow root): written as comments above the step, so the trail says where it is incomplete."""
 
 
 @dataclass
@@ -32,6 +35,12 @@ class RecordOptions:
     """Polled while recording: the terminal asked to finish (Ctrl-C)."""
     on_action: Callable[[str], None] | None = None
     """Told one line per recorded action, for the terminal."""
+    on_warning: Callable[[str], None] | None = None
+    """Told one line per thing that could not be recorded (and per second the page sent more events than
+    ``max_events_per_s``), for the terminal."""
+    max_events_per_s: int = 20
+    """More actions than this in one second are not a person: the rest of that second is dropped, with a
+    warning."""
     take_step_name: Callable[[], str | None] = lambda: None
     """Asked before each action: a name the person gave (typed in the terminal) starts a new step
     called that; None keeps going (steps are then named after what they did)."""

@@ -48,6 +48,8 @@ class RecordedStep:
     text: str
     classifier: str
     calls: list[ToolCall] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """What could not be recorded in this step, saved as comments above it."""
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "text": self.text, "classifier": self.classifier,

@@ -39,6 +39,8 @@ class TrailRecording:
         """The setup trails replayed before the first step (absolute): a new trail names them in its
         ``config.setup``, relative to itself, so it starts signed in (say) as the session did."""
         self._next_index = 0
+        self.recorded_with = "`trailblaze mcp` or `trailblaze session`"
+        """What the header of a trail this creates names as its author (``trailblaze record`` sets its own)."""
 
     def with_new_step(self, kind: StepKind, text: str | None) -> list[TrailStep]:
         """The steps recorded so far and a new one after them, numbered as the saved trail will number
@@ -64,7 +66,8 @@ class TrailRecording:
         literal secret values written as their tokens, as the agent's are."""
         for draft in drafts:
             if draft.calls:
-                self.record(draft.kind, draft.text, classifier, tokenized(draft.calls, memory))
+                step = self.record(draft.kind, draft.text, classifier, tokenized(draft.calls, memory))
+                step.notes.extend(draft.notes)
 
     # -- trails -----------------------------------------------------------------------------------
     def start(self, name: str | None) -> str:
@@ -114,7 +117,8 @@ class TrailRecording:
         created = not path.exists() or not path.read_text(encoding="utf-8").strip()
         codec = connected.session.codec if connected is not None else self._codec()  # knows the device's tools
         # One write for every step: a full disk saves none of them (the recording is kept for a retry).
-        added = append_steps(path, [NewStep(s.text, s.kind, s.classifier, s.calls or None) for s in self.steps],
+        added = append_steps(path, [NewStep(s.text, s.kind, s.classifier, s.calls or None, list(s.notes))
+                                     for s in self.steps],
                              codec=codec, header=self._header_yaml(connected, path))
         first = added[0].index if added else None
         saved = len(self.steps)
@@ -143,7 +147,7 @@ class TrailRecording:
         yaml.default_flow_style = False
         yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]
         buf = io.StringIO()
-        buf.write("# Recorded with `trailblaze mcp` or `trailblaze session`; replay it with `trailblaze run`.\n")
+        buf.write(f"# Recorded with {self.recorded_with}; replay it with `trailblaze run`.\n")
         if config:
             yaml.dump({"config": config}, buf)
         return buf.getvalue()

@@ -31,7 +31,7 @@ import contextlib
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -404,6 +404,8 @@ class NewStep:
     kind: Literal["step", "verify"] = "step"
     classifier: str | None = None
     calls: list[ToolCall] | None = None
+    comments: list[str] = field(default_factory=list)
+    """Lines written as ``# comment`` above the step (what a recorder could not record there)."""
 
 
 def append_steps(path: Path, steps: list[NewStep], *, codec: ToolCodec = CORE_CODEC,
@@ -432,9 +434,9 @@ def append_steps(path: Path, steps: list[NewStep], *, codec: ToolCodec = CORE_CO
                 if data:
                     item["recording"] = {step.classifier or "default": data}
                 sep = "" if not new or new.endswith(nl) else nl
-                new = f"{new}{sep}trail:{nl}{block_yaml([item], 2, nl)}{nl}"
+                new = f"{new}{sep}trail:{nl}{_item_yaml(item, 2, nl, step.comments)}{nl}"
             else:
-                new = _append(new, path, step.kind, step.text, step.classifier, data, nl)
+                new = _append(new, path, step.kind, step.text, step.classifier, data, nl, step.comments)
         trail, _ = parse_with_nodes(new, path)
         write_atomic(path, new)
         return trail.steps[first:]
@@ -445,8 +447,15 @@ def _has_content(text: str, path: Path) -> bool:
     return bool(text.strip()) and compose(text, path)[0] is not None
 
 
+def _item_yaml(item: dict[str, Any], indent: int, nl: str, comments: list[str]) -> str:
+    """One trail item as block YAML, after its comments (one line each, at the item's indent)."""
+    lines = [" " * indent + "# " + " ".join(c.split()) for c in comments]
+    return nl.join([*lines, block_yaml([item], indent, nl)])
+
+
 def _append(old: str, path: Path, kind: str, text: str, classifier: str | None, data: list[dict[str, Any]],
-            nl: str) -> str:
+            nl: str, comments: list[str] | None = None) -> str:
+    comments = comments or []
     trail, root = parse_with_nodes(old, path)
     assert root is not None
     if not old.endswith(("\n", "\r\n")):
@@ -467,8 +476,8 @@ def _append(old: str, path: Path, kind: str, text: str, classifier: str | None, 
             knode, vnode = found
             end = content_end(vnode, old) if not is_null(vnode) else max(vnode.end_mark.index,
                                                                           knode.end_mark.index + 1)
-            return old[: knode.start_mark.index] + f"trail:{nl}{block_yaml([item], 2, nl)}" + old[end:]
-        return old + f"trail:{nl}{block_yaml([item], 2, nl)}{nl}"
+            return old[: knode.start_mark.index] + f"trail:{nl}{_item_yaml(item, 2, nl, comments)}" + old[end:]
+        return old + f"trail:{nl}{_item_yaml(item, 2, nl, comments)}{nl}"
     seq = found[1]
     assert isinstance(seq, SequenceNode)
     if seq.flow_style:
@@ -477,4 +486,4 @@ def _append(old: str, path: Path, kind: str, text: str, classifier: str | None, 
     dash = old.rfind("-", line_start(old, first), first)
     col = column(old, dash if dash >= 0 else first)
     at = after_line(old, content_end(seq, old))
-    return old[:at] + nl + block_yaml([item], col, nl) + old[at:]
+    return old[:at] + nl + _item_yaml(item, col, nl, comments) + old[at:]
