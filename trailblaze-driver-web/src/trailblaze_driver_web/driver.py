@@ -28,6 +28,7 @@ from .browser_session import BrowserSession
 from .config import WebDriverConfig
 from .connection import quiet_abandoned_calls
 from .evidence import WebEvidence
+from .frames import name_frame_elements
 from .key import DRIVER_KEY
 from .page_events import PageEvents, SentRequest
 from .snapshot import PageSnapshot, parse
@@ -252,6 +253,8 @@ class PlaywrightDriver(Driver[WebDriverConfig]):
         raw = self._aria_snapshot(boxes=True)
         size = page.viewport_size
         snap = parse(raw, (size["width"], size["height"]) if size else None)
+        if len(page.frames) > 1:
+            name_frame_elements(page, snap)
         self.last_snapshot = snap
         return snap
 
