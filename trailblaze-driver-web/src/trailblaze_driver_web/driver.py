@@ -237,15 +237,21 @@ class PlaywrightDriver(Driver[WebDriverConfig]):
         return urljoin(base if base.endswith("/") or url.startswith("/") else base + "/", url)
 
     def count_matches(self, selector: NodeSelector) -> int:
-        """Elements the selector picks now, by the same resolver ``nodeSelector`` tools use."""
+        """Elements the selector picks now, by the same resolver ``nodeSelector`` tools use, in the page
+        and each of its frames."""
+        from .frames import page_scopes
         from .selectors import resolve, selector_locator
 
+        total = 0
         try:
-            if selector.geometric:
-                return resolve(self.page, selector, 0).count
-            return selector_locator(self.page, selector).count()
+            for scope in page_scopes(self.page):
+                if selector.geometric:
+                    total += resolve(scope.root, selector, 0).count
+                else:
+                    total += selector_locator(scope.root, selector).count()
         except ValueError as exc:
             raise BadInputError(str(exc)) from None
+        return total
 
     # -- snapshots and screenshots -----------------------------------------------------------------
     def take_snapshot(self) -> PageSnapshot:

@@ -10,16 +10,17 @@ scopes the call to one frame (see ``targets.frame_scopes``).
 A page without frames must not pay for any of this: ``page.frames`` is Playwright's local list (no
 round trip), and with one frame the locator is handed back unresolved, exactly as before frames were
 looked at, so the action's own auto-wait is the only wait. With frames, finding the element costs one
-count per frame, polled until one frame has it or the timeout passes.
+count per frame, sent together (``count_each``), polled until one frame has it or the timeout passes.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from trailblaze import ToolFailure
 
@@ -101,6 +102,25 @@ def _count(loc: Locator | None) -> int:
         return 0
 
 
+def count_each(locators: Sequence[Locator]) -> list[int]:
+    """How many elements each locator matches now, asked all at once.
+
+    Playwright's sync API sends one call and waits for its answer before the next, so counting in six
+    frames would cost six round trips; the same ``count`` calls are awaited together on Playwright's own
+    event loop instead, costing about one. A Playwright without that inner API (it is not public) gets
+    them one by one, with the same answers."""
+    if len(locators) > 1:
+        impls = [getattr(loc, "_impl_obj", None) for loc in locators]
+        run = getattr(locators[0], "_sync", None)
+        if run is not None and all(impl is not None and hasattr(impl, "count") for impl in impls):
+            async def together() -> list[Any]:
+                return await asyncio.gather(*(impl.count() for impl in impls), return_exceptions=True)
+
+            results = run(together())
+            return [r if isinstance(r, int) else 0 for r in results]
+    return [_count(loc) for loc in locators]
+
+
 def find_in_frames(scopes: Sequence[FrameScope], build: Callable[[FrameScope], Locator | None], *, tool: str,
                    what: str, timeout_ms: int, wait: Callable[[float], None]) -> tuple[FrameScope, Locator] | None:
     """The one scope whose locator matches, and that locator; None when none matched within the timeout.
@@ -113,11 +133,10 @@ def find_in_frames(scopes: Sequence[FrameScope], build: Callable[[FrameScope], L
         return (scopes[0], loc) if loc is not None else None
     deadline = time.monotonic() + timeout_ms / 1000
     while True:
-        hits: list[tuple[FrameScope, Locator]] = []
-        for scope in scopes:
-            loc = build(scope)
-            if loc is not None and _count(loc) > 0:
-                hits.append((scope, loc))
+        built = [(scope, build(scope)) for scope in scopes]
+        candidates = [(scope, loc) for scope, loc in built if loc is not None]
+        counts = count_each([loc for _, loc in candidates])
+        hits = [found for found, count in zip(candidates, counts) if count > 0]
         if len(hits) == 1:
             return hits[0]
         if len(hits) > 1:
