@@ -28,9 +28,8 @@ from .snapshot import AriaNode
 if TYPE_CHECKING:
     from playwright.sync_api import ElementHandle, Locator
 
-    from .frames import Root
-
     from .driver import PlaywrightDriver
+    from .frames import Root
 
 _CSS_IDENT = re.compile(r"^[A-Za-z_][\w-]*$")
 
