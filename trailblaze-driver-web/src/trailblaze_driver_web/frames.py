@@ -110,11 +110,11 @@ def count_each(locators: Sequence[Locator]) -> list[int]:
     event loop instead, costing about one. A Playwright without that inner API (it is not public) gets
     them one by one, with the same answers."""
     if len(locators) > 1:
-        impls = [getattr(loc, "_impl_obj", None) for loc in locators]
+        impls: list[Any] = [getattr(loc, "_impl_obj", None) for loc in locators]
         run = getattr(locators[0], "_sync", None)
         if run is not None and all(impl is not None and hasattr(impl, "count") for impl in impls):
             async def together() -> list[Any]:
-                return await asyncio.gather(*(impl.count() for impl in impls), return_exceptions=True)
+                return list(await asyncio.gather(*(impl.count() for impl in impls), return_exceptions=True))
 
             results = run(together())
             return [r if isinstance(r, int) else 0 for r in results]
