@@ -72,6 +72,7 @@ def test_a_name_two_frames_share_is_an_error_naming_them_and_frame_scopes_the_ca
     assert APPROVAL in message and PARTNER in message and "say which one with the 'frame' argument" in message
     ws.ok("web_verifyValue", ref="status", frame=APPROVAL, expected="Approved")
     ws.ok("web_verifyValue", ref="status", frame="css=#partner-frame", expected="Review confirmed by nobody")
+    ws.ok("web_verifyValue", ref="status", frame=ws.ref_of("iframe", "Approval frame"), expected="Approved")
     ws.ok("web_verifyTextVisible", text="Show receipt", frame=RECEIPT)  # a nested frame, by its own name
     ws.ok("web_click", ref='button "Show receipt"', frame="css=#receipt-frame")
     # Scoped to the partner frame, the Approve button is not there, and is not offered as if it were:

@@ -79,7 +79,7 @@ def frame_scopes(drv: PlaywrightDriver, frame: str | None, tool: str, timeout_ms
     holders = [FrameScope(page)] + [FrameScope(f, f) for f in parents.values()
                                     if f is not None and f.parent_frame is not None and not f.is_detached()]
     if REF.match(frame):
-        element = _snapshot_ref(drv, frame, tool).locator
+        element = page.locator(f"aria-ref={frame}")  # the iframe as the last snapshot showed it
     else:
         element = resolve_in(drv, holders, frame, None, tool=tool, timeout_ms=timeout_ms).locator
     return [FrameScope(element.content_frame, label=frame)]
