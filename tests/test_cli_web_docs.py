@@ -64,6 +64,8 @@ HOW: dict[str, str] = {
     'trailblaze step "Sign in as hiker@example.com" --secret-env password=SHOP_PASSWORD --save '
     'trails/my-sign-in.trail.yaml': "test_a_step_with_a_model",
     "cd examples/web-shop && uv run trailblaze snapshot --url / --bounds": "test_snapshots",
+    "uv run trailblaze run examples/web-shop/trails/account-approvals.trail.yaml "
+    "examples/web-shop/trails/account-profile.trail.yaml": "test_the_frames_and_shadow_dom_trails",
     "trailblaze snapshot -d android/emulator-5554 --offscreen": "test_snapshots",
     "claude mcp add trailblaze -- trailblaze mcp --workspace .": "test_the_mcp_server_lines",
     "trailblaze mcp --http --port 8765 --token-file .trailblaze-mcp.json": "test_the_mcp_server_lines",
@@ -214,6 +216,12 @@ def test_runs_by_argument_tag_and_glob_and_the_log(root: Path, display: str) -> 
     assert code == 0 and "Results: 3 passed, 0 failed" in out, out
     code, out = sh(line(doc_line('trailblaze run "examples/web-shop/**')), root)
     assert code == 0 and "Results: 2 passed, 0 failed" in out and (root / "build" / "tb").is_dir(), out
+
+
+def test_the_frames_and_shadow_dom_trails(root: Path) -> None:
+    code, out = sh(line(doc_line("uv run trailblaze run examples/web-shop/trails/account-")), root)
+    assert code == 0 and "Results: 2 passed, 0 failed" in out, out
+    assert "Web shop: approve an expense in an iframe" in out and "shadow-DOM rating" in out, out
 
 
 class SignInModel:

@@ -12,11 +12,17 @@ From a shell, to click around (Ctrl-C stops it)::
 Static files only: ``/`` is the sign-in page, ``/products`` also serves ``products.html``, anything
 else that is not a file under ``app/`` is a 404. Responses carry ``Cache-Control: no-store`` and
 requests are not logged.
+
+A *peer origin* serves the same files from a second loopback port (``peer=True``, the default), so
+the account pages can hold a cross-origin iframe, as a real app embeds a partner's widget. A page
+learns the other origin from the one generated file, ``/peer-origin.js``
+(``window.SHOP_PEER_ORIGIN = "http://127.0.0.1:<port>"``, or ``null`` without a peer).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import signal
 import socket
 import sys
@@ -32,6 +38,7 @@ __all__ = ["APP_ROOT", "ShopServer", "main"]
 
 APP_ROOT = Path(__file__).resolve().parent / "app"
 LOOPBACK = "127.0.0.1"
+PEER_SCRIPT = "/peer-origin.js"
 
 CONTENT_TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -63,6 +70,11 @@ class _Handler(BaseHTTPRequestHandler):
         self._serve(send_body=False)
 
     def _serve(self, *, send_body: bool) -> None:
+        if self.path.split("?", 1)[0] == PEER_SCRIPT:
+            origin = json.dumps(self.server.peer_origin)
+            body = f"window.SHOP_PEER_ORIGIN = {origin};\n".encode()
+            self._respond(HTTPStatus.OK, CONTENT_TYPES[".js"], body, send_body)
+            return
         path = self.server.resolve(self.path)
         if path is None:
             self._respond(HTTPStatus.NOT_FOUND, "text/html; charset=utf-8", NOT_FOUND_PAGE, send_body)
@@ -95,6 +107,8 @@ class _Server(ThreadingHTTPServer):
 
     def __init__(self, address: tuple[str, int], root: Path) -> None:
         self.root = root.resolve()
+        self.peer_origin: str | None = None
+        """The other origin serving the same files (``/peer-origin.js`` tells pages), if any."""
         super().__init__(address, _Handler)
 
     def resolve(self, raw_path: str) -> Path | None:
@@ -121,10 +135,12 @@ class _Server(ThreadingHTTPServer):
 class ShopServer:
     """The example shop on ``127.0.0.1``, in a daemon thread.
 
-    ``port=0`` picks a free port; :meth:`start` returns the base URL (no trailing slash).
+    ``port=0`` picks a free port; :meth:`start` returns the base URL (no trailing slash). With ``peer``
+    (the default) a second server on another free port serves the same files as a different origin,
+    :attr:`peer_url`; each tells its pages the other's address through ``/peer-origin.js``.
     """
 
-    def __init__(self, host: str = LOOPBACK, port: int = 0, root: Path | None = None) -> None:
+    def __init__(self, host: str = LOOPBACK, port: int = 0, root: Path | None = None, *, peer: bool = True) -> None:
         if host not in (LOOPBACK, "localhost"):
             raise ValueError(f"the example shop only listens on {LOOPBACK}, not {host!r}")
         self._host = LOOPBACK
@@ -132,9 +148,10 @@ class ShopServer:
         self._root = Path(root) if root is not None else APP_ROOT
         if not (self._root / "index.html").is_file():
             raise FileNotFoundError(f"no index.html in the shop root {self._root}")
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
+        self._peer = peer
+        self._servers: list[tuple[_Server, threading.Thread]] = []
         self._url: str | None = None
+        self._peer_url: str | None = None
         self._lock = threading.Lock()
 
     def start(self) -> str:
@@ -143,32 +160,42 @@ class ShopServer:
         Starting a running server returns its URL again. Raises :class:`OSError` if the port is taken.
         """
         with self._lock:
-            if self._server is not None and self._url is not None:
+            if self._servers and self._url is not None:
                 return self._url
-            server = _Server((self._host, self._port), self._root)
-            port = server.server_address[1]
-            thread = threading.Thread(
-                target=server.serve_forever,
-                kwargs={"poll_interval": 0.1},
-                name=f"web-shop-{port}",
-                daemon=True,
-            )
-            thread.start()
-            self._server, self._thread = server, thread
-            self._url = f"http://{self._host}:{port}"
+            main = self._serve(self._port)
+            self._servers = [main]
+            self._url = f"http://{self._host}:{main[0].server_address[1]}"
+            if self._peer:
+                try:
+                    peer = self._serve(0)
+                except OSError:
+                    self._stop_all()
+                    raise
+                self._servers.append(peer)
+                self._peer_url = f"http://{self._host}:{peer[0].server_address[1]}"
+                main[0].peer_origin, peer[0].peer_origin = self._peer_url, self._url
             return self._url
 
+    def _serve(self, port: int) -> tuple[_Server, threading.Thread]:
+        server = _Server((self._host, port), self._root)
+        bound = server.server_address[1]
+        thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1},
+                                  name=f"web-shop-{bound}", daemon=True)
+        thread.start()
+        return server, thread
+
     def stop(self) -> None:
-        """Stop serving and close the socket. Safe to call more than once, or before :meth:`start`."""
+        """Stop serving (the peer too) and close the sockets. Safe to call more than once, or before
+        :meth:`start`."""
         with self._lock:
-            server, thread = self._server, self._thread
-            self._server = self._thread = None
-            self._url = None
-        if server is None:
-            return
-        server.shutdown()
-        server.server_close()
-        if thread is not None:
+            self._stop_all()
+
+    def _stop_all(self) -> None:
+        servers, self._servers = self._servers, []
+        self._url = self._peer_url = None
+        for server, thread in servers:
+            server.shutdown()
+            server.server_close()
             thread.join(timeout=5)
 
     @property
@@ -179,8 +206,15 @@ class ShopServer:
         return self._url
 
     @property
+    def peer_url(self) -> str | None:
+        """The peer origin's base URL while running with ``peer``; None without one."""
+        if self._url is None:
+            raise RuntimeError("the shop server is not running; call start() first")
+        return self._peer_url
+
+    @property
     def running(self) -> bool:
-        return self._server is not None
+        return bool(self._servers)
 
     def __enter__(self) -> Self:
         self.start()
@@ -220,7 +254,8 @@ def main(argv: list[str] | None = None) -> int:
 
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
-    print(f"Web shop running at {url}/", flush=True)
+    print(f"Web shop running at {url}/ (its peer origin, for the account pages' partner frame: "
+          f"{server.peer_url}/)", flush=True)
     print("Sign in with any email containing '@' and the password secret123. Ctrl-C stops.", flush=True)
     try:
         while not stopping.wait(0.5):

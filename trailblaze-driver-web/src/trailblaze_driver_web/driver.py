@@ -28,6 +28,7 @@ from .browser_session import BrowserSession
 from .config import WebDriverConfig
 from .connection import quiet_abandoned_calls
 from .evidence import WebEvidence
+from .frames import name_frame_elements
 from .key import DRIVER_KEY
 from .page_events import PageEvents, SentRequest
 from .snapshot import PageSnapshot, parse
@@ -259,15 +260,21 @@ class PlaywrightDriver(Driver[WebDriverConfig]):
         those the ARIA snapshot holds: upstream matches waypoints on the snapshot's node tree
         (``WaypointMatcher.kt`` over ``PlaywrightTrailblazeNodeMapper.kt``), so an element that is not
         rendered (``display: none``, ``visibility: hidden``) or is hidden from assistive technology
-        (``aria-hidden``, ``inert``) is not there, even when a ``cssSelector`` finds it in the DOM."""
+        (``aria-hidden``, ``inert``) is not there, even when a ``cssSelector`` finds it in the DOM. In
+        the page and each of its frames."""
+        from .frames import page_scopes
         from .selectors import resolve, selector_locator
 
+        total = 0
         try:
-            if selector.geometric:
-                return resolve(self.page, selector, 0).count
-            return int(selector_locator(self.page, selector).evaluate_all(_IN_ARIA_TREE))
+            for scope in page_scopes(self.page):
+                if selector.geometric:
+                    total += resolve(scope.root, selector, 0).count
+                else:
+                    total += int(selector_locator(scope.root, selector).evaluate_all(_IN_ARIA_TREE))
         except ValueError as exc:
             raise BadInputError(str(exc)) from None
+        return total
 
     # -- snapshots and screenshots -----------------------------------------------------------------
     def take_snapshot(self) -> PageSnapshot:
@@ -275,6 +282,8 @@ class PlaywrightDriver(Driver[WebDriverConfig]):
         raw = self._aria_snapshot(boxes=True)
         size = page.viewport_size
         snap = parse(raw, (size["width"], size["height"]) if size else None)
+        if len(page.frames) > 1:
+            name_frame_elements(page, snap)
         self.last_snapshot = snap
         return snap
 

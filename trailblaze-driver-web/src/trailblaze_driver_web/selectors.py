@@ -7,6 +7,11 @@ A tool's ``ref`` may be
   ``link /Order #\\d+/`` for a regex name, ``[nth=1]`` for the second match, ``text "Total"`` for text);
 * ``css=<selector>``.
 
+Every function here builds on a ``Root``: the page, one of its frames, or an iframe's content (see
+:mod:`.frames`, which decides which), so a descriptor means the same in a frame as on the page.
+``iframe "Approval frame"`` names an iframe element by its accessible name (aria-label, else title),
+which is how a tool's ``frame:`` argument is usually written.
+
 A ``nodeSelector`` is upstream's ``TrailblazeNodeSelector`` (decoded by :mod:`trailblaze.selectors`,
 shared with the mobile drivers) with its ``web`` match (``ariaRole``, ``ariaNameRegex``,
 ``ariaDescriptorRegex``, ``headingLevel``, ``cssSelector``, ``dataTestId``, ``nthIndex``) and the
@@ -29,7 +34,9 @@ from typing import TYPE_CHECKING, Any
 from trailblaze import NodeSelector, WebMatch
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Locator, Page
+    from playwright.sync_api import Locator
+
+    from .frames import Root
 
 _REGEX_SPECIAL = re.compile(r"([\\^$.|?*+()\[\]{}])")
 
@@ -70,7 +77,7 @@ def _literal(text: str) -> str:
 
 
 # -- locators --------------------------------------------------------------------------------------
-def _by_role(base: Page | Locator, role: str, name: str | None, level: int | None,
+def _by_role(base: Root | Locator, role: str, name: str | None, level: int | None,
              *, regex: bool = True) -> Locator:
     kwargs: dict[str, Any] = {}
     if level is not None:
@@ -86,7 +93,7 @@ def _by_role(base: Page | Locator, role: str, name: str | None, level: int | Non
     return base.get_by_role(role, name=pattern, **kwargs).or_(literal)  # type: ignore[arg-type]
 
 
-def _match_locator(page: Page, base: Page | Locator, web: WebMatch) -> Locator:
+def _match_locator(base: Root | Locator, web: WebMatch) -> Locator:
     parts: list[Locator] = []
     role, name = web.ariaRole, web.ariaNameRegex
     if web.ariaDescriptorRegex:
@@ -118,28 +125,39 @@ def _match_locator(page: Page, base: Page | Locator, web: WebMatch) -> Locator:
     return loc
 
 
-def selector_locator(page: Page, sel: NodeSelector, base: Page | Locator | None = None) -> Locator:
-    """The locator of ``sel`` without its geometric fields (which ``resolve`` applies)."""
+def selector_locator(page: Root, sel: NodeSelector, base: Locator | None = None) -> Locator:
+    """The locator of ``sel`` without its geometric fields (which ``resolve`` applies), built on ``page``
+    (the page, a frame, or an iframe's content)."""
     if sel.web is None:
         other = sel.driver_key
         if other:
             raise ValueError(f"this selector matches with '{other}', which is for another driver; the web "
                              "driver needs a 'web:' match")
         raise ValueError("the selector has no 'web:' match")
-    root: Page | Locator = base if base is not None else page
+    root: Root | Locator = base if base is not None else page
     if sel.childOf is not None:
         root = selector_locator(page, sel.childOf, base)
-    loc = _match_locator(page, root, sel.web)
+    loc = _match_locator(root, sel.web)
+    inner_root = _has_root(page)
     if sel.containsChild is not None:
         # ``has`` alone would accept any descendant; ``:scope > *`` (relative to the candidate) keeps
         # only its direct children, upstream's meaning of containsChild.
-        loc = loc.filter(has=page.locator(":scope > *").and_(selector_locator(page, sel.containsChild)))
+        loc = loc.filter(has=inner_root.locator(":scope > *").and_(selector_locator(inner_root, sel.containsChild)))
     for inner in sel.containsDescendants or []:
-        loc = loc.filter(has=selector_locator(page, inner))
+        loc = loc.filter(has=selector_locator(inner_root, inner))
     return loc
 
 
-def descriptor_locator(page: Page, text: str) -> Locator | None:
+def _has_root(page: Root) -> Root:
+    """Where ``has=`` locators are built. Playwright wants them from the same frame object as the outer
+    locator and evaluates their selector relative to each candidate: for an iframe's content (a
+    ``FrameLocator``, whose locators belong to the page's main frame) that is the page itself, so the
+    inner selector carries no frame-entering prefix."""
+    owner = getattr(page, "owner", None)
+    return owner.page if owner is not None else page
+
+
+def descriptor_locator(page: Root, text: str) -> Locator | None:
     """The locator of an ARIA descriptor (``button "Sign in"``), or None when ``text`` is not one."""
     m = _DESCRIPTOR.match(text.strip())
     if m is None:
@@ -160,6 +178,8 @@ def descriptor_locator(page: Page, text: str) -> Locator | None:
         if name is None:
             return None
         loc = page.get_by_text(name, exact=True) if isinstance(name, str) else page.get_by_text(name)
+    elif role in FRAME_ROLES:
+        loc = frame_element_locator(page, name)
     elif role in ARIA_ROLES:
         kwargs: dict[str, Any] = {}
         if "level" in opts:
@@ -176,6 +196,22 @@ def descriptor_locator(page: Page, text: str) -> Locator | None:
     return loc
 
 
+FRAME_ROLES = frozenset({"iframe", "frame"})
+"""Not ARIA roles (``get_by_role`` knows neither), but how Playwright's snapshot shows frame elements."""
+
+
+def frame_element_locator(page: Root, name: str | re.Pattern[str] | None) -> Locator:
+    """The ``<iframe>``/``<frame>`` elements named ``name`` (their aria-label, else their title)."""
+    loc = page.locator("iframe, frame")
+    if name is None:
+        return loc
+    if isinstance(name, str):
+        named = page.get_by_title(name, exact=True).or_(page.locator(f"[aria-label={json.dumps(name, ensure_ascii=False)}]"))
+    else:
+        named = page.get_by_title(name)
+    return loc.and_(named)
+
+
 # -- geometric resolution ---------------------------------------------------------------------------
 _BOXES_JS = """els => els.map(e => { const r = e.getBoundingClientRect();
   return [r.left, r.top, r.right, r.bottom, r.width > 0 && r.height > 0]; })"""
@@ -187,7 +223,7 @@ class Resolved:
     count: int
 
 
-def resolve(page: Page, sel: NodeSelector, timeout_ms: int) -> Resolved:
+def resolve(page: Root, sel: NodeSelector, timeout_ms: int) -> Resolved:
     """Resolve a selector to one locator. Non-geometric selectors resolve lazily (Playwright waits in
     the action); geometric ones poll boxes until a match appears or the timeout passes."""
     loc = selector_locator(page, sel)
@@ -200,10 +236,11 @@ def resolve(page: Page, sel: NodeSelector, timeout_ms: int) -> Resolved:
             return Resolved(loc.nth(index), count)
         if time.monotonic() >= deadline:
             return Resolved(None, 0)
-        page.wait_for_timeout(100)
+        wait = getattr(page, "wait_for_timeout", None)  # an iframe's content has none: sleep instead
+        wait(100) if wait is not None else time.sleep(0.1)
 
 
-def _box_of(page: Page, sel: NodeSelector) -> tuple[float, float, float, float] | None:
+def _box_of(page: Root, sel: NodeSelector) -> tuple[float, float, float, float] | None:
     loc = selector_locator(page, sel)
     boxes = loc.evaluate_all(_BOXES_JS)
     for b in boxes:
@@ -212,7 +249,7 @@ def _box_of(page: Page, sel: NodeSelector) -> tuple[float, float, float, float] 
     return None
 
 
-def _pick(page: Page, sel: NodeSelector, loc: Locator) -> tuple[int | None, int]:
+def _pick(page: Root, sel: NodeSelector, loc: Locator) -> tuple[int | None, int]:
     boxes = [(i, b) for i, b in enumerate(loc.evaluate_all(_BOXES_JS)) if b[4]]
     anchors: list[tuple[str, tuple[float, float, float, float]]] = []
     for key in ("below", "above", "leftOf", "rightOf"):

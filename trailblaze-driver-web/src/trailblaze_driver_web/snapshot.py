@@ -39,6 +39,9 @@ REF_CONTAINERS = frozenset({"list", "table", "grid", "listbox", "menu", "menubar
                             "dialog", "alertdialog", "form", "iframe", "radiogroup", "toolbar"})
 """Unnamed nodes with children keep their ref only for these roles (scopes a tool may act within)."""
 DETAILS = frozenset({"bounds", "offscreen", "urls", "all"})
+FRAME_ROLES = frozenset({"iframe", "frame"})
+"""Frame elements: Playwright's AI snapshot shows each frame's content under its element, with refs
+prefixed by the frame (``f1e3``)."""
 
 
 @dataclass
@@ -67,6 +70,15 @@ class AriaNode:
         if self.name:
             return f"{self.role} {json.dumps(self.name, ensure_ascii=False)}"
         return self.role
+
+    def frame_node(self) -> AriaNode | None:
+        """The iframe element this node's document is in (None: the page's own document)."""
+        node = self.parent
+        while node is not None:
+            if node.role in FRAME_ROLES:
+                return node
+            node = node.parent
+        return None
 
     def walk(self) -> Iterator[AriaNode]:
         yield self

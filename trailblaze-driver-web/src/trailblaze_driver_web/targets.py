@@ -14,19 +14,22 @@ from __future__ import annotations
 import difflib
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from trailblaze import NodeSelector, ToolFailure, WebMatch, parse_selector
 
 from . import upstream_refs
+from .frames import FrameScope, find_in_frames, page_scopes
 from .selectors import REF, descriptor_locator, escape_regex, resolve, selector_locator
 from .snapshot import AriaNode
 
 if TYPE_CHECKING:
-    from playwright.sync_api import ElementHandle, Frame, Locator
+    from playwright.sync_api import ElementHandle, Locator
 
     from .driver import PlaywrightDriver
+    from .frames import Root
 
 _CSS_IDENT = re.compile(r"^[A-Za-z_][\w-]*$")
 
@@ -40,52 +43,113 @@ class Target:
     """``{ref, nodeSelector}`` to record instead of an unstable snapshot ref."""
     role: str | None = None
     name: str | None = None
+    scope: FrameScope | None = None
+    """Where it was found: the page, or one of its frames (None: by snapshot ref or recorded id)."""
 
 
 def resolve_target(drv: PlaywrightDriver, ref: str | None, node_selector: dict[str, Any] | None, *,
-                   tool: str, timeout_ms: int | None = None, replaying: bool = False) -> Target:
-    """The element a tool acts on. Raises ``ToolFailure`` (the step fails) when it cannot be found.
+                   tool: str, timeout_ms: int | None = None, replaying: bool = False,
+                   frame: str | None = None) -> Target:
+    """The element a tool acts on, in whichever frame of the page holds it (or in ``frame``, the iframe
+    element the call names). Raises ``ToolFailure`` (the step fails) when it cannot be found, or when
+    two frames hold it.
 
     ``replaying``: the call comes from a recording, so a bare element id in it is upstream's (see
     :mod:`.upstream_refs`), resolved together with the recorded selector."""
-    page = drv.page
     timeout = drv.cfg.timeout_ms if timeout_ms is None else timeout_ms
     if replaying and ref and upstream_refs.is_element_id(ref):
         sel = parse_selector(node_selector) if node_selector else None
         return _recorded_element_id(drv, ref.strip(), sel, tool, timeout)
+    if ref and REF.match(ref.strip()) and not node_selector:
+        return _snapshot_ref(drv, ref.strip(), tool)  # names one element of one frame already
+    scopes = frame_scopes(drv, frame, tool, timeout)
+    return resolve_in(drv, scopes, ref, node_selector, tool=tool, timeout_ms=timeout)
+
+
+def frame_scopes(drv: PlaywrightDriver, frame: str | None, tool: str, timeout_ms: int) -> list[FrameScope]:
+    """Where a call looks: the page and all its frames, or the one frame whose iframe element ``frame``
+    names (a descriptor, ``css=`` or a snapshot ref), found by the same rule as any target. Only frames
+    that hold frames can hold that element, so on a page whose iframes are not nested the element is
+    looked for in the page alone and the scope costs no round trip."""
+    if frame is None or not frame.strip():
+        return page_scopes(drv.page)
+    frame = frame.strip()
+    page = drv.page
+    parents = {id(f.parent_frame): f.parent_frame for f in page.frames[1:] if f.parent_frame is not None}
+    holders = [FrameScope(page)] + [FrameScope(f, f) for f in parents.values()
+                                    if f is not None and f.parent_frame is not None and not f.is_detached()]
+    if REF.match(frame):
+        element = page.locator(f"aria-ref={frame}")  # the iframe as the last snapshot showed it
+    else:
+        element = resolve_in(drv, holders, frame, None, tool=tool, timeout_ms=timeout_ms).locator
+    return [FrameScope(element.content_frame, label=frame)]
+
+
+def resolve_in(drv: PlaywrightDriver, scopes: list[FrameScope], ref: str | None,
+               node_selector: dict[str, Any] | None, *, tool: str, timeout_ms: int) -> Target:
+    """``ref``/``nodeSelector`` found in exactly one of ``scopes`` (see ``frames.find_in_frames``)."""
+    page = drv.page
     if node_selector:
         sel = parse_selector(node_selector)
         try:
-            found = resolve(page, sel, timeout)
+            selector_locator(page, sel)  # a selector that cannot be built fails here, once, naming why
         except ValueError as exc:
             raise ToolFailure(f"{tool}: {exc}") from None
         role = sel.web.ariaRole if sel.web else None
         name = sel.web.ariaNameRegex if sel.web else None
-        if found.locator is None:
-            raise ToolFailure(f"{tool}: no element matches {sel.describe()} within {timeout} ms; "
-                              f"{what_the_page_has(drv, role, name)}")
-        return Target(found.locator, sel.describe(), role=role, name=name)
+        wait = timeout_ms if len(scopes) == 1 else 0
+        found = find_in_frames(scopes, lambda s: resolve(s.root, sel, wait).locator, tool=tool,
+                               what=sel.describe(), timeout_ms=timeout_ms, wait=page.wait_for_timeout)
+        if found is None:
+            raise ToolFailure(f"{tool}: no element matches {sel.describe()}{_in(scopes)} within {timeout_ms} ms; "
+                              f"{what_the_page_has(drv, role, name, scopes=scopes)}")
+        scope, loc = found
+        return Target(loc, sel.describe() + _at(scope), role=role, name=name, scope=scope)
     if not ref:
         raise ToolFailure(f"{tool}: give the element: 'ref' (a snapshot ref like e12, an ARIA descriptor like "
                           "button \"Submit\", or css=<selector>)")
     ref = ref.strip()
     if REF.match(ref):
         return _snapshot_ref(drv, ref, tool)
+    build: Callable[[FrameScope], Locator | None]
+    role = name = None
     if ref.startswith("css="):
         css = ref[4:].strip()
         if not css:
             raise ToolFailure(f"{tool}: 'css=' needs a selector after it")
-        return Target(page.locator(css).first, f"css={css}")
-    loc = descriptor_locator(page, ref)
-    if loc is None:
-        raise ToolFailure(f"{tool}: ref '{ref}' is not a snapshot ref (e12), an ARIA descriptor (button "
-                          "\"Submit\", heading \"Cart\" [level=2]) or css=<selector>")
-    m = re.match(r'^([a-z-]+)(?:\s+"((?:[^"\\]|\\.)*)")?', ref)
-    role = m.group(1) if m else None
-    name = m.group(2) if m else None
-    if "[nth=" not in ref:
-        loc = loc.first
-    return Target(loc, ref, role=role, name=name)
+        description = f"css={css}"
+        build = lambda s: s.root.locator(css).first  # noqa: E731
+    else:
+        if descriptor_locator(page, ref) is None:
+            raise ToolFailure(f"{tool}: ref '{ref}' is not a snapshot ref (e12), an ARIA descriptor (button "
+                              "\"Submit\", heading \"Cart\" [level=2]) or css=<selector>")
+        m = re.match(r'^([a-z-]+)(?:\s+"((?:[^"\\]|\\.)*)")?', ref)
+        role = m.group(1) if m else None
+        name = m.group(2) if m else None
+        description = ref
+        nth = "[nth=" in ref
+
+        def build(s: FrameScope) -> Locator | None:
+            loc = descriptor_locator(s.root, ref)
+            return loc if loc is None or nth else loc.first
+
+    found = find_in_frames(scopes, build, tool=tool, what=description, timeout_ms=timeout_ms,
+                           wait=page.wait_for_timeout)
+    if found is None:
+        raise ToolFailure(f"{tool}: no element matches {description}{_in(scopes)} within {timeout_ms} ms; "
+                          f"{what_the_page_has(drv, role, name, scopes=scopes)}")
+    scope, loc = found
+    return Target(loc, description + _at(scope), role=role, name=name, scope=scope)
+
+
+def _at(scope: FrameScope) -> str:
+    return "" if scope.is_page else f" in {scope.short()}"
+
+
+def _in(scopes: list[FrameScope]) -> str:
+    if len(scopes) == 1:
+        return _at(scopes[0])
+    return f" in the page or any of its {len(scopes) - 1} frames"
 
 
 def _snapshot_ref(drv: PlaywrightDriver, ref: str, tool: str) -> Target:
@@ -103,12 +167,29 @@ def _snapshot_ref(drv: PlaywrightDriver, ref: str, tool: str) -> Target:
     if node is None:
         node = drv.take_snapshot().find(ref)
     desc = f"ref {ref}" + (f" ({node.descriptor()})" if node else "")
+    frame_node = node.frame_node() if node is not None else None
+    if frame_node is not None:
+        desc += f" in {frame_node.descriptor()}"
     recorded = None
     try:
         recorded = record_ref(drv, ref, node)
-    except Exception:  # noqa: BLE001 - recording is best effort; the action still runs
+    except Exception:  # noqa: BLE001 - proving a selector is best effort; the descriptor still is recorded
         recorded = None
+    if recorded is None:
+        recorded = _descriptor_only(node)
     return Target(loc, desc, recorded, role=node.role if node else None, name=node.name if node else None)
+
+
+def _descriptor_only(node: AriaNode | None) -> dict[str, Any] | None:
+    """What a recording keeps when no selector could be proven: the descriptor (and frame), never the ref,
+    which means nothing once the page that produced it is gone."""
+    if node is None or not node.name or node.role in ("generic", "text"):
+        return None
+    recorded: dict[str, Any] = {"ref": node.descriptor()}
+    frame_node = node.frame_node()
+    if frame_node is not None and frame_node.name:
+        recorded["frame"] = frame_node.descriptor()
+    return recorded
 
 
 def _recorded_element_id(drv: PlaywrightDriver, ref: str, sel: NodeSelector | None, tool: str,
@@ -180,20 +261,60 @@ def _role_name(descriptor: str | None, sel: NodeSelector | None) -> tuple[str | 
 
 # -- recording ---------------------------------------------------------------------------------------
 def record_ref(drv: PlaywrightDriver, ref: str, node: AriaNode | None) -> dict[str, Any] | None:
-    """``{ref: <descriptor>, nodeSelector: <selector>}`` for a snapshot ref, proven on the live page."""
+    """``{ref: <descriptor>, nodeSelector: <selector>}`` for a snapshot ref, proven on the live page; for
+    an element inside an iframe, with ``frame: <the iframe's descriptor>`` and the selector proven in
+    that frame (where replay will look for it)."""
     page = drv.page
     handle = page.locator(f"aria-ref={ref}").element_handle(timeout=drv.cfg.timeout_ms)
     if handle is None:
         return None
+    frame_node = node.frame_node() if node is not None else None
     try:
-        sel = best_selector(drv, handle, node)
+        root: Root = page
+        if frame_node is not None:
+            owner = handle.owner_frame()
+            if owner is None:
+                return None
+            root = owner
+        sel = best_selector(drv, handle, node, root)
     finally:
         handle.dispose()
     if sel is None:
         return None
     descriptor = node.descriptor() if node is not None and node.role not in ("generic", "text") and node.name \
         else _css_ref(sel)
-    return {"ref": descriptor, "nodeSelector": sel.to_yaml()}
+    recorded: dict[str, Any] = {"ref": descriptor, "nodeSelector": sel.to_yaml()}
+    if frame_node is not None:
+        frame = _frame_ref(drv, frame_node)
+        if frame is None:
+            return None
+        recorded["frame"] = frame
+    return recorded
+
+
+def _frame_ref(drv: PlaywrightDriver, frame_node: AriaNode) -> str | None:
+    """How a recording names the iframe holding an element: its descriptor when that names one iframe
+    of the page, else a CSS path to it (within the frame that holds it)."""
+    if frame_node.name:
+        descriptor = frame_node.descriptor()
+        page = drv.page
+        holders = [page] + [f for f in page.frames[1:] if f.child_frames and not f.is_detached()]
+        found = 0
+        for holder in holders:
+            loc = descriptor_locator(holder, descriptor)
+            found += loc.count() if loc is not None else 0
+        if found == 1:
+            return descriptor
+    if frame_node.ref is None:
+        return None
+    handle = drv.page.locator(f"aria-ref={frame_node.ref}").element_handle(timeout=drv.cfg.timeout_ms)
+    if handle is None:
+        return None
+    try:
+        css = handle.evaluate(_CSS_PATH_JS)
+    finally:
+        handle.dispose()
+    return f"css={css}" if css else None
 
 
 def _css_ref(sel: NodeSelector) -> str:
@@ -206,20 +327,19 @@ def _css_ref(sel: NodeSelector) -> str:
     return "css=*"
 
 
-def _position(drv: PlaywrightDriver, sel: NodeSelector, handle: ElementHandle,
-              root: Frame | None = None) -> tuple[int, int]:
-    """(index of ``handle`` among the selector's matches in the page, or in ``root``, the frame that holds
-    it, or -1; number of matches)."""
-    loc = selector_locator(cast(Any, drv.page if root is None else root), sel)  # a Frame locates as a Page
+def _position(root: Root, sel: NodeSelector, handle: ElementHandle) -> tuple[int, int]:
+    """(index of ``handle`` among the selector's matches in ``root``, its frame, or -1; number of matches)."""
+    loc = selector_locator(root, sel)
     result = loc.evaluate_all("(els, t) => [els.indexOf(t), els.length]", handle)
     return int(result[0]), int(result[1])
 
 
 def best_selector(drv: PlaywrightDriver, handle: ElementHandle, node: AriaNode | None,
-                  root: Frame | None = None) -> NodeSelector | None:
-    """The most readable selector that picks exactly ``handle`` in the page or ``root`` (the frame that
+                  root: Root | None = None) -> NodeSelector | None:
+    """The most readable selector that picks exactly ``handle`` in ``root`` (the page, or the frame that
     holds it): role and name first (what a user sees and what an ARIA descriptor says), then a test id,
     an element id, and only then a position."""
+    root = drv.page if root is None else root
     candidates: list[WebMatch] = []
     role = node.role if node is not None and node.role not in ("text",) else None
     name = node.name if node is not None else None
@@ -239,7 +359,7 @@ def best_selector(drv: PlaywrightDriver, handle: ElementHandle, node: AriaNode |
     first_seen: tuple[WebMatch, int] | None = None
     for match in candidates:
         sel = NodeSelector(web=match)
-        index, count = _position(drv, sel, handle, root)
+        index, count = _position(root, sel, handle)
         if index == 0 and count == 1:
             return sel
         if index >= 0 and first_seen is None:
@@ -250,7 +370,7 @@ def best_selector(drv: PlaywrightDriver, handle: ElementHandle, node: AriaNode |
     css = handle.evaluate(_CSS_PATH_JS)
     if css:
         sel = NodeSelector(web=WebMatch(cssSelector=css))
-        index, count = _position(drv, sel, handle, root)
+        index, count = _position(root, sel, handle)
         if index >= 0:
             return sel if count == 1 else NodeSelector(web=WebMatch(cssSelector=css, nthIndex=index))
     return None
@@ -270,9 +390,13 @@ _CSS_PATH_JS = """el => {
 
 
 # -- diagnostics -------------------------------------------------------------------------------------
-def what_the_page_has(drv: PlaywrightDriver, role: str | None, name: str | None, *, limit: int = 8) -> str:
+def what_the_page_has(drv: PlaywrightDriver, role: str | None, name: str | None, *, limit: int = 8,
+                      scopes: list[FrameScope] | None = None) -> str:
     """One clause for failure messages: the elements of that role (closest names first), else the start
-    of the snapshot, so the reader sees at once what changed (a renamed button, a missing dialog)."""
+    of the snapshot, so the reader sees at once what changed (a renamed button, a missing dialog).
+
+    The candidates are those of the frames the call looked in (``scopes``; all of them by default), each
+    named with its frame, so the clause never offers an element the lookup did not search."""
     try:
         snap = drv.take_snapshot()
     except Exception as exc:  # noqa: BLE001
@@ -282,21 +406,33 @@ def what_the_page_has(drv: PlaywrightDriver, role: str | None, name: str | None,
         url = f" ({drv.page.url})"
     except Exception:  # noqa: BLE001
         pass
+    label = scopes[0].label if scopes is not None and len(scopes) == 1 else None
+    scoped = label is not None and not label.startswith("css=") and not REF.match(label)
+    nodes = [n for n in snap.nodes() if not scoped or _frame_of(n) == label]
+    where = f"{label}{url}" if scoped else f"the page{url}"
     if role:
-        same = [n for n in snap.nodes() if n.role == role]
+        same = [n for n in nodes if n.role == role]
         if same:
             if name:
                 same.sort(key=lambda n: -difflib.SequenceMatcher(None, name, n.name or n.text or "").ratio())
             shown = ", ".join(_short(n) for n in same[:limit])
             more = f" and {len(same) - limit} more" if len(same) > limit else ""
-            return f"the page{url} has {role} elements: {shown}{more}"
-        return f"the page{url} has no {role} element; it shows: {_excerpt(snap.render())}"
-    return f"the page{url} shows: {_excerpt(snap.render())}"
+            return f"{where} has {role} elements: {shown}{more}"
+        if scoped:
+            return f"{where} has no {role} element"
+        return f"{where} has no {role} element; it shows: {_excerpt(snap.render())}"
+    return f"{where} shows: {_excerpt(snap.render())}"
+
+
+def _frame_of(node: AriaNode) -> str | None:
+    frame = node.frame_node()
+    return frame.descriptor() if frame is not None else None
 
 
 def _short(node: AriaNode) -> str:
     label = node.descriptor() if node.name else (f"{node.role}: {node.text}" if node.text else node.role)
-    return label + (f" [{node.ref}]" if node.ref else "")
+    frame = _frame_of(node)
+    return label + (f" [{node.ref}]" if node.ref else "") + (f" in {frame}" if frame else "")
 
 
 def _excerpt(text: str, lines: int = 12) -> str:

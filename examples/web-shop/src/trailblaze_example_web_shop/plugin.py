@@ -4,6 +4,8 @@ A session tests the shop when its target is ``shop`` and its workspace ships the
 and ``app/`` beside ``trails/``). The server listens on a free port of 127.0.0.1; its address goes into
 memory as ``shopUrl``, which the ``shop`` trailmap uses as the web ``base_url`` (``{{shopUrl}}``), so
 trails navigate with relative URLs and no port is ever written down. Nothing for the user to start.
+The server's peer origin (a second port, for the account pages' cross-origin iframe) starts and stops
+with it.
 """
 
 from __future__ import annotations
@@ -65,7 +67,7 @@ def trailblaze_session_started(session: Session) -> None:
         raise InfrastructureError(f"the example shop could not start on 127.0.0.1: {exc}") from None
     session.resources[RESOURCE] = server
     session.memory.remember(MEMORY_KEY, url.rstrip("/"))
-    session.log.write("ExampleServerLog", {"server": "web-shop", "url": url})
+    session.log.write("ExampleServerLog", {"server": "web-shop", "url": url, "peerUrl": server.peer_url})
 
 
 @hookimpl

@@ -15,8 +15,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import Field
 from trailblaze import ToolFailure, ToolResult, parse_selector
 
+from ..frames import FrameScope, page_scopes
 from ..selectors import REF, descriptor_locator, resolve
-from .common import TargetedTool, driver_for, timeout_field, timeout_of, web_selector_or_none
+from ..targets import frame_scopes
+from .common import TargetedTool, driver_for, frame_field, timeout_field, timeout_of, web_selector_or_none
 from .verification import WebVerification, poll
 
 if TYPE_CHECKING:
@@ -32,16 +34,29 @@ class WebVerifyTextNotVisible(WebVerification):
 
     name: ClassVar[str] = "web_verifyTextNotVisible"
     text: str = Field(..., description="The text that must not be visible (case-sensitive substring).")
+    frame: str | None = frame_field()
     timeoutMs: int | None = timeout_field()
 
     def execute(self, ctx: ToolContext) -> ToolResult:
         drv = driver_for(ctx)
-        loc = drv.page.get_by_text(re.compile(re.escape(self.text))).filter(visible=True)
+        pattern = re.compile(re.escape(self.text))
         timeout = timeout_of(drv, self.timeoutMs)
         shown = json.dumps(self.text, ensure_ascii=False)
-        if poll(drv, lambda: True if _count(loc) == 0 else None, timeout) is None:
+        last: list[tuple[FrameScope, Locator]] = []
+
+        def gone() -> bool | None:
+            for scope in frame_scopes(drv, self.frame, self.name, timeout):
+                loc = scope.root.get_by_text(pattern).filter(visible=True)
+                if _count(loc) != 0:
+                    last[:] = [(scope, loc)]
+                    return None
+            return True
+
+        if poll(drv, gone, timeout) is None:
+            scope, loc = last[0]
+            where = "" if scope.is_page else f" in {scope.describe()}"
             raise ToolFailure(f"{self.name}: expected the text {shown} to be gone within {timeout} ms "
-                              f"({drv.page.url}); it is still visible in {_describe(loc)}")
+                              f"({drv.page.url}); it is still visible{where} in {_describe(loc)}")
         return ToolResult(True, f"Text {shown} is not visible")
 
 
@@ -53,28 +68,36 @@ class WebVerifyElementNotVisible(WebVerification, TargetedTool):
     def execute(self, ctx: ToolContext) -> ToolResult:
         drv = driver_for(ctx)
         timeout = timeout_of(drv, self.timeoutMs)
-        locate, description = self._candidates(drv)
+        locate, description = self._candidates(drv, timeout)
         last: list[Locator] = []
 
         def gone() -> bool | None:
-            loc = locate()
-            if loc is None:
-                return True
-            visible = loc.filter(visible=True)
-            last[:] = [visible]
-            return True if _count(visible) == 0 else None
+            for loc in locate():
+                visible = loc.filter(visible=True)
+                if _count(visible) != 0:
+                    last[:] = [visible]
+                    return None
+            return True
 
         if poll(drv, gone, timeout) is None:
             raise ToolFailure(f"{self.name}: expected {description} not to be visible within {timeout} ms "
                               f"({drv.page.url}); it is still visible: {_describe(last[0])}")
         return ToolResult(True, f"{description} is not visible")
 
-    def _candidates(self, drv: PlaywrightDriver) -> tuple[Callable[[], Locator | None], str]:
-        """A function giving the elements to watch (None: nothing can match), and how messages name them.
+    def _candidates(self, drv: PlaywrightDriver, timeout: int) -> tuple[Callable[[], list[Locator]], str]:
+        """A function giving the elements to watch, in every frame looked in (none: nothing can match),
+        and how messages name them.
 
         Unlike the positive tools, nothing here waits for a match: no match is the answer we want.
         """
         page = drv.page
+        scoped = self.frame is not None and bool(self.frame.strip())
+        fixed = frame_scopes(drv, self.frame, self.name, timeout) if scoped else None
+
+        def scopes() -> list[FrameScope]:
+            return fixed if fixed is not None else page_scopes(page)
+
+        suffix = f" in {self.frame.strip()}" if scoped and self.frame else ""
         node_selector = web_selector_or_none(self.nodeSelector, self.ref)
         if node_selector:
             sel = parse_selector(node_selector)
@@ -82,25 +105,33 @@ class WebVerifyElementNotVisible(WebVerification, TargetedTool):
                 resolve(page, sel, 0)
             except ValueError as exc:
                 raise ToolFailure(f"{self.name}: {exc}") from None
-            return (lambda: resolve(page, sel, 0).locator), sel.describe()
+
+            def by_selector() -> list[Locator]:
+                found = (resolve(s.root, sel, 0).locator for s in scopes())
+                return [loc for loc in found if loc is not None]
+
+            return by_selector, sel.describe() + suffix
         ref = (self.ref or "").strip()
         if not ref:
             raise ToolFailure(f"{self.name}: give the element: 'ref' (an ARIA descriptor like "
                               "button \"Submit\", css=<selector>, or a snapshot ref like e12)")
         if REF.match(ref):
             loc = page.locator(f"aria-ref={ref}")
-            return (lambda: loc), f"ref {ref}"
+            return (lambda: [loc]), f"ref {ref}"
         if ref.startswith("css="):
             css = ref[4:].strip()
             if not css:
                 raise ToolFailure(f"{self.name}: 'css=' needs a selector after it")
-            found = page.locator(css)
-            return (lambda: found), f"css={css}"
-        described = descriptor_locator(page, ref)
-        if described is None:
+            return (lambda: [s.root.locator(css) for s in scopes()]), f"css={css}{suffix}"
+        if descriptor_locator(page, ref) is None:
             raise ToolFailure(f"{self.name}: ref '{ref}' is not a snapshot ref (e12), an ARIA descriptor "
                               "(button \"Submit\") or css=<selector>")
-        return (lambda: described), ref
+
+        def by_descriptor() -> list[Locator]:
+            found = (descriptor_locator(s.root, ref) for s in scopes())
+            return [loc for loc in found if loc is not None]
+
+        return by_descriptor, ref + suffix
 
 
 def _count(loc: Locator) -> int:

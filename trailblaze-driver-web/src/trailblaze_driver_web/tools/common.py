@@ -45,6 +45,15 @@ CASE_INSENSITIVE = BeforeValidator(_upper)
 ``CaseInsensitiveEnumSerializer``, so recordings may say ``action: goto``."""
 
 
+FRAME_DESCRIPTION = ("The iframe to look in: its descriptor (e.g. 'iframe \"Payment\"') or 'css=<selector>'. "
+                     "Omit to look in the page and all its frames.")
+
+
+def frame_field() -> Any:
+    """Scopes a call to one frame; only needed when two frames hold the same element (see ``frames``)."""
+    return Field(None, description=FRAME_DESCRIPTION)
+
+
 def node_selector_field() -> Any:
     """The recorded selector: valid in recordings and scripts, hidden from the model's tool descriptors."""
     return Field(None, description="Recorded element selector (web: ariaRole, ariaNameRegex, cssSelector, "
@@ -63,6 +72,7 @@ class TargetedTool(WebTool):
 
     ref: str | None = Field(None, description=REF_DESCRIPTION)
     nodeSelector: dict[str, Any] | None = node_selector_field()
+    frame: str | None = frame_field()
     timeoutMs: int | None = timeout_field()
 
     @field_validator("nodeSelector")
@@ -76,7 +86,7 @@ class TargetedTool(WebTool):
                replaying: bool = False) -> Target:
         return resolve_target(drv, self.ref, web_selector_or_none(self.nodeSelector, self.ref), tool=self.name,
                               timeout_ms=self.timeoutMs if timeout_ms is None else timeout_ms,
-                              replaying=replaying)
+                              replaying=replaying, frame=self.frame)
 
 
 def web_selector_or_none(node_selector: dict[str, Any] | None, ref: str | None) -> dict[str, Any] | None:
@@ -139,8 +149,9 @@ def _explain(drv: PlaywrightDriver, target: Target | None, tool: str, verb: str,
         count = -1
     within = f" within {timeout_ms} ms" if timeout_ms is not None else ""
     if count == 0:
+        scopes = [target.scope] if target.scope is not None else None
         return (f"{tool}: no element matches {target.description}{within}; "
-                f"{what_the_page_has(drv, target.role, target.name)}")
+                f"{what_the_page_has(drv, target.role, target.name, scopes=scopes)}")
     reason = call_log_reason(message) or first_line(message)
     return f"{tool}: could not {verb} {target.description}{within}: {reason}"
 

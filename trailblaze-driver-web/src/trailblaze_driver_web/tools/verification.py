@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeVar
 from pydantic import Field, field_validator
 from trailblaze import ToolFailure, ToolResult
 
-from ..targets import Target, what_the_page_has
+from ..frames import FrameScope
+from ..targets import Target, frame_scopes, what_the_page_has
 from .common import (
     CASE_INSENSITIVE,
     REF_DESCRIPTION,
@@ -24,15 +25,17 @@ from .common import (
     WebTool,
     driver_for,
     first_line,
+    frame_field,
     timeout_field,
     timeout_of,
 )
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Locator, Page
+    from playwright.sync_api import Locator
     from trailblaze import ToolContext
 
     from ..driver import PlaywrightDriver
+    from ..frames import Root
 
 T = TypeVar("T")
 POLL_S = 0.1
@@ -48,11 +51,16 @@ def poll(drv: PlaywrightDriver, check: Callable[[], T | None], timeout_ms: int) 
         drv.page.wait_for_timeout(POLL_S * 1000)
 
 
-def visible_text(page: Page) -> str:
+def visible_text(page: Root) -> str:
     try:
         return str(page.locator("body").inner_text(timeout=1000))
     except Exception:  # noqa: BLE001
         return ""
+
+
+def scopes_text(scopes: list[FrameScope]) -> str:
+    """The visible text of every frame looked in, the page first: what a failed text check compares."""
+    return "\n".join(visible_text(s.root) for s in scopes)
 
 
 def closest_lines(text: str, wanted: str, n: int = 3) -> list[str]:
@@ -82,8 +90,8 @@ def closest_lines(text: str, wanted: str, n: int = 3) -> list[str]:
     return [c if len(c) <= 120 else c[:119] + "…" for c in close]
 
 
-def _page_says(page: Page, wanted: str) -> str:
-    text = visible_text(page)
+def _page_says(scopes: list[FrameScope], wanted: str) -> str:
+    text = scopes_text(scopes)
     close = closest_lines(text, wanted)
     if close:
         return "closest text on the page: " + "; ".join(json.dumps(c, ensure_ascii=False) for c in close)
@@ -109,17 +117,37 @@ class WebVerifyTextVisible(WebVerification):
 
     name: ClassVar[str] = "web_verifyTextVisible"
     text: str = Field(..., description="The text that must be visible.")
+    frame: str | None = frame_field()
     timeoutMs: int | None = timeout_field()
 
     def execute(self, ctx: ToolContext) -> ToolResult:
         drv = driver_for(ctx)
         page = drv.page
-        loc = page.get_by_text(re.compile(re.escape(self.text))).filter(visible=True).first
         timeout = timeout_of(drv, self.timeoutMs)
-        if poll(drv, lambda: True if _is_visible(loc) else None, timeout) is None:
+        pattern = re.compile(re.escape(self.text))
+        found: list[FrameScope] = []
+
+        def visible() -> bool | None:
+            # Frames are looked up on each poll (a frame that loads late counts); ``page.frames`` is local.
+            for scope in frame_scopes(drv, self.frame, self.name, timeout):
+                if _is_visible(scope.root.get_by_text(pattern).filter(visible=True).first):
+                    found[:] = [scope]
+                    return True
+            return None
+
+        if poll(drv, visible, timeout) is None:
+            scopes = frame_scopes(drv, self.frame, self.name, timeout)
             raise ToolFailure(f"web_verifyTextVisible: expected the text {json.dumps(self.text, ensure_ascii=False)} "
-                              f"to be visible within {timeout} ms ({page.url}); {_page_says(page, self.text)}")
-        return ToolResult(True, f"Text {json.dumps(self.text, ensure_ascii=False)} is visible")
+                              f"to be visible within {timeout} ms ({page.url}{_frames_note(scopes)}); "
+                              f"{_page_says(scopes, self.text)}")
+        where = f" in {found[0].short()}" if found and not found[0].is_page else ""
+        return ToolResult(True, f"Text {json.dumps(self.text, ensure_ascii=False)} is visible{where}")
+
+
+def _frames_note(scopes: list[FrameScope]) -> str:
+    if len(scopes) == 1:
+        return "" if scopes[0].is_page else f", in {scopes[0].short()}"
+    return f", and its {len(scopes) - 1} frames"
 
 
 class WebVerifyElementVisible(WebVerification, TargetedTool):
@@ -138,10 +166,14 @@ class WebVerifyElementVisible(WebVerification, TargetedTool):
             if count == 0:
                 raise ToolFailure(f"web_verifyElementVisible: expected {target.description} to be visible within "
                                   f"{timeout} ms, but no element matches; "
-                                  f"{what_the_page_has(drv, target.role, target.name)}")
+                                  f"{what_the_page_has(drv, target.role, target.name, scopes=_scopes(target))}")
             raise ToolFailure(f"web_verifyElementVisible: expected {target.description} to be visible within "
                               f"{timeout} ms; it is on the page but hidden")
         return ToolResult(True, f"{target.description} is visible", recorded_args=target.recorded)
+
+
+def _scopes(target: Target) -> list[FrameScope] | None:
+    return [target.scope] if target.scope is not None else None
 
 
 def _count(loc: Locator) -> int:
@@ -182,7 +214,7 @@ class WebVerifyValue(WebVerification, TargetedTool):
             if actual is None and _count(target.locator) == 0:
                 raise ToolFailure(f"web_verifyValue: expected the {what} of {target.description} to be "
                                   f"{json.dumps(expected, ensure_ascii=False)}, but no element matches within "
-                                  f"{timeout} ms; {what_the_page_has(drv, target.role, target.name)}")
+                                  f"{timeout} ms; {what_the_page_has(drv, target.role, target.name, scopes=_scopes(target))}")
             shown = "nothing" if actual is None else json.dumps(actual, ensure_ascii=False)
             raise ToolFailure(f"web_verifyValue: expected the {what} of {target.description} to be "
                               f"{json.dumps(expected, ensure_ascii=False)} within {timeout} ms; the page has {shown}")
@@ -212,27 +244,35 @@ class WebVerifyListVisible(WebVerification, TargetedTool):
 
     def execute(self, ctx: ToolContext) -> ToolResult:
         drv = driver_for(ctx)
-        page = drv.page
         target: Target | None = None
-        scope: Page | Locator = page
         if self.ref is not None or self.nodeSelector is not None:
             target = self.target(drv, replaying=ctx.replaying)
-            scope = target.locator
         timeout = timeout_of(drv, self.timeoutMs)
         missing: list[str] = []
 
+        def where_to_look() -> list[Root | Locator]:
+            if target is not None:
+                return [target.locator]
+            return [s.root for s in frame_scopes(drv, self.frame, self.name, timeout)]
+
         def check() -> bool | None:
+            scopes = where_to_look()
             missing[:] = [item for item in self.items
-                          if not _is_visible(scope.get_by_text(re.compile(re.escape(item))).filter(visible=True).first)]
+                          if not any(_is_visible(scope.get_by_text(re.compile(re.escape(item))).filter(visible=True).first)
+                                     for scope in scopes)]
             return True if not missing else None
 
         if poll(drv, check, timeout) is None:
-            where = f"in {target.description}" if target is not None else "on the page"
-            container = target.locator if target is not None else page.locator("body")
-            try:
-                shown = " ".join(str(container.inner_text(timeout=500)).split())
-            except Exception:  # noqa: BLE001
-                shown = ""
+            if target is not None:
+                where = f"in {target.description}"
+                try:
+                    shown = " ".join(str(target.locator.inner_text(timeout=500)).split())
+                except Exception:  # noqa: BLE001
+                    shown = ""
+            else:
+                scopes = frame_scopes(drv, self.frame, self.name, timeout)
+                where = "on the page" + _frames_note(scopes)
+                shown = " ".join(scopes_text(scopes).split())
             found = [i for i in self.items if i not in missing]
             raise ToolFailure(
                 f"web_verifyListVisible: expected {len(self.items)} items to be visible {where} within {timeout} ms; "
