@@ -15,6 +15,7 @@ Playwright is imported in ``launch``, never at import time: ``trailblaze --versi
 from __future__ import annotations
 
 from collections import deque
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urljoin, urlparse
@@ -31,6 +32,7 @@ from .evidence import WebEvidence
 from .key import DRIVER_KEY
 from .page_events import PageEvents, SentRequest
 from .snapshot import PageSnapshot, parse
+from .tabs import Tabs
 from .trace import TraceRecorder
 from .video import ScreencastRecorder, find_ffmpeg
 
@@ -167,6 +169,16 @@ class PlaywrightDriver(Driver[WebDriverConfig]):
         return self.browser_session.context
 
     @property
+    def tabs(self) -> Tabs:
+        """The open pages and the current one (``tabs.py``)."""
+        return self.browser_session.tabs
+
+    def acting(self, timeout_ms: int | None = None) -> AbstractContextManager[None]:
+        """Wrap an action a tool does on the page: a window it opens is current when it returns (the rule
+        in ``tabs.py``); an action that opens nothing costs nothing more."""
+        return self.tabs.opened_by_action(self.cfg.timeout_ms if timeout_ms is None else timeout_ms)
+
+    @property
     def browser(self) -> Browser | None:
         return self.browser_session.browser
 
@@ -258,7 +270,10 @@ class PlaywrightDriver(Driver[WebDriverConfig]):
     snapshot_details: ClassVar[tuple[str, ...]] = ("bounds", "offscreen", "urls", "all")
 
     def snapshot(self, *, detail: frozenset[str] = frozenset()) -> str:
-        return self.take_snapshot().render(detail | self.pop_requested_detail())
+        """The current page's tree, after the list of open tabs when there are several."""
+        tree = self.take_snapshot().render(detail | self.pop_requested_detail())
+        tabs = self.tabs.listing()
+        return f"{tabs}\n\n{tree}" if tabs else tree
 
     def native_snapshot(self, *, detail: frozenset[str] = frozenset()) -> str:
         return self._aria_snapshot(boxes="bounds" in detail or "all" in detail)

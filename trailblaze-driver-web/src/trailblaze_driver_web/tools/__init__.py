@@ -25,6 +25,7 @@ def all_tools() -> list[type[Tool]]:
         WebWait,
         WebWaitForUrl,
     )
+    from .tabs import WebCloseTab, WebSwitchTab
     from .upload import WebUploadFile
     from .verification import (
         WebAssertNetworkEvent,
@@ -39,7 +40,7 @@ def all_tools() -> list[type[Tool]]:
             WebWaitForUrl, WebCurrentUrl, WebSnapshot, WebRequestDetails, WebResize, WebApplyCookies,
             WebGetStorageState, WebFillSecret, WebUploadFile, WebVerifyTextVisible, WebVerifyElementVisible,
             WebVerifyTextNotVisible, WebVerifyElementNotVisible, WebVerifyValue, WebVerifyListVisible,
-            WebAssertNetworkEvent, WebEvaluate]
+            WebAssertNetworkEvent, WebEvaluate, WebSwitchTab, WebCloseTab]
 
 
 UPSTREAM_CLASSES: dict[str, str] = {

@@ -1,0 +1,70 @@
+"""Tabs and popups, dialogs and downloads on the shop's account pages, in real headless Chromium, through
+the real dispatcher (the same path a trail, a live session, the MCP server and the agent take)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from trailblaze.errors import ToolArgumentError
+
+pytestmark = pytest.mark.browser
+
+
+def test_a_tab_a_link_opens_is_current_when_the_click_returns(web_session: Any) -> None:
+    ws = web_session()
+    for attempt in range(5):  # a race would show in some of them: the rule must hold every time
+        ws.ok("web_navigate", url="/account/help.html")
+        ws.ok("web_click", ref='link "Expense policy"')
+        assert ws.driver.page.url.endswith("/account/policy.html"), attempt
+        snapshot = ws.driver.snapshot()
+        assert 'heading "Expense policy"' in snapshot
+        assert snapshot.startswith("Tabs (2 open;") and "policy.html  (current)" in snapshot
+        closed = ws.ok("web_closeTab")
+        assert closed.data["url"].endswith("/account/help.html") and ws.driver.page.url == closed.data["url"]
+        assert not ws.driver.snapshot().startswith("Tabs")
+
+
+def test_a_window_open_popup_is_current_and_closing_it_goes_back(web_session: Any) -> None:
+    ws = web_session()
+    ws.ok("web_navigate", url="/account/help.html")
+    ws.ok("web_click", ref='button "Open support chat"')
+    ws.ok("web_type", ref='textbox "Message"', text="Where is my refund?")
+    ws.ok("web_click", ref='button "Send"')
+    ws.ok("web_verifyTextVisible", text="You: Where is my refund?")
+    # The popup is named: a second click reuses the window, and it is current again without waiting.
+    ws.ok("web_switchTab", index=0)
+    ws.ok("web_verifyTextVisible", text="The chat opened in a new window")
+    ws.ok("web_click", ref='button "Open support chat"')
+    assert ws.driver.page.url.endswith("/account/chat.html")
+    assert len(ws.driver.tabs.open_pages()) == 2
+    ws.ok("web_closeTab")
+    ws.ok("web_verifyTextVisible", text="The chat opened in a new window")
+
+
+def test_switch_tab_by_url_title_and_index_and_its_errors(web_session: Any) -> None:
+    ws = web_session()
+    ws.ok("web_navigate", url="/account/help.html")
+    ws.ok("web_click", ref='link "Expense policy"')
+    assert ws.ok("web_switchTab", title="Help").data["index"] == 0
+    assert ws.driver.page.url.endswith("/help.html")
+    assert ws.ok("web_switchTab", url="policy").data["title"].startswith("Expense policy")
+    ws.ok("web_verifyTextVisible", text="Taxis are reimbursed up to $40 a ride.")
+    message = ws.fails("web_switchTab", index=5)
+    assert message.startswith("web_switchTab: there is no tab 5; open tabs: [0] Help")
+    assert "policy.html  (current)" in message
+    assert "no tab's url contains 'nowhere'" in ws.fails("web_switchTab", url="nowhere")
+    assert "2 tabs' title contain 'trailblaze outfitters'" in ws.fails("web_switchTab", title="Trailblaze Outfitters")
+    with pytest.raises(ToolArgumentError, match="give exactly one of index, url or title"):
+        ws.call("web_switchTab", index=0, url="help")
+    ws.ok("web_closeTab")
+    assert "only open tab" in ws.fails("web_closeTab")
+
+
+def test_an_action_that_opens_nothing_waits_for_nothing(web_session: Any) -> None:
+    ws = web_session()
+    ws.ok("web_navigate", url="/account/help.html")
+    tabs = ws.driver.tabs
+    with ws.driver.acting(timeout_ms=60_000):  # a wait would be for a page that never comes: a minute
+        ws.driver.page.get_by_role("heading", name="Help").click()
+    assert tabs._signals == [] and len(tabs.open_pages()) == 1
