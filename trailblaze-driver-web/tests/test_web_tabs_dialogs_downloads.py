@@ -3,6 +3,7 @@ the real dispatcher (the same path a trail, a live session, the MCP server and t
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -68,3 +69,62 @@ def test_an_action_that_opens_nothing_waits_for_nothing(web_session: Any) -> Non
     with ws.driver.acting(timeout_ms=60_000):  # a wait would be for a page that never comes: a minute
         ws.driver.page.get_by_role("heading", name="Help").click()
     assert tabs._signals == [] and len(tabs.open_pages()) == 1
+
+
+def test_dialogs_take_the_setting_or_the_one_shot_answer_and_are_checked_and_logged_once(web_session: Any) -> None:
+    ws = web_session()
+    ws.ok("web_navigate", url="/account/reports.html")
+    ws.ok("web_handleDialog", action="dismiss")
+    ws.ok("web_click", ref='button "Delete Taxi"')
+    ws.ok("web_verifyDialog", message="Delete Taxi?")
+    ws.ok("web_verifyTextVisible", text="Kept Taxi")
+    ws.ok("web_click", ref='button "Delete Taxi"')  # the setting again: accept
+    ws.ok("web_verifyTextVisible", text="Deleted Taxi")
+    ws.ok("web_handleDialog", action="ACCEPT", promptText="Hotel (Berlin)")
+    ws.ok("web_click", ref='button "Rename Hotel"')
+    assert ws.ok("web_verifyDialog", message="New name for Hotel?").data["type"] == "prompt"
+    ws.ok("web_verifyTextVisible", text="Renamed Hotel to Hotel (Berlin)")
+    message = ws.fails("web_verifyDialog", message="Delete Lunch?")
+    assert message == ('web_verifyDialog: expected the dialog to say "Delete Lunch?", but the last prompt said '
+                       '"New name for Hotel?"')
+    logged = [e for e in ws.session.log.entries if str(e.get("class", "")).endswith("WebDialogLog")]
+    assert [(e["type"], e["message"], e["action"]) for e in logged] == [
+        ("confirm", "Delete Taxi?", "dismiss"), ("confirm", "Delete Taxi?", "accept"),
+        ("prompt", "New name for Hotel?", "accept")]
+    assert logged[-1]["promptText"] == "Hotel (Berlin)"
+
+
+def test_verify_dialog_waits_for_the_next_dialog_and_says_when_none_came(web_session: Any) -> None:
+    ws = web_session()
+    ws.ok("web_navigate", url="/account/reports.html")
+    ws.ok("web_evaluate", script="setTimeout(() => alert('Saved'), 300), 1")
+    ws.ok("web_verifyDialog", message="Saved", timeoutMs=5000)
+    ws.driver.dialogs.seen.clear()
+    assert ws.fails("web_verifyDialog", message="Saved", timeoutMs=200) == (
+        'web_verifyDialog: expected a dialog saying "Saved", but no dialog opened in this step or the one before '
+        "it, nor within 200 ms")
+
+
+def test_a_download_is_kept_next_to_the_logs_checked_logged_and_among_the_requests(web_session: Any) -> None:
+    ws = web_session()
+    ws.ok("web_navigate", url="/account/reports.html")
+    ws.ok("web_click", ref='link "Download expenses (CSV)"')
+    result = ws.ok("web_verifyDownload", fileName="expenses.csv", contains="2026-11-02,Taxi,Travel,32.00")
+    kept = Path(result.data["path"])
+    assert kept == ws.session.log_dir / "downloads" / "expenses.csv"
+    assert kept.read_text().startswith("date,description,category,amount")
+    ws.ok("web_assertNetworkEvent", eventName="files/expenses.csv")
+    assert [r.url for r in ws.driver.requests].count(result.data["url"]) == 1
+    logged = [e for e in ws.session.log.entries if str(e.get("class", "")).endswith("WebDownloadLog")]
+    assert [(e["fileName"], e["download"], e["size"]) for e in logged] == [
+        ("expenses.csv", "downloads/expenses.csv", kept.stat().st_size)]
+    # A second download of the same name is kept beside the first; the checks say what they found.
+    ws.ok("web_click", ref='link "Download expenses (CSV)"')
+    assert ws.ok("web_verifyDownload").data["path"].endswith("downloads/expenses-2.csv")
+    assert ws.fails("web_verifyDownload", fileName="report.pdf").startswith(
+        'web_verifyDownload: expected the download to be named "report.pdf", but it is "expenses.csv"')
+    assert ws.fails("web_verifyDownload", contains="Flights").startswith(
+        'web_verifyDownload: expected "expenses.csv" to contain "Flights"; it starts with "date,description')
+    ws.driver.downloads.seen.clear()
+    assert "none started in this step or the one before it, nor within 100 ms" in ws.fails(
+        "web_verifyDownload", timeoutMs=100)

@@ -37,7 +37,7 @@ class BrowserSession:
         self.context: BrowserContext | None = None
         self.description = ""
         """Which browser this is, in one line (``/usr/bin/chromium (TRAILBLAZE_CHROMIUM)``, a remote server)."""
-        self.tabs = Tabs(on_page)
+        self.tabs = Tabs(lambda page: self.on_page(page))
         self._owns_browser = True
 
     def open(self, context_options: dict[str, Any]) -> BrowserContext:

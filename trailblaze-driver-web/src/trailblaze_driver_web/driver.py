@@ -28,6 +28,8 @@ from .screenshots import Screenshots
 from .browser_session import BrowserSession
 from .config import WebDriverConfig
 from .connection import quiet_abandoned_calls
+from .dialogs import Dialogs
+from .downloads import DOWNLOADS_DIR, Downloads
 from .evidence import WebEvidence
 from .key import DRIVER_KEY
 from .page_events import PageEvents, SentRequest
@@ -62,7 +64,12 @@ class PlaywrightDriver(Driver[WebDriverConfig]):
         self.browser_session = BrowserSession(self.cfg, self._page_opened)
         self.evidence = WebEvidence() if self.cfg.evidence != "off" else None
         """Network and console capture written at the end of the trail (``evidence.py``)."""
-        self.events = PageEvents(dialogs=self.cfg.dialogs, log=self._log, evidence=self.evidence)
+        self.dialogs = Dialogs(self.cfg.dialogs, self._log)
+        """How dialogs are answered, and the ones the pages showed (``dialogs.py``)."""
+        self.downloads = Downloads(self._downloads_dir, self._log)
+        """What the pages downloaded, kept next to the logs (``downloads.py``)."""
+        self.events = PageEvents(dialogs=self.dialogs, log=self._log, evidence=self.evidence,
+                                 downloads=self.downloads)
         self.screenshots = Screenshots(lambda: self.page, timeout_ms=self.cfg.timeout_ms)
         self.trace: TraceRecorder | None = None
         self.video: ScreencastRecorder | None = None
@@ -133,21 +140,31 @@ class PlaywrightDriver(Driver[WebDriverConfig]):
     def lost(self, error: BaseException | None = None) -> str | None:
         return self.browser_session.lost()
 
+    def _downloads_dir(self) -> Path | None:
+        """Where downloads are kept: ``downloads/`` in the session's log directory, when it keeps logs."""
+        if self.session is None or not self.session.log.enabled:
+            return None
+        return Path(self.session.log_dir) / DOWNLOADS_DIR
+
     def _log(self, kind: str, payload: dict[str, Any]) -> None:
         if self.session is not None:
             self.session.log.write(kind, payload)
 
     # -- steps and trails --------------------------------------------------------------------------
     def step_started(self, session: Session, step: StepInfo) -> None:
+        self.dialogs.step_started()
+        self.downloads.step_started()
         if self.trace is not None:
             self.trace.step_started(step)
 
     def step_finished(self, session: Session, step: StepInfo, ok: bool) -> None:
+        self.downloads.settle_all()  # logged in the step they started in, with where the file is kept
         if self.trace is not None:
             self.trace.end_group()
         self.screenshots.after_step(session.log, step, ok, self.cfg.screenshots)
 
     def trail_finished(self, session: Session, ok: bool) -> None:
+        self.downloads.settle_all()
         if self.trace is not None:
             self.trace.end_group()
         if self.evidence is not None:
