@@ -64,6 +64,9 @@ HOW: dict[str, str] = {
     'trailblaze step "Sign in as hiker@example.com" --secret-env password=SHOP_PASSWORD --save '
     'trails/my-sign-in.trail.yaml': "test_a_step_with_a_model",
     "cd examples/web-shop && uv run trailblaze snapshot --url / --bounds": "test_snapshots",
+    "cd examples/web-shop && uv run trailblaze run trails/account-tabs.trail.yaml "
+    "trails/account-downloads.trail.yaml trails/account-dialogs.trail.yaml -o evidence=on":
+        "test_the_tabs_downloads_and_dialogs_trails",
     "trailblaze snapshot -d android/emulator-5554 --offscreen": "test_snapshots",
     "claude mcp add trailblaze -- trailblaze mcp --workspace .": "test_the_mcp_server_lines",
     "trailblaze mcp --http --port 8765 --token-file .trailblaze-mcp.json": "test_the_mcp_server_lines",
@@ -214,6 +217,13 @@ def test_runs_by_argument_tag_and_glob_and_the_log(root: Path, display: str) -> 
     assert code == 0 and "Results: 3 passed, 0 failed" in out, out
     code, out = sh(line(doc_line('trailblaze run "examples/web-shop/**')), root)
     assert code == 0 and "Results: 2 passed, 0 failed" in out and (root / "build" / "tb").is_dir(), out
+
+
+def test_the_tabs_downloads_and_dialogs_trails(root: Path) -> None:
+    code, out = sh(line(doc_line("cd examples/web-shop && uv run trailblaze run trails/account-tabs")), root)
+    assert code == 0 and "Results: 3 passed, 0 failed" in out, out
+    kept = list((root / "examples" / "web-shop" / "logs").glob("*/downloads/expenses.csv"))
+    assert len(kept) == 1 and "Taxi,Travel,32.00" in kept[0].read_text(), out
 
 
 class SignInModel:
