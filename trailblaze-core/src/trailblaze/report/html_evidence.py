@@ -22,7 +22,8 @@ def evidence_html(entry: dict[str, Any], log_entries: Iterable[dict[str, Any]], 
                   href: Callable[[Path], str]) -> str:
     """The ``WebEvidenceLog`` ``entry`` of an attempt as a folded block: counts in the summary, then a
     table each for the network, the console, the downloads and the dialogs that have rows."""
-    files = entry.get("evidence") if isinstance(entry.get("evidence"), dict) else {}
+    raw = entry.get("evidence")
+    files: dict[str, Any] = raw if isinstance(raw, dict) else {}
     kinds = [(str(e.get("class", "")).rsplit(".", 1)[-1], e) for e in log_entries]
     downloads = [e for kind, e in kinds if kind == "WebDownloadLog"]
     dialogs = [e for kind, e in kinds if kind == "WebDialogLog"]

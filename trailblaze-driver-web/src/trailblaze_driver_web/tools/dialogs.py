@@ -46,6 +46,10 @@ class WebHandleDialog(WebTool):
         return ToolResult(True, f"The next dialog will be {self.action}ed{typed}")
 
 
+def _last(dialogs: list[SeenDialog]) -> SeenDialog | None:
+    return dialogs[-1] if dialogs else None
+
+
 class WebVerifyDialog(WebVerification):
     """Verify the message of the last dialog (alert, confirm, prompt) of this step or the step before it;
     when there was none, wait for the next one (up to timeoutMs)."""
@@ -57,7 +61,7 @@ class WebVerifyDialog(WebVerification):
     def execute(self, ctx: ToolContext) -> ToolResult:
         drv = driver_for(ctx)
         timeout = timeout_of(drv, self.timeoutMs)
-        seen: SeenDialog | None = poll(drv, lambda: (drv.dialogs.recent() or [None])[-1], timeout)
+        seen: SeenDialog | None = poll(drv, lambda: _last(drv.dialogs.recent()), timeout)
         wanted = json.dumps(self.message, ensure_ascii=False)
         if seen is None:
             raise ToolFailure(f"web_verifyDialog: expected a dialog saying {wanted}, but no dialog opened in this "

@@ -20,6 +20,10 @@ MAX_READ = 8 * 1024 * 1024
 """How much of a download ``contains`` searches (its first 8 MiB)."""
 
 
+def _last(downloads: list[KeptDownload]) -> KeptDownload | None:
+    return downloads[-1] if downloads else None
+
+
 class WebVerifyDownload(WebVerification):
     """Verify the last download started in this step (or the step before it; when there was none, wait for
     the next one up to timeoutMs): it completed, its file name is fileName, and its text contains
@@ -33,7 +37,7 @@ class WebVerifyDownload(WebVerification):
     def execute(self, ctx: ToolContext) -> ToolResult:
         drv = driver_for(ctx)
         timeout = timeout_of(drv, self.timeoutMs)
-        found: KeptDownload | None = poll(drv, lambda: (drv.downloads.recent() or [None])[-1], timeout)
+        found: KeptDownload | None = poll(drv, lambda: _last(drv.downloads.recent()), timeout)
         if found is None:
             raise ToolFailure(f"web_verifyDownload: expected a download, but none started in this step or the one "
                               f"before it, nor within {timeout} ms")
