@@ -41,6 +41,14 @@ def test_a_window_open_popup_is_current_and_closing_it_goes_back(web_session: An
     assert len(ws.driver.tabs.open_pages()) == 2
     ws.ok("web_closeTab")
     ws.ok("web_verifyTextVisible", text="The chat opened in a new window")
+    # A popup that closes itself hands back to the page that was current before it.
+    ws.ok("web_click", ref='button "Open support chat"')
+    assert ws.driver.page.url.endswith("/account/chat.html")
+    chat = ws.driver.page
+    with chat.expect_event("close"):
+        ws.ok("web_evaluate", script="setTimeout(() => window.close(), 0), 1")
+    ws.ok("web_verifyTextVisible", text="The chat opened in a new window")
+    assert ws.driver.page.url.endswith("/account/help.html") and len(ws.driver.tabs.open_pages()) == 1
 
 
 def test_switch_tab_by_url_title_and_index_and_its_errors(web_session: Any) -> None:

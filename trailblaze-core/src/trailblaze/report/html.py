@@ -443,7 +443,8 @@ def _event_text(entry: dict[str, Any]) -> str:
     if "url" in entry and ("failure" in entry or "status" in entry):
         return f"{entry.get('method', '')} {entry.get('url')} — {entry.get('failure') or entry.get('status')}"
     if "message" in entry:
-        return f"{entry.get('type', '')}: {entry.get('message')} ({entry.get('action', '')})"
+        typed = f" with {_json(entry['promptText'])}" if "promptText" in entry else ""
+        return f"{entry.get('type', '')}: {entry.get('message')} ({entry.get('action', '')}{typed})"
     return _json({k: v for k, v in entry.items() if k not in ("class", "session", "timestamp")})
 
 
