@@ -1,9 +1,10 @@
 """``PlaywrightDriver``: one Chromium browser context per session, and the artifacts of a web run.
 
 The driver is made of parts, each built with what it needs and testable alone: ``BrowserSession``
-(``browser_session.py``) holds the Playwright connection, the browser (launched here or reached remotely),
-one context and its current page; ``PageEvents`` (``page_events.py``) listens to what the pages report;
-``Screenshots`` (``screenshots.py``), ``TraceRecorder`` (``trace.py``), ``ScreencastRecorder``
+(``browser_session.py``) holds the Playwright connection, the browser (launched here or reached remotely)
+and one context, whose pages and current page its ``Tabs`` (``tabs.py``) know; ``PageEvents``
+(``page_events.py``) listens to what the pages report, and hands dialogs to ``Dialogs`` (``dialogs.py``)
+and downloads to ``Downloads`` (``downloads.py``); ``Screenshots`` (``screenshots.py``), ``TraceRecorder`` (``trace.py``), ``ScreencastRecorder``
 (``video.py``) and ``WebEvidence`` (``evidence.py``) make what a run leaves in its log directory. The
 driver itself does what tools ask of the page (URLs, snapshots, waits) and tells the parts when a
 session, step or trail starts and ends. Tools reach the page through it; it also keeps the last parsed
