@@ -66,6 +66,9 @@ HOW: dict[str, str] = {
     "cd examples/web-shop && uv run trailblaze snapshot --url / --bounds": "test_snapshots",
     "uv run trailblaze run examples/web-shop/trails/account-approvals.trail.yaml "
     "examples/web-shop/trails/account-profile.trail.yaml": "test_the_frames_and_shadow_dom_trails",
+    "cd examples/web-shop && uv run trailblaze run trails/account-tabs.trail.yaml "
+    "trails/account-downloads.trail.yaml trails/account-dialogs.trail.yaml -o evidence=on":
+        "test_the_tabs_downloads_and_dialogs_trails",
     "trailblaze snapshot -d android/emulator-5554 --offscreen": "test_snapshots",
     "claude mcp add trailblaze -- trailblaze mcp --workspace .": "test_the_mcp_server_lines",
     "trailblaze mcp --http --port 8765 --token-file .trailblaze-mcp.json": "test_the_mcp_server_lines",
@@ -222,6 +225,13 @@ def test_the_frames_and_shadow_dom_trails(root: Path) -> None:
     code, out = sh(line(doc_line("uv run trailblaze run examples/web-shop/trails/account-")), root)
     assert code == 0 and "Results: 2 passed, 0 failed" in out, out
     assert "Web shop: approve an expense in an iframe" in out and "shadow-DOM rating" in out, out
+
+
+def test_the_tabs_downloads_and_dialogs_trails(root: Path) -> None:
+    code, out = sh(line(doc_line("cd examples/web-shop && uv run trailblaze run trails/account-tabs")), root)
+    assert code == 0 and "Results: 3 passed, 0 failed" in out, out
+    kept = list((root / "examples" / "web-shop" / "logs").glob("*/downloads/expenses.csv"))
+    assert len(kept) == 1 and "Taxi,Travel,32.00" in kept[0].read_text(), out
 
 
 class SignInModel:

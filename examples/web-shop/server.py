@@ -50,6 +50,7 @@ CONTENT_TYPES = {
     ".jpg": "image/jpeg",
     ".ico": "image/x-icon",
     ".txt": "text/plain; charset=utf-8",
+    ".csv": "text/csv; charset=utf-8",
 }
 
 NOT_FOUND_PAGE = (

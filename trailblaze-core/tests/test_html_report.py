@@ -81,3 +81,52 @@ def test_failures_come_first_and_each_screenshot_is_embedded_once(tmp_path: Path
     assert "playwright show-trace ../s1/trace.zip</code> (from the report's folder)" in text  # no runner's paths
     assert str(tmp_path) not in text
     assert "run time 1.50 s" in text
+
+
+def test_setup_calls_sit_under_a_setup_heading_and_evidence_is_tables_not_json(tmp_path: Path) -> None:
+    from trailblaze.report.html import render_report
+
+    log_dir = tmp_path / "logs" / "s2"
+    (log_dir / "downloads").mkdir(parents=True)
+    (log_dir / "downloads" / "expenses.csv").write_text("date,description\n")
+    (log_dir / "network.ndjson").write_text(
+        '{"ts": "t", "method": "GET", "url": "http://shop/account/reports.html", "status": 200, "durationMs": 3.5}\n'
+        '{"ts": "t", "method": "GET", "url": "http://shop/api/missing", "status": 404, "durationMs": 1.0}\n'
+        '{"ts": "t", "method": "GET", "url": "http://shop/account/files/expenses.csv", "resourceType": "download",'
+        ' "download": "expenses.csv"}\n')
+    (log_dir / "console.ndjson").write_text('{"ts": "t", "type": "error", "text": "boom <b>", "url": null}\n')
+
+    def tool(name: str, raw: dict[str, object]) -> dict[str, object]:
+        return {"class": LOG + "TrailblazeToolLog", "toolName": name, "successful": True, "depth": 0,
+                "trailblazeTool": {"toolName": name, "raw": raw}, "durationMs": 3}
+
+    entries = [
+        {"class": LOG + "SetupStartLog", "setup": ["sign-in.trail.yaml"]},
+        tool("web_navigate", {"url": "/"}),
+        tool("web_click", {"ref": 'button "Sign in"'}),
+        {"class": LOG + "SetupCompleteLog", "successful": True, "steps": 1},
+        {"class": LOG + "ObjectiveStartLog", "stepIndex": 0, "kind": "step", "description": "Delete the taxi"},
+        tool("web_click", {"ref": 'button "Delete Taxi"'}),
+        {"class": LOG + "WebDialogLog", "type": "confirm", "message": "Delete Taxi?", "action": "accept"},
+        {"class": LOG + "WebDownloadLog", "fileName": "expenses.csv", "url": "http://shop/account/files/expenses.csv",
+         "download": "downloads/expenses.csv", "size": 17},
+        {"class": LOG + "ObjectiveCompleteLog", "stepIndex": 0, "successful": True, "mode": "replay"},
+        {"class": LOG + "WebEvidenceLog", "evidence": {"network_log": "network.ndjson", "console_log": "console.ndjson"},
+         "requests": 3, "failedRequests": 1, "consoleErrors": 1},
+    ]
+    result = TrailResult(Path("trails/reports.trail.yaml"), "Reports", SessionOutcome.SUCCEEDED, ExitCode.SUCCESS,
+                         session_id="s2", log_dir=log_dir, driver="playwright-native", classifier="web")
+    result.steps.append(StepResult(0, "step", "Delete the taxi", "replay", True, "ok", number=1))
+    result.log_entries = entries
+    html = render_report(RunResult(Redactor(), trails=[result]), base=tmp_path)
+    setup = html.index("<b>setup</b>: sign-in.trail.yaml")
+    step = html.index("<b>step 1</b>: Delete the taxi")
+    assert setup < html.index("web_navigate") < html.index('button \\&quot;Sign in\\&quot;') < step
+    assert html.count("web_navigate") == 1  # under the setup heading only, not again at the end
+    assert "evidence: {" not in html and '"network_log"' not in html
+    assert "evidence: 3 requests · 1 failed · 1 console errors · 1 downloads · 1 dialogs" in html
+    assert "<tr class=bad><td>GET</td><td>http://shop/api/missing</td><td>404</td>" in html
+    assert "<td>boom &lt;b&gt;</td>" in html
+    assert "<a href='logs/s2/downloads/expenses.csv'>expenses.csv</a>" in html
+    assert html.index("<a href='logs/s2/downloads/expenses.csv'>") < html.index("<details class=evidence>")  # the step's
+    assert "confirm: Delete Taxi? (accept)" in html and "<td>confirm</td><td>Delete Taxi?</td><td>accept</td>" in html

@@ -246,3 +246,18 @@ def test_class_flags_take_any_collection_of_names_and_refuse_a_bare_string() -> 
     with pytest.raises(TypeError, match=r"Letters.drivers must be a collection of names such as "
                                         r"\('playwright-native',\), got 'host'"):
         Letters.definition()
+
+
+class Titled(Tool):
+    """A tool whose parameters are called like JSON Schema keywords."""
+
+    name = "titled"
+    title: str | None = Field(None, description="A part of a page title.")
+    properties: int = 0
+
+
+def test_a_parameter_named_title_is_kept_in_the_schema() -> None:
+    """Pydantic's own ``title`` annotations are dropped; a parameter called ``title`` is a parameter."""
+    js = ClassToolDefinition.of(Titled).parameters().json_schema()
+    assert set(js["properties"]) == {"title", "properties"}
+    assert js["properties"]["title"] == {"type": "string", "description": "A part of a page title."}

@@ -16,13 +16,15 @@ from trailblaze import current_scope
 
 from .config import WebDriverConfig
 from .connection import SharedBrowser, browser_key, collect_connection_error, driver_death, open_shared, start_browser
+from .tabs import Tabs
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, Page, Playwright
 
 
 class BrowserSession:
-    """Opens and closes the browser and context; knows the current page and whether the browser is lost.
+    """Opens and closes the browser and context; knows whether the browser is lost. Its ``tabs`` part knows
+    the context's pages and the current one (``tabs.py``).
 
     ``on_page`` is told about every page that becomes current (the driver listens to it and points the
     video at it): the first page, a popup a click opened, the page left open when the current one closed."""
@@ -35,7 +37,7 @@ class BrowserSession:
         self.context: BrowserContext | None = None
         self.description = ""
         """Which browser this is, in one line (``/usr/bin/chromium (TRAILBLAZE_CHROMIUM)``, a remote server)."""
-        self._page: Page | None = None
+        self.tabs = Tabs(lambda page: self.on_page(page))
         self._owns_browser = True
 
     def open(self, context_options: dict[str, Any]) -> BrowserContext:
@@ -72,28 +74,22 @@ class BrowserSession:
         assert self.context is not None
         self.context.set_default_timeout(self.cfg.timeout_ms)
         self.context.set_default_navigation_timeout(self.cfg.navigation_timeout_ms)
-        self.context.on("page", self.adopt)
+        self.tabs.listen(self.context)
         return self.context
 
     def open_page(self) -> None:
         """The context's first page (after whoever listens to the context is in place)."""
         assert self.context is not None
-        self.adopt(self.context.new_page())
+        self.tabs.adopt(self.context.new_page())
 
     def adopt(self, page: Page) -> None:
         """Make ``page`` current (a popup opened by a click becomes the page tools see)."""
-        self._page = page
-        self.on_page(page)
+        self.tabs.adopt(page)
 
     @property
     def page(self) -> Page:
-        page = self._page
-        if page is None or page.is_closed():
-            if self.context is not None:
-                open_pages = [p for p in self.context.pages if not p.is_closed()]
-                if open_pages:
-                    self.adopt(open_pages[-1])
-                    return open_pages[-1]
+        page = self.tabs.current
+        if page is None:
             raise DriverError(self.lost() or
                               "the web driver has no open page (the browser was closed or never started)")
         return page
@@ -112,7 +108,7 @@ class BrowserSession:
         playwright, self.playwright = self.playwright, None
         if not self._owns_browser:
             browser = playwright = None
-        self._page = None
+        self.tabs.forget()
         if lost is not None:
             # A call on a dead connection leaves an un-awaited coroutine behind (a RuntimeWarning at
             # exit): only stop Playwright itself, and collect the error its reader left.

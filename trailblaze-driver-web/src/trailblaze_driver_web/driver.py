@@ -1,9 +1,10 @@
 """``PlaywrightDriver``: one Chromium browser context per session, and the artifacts of a web run.
 
 The driver is made of parts, each built with what it needs and testable alone: ``BrowserSession``
-(``browser_session.py``) holds the Playwright connection, the browser (launched here or reached remotely),
-one context and its current page; ``PageEvents`` (``page_events.py``) listens to what the pages report;
-``Screenshots`` (``screenshots.py``), ``TraceRecorder`` (``trace.py``), ``ScreencastRecorder``
+(``browser_session.py``) holds the Playwright connection, the browser (launched here or reached remotely)
+and one context, whose pages and current page its ``Tabs`` (``tabs.py``) know; ``PageEvents``
+(``page_events.py``) listens to what the pages report, and hands dialogs to ``Dialogs`` (``dialogs.py``)
+and downloads to ``Downloads`` (``downloads.py``); ``Screenshots`` (``screenshots.py``), ``TraceRecorder`` (``trace.py``), ``ScreencastRecorder``
 (``video.py``) and ``WebEvidence`` (``evidence.py``) make what a run leaves in its log directory. The
 driver itself does what tools ask of the page (URLs, snapshots, waits) and tells the parts when a
 session, step or trail starts and ends. Tools reach the page through it; it also keeps the last parsed
@@ -15,6 +16,7 @@ Playwright is imported in ``launch``, never at import time: ``trailblaze --versi
 from __future__ import annotations
 
 from collections import deque
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urljoin, urlparse
@@ -27,11 +29,14 @@ from .screenshots import Screenshots
 from .browser_session import BrowserSession
 from .config import WebDriverConfig
 from .connection import quiet_abandoned_calls
+from .dialogs import Dialogs
+from .downloads import DOWNLOADS_DIR, Downloads
 from .evidence import WebEvidence
 from .frames import name_frame_elements
 from .key import DRIVER_KEY
 from .page_events import PageEvents, SentRequest
 from .snapshot import PageSnapshot, parse
+from .tabs import Tabs
 from .trace import TraceRecorder
 from .video import ScreencastRecorder, find_ffmpeg
 
@@ -80,7 +85,12 @@ class PlaywrightDriver(Driver[WebDriverConfig]):
         self.browser_session = BrowserSession(self.cfg, self._page_opened)
         self.evidence = WebEvidence() if self.cfg.evidence != "off" else None
         """Network and console capture written at the end of the trail (``evidence.py``)."""
-        self.events = PageEvents(dialogs=self.cfg.dialogs, log=self._log, evidence=self.evidence)
+        self.dialogs = Dialogs(self.cfg.dialogs, self._log)
+        """How dialogs are answered, and the ones the pages showed (``dialogs.py``)."""
+        self.downloads = Downloads(self._downloads_dir, self._log)
+        """What the pages downloaded, kept next to the logs (``downloads.py``)."""
+        self.events = PageEvents(dialogs=self.dialogs, log=self._log, evidence=self.evidence,
+                                 downloads=self.downloads)
         self.screenshots = Screenshots(lambda: self.page, timeout_ms=self.cfg.timeout_ms)
         self.trace: TraceRecorder | None = None
         self.video: ScreencastRecorder | None = None
@@ -151,21 +161,31 @@ class PlaywrightDriver(Driver[WebDriverConfig]):
     def lost(self, error: BaseException | None = None) -> str | None:
         return self.browser_session.lost()
 
+    def _downloads_dir(self) -> Path | None:
+        """Where downloads are kept: ``downloads/`` in the session's log directory, when it keeps logs."""
+        if self.session is None or not self.session.log.enabled:
+            return None
+        return Path(self.session.log_dir) / DOWNLOADS_DIR
+
     def _log(self, kind: str, payload: dict[str, Any]) -> None:
         if self.session is not None:
             self.session.log.write(kind, payload)
 
     # -- steps and trails --------------------------------------------------------------------------
     def step_started(self, session: Session, step: StepInfo) -> None:
+        self.dialogs.step_started()
+        self.downloads.step_started()
         if self.trace is not None:
             self.trace.step_started(step)
 
     def step_finished(self, session: Session, step: StepInfo, ok: bool) -> None:
+        self.downloads.settle_all()  # logged in the step they started in, with where the file is kept
         if self.trace is not None:
             self.trace.end_group()
         self.screenshots.after_step(session.log, step, ok, self.cfg.screenshots)
 
     def trail_finished(self, session: Session, ok: bool) -> None:
+        self.downloads.settle_all()
         if self.trace is not None:
             self.trace.end_group()
         if self.evidence is not None:
@@ -185,6 +205,16 @@ class PlaywrightDriver(Driver[WebDriverConfig]):
     @property
     def context(self) -> BrowserContext | None:
         return self.browser_session.context
+
+    @property
+    def tabs(self) -> Tabs:
+        """The open pages and the current one (``tabs.py``)."""
+        return self.browser_session.tabs
+
+    def acting(self, timeout_ms: int | None = None) -> AbstractContextManager[None]:
+        """Wrap an action a tool does on the page: a window it opens is current when it returns (the rule
+        in ``tabs.py``); an action that opens nothing costs nothing more."""
+        return self.tabs.opened_by_action(self.cfg.timeout_ms if timeout_ms is None else timeout_ms)
 
     @property
     def browser(self) -> Browser | None:
@@ -290,7 +320,10 @@ class PlaywrightDriver(Driver[WebDriverConfig]):
     snapshot_details: ClassVar[tuple[str, ...]] = ("bounds", "offscreen", "urls", "all")
 
     def snapshot(self, *, detail: frozenset[str] = frozenset()) -> str:
-        return self.take_snapshot().render(detail | self.pop_requested_detail())
+        """The current page's tree, after the list of open tabs when there are several."""
+        tree = self.take_snapshot().render(detail | self.pop_requested_detail())
+        tabs = self.tabs.listing()
+        return f"{tabs}\n\n{tree}" if tabs else tree
 
     def native_snapshot(self, *, detail: frozenset[str] = frozenset()) -> str:
         return self._aria_snapshot(boxes="bounds" in detail or "all" in detail)

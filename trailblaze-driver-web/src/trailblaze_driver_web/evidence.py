@@ -51,6 +51,11 @@ class WebEvidence:
         entry["failure"] = request.failure
         self.network.append(entry)
 
+    def downloaded(self, url: str, file_name: str) -> None:
+        """A download's request (Chromium reports none for it: the response became a file)."""
+        self.network.append({"ts": time.time(), "method": "GET", "url": url, "resourceType": "download",
+                             "download": file_name})
+
     def message(self, kind: str, text: str, url: Any = None, location: Any = None) -> None:
         self.console.append({"ts": time.time(), "type": kind, "text": text, "url": url, "location": location})
 

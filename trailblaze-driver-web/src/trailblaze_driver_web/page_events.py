@@ -1,10 +1,10 @@
-"""What the pages of a web session report: console messages, page errors, requests, failed requests and
-dialogs.
+"""What the pages of a web session report: console messages, page errors, requests, failed requests,
+dialogs and downloads.
 
 ``PageEvents`` listens to a context's responses and failed requests, and to each page the driver adopts (once per page: a page
 adopted again, the current one after a popup closed, gets no second set of listeners), keeps what tools
 search (``web_assertNetworkEvent`` reads ``requests``), logs console messages, failed requests and
-dialogs, answers dialogs as configured, and feeds the network and console evidence when it is captured.
+dialogs, hands dialogs to ``Dialogs`` (``dialogs.py``) and downloads to ``Downloads`` (``downloads.py``), and feeds the network and console evidence when it is captured.
 """
 
 from __future__ import annotations
@@ -17,10 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 from trailblaze import valid_text
 
+from .dialogs import Dialogs
+from .downloads import Downloads
 from .evidence import WebEvidence
 
 if TYPE_CHECKING:
-    from playwright.sync_api import BrowserContext, ConsoleMessage, Dialog, Page, Request, Response
+    from playwright.sync_api import BrowserContext, ConsoleMessage, Dialog, Download, Page, Request, Response
 
 MAX_CAPTURED_REQUESTS = 5000
 MAX_CAPTURED_BODY = 64 * 1024
@@ -42,10 +44,13 @@ class SentRequest:
 
 
 class PageEvents:
-    """Listens to a context and its pages; ``dialogs`` is the web driver's ``dialogs`` setting."""
+    """Listens to a context and its pages; ``dialogs`` answers their dialogs (``dialogs.py``; a string is
+    the web driver's ``dialogs`` setting, for a ``Dialogs`` that answers with it)."""
 
-    def __init__(self, *, dialogs: str, log: LogWriter, evidence: WebEvidence | None) -> None:
-        self.dialogs = dialogs
+    def __init__(self, *, dialogs: str | Dialogs, log: LogWriter, evidence: WebEvidence | None,
+                 downloads: Downloads | None = None) -> None:
+        self.dialogs = dialogs if isinstance(dialogs, Dialogs) else Dialogs(dialogs, log)
+        self.downloads = downloads if downloads is not None else Downloads(lambda: None, log)
         self.log = log
         self.evidence = evidence
         self.console: list[dict[str, Any]] = []
@@ -71,6 +76,7 @@ class PageEvents:
         page.on("console", self._on_console)
         page.on("pageerror", self._on_page_error)
         page.on("dialog", self._on_dialog)
+        page.on("download", self._on_download)
 
     def _on_console(self, msg: ConsoleMessage) -> None:
         text = msg.text
@@ -121,14 +127,15 @@ class PageEvents:
         self.log("WebNetworkLog", entry)
 
     def _on_dialog(self, dialog: Dialog) -> None:
-        self.log("WebDialogLog", {"type": dialog.type, "message": dialog.message, "action": self.dialogs})
-        try:
-            if self.dialogs == "accept":
-                dialog.accept()
-            else:
-                dialog.dismiss()
-        except Exception:  # noqa: BLE001 - the page may have navigated away
-            pass
+        self.dialogs.handle(dialog)
+
+    def _on_download(self, download: Download) -> None:
+        """A download's request ends in the download, not in a response a page sees: Chromium reports no
+        ``request`` event for it, so it is added to the requests (and the network evidence) here."""
+        kept = self.downloads.started(download)
+        self.requests.append(SentRequest("GET", kept.url, ""))
+        if self.evidence is not None:
+            self.evidence.downloaded(kept.url, kept.file_name)
 
 
 def _safe_url(page: Page | None) -> str | None:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ..files import write_atomic
 from ..untrusted import output_text
 from .html_assets import CSS, SCRIPT
+from .html_evidence import download_table, evidence_html
 from .log_steps import EVENT_LOGS, TOOL_LOGS, LogStep, call_order, group_steps
 
 if TYPE_CHECKING:
@@ -328,12 +329,16 @@ def _step_html(step: LogStep, trail: TrailResult, result: Any, page: _Page) -> s
         out.append(_llm_html(step.llm))
     for shot in step.shots:
         out.append(_image(trail.log_dir, shot, page))
-    if step.events:
+    downloads = [entry for what, entry in step.events if what == "download"]
+    if downloads:
+        out.append(download_table(downloads, trail.log_dir, page.href))
+    events = [(what, entry) for what, entry in step.events if what != "download"]
+    if events:
         out.append("<div class=events>")
-        for what, entry in step.events[:50]:
+        for what, entry in events[:50]:
             out.append(f"<div>{_e(what)}: {_e(_event_text(entry))}</div>")
-        if len(step.events) > 50:
-            out.append(f"<div>… {len(step.events) - 50} more</div>")
+        if len(events) > 50:
+            out.append(f"<div>… {len(events) - 50} more</div>")
         out.append("</div>")
     out.append("</details>")
     return "".join(out)
@@ -423,6 +428,8 @@ def _artifacts(trail: TrailResult, loose: list[dict[str, Any]], page: _Page) -> 
             continue  # linked at the top of the trail
         if entry.get("screenshot"):
             rows.append(_image(trail.log_dir, entry, page))
+        elif kind == "WebEvidenceLog" and isinstance(entry.get("evidence"), dict):
+            rows.append(evidence_html(entry, trail.log_entries, trail.log_dir, page.href))
         elif kind in EVENT_LOGS:
             rows.append(f"<div class=events>{_e(EVENT_LOGS[kind])}: {_e(_event_text(entry))}</div>")
         elif kind in TOOL_LOGS:
@@ -436,7 +443,8 @@ def _event_text(entry: dict[str, Any]) -> str:
     if "url" in entry and ("failure" in entry or "status" in entry):
         return f"{entry.get('method', '')} {entry.get('url')} — {entry.get('failure') or entry.get('status')}"
     if "message" in entry:
-        return f"{entry.get('type', '')}: {entry.get('message')} ({entry.get('action', '')})"
+        typed = f" with {_json(entry['promptText'])}" if "promptText" in entry else ""
+        return f"{entry.get('type', '')}: {entry.get('message')} ({entry.get('action', '')}{typed})"
     return _json({k: v for k, v in entry.items() if k not in ("class", "session", "timestamp")})
 
 

@@ -50,6 +50,9 @@ img.thumb{width:240px;max-height:180px;object-fit:cover;object-position:top;bord
 #overlay img{max-width:96vw;max-height:90vh;background:#fff}
 #overlay div{color:#fff;margin-top:6px;font-size:12px}
 .events{font-size:12px;color:#57606a}
+.evidence{border:1px solid #eaeef2;border-radius:6px;margin:8px 0;padding:4px 10px}
+.evidence>summary{cursor:pointer;font-weight:600}
+tr.bad td{color:#cf222e}
 .hidden{display:none}
 #none{color:#57606a}
 """

@@ -12,7 +12,9 @@ from typing import Any
 
 TOOL_LOGS = ("TrailblazeToolLog", "DelegatingTrailblazeToolLog")
 EVENT_LOGS = {"WebConsoleLog": "console", "WebNetworkLog": "network", "WebDialogLog": "dialog",
-              "WebArtifactLog": "artifact", "WebEvidenceLog": "evidence"}
+              "WebDownloadLog": "download", "WebArtifactLog": "artifact", "WebEvidenceLog": "evidence"}
+SETUP_LOGS = ("SetupStartLog", "SetupCompleteLog")
+"""Written around the calls a setup trail replays (``runner/setup.py``): they group as a "setup" step."""
 
 
 @dataclass
@@ -33,13 +35,23 @@ class LogStep:
 
 
 def group_steps(entries: Iterable[dict[str, Any]]) -> tuple[list[LogStep], list[dict[str, Any]]]:
-    """Group log entries by step (ObjectiveStartLog … ObjectiveCompleteLog); the rest is returned loose."""
+    """Group log entries by step (ObjectiveStartLog … ObjectiveCompleteLog, and a setup's calls between
+    SetupStartLog and SetupCompleteLog as a step of kind "setup"); the rest is returned loose."""
     steps: list[LogStep] = []
     loose: list[dict[str, Any]] = []
     current: LogStep | None = None
     for entry in entries:
         kind = str(entry.get("class", "")).rsplit(".", 1)[-1]
-        if kind == "ObjectiveStartLog":
+        if kind == "SetupStartLog":
+            names = entry.get("setup") or []
+            current = LogStep(None, "setup", ", ".join(str(n) for n in names) if isinstance(names, list) else "")
+            steps.append(current)
+        elif kind == "SetupCompleteLog":
+            if current is not None and current.kind == "setup":
+                current.success = bool(entry.get("successful"))
+                current.message = entry.get("message")
+            current = None
+        elif kind == "ObjectiveStartLog":
             current = LogStep(entry.get("stepIndex"), str(entry.get("kind") or "step"),
                               str(entry.get("description") or ""))
             steps.append(current)
@@ -91,4 +103,4 @@ def call_order(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-__all__ = ["EVENT_LOGS", "TOOL_LOGS", "LogStep", "call_order", "group_steps"]
+__all__ = ["EVENT_LOGS", "SETUP_LOGS", "TOOL_LOGS", "LogStep", "call_order", "group_steps"]

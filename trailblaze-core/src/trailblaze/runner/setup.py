@@ -23,6 +23,10 @@ if TYPE_CHECKING:
     from ..tools.codec import ToolCodec
     from ..trail.model import TrailStep
 
+SETUP_START_LOG = "SetupStartLog"
+SETUP_COMPLETE_LOG = "SetupCompleteLog"
+"""The log entries around a setup's tool calls in the session's log (``report/log_steps.py`` reads them)."""
+
 RunCalls = Callable[["TrailStep", "list[ToolCall]"], "str | None"]
 """Runs one setup step's calls on the device; returns None, or why the step failed."""
 
@@ -90,4 +94,12 @@ def replay_setups(paths: Sequence[Path], session: Session) -> int:
         return None
 
     classifiers = list(session.device.classifiers)
-    return sum(replay_setup(path, classifiers=classifiers, run_calls=run, codec=session.codec) for path in paths)
+    # Marked in the log, so the report shows these calls under a "setup" heading, not as the trail's own.
+    session.log.write(SETUP_START_LOG, {"setup": [Path(p).name for p in paths]})
+    try:
+        ran = sum(replay_setup(path, classifiers=classifiers, run_calls=run, codec=session.codec) for path in paths)
+    except BaseException as exc:
+        session.log.write(SETUP_COMPLETE_LOG, {"successful": False, "message": str(exc)})
+        raise
+    session.log.write(SETUP_COMPLETE_LOG, {"successful": True, "steps": ran})
+    return ran

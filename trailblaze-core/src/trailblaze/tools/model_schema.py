@@ -22,14 +22,17 @@ def inline_refs(schema: Mapping[str, Any]) -> dict[str, Any]:
     """Return ``schema`` with ``$ref`` pointers into ``$defs`` replaced by the definitions."""
     defs = dict(schema.get("$defs") or {})
 
-    def walk(node: Any, depth: int) -> Any:
+    def walk(node: Any, depth: int, names: bool = False) -> Any:
+        """``names``: ``node`` maps property names to schemas (a parameter may be called ``title``)."""
         if isinstance(node, Mapping):
+            if names:
+                return {k: walk(v, depth) for k, v in node.items()}
             if "$ref" in node and isinstance(node["$ref"], str) and depth < _MAX_DEPTH:
                 name = node["$ref"].rsplit("/", 1)[-1]
                 target = dict(defs.get(name, {}))
                 merged = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
                 return walk(merged, depth + 1)
-            out = {k: walk(v, depth) for k, v in node.items() if k not in ("$defs", "title")}
+            out = {k: walk(v, depth, names=k == "properties") for k, v in node.items() if k not in ("$defs", "title")}
             # Optional[X] is rendered by pydantic as anyOf [X, null]: keep X.
             any_of = out.get("anyOf")
             if isinstance(any_of, list):

@@ -25,6 +25,9 @@ def all_tools() -> list[type[Tool]]:
         WebWait,
         WebWaitForUrl,
     )
+    from .dialogs import WebHandleDialog, WebVerifyDialog
+    from .downloads import WebVerifyDownload
+    from .tabs import WebCloseTab, WebSwitchTab
     from .upload import WebUploadFile
     from .verification import (
         WebAssertNetworkEvent,
@@ -39,7 +42,8 @@ def all_tools() -> list[type[Tool]]:
             WebWaitForUrl, WebCurrentUrl, WebSnapshot, WebRequestDetails, WebResize, WebApplyCookies,
             WebGetStorageState, WebFillSecret, WebUploadFile, WebVerifyTextVisible, WebVerifyElementVisible,
             WebVerifyTextNotVisible, WebVerifyElementNotVisible, WebVerifyValue, WebVerifyListVisible,
-            WebAssertNetworkEvent, WebEvaluate]
+            WebAssertNetworkEvent, WebEvaluate, WebSwitchTab, WebCloseTab, WebHandleDialog, WebVerifyDialog,
+            WebVerifyDownload]
 
 
 UPSTREAM_CLASSES: dict[str, str] = {

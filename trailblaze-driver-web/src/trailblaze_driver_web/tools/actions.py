@@ -164,8 +164,9 @@ class WebPressKey(WebTool):
 
     def execute(self, ctx: ToolContext) -> ToolResult:
         drv = driver_for(ctx)
-        playwright_call(drv, None, self.name, f"press {self.key}", lambda: drv.page.keyboard.press(self.key),
-                        drv.cfg.timeout_ms)
+        with drv.acting():
+            playwright_call(drv, None, self.name, f"press {self.key}", lambda: drv.page.keyboard.press(self.key),
+                            drv.cfg.timeout_ms)
         return ToolResult(True, f"Pressed {self.key}")
 
 

@@ -114,11 +114,12 @@ def driver_for(ctx: ToolContext) -> PlaywrightDriver:
 
 def act(ctx: ToolContext, tool: TargetedTool, verb: str, action: Callable[[Locator], Any],
         *, timeout_ms: int | None = None, done: str | None = None) -> ToolResult:
-    """Resolve the target, run ``action`` on it with Playwright's auto-waiting, and explain failures."""
+    """Resolve the target, run ``action`` on it with Playwright's auto-waiting, and explain failures. A
+    window the action opened is the current page when this returns (``PlaywrightDriver.acting``)."""
     drv = driver_for(ctx)
     timeout = timeout_of(drv, tool.timeoutMs if timeout_ms is None else timeout_ms)
     target = tool.target(drv, timeout, replaying=ctx.replaying)
-    with default_timeout(drv, timeout):
+    with default_timeout(drv, timeout), drv.acting(timeout):
         playwright_call(drv, target, tool.name, verb, lambda: action(target.locator), timeout)
     return ToolResult(True, f"{done or verb.capitalize()} {target.description}", recorded_args=target.recorded)
 

@@ -331,7 +331,8 @@ class WebEvaluate(WebTool):
 
         drv = driver_for(ctx)
         try:
-            value: Any = drv.page.evaluate(self.script)
+            with drv.acting():
+                value: Any = drv.page.evaluate(self.script)
         except PlaywrightError as exc:
             raise ToolFailure(f"web_evaluate: the script failed: {first_line(exc.message)}") from None
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
