@@ -76,7 +76,8 @@ def _merge(paths: Sequence[Path], output_dir: Path, *, junit_xml: Path | None, r
     out = Path(output_dir)
     out.mkdir(parents=True, exist_ok=True)
     bundles = [read_bundle(Path(p)) for p in paths]
-    if any(b.root.resolve() == out.resolve() for b in bundles):
+    target = out.resolve()
+    if any(b.root.resolve() == target for b in bundles):
         raise BadInputError(f"--output-dir {out} is one of the bundles being merged",
                             hint="merge into a new directory")
     chosen: dict[ResultIdentity, TrailRecord] = {}
