@@ -6,8 +6,9 @@ tests there: one ``testsuite`` per run, one ``testcase`` per trail and device, w
 message and, in ``system-out``, where the logs, the failing screenshot and the trace are. The file is
 built from the run's results and redacted with the run's secrets (messages are written in plain
 text; the log entries the paths point to are redacted when they were written), and every string goes
-through ``untrusted.output_text``, so a control character, a lone surrogate or a megabyte of tool output
-cannot make the file unreadable. ``trailblaze run`` and the pytest plugin name a trail the same way
+through ``untrusted.output_text`` in one place (``xml_safe``, over the finished tree: every attribute
+and text, whoever set it), so a control character, a lone surrogate or a megabyte of tool output —
+in a message, a ``failure_kind`` or a merged bundle's record — cannot make the file unreadable. ``trailblaze run`` and the pytest plugin name a trail the same way
 (``junit_names``), so a team that switches between them keeps its test history.
 """
 
@@ -77,7 +78,7 @@ def junit_names(path: Path, root: Path | None, name: str) -> tuple[str, str]:
 
 def build_junit_xml(result: RunResult, *, suite_name: str = "trailblaze") -> ET.Element:
     def clean(text: str | None) -> str:
-        return output_text(result.redact(text or ""))  # the run's one redaction point
+        return result.redact(text or "")  # type: ignore[no-any-return]  # the run's one redaction point
 
     trails = result.trails
     # A quarantined trail that did not pass is written as skipped (with why): it must not fail the build.
@@ -96,7 +97,7 @@ def build_junit_xml(result: RunResult, *, suite_name: str = "trailblaze") -> ET.
     for trail in trails:
         classname, name = junit_names(trail.path, trail.root, clean(case_name(trail)))
         case = ET.SubElement(suite, "testcase", classname=classname, name=name,
-                             time=f"{_duration(trail):.3f}", file=output_text(trail.path))
+                             time=f"{_duration(trail):.3f}", file=str(trail.path))
         message = clean(trail.message)
         if trail.outcome is SessionOutcome.SKIPPED:
             ET.SubElement(case, "skipped", message=clean(trail.skip_reason or "skipped"))
@@ -116,6 +117,21 @@ def build_junit_xml(result: RunResult, *, suite_name: str = "trailblaze") -> ET.
         if lines:
             ET.SubElement(case, "system-out").text = clean("\n".join(lines))
         add_properties(case, trail_properties(trail), clean)
+    return xml_safe(root)
+
+
+def xml_safe(root: ET.Element) -> ET.Element:
+    """Every attribute value and text in ``root`` made safe for XML (``untrusted.output_text``: control
+    characters XML forbids shown as ``\\x01``, lone surrogates as U+FFFD, strings cut at 64 KiB); the
+    serialiser then escapes markup. The one place the JUnit writers rely on, so a string no caller
+    cleaned cannot make the file ill-formed."""
+    for node in root.iter():
+        if node.text:
+            node.text = output_text(node.text)
+        if node.tail:
+            node.tail = output_text(node.tail)
+        for key, value in node.attrib.items():
+            node.attrib[key] = output_text(value)
     return root
 
 
