@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import BadInputError, ExitCode
 from ..results.model import ResultIdentity
+from ..untrusted import output_value
 from .bundle import (
     MANIFEST,
     RESULTS,
@@ -35,6 +36,7 @@ from .bundle import (
     counts,
     exit_code_of,
     read_bundle,
+    within_bundle,
     write_json,
     write_records,
 )
@@ -149,7 +151,8 @@ def write_outputs(merged: Merged, *, junit_xml: Path | None, report: bool) -> No
                    tags=record.tags, bundle=record.bundle, run_id=record.run_id, workspace=record.workspace)
     rows["metadata"]["run_id"] = merged.manifest.run_id
     merged.results_line = run.results_line()
-    write_json(out / SUMMARY, rows)
+    # Through the rules every run's summary follows (control characters escaped, strings cut at 64 KiB).
+    write_json(out / SUMMARY, output_value(rows))
     merged.files["summary"] = out / SUMMARY
     if junit_xml is not None:
         from .junit import write_junit_xml
@@ -159,7 +162,7 @@ def write_outputs(merged: Merged, *, junit_xml: Path | None, report: bool) -> No
         from .merged_html import write_merged_report
 
         merged.files["report"] = write_merged_report(merged, out / REPORT)
-    merged.manifest.files.update({k: os.path.relpath(p, out).replace(os.sep, "/") for k, p in merged.files.items()})
+    merged.manifest.files.update(within_bundle(merged.files, out))
     write_records(out / RESULTS, merged.records)
     write_json(out / MANIFEST, merged.manifest.model_dump(mode="json"))
 
@@ -226,8 +229,7 @@ def run_result(records: Sequence[TrailRecord], out: Path) -> RunResult:
 
 
 def trail_result(record: TrailRecord, out: str) -> TrailResult:
-    from ..results.model import TrailResult
-    from ..session import SessionOutcome
+    from ..results.model import TrailResult, outcome_exit_code
 
     def joined(path: str) -> str:
         return os.path.normpath(os.path.join(out, path))
@@ -235,11 +237,8 @@ def trail_result(record: TrailRecord, out: str) -> TrailResult:
     def full(path: str | None) -> Path | None:
         return None if path is None else Path(joined(path))
 
-    try:
-        outcome = SessionOutcome(record.outcome)
-    except ValueError:
-        outcome = SessionOutcome.ERROR
-    code = ExitCode(record.exit_code) if record.exit_code in (0, 1, 2, 3) else ExitCode.INFRASTRUCTURE
+    outcome = record.session_outcome()
+    code = outcome_exit_code(outcome, record.exit_code)
     return TrailResult(
         path=Path(record.trail_source), title=record.title, outcome=outcome, exit_code=code,
         session_id=record.session_id, log_dir=full(record.log_dir), message=record.message,
