@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import BadInputError, ExitCode
 from ..results.model import ResultIdentity
-from ..untrusted import output_value
+from ..files import write_atomic
+from ..untrusted import output_json
 from .bundle import (
     MANIFEST,
     RESULTS,
@@ -151,8 +152,9 @@ def write_outputs(merged: Merged, *, junit_xml: Path | None, report: bool) -> No
                    tags=record.tags, bundle=record.bundle, run_id=record.run_id, workspace=record.workspace)
     rows["metadata"]["run_id"] = merged.manifest.run_id
     merged.results_line = run.results_line()
-    # Through the rules every run's summary follows (control characters escaped, strings cut at 64 KiB).
-    write_json(out / SUMMARY, output_value(rows))
+    # Through the rules every run's summary follows (control characters escaped; strings were cut at
+    # 64 KiB as the bundles were read).
+    write_atomic(out / SUMMARY, output_json(rows))
     merged.files["summary"] = out / SUMMARY
     if junit_xml is not None:
         from .junit import write_junit_xml
