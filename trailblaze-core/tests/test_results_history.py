@@ -113,3 +113,86 @@ def test_the_store_api_for_imports_and_shard_balancing(tmp_path: Path) -> None:
         (h,) = store.history()
         assert (h.median_duration_s, h.p90_duration_s, h.flake_rate) == (0.3, 1.0, 0.0)
         assert store.recent_statuses([("a", "web")], last=2) == {("a", "web"): ["PASSED", "PASSED"]}
+
+
+def _results(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "trailblaze.cli", "results", *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=120, check=False)
+
+
+def test_the_same_trail_in_two_workspaces_is_two_histories(tmp_path: Path) -> None:
+    """One ``--results-db`` shared by two projects whose trails have the same id and path."""
+    db = tmp_path / "shared" / "history.db"
+    for project, script in (("a", "raise SystemExit(1)"), ("b", "pass")):
+        trails = workspace(tmp_path / project)
+        trail = add_trail(trails, "login", [sys.executable, "-c", script])
+        done = subprocess.run([sys.executable, "-m", "trailblaze.cli", "run", str(trail), "--results-db", str(db),
+                               "--output-dir", str(tmp_path / project / "out")], capture_output=True, text=True,
+                              cwd=tmp_path / project, timeout=300, check=False)
+        assert done.returncode == (1 if project == "a" else 0), done.stdout + done.stderr
+    shown = _results(["--json", "--results-db", str(db)], cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    rows = sorted(json.loads(shown.stdout), key=lambda r: r["workspace"])
+    assert [(r["workspace"], r["trail_id"], r["last_statuses"]) for r in rows] == [
+        ("../a", "shop/login", ["FAILED"]), ("../b", "shop/login", ["PASSED"])]
+    table = _results(["--results-db", str(db)], cwd=tmp_path).stdout
+    assert "WORKSPACE" in table and "../a" in table and "../b" in table
+
+
+SCHEMA_1 = """
+CREATE TABLE attempts (id INTEGER PRIMARY KEY, run_id TEXT NOT NULL, trail_id TEXT NOT NULL, device TEXT NOT NULL,
+    attempt INTEGER NOT NULL, final INTEGER NOT NULL, outcome TEXT NOT NULL, status TEXT NOT NULL,
+    started_at REAL NOT NULL, duration_ms INTEGER NOT NULL, failure_signature TEXT, failure_kind TEXT,
+    commit_sha TEXT, shard TEXT, endpoint TEXT, llm_calls INTEGER NOT NULL DEFAULT 0,
+    llm_tokens INTEGER NOT NULL DEFAULT 0, llm_cost_usd REAL NOT NULL DEFAULT 0, session_id TEXT, trail_path TEXT,
+    quarantined INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX attempts_by_trail ON attempts (trail_id, device, final, started_at);
+PRAGMA user_version = 1;
+"""
+
+
+def test_a_schema_1_store_is_migrated_and_its_histories_go_on(tmp_path: Path) -> None:
+    trails = workspace(tmp_path)
+    trail = add_trail(trails, "ok", [sys.executable, "-c", "pass"])
+    db = tmp_path / ".trailblaze" / "results.db"
+    db.parent.mkdir()
+    with sqlite3.connect(db) as con:
+        con.executescript(SCHEMA_1)
+        con.executemany("INSERT INTO attempts (run_id, trail_id, device, attempt, final, outcome, status, started_at, "
+                        "duration_ms) VALUES (?, 'shop/ok', 'host', 1, 1, ?, ?, ?, 10)",
+                        [("old-1", "FAILED", "FAILED", 1000.0), ("old-2", "PASSED", "PASSED", 2000.0)])
+    done = subprocess.run([sys.executable, "-m", "trailblaze.cli", "run", str(trail), "--output-dir",
+                           str(tmp_path / "out")], capture_output=True, text=True, cwd=tmp_path, timeout=300,
+                          check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    with sqlite3.connect(db) as con:
+        assert con.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert {w for (w,) in con.execute("SELECT workspace FROM attempts")} == {".."}
+    shown = _results(["--json"], cwd=tmp_path)
+    (row,) = json.loads(shown.stdout)
+    assert row["workspace"] == ".." and row["runs"] == 3 and row["last_statuses"] == ["PASSED", "PASSED", "FAILED"]
+
+
+def test_a_damaged_store_is_one_readable_line(tmp_path: Path) -> None:
+    garbage = tmp_path / "garbage.db"
+    garbage.write_bytes(b"SQLite format 3\x00" + b"\x1b]0;pwned\x07" * 500)
+    done = _results(["--results-db", str(garbage)], cwd=tmp_path)
+    assert done.returncode == 3, done.stdout + done.stderr
+    (line,) = done.stderr.splitlines()
+    assert line.startswith(f"trailblaze: error: {garbage}: not a readable run history (")
+    assert "internal error" not in line and "Traceback" not in line
+
+    hostile = tmp_path / "hostile.db"
+    with ResultsStore(hostile) as store:
+        store.record_attempts([AttemptRecord(run_id="r", trail_id="evil\x1b]0;pwned\x07\x1b[2J", device="web\x9b",
+                                             attempt=1, final=True, outcome="PASSED", status="PASSED",
+                                             started_at=1000.0, duration_ms=5)])
+    shown = _results(["--results-db", str(hostile)], cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert "\x1b" not in shown.stdout and "\x9b" not in shown.stdout and "evil\\x1b]0;pwned\\x07" in shown.stdout
+
+    with sqlite3.connect(hostile) as con:  # a row of the wrong type (a hand-edited or foreign store)
+        con.execute("UPDATE attempts SET started_at = 'yesterday', duration_ms = 'long'")
+    broken = _results(["--results-db", str(hostile)], cwd=tmp_path)
+    assert broken.returncode == 3 and "not a readable run history" in broken.stderr, broken.stdout + broken.stderr
+    assert len(broken.stderr.splitlines()) == 1 and "internal error" not in broken.stderr

@@ -32,8 +32,11 @@ def command(bundles: tuple[Path, ...], output_dir: Path, junit_xml: Path | None,
     taken). A result is a trail's attempt on a device in one run of one workspace: the same bundle given
     twice counts once, the same path from two workspaces or two runs stays two results. A trail's
     attempts make one trail (a pass after a failed attempt is FLAKY, as in a single run), failures
-    first; the exit code is the one a single run of all the trails would give (2 > 3 > 1 > 0). The
-    output is a bundle too (its reports/results.jsonl: one line per trail × device × attempt).
+    first; the exit code is the one a single run of all the trails would give (2 > 3 > 1 > 0), decided
+    by the records' outcomes. The output is a bundle too (its reports/results.jsonl: one line per
+    trail × device × attempt). A bundle is untrusted input: a manifest naming a file outside its bundle
+    (an absolute path, '..', a symlink out) is refused (exit 3), strings are cut at 64 KiB and records
+    at 32 MiB (see docs/scale-out.md).
 
     \b
     Examples:

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from .shared import CONTEXT_SETTINGS, handle_errors
+
+if TYPE_CHECKING:
+    from ..results.store import TrailHistory
 
 MARKS = {"PASSED": "✓", "FLAKY": "≈", "HEALED": "+", "FAILED": "✗", "ERROR": "E", "SKIPPED": "s",
          "CANCELLED": "c", "TIMEOUT": "T", "MAX_CALLS_REACHED": "M"}
@@ -38,16 +42,14 @@ def command(trails: tuple[str, ...], as_json: bool, flaky: bool, last: int, resu
       trailblaze results shop/checkout --last 50
       trailblaze results --flaky --json
     """
-    from ..results.store import ResultsStore
+    from ..errors import BadInputError
+    from ..untrusted import terminal_text
 
     path = results_db or _default_path()
     if not path.is_file():
-        from ..errors import BadInputError
-
         raise BadInputError(f"no run history at {path}",
                             hint="run trails first (trailblaze run), or pass --results-db PATH")
-    with ResultsStore(path) as store:
-        rows = store.history(list(trails) or None, last=last)
+    rows = _read(path, list(trails) or None, last)
     if flaky:
         rows = sorted((r for r in rows if r.flake_rate > 0), key=lambda r: (-r.flake_rate, r.trail_id))
     if as_json:
@@ -61,13 +63,34 @@ def command(trails: tuple[str, ...], as_json: bool, flaky: bool, last: int, resu
         return
     header = ("TRAIL", "DEVICE", "RUNS", "LAST (newest first)", "FLAKY", "FAILED", "LAST PASS", "MEDIAN",
               "P90")
-    table = [header] + [(
+    # What the store holds came from trails, devices and tools: shown with control characters escaped.
+    table = [header] + [tuple(terminal_text(cell) for cell in (
         r.trail_id, r.device + (" (quarantined)" if r.quarantined else ""), str(r.runs),
         "".join(MARKS.get(s, "?") for s in r.last_statuses), f"{r.flake_rate:.0%}", f"{r.fail_rate:.0%}",
-        r.last_pass or "never", _secs(r.median_duration_s), _secs(r.p90_duration_s)) for r in rows]
-    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
+        r.last_pass or "never", _secs(r.median_duration_s), _secs(r.p90_duration_s))) for r in rows]
+    if len({r.workspace for r in rows}) > 1:  # the same trail from two workspaces: two histories, told apart
+        table = [(*row, terminal_text(r.workspace or "?") if r else "WORKSPACE")
+                 for row, r in zip(table, [None, *rows], strict=True)]
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
     for row in table:
         click.echo("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
+
+
+def _read(path: Path, trails: list[str] | None, last: int) -> list[TrailHistory]:
+    """The histories in the store at ``path``; a store that is not one, or is damaged (a truncated copy,
+    a CI cache cut short, rows of the wrong type), is one line naming it (exit 3), not a traceback."""
+    import sqlite3
+
+    from ..errors import BadInputError
+    from ..results.store import ResultsStore
+
+    try:
+        with ResultsStore(path) as store:
+            return store.history(trails, last=last)
+    except (sqlite3.Error, OSError, RuntimeError, TypeError, ValueError, OverflowError) as exc:
+        reason = str(exc).splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise BadInputError(f"{path}: not a readable run history ({reason})",
+                            hint="delete it to start a new history, or pass --results-db PATH") from None
 
 
 

@@ -31,9 +31,12 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from .._version import __version__
 from ..errors import BadInputError, ExitCode
 from ..files import write_atomic
-from ..results.model import ResultIdentity, result_identity
+from ..results.model import ResultIdentity, outcome_exit_code, result_identity
 from ..results.output_request import BundleContext
-from .json_lines import append_line, first_error, line_of, model_line, read_models, write_lines
+from ..session import SessionOutcome
+from ..untrusted import capped
+from .bundle_limits import MAX_MANIFEST_BYTES, MAX_RECORD_BYTES, MAX_TEXT, Timestamp, inside, regular_file
+from .json_lines import append_line, first_error, iter_models, line_of, model_line, write_lines
 
 if TYPE_CHECKING:
     from ..results.model import RunResult, TrailResult
@@ -90,8 +93,8 @@ class TrailRecord(BaseModel):
     skip_reason: str | None = None
     execution_mode: str = "UNKNOWN"
     session_id: str | None = None
-    started_at: float
-    completed_at: float
+    started_at: Timestamp
+    completed_at: Timestamp
     duration_ms: int
     llm_call_count: int = 0
     llm_cost_usd: float = 0.0
@@ -120,6 +123,13 @@ class TrailRecord(BaseModel):
     actor: str | None = None
     """Who the trail ran as; None until trails have actors (part of the result's identity)."""
 
+    def session_outcome(self) -> SessionOutcome:
+        """``outcome`` as a ``SessionOutcome``; a value this version does not know is an ``ERROR``."""
+        try:
+            return SessionOutcome(self.outcome)
+        except ValueError:
+            return SessionOutcome.ERROR
+
     def identity(self) -> ResultIdentity:
         """The record's identity (``results.model.result_identity``): what ``merge-reports`` keys on."""
         return result_identity(workspace=self.workspace, trail=self.workspace_path or self.key, device=self.device,
@@ -136,8 +146,8 @@ class BundleManifest(BaseModel):
     worker: str | None = None
     devices: list[str] = Field(default_factory=list)
     endpoints: list[str] = Field(default_factory=list)
-    started_at: float
-    completed_at: float
+    started_at: Timestamp
+    completed_at: Timestamp
     trailblaze_version: str = __version__
     plugins: dict[str, str | None] = Field(default_factory=dict)
     python: str = Field(default_factory=platform.python_version)
@@ -233,9 +243,10 @@ def within_workspace(path: Path | str, root: Path | None) -> tuple[str | None, s
 
 
 def exit_code_of(record: TrailRecord) -> ExitCode:
-    """What the record adds to the run's exit code: a quarantined trail is reported, never failing."""
-    return ExitCode.SUCCESS if record.quarantined else ExitCode(record.exit_code) \
-        if record.exit_code in (0, 1, 2, 3) else ExitCode.INFRASTRUCTURE
+    """What the record adds to the run's exit code, decided by its outcome as a single run decides it
+    (``results.model.outcome_exit_code``), never by the ``exit_code`` a bundle says beside it: a record
+    that failed fails the merge even when it claims 0. A quarantined trail is reported, never failing."""
+    return ExitCode.SUCCESS if record.quarantined else outcome_exit_code(record.session_outcome(), record.exit_code)
 
 
 def counts(records: list[TrailRecord]) -> dict[str, int]:
@@ -289,10 +300,9 @@ def write_bundle(run: RunResult, root: Path, context: BundleContext, files: Mapp
     for trail in run.trails:
         for record in records_of(trail, root, context):
             tally.add(record)
-            lines.append(line_of(run.redact(record.model_dump(mode="json"))))
+            lines.append(line_of(capped(run.redact(record.model_dump(mode="json")), MAX_TEXT)))
     write_lines(root / RESULTS, lines)
-    manifest = tally.manifest(context, {k: rel for k, p in files.items() if p is not None
-                                        for rel in [relative(p, root)] if rel is not None}, int(run.exit_code))
+    manifest = tally.manifest(context, within_bundle(files, root), int(run.exit_code))
     path = root / MANIFEST
     write_json(path, run.redact(manifest.model_dump(mode="json")))
     return path
@@ -315,7 +325,7 @@ class BundleAppender:
 
     def append(self, trail: TrailResult) -> None:
         records = records_of(trail, self.root, self.context)
-        lines = b"".join(line_of(self.redact(record.model_dump(mode="json"))) for record in records)
+        lines = b"".join(line_of(capped(self.redact(record.model_dump(mode="json")), MAX_TEXT)) for record in records)
         if not self._started:
             write_lines(self.root / RESULTS, [lines])
             self._started = True
@@ -325,6 +335,22 @@ class BundleAppender:
             self._tally.add(record)
         manifest = self._tally.manifest(self.context, {}, complete=False)
         write_json(self.root / MANIFEST, self.redact(manifest.model_dump(mode="json")))
+
+
+def within_bundle(files: Mapping[str, Path | None], root: Path) -> dict[str, str]:
+    """The manifest's ``files``: those of ``files`` inside the bundle at ``root``, relative to it. A file
+    written elsewhere (``--junit-xml`` outside ``--output-dir``) is not part of the bundle, and a reader
+    refuses a manifest that names a path outside its bundle (``bundle_limits.inside``)."""
+    base = root.resolve()
+    out = {}
+    for name, path in files.items():
+        if path is None:
+            continue
+        try:
+            out[name] = Path(path).resolve().relative_to(base).as_posix()
+        except ValueError:
+            continue
+    return out
 
 
 def retire_bundle(root: Path) -> None:
@@ -374,12 +400,25 @@ def find_bundles(paths: list[Path], *, exclude: Path | None = None) -> list[Path
             raise BadInputError(f"bundle not found: {path}")
         below = sorted(p.parent.parent for p in path.rglob(Path(MANIFEST).name)
                        if is_bundle(p.parent.parent) and p.parent.parent.resolve() != skip)
-        # A merged bundle below holds the others below it: take the outermost bundles only.
-        outer = [p for p in below if not any(q != p and q in p.parents for q in below)]
+        outer = outermost(below)
         if not outer:
             raise BadInputError(f"{path} holds no result bundle (no {MANIFEST} in it or below it)")
         found.extend(outer)
     return found
+
+
+def outermost(roots: list[Path]) -> list[Path]:
+    """The bundles of ``roots`` (sorted) that no other one holds: a merged bundle below holds the
+    bundles below it. Sorted, a folder comes before everything in it, so each root is checked against
+    the outer ones kept so far by its own parents — linear in the bundles (comparing every pair made a
+    folder of 2,000 bundles take half a minute)."""
+    kept: set[Path] = set()
+    outer: list[Path] = []
+    for root in roots:
+        if not any(parent in kept for parent in root.parents):
+            kept.add(root)
+            outer.append(root)
+    return outer
 
 
 @dataclass
@@ -390,12 +429,16 @@ class Bundle:
 
 
 def read_bundle(root: Path) -> Bundle:
-    """A bundle from its directory (or its ``bundle.json``); bad input names the file and the key."""
+    """A bundle from its directory (or its ``bundle.json``); bad input names the file and the key.
+
+    A bundle is untrusted (``bundle_limits``): the files its manifest names must lie inside it, symlinks
+    included, and its records are read one line at a time with every string capped."""
     root = bundle_root(Path(root))
     manifest_path = root / MANIFEST
     if not manifest_path.is_file():
         raise BadInputError(f"{root} is not a result bundle: no {MANIFEST}",
                             hint="pass the --output-dir of a trailblaze run (or of merge-reports)")
+    regular_file(root, manifest_path, "manifest", max_bytes=MAX_MANIFEST_BYTES)
     raw = _load_json(manifest_path)
     if not isinstance(raw, dict) or raw.get("format") != FORMAT:
         raise BadInputError(f"{manifest_path}: not a trailblaze result bundle manifest (format != {FORMAT})")
@@ -403,14 +446,19 @@ def read_bundle(root: Path) -> Bundle:
         raise BadInputError(f"{manifest_path}: bundle format version {raw.get('version')!r} is newer than this "
                             f"trailblaze reads ({VERSION})", hint="upgrade trailblaze where you merge")
     try:
-        manifest = BundleManifest.model_validate(raw)
+        manifest = BundleManifest.model_validate(capped(raw, MAX_TEXT))
     except ValidationError as exc:
         raise BadInputError(f"{manifest_path}: {first_error(exc)}") from None
+    for name, entry in manifest.files.items():
+        inside(root, entry, f"manifest entry files.{name}")
     results_path = root / manifest.files.get("results", RESULTS if manifest.version >= 2 else RESULTS_V1)
+    regular_file(root, results_path, "records")
     if results_path.suffix == ".jsonl":
-        return Bundle(root, manifest, read_models(results_path, _RECORDS))
+        return Bundle(root, manifest, list(iter_models(results_path, TrailRecord, max_line=MAX_RECORD_BYTES,
+                                                       max_text=MAX_TEXT, cap=capped)))
+    regular_file(root, results_path, "records", max_bytes=MAX_MANIFEST_BYTES)
     try:
-        records = _RECORDS.validate_python(_load_json(results_path))
+        records = _RECORDS.validate_python(capped(_load_json(results_path), MAX_TEXT))
     except ValidationError as exc:
         raise BadInputError(f"{results_path}: {first_error(exc)}") from None
     return Bundle(root, manifest, records)

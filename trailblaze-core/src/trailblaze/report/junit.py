@@ -5,9 +5,11 @@ Buildkite) understands this one shape, so a run that does not go through pytest 
 tests there: one ``testsuite`` per run, one ``testcase`` per trail and device, with the failure
 message and, in ``system-out``, where the logs, the failing screenshot and the trace are. The file is
 built from the run's results and redacted with the run's secrets (messages are written in plain
-text; the log entries the paths point to are redacted when they were written), and every string goes
-through ``untrusted.output_text``, so a control character, a lone surrogate or a megabyte of tool output
-cannot make the file unreadable. ``trailblaze run`` and the pytest plugin name a trail the same way
+text; the log entries the paths point to are redacted when they were written), cut at 64 KiB per
+string, and made safe for XML in one place (``xml_safe``: ``untrusted.output_text`` over every
+attribute and text of the finished tree, whoever set it), so a control character, a lone surrogate or a
+megabyte of tool output — in a message, a ``failure_kind`` or a merged bundle's record — cannot make
+the file unreadable. ``trailblaze run`` and the pytest plugin name a trail the same way
 (``junit_names``), so a team that switches between them keeps its test history.
 """
 
@@ -21,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from ..files import write_atomic
 from ..session import SessionOutcome
-from ..untrusted import output_text
+from ..untrusted import MAX_OUTPUT_CHARS, needs_output_text, output_text, truncated
 from .junit_retries import add_properties, add_retries, trail_properties
 
 if TYPE_CHECKING:
@@ -76,8 +78,14 @@ def junit_names(path: Path, root: Path | None, name: str) -> tuple[str, str]:
 
 
 def build_junit_xml(result: RunResult, *, suite_name: str = "trailblaze") -> ET.Element:
+    """The run's JUnit document, safe for XML (``xml_safe``)."""
+    return xml_safe(_tree(result, suite_name))
+
+
+def _tree(result: RunResult, suite_name: str) -> ET.Element:
     def clean(text: str | None) -> str:
-        return output_text(result.redact(text or ""))  # the run's one redaction point
+        # The run's one redaction point, then the length every output keeps (characters: ``xml_safe``).
+        return truncated(result.redact(text or ""), MAX_OUTPUT_CHARS)
 
     trails = result.trails
     # A quarantined trail that did not pass is written as skipped (with why): it must not fail the build.
@@ -96,7 +104,7 @@ def build_junit_xml(result: RunResult, *, suite_name: str = "trailblaze") -> ET.
     for trail in trails:
         classname, name = junit_names(trail.path, trail.root, clean(case_name(trail)))
         case = ET.SubElement(suite, "testcase", classname=classname, name=name,
-                             time=f"{_duration(trail):.3f}", file=output_text(trail.path))
+                             time=f"{_duration(trail):.3f}", file=str(trail.path))
         message = clean(trail.message)
         if trail.outcome is SessionOutcome.SKIPPED:
             ET.SubElement(case, "skipped", message=clean(trail.skip_reason or "skipped"))
@@ -104,10 +112,10 @@ def build_junit_xml(result: RunResult, *, suite_name: str = "trailblaze") -> ET.
             node = ET.SubElement(case, "skipped", message=_first_line(f"quarantined, {trail.status}: {message}"))
             node.text = message
         elif trail.outcome in FAILED:
-            node = ET.SubElement(case, "failure", message=_first_line(message), type=trail.failure_kind or "TrailFailed")
+            node = ET.SubElement(case, "failure", message=_first_line(message), type=clean(trail.failure_kind) or "TrailFailed")
             node.text = message
         elif trail.outcome is SessionOutcome.ERROR:
-            node = ET.SubElement(case, "error", message=_first_line(message), type=trail.failure_kind or "Error")
+            node = ET.SubElement(case, "error", message=_first_line(message), type=clean(trail.failure_kind) or "Error")
             node.text = message
         add_retries(case, trail, clean, artifact_paths)
         lines = [f"{key}: {value}" for key, value in artifact_paths(trail).items()]
@@ -119,12 +127,31 @@ def build_junit_xml(result: RunResult, *, suite_name: str = "trailblaze") -> ET.
     return root
 
 
+def xml_safe(root: ET.Element) -> ET.Element:
+    """Every attribute value and text in ``root`` made safe for XML (``untrusted.output_text``: control
+    characters XML forbids shown as ``\\x01``, lone surrogates as U+FFFD, strings cut at 64 KiB); the
+    serialiser then escapes markup. The one place the JUnit writers rely on, so a string no caller
+    cleaned cannot make the file ill-formed. ``write_junit_xml`` asks for it only when the serialised
+    document shows a character it changes (nearly never), so a 10,000-trail JUnit is not walked twice."""
+    for node in root.iter():  # most strings need nothing: checked first, rewritten only when they do
+        if node.text and needs_output_text(node.text):
+            node.text = output_text(node.text)
+        if node.tail and needs_output_text(node.tail):
+            node.tail = output_text(node.tail)
+        for key, value in node.attrib.items():
+            if needs_output_text(value):
+                node.attrib[key] = output_text(value)
+    return root
+
+
 def write_junit_xml(result: RunResult, path: Path) -> Path:
-    root = build_junit_xml(result)
+    root = _tree(result, "trailblaze")
     ET.indent(root)
     # Serialised to text and encoded once (the same bytes): ElementTree's own UTF-8 writer resets a codec
     # per fragment, about a fifth of the serialising time of a 10,000-trail merge's JUnit.
     text = ET.tostring(root, encoding="unicode")
+    if needs_output_text(text, limit=None):  # the serialiser keeps control characters as they are
+        text = ET.tostring(xml_safe(root), encoding="unicode")
     return write_atomic(path, f"<?xml version='1.0' encoding='utf-8'?>\n{text}")
 
 

@@ -53,7 +53,7 @@ def add_retries(case: ET.Element, trail: TrailResult, clean: Callable[[str], str
         message = clean(attempt.message or attempt.outcome.value)
         first = message.strip().splitlines()[0] if message.strip() else ""
         node = ET.SubElement(case, f"{prefix}{kind}", message=first,
-                             type=attempt.failure_kind or ("Error" if kind == "Error" else "TrailFailed"))
+                             type=clean(attempt.failure_kind or "") or ("Error" if kind == "Error" else "TrailFailed"))
         ET.SubElement(node, "stackTrace").text = message
         lines = [f"attempt: {number}"]
         if attempt.session_id:

@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import BadInputError, ExitCode
 from ..results.model import ResultIdentity
+from ..files import write_atomic
+from ..untrusted import output_json
 from .bundle import (
     MANIFEST,
     RESULTS,
@@ -35,6 +37,7 @@ from .bundle import (
     counts,
     exit_code_of,
     read_bundle,
+    within_bundle,
     write_json,
     write_records,
 )
@@ -76,7 +79,8 @@ def _merge(paths: Sequence[Path], output_dir: Path, *, junit_xml: Path | None, r
     out = Path(output_dir)
     out.mkdir(parents=True, exist_ok=True)
     bundles = [read_bundle(Path(p)) for p in paths]
-    if any(b.root.resolve() == out.resolve() for b in bundles):
+    target = out.resolve()
+    if any(b.root.resolve() == target for b in bundles):
         raise BadInputError(f"--output-dir {out} is one of the bundles being merged",
                             hint="merge into a new directory")
     chosen: dict[ResultIdentity, TrailRecord] = {}
@@ -148,7 +152,9 @@ def write_outputs(merged: Merged, *, junit_xml: Path | None, report: bool) -> No
                    tags=record.tags, bundle=record.bundle, run_id=record.run_id, workspace=record.workspace)
     rows["metadata"]["run_id"] = merged.manifest.run_id
     merged.results_line = run.results_line()
-    write_json(out / SUMMARY, rows)
+    # Through the rules every run's summary follows (control characters escaped; strings were cut at
+    # 64 KiB as the bundles were read).
+    write_atomic(out / SUMMARY, output_json(rows))
     merged.files["summary"] = out / SUMMARY
     if junit_xml is not None:
         from .junit import write_junit_xml
@@ -158,7 +164,7 @@ def write_outputs(merged: Merged, *, junit_xml: Path | None, report: bool) -> No
         from .merged_html import write_merged_report
 
         merged.files["report"] = write_merged_report(merged, out / REPORT)
-    merged.manifest.files.update({k: os.path.relpath(p, out).replace(os.sep, "/") for k, p in merged.files.items()})
+    merged.manifest.files.update(within_bundle(merged.files, out))
     write_records(out / RESULTS, merged.records)
     write_json(out / MANIFEST, merged.manifest.model_dump(mode="json"))
 
@@ -234,8 +240,7 @@ def merged_run(merged: Merged) -> RunResult:
 
 
 def trail_result(record: TrailRecord, out: str) -> TrailResult:
-    from ..results.model import TrailResult
-    from ..session import SessionOutcome
+    from ..results.model import TrailResult, outcome_exit_code
 
     def joined(path: str) -> str:
         return os.path.normpath(os.path.join(out, path))
@@ -243,11 +248,8 @@ def trail_result(record: TrailRecord, out: str) -> TrailResult:
     def full(path: str | None) -> Path | None:
         return None if path is None else Path(joined(path))
 
-    try:
-        outcome = SessionOutcome(record.outcome)
-    except ValueError:
-        outcome = SessionOutcome.ERROR
-    code = ExitCode(record.exit_code) if record.exit_code in (0, 1, 2, 3) else ExitCode.INFRASTRUCTURE
+    outcome = record.session_outcome()
+    code = outcome_exit_code(outcome, record.exit_code)
     return TrailResult(
         path=Path(record.trail_source), title=record.title, outcome=outcome, exit_code=code,
         session_id=record.session_id, log_dir=full(record.log_dir), message=record.message,

@@ -42,15 +42,8 @@ def status_of(attempts: Sequence[TrailRecord]) -> str:
     """A merged trail's status from its attempts' records, by the rule every run uses
     (``results.model.trail_status``)."""
     from ..results.model import trail_status
-    from ..session import SessionOutcome
 
-    def outcome(record: TrailRecord) -> SessionOutcome:
-        try:
-            return SessionOutcome(record.outcome)
-        except ValueError:
-            return SessionOutcome.ERROR
-
-    return trail_status([outcome(r) for r in attempts])
+    return trail_status([r.session_outcome() for r in attempts])
 
 
 def rank(record: TrailRecord) -> int:

@@ -52,6 +52,25 @@ def trail_status(outcomes: Sequence[SessionOutcome]) -> str:
     return "FLAKY" if last.passed and len(outcomes) > 1 else OUTCOME_TO_SUMMARY[last]
 
 
+_FAILING_CODES = (ExitCode.TRAIL_FAILED, ExitCode.INFRASTRUCTURE, ExitCode.BAD_INPUT)
+
+
+def outcome_exit_code(outcome: SessionOutcome, recorded: int = ExitCode.INFRASTRUCTURE) -> ExitCode:
+    """What a trail's result adds to the run's exit code, decided by its outcome: a pass or a skip adds
+    0 whatever was recorded beside it, any other outcome fails the run. ``recorded`` (the exit code the
+    runner set with the outcome) only says *how* it fails — infrastructure (2), bad input (3) or the
+    trail (1) — and a recorded 0 (or a code that is none of these) beside a failing outcome counts as the
+    code that outcome implies: 1 for a failed trail, 2 for an error or a cancellation. A single run,
+    ``run -n``, the pytest plugin and ``merge-reports`` (whose records are outside input) all add up their
+    trails through it."""
+    if outcome.passed or outcome is SessionOutcome.SKIPPED:
+        return ExitCode.SUCCESS
+    if recorded in _FAILING_CODES:
+        return ExitCode(recorded)
+    return ExitCode.INFRASTRUCTURE if outcome in (SessionOutcome.ERROR, SessionOutcome.CANCELLED) \
+        else ExitCode.TRAIL_FAILED
+
+
 class ResultIdentity(NamedTuple):
     """What makes one result one: ``result_identity`` builds it; ``trail_run`` is it without the attempt."""
 
@@ -238,7 +257,7 @@ class RunResult:
             return ExitCode.SUCCESS  # reported, but it does not fail the build
         if trail.flaky and self.fail_on_flaky:
             return ExitCode.TRAIL_FAILED
-        return trail.exit_code
+        return outcome_exit_code(trail.outcome, trail.exit_code)
 
     def counts(self) -> tuple[int, int, int]:
         passed = sum(1 for t in self.trails if t.passed)

@@ -18,8 +18,13 @@ scale-out work: ``merge-reports`` importing result bundles, the shard balancer r
     store.recent_statuses(keys, last=20)           # {(trail id, device): [status, ...] oldest first}
     store.close()
 
-A trail is keyed by its ``config: id`` (else its path) × device (the device classifier, else the
-driver). A run of a trail is its final attempt (``final = 1``); its ``status`` is what people act on
+A trail is keyed by its workspace × ``config: id`` (else its path) × device (the device classifier,
+else the driver): the same trail id or path in two workspaces that share a store (two projects in one
+run, one ``--results-db`` for several checkouts) is two histories. The workspace is its root as a path
+relative to the store's folder (``..`` for the default ``<workspace>/.trailblaze/results.db``), so a
+store cached by CI and restored into the same layout elsewhere keeps its histories. Schema 1 stores
+had no workspace: opening one migrates it, giving its rows the workspace the store sits in (``..``
+when it is at the default place, else ``""``, the unknown workspace). A run of a trail is its final attempt (``final = 1``); its ``status`` is what people act on
 (PASSED, FLAKY, HEALED, FAILED, ERROR, SKIPPED, CANCELLED). The flake rate is the share of a trail's
 recent runs that were FLAKY (failed, then passed on a retry).
 """
@@ -42,7 +47,8 @@ from pydantic import BaseModel
 if TYPE_CHECKING:
     from .model import TrailResult
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2: ``workspace`` column (part of a trail's identity); 1: the first."""
 DEFAULT_RELATIVE = Path(".trailblaze") / "results.db"
 BUSY_TIMEOUT_S = 30.0
 
@@ -68,10 +74,12 @@ CREATE TABLE IF NOT EXISTS attempts (
     llm_cost_usd REAL NOT NULL DEFAULT 0,
     session_id TEXT,
     trail_path TEXT,
-    quarantined INTEGER NOT NULL DEFAULT 0
+    quarantined INTEGER NOT NULL DEFAULT 0,
+    workspace TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS attempts_by_trail ON attempts (trail_id, device, final, started_at);
 """
+
 
 
 @dataclass(frozen=True)
@@ -101,6 +109,9 @@ class AttemptRecord:
     session_id: str | None = None
     trail_path: str | None = None
     quarantined: bool = False
+    workspace: str = ""
+    """The workspace the trail ran in, relative to the store's folder (``ResultsStore.workspace_key``);
+    ``""`` when not known."""
 
 
 _COLUMNS = [f.name for f in fields(AttemptRecord)]
@@ -119,8 +130,10 @@ class RunContext:
 
 
 class TrailHistory(BaseModel):
-    """``trailblaze results`` for one trail id × device."""
+    """``trailblaze results`` for one trail id × device in one workspace."""
 
+    workspace: str = ""
+    """The workspace's root relative to the store's folder (``..``: the one the store sits in)."""
     trail_id: str
     device: str
     runs: int
@@ -155,15 +168,40 @@ class ResultsStore:
             raise RuntimeError(f"{self.path} was written by a newer trailblaze (schema {version}); "
                                "upgrade trailblaze")
         if version < SCHEMA_VERSION:
-            with self._transaction():
-                self._db.executescript(f"BEGIN IMMEDIATE;{_SCHEMA}PRAGMA user_version = {SCHEMA_VERSION};")
+            self._migrate()
+
+    def _migrate(self) -> None:
+        """Create the schema, or bring a schema 1 store up to date (once, whichever process gets there
+        first: the version is read again inside the write transaction)."""
+        with self._transaction():
+            self._db.execute("BEGIN IMMEDIATE")
+            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+            if version == 1:
+                home = ".." if self.path.parent.name == ".trailblaze" else ""
+                self._db.execute("ALTER TABLE attempts ADD COLUMN workspace TEXT NOT NULL DEFAULT ''")
+                self._db.execute("UPDATE attempts SET workspace = ?", (home,))
+            elif version == 0:
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        self._db.execute(statement)
+            if version < SCHEMA_VERSION:
+                self._db.execute("CREATE INDEX IF NOT EXISTS attempts_by_workspace ON attempts "
+                                 "(workspace, trail_id, device, final, started_at)")
+                self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def workspace_key(self, root: Path | None) -> str:
+        """A workspace's part of a trail's identity in this store: its root relative to the store's
+        folder (stable when the checkout and the store move together); ``""`` when not known."""
+        if root is None:
+            return ""
+        return os.path.relpath(Path(root).resolve(), self.path.parent.resolve()).replace(os.sep, "/")
 
     # -- writing ------------------------------------------------------------------------------
     def record_trail(self, trail: TrailResult, context: RunContext,
                      redact: Callable[[str], str] = lambda text: text) -> None:
         """Every attempt of a finished trail, in one transaction; text passes through ``redact`` (the
         run's one redaction point) first."""
-        self.record_attempts(attempt_records(trail, context, redact))
+        self.record_attempts(attempt_records(trail, context, redact, workspace=self.workspace_key(trail.root)))
 
     def record_attempt(self, record: AttemptRecord) -> None:
         self.record_attempts([record])
@@ -184,32 +222,42 @@ class ResultsStore:
         return int(self._db.execute("SELECT COUNT(*) FROM attempts").fetchone()[0])
 
     def keys(self, trail_ids: Sequence[str] | None = None) -> list[tuple[str, str]]:
-        """Every (trail id, device) stored, or those of ``trail_ids``."""
-        sql, args = "SELECT DISTINCT trail_id, device FROM attempts", list(trail_ids or [])
+        """Every (trail id, device) stored, or those of ``trail_ids`` (any workspace)."""
+        return sorted({(trail_id, device) for _, trail_id, device in self.trails(trail_ids)})
+
+    def trails(self, trail_ids: Sequence[str] | None = None) -> list[tuple[str, str, str]]:
+        """Every (workspace, trail id, device) stored, or those of ``trail_ids``: one history each."""
+        sql, args = "SELECT DISTINCT workspace, trail_id, device FROM attempts", list(trail_ids or [])
         if trail_ids:
             sql += f" WHERE trail_id IN ({', '.join('?' for _ in args)})"
-        return sorted((str(a), str(b)) for a, b in self._db.execute(sql + " ORDER BY trail_id, device", args))
+        return sorted((str(w), str(a), str(b)) for w, a, b in
+                      self._db.execute(sql + " ORDER BY trail_id, device, workspace", args))
 
-    def _runs(self, trail_id: str, device: str, last: int) -> list[tuple[str, float, int, str | None, int]]:
+    def _runs(self, trail_id: str, device: str, last: int,
+              workspace: str | None = None) -> list[tuple[str, float, int, str | None, int]]:
+        where, args = ("", (trail_id, device, last)) if workspace is None else \
+            (" AND workspace = ?", (trail_id, device, workspace, last))
         return list(self._db.execute(
             "SELECT status, started_at, duration_ms, failure_signature, quarantined FROM attempts "
-            "WHERE trail_id = ? AND device = ? AND final = 1 ORDER BY started_at DESC, id DESC LIMIT ?",
-            (trail_id, device, last)))
+            f"WHERE trail_id = ? AND device = ?{where} AND final = 1 ORDER BY started_at DESC, id DESC LIMIT ?",
+            args))
 
-    def recent_statuses(self, keys: Iterable[tuple[str, str]], *,
-                        last: int = 20) -> dict[tuple[str, str], list[str]]:
-        """Statuses of the last runs per (trail id, device), oldest first (the report's history strip)."""
-        return {key: [row[0] for row in reversed(self._runs(*key, last))] for key in keys}
+    def recent_statuses(self, keys: Iterable[tuple[str, str]], *, last: int = 20,
+                        workspace: str | None = None) -> dict[tuple[str, str], list[str]]:
+        """Statuses of the last runs per (trail id, device), oldest first (the report's history strip);
+        of one workspace (``workspace_key``) when given, else of any."""
+        return {key: [row[0] for row in reversed(self._runs(*key, last, workspace))] for key in keys}
 
     def history(self, trail_ids: Sequence[str] | None = None, *, last: int = 20) -> list[TrailHistory]:
+        """One entry per workspace × trail id × device (all stored, or those of ``trail_ids``)."""
         out = []
-        for trail_id, device in self.keys(trail_ids):
-            runs = self._runs(trail_id, device, last)
+        for workspace, trail_id, device in self.trails(trail_ids):
+            runs = self._runs(trail_id, device, last, workspace)
             counted = [r for r in runs if r[0] not in ("SKIPPED", "CANCELLED")]
             durations = sorted(r[2] / 1000 for r in counted)
             last_pass = next((r[1] for r in runs if r[0] in PASSING), None)
             out.append(TrailHistory(
-                trail_id=trail_id, device=device, runs=len(runs), last_statuses=[r[0] for r in runs],
+                workspace=workspace, trail_id=trail_id, device=device, runs=len(runs), last_statuses=[r[0] for r in runs],
                 flake_rate=_share(counted, ("FLAKY",)), fail_rate=_share(counted, FAILING),
                 last_pass=_iso(last_pass) if last_pass is not None else None,
                 median_duration_s=round(statistics.median(durations), 3) if durations else None,
@@ -275,7 +323,7 @@ def trail_key(trail: TrailResult) -> tuple[str, str]:
 
 
 def attempt_records(trail: TrailResult, context: RunContext,
-                    redact: Callable[[str], str] = lambda text: text) -> list[AttemptRecord]:
+                    redact: Callable[[str], str] = lambda text: text, *, workspace: str = "") -> list[AttemptRecord]:
     trail_id, device = trail_key(trail)
     out = []
     tries = [*trail.attempts, trail]
@@ -292,7 +340,7 @@ def attempt_records(trail: TrailResult, context: RunContext,
             llm_calls=attempt.llm_call_count, llm_tokens=getattr(attempt, "llm_tokens", 0),
             llm_cost_usd=attempt.llm_cost_usd, session_id=_maybe(redact, attempt.session_id),
             trail_path=redact(str(attempt.path)),
-            quarantined=trail.quarantined))
+            quarantined=trail.quarantined, workspace=workspace))
     return out
 
 

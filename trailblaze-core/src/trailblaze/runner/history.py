@@ -79,8 +79,12 @@ class RunHistory:
             if store is None:
                 return
             try:
-                keys = {trail_key(t) for t in run.trails if t.session_id}
-                run.history = store.recent_statuses(keys, last=last)
+                history: dict[tuple[str, str], list[str]] = {}
+                for trail in run.trails:  # each trail's own workspace's history (a store may hold several)
+                    if trail.session_id:
+                        history.update(store.recent_statuses([trail_key(trail)], last=last,
+                                                             workspace=store.workspace_key(trail.root)))
+                run.history = history
             except Exception as exc:  # noqa: BLE001
                 self._warn(f"run history: could not read {self.path}: {exc}")
 
