@@ -25,6 +25,7 @@ from trailblaze.recorder import RecordOptions
 from trailblaze_driver_web.config import WebDriverConfig
 from trailblaze_driver_web.driver import PlaywrightDriver
 from trailblaze_driver_web.recorder import Recorder
+from trailblaze_driver_web.tabs import BINDING as TABS_BINDING
 
 sys.path.insert(0, str(Path(__file__).parent / "recorder_pages"))
 from serve_recorder_pages import serve_pages  # noqa: E402
@@ -176,7 +177,10 @@ def test_a_page_can_neither_reach_the_hook_nor_fake_the_persons_events(pages: tu
         page.keyboard.type("me@example.com")
         page.keyboard.press("Enter")
         settle(page, lambda: len(calls_of(recorder)) >= 2)
-    assert found == "hooks found: none", found
+    # The one page-world binding is the tab tracker's (``tabs.BINDING``): it only tells the driver that a
+    # window is opening, and the page calling it with forged data records nothing (the calls below).
+    reached = [name for name in found.removeprefix("hooks found: ").split(",") if name not in ("none", TABS_BINDING)]
+    assert reached == [], found
     calls = calls_of(recorder)
     assert [name for name, _ in calls] == ["web_type", "web_pressKey"], calls
     assert calls[0][1]["text"] == "me@example.com"

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal, NoReturn
 from .errors import PluginHookError, PluginToolError, TrailblazeError
 from .host.dispatch import Ledger, plugin_failed
 from .host.loader import DEFAULT_PLUGINS, PluginLoader, installed_entry_points  # noqa: F401 - re-exported
+from .host.outputs import OutputWriters
 from .plugin_info import PluginInfo, PluginQueries  # noqa: F401 - PluginQueries: the type the contract names
 from .tools.base import ToolSource
 from .tools.codec import ToolCodec
@@ -57,7 +58,8 @@ class PluginHost:
         self.pm = self.loader.pm
         self._execute_hook = self.pm.hook.trailblaze_execute_tool  # on every tool call: one lookup, once
         self._llm_providers: LlmProviderRegistry | None = None
-        self._output_options: list[tuple[OutputOption, PluginInfo]] | None = None
+        self.outputs = OutputWriters(self.loader)
+        """The run-output hooks: the options plugins declare and the writers, each isolated."""
 
     # -- the loader's, for tests and embedding --------------------------------------------------
     def register(self, plugin: Any, name: str | None = None) -> str:
@@ -228,66 +230,13 @@ class PluginHost:
         self.pm.hook.trailblaze_check_run_outputs(request=request)
 
     def output_options(self) -> "list[tuple[OutputOption, PluginInfo]]":
-        """Every output option the plugins declare, with its plugin, in registration order; asked once.
-        A plugin whose hook raises, answers with something that is not an ``OutputOption``, or repeats a
-        name an earlier plugin took, costs one line naming it and loses that option, not the command."""
-        if self._output_options is None:
-            from .results.output_request import OutputOption
-
-            ledger = Ledger("trailblaze_output_options", isolate=True)
-            found = self._call(ledger)
-            for info, error in ledger.errors:
-                self.loader.stderr(f"trailblaze: {error.message if isinstance(error, PluginHookError) else error}")
-            options: list[tuple[OutputOption, PluginInfo]] = []
-            taken: dict[str, PluginInfo] = {}
-            for info, declared in reversed(ledger.credited(found)):
-                for option in declared if isinstance(declared, (list, tuple)) else [declared]:
-                    if not isinstance(option, OutputOption):
-                        self.loader.stderr(f"trailblaze: plugin '{info.name}' declared an output option that is "
-                                           f"not a trailblaze.OutputOption: {option!r}; left out")
-                    elif option.name in taken:
-                        self.loader.stderr(f"trailblaze: plugin '{info.name}' declared the output option "
-                                           f"{option.flag}, which plugin '{taken[option.name].name}' declared "
-                                           "first; left out")
-                    else:
-                        taken[option.name] = info
-                        options.append((option, info))
-            self._output_options = options
-        return self._output_options
+        """Every output option the plugins declare, with its plugin (see ``host.outputs``)."""
+        return self.outputs.options()
 
     def write_run_outputs(self, result: "RunResult", request: "OutputRequest", *,
                           writers: Literal["all", "core", "plugins"] = "all") -> "list[InfrastructureError]":
-        """Every writer runs, isolated from the others; what each could not write, or its failure as one
-        line naming its plugin, comes back in hook order for the caller to show (exit 2).
-
-        ``writers`` says whose: ``all`` for a whole run in one process; ``core`` in an xdist worker (its
-        own bundle, which the controller merges; a plugin's format is written once, by the controller);
-        ``plugins`` where the core's outputs were merged from bundles (the controller, ``merge-reports``)."""
-        from .errors import InfrastructureError
-        from .files import OutputWriteError
-
-        hook = "trailblaze_write_run_outputs"
-        def builtin(name: str) -> bool:
-            info = self.info(name)
-            return info is not None and info.builtin
-
-        unwanted = [plugin for name, plugin in self.pm.list_name_plugin()
-                    if plugin is not None and writers != "all" and builtin(name) != (writers == "core")]
-        caller = self.pm.subset_hook_caller(hook, unwanted) if unwanted else getattr(self.pm.hook, hook)
-        ledger = Ledger(hook, isolate=True)
-        with ledger.open():
-            found = caller(result=result, request=request)
-        failed: list[InfrastructureError] = []
-        for item in found:
-            failed.extend(item or ())
-        for info, error in ledger.errors:
-            if isinstance(error, PluginHookError):
-                failed.append(error)
-            else:  # a TrailblazeError the plugin raised instead of returning: still named, still exit 2
-                named = OutputWriteError(f"plugin '{info.name}' could not write its outputs: {error}")
-                named.__cause__ = error
-                failed.append(named)
-        return failed
+        """Every writer runs, isolated from the others; their failures come back (see ``host.outputs``)."""
+        return self.outputs.write(result, request, writers=writers)
 
     def trail_finished(self, trail: "TrailResult", request: "OutputRequest", redact: Any) -> None:
         """A finished trail to the outputs that keep up as the run goes (``trailblaze_trail_finished``)."""

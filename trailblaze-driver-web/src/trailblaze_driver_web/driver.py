@@ -32,7 +32,7 @@ from .connection import quiet_abandoned_calls
 from .dialogs import Dialogs
 from .downloads import DOWNLOADS_DIR, Downloads
 from .evidence import WebEvidence
-from .frames import name_frame_elements
+from .frames import count_in_aria_tree, name_frame_elements
 from .key import DRIVER_KEY
 from .page_events import PageEvents, SentRequest
 from .snapshot import PageSnapshot, parse
@@ -46,17 +46,6 @@ if TYPE_CHECKING:
     from trailblaze import RecordedStepDraft, RecordOptions
     from trailblaze import NodeSelector
     from trailblaze import Session
-
-
-_IN_ARIA_TREE = """elements => elements.filter(e => {
-  if (e.closest('[aria-hidden="true"], [inert]')) return false;
-  if (typeof e.checkVisibility === 'function')
-    return e.checkVisibility({visibilityProperty: true}) || getComputedStyle(e).display === 'contents';
-  const style = getComputedStyle(e);
-  return style.display !== 'none' && style.visibility !== 'hidden' && style.visibility !== 'collapse';
-}).length"""
-"""How many of the located elements an ARIA snapshot would hold (rendered, not hidden from assistive
-technology): the nodes upstream's waypoint matcher counts on."""
 
 
 class PlaywrightDriver(Driver[WebDriverConfig]):
@@ -286,25 +275,9 @@ class PlaywrightDriver(Driver[WebDriverConfig]):
         return urljoin(base if base.endswith("/") or url.startswith("/") else base + "/", url)
 
     def count_matches(self, selector: NodeSelector) -> int:
-        """Elements the selector picks now, by the same resolver ``nodeSelector`` tools use, counting only
-        those the ARIA snapshot holds: upstream matches waypoints on the snapshot's node tree
-        (``WaypointMatcher.kt`` over ``PlaywrightTrailblazeNodeMapper.kt``), so an element that is not
-        rendered (``display: none``, ``visibility: hidden``) or is hidden from assistive technology
-        (``aria-hidden``, ``inert``) is not there, even when a ``cssSelector`` finds it in the DOM. In
-        the page and each of its frames."""
-        from .frames import page_scopes
-        from .selectors import resolve, selector_locator
-
-        total = 0
-        try:
-            for scope in page_scopes(self.page):
-                if selector.geometric:
-                    total += resolve(scope.root, selector, 0).count
-                else:
-                    total += int(selector_locator(scope.root, selector).evaluate_all(_IN_ARIA_TREE))
-        except ValueError as exc:
-            raise BadInputError(str(exc)) from None
-        return total
+        """Elements the selector picks now in the page and its frames, as waypoints count them (see
+        ``frames.count_in_aria_tree``)."""
+        return count_in_aria_tree(self.page, selector)
 
     # -- snapshots and screenshots -----------------------------------------------------------------
     def take_snapshot(self) -> PageSnapshot:

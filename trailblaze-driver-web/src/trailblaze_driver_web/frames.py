@@ -22,12 +22,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Union
 
-from trailblaze import ToolFailure
+from trailblaze import BadInputError, ToolFailure
 
 from .snapshot import FRAME_ROLES
 
 if TYPE_CHECKING:
     from playwright.sync_api import Frame, FrameLocator, Locator, Page
+    from trailblaze import NodeSelector
 
     from .snapshot import PageSnapshot
 
@@ -168,3 +169,35 @@ def name_frame_elements(page: Page, snap: PageSnapshot) -> None:
             except Exception:  # noqa: BLE001 - gone since the snapshot: leave it unnamed
                 continue
             node.name = " ".join(str(name).split()) or None
+
+
+def count_in_aria_tree(page: Page, selector: NodeSelector) -> int:
+    """Elements the selector picks now, by the same resolver ``nodeSelector`` tools use, counting only
+    those the ARIA snapshot holds: upstream matches waypoints on the snapshot's node tree
+    (``WaypointMatcher.kt`` over ``PlaywrightTrailblazeNodeMapper.kt``), so an element that is not
+    rendered (``display: none``, ``visibility: hidden``) or is hidden from assistive technology
+    (``aria-hidden``, ``inert``) is not there, even when a ``cssSelector`` finds it in the DOM. In
+    the page and each of its frames."""
+    from .selectors import resolve, selector_locator
+
+    total = 0
+    try:
+        for scope in page_scopes(page):
+            if selector.geometric:
+                total += resolve(scope.root, selector, 0).count
+            else:
+                total += int(selector_locator(scope.root, selector).evaluate_all(_IN_ARIA_TREE))
+    except ValueError as exc:
+        raise BadInputError(str(exc)) from None
+    return total
+
+
+_IN_ARIA_TREE = """elements => elements.filter(e => {
+  if (e.closest('[aria-hidden="true"], [inert]')) return false;
+  if (typeof e.checkVisibility === 'function')
+    return e.checkVisibility({visibilityProperty: true}) || getComputedStyle(e).display === 'contents';
+  const style = getComputedStyle(e);
+  return style.display !== 'none' && style.visibility !== 'hidden' && style.visibility !== 'collapse';
+}).length"""
+"""How many of the located elements an ARIA snapshot would hold (rendered, not hidden from assistive
+technology): the nodes upstream's waypoint matcher counts on."""
