@@ -65,17 +65,31 @@ class TrailItem(pytest.Item):
         from ..reuse import active
         from ..session import SessionOutcome
 
+        from ..results.model import TrailResult
+        from ..runner import interrupt
+
         state = self.config.stash[STATE]
         runner = state.runner
         assert state.scope is not None
-        with active(state.scope):  # the worker's browser, kept open between this worker's trails
-            result = runner.run_trail(state.trail_path(self.path), self.device)
+        try:
+            with active(state.scope):  # the worker's browser, kept open between this worker's trails
+                result = runner.run_trail(state.trail_path(self.path), self.device)
+        except KeyboardInterrupt as exc:
+            # A signal stopped the trail: it is kept (CANCELLED, the step it reached) in this process's
+            # results and bundle before the interruption ends the session, so the merge lists it.
+            stopped = getattr(exc, "trail_result", None)
+            if isinstance(stopped, TrailResult):
+                with interrupt.deferred():
+                    state.record(stopped)
+                    runner.record_history(stopped, self.device)
+            raise
         if result is None:  # not possible without --tags, which pytest expresses with -m
             raise pytest.skip.Exception("not selected", _use_item_location=True)
-        result.root = result.root or runner.workspace_for(self.path).config.root
-        state.record(result)
-        _record_junit_names(self, result)
-        runner.record_history(result, self.device)
+        with interrupt.deferred():  # a finished trail's result is never lost to a signal (see RunSignals)
+            result.root = result.root or runner.workspace_for(self.path).config.root
+            state.record(result)
+            _record_junit_names(self, result)
+            runner.record_history(result, self.device)
         clean = state.runner.redactor  # the run's one redaction point: --secret values and session secrets
         properties = {k: clean(v) for k, v in _properties(result, worker_id(self.config)).items()}
         self.user_properties.extend(properties.items())  # pytest's --junitxml writes them as <property>
