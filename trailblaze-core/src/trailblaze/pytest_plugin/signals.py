@@ -60,14 +60,5 @@ class RunSignals:
                 except OSError:
                     pass  # it ended meanwhile
 
-    def pytest_runtest_logfinish(self) -> None:
-        """A signal that came while a finished trail was being recorded ends the session now, after the
-        trail's reports went out (``TrailItem.runtest`` defers it)."""
-        from ..runner.interrupt import RunInterrupted, pending
-
-        late = pending()
-        if late is not None:
-            raise RunInterrupted(late)
-
     def pytest_unconfigure(self) -> None:
         self._handlers.close()

@@ -9,15 +9,17 @@ only noted, so a report is never cut in half. A second signal means "stop now": 
 once with code 2, and children started with ``trailblaze.children.die_with_parent`` go with it.
 
 Under ``run -n`` and ``pytest --trails -n`` the controller hands its first signal on to its workers
-(``forward``), which stop their running trail the same way; a worker (``parent``: its controller's pid)
-leaves "stop now" to its controller: a later signal is ignored while the controller lives (Ctrl-C in a
-terminal reaches a worker twice, from the terminal and from its controller), and ends the worker at
-once when the controller is gone.
+(``forward``), which stop their running trail the same way; a worker (``parent`` set) ignores every
+later signal: it is stopping already, and a second one is no "stop now" from a person (Ctrl-C in a
+terminal reaches a worker twice, from the terminal and from its controller; execnet interrupts a
+worker's main thread when its controller's pipe closes). "Stop now" is the controller's: it exits at
+once, and the workers end when their trail's clean-up is done.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import signal
 import threading
 from collections.abc import Callable, Iterator
@@ -36,8 +38,12 @@ class RunInterrupted(KeyboardInterrupt):
 
 
 def signal_name(exc: BaseException) -> str:
-    """The signal behind an interruption (a bare ``KeyboardInterrupt`` is Ctrl-C)."""
-    return exc.signal_name if isinstance(exc, RunInterrupted) else "SIGINT"
+    """The signal behind an interruption (a bare ``KeyboardInterrupt`` is Ctrl-C). pytest's and xdist's
+    ``Interrupted`` carry the reason a trail item stopped the session with (``interrupted by SIGTERM``)."""
+    if isinstance(exc, RunInterrupted):
+        return exc.signal_name
+    found = re.search(r"\binterrupted by (SIG[A-Z]+)\b", str(exc))
+    return found.group(1) if found else "SIGINT"
 
 
 class _State:
@@ -50,7 +56,7 @@ class _State:
         self.forward: list[Callable[[int], None]] = []
         """Told the first signal's number before it is raised here: a controller passes it to its workers."""
         self.parent: int | None = None
-        """A worker's controller (pid): while it lives, a later signal is the controller's to act on."""
+        """A worker's controller (pid): a later signal is the controller's to act on, not the worker's."""
 
 
 _state = _State()
@@ -59,7 +65,7 @@ _state = _State()
 def _handle(signum: int, _frame: FrameType | None) -> None:
     name = signal.Signals(signum).name
     if _state.received is not None:
-        if _state.parent is not None and os.getppid() == _state.parent:
+        if _state.parent is not None:
             return
         try:
             os.write(2, f"trailblaze: {name} after {_state.received}: exiting now\n".encode())
