@@ -1,8 +1,8 @@
 """Signals against a real ``trailblaze run``: nothing a run knew is lost, and nothing it started lives on.
 
-SIGINT, SIGTERM and SIGHUP end the running trail as CANCELLED, list the trails not started, write the
-summary and the report, stop every child and exit 2; a second signal ends the process at once. After
-SIGKILL no browser, Playwright driver or managed Appium server of the run is left. Each run gets a
+SIGINT, SIGTERM and SIGHUP end the running trail as CANCELLED (with the step it reached), list the trails
+not started, write the summary and the report, stop every child and exit 2; a second signal ends the
+process at once. After SIGKILL no browser, Playwright driver or managed Appium server of the run is left. Each run gets a
 unique environment marker, which every process it starts inherits (``trailblaze.testing.CliProcess``):
 counting the processes that carry it finds the run's children wherever they were reparented to.
 """
@@ -92,7 +92,7 @@ def test_a_signal_mid_run_keeps_every_result_and_stops_every_child(
     assert "Results: 1 passed, 2 failed, 0 skipped (2 cancelled" in output, output
     assert outcomes(ws) == {
         "a": ("PASSED", None),
-        "b": ("CANCELLED", f"interrupted by {sig.name} while running"),
+        "b": ("CANCELLED", f'interrupted by {sig.name} while running verify 2 "The page says what we wait for"'),
         "c": ("CANCELLED", f"interrupted by {sig.name}: not started"),
     }
     report = next((ws / "out" / "reports").glob("trailblaze_report_*.html")).read_text()
@@ -160,7 +160,7 @@ def test_sigterm_during_an_appium_trail_stops_the_managed_server(
     os.kill(run.pid, signal.SIGTERM)
     code, output = run.finish()
     assert code == 2, output
-    assert outcomes(ws) == {"android": ("CANCELLED", "interrupted by SIGTERM while running"),
+    assert outcomes(ws) == {"android": ("CANCELLED", 'interrupted by SIGTERM while running verify 1 "A text that never comes"'),
                             "z": ("CANCELLED", "interrupted by SIGTERM: not started")}
     assert run.children_left() == []
     assert not listening(url)
