@@ -282,6 +282,19 @@ def test_an_interrupted_run_n_lists_the_trails_no_worker_started(tmp_path: Path,
     assert not _processes_with(run_id)
 
 
+def test_tags_that_select_nothing_are_bad_input_with_and_without_n(tmp_path: Path, trailblaze_cmd) -> None:  # type: ignore[no-untyped-def]
+    _suite(tmp_path, {})
+    for workers in ([], ["-n", "2"]):
+        done = trailblaze_cmd(["run", "trails", "--tags", "nightly", *workers, "--output-dir", "out"], cwd=tmp_path)
+        assert done.returncode == 3, (workers, done.stdout + done.stderr)
+        assert "trailblaze: error: --tags nightly selected none of the 4 trail file(s) given" in done.stderr, workers
+    # A shard that gets no trail is no error: more shards than trails is a CI matrix's normal case.
+    for workers in ([], ["-n", "2"]):
+        done = trailblaze_cmd(["run", "trails/p0.trail.yaml", "--shard", "2/2", *workers], cwd=tmp_path)
+        assert done.returncode == 0, (workers, done.stdout + done.stderr)
+        assert "Results: 0 passed, 0 failed, 0 skipped" in done.stdout, workers
+
+
 def test_run_n_without_pytest_xdist_says_so(tmp_path: Path, trailblaze_cmd) -> None:  # type: ignore[no-untyped-def]
     _suite(tmp_path, {})
     site = tmp_path / "site"

@@ -22,7 +22,7 @@ from ..reuse import reuse_scope
 from ..results.model import RunResult, TrailResult, interrupted_trail
 from ..session import Session, SessionOutcome
 from . import interrupt
-from .discovery import expand
+from .discovery import expand, nothing_tagged
 from .handoff import AgentHandoff
 from .lifecycle import Device, SessionFactory, SessionLifecycle, ToolWorkspace, run_output_dir
 from .options import RunOptions
@@ -175,6 +175,8 @@ class Runner:
                         self.interrupted = interrupt.signal_name(exc)
                         for future in futures:
                             future.result()
+            if self.options.tags and not result.trails and self.interrupted is None:
+                raise nothing_tagged(self.options.tags, len(files))
         except TrailblazeError as exc:
             exc.message, exc.hint = self.redactor(exc.message), self.redactor(exc.hint)
             raise
