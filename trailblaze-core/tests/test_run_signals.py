@@ -1,8 +1,8 @@
 """Signals on every path: SIGINT, SIGTERM and SIGHUP to a plain ``trailblaze run``, to ``run -n 2`` and to
 ``pytest --trails -n 2`` (their controller) while trails run, and SIGKILL of a controller.
 
-Real processes, real signals, real files. Each trail notes that it started (a marker file) and then
-waits for the test to release it (another file), so the test knows exactly which trails finished,
+Real processes, real signals, real files. Each trail's second step notes that it started (a marker file)
+and then waits for the test to release it (another file), so the test knows exactly which trails finished,
 which run and which never started before it signals; nothing waits on the clock. Every path must end
 with every trail in the summary and the JUnit file — the finished ones with their outcome, the running
 ones CANCELLED with the step they reached, the rest CANCELLED as not started — ``interrupted_by`` in the
@@ -30,14 +30,14 @@ TRAIL = """\
 config:
   id: {name}
 trail:
-  - step: note that it started
+  - step: a first step
     recording:
       host:
-        - exec: {{argv: [sh, -c, "touch '{marks}/started.{name}'"]}}
+        - exec: {{argv: ["true"]}}
   - step: wait for the test to release it
     recording:
       host:
-        - exec: {{argv: [sh, -c, "while [ ! -e '{marks}/release.{name}' ]; do sleep 0.05; done"]}}
+        - exec: {{argv: [sh, -c, "touch '{marks}/started.{name}'; while [ ! -e '{marks}/release.{name}' ]; do sleep 0.05; done"]}}
 """
 
 PYTEST = [sys.executable, "-m", "pytest"]
