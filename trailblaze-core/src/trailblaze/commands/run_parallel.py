@@ -116,7 +116,7 @@ def run_with_workers(paths: list[str], workers: int, params: Mapping[str, Any], 
     if importlib.util.find_spec("xdist") is None:
         raise BadInputError("-n needs pytest-xdist, which is not installed",
                             hint="pip install pytest-xdist (or run without -n)")
-    files = expand(paths)  # bad paths are bad input here, not a pytest usage error
+    trail_files = expand(paths)  # bad paths are bad input here, not a pytest usage error
     output_dir = Path(values["output_dir"] or "logs").resolve()
     run_id = new_run_id()
     args = build_args(paths, workers, params, tags, output_dir)
@@ -134,7 +134,7 @@ def run_with_workers(paths: list[str], workers: int, params: Mapping[str, Any], 
         code = int(pytest.main(args, plugins=[console]))
     if code == int(pytest.ExitCode.NO_TESTS_COLLECTED) and not console.bad_input:
         if tags:
-            raise nothing_tagged(tags, len(files))
+            raise nothing_tagged(tags, len(trail_files))
         click.echo(results_line((0, 0, 0), {}))  # a shard that got no trail: as a plain run ends it
         return int(ExitCode.SUCCESS)
     try:
