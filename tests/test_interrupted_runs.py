@@ -13,6 +13,7 @@ import json
 import os
 import signal
 import socket
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -126,6 +127,28 @@ def test_sigkill_of_the_runner_leaves_no_browser(fake_shop_workspace: Callable[.
     run.kill()
     # Playwright's Node driver exits when its pipe from the runner closes, and closes the browser.
     assert run.children_left() == []
+
+
+def test_sigterm_to_a_pytest_n_controller_stops_its_workers_and_their_browsers(
+        fake_shop_workspace: Callable[..., Path], tmp_path: Path) -> None:
+    # CI stops `pytest --trails … -n 2` with SIGTERM to pytest alone: the workers, their Playwright drivers
+    # and browsers must go too, and the merged summary must still list every trail.
+    ws = three_web_trails(fake_shop_workspace, tmp_path / "ws")
+    run = CliProcess(["-p", "xdist", "-p", "no:cacheprovider", "-c", os.devnull, "--rootdir", str(ws), "--trails",
+                      "trails", "-n", "2", "--trailblaze-output-dir", "out", "--trailblaze-junit-xml", "out/j.xml"],
+                     cwd=ws, program=[sys.executable, "-m", "pytest"])
+    run.wait_until(lambda: any("The page says what we wait for" in p.read_text()
+                               for p in (ws / "out").glob("gw*/*_b_*/session.ndjson")))
+    assert run.children("chrom"), "the workers have browsers"
+    os.kill(run.pid, signal.SIGTERM)
+    code, output = run.finish()
+    assert code == 2, output
+    results = json.loads((ws / "out" / "summary.json").read_text())
+    assert results["metadata"]["interrupted_by"] == "SIGTERM"
+    found = {r["title"]: (r["outcome"], r["failure_reason"]) for r in results["results"]}
+    assert found["b"] == ("CANCELLED", 'interrupted by SIGTERM while running verify 2 "The page says what we wait for"')
+    assert sorted(found) == ["a", "b", "c"] and (ws / "out" / "j.xml").read_text().count("<testcase") == 3
+    assert run.children_left(timeout=90) == []
 
 
 def managed_server_url(ws: Path) -> str:
