@@ -131,3 +131,20 @@ def test_sigkill_of_the_controller_stops_its_workers_mid_trail(path: str, tmp_pa
     records = [r for bundle in (ws / "out").glob("gw*") for r in read_records(bundle)]
     assert {r.title: r.message for r in records} == {
         name: f"interrupted by SIGTERM while running {WAITING_STEP}" for name in stopped}
+
+
+def test_run_n_interrupted_before_the_first_trail_ends_still_writes_every_output(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    run = start("run -n 2", ws)
+    run.wait_until(lambda: len(running(ws)) == 2)
+    stopped = running(ws)
+    os.kill(run.pid, signal.SIGTERM)
+    code, output = run.finish()
+    assert code == 2, output
+    assert "Results: 0 passed, 6 failed, 0 skipped (6 cancelled: interrupted by SIGTERM)" in output, output
+    reasons = {r["title"]: r["failure_reason"] for r in summary_of(ws, "run -n 2")["results"]}
+    assert reasons == {name: f"interrupted by SIGTERM while running {WAITING_STEP}" if name in stopped
+                       else "interrupted by SIGTERM: not started" for name in NAMES}
+    assert "interrupted by SIGTERM" in (ws / "out" / "report.html").read_text()
+    assert len([c for suite in JUnitXml.fromfile(str(ws / "out" / "junit.xml")) for c in suite]) == len(NAMES)
+    assert run.children_left() == []
