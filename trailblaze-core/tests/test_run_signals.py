@@ -150,3 +150,35 @@ def test_run_n_interrupted_before_the_first_trail_ends_still_writes_every_output
     assert "interrupted by SIGTERM" in (ws / "out" / "report.html").read_text()
     assert len([c for suite in JUnitXml.fromfile(str(ws / "out" / "junit.xml")) for c in suite]) == len(NAMES)
     assert run.children_left() == []
+
+
+RETRIED = """\
+config:
+  id: retried
+trail:
+  - step: fail the first time
+    recording:
+      host:
+        - exec: {{argv: [sh, -c, "[ -e '{marks}/failed' ] || {{ touch '{marks}/failed'; exit 1; }}"]}}
+  - step: wait for the test to release it
+    recording:
+      host:
+        - exec: {{argv: [sh, -c, "touch '{marks}/started.retried'; while [ ! -e '{marks}/release.retried' ]; do sleep 0.05; done"]}}
+"""
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["plain", "run -n 2"])
+def test_a_retry_interrupted_keeps_the_attempt_before_it(workers: list[str], tmp_path: Path) -> None:
+    (tmp_path / "trails").mkdir()
+    (tmp_path / "marks").mkdir()
+    (tmp_path / "trails" / "retried.trail.yaml").write_text(RETRIED.format(marks=tmp_path / "marks"))
+    run = CliProcess(["run", "trails", "--retries", "1", *workers, "--output-dir", "out"], cwd=tmp_path)
+    run.wait_until(lambda: "retried" in running(tmp_path))
+    os.kill(run.pid, signal.SIGTERM)
+    code, output = run.finish()
+    assert code == 2, output
+    [row] = summary_of(tmp_path, "plain" if not workers else "run -n 2")["results"]
+    assert (row["outcome"], row["attempt"]) == ("CANCELLED", 2), row
+    assert [a["outcome"] for a in row["attempts"]] == ["FAILED", "CANCELLED"], row["attempts"]
+    assert row["attempts"][1]["failure_reason"] == f"interrupted by SIGTERM while running {WAITING_STEP}"
+    assert run.children_left() == []
