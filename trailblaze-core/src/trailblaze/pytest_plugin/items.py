@@ -62,11 +62,10 @@ class TrailItem(pytest.Item):
         self.title = title
 
     def runtest(self) -> None:
-        from ..reuse import active
-        from ..session import SessionOutcome
-
         from ..results.model import TrailResult
+        from ..reuse import active
         from ..runner import interrupt
+        from ..session import SessionOutcome
 
         state = self.config.stash[STATE]
         runner = state.runner
