@@ -11,8 +11,8 @@ ini option adds them to pytest's normal collection. See docs/pytest.md.
 
 This module is the plugin pytest registers; its hooks live beside it, one job per module: ``collection``
 (options, which files, shards), ``items`` (a trail as a test), ``state`` (a process's runner and
-results), ``workers`` (xdist: run id, crashed workers, the merge), ``signals`` (a controller's signal reaches its
-workers; a worker stops with its controller), ``console`` (what is shown) and ``fixture``
+results), ``workers`` (xdist: run id, crashed workers, the merge), ``signals`` (a controller's signal
+reaches its workers; a worker stops with its controller), ``console`` (what is shown) and ``fixture``
 (``trailblaze_session``).
 """
 

@@ -131,7 +131,8 @@ class NotStarted:
                 path, _, name = nodeid.partition("::")
                 title, _, label = name.rpartition(" [")
                 device = label.rstrip("]") if state.config.getoption("trailblaze_device") else None
-                out.append(not_started_record(state, Path(state.config.rootpath) / path, title or name, device))
+                full = Path(state.config.rootpath) / path
+                out.append(not_started_record(state, full, title or name, device))
         return out
 
     def _files_not_started(self) -> list[TrailRecord]:
@@ -152,7 +153,8 @@ class NotStarted:
 
 
 def not_started_record(state: _State, path: Path, title: str, device: str | None) -> TrailRecord:
-    """The record of a trail no worker started (``results.model.interrupted_trail``, as a plain run lists it)."""
+    """The record of a trail no worker started (``results.model.interrupted_trail``, as a plain run
+    lists it)."""
     from ..config import find_workspace
     from ..report.bundle import record_of
     from ..results.model import interrupted_trail
@@ -233,7 +235,8 @@ def merge_workers(state: _State) -> None:
         return
     values = pytest_session_values(state.config.getoption)
     merged = merge_bundles(mine, out, junit_xml=values["junit_xml"], report=values["report"],
-                           extra=[*state.crashed, *state.unreadable, *cancelled], interrupted=state.interrupted)
+                           extra=[*state.crashed, *state.unreadable, *cancelled],
+                           interrupted=state.interrupted)
     c = merged.manifest.counts
     # The workers' own report and summary lines give way to the merged ones (their bundles keep them).
     state.worker_lines = [line for line in state.worker_lines if not re.search(r": (report|summary): ", line)]

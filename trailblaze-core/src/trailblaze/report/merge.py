@@ -48,12 +48,14 @@ REPORT = "report.html"
 
 
 def merge_bundles(paths: Sequence[Path], output_dir: Path, *, junit_xml: Path | None = None,
-                  report: bool = True, extra: Sequence[TrailRecord] = (), interrupted: str | None = None) -> Merged:
+                  report: bool = True, extra: Sequence[TrailRecord] = (),
+                  interrupted: str | None = None) -> Merged:
     """Merge the bundles under ``paths`` into ``output_dir``; ``extra`` adds records no bundle holds (a
     crashed xdist worker's trail); ``interrupted`` is the signal that stopped the run (an ``-n``
     controller's), else the first an input bundle names."""
     with _collector_paused():
-        return _merge(paths, output_dir, junit_xml=junit_xml, report=report, extra=extra, interrupted=interrupted)
+        return _merge(paths, output_dir, junit_xml=junit_xml, report=report, extra=extra,
+                      interrupted=interrupted)
 
 
 @contextmanager
@@ -209,7 +211,8 @@ def _manifest(bundles: list[Bundle], records: list[TrailRecord], out: Path) -> B
         files={"results": RESULTS}, merged_from=inputs)
 
 
-_INPUT_KEYS = {"run_id", "complete", "interrupted_by", "shard", "worker", "host", "devices", "endpoints", "started_at", "completed_at",
+_INPUT_KEYS = {"run_id", "complete", "interrupted_by",
+               "shard", "worker", "host", "devices", "endpoints", "started_at", "completed_at",
                "trailblaze_version", "git_commit", "exit_code", "counts", "files"}
 
 

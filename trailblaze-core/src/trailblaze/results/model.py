@@ -180,8 +180,10 @@ class TrailResult:
         """End this result as ``signal_name`` left it: CANCELLED, exit 2, failure kind ``Interrupted``, and
         a reason that says how far it got: ``interrupted by SIGTERM while running step 2 "…"`` (``step``:
         the step it was in, when it had reached one), ``… while running``, or ``…: not started``."""
-        self.outcome, self.exit_code, self.failure_kind = SessionOutcome.CANCELLED, ExitCode.INFRASTRUCTURE, INTERRUPTED
-        where = f" while running {step}" if running and step else " while running" if running else ": not started"
+        self.outcome, self.exit_code = SessionOutcome.CANCELLED, ExitCode.INFRASTRUCTURE
+        self.failure_kind = INTERRUPTED
+        where = (f" while running {step}" if running and step else " while running" if running
+                 else ": not started")
         self.message = f"interrupted by {signal_name}{where}"
 
     def summary(self) -> dict[str, Any]:
