@@ -1,8 +1,8 @@
 """Signals against a real ``trailblaze run``: nothing a run knew is lost, and nothing it started lives on.
 
-SIGINT, SIGTERM and SIGHUP end the running trail as CANCELLED, list the trails not started, write the
-summary and the report, stop every child and exit 2; a second signal ends the process at once. After
-SIGKILL no browser, Playwright driver or managed Appium server of the run is left. Each run gets a
+SIGINT, SIGTERM and SIGHUP end the running trail as CANCELLED (with the step it reached), list the trails
+not started, write the summary and the report, stop every child and exit 2; a second signal ends the
+process at once. After SIGKILL no browser, Playwright driver or managed Appium server of the run is left. Each run gets a
 unique environment marker, which every process it starts inherits (``trailblaze.testing.CliProcess``):
 counting the processes that carry it finds the run's children wherever they were reparented to.
 """
@@ -13,6 +13,7 @@ import json
 import os
 import signal
 import socket
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -92,7 +93,7 @@ def test_a_signal_mid_run_keeps_every_result_and_stops_every_child(
     assert "Results: 1 passed, 2 failed, 0 skipped (2 cancelled" in output, output
     assert outcomes(ws) == {
         "a": ("PASSED", None),
-        "b": ("CANCELLED", f"interrupted by {sig.name} while running"),
+        "b": ("CANCELLED", f'interrupted by {sig.name} while running verify 2 "The page says what we wait for"'),
         "c": ("CANCELLED", f"interrupted by {sig.name}: not started"),
     }
     report = next((ws / "out" / "reports").glob("trailblaze_report_*.html")).read_text()
@@ -128,6 +129,28 @@ def test_sigkill_of_the_runner_leaves_no_browser(fake_shop_workspace: Callable[.
     assert run.children_left() == []
 
 
+def test_sigterm_to_a_pytest_n_controller_stops_its_workers_and_their_browsers(
+        fake_shop_workspace: Callable[..., Path], tmp_path: Path) -> None:
+    # CI stops `pytest --trails … -n 2` with SIGTERM to pytest alone: the workers, their Playwright drivers
+    # and browsers must go too, and the merged summary must still list every trail.
+    ws = three_web_trails(fake_shop_workspace, tmp_path / "ws")
+    run = CliProcess(["-p", "xdist", "-p", "no:cacheprovider", "-c", os.devnull, "--rootdir", str(ws), "--trails",
+                      "trails", "-n", "2", "--trailblaze-output-dir", "out", "--trailblaze-junit-xml", "out/j.xml"],
+                     cwd=ws, program=[sys.executable, "-m", "pytest"])
+    run.wait_until(lambda: any("The page says what we wait for" in p.read_text()
+                               for p in (ws / "out").glob("gw*/*_b_*/session.ndjson")))
+    assert run.children("chrom"), "the workers have browsers"
+    os.kill(run.pid, signal.SIGTERM)
+    code, output = run.finish()
+    assert code == 2, output
+    results = json.loads((ws / "out" / "summary.json").read_text())
+    assert results["metadata"]["interrupted_by"] == "SIGTERM"
+    found = {r["title"]: (r["outcome"], r["failure_reason"]) for r in results["results"]}
+    assert found["b"] == ("CANCELLED", 'interrupted by SIGTERM while running verify 2 "The page says what we wait for"')
+    assert sorted(found) == ["a", "b", "c"] and (ws / "out" / "j.xml").read_text().count("<testcase") == 3
+    assert run.children_left(timeout=90) == []
+
+
 def managed_server_url(ws: Path) -> str:
     from trailblaze.logs import read_log
 
@@ -160,7 +183,7 @@ def test_sigterm_during_an_appium_trail_stops_the_managed_server(
     os.kill(run.pid, signal.SIGTERM)
     code, output = run.finish()
     assert code == 2, output
-    assert outcomes(ws) == {"android": ("CANCELLED", "interrupted by SIGTERM while running"),
+    assert outcomes(ws) == {"android": ("CANCELLED", 'interrupted by SIGTERM while running verify 1 "A text that never comes"'),
                             "z": ("CANCELLED", "interrupted by SIGTERM: not started")}
     assert run.children_left() == []
     assert not listening(url)

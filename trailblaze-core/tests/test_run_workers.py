@@ -257,9 +257,10 @@ trail:
 
 
 def test_an_interrupted_run_n_lists_the_trails_no_worker_started(tmp_path: Path, trailblaze_cmd) -> None:  # type: ignore[no-untyped-def]
-    # The first trail sends SIGTERM to `trailblaze run -n` itself (its worker's parent): the workers finish
-    # the trails they are running, and the summary lists every trail once — the rest CANCELLED, as a plain run
-    # lists the trails it never started.
+    # The first trail sends SIGTERM to `trailblaze run -n` itself (its worker's parent): the controller hands
+    # it on to the workers, which stop the trails they are running (CANCELLED, with the step they reached),
+    # and the summary lists every trail once — the rest CANCELLED, as a plain run lists the trails it never
+    # started. (tests/test_run_signals.py signals every path from outside.)
     _suite(tmp_path, {"a-stop.trail.yaml": STOPS_THE_RUN})
     for i in range(4, 10):
         (tmp_path / "trails" / f"p{i}.trail.yaml").write_text(PASSING.format(name=f"p{i}", tag="smoke"))
@@ -272,12 +273,28 @@ def test_an_interrupted_run_n_lists_the_trails_no_worker_started(tmp_path: Path,
     assert len(outcomes) == len(summary["results"]) == 11, outcomes
     cancelled = [name for name, (outcome, _) in outcomes.items() if outcome == "CANCELLED"]
     assert cancelled, outcomes
-    assert all(outcomes[name][1] == "interrupted by SIGTERM: not started" for name in cancelled)
+    assert outcomes["a-stop.trail.yaml"][0] == "CANCELLED"
+    assert outcomes["a-stop.trail.yaml"][1].startswith('interrupted by SIGTERM while running step 1 "the run is stopped')
+    assert all(outcomes[name][1] == "interrupted by SIGTERM: not started"
+               or outcomes[name][1].startswith("interrupted by SIGTERM while running") for name in cancelled), outcomes
     assert all(outcome == "PASSED" for name, (outcome, _) in outcomes.items() if name not in cancelled), outcomes
     last = done.stdout.splitlines()[-1]
     assert last == (f"Results: {11 - len(cancelled)} passed, {len(cancelled)} failed, 0 skipped "
                     f"({len(cancelled)} cancelled: interrupted by SIGTERM)"), done.stdout
     assert not _processes_with(run_id)
+
+
+def test_tags_that_select_nothing_are_bad_input_with_and_without_n(tmp_path: Path, trailblaze_cmd) -> None:  # type: ignore[no-untyped-def]
+    _suite(tmp_path, {})
+    for workers in ([], ["-n", "2"]):
+        done = trailblaze_cmd(["run", "trails", "--tags", "nightly", *workers, "--output-dir", "out"], cwd=tmp_path)
+        assert done.returncode == 3, (workers, done.stdout + done.stderr)
+        assert "trailblaze: error: --tags nightly selected none of the 4 trail file(s) given" in done.stderr, workers
+    # A shard that gets no trail is no error: more shards than trails is a CI matrix's normal case.
+    for workers in ([], ["-n", "2"]):
+        done = trailblaze_cmd(["run", "trails/p0.trail.yaml", "--shard", "2/2", *workers], cwd=tmp_path)
+        assert done.returncode == 0, (workers, done.stdout + done.stderr)
+        assert "Results: 0 passed, 0 failed, 0 skipped" in done.stdout, workers
 
 
 def test_run_n_without_pytest_xdist_says_so(tmp_path: Path, trailblaze_cmd) -> None:  # type: ignore[no-untyped-def]

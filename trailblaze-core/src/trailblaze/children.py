@@ -40,4 +40,34 @@ def die_with_parent(sig: int = signal.SIGTERM) -> Callable[[], None] | None:
 
     return preexec
 
-__all__ = ["die_with_parent"]
+def exit_with_parent(parent: int, sig: int = signal.SIGTERM) -> None:
+    """Make this process get ``sig`` when ``parent`` (the process that started it) dies, SIGKILL included:
+    an xdist worker stops with its controller instead of finishing its trail under pid 1. On Linux the
+    kernel sends it (``PR_SET_PDEATHSIG``, set on this process itself); elsewhere a daemon thread notices
+    that this process was re-parented. The signal then ends the running trail as any signal does."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
+        except (OSError, AttributeError):  # pragma: no cover - a libc without prctl
+            _watch_parent(parent, sig)
+    else:  # pragma: no cover - exercised on macOS
+        _watch_parent(parent, sig)
+    if os.getppid() != parent:  # it died before the signal was armed: nobody will send it
+        os.kill(os.getpid(), sig)
+
+
+def _watch_parent(parent: int, sig: int) -> None:
+    import threading
+    import time
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os.kill(os.getpid(), sig)
+
+    threading.Thread(target=watch, name="trailblaze-parent-watch", daemon=True).start()
+
+
+__all__ = ["die_with_parent", "exit_with_parent"]

@@ -108,7 +108,8 @@ def run_with_workers(paths: list[str], workers: int, params: Mapping[str, Any], 
     from ..report.bundle import read_bundle
     from ..results.output_request import new_run_id
     from ..report.merge import run_result
-    from ..runner.discovery import expand
+    from ..results.model import results_line
+    from ..runner.discovery import expand, nothing_tagged
     from ..runner.endpoints import check_pool_sizes
     from ..runner.progress import llm_line
     from .output_options import given_output_options
@@ -125,7 +126,7 @@ def run_with_workers(paths: list[str], workers: int, params: Mapping[str, Any], 
     if importlib.util.find_spec("xdist") is None:
         raise BadInputError("-n needs pytest-xdist, which is not installed",
                             hint="pip install pytest-xdist (or run without -n)")
-    expand(paths)  # bad paths are bad input here, not a pytest usage error
+    trail_files = expand(paths)  # bad paths are bad input here, not a pytest usage error
     output_dir = Path(values["output_dir"] or "logs").resolve()
     run_id = new_run_id()
     args = build_args(paths, workers, params, tags, output_dir, given_output_options())
@@ -141,6 +142,11 @@ def run_with_workers(paths: list[str], workers: int, params: Mapping[str, Any], 
     # runs), the finished trails are merged and the ones no worker started are listed as CANCELLED.
     with _environment({**PLUGIN_ENV, "TRAILBLAZE_RUN_ID": run_id}), handle_signals():
         code = int(pytest.main(args, plugins=[console]))
+    if code == int(pytest.ExitCode.NO_TESTS_COLLECTED) and not console.bad_input:
+        if tags:
+            raise nothing_tagged(tags, len(trail_files))
+        click.echo(results_line((0, 0, 0), {}))  # a shard that got no trail: as a plain run ends it
+        return int(ExitCode.SUCCESS)
     try:
         bundle = read_bundle(output_dir)
     except BadInputError:

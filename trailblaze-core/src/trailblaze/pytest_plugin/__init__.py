@@ -12,7 +12,8 @@ ini option adds them to pytest's normal collection. See docs/pytest.md.
 This module is the plugin pytest registers; its hooks live beside it, one job per module: ``collection``
 (options, which files, shards), ``outputs`` (the plugins' output options), ``items`` (a trail as a
 test), ``state`` (a process's runner and results), ``workers`` (xdist: run id, crashed workers, the
-merge), ``console`` (what is shown) and ``fixture`` (``trailblaze_session``).
+merge), ``signals`` (a controller's signal reaches its workers; a worker stops with its controller),
+``console`` (what is shown) and ``fixture`` (``trailblaze_session``).
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from .items import TrailFile, TrailItem
+from .signals import RunSignals
 from .state import GROUP, MARKER, STATE, _State, worker_id
 from .workers import NotStarted, UnreadableTrails
 
@@ -52,6 +53,9 @@ def pytest_configure(config: pytest.Config) -> None:
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         raise pytest.UsageError(f"trailblaze: trail path not found: {', '.join(missing)}")
+    signals = RunSignals()
+    config.pluginmanager.register(signals, "trailblaze-signals")
+    signals.install(config)
     workers = getattr(config.option, "numprocesses", None)
     if worker_id(config) is None and isinstance(workers, int) and workers > 0:
         _check_pools(config, workers, [str(p) for p in paths])

@@ -62,20 +62,36 @@ class TrailItem(pytest.Item):
         self.title = title
 
     def runtest(self) -> None:
+        from ..results.model import TrailResult
         from ..reuse import active
+        from ..runner import interrupt
         from ..session import SessionOutcome
 
         state = self.config.stash[STATE]
         runner = state.runner
         assert state.scope is not None
-        with active(state.scope):  # the worker's browser, kept open between this worker's trails
-            result = runner.run_trail(state.trail_path(self.path), self.device)
+        try:
+            with active(state.scope):  # the worker's browser, kept open between this worker's trails
+                result = runner.run_trail(state.trail_path(self.path), self.device)
+        except KeyboardInterrupt as exc:
+            # A signal stopped the trail: it is this test's result (CANCELLED, the step it reached), reported
+            # and kept in this process's bundle like any other, and the session stops after it. (Raising the
+            # interruption on instead would lose the report, and have pytest render its deep traceback.)
+            stopped = getattr(exc, "trail_result", None)
+            if not isinstance(stopped, TrailResult):
+                raise
+            result = stopped
+            self.session.shouldstop = f"interrupted by {interrupt.signal_name(exc)}"
         if result is None:  # not possible without --tags, which pytest expresses with -m
             raise pytest.skip.Exception("not selected", _use_item_location=True)
-        result.root = result.root or runner.workspace_for(self.path).config.root
-        state.record(result)
-        _record_junit_names(self, result)
-        runner.record_history(result, self.device)
+        with interrupt.deferred():  # a finished trail's result is never lost to a signal
+            result.root = result.root or runner.workspace_for(self.path).config.root
+            state.record(result)
+            _record_junit_names(self, result)
+            runner.record_history(result, self.device)
+        late = interrupt.pending()
+        if late is not None:  # came while the result was recorded: this trail counts, no other starts
+            self.session.shouldstop = f"interrupted by {late}"
         clean = state.runner.redactor  # the run's one redaction point: --secret values and session secrets
         properties = {k: clean(v) for k, v in _properties(result, worker_id(self.config)).items()}
         self.user_properties.extend(properties.items())  # pytest's --junitxml writes them as <property>

@@ -24,10 +24,20 @@ def pytest_configure_node(node: Any) -> None:
     node.workerinput["trailblaze_run_id"] = run_id(node.config)
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Last, so that under xdist the workers are down (xdist's own ``pytest_sessionfinish`` waits for
+    them) before their bundles are merged: an interrupted worker records its running trail first."""
+    from ..runner.interrupt import deferred
+
     state = session.config.stash.get(STATE, None)
     if state is None:
         return
+    with deferred():  # a signal now is noted: the outputs are never cut in half
+        _finish(session, state)
+
+
+def _finish(session: pytest.Session, state: _State) -> None:
     state.finish()
     workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None and state.worker_lines:
@@ -84,9 +94,10 @@ class UnreadableTrails:
 
 
 class NotStarted:
-    """xdist controller: what the workers collected and what they reported on, so an interrupted run (Ctrl-C,
-    or SIGTERM/SIGHUP under ``trailblaze run -n``) lists the trails no worker started as CANCELLED in the
-    merged summary and report, as a plain run lists them. (A worker finishes the trail it is running.)"""
+    """xdist controller: what the workers collected and what they reported on, so an interrupted run
+    (SIGINT, SIGTERM, SIGHUP) lists the trails no worker started as CANCELLED in the merged summary and
+    report, as a plain run lists them. (A worker records the trail it was running itself, as CANCELLED with
+    the step it reached; that record wins over the one listed here.)"""
 
     def __init__(self, state: _State) -> None:
         self.state = state
@@ -108,19 +119,57 @@ class NotStarted:
         self.state.interrupted = signal_name(excinfo.value)
 
     def records(self) -> list[TrailRecord]:
-        """One CANCELLED record per trail item that no worker reported on, once the run was interrupted."""
+        """One CANCELLED record per trail item that no worker reported on, once the run was interrupted;
+        interrupted before a worker finished collecting, one per trail file (and ``--trailblaze-device``)."""
         state = self.state
         if state.interrupted is None:
             return []
-        return [item_record(state, nodeid, outcome="Cancelled", exit_code=2, failure_kind="Interrupted",
-                            message=f"interrupted by {state.interrupted}: not started")
-                for nodeid in state.collected if nodeid not in state.reported]
+        if not state.collected:
+            return self._files_not_started()
+        out = []
+        for nodeid in state.collected:
+            if nodeid not in state.reported:
+                path, _, name = nodeid.partition("::")
+                title, _, label = name.rpartition(" [")
+                device = label.rstrip("]") if state.config.getoption("trailblaze_device") else None
+                full = Path(state.config.rootpath) / path
+                out.append(not_started_record(state, full, title or name, device))
+        return out
+
+    def _files_not_started(self) -> list[TrailRecord]:
+        from ..runner.discovery import expand
+
+        state = self.state
+        try:
+            files = expand([str(p) for p in state.trail_paths])
+        except Exception:  # noqa: BLE001 - BadInputError: the usage error was reported already
+            return []
+        devices: list[str | None] = list(state.config.getoption("trailblaze_device") or []) or [None]
+        out = []
+        for path in files:
+            name = path.name.removesuffix(".yaml").removesuffix(".trail")
+            for device in devices:
+                out.append(not_started_record(state, path, f"{name} on {device}" if device else name, device))
+        return out
+
+
+def not_started_record(state: _State, path: Path, title: str, device: str | None) -> TrailRecord:
+    """The record of a trail no worker started (``results.model.interrupted_trail``, as a plain run
+    lists it)."""
+    from ..config import find_workspace
+    from ..report.bundle import record_of
+    from ..results.model import interrupted_trail
+
+    full = path.resolve()
+    trail = interrupted_trail(state.trail_path(full), title, state.interrupted or "SIGINT",
+                              root=find_workspace(full) or Path.cwd(), device_label=device)
+    return record_of(trail, state.output_root(), shard=None, worker=None, run_id=run_id(state.config))
 
 
 def item_record(state: _State, nodeid: str, *, outcome: str, exit_code: int, message: str, failure_kind: str,
                 worker: str | None = None) -> TrailRecord:
     """A result record for the trail item ``nodeid`` (``path::title [device]``) that no runner wrote: a
-    crashed worker's trail, a trail an interruption kept from starting."""
+    crashed worker's trail."""
     from ..report.bundle import TrailRecord
     from ..results.model import trail_key
 
@@ -187,7 +236,8 @@ def merge_workers(state: _State) -> None:
         return
     values = pytest_session_values(state.config.getoption)
     merged = merge_bundles(mine, out, junit_xml=values["junit_xml"], report=values["report"],
-                           extra=[*state.crashed, *state.unreadable, *cancelled])
+                           extra=[*state.crashed, *state.unreadable, *cancelled],
+                           interrupted=state.interrupted)
     _write_plugin_outputs(state, merged, values)
     c = merged.manifest.counts
     # The workers' own report and summary lines give way to the merged ones (their bundles keep them).

@@ -159,6 +159,8 @@ class BundleManifest(BaseModel):
     """``results``, ``summary``, ``report``, ``junit``: paths (relative to the bundle) of what the run wrote."""
     merged_from: list[dict[str, Any]] = Field(default_factory=list)
     """Set by ``merge-reports``: each input bundle's manifest (shard, worker, host, wall time)."""
+    interrupted_by: str | None = None
+    """The signal that stopped the run (``SIGINT``, ``SIGTERM``, ``SIGHUP``), when one did."""
     complete: bool = True
     """False while the run is still going (its trails are appended as they end): a bundle left that way
     is a run that was killed; it holds the trails that run finished, and ``merge-reports`` says so."""
@@ -303,6 +305,7 @@ def write_bundle(run: RunResult, root: Path, context: BundleContext, files: Mapp
             lines.append(line_of(capped(run.redact(record.model_dump(mode="json")), MAX_TEXT)))
     write_lines(root / RESULTS, lines)
     manifest = tally.manifest(context, within_bundle(files, root), int(run.exit_code))
+    manifest.interrupted_by = run.interrupted
     path = root / MANIFEST
     write_json(path, run.redact(manifest.model_dump(mode="json")))
     return path

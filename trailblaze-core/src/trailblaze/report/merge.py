@@ -51,11 +51,14 @@ REPORT = "report.html"
 
 
 def merge_bundles(paths: Sequence[Path], output_dir: Path, *, junit_xml: Path | None = None,
-                  report: bool = True, extra: Sequence[TrailRecord] = ()) -> Merged:
+                  report: bool = True, extra: Sequence[TrailRecord] = (),
+                  interrupted: str | None = None) -> Merged:
     """Merge the bundles under ``paths`` into ``output_dir``; ``extra`` adds records no bundle holds (a
-    crashed xdist worker's trail)."""
+    crashed xdist worker's trail); ``interrupted`` is the signal that stopped the run (an ``-n``
+    controller's), else the first an input bundle names."""
     with _collector_paused():
-        return _merge(paths, output_dir, junit_xml=junit_xml, report=report, extra=extra)
+        return _merge(paths, output_dir, junit_xml=junit_xml, report=report, extra=extra,
+                      interrupted=interrupted)
 
 
 @contextmanager
@@ -73,7 +76,7 @@ def _collector_paused() -> Iterator[None]:
 
 
 def _merge(paths: Sequence[Path], output_dir: Path, *, junit_xml: Path | None, report: bool,
-           extra: Sequence[TrailRecord]) -> Merged:
+           extra: Sequence[TrailRecord], interrupted: str | None) -> Merged:
     if not paths and not extra:
         raise BadInputError("no bundles given", hint="usage: trailblaze merge-reports BUNDLE... --output-dir OUT")
     out = Path(output_dir)
@@ -99,6 +102,10 @@ def _merge(paths: Sequence[Path], output_dir: Path, *, junit_xml: Path | None, r
     trails = sorted(attempts_by_trail(chosen.values()), key=_failures_first)
     records = [record for attempts in trails for record in attempts]
     manifest = _manifest(bundles, records, out)
+    if not manifest.merged_from and extra:  # nothing finished yet: the records name the run
+        manifest.run_id = next((r.run_id for r in extra if r.run_id), manifest.run_id)
+    manifest.interrupted_by = interrupted or next((b.manifest.interrupted_by for b in bundles
+                                                   if b.manifest.interrupted_by), None)
     merged = Merged(out, manifest, records, duplicates=seen - len(records), trails=trails,
                     same_path=_same_path(trails), incomplete=[b.root for b in bundles if not b.manifest.complete])
     if merged.incomplete:  # what the inputs left out stays known when this output is merged again
@@ -145,6 +152,7 @@ def _same_path(trails: list[list[TrailRecord]]) -> int:
 def write_outputs(merged: Merged, *, junit_xml: Path | None, report: bool) -> None:
     out = merged.output_dir
     run = run_result(merged.records, out)
+    run.interrupted = merged.manifest.interrupted_by
     rows = run.summary()
     for row, attempts in zip(rows["results"], merged.trails, strict=True):
         record = attempts[-1]
@@ -209,7 +217,8 @@ def _manifest(bundles: list[Bundle], records: list[TrailRecord], out: Path) -> B
         files={"results": RESULTS}, merged_from=inputs)
 
 
-_INPUT_KEYS = {"run_id", "complete", "shard", "worker", "host", "devices", "endpoints", "started_at", "completed_at",
+_INPUT_KEYS = {"run_id", "complete", "interrupted_by",
+               "shard", "worker", "host", "devices", "endpoints", "started_at", "completed_at",
                "trailblaze_version", "git_commit", "exit_code", "counts", "files"}
 
 

@@ -150,6 +150,7 @@ def render_merged_report(merged: Merged, *, base: Path) -> str:
              f"<span>{len(records)} trail run(s) from {len(manifest.merged_from)} bundle(s)</span>",
              f"<span>wall time {_e(_seconds(wall))}</span>",
              f"<span>exit code {manifest.exit_code}</span>",
+             f"<span>interrupted by {_e(manifest.interrupted_by)}</span>" if manifest.interrupted_by else "",
              f"<span>run {_e(manifest.run_id)}</span>",
              f"<span>commit {_e(manifest.git_commit[:12])}</span>" if manifest.git_commit else "",
              "</div></header><main>",

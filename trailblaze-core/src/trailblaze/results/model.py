@@ -71,6 +71,23 @@ def outcome_exit_code(outcome: SessionOutcome, recorded: int = ExitCode.INFRASTR
         else ExitCode.TRAIL_FAILED
 
 
+INTERRUPTED = "Interrupted"
+"""The ``failure_kind`` of a trail a signal ended while it ran, or kept from starting."""
+
+
+def interrupted_trail(path: Path, title: str, signal_name: str, *, root: Path | None = None,
+                      device_label: str | None = None) -> TrailResult:
+    """The result of a trail a signal kept from starting: CANCELLED, ``interrupted by SIGTERM: not
+    started``. The plain run, ``run -n``'s and ``pytest --trails -n``'s controller all list the trails no
+    one started through it, and a trail stopped while it ran gets the same fields through
+    ``TrailResult.interrupt``, so an interruption reads the same on every path."""
+    now = time.time()
+    result = TrailResult(path, title, SessionOutcome.CANCELLED, ExitCode.INFRASTRUCTURE, started_at=now,
+                         completed_at=now, root=root, device_label=device_label)
+    result.interrupt(signal_name, running=False)
+    return result
+
+
 class ResultIdentity(NamedTuple):
     """What makes one result one: ``result_identity`` builds it; ``trail_run`` is it without the attempt."""
 
@@ -177,6 +194,16 @@ class TrailResult:
         """The outcome people act on: PASSED, FLAKY, HEALED, FAILED, ERROR, SKIPPED, CANCELLED (and
         upstream's TIMEOUT / MAX_CALLS_REACHED, which count as failed)."""
         return trail_status([a.outcome for a in (*self.attempts, self)])
+
+    def interrupt(self, signal_name: str, *, running: bool = True, step: str | None = None) -> None:
+        """End this result as ``signal_name`` left it: CANCELLED, exit 2, failure kind ``Interrupted``, and
+        a reason that says how far it got: ``interrupted by SIGTERM while running step 2 "…"`` (``step``:
+        the step it was in, when it had reached one), ``… while running``, or ``…: not started``."""
+        self.outcome, self.exit_code = SessionOutcome.CANCELLED, ExitCode.INFRASTRUCTURE
+        self.failure_kind = INTERRUPTED
+        where = (f" while running {step}" if running and step else " while running" if running
+                 else ": not started")
+        self.message = f"interrupted by {signal_name}{where}"
 
     def summary(self) -> dict[str, Any]:
         done = self.completed_at or time.time()

@@ -43,3 +43,11 @@ def expand(paths: Iterable[str]) -> list[Path]:
             seen.add(key)
             unique.append(p)
     return unique
+
+
+def nothing_tagged(tags: Iterable[str], files: int) -> BadInputError:
+    """``--tags`` that select none of the trails given: bad input (exit 3) with and without ``-n``, as
+    paths that hold no trail are, rather than a green run that tested nothing."""
+    return BadInputError(f"--tags {','.join(tags)} selected none of the {files} trail file(s) given",
+                         hint="a trail's tags are its 'config: tags:' list; "
+                              "leave --tags out to run every trail")

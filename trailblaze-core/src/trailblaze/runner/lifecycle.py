@@ -416,6 +416,8 @@ class SessionLifecycle:
         self.closing: list[Callable[[Session], None]] = []
         self.problems: list[str] = []
         self.finished = False
+        self.current_step: StepInfo | None = None
+        """The step between ``step_started`` and ``step_finished``: where an interruption found the session."""
         session.resources[LIFECYCLE_KEY] = self
 
     @property
@@ -444,6 +446,7 @@ class SessionLifecycle:
     # -- steps --------------------------------------------------------------------------------
     def step_started(self, step: StepInfo) -> None:
         """A step begins: the driver is told (every entry point's steps pass here, once each)."""
+        self.current_step = step
         driver = self.session.driver
         if self.driver_started and driver is not None:
             try:
@@ -453,6 +456,7 @@ class SessionLifecycle:
 
     def step_finished(self, step: StepInfo, ok: bool) -> None:
         """A started step has its outcome: the driver takes its artifacts (screenshots, trace groups)."""
+        self.current_step = None
         driver = self.session.driver
         if self.driver_started and driver is not None:
             try:

@@ -19,6 +19,7 @@ from .handoff import AgentHandoff, StepFailed, not_run
 from .lifecycle import SessionLifecycle
 
 if TYPE_CHECKING:
+    from ..contract.device import StepInfo
     from ..trail.model import Trail, TrailStep
     from .options import RunOptions
     from .progress import Progress
@@ -187,10 +188,15 @@ def _quote(text: str | None) -> str:
     return f'"{text[:80]}…"' if len(text) > 80 else f'"{text}"'
 
 
-def _step_failure(step: "TrailStep", step_result: StepResult) -> str:
+def step_name(step: StepInfo) -> str:
+    """A step as messages name it: ``step 2 "Open the cart"``, ``verify 3 "…"``, ``trailhead "…"``."""
     label = {"verify": "verify", "trailhead": "trailhead", "tools": "tools"}.get(step.kind, "step")
-    number = "" if step.kind == "trailhead" else f" {step_result.number}"
-    return f"{label}{number} {_quote(step.text)}: {step_result.message or 'failed'}"
+    number = "" if step.kind == "trailhead" else f" {step.number}"
+    return f"{label}{number} {_quote(step.text)}"
+
+
+def _step_failure(step: "TrailStep", step_result: StepResult) -> str:
+    return f"{step_name(step)}: {step_result.message or 'failed'}"
 
 
 def _short_args(args: dict[str, Any], limit: int = 300) -> str:

@@ -41,12 +41,19 @@ def run_attempts(attempt: Callable[[], TrailResult], retries: int,
     """Run ``attempt`` until it does not earn a retry or ``retries`` retries are spent.
 
     ``on_retry(failed, number)`` is told before attempt ``number`` (2-based) starts. Returns the last
-    attempt, with the earlier ones in its ``attempts``."""
-    tries = [attempt()]
-    while len(tries) <= retries and should_retry(tries[-1]):
-        if on_retry is not None:
-            on_retry(tries[-1], len(tries) + 1)
+    attempt, with the earlier ones in its ``attempts``; an interruption's ``trail_result`` gets them too."""
+    tries: list[TrailResult] = []
+    try:
         tries.append(attempt())
+        while len(tries) <= retries and should_retry(tries[-1]):
+            if on_retry is not None:
+                on_retry(tries[-1], len(tries) + 1)
+            tries.append(attempt())
+    except KeyboardInterrupt as exc:
+        stopped = getattr(exc, "trail_result", None)
+        if isinstance(stopped, TrailResult):  # interrupted on a retry: the earlier attempts stay with it
+            stopped.attempts = tries
+        raise
     last = tries[-1]
     last.attempts = tries[:-1]
     return last

@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any
 from ..errors import BadInputError, ExitCode, TrailblazeError
 from ..plugins import PluginHost
 from ..reuse import reuse_scope
-from ..results.model import RunResult, TrailResult
+from ..results.model import RunResult, TrailResult, interrupted_trail
 from ..session import Session, SessionOutcome
 from . import interrupt
-from .discovery import expand
+from .discovery import expand, nothing_tagged
 from .handoff import AgentHandoff
 from .lifecycle import Device, SessionFactory, SessionLifecycle, ToolWorkspace, run_output_dir
 from .options import RunOptions
@@ -175,6 +175,8 @@ class Runner:
                         self.interrupted = interrupt.signal_name(exc)
                         for future in futures:
                             future.result()
+            if self.options.tags and not result.trails and self.interrupted is None:
+                raise nothing_tagged(self.options.tags, len(files))
         except TrailblazeError as exc:
             exc.message, exc.hint = self.redactor(exc.message), self.redactor(exc.hint)
             raise
@@ -230,8 +232,8 @@ class Runner:
             except KeyboardInterrupt as exc:
                 self.interrupted = interrupt.signal_name(exc)
                 cancelled = getattr(exc, "trail_result", None)
-                if not isinstance(cancelled, TrailResult):
-                    cancelled = self._cancelled(path, device, "before it started")
+                if not isinstance(cancelled, TrailResult):  # stopped before its session opened
+                    cancelled = self._cancelled(path, device)
                 with self._lock:
                     result.trails.append(cancelled)
                 self._not_started(files[i + 1:], device, result)
@@ -254,15 +256,16 @@ class Runner:
 
     def _not_started(self, files: list[Path], device: "Device | None", result: RunResult) -> None:
         with self._lock:
-            result.trails.extend(self._cancelled(path, device, "not started") for path in files)
+            result.trails.extend(self._cancelled(path, device) for path in files)
 
-    def _cancelled(self, path: Path, device: "Device | None", why: str) -> TrailResult:
+    def _cancelled(self, path: Path, device: "Device | None") -> TrailResult:
+        """A trail the interruption kept from starting, named by its file (it was never parsed)."""
         name = path.name.removesuffix(".yaml").removesuffix(".trail")
         title = f"{name} on {device.spec}" if device is not None else name
-        now = time.time()
-        return TrailResult(path, title, SessionOutcome.CANCELLED, ExitCode.INFRASTRUCTURE,
-                           message=f"interrupted by {self.interrupted}: {why}", failure_kind="Interrupted",
-                           started_at=now, completed_at=now)
+        from ..config import find_workspace
+
+        return interrupted_trail(path, title, self.interrupted or "SIGINT", root=find_workspace(path) or Path.cwd(),
+                                 device_label=device.spec if device is not None else None)
 
     def _check_result(self, ws: ToolWorkspace) -> TrailResult:
         where = ws.config.file or ws.config.root

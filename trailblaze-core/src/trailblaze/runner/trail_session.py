@@ -19,7 +19,7 @@ from . import interrupt
 from .handoff import StepFailed
 from .lifecycle import Device, SessionFactory, SessionLifecycle, ToolWorkspace
 from .outputs import RunOutputs
-from .replay import StepLoop
+from .replay import StepLoop, step_name
 
 if TYPE_CHECKING:
     from ..trail.model import Trail
@@ -47,16 +47,30 @@ class TrailRunner:
 
     # -- the trail ----------------------------------------------------------------------------
     def run_trail(self, path: Path, device: Device | None = None) -> TrailResult | None:
-        """Run the trail file ``path`` (on ``device``), with its retries; None when its tags leave it out."""
-        result = self._run_trail(path, device)
+        """Run the trail file ``path`` (on ``device``), with its retries; None when its tags leave it out.
+
+        An interruption (``KeyboardInterrupt``) goes on up, carrying the trail's result so far as
+        ``trail_result`` (CANCELLED, its earlier attempts with it), placed like any other result."""
+        try:
+            result = self._run_trail(path, device)
+        except KeyboardInterrupt as exc:
+            stopped = getattr(exc, "trail_result", None)
+            if isinstance(stopped, TrailResult):
+                self._place(stopped, path, device)
+            raise
         if result is not None:
-            result.device_label = device.spec if device is not None else None
+            self._place(result, path, device)
             cls = self.factory.drivers.get(result.driver) if result.driver else None
             try:
                 result.endpoint = self.factory.endpoint(device, cls, self.factory.workspace_for(path).config)
             except ConfigError:  # a bad 'endpoints:' is the trail's error already (make_driver)
                 result.endpoint = None
         return result
+
+    def _place(self, result: TrailResult, path: Path, device: Device | None) -> None:
+        """Where ``result`` ran: its device and workspace (both part of the result's identity)."""
+        result.device_label = device.spec if device is not None else None
+        result.root = result.root or self.factory.workspace_for(path).config.root
 
     def _run_trail(self, path: Path, device: Device | None) -> TrailResult | None:
         from ..trail.parser import load_trail
@@ -196,10 +210,9 @@ class TrailRunner:
             result.outcome, result.exit_code, result.message = outcome, exc.exit_code, str(exc)
             result.failure_kind = type(exc).__name__
         except KeyboardInterrupt as exc:
-            lifecycle.outcome = SessionOutcome.CANCELLED
-            result.outcome, result.exit_code = lifecycle.outcome, ExitCode.INFRASTRUCTURE
-            result.message = f"interrupted by {interrupt.signal_name(exc)} while running"
-            result.failure_kind = "Interrupted"
+            step = lifecycle.current_step
+            result.interrupt(interrupt.signal_name(exc), step=step_name(step) if step is not None else None)
+            lifecycle.outcome = result.outcome
             exc.trail_result = result  # type: ignore[attr-defined]  # the runner lists it (_run_files)
             raise
         finally:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar, overload
@@ -201,7 +201,10 @@ class CliProcess:
     would) and a unique ``TRAILBLAZE_TEST_RUN`` marker in its environment, which every process it
     starts inherits: ``children()`` finds a run's browsers and servers wherever they were reparented."""
 
-    def __init__(self, args: list[str], *, cwd: Path, env: Mapping[str, str] | None = None) -> None:
+    def __init__(self, args: list[str], *, cwd: Path, env: Mapping[str, str] | None = None,
+                 program: Sequence[str] | None = None) -> None:
+        """``program`` runs instead of ``trailblaze`` (``[sys.executable, "-m", "pytest"]`` signals a
+        ``pytest --trails`` run the same way)."""
         import subprocess
         import sys
         import uuid
@@ -210,8 +213,8 @@ class CliProcess:
         full = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
         full.update(env or {})
         full["TRAILBLAZE_TEST_RUN"] = self.marker
-        program = str(Path(sys.executable).parent / "trailblaze")
-        self.proc = subprocess.Popen([program, *args], cwd=cwd, env=full, stdout=subprocess.PIPE,
+        command = list(program) if program is not None else [str(Path(sys.executable).parent / "trailblaze")]
+        self.proc = subprocess.Popen([*command, *args], cwd=cwd, env=full, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True, start_new_session=True)
 
     @property
