@@ -9,7 +9,7 @@
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import * as readline from "node:readline";
-import { createClient, createMemory, memoryChanges } from "./modules/@trailblaze/scripting/index.mjs";
+import { createClient, createLogger, createMemory, fromMeta, memoryChanges } from "./modules/@trailblaze/scripting/index.mjs";
 
 const author = process.argv[2];
 const declared = JSON.parse(process.env.TRAILBLAZE_MODULE_TOOLS ?? "[]");
@@ -64,11 +64,26 @@ async function loadAuthor() {
   }
 }
 
+function imperative(name) {
+  // `trailblaze.tool(name, spec, handler)` + `await trailblaze.run()`: upstream's handler takes
+  // (args, ctx, client), ctx being the call's TrailblazeContext with the memory whose changes we report.
+  const registered = globalThis[Symbol.for("trailblaze.pendingTools")]?.get(name);
+  if (!registered) return undefined;
+  const handler = (args, context, client) => {
+    const ctx = fromMeta(context.meta, createLogger(name));
+    if (ctx) ctx.memory = context.memory;
+    return registered.handler(args, ctx, client);
+  };
+  handler.returnsMcpResult = true;  // upstream's imperative handlers return the CallToolResult itself
+  return handler;
+}
+
+globalThis[Symbol.for("trailblaze.servedByWrapper")] = true;
 const { mod, failure } = await loadAuthor();
 const handlers = new Map();
 const unavailable = new Map();
 for (const tool of declared) {
-  const handler = mod[tool.name] ?? mod.default?.[tool.name];
+  const handler = mod[tool.name] ?? mod.default?.[tool.name] ?? imperative(tool.name);
   if (failure) {
     unavailable.set(tool.name, failure);
   } else if (typeof handler !== "function") {
@@ -104,11 +119,15 @@ async function callTool(id, params) {
   const { _trailblazeContext: envelope, ...args } = params.arguments ?? {};
   const meta = params._meta ?? {};
   const memory = createMemory(envelope?.memory ?? meta.trailblaze?.memory);
-  const context = { memory, device: envelope?.device ?? meta.trailblaze?.device, target: meta.trailblaze?.target };
+  const context = { memory, device: envelope?.device ?? meta.trailblaze?.device, target: meta.trailblaze?.target,
+    meta };
   try {
     const value = await handler(args, context, createClient(meta));
-    const result = { content: [{ type: "text", text: textOf(value) }] };
-    if (value !== null && typeof value === "object" && !Array.isArray(value)) result.structuredContent = value;
+    const result = handler.returnsMcpResult && Array.isArray(value?.content) ? { ...value }
+      : { content: [{ type: "text", text: textOf(value) }] };
+    if (!handler.returnsMcpResult && value !== null && typeof value === "object" && !Array.isArray(value)) {
+      result.structuredContent = value;
+    }
     const changes = memoryChanges(memory);
     if (changes && (Object.keys(changes.delta).length || changes.deletions.length)) {
       result._meta = { trailblaze: { memoryDelta: changes.delta, memoryDeletions: changes.deletions } };
