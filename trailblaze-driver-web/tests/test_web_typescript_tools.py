@@ -147,6 +147,60 @@ def test_a_typed_tool_that_cannot_load_fails_only_the_trails_calling_it(workspac
            "which has no such export" in out
 
 
+CONDITIONAL_TOOL = """import {
+  captureViewHierarchy, runConditionalActions, selectors, trailblaze, type ConditionalAction,
+} from "@trailblaze/scripting";
+
+export interface SignInIfAskedArgs {
+  /** Account email. */
+  email: string;
+}
+
+/** Sign in when the sign-in form shows, as upstream's wikipedia banner tool dismisses its banner. */
+export const shopTs_web_signInIfAsked = trailblaze.tool<SignInIfAskedArgs>(
+  { supportedPlatforms: ["web"] },
+  async (args, ctx) => {
+    await ctx.tools.web_navigate({ url: "/" });
+    const SIGN_IN = selectors.web({ ariaRole: "button", ariaNameRegex: "Sign in" });
+    const matches = await ctx.tools.findMatches({ selector: SIGN_IN });
+    const box = matches[0].bounds;
+    ctx.memory.set("signInButtons", String(matches.length));
+    ctx.memory.set("signInHasBox", String(box.right > box.left && box.bottom > box.top));
+    const catalog: ConditionalAction[] = [{
+      id: "sign-in", description: "Sign in when asked",
+      condition: (snap) => snap.visible(SIGN_IN),
+      action: async () => {
+        await ctx.tools.web_type({ ref: 'textbox "Email"', text: args.email });
+        await ctx.tools.web_type({ ref: 'textbox "Password"', text: "secret123" });
+        await ctx.tools.web_click({ ref: 'button "Sign in"' });
+        await ctx.tools.web_verifyElementVisible({ ref: 'link "View Compass"' });
+      },
+      postcondition: (snap) => !snap.visible(SIGN_IN),
+    }];
+    const result = await runConditionalActions(ctx, catalog, await captureViewHierarchy(ctx, [SIGN_IN]));
+    return result.handled.join(",") || "nothing to do";
+  },
+);
+"""
+
+
+def test_a_typed_tool_runs_conditional_actions_on_find_matches_in_chromium(
+        workspace: Path, sentinel: RegistrySentinel, shop_server: str, chromium: str) -> None:
+    """Issue 37 item 1: ``ctx.tools.findMatches`` on the web driver answers upstream's MatchDescriptor
+    array, which ``captureViewHierarchy`` and ``runConditionalActions`` build on."""
+    (tools_dir(workspace) / "shopTs_web_signInIfAsked.ts").write_text(CONDITIONAL_TOOL)
+    trail = workspace / "trails" / "conditional.trail.yaml"
+    head = (workspace / "trails" / "add-to-cart.trail.yaml").read_text().split("trail:\n")[0]
+    trail.write_text(head + "trail:\n  - step: Sign in when asked\n    recording:\n      web:\n"
+                     "        - shopTs_web_signInIfAsked: {email: ts@example.com}\n"
+                     "        - assertEquals: {actual: '{{signInButtons}}', expected: '1'}\n"
+                     "        - assertEquals: {actual: '{{signInHasBox}}', expected: 'true'}\n"
+                     "        - web_verifyElementVisible: {ref: 'link \"View Compass\"'}\n")
+    done = trailblaze(workspace, sentinel, "run", str(trail), "--memory", f"shopUrl={shop_server}",
+                      "--output-dir", str(workspace / "out"), "--no-report")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 def test_a_missing_import_names_the_module_and_nothing_is_installed(workspace: Path,
                                                                     sentinel: RegistrySentinel) -> None:
     from trailblaze.driver import DeviceInfo
