@@ -109,6 +109,9 @@ def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, codec: T
             for problem in check_trail_driver_settings(trail, config, _drivers(host)):
                 hint = f" ({problem.hint})" if problem.hint else ""
                 report.error("DriverSettings", problem.message + hint, problem.location)
+        target = trail.config.target or config.defaults.target
+        info = host.target_info(target, config) if target else None
+        exempt = info.validation_exempt if info is not None and info.validation_exempt else None
         for step in trail.steps:
             if no_model is not None and step.kind != "tools" and (not step.recordable or not step.recordings):
                 # Advisory; an error with --strict (what CI runs): the run would stop at this step.
@@ -118,6 +121,10 @@ def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, codec: T
             for classifier, calls in (step.recordings or {}).items():
                 for i, call in enumerate(calls):
                     definition = registry.get(call.name)
+                    if definition is None and exempt is not None and target is not None:
+                        report.exempt("UnknownTool", f"unknown tool '{call.name}'",
+                                      locate_call(trail, step.index, classifier, i), target, exempt)
+                        continue
                     if definition is None:
                         report.unknown_tool("UnknownTool", f"unknown tool '{call.name}'; "
                                             f"{suggest_tool_name(call.name, registry)}",
@@ -129,7 +136,11 @@ def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, codec: T
                     try:
                         definition.prepare(dict(call.args))
                     except ValueError as exc:
-                        report.error("ToolArguments", str(exc), locate_call(trail, step.index, classifier, i))
+                        where = locate_call(trail, step.index, classifier, i)
+                        if exempt is not None and target is not None:
+                            report.exempt("ToolArguments", str(exc), where, target, exempt)
+                        else:
+                            report.error("ToolArguments", str(exc), where)
     for finding in report.findings:
         click.echo(finding.render(), err=finding.severity == "error")
     errors, advisories = len(report.errors), len(report.advisories)
