@@ -40,6 +40,9 @@ class FindMatchesTool(Tool):
         return value
 
     def execute(self, ctx: ToolContext) -> ToolResult:
-        matches = ctx.driver.find_matches(parse_selector(self.selector, owner="selector"), self.timeoutMs)
+        driver = ctx.driver
+        if driver is None:
+            return ToolResult.fail("findMatches needs a device to look at")
+        matches = driver.find_matches(parse_selector(self.selector, owner="selector"), self.timeoutMs)
         plural = "" if len(matches) == 1 else "es"
         return ToolResult.ok(f"findMatches: {len(matches)} match{plural}", data=matches)
