@@ -135,6 +135,13 @@ def test_a_typed_tool_that_cannot_load_fails_only_the_trails_calling_it(workspac
     bad = workspace / "trails" / "bad.trail.yaml"
     bad.write_text(good.read_text().split("trail:\n")[0] + "trail:\n  - step: Call the broken tool\n"
                    "    recording:\n      web:\n        - shopTs_web_bad: {text: hi}\n")
+    checked = trailblaze(workspace, sentinel, "check", str(good))  # servers started: the module fails to load
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "warning: [ToolLoad] tool 'shopTs_web_bad' is unavailable" in checked.stdout + checked.stderr
+    checked = trailblaze(workspace, sentinel, "check", str(bad))
+    assert checked.returncode == 3, checked.stdout + checked.stderr
+    assert "shopTs_web_bad.ts:9: error: [ToolLoad] tool 'shopTs_web_bad' is unavailable" in \
+        checked.stdout + checked.stderr
     passed = trailblaze(workspace, sentinel, "run", str(good), "--memory", f"shopUrl={shop_server}",
                         "--output-dir", str(workspace / "out-good"), "--no-report")
     assert passed.returncode == 0, passed.stdout + passed.stderr

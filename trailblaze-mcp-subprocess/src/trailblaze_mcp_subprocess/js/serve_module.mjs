@@ -149,6 +149,7 @@ function handle(message) {
   } else if (method === "tools/list") {
     send({ jsonrpc: "2.0", id, result: { tools: declared.map((t) => ({
       name: t.name, description: t.description ?? "", inputSchema: t.inputSchema ?? { type: "object" },
+      ...(unavailable.has(t.name) ? { _meta: { "trailblaze/unavailable": unavailable.get(t.name) } } : {}),
     })) } });
   } else if (method === "tools/call") {
     callTool(id, params);
