@@ -7,7 +7,8 @@ module, a ``*.test.ts``, a ``*.d.ts`` and a commented-out reference file), copie
   the example web shop in real Chromium; an upstream descriptor sidecar (``tools/<name>.yaml`` with
   ``script:``) pointing at an author module is served the same way;
 * ``trailblaze check`` errors on a ``target.tools`` name nothing provides, naming the file and line;
-* a module importing a package that is not installed fails naming it;
+* a module importing a package that is not installed, or an export the SDK lacks, fails only the calls
+  of its tools, naming it;
 * no process tries the network: the package-registry and proxy variables point at a loopback listener
   that must see no connection, and bun runs with ``--no-install``.
 """
@@ -110,6 +111,103 @@ def test_check_errors_on_a_target_tool_nothing_provides(workspace: Path, sentine
     assert "trailmap.yaml:10" in out and "shopTs_web_checkout" in out
 
 
+BAD_EXPORT_TOOL = """import { trailblaze, notAnExport } from "@trailblaze/scripting";
+
+export interface BadArgs {
+  /** Text. */
+  text: string;
+}
+
+/** A tool whose module cannot load: it imports an export the SDK does not have. */
+export const shopTs_web_bad = trailblaze.tool<BadArgs>(async (args) => notAnExport(args.text));
+"""
+
+
+def test_a_typed_tool_that_cannot_load_fails_only_the_trails_calling_it(workspace: Path, sentinel: RegistrySentinel,
+                                                                        shop_server: str, chromium: str) -> None:
+    """Issue 37 item 1: upstream's wikipedia workspace has tools importing SDK exports; one module that cannot
+    load must not stop the trails that never call it."""
+    (tools_dir(workspace) / "shopTs_web_bad.ts").write_text(BAD_EXPORT_TOOL)
+    listed = trailblaze(workspace, sentinel, "tools", "--search", "shopTs")
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    assert "shopTs_web_bad" in listed.stdout
+    good = workspace / "trails" / "add-to-cart.trail.yaml"
+    bad = workspace / "trails" / "bad.trail.yaml"
+    bad.write_text(good.read_text().split("trail:\n")[0] + "trail:\n  - step: Call the broken tool\n"
+                   "    recording:\n      web:\n        - shopTs_web_bad: {text: hi}\n")
+    checked = trailblaze(workspace, sentinel, "check", str(good))  # servers started: the module fails to load
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "warning: [ToolLoad] tool 'shopTs_web_bad' is unavailable" in checked.stdout + checked.stderr
+    checked = trailblaze(workspace, sentinel, "check", str(bad))
+    assert checked.returncode == 3, checked.stdout + checked.stderr
+    assert "shopTs_web_bad.ts:9: error: [ToolLoad] tool 'shopTs_web_bad' is unavailable" in \
+        checked.stdout + checked.stderr
+    passed = trailblaze(workspace, sentinel, "run", str(good), "--memory", f"shopUrl={shop_server}",
+                        "--output-dir", str(workspace / "out-good"), "--no-report")
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    failed = trailblaze(workspace, sentinel, "run", str(bad), "--memory", f"shopUrl={shop_server}",
+                        "--output-dir", str(workspace / "out-bad"), "--no-report")
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    out = failed.stdout + failed.stderr
+    assert "tool 'shopTs_web_bad' is unavailable" in out
+    assert "shopTs_web_bad.ts failed to load: it imports 'notAnExport' from '@trailblaze/scripting', " \
+           "which has no such export" in out
+
+
+CONDITIONAL_TOOL = """import {
+  captureViewHierarchy, runConditionalActions, selectors, trailblaze, type ConditionalAction,
+} from "@trailblaze/scripting";
+
+export interface SignInIfAskedArgs {
+  /** Account email. */
+  email: string;
+}
+
+/** Sign in when the sign-in form shows, as upstream's wikipedia banner tool dismisses its banner. */
+export const shopTs_web_signInIfAsked = trailblaze.tool<SignInIfAskedArgs>(
+  { supportedPlatforms: ["web"] },
+  async (args, ctx) => {
+    await ctx.tools.web_navigate({ url: "/" });
+    const SIGN_IN = selectors.web({ ariaRole: "button", ariaNameRegex: "Sign in" });
+    const matches = await ctx.tools.findMatches({ selector: SIGN_IN });
+    const box = matches[0].bounds;
+    ctx.memory.set("signInButtons", String(matches.length));
+    ctx.memory.set("signInHasBox", String(box.right > box.left && box.bottom > box.top));
+    const catalog: ConditionalAction[] = [{
+      id: "sign-in", description: "Sign in when asked",
+      condition: (snap) => snap.visible(SIGN_IN),
+      action: async () => {
+        await ctx.tools.web_type({ ref: 'textbox "Email"', text: args.email });
+        await ctx.tools.web_type({ ref: 'textbox "Password"', text: "secret123" });
+        await ctx.tools.web_click({ ref: 'button "Sign in"' });
+        await ctx.tools.web_verifyElementVisible({ ref: 'link "View Compass"' });
+      },
+      postcondition: (snap) => !snap.visible(SIGN_IN),
+    }];
+    const result = await runConditionalActions(ctx, catalog, await captureViewHierarchy(ctx, [SIGN_IN]));
+    return result.handled.join(",") || "nothing to do";
+  },
+);
+"""
+
+
+def test_a_typed_tool_runs_conditional_actions_on_find_matches_in_chromium(
+        workspace: Path, sentinel: RegistrySentinel, shop_server: str, chromium: str) -> None:
+    """Issue 37 item 1: ``ctx.tools.findMatches`` on the web driver answers upstream's MatchDescriptor
+    array, which ``captureViewHierarchy`` and ``runConditionalActions`` build on."""
+    (tools_dir(workspace) / "shopTs_web_signInIfAsked.ts").write_text(CONDITIONAL_TOOL)
+    trail = workspace / "trails" / "conditional.trail.yaml"
+    head = (workspace / "trails" / "add-to-cart.trail.yaml").read_text().split("trail:\n")[0]
+    trail.write_text(head + "trail:\n  - step: Sign in when asked\n    recording:\n      web:\n"
+                     "        - shopTs_web_signInIfAsked: {email: ts@example.com}\n"
+                     "        - assertEquals: {actual: '{{signInButtons}}', expected: '1'}\n"
+                     "        - assertEquals: {actual: '{{signInHasBox}}', expected: 'true'}\n"
+                     "        - web_verifyElementVisible: {ref: 'link \"View Compass\"'}\n")
+    done = trailblaze(workspace, sentinel, "run", str(trail), "--memory", f"shopUrl={shop_server}",
+                      "--output-dir", str(workspace / "out"), "--no-report")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 def test_a_missing_import_names_the_module_and_nothing_is_installed(workspace: Path,
                                                                     sentinel: RegistrySentinel) -> None:
     from trailblaze.driver import DeviceInfo
@@ -122,13 +220,21 @@ def test_a_missing_import_names_the_module_and_nothing_is_installed(workspace: P
         "export interface PadArgs {\n  /** Text. */\n  text: string;\n}\n\n"
         "export const shopTs_web_pad = trailblaze.tool<PadArgs>(async (args) => leftPad(args.text, 9));\n")
     done = trailblaze(workspace, sentinel, "tools", "--search", "shopTs")
-    assert done.returncode == 2, done.stdout + done.stderr
-    assert "shopTs_web_pad.ts imports 'left-pad', which is not installed" in done.stderr
-    module = ServerSpec(name="pad", transport="stdio", source=ToolSource(plugin="t"), module_tools="[]",
+    assert done.returncode == 0, done.stdout + done.stderr  # the module fails its own calls, not the listing
+    module = ServerSpec(name="pad", transport="stdio", source=ToolSource(plugin="t"),
+                        module_tools=json.dumps([{"name": "shopTs_web_pad"}]),
                         script=tools_dir(workspace) / "shopTs_web_pad.ts")
-    argv = launch_for(module, device=DeviceInfo(platform="web", driver="playwright-native"), session_id="s",
-                      base_url=None).argv
+    launch = launch_for(module, device=DeviceInfo(platform="web", driver="playwright-native"), session_id="s",
+                        base_url=None)
+    argv = launch.argv
     assert "--no-install" in argv if "bun" in Path(argv[0]).name else "tsx" in " ".join(argv)
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "shopTs_web_pad", "arguments": {}}}
+    served = subprocess.run(argv, input=json.dumps(call) + "\n", capture_output=True, text=True, timeout=60,
+                            check=False, env={**os.environ, **launch.env, **sentinel.env()}, cwd=launch.cwd)
+    answer = json.loads(served.stdout.splitlines()[0])["result"]
+    assert answer["isError"] is True
+    assert "shopTs_web_pad.ts failed to load: it imports 'left-pad', which is not installed" in \
+        answer["content"][0]["text"]
 
 
 DOC = REPO / "docs" / "typescript-tools.md"

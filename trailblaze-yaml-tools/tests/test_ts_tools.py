@@ -120,3 +120,97 @@ def test_missing_typescript_packages_say_what_to_install(tmp_path: Path,
     monkeypatch.setattr(ts_tools, "EXTRACTOR", extractor)
     with pytest.raises(BadInputError, match="cannot load 'typescript'.*bootstrap"):
         ts_tools.extract([tmp_path / "a_open.ts"], cache=None)
+
+
+# -- upstream's extract-tool-defs.mjs details (issue 37 item 6) ----------------------------------------
+def extract_one(tmp_path: Path, name: str, text: str) -> tuple[list[ts_tools.TypedTool], list[ts_tools.TypedToolError]]:
+    write(tmp_path, {f"{name}.ts": text})
+    return ts_tools.extract([tmp_path / f"{name}.ts"], cache=None)
+
+
+def test_tsdoc_tags_stay_in_the_description(tmp_path: Path) -> None:
+    # extract-tool-defs.mjs `cleanJsDocText` strips only the comment envelope.
+    [tool], _ = extract_one(tmp_path, "t_doc", """
+        /**
+         * Open the page.
+         *
+         * @example t_doc({})
+         * @deprecated use t_open
+         */
+        export const t_doc = trailblaze.tool(async () => "x");
+        """)
+    assert tool.description == "Open the page.\n\n@example t_doc({})\n@deprecated use t_open"
+
+
+def test_recursive_args_are_emitted_with_definitions_and_refs(tmp_path: Path) -> None:
+    [tool], errors = extract_one(tmp_path, "t_tree", """
+        export interface TreeNode {
+          /** Label. */
+          label: string;
+          children?: TreeNode[];
+        }
+        export interface TreeArgs {
+          root: TreeNode;
+        }
+        export const t_tree = trailblaze.tool<TreeArgs>(async () => "x");
+        """)
+    assert errors == []
+    schema = tool.input_schema
+    assert schema["properties"]["root"]["properties"]["children"] == {
+        "type": "array", "items": {"$ref": "#/definitions/TreeNode"}}
+    node = schema["definitions"]["TreeNode"]
+    assert node["properties"]["children"]["items"] == {"$ref": "#/definitions/TreeNode"}
+    assert node["required"] == ["label"]
+
+
+def test_a_function_typed_field_fails_the_tool(tmp_path: Path) -> None:
+    # extract-tool-defs.mjs `functions: "fail"`: a callback has no JSON Schema shape.
+    tools, [error] = extract_one(tmp_path, "t_fn", """
+        export interface FnArgs {
+          name: string;
+          onDone: (x: string) => void;
+        }
+        export const t_fn = trailblaze.tool<FnArgs>(async () => "x");
+        """)
+    assert tools == [] and "tool 't_fn'" in error.message and "FnArgs" in error.message
+
+
+def test_as_const_platforms_are_not_read_so_the_tool_is_not_gated(tmp_path: Path) -> None:
+    # extract-tool-defs.mjs `literalValueOf` reads no `as` expression: the field is skipped.
+    [tool], _ = extract_one(tmp_path, "t_const", """
+        export const t_const = trailblaze.tool(
+          { supportedPlatforms: ["web"] as const, requiresHost: true },
+          async () => "x",
+        );
+        """)
+    assert tool.spec == {"requiresHost": True}
+    assert ts_tools.declaration(tool).platforms is None
+
+
+def test_a_spec_passed_by_reference_fails_the_tool_naming_the_fix(tmp_path: Path) -> None:
+    # AnalyzerScriptedToolEnrichment.kt fails a descriptor-less tool whose spec was dropped.
+    tools, [error] = extract_one(tmp_path, "t_ref", """
+        const SPEC = { supportedPlatforms: ["web"] };
+        export const t_ref = trailblaze.tool(SPEC, async () => "x");
+        """)
+    assert tools == [] and error.line == 3
+    assert "tool 't_ref'" in error.message and "not an inline object literal" in error.message
+
+
+def test_a_namespace_import_of_the_sdk_is_recognised(tmp_path: Path) -> None:
+    text = textwrap.dedent("""
+        import * as sdk from "@trailblaze/scripting";
+
+        export interface NsArgs {
+          /** Who. */
+          who: string;
+        }
+
+        /** Greet. */
+        export const t_ns = sdk.trailblaze.tool<NsArgs>({ supportedPlatforms: ["web"] }, async (a) => a.who);
+        """)
+    write(tmp_path / "tools", {"t_ns.ts": text})
+    assert [p.name for p in ts_tools.discover(tmp_path / "tools", set())] == ["t_ns.ts"]
+    [tool], errors = ts_tools.extract([tmp_path / "tools" / "t_ns.ts"], cache=None)
+    assert errors == [] and tool.name == "t_ns" and tool.description == "Greet."
+    assert tool.input_schema["required"] == ["who"] and tool.spec == {"supportedPlatforms": ["web"]}

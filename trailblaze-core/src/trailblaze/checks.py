@@ -80,6 +80,12 @@ class CheckReport:
                           "serve are not known yet)",
                           location, dedupe_key=dedupe_key)
 
+    def exempt(self, check: str, message: str, location: SourceLocation | None, target: str, reason: str) -> None:
+        """A finding in a recorded tool call of a target whose trailmap says ``trail_validation.exempt``:
+        reported, never fatal (not even under ``--strict``), as upstream's ``check`` treats it."""
+        self.findings.append(Finding("advisory", check, f"{message} (not fatal: target '{target}' is exempt from "
+                                     f"trail validation: {reason})", location))
+
     @property
     def errors(self) -> list[Finding]:
         return [f for f in self.findings if f.severity == "error"]

@@ -102,6 +102,13 @@ class Driver(ABC, Generic[ConfigT]):
         resolver (the one its tools use). Waypoints are matched with it."""
         raise BadInputError(f"driver '{self.key}' cannot match selectors on a screen")
 
+    def find_matches(self, selector: NodeSelector, timeout_ms: int | None = None) -> list[dict[str, Any]]:
+        """Every element ``selector`` picks, as upstream's ``MatchDescriptor`` (``indexPath``, ``bounds``
+        ``{left, top, right, bottom}``, ``matchedText``, ``accessibilityId``, ``resourceId``; absent values
+        None), in screen order. With ``timeout_ms``, poll until at least one matches or the time is up (an
+        empty list then, not an error). The ``findMatches`` tool answers typed tools with it."""
+        raise BadInputError(f"driver '{self.key}' cannot match selectors on a screen")
+
     def describe_screen(self) -> str | None:
         """One line naming what is on screen (a page's URL and title, an app's activity), or None."""
         return None

@@ -34,6 +34,9 @@ class TargetInfo(BaseModel):
     """By lower-case platform: ``web``, ``android``, ``ios``..."""
     system_prompt: str | None = None
     """Extra system-prompt text for the LLM agent when it works on this target."""
+    validation_exempt: str | None = None
+    """Upstream's ``trail_validation.exempt`` reason: ``check`` still reports what is wrong with the tool
+    calls this target's trails record (unknown tools, bad arguments), but as warnings that never fail it."""
 
     def platform(self, name: str) -> PlatformTarget:
         """The settings for ``name`` (empty when the target says nothing about that platform)."""

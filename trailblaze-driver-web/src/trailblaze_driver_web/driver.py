@@ -279,6 +279,15 @@ class PlaywrightDriver(Driver[WebDriverConfig]):
         ``frames.count_in_aria_tree``)."""
         return count_in_aria_tree(self.page, selector)
 
+    def find_matches(self, selector: NodeSelector, timeout_ms: int | None = None) -> list[dict[str, Any]]:
+        """Upstream's ``MatchDescriptor`` of each visible element the selector picks (``findMatches``)."""
+        from .selectors import match_descriptors
+
+        try:
+            return match_descriptors(self.page, selector, timeout_ms)
+        except ValueError as exc:
+            raise BadInputError(str(exc)) from None
+
     # -- snapshots and screenshots -----------------------------------------------------------------
     def take_snapshot(self) -> PageSnapshot:
         page = self.page

@@ -290,3 +290,36 @@ def _pick(page: Root, sel: NodeSelector, loc: Locator) -> tuple[int | None, int]
 
         matches.sort(key=distance)
     return matches[0][0], len(matches)
+
+
+# -- match descriptors (findMatches) ------------------------------------------------------------------
+_DESCRIPTORS_JS = """els => els.flatMap(e => {
+  const r = e.getBoundingClientRect();
+  const style = getComputedStyle(e);
+  if (!(r.width > 0 && r.height > 0) || style.visibility === 'hidden') return [];
+  const path = [];
+  for (let n = e; n.parentElement; n = n.parentElement) path.unshift([...n.parentElement.children].indexOf(n));
+  const clean = t => (t || '').replace(/\\s+/g, ' ').trim() || null;
+  const label = clean(e.getAttribute('aria-label'));
+  return [{indexPath: path,
+           bounds: {left: Math.round(r.left), top: Math.round(r.top), right: Math.round(r.right),
+                    bottom: Math.round(r.bottom)},
+           matchedText: label || clean(e.getAttribute('alt')) || clean(e.innerText) || clean(e.value),
+           accessibilityId: label, resourceId: e.getAttribute('data-testid')}];
+})"""
+
+
+def match_descriptors(page: Page, sel: NodeSelector, timeout_ms: int | None) -> list[dict[str, Any]]:
+    """Upstream's ``MatchDescriptor`` of every visible element ``sel`` picks: DOM child-index path,
+    viewport bounds in CSS pixels, the accessible text (``aria-label``, ``alt``, the rendered text, a
+    field's value), ``aria-label`` and ``data-testid``. With ``timeout_ms``, polls until one matches."""
+    deadline = time.monotonic() + (timeout_ms or 0) / 1000
+    while True:
+        if sel.geometric:
+            one = resolve(page, sel, 0).locator
+            found: list[dict[str, Any]] = [] if one is None else one.evaluate_all(_DESCRIPTORS_JS)
+        else:
+            found = selector_locator(page, sel).evaluate_all(_DESCRIPTORS_JS)
+        if found or time.monotonic() >= deadline:
+            return found
+        page.wait_for_timeout(100)

@@ -27,8 +27,8 @@ from .definitions import STATE_KEY, McpToolDefinition
 from .runtimes import JS_SUFFIXES, TS_SUFFIXES
 
 if TYPE_CHECKING:
-    from trailblaze import (Session, SessionOutcome, ToolCall, ToolContext, ToolDefinition, ToolDescriptor,
-                            ToolRegistry, ToolResult, WorkspaceConfig)
+    from trailblaze import (CheckReport, Session, SessionOutcome, ToolCall, ToolContext, ToolDefinition,
+                            ToolDescriptor, ToolRegistry, ToolResult, WorkspaceConfig)
 
 SUPPORTED_RUNTIMES = (None, "subprocess")
 
@@ -128,6 +128,21 @@ def _free_name(specs: dict[str, ServerSpec], script: Any, config: WorkspaceConfi
         return str(script.relative_to(config.root))
     except ValueError:
         return str(script)
+
+
+@hookimpl
+def trailblaze_check_tools(registry: ToolRegistry, report: CheckReport, config: WorkspaceConfig) -> None:
+    """A typed tool whose module could not load (learned when ``check`` started the servers): an error of
+    the trails that call it, a warning otherwise — one broken module never fails the whole workspace."""
+    from trailblaze import SourceLocation
+
+    from .registration import UNAVAILABLE_META
+
+    for definition in registry:
+        reason = definition.meta.get(UNAVAILABLE_META) if isinstance(definition, McpToolDefinition) else None
+        if isinstance(reason, str):
+            report.tool_error([definition.name], "ToolLoad", f"tool '{definition.name}' is unavailable: {reason}",
+                              SourceLocation(definition.source.file, definition.source.line))
 
 
 @hookimpl

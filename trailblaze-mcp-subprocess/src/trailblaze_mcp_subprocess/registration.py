@@ -15,6 +15,9 @@ from .meta import ToolMeta, filter_reason, merge, parse_tool_meta
 from .running import RunningServer
 from .wire import ListedTool
 
+UNAVAILABLE_META = "trailblaze/unavailable"
+"""``_meta`` key of a listed tool whose module could not load (``js/serve_module.mjs``): the reason."""
+
 if TYPE_CHECKING:
     from trailblaze import Session
 
@@ -52,10 +55,16 @@ def register_all(session: Session, specs: list[ServerSpec], servers: dict[str, R
 
 
 def adopt_declared(session: Session, rs: RunningServer, tool: ListedTool) -> None:
-    """A tool a ``script:`` file declared: already registered; take the server's schema if it gave none."""
+    """A tool a ``script:`` file declared: already registered; take the server's schema if it gave none, and
+    the reason its module could not load if it says so."""
     existing = session.registry.get(tool.name)
     if isinstance(existing, McpToolDefinition) and existing.input_schema is None and tool.input_schema:
-        session.registry.replace(replace(existing, input_schema=sanitize_schema(tool.input_schema)))
+        existing = replace(existing, input_schema=sanitize_schema(tool.input_schema))
+        session.registry.replace(existing)
+    unavailable = tool.meta.get(UNAVAILABLE_META)
+    if isinstance(existing, McpToolDefinition) and isinstance(unavailable, str):
+        # The module failed to load: its calls fail, and ``check`` reports it for the trails calling it.
+        session.registry.replace(replace(existing, meta={**existing.meta, UNAVAILABLE_META: unavailable}))
     rs.registered.append(tool.name)
 
 

@@ -159,4 +159,8 @@ def trailblaze_target_info(target: str, config: WorkspaceConfig) -> TargetInfo |
             prompt = None  # the catalog's checks report a missing file with its location
     platforms = {name.lower(): PlatformTarget(app_ids=list(p.app_ids or []), base_url=p.base_url)
                  for name, p in cfg.platforms.items() if p is not None}
-    return TargetInfo(id=found.id, display_name=cfg.display_name, platforms=platforms, system_prompt=prompt)
+    manifest = found.trailmap.manifest if found.trailmap is not None else None
+    validation = manifest.trail_validation if manifest is not None else None
+    exempt = validation.exempt.strip() if validation is not None and validation.exempt else None
+    return TargetInfo(id=found.id, display_name=cfg.display_name, platforms=platforms, system_prompt=prompt,
+                      validation_exempt=exempt or None)

@@ -8,6 +8,12 @@ already covers, holding exactly one ``export const <name> = trailblaze.tool<…>
 the same line-anchored pattern: none is a helper module, several need a descriptor to name them). The
 tool is named after the exported const.
 
+The extractor reads them as upstream's ``extract-tool-defs.mjs``: the TSDoc above the binding whole (tags
+included) is the description; a recursive ``Args`` type keeps ``$ref``s to a root ``definitions`` (every
+other reference is inlined); a function-typed field fails the tool; the spec's fields are read only as
+inline literals (``["web"] as const`` is not one, so it does not gate), and a spec passed by reference
+fails the tool, as upstream fails a descriptor-less tool whose spec it could not read.
+
 Each input schema is derived from the ``Args`` type by the TypeScript compiler and
 ``ts-json-schema-generator`` (``node/extract_ts_tools.cjs``, our port of upstream's
 ``extract-tool-defs.mjs``), one node process for all files that are not cached. The results are kept
@@ -35,8 +41,10 @@ from trailblaze import BadInputError, OutputWriteError, ParameterSchema, ToolSou
 from .cache import ENV_DISABLE, write_cache_file
 from .script import ScriptedToolDecl, ScriptToolSpec
 
-TYPED_BINDING = re.compile(r"(?m)^\s*export\s+const\s+(\w+)\s*=\s*trailblaze\.tool\s*[<(]")
-"""Upstream's ``TYPED_TOOL_BINDING_PATTERN``: a commented-out binding (``// export const``) does not match."""
+TYPED_BINDING = re.compile(r"(?m)^\s*export\s+const\s+(\w+)\s*=\s*(?:\w+\.)?trailblaze\.tool\s*[<(]")
+"""Upstream's ``TYPED_TOOL_BINDING_PATTERN``: a commented-out binding (``// export const``) does not match.
+The optional ``<namespace>.`` admits ``import * as sdk`` + ``sdk.trailblaze.tool(...)``, which upstream's
+analyzer recognises (``isTrailblazeReceiver``) but its discovery pattern would not offer it."""
 LOCAL_IMPORT = re.compile(r"""(?:from|import)\s*\(?\s*["'](\.{1,2}/[^"']+)["']""")
 EXTRACTOR = Path(__file__).parent / "node" / "extract_ts_tools.cjs"
 PACKAGES = ("typescript", "ts-json-schema-generator")

@@ -1,5 +1,6 @@
 """Device-independent built-in tools: ``wait``, ``exec``, ``dumpMemory``, ``rememberValue`` and upstream's
-memory toolset (:mod:`.memory_tools`) and ``assertWaypoint`` (:mod:`.waypoint_tool`)."""
+memory toolset (:mod:`.memory_tools`), ``assertWaypoint`` (:mod:`.waypoint_tool`) and ``findMatches``
+(:mod:`.match_tool`)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from ..tools.base import Tool, ToolResult
 from ..tools.registry import ToolRegistry
 from ..tools.serialization import upstream_class_decoder
 from ..untrusted import decode_output
+from .match_tool import FindMatchesTool
 from .memory_tools import MEMORY_CLASSES, MEMORY_TOOLS
 from .waypoint_tool import AssertWaypointTool
 
@@ -101,7 +103,7 @@ class RememberValueTool(Tool):
 
 
 BUILTIN_TOOLS: tuple[type[Tool], ...] = (WaitTool, ExecTool, DumpMemoryTool, RememberValueTool, *MEMORY_TOOLS,
-                                         AssertWaypointTool)
+                                         AssertWaypointTool, FindMatchesTool)
 
 
 @hookimpl
@@ -115,5 +117,6 @@ trailblaze_decode_tool = upstream_class_decoder({
     "xyz.block.trailblaze.toolcalls.commands.memory.DumpMemoryTrailblazeTool": "dumpMemory",
     **MEMORY_CLASSES,
     "xyz.block.trailblaze.toolcalls.commands.AssertWaypointTrailblazeTool": "assertWaypoint",
+    "xyz.block.trailblaze.toolcalls.commands.FindMatchesTrailblazeTool": "findMatches",
 })
 """Upstream's legacy ``{"class": ...}`` form of these tools (the classes its ``*.tool.yaml`` files name)."""

@@ -122,6 +122,9 @@ def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, codec: T
             for problem in check_trail_driver_settings(trail, config, drivers()):
                 hint = f" ({problem.hint})" if problem.hint else ""
                 report.error("DriverSettings", problem.message + hint, problem.location)
+        target = trail.config.target or config.defaults.target
+        info = host.target_info(target, config) if target else None
+        exempt = info.validation_exempt if info is not None and info.validation_exempt else None
         for step in trail.steps:
             if no_model is not None and step.kind != "tools" and (not step.recordable or not step.recordings):
                 # Advisory; an error with --strict (what CI runs): the run would stop at this step.
@@ -131,6 +134,10 @@ def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, codec: T
             for classifier, calls in (step.recordings or {}).items():
                 for i, call in enumerate(calls):
                     definition = registry.get(call.name)
+                    if definition is None and exempt is not None and target is not None:
+                        report.exempt("UnknownTool", f"unknown tool '{call.name}'",
+                                      locate_call(trail, step.index, classifier, i), target, exempt)
+                        continue
                     if definition is None:
                         where = locate_call(trail, step.index, classifier, i)
                         if report.tools_complete:  # an error at each call: each is a line to fix
@@ -144,7 +151,11 @@ def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, codec: T
                     try:
                         definition.prepare(dict(call.args))
                     except ValueError as exc:
-                        report.error("ToolArguments", str(exc), locate_call(trail, step.index, classifier, i))
+                        where = locate_call(trail, step.index, classifier, i)
+                        if exempt is not None and target is not None:
+                            report.exempt("ToolArguments", str(exc), where, target, exempt)
+                        else:
+                            report.error("ToolArguments", str(exc), where)
     for name, sites in unknown.items():
         callers = len({caller for caller, _ in sites})
         more = f" (called {len(sites)} times by {callers} trail(s); first here)" if len(sites) > 1 else ""

@@ -23,7 +23,7 @@ from .actions import Actions, actions_for
 from .claims import Claims
 from .config import AppiumDriverConfig
 from .connection import AppiumConnection, cap, first_line
-from .hierarchy import Hierarchy, Node, parse_page_source
+from .hierarchy import Hierarchy, Node, match_descriptor, parse_page_source
 from .selectors import ResolveResult, resolve
 from .snapshot import build_snapshot
 
@@ -191,6 +191,14 @@ class AppiumDriver(Driver[AppiumConfigT]):
     def count_matches(self, selector: NodeSelector) -> int:
         """Elements the selector picks on the current page source, by the resolver the tools use."""
         return len(resolve(self.capture(), selector).nodes)
+
+    def find_matches(self, selector: NodeSelector, timeout_ms: int | None = None) -> list[dict[str, Any]]:
+        """Upstream's ``MatchDescriptor`` of each element the selector picks (one look without a timeout)."""
+        if timeout_ms:
+            _h, result = self.find(selector, timeout_ms)
+        else:
+            result = resolve(self.capture(), selector)
+        return [match_descriptor(node) for node in result.nodes]
 
     def find_ref(self, ref: str, timeout_ms: int | None = None) -> tuple[Hierarchy, Node]:
         def attempt(hh: Hierarchy) -> Node | None:

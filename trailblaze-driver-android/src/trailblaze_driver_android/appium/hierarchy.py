@@ -427,3 +427,20 @@ def parse_page_source(source: str | bytes, platform: str | None = None) -> Hiera
             width, height = node.bounds.width, node.bounds.height
             break
     return Hierarchy(root=root, platform=plat, nodes=nodes, width=width, height=height, source=text)
+
+
+def match_descriptor(node: Node) -> dict[str, Any]:
+    """Upstream's ``MatchDescriptor`` (``MatchDescriptor.kt``): the child-index path from the root,
+    the bounds, and the identity a script can act on — best text (text, hint, then the accessibility
+    text), the accessibility text and the resource id."""
+    path: list[int] = []
+    current = node
+    while current.parent is not None:
+        path.append(current.parent.children.index(current))
+        current = current.parent
+    bounds = node.bounds
+    return {"indexPath": path[::-1],
+            "bounds": None if bounds is None else {"left": bounds.left, "top": bounds.top,
+                                                    "right": bounds.right, "bottom": bounds.bottom},
+            "matchedText": node.resolve_text, "accessibilityId": node.accessibility_text,
+            "resourceId": node.resource_id}

@@ -5,11 +5,11 @@
 //
 // Usage: bun --no-install run serve_module.mjs <author module>   (or node [--import tsx] …)
 // Nothing is installed or fetched: `@trailblaze/scripting` is ./modules/@trailblaze/scripting (NODE_PATH),
-// and a missing import stops the server with a message naming the module. Logs go to stderr.
+// and a module that fails to load fails only its tools' calls, naming the module and why. Logs go to stderr.
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import * as readline from "node:readline";
-import { createClient, createMemory, memoryChanges } from "./modules/@trailblaze/scripting/index.mjs";
+import { createClient, createLogger, createMemory, fromMeta, memoryChanges } from "./modules/@trailblaze/scripting/index.mjs";
 
 const author = process.argv[2];
 const declared = JSON.parse(process.env.TRAILBLAZE_MODULE_TOOLS ?? "[]");
@@ -36,33 +36,73 @@ function missingImport(error) {
   return match ? match[1] : null;
 }
 
+function missingExport(error) {
+  // Node: "The requested module 'x' does not provide an export named 'y'";
+  // Bun: "Export named 'y' not found in module '/path/of/x'".
+  const text = String(error?.message ?? error);
+  const node = /requested module ['"]([^'"]+)['"] does not provide an export named ['"]([^'"]+)['"]/.exec(text);
+  if (node) return { module: node[1], name: node[2] };
+  const bun = /Export named ['"]([^'"]+)['"] not found in module ['"]([^'"]+)['"]/.exec(text);
+  if (!bun) return null;
+  const module = bun[2].includes("/modules/@trailblaze/scripting/") ? "@trailblaze/scripting" : bun[2];
+  return { module, name: bun[1] };
+}
+
+function loadFailure(error) {
+  const missing = missingImport(error);
+  if (missing) {
+    return `it imports '${missing}', which is not installed where the module can resolve it (Trailblaze never ` +
+      `installs packages while running: install it next to the tool, e.g. npm install ${missing})`;
+  }
+  const absent = missingExport(error);
+  if (absent) return `it imports '${absent.name}' from '${absent.module}', which has no such export`;
+  return `${error?.stack ?? error}`.split("\n").slice(0, 3).join(" | ");
+}
+
+// A module that cannot load, or does not export a declared tool, fails only the calls of its tools: the
+// server still answers initialize and tools/list, so every other tool (and every trail that never calls
+// these) works. The reason is logged once on stderr and is every call's error.
 async function loadAuthor() {
   mapScriptingPackage();
   try {
-    return await import(pathToFileURL(author).href);
+    return { mod: await import(pathToFileURL(author).href), failure: null };
   } catch (error) {
-    const missing = missingImport(error);
-    if (missing) {
-      process.stderr.write(`trailblaze: typed tool module ${author} imports '${missing}', which is not installed ` +
-        `where the module can resolve it (Trailblaze never installs packages while running: install it next to ` +
-        `the tool, e.g. npm install ${missing})\n`);
-    } else {
-      process.stderr.write(`trailblaze: typed tool module ${author} failed to load: ${error?.stack ?? error}\n`);
-    }
-    process.exit(1);
+    const failure = `typed tool module ${author} failed to load: ${loadFailure(error)}`;
+    process.stderr.write(`trailblaze: ${failure}\n`);
+    return { mod: {}, failure };
   }
 }
 
-const mod = await loadAuthor();
+function imperative(name) {
+  // `trailblaze.tool(name, spec, handler)` + `await trailblaze.run()`: upstream's handler takes
+  // (args, ctx, client), ctx being the call's TrailblazeContext with the memory whose changes we report.
+  const registered = globalThis[Symbol.for("trailblaze.pendingTools")]?.get(name);
+  if (!registered) return undefined;
+  const handler = (args, context, client) => {
+    const ctx = fromMeta(context.meta, createLogger(name));
+    if (ctx) ctx.memory = context.memory;
+    return registered.handler(args, ctx, client);
+  };
+  handler.returnsMcpResult = true;  // upstream's imperative handlers return the CallToolResult itself
+  return handler;
+}
+
+globalThis[Symbol.for("trailblaze.servedByWrapper")] = true;
+const { mod, failure } = await loadAuthor();
 const handlers = new Map();
+const unavailable = new Map();
 for (const tool of declared) {
-  const handler = mod[tool.name] ?? mod.default?.[tool.name];
-  if (typeof handler !== "function") {
-    process.stderr.write(`trailblaze: ${author} does not export a tool named '${tool.name}' ` +
-      "(export const <name> = trailblaze.tool<Args>(spec, handler))\n");
-    process.exit(1);
+  const handler = mod[tool.name] ?? mod.default?.[tool.name] ?? imperative(tool.name);
+  if (failure) {
+    unavailable.set(tool.name, failure);
+  } else if (typeof handler !== "function") {
+    const why = `${author} does not export a tool named '${tool.name}' ` +
+      "(export const <name> = trailblaze.tool<Args>(spec, handler))";
+    process.stderr.write(`trailblaze: ${why}\n`);
+    unavailable.set(tool.name, why);
+  } else {
+    handlers.set(tool.name, handler);
   }
-  handlers.set(tool.name, handler);
 }
 
 function send(message) {
@@ -76,6 +116,11 @@ function textOf(value) {
 
 async function callTool(id, params) {
   const handler = handlers.get(params?.name);
+  if (unavailable.has(params?.name)) {
+    const text = `tool '${params.name}' is unavailable: ${unavailable.get(params.name)}`;
+    send({ jsonrpc: "2.0", id, result: { isError: true, content: [{ type: "text", text }] } });
+    return;
+  }
   if (!handler) {
     send({ jsonrpc: "2.0", id, error: { code: -32602, message: `unknown tool '${params?.name}'` } });
     return;
@@ -83,11 +128,15 @@ async function callTool(id, params) {
   const { _trailblazeContext: envelope, ...args } = params.arguments ?? {};
   const meta = params._meta ?? {};
   const memory = createMemory(envelope?.memory ?? meta.trailblaze?.memory);
-  const context = { memory, device: envelope?.device ?? meta.trailblaze?.device, target: meta.trailblaze?.target };
+  const context = { memory, device: envelope?.device ?? meta.trailblaze?.device, target: meta.trailblaze?.target,
+    meta };
   try {
     const value = await handler(args, context, createClient(meta));
-    const result = { content: [{ type: "text", text: textOf(value) }] };
-    if (value !== null && typeof value === "object" && !Array.isArray(value)) result.structuredContent = value;
+    const result = handler.returnsMcpResult && Array.isArray(value?.content) ? { ...value }
+      : { content: [{ type: "text", text: textOf(value) }] };
+    if (!handler.returnsMcpResult && value !== null && typeof value === "object" && !Array.isArray(value)) {
+      result.structuredContent = value;
+    }
     const changes = memoryChanges(memory);
     if (changes && (Object.keys(changes.delta).length || changes.deletions.length)) {
       result._meta = { trailblaze: { memoryDelta: changes.delta, memoryDeletions: changes.deletions } };
@@ -109,6 +158,7 @@ function handle(message) {
   } else if (method === "tools/list") {
     send({ jsonrpc: "2.0", id, result: { tools: declared.map((t) => ({
       name: t.name, description: t.description ?? "", inputSchema: t.inputSchema ?? { type: "object" },
+      ...(unavailable.has(t.name) ? { _meta: { "trailblaze/unavailable": unavailable.get(t.name) } } : {}),
     })) } });
   } else if (method === "tools/call") {
     callTool(id, params);

@@ -38,14 +38,17 @@ function readStdin() {
   return require("node:fs").readFileSync(0, "utf-8");
 }
 
-/** Local names that stand for the SDK's `trailblaze` export (the bare name always does). */
+/** Local names that stand for the SDK's `trailblaze` export (the bare name always does), and the names
+ * of namespace imports (`import * as sdk`), whose `sdk.trailblaze.tool(...)` is the same call. */
 function trailblazeNames(sourceFile) {
   const names = new Set(["trailblaze"]);
   for (const stmt of sourceFile.statements) {
     if (!ts.isImportDeclaration(stmt) || !ts.isStringLiteral(stmt.moduleSpecifier)) continue;
     if (stmt.moduleSpecifier.text !== SDK_PACKAGE) continue;
     const bindings = stmt.importClause?.namedBindings;
-    if (bindings && ts.isNamedImports(bindings)) {
+    if (bindings && ts.isNamespaceImport(bindings)) {
+      names.add(bindings.name.text);
+    } else if (bindings && ts.isNamedImports(bindings)) {
       for (const el of bindings.elements) {
         if ((el.propertyName ?? el.name).text === "trailblaze") names.add(el.name.text);
       }
@@ -54,18 +57,27 @@ function trailblazeNames(sourceFile) {
   return names;
 }
 
+/** `<alias>.tool(...)` or `<namespace>.trailblaze.tool(...)`, as upstream's `isTrailblazeReceiver`. */
+function isTrailblazeReceiver(receiver, names) {
+  if (ts.isIdentifier(receiver)) return names.has(receiver.text);
+  return ts.isPropertyAccessExpression(receiver) && receiver.name.text === "trailblaze"
+    && ts.isIdentifier(receiver.expression) && names.has(receiver.expression.text);
+}
+
+const MAX_LITERAL_DEPTH = 8;
+
+/** An inline JSON literal as upstream reads one: strings, booleans, arrays of them (one unreadable
+ * element voids the array) and objects (unreadable keys skipped). Anything else — numbers, `null`,
+ * identifiers, and `[...] as const` too — is unreadable, so the field is left out as upstream does. */
 function literal(node, depth) {
-  if (depth > 3) return undefined;
+  if (depth >= MAX_LITERAL_DEPTH) return undefined;
   if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return node.text;
-  if (ts.isNumericLiteral(node)) return Number(node.text);
   if (node.kind === ts.SyntaxKind.TrueKeyword) return true;
   if (node.kind === ts.SyntaxKind.FalseKeyword) return false;
-  if (ts.isAsExpression(node) || ts.isParenthesizedExpression(node) || ts.isSatisfiesExpression?.(node)) {
-    return literal(node.expression, depth);
-  }
   if (ts.isArrayLiteralExpression(node)) {
     const out = [];
     for (const el of node.elements) {
+      if (ts.isSpreadElement(el)) return undefined;
       const v = literal(el, depth + 1);
       if (v === undefined) return undefined;
       out.push(v);
@@ -73,14 +85,14 @@ function literal(node, depth) {
     return out;
   }
   if (ts.isObjectLiteralExpression(node)) {
-    const out = {};
+    const out = Object.create(null);
     for (const prop of node.properties) {
       if (!ts.isPropertyAssignment(prop)) continue;
-      const key = ts.isIdentifier(prop.name) || ts.isStringLiteral(prop.name) ? prop.name.text : null;
-      const v = key === null ? undefined : literal(prop.initializer, depth + 1);
-      if (v !== undefined) out[key] = v;
+      if (!ts.isIdentifier(prop.name) && !ts.isStringLiteral(prop.name)) continue;
+      const v = literal(prop.initializer, depth + 1);
+      if (v !== undefined) out[prop.name.text] = v;
     }
-    return out;
+    return Object.keys(out).length ? { ...out } : undefined;
   }
   return undefined;
 }
@@ -93,42 +105,74 @@ function specOf(call) {
     if (!ts.isPropertyAssignment(prop)) continue;
     const key = ts.isIdentifier(prop.name) || ts.isStringLiteral(prop.name) ? prop.name.text : null;
     if (key === null || !SPEC_FIELDS.has(key)) continue;
-    const v = literal(prop.initializer, 1);
+    const v = literal(prop.initializer, 0);
     if (v !== undefined) out[key] = v;
   }
   return Object.keys(out).length ? out : undefined;
 }
 
-/** The TSDoc block right above the exported statement: its text without tags, or null. */
-function tsdoc(stmt) {
-  const docs = ts.getJSDocCommentsAndTags(stmt.declarationList.declarations[0]);
-  for (let i = docs.length - 1; i >= 0; i--) {
-    const doc = docs[i];
-    if (!ts.isJSDoc(doc)) continue;
-    const text = typeof doc.comment === "string" ? doc.comment : ts.getTextOfJSDocComment(doc.comment);
-    if (text && text.trim()) return text.trim();
+/** `tool(SPEC, handler)` with a spec the analyzer cannot read (a constant, a factory call): the whole
+ * spec — platforms, drivers, surfaceToLlm — would be dropped (upstream's `specArgIsUncapturedReference`). */
+function specIsUncapturedReference(call) {
+  if (call.arguments.length !== 2) return false;
+  const first = call.arguments[0];
+  return !(ts.isArrowFunction(first) || ts.isFunctionExpression(first) || ts.isObjectLiteralExpression(first)
+    || ts.isStringLiteral(first));
+}
+
+/** The last `/** ... *\/` block right above the exported statement, tags and all (upstream keeps
+ * `@param`, `@example`… in the description), or null. */
+function tsdoc(stmt, text) {
+  const ranges = ts.getLeadingCommentRanges(text, stmt.getFullStart()) ?? [];
+  for (let i = ranges.length - 1; i >= 0; i--) {
+    const range = ranges[i];
+    if (range.kind !== ts.SyntaxKind.MultiLineCommentTrivia) continue;
+    const block = text.slice(range.pos, range.end);
+    if (!block.startsWith("/**")) continue;
+    const inner = block.replace(/^\/\*\*/, "").replace(/\*\/$/, "").replace(/^[ \t]*\*[ \t]?/gm, "").trim();
+    return inner || null;
   }
   return null;
 }
 
-/** Inline every `$ref` into `#/definitions/...` (our tool model keeps schemas inline). */
-function inline(schema, definitions, seen) {
-  if (Array.isArray(schema)) return schema.map((s) => inline(s, definitions, seen));
+/** Every `$ref` into `#/definitions/...` inlined, except those that close a cycle (a recursive type):
+ * those stay `$ref`s and their types are kept in the root `definitions`, so the schema stays whole. */
+function inline(schema, definitions, active, kept) {
+  if (Array.isArray(schema)) return schema.map((s) => inline(s, definitions, active, kept));
   if (schema === null || typeof schema !== "object") return schema;
   if (typeof schema.$ref === "string" && schema.$ref.startsWith("#/definitions/")) {
     const name = decodeURIComponent(schema.$ref.slice("#/definitions/".length));
-    if (seen.has(name)) throw new Error(`type '${name}' refers to itself; a tool's arguments cannot be recursive`);
     const target = definitions[name];
     if (target === undefined) throw new Error(`unresolved type reference '${name}'`);
+    if (active.has(name)) {
+      kept.add(name);
+      return { ...schema, $ref: `#/definitions/${encodeURIComponent(name)}` };
+    }
     const { $ref, ...rest } = schema;
-    return { ...inline(target, definitions, new Set([...seen, name])), ...rest };
+    return { ...inline(target, definitions, new Set([...active, name]), kept),
+             ...inline(rest, definitions, active, kept) };
   }
   const out = {};
-  for (const [k, v] of Object.entries(schema)) {
-    if (k === "$schema" || k === "definitions") continue;
-    out[k] = inline(v, definitions, seen);
-  }
+  for (const [k, v] of Object.entries(schema)) out[k] = inline(v, definitions, active, kept);
   return out;
+}
+
+/** The root type's schema with its recursive types, if any, under `definitions`. */
+function rootSchema(raw, rootName) {
+  const { $schema, definitions = {}, ...root } = raw;
+  const kept = new Set();
+  const schema = inline(root, definitions, new Set([rootName]), kept);
+  if (kept.size === 0) return schema;
+  const bag = {};
+  for (let changed = true; changed;) {  // a kept type may refer to another recursive one
+    changed = false;
+    for (const name of [...kept]) {
+      if (bag[name] !== undefined) continue;
+      bag[name] = name === rootName ? schema : inline(definitions[name], definitions, new Set([name]), kept);
+      changed = true;
+    }
+  }
+  return { ...schema, definitions: bag };
 }
 
 function main() {
@@ -143,7 +187,7 @@ function main() {
   const program = ts.createProgram(files, options);
   const config = {
     expose: "all", topRef: false, jsDoc: "extended", additionalProperties: false, skipTypeCheck: true,
-    sortProps: false, encodeRefs: false, functions: "hide", discriminatorType: "json-schema",
+    sortProps: false, encodeRefs: false, functions: "fail", discriminatorType: "json-schema",
     extraTags: [], markdownDescription: false, fullDescription: false, strictTuples: false, minify: false,
   };
   let generator = null;
@@ -169,8 +213,7 @@ function main() {
         const call = decl.initializer;
         if (!call || !ts.isCallExpression(call) || !ts.isPropertyAccessExpression(call.expression)) continue;
         if (call.expression.name.text !== "tool") continue;
-        const receiver = call.expression.expression;
-        if (!ts.isIdentifier(receiver) || !receivers.has(receiver.text)) continue;
+        if (!isTrailblazeReceiver(call.expression.expression, receivers)) continue;
         const line = sourceFile.getLineAndCharacterOfPosition(decl.getStart(sourceFile)).line + 1;
         const name = ts.isIdentifier(decl.name) ? decl.name.text : null;
         if (name === null) {
@@ -200,7 +243,7 @@ function main() {
             try {
               const raw = generatorFor().createSchemaFromNodes([target]);
               // topRef: false puts the root type's schema at the top; `definitions` holds what it refers to.
-              inputSchema = inline(raw, raw.definitions ?? {}, new Set([arg.typeName.text]));
+              inputSchema = rootSchema(raw, arg.typeName.text);
             } catch (e) {
               errors.push({ file, name, line, message: `tool '${name}' arguments type '${arg.typeName.text}': ${e && e.message ? e.message.split("\n")[0] : e}` });
               continue;
@@ -208,7 +251,16 @@ function main() {
           }
         }
         const spec = specOf(call);
-        tools.push({ file, name, line, description: tsdoc(stmt), inputSchema, ...(spec ? { spec } : {}) });
+        if (spec === undefined && specIsUncapturedReference(call)) {
+          // Upstream fails a descriptor-less tool whose spec it cannot read: shipping it would advertise
+          // it ungated on every platform (AnalyzerScriptedToolEnrichment.kt).
+          errors.push({ file, name, line, message: `tool '${name}': trailblaze.tool(spec, handler) was called with ` +
+            "a spec that is not an inline object literal (a constant or a factory call), so its supportedPlatforms, " +
+            "supportedDrivers and surfaceToLlm cannot be read and the tool would be offered everywhere: write the " +
+            "spec inline, e.g. trailblaze.tool<Args>({ supportedPlatforms: [\"web\"] }, async (args, ctx) => ...)" });
+          continue;
+        }
+        tools.push({ file, name, line, description: tsdoc(stmt, sourceFile.text), inputSchema, ...(spec ? { spec } : {}) });
       }
     }
   }

@@ -36,7 +36,6 @@ UPSTREAM_CLASSES: dict[str, str] = {
     "xyz.block.trailblaze.toolcalls.commands.AssertNotVisibleBySelectorTrailblazeTool": "assertNotVisibleBySelector",
     "xyz.block.trailblaze.toolcalls.commands.AssertVisibleTrailblazeTool": "assertVisible",
     "xyz.block.trailblaze.toolcalls.commands.AssertNotVisibleWithTextTrailblazeTool": "assertNotVisibleWithText",
-    "xyz.block.trailblaze.toolcalls.commands.FindMatchesTrailblazeTool": "findMatches",
     "xyz.block.trailblaze.toolcalls.commands.WaitUntilNotVisibleTrailblazeTool": "waitUntilNotVisible",
     "xyz.block.trailblaze.toolcalls.commands.TapOnElementWithTextTrailblazeTool": "tapOnElementWithText",
     "xyz.block.trailblaze.toolcalls.commands.TapOnElementWithAccessiblityTextTrailblazeTool": "tapOnElementWithAccessibilityText",

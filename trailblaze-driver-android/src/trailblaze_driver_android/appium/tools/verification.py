@@ -8,6 +8,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator
 from trailblaze import DelegatingTool, NodeSelector, Tool, ToolCall, ToolContext, ToolResult
+from trailblaze.builtin.match_tool import FindMatchesTool  # moved to the core (every driver); re-exported
 
 from ..generator import best_selector
 from ..hierarchy import ANDROID, Hierarchy, Node
@@ -199,27 +200,6 @@ class AssertNotVisibleWithTextTool(MobileTool):
         return ToolResult.ok(f"Verified '{self.text}' not visible") if result.success else result
 
 
-class FindMatchesTool(MobileTool):
-    """Count the elements a selector matches (for scripts): data has count and the matches."""
-
-    name = "findMatches"
-    surface_to_llm = False
-    is_recordable = False
-    selector: dict[str, Any] = selector_field("Node selector.")
-    timeoutMs: int | None = Field(None, ge=0)
-
-    @field_validator("selector")
-    @classmethod
-    def check_selector(cls, value: dict[str, Any]) -> dict[str, Any]:
-        return validate_selector(value, "selector")
-
-    def execute(self, ctx: ToolContext) -> ToolResult:
-        drv = appium_driver(ctx)
-        _h, result = drv.find(selector(self.selector), self.timeoutMs if self.timeoutMs is not None else 0)
-        nodes = [{"ref": n.ref, "description": n.describe()} for n in result.nodes]
-        return ToolResult.ok(f"{len(nodes)} match(es)", data={"count": len(nodes), "matches": nodes})
-
-
 class WaitUntilNotVisibleTool(MobileTool):
     """Wait until no element matches the selector; reports a verdict instead of failing."""
 
@@ -345,9 +325,9 @@ class AssertVisibleWithResourceIdTool(_ByText):
 
 TOOLS: list[type[Tool]] = [
     AssertVisibleBySelectorTool, AssertNotVisibleBySelectorTool, AssertVisibleTool, AssertNotVisibleWithTextTool,
-    FindMatchesTool, WaitUntilNotVisibleTool, TapOnElementWithTextTool, TapOnElementWithAccessibilityTextTool,
+    WaitUntilNotVisibleTool, TapOnElementWithTextTool, TapOnElementWithAccessibilityTextTool,
     LongPressOnElementWithTextTool, LongPressElementWithAccessibilityTextTool, AssertVisibleWithTextTool,
     AssertVisibleWithAccessibilityTextTool, AssertVisibleWithResourceIdTool,
 ]
 
-__all__ = ["TOOLS", "assert_not_visible", "assert_visible", "escape_for_selector"]
+__all__ = ["TOOLS", "FindMatchesTool", "assert_not_visible", "assert_visible", "escape_for_selector"]

@@ -1,13 +1,23 @@
-// Trailblaze for Python's `@trailblaze/scripting`: the part of upstream's TypeScript SDK a typed tool
-// module uses — `trailblaze.tool<Args>(spec?, handler)` and, inside a handler, `ctx.tools.<name>(args)`,
-// `ctx.memory`, `ctx.device`, `ctx.target`. Author modules import it by that package name; the server
-// wrapper (serve_module.mjs) maps the name to this file, so nothing is installed and nothing is fetched.
+// Trailblaze for Python's `@trailblaze/scripting`: upstream's TypeScript SDK surface for tool modules —
+// `trailblaze` / `tool` (typed `tool<Args>(spec?, handler)` and imperative `tool(name, spec, handler)`),
+// `run`, `fromMeta`, `selectors`, `captureViewHierarchy`, `runConditionalActions` and
+// `ConditionalActionFailedError`, `z`, and `@trailblaze/scripting/testing` (testing.mjs); inside a
+// handler `ctx.tools.<name>(args)`, `ctx.memory`, `ctx.device`, `ctx.target`. Author modules import it by
+// that package name; the server wrapper (serve_module.mjs) maps the name to this directory, so nothing
+// is installed and nothing is fetched.
 //
 // A tool is a function `(args, envelope, client) => Promise<result>`, the shape upstream's wrapper calls.
 // `ctx.tools.x(args)` posts to Trailblaze's authenticated callback (`_meta.trailblaze`: baseUrl,
 // sessionId, invocationId, callbackToken of the call being handled; see docs/mcp-tools.md).
 
+export { selectors } from "./selectors.mjs";
+export { captureViewHierarchy } from "./view-hierarchy.mjs";
+export { ConditionalActionFailedError, runConditionalActions } from "./conditional-action.mjs";
+export { z } from "./zod.mjs";
+
 const MEMORY_DELTA = Symbol.for("trailblaze.memoryDelta");
+const PENDING = Symbol.for("trailblaze.pendingTools");
+const SERVED = Symbol.for("trailblaze.servedByWrapper");
 
 function fetchTimeoutMs() {
   const parsed = Number.parseInt(process.env.TRAILBLAZE_CLIENT_FETCH_TIMEOUT_MS ?? "", 10);
@@ -74,6 +84,19 @@ export function createMemory(values) {
       delete delta[key];
       deletions.add(key);
     },
+    keys: () => Object.keys(current),
+    setJson(key, value) {
+      if (value === undefined) this.delete(key);
+      else this.set(key, JSON.stringify(value));
+    },
+    getJson(key) {
+      if (current[key] === undefined) return undefined;
+      try {
+        return JSON.parse(current[key]);
+      } catch {
+        return undefined;
+      }
+    },
     interpolate: (text) => String(text).replace(/\{\{\s*([\w.-]+)\s*\}\}|\$\{([\w.-]+)\}/g,
       (whole, a, b) => (current[a ?? b] !== undefined ? current[a ?? b] : whole)),
     toJSON: () => ({ ...current }),
@@ -102,14 +125,104 @@ function defineTool(handler) {
   return tool;
 }
 
-export const trailblaze = {
-  /** `trailblaze.tool<Args>(handler)` or `trailblaze.tool<Args>(spec, handler)`; the spec is read statically. */
-  tool(specOrHandler, maybeHandler) {
-    const handler = typeof specOrHandler === "function" ? specOrHandler : maybeHandler;
-    const tool = defineTool(handler);
-    if (typeof specOrHandler === "object" && specOrHandler !== null) tool.spec = specOrHandler;
-    return tool;
-  },
-};
+/** A logger for one tool: lines on stderr (the tool's log), never on the protocol channel. */
+export function createLogger(toolName) {
+  const emit = (level) => (message, fields) => {
+    let suffix = "";
+    if (fields !== undefined) {
+      try {
+        suffix = " " + JSON.stringify(fields);
+      } catch {
+        suffix = " " + String(fields);
+      }
+    }
+    process.stderr.write(`[${toolName}] [${level}] ${message}${suffix}\n`);
+  };
+  return { debug: emit("debug"), info: emit("info"), warn: emit("warn"), error: emit("error") };
+}
+
+const PLATFORMS = new Set(["ios", "android", "web"]);
+
+function targetOf(raw) {
+  if (raw === null || typeof raw !== "object" || typeof raw.id !== "string" || !Array.isArray(raw.appIds)
+      || !raw.appIds.every((id) => typeof id === "string")) return undefined;
+  const text = (value) => (typeof value === "string" ? value : undefined);
+  const baseUrls = Array.isArray(raw.baseUrls) && raw.baseUrls.every((u) => typeof u === "string")
+    ? raw.baseUrls : undefined;
+  const appId = text(raw.appId);
+  const resolvedBaseUrl = text(raw.resolvedBaseUrl);
+  const pick = (found, fallback) => (found ? found : (fallback?.trim() || undefined));
+  return {
+    id: raw.id, displayName: text(raw.displayName), appIds: raw.appIds, appId, baseUrls, resolvedBaseUrl,
+    resolveAppId: (options) => pick(appId || raw.appIds[0], options?.defaultAppId),
+    resolveBaseUrl: (options) => pick(resolvedBaseUrl || baseUrls?.[0], options?.defaultBaseUrl),
+  };
+}
+
+/**
+ * The `TrailblazeContext` of a call from its MCP `_meta` (upstream's `fromMeta`): session and invocation
+ * ids, callback base URL, device, target and memory; `undefined` when the envelope is missing or
+ * malformed (a call not made by Trailblaze), exactly where upstream answers `undefined`.
+ */
+export function fromMeta(meta, logger) {
+  const tb = meta !== null && typeof meta === "object" ? meta.trailblaze : undefined;
+  if (tb === null || typeof tb !== "object") return undefined;
+  if (typeof tb.sessionId !== "string" || typeof tb.invocationId !== "string") return undefined;
+  const device = tb.device;
+  if (device === null || typeof device !== "object" || !PLATFORMS.has(device.platform)) return undefined;
+  if (typeof device.widthPixels !== "number" || typeof device.heightPixels !== "number"
+      || typeof device.driverType !== "string") return undefined;
+  return {
+    baseUrl: typeof tb.baseUrl === "string" ? tb.baseUrl : undefined,
+    runtime: tb.runtime === "ondevice" ? "ondevice" : undefined,
+    sessionId: tb.sessionId,
+    invocationId: tb.invocationId,
+    device: {
+      platform: device.platform, widthPixels: device.widthPixels, heightPixels: device.heightPixels,
+      driverType: device.driverType, instanceId: typeof device.instanceId === "string" ? device.instanceId : undefined,
+    },
+    target: targetOf(tb.target),
+    memory: createMemory(tb.memory !== null && typeof tb.memory === "object" ? tb.memory : undefined),
+    logger: logger ?? { debug() {}, info() {}, warn() {}, error() {} },
+  };
+}
+
+function pendingTools() {
+  globalThis[PENDING] ??= new Map();
+  return globalThis[PENDING];
+}
+
+/**
+ * Upstream's three forms: `tool(handler)` and `tool(spec, handler)` define a typed tool (exported as
+ * `export const <name> = trailblaze.tool<Args>(...)`); `tool(name, spec, handler)` registers an
+ * imperative tool `(args, ctx, client) => result`, served once `run()` is awaited.
+ */
+export function tool(first, second, third) {
+  if (typeof first === "string") {
+    if (typeof third !== "function") {
+      throw new TypeError(`trailblaze.tool("${first}", spec, handler): the handler must be a function`);
+    }
+    pendingTools().set(first, { name: first, spec: second ?? {}, handler: third });
+    return undefined;
+  }
+  const handler = typeof first === "function" ? first : second;
+  const typed = defineTool(handler);
+  if (typeof first === "object" && first !== null) typed.spec = first;
+  return typed;
+}
+
+/**
+ * Start serving the imperative tools. Trailblaze serves a tool module through its own wrapper
+ * (serve_module.mjs), which reads the registrations after the module loaded; `run()` then only
+ * resolves. Outside that wrapper there is no server to start here (Trailblaze ships no MCP SDK), and
+ * saying so beats a module that silently serves nothing.
+ */
+export async function run(_options = {}) {
+  if (globalThis[SERVED]) return;
+  throw new Error("trailblaze.run(): this module is not being served by Trailblaze. Declare it as a tool " +
+    "(tools/<name>.yaml with script: pointing here, or a typed tools/<name>.ts) and Trailblaze serves it.");
+}
+
+export const trailblaze = { tool, run };
 
 export default trailblaze;
