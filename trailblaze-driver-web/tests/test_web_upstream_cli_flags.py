@@ -130,9 +130,12 @@ def test_mcp_device_connects_at_start(tmp_path: Path, chromium: str) -> None:
         params = StdioServerParameters(command=sys.executable, args=["-m", "trailblaze.cli", "mcp", "-d", "web",
                                                                      "--no-daemon"],
                                        cwd=str(tmp_path), env=dict(os.environ))
-        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-            await session.initialize()
-            return await session.read_resource("trailblaze://devices")  # type: ignore[arg-type]
+        # The server's stderr to a file of its own: under xdist ``sys.stderr`` (the SDK's default) may be a
+        # stream with no file descriptor.
+        with (tmp_path / "mcp.stderr").open("w") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+                await session.initialize()
+                return await session.read_resource("trailblaze://devices")  # type: ignore[arg-type]
 
     document = json.loads(anyio.run(main).contents[0].text)
     assert document["connected"]["platform"] == "web"
