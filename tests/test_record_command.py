@@ -400,7 +400,7 @@ def test_the_example_account_pages_are_recorded_as_the_snapshot_shows_them_and_r
             assert f"] {ref}" in snapshot, (ref, snapshot)
             if frame is not None:
                 assert f"] {frame}" in snapshot, (frame, snapshot)
-        replay = subprocess.run([str(TRAILBLAZE), "run", save], cwd=ws, env=env, capture_output=True, text=True,
-                                timeout=300, check=False)
+        replay = subprocess.run([str(TRAILBLAZE), "run", save], cwd=ws, env=env, capture_output=True,
+                                text=True, timeout=300, check=False)
         assert replay.returncode == 0, replay.stdout + replay.stderr + saved
         assert "1 passed" in replay.stdout
