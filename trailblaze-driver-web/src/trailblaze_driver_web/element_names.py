@@ -5,24 +5,24 @@ come from Playwright's aria snapshot of that element — the computation ``trail
 replay's role locators match — and its selector from ``targets.best_selector``, the code that records an
 action by snapshot ref (role and name, then test id, id, position). A ``<select>`` inside ``<label>Category
 …</label>`` is therefore ``combobox "Category"`` here exactly as in the snapshot. An element inside an
-iframe is also given the iframe, as a descriptor (``iframe "Approval frame"``) or, when its name does not
-pick it alone, ``css=``.
+iframe is also given the iframe by ``frames.frame_descriptor``, the naming every recording shares
+(``iframe "Approval frame"``, or ``css=`` when that name does not pick it alone).
 """
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from trailblaze import NodeSelector, WebMatch
 
+from .frames import frame_descriptor
 from .recorder_reports import PageReport
 from .recorder_script import MARK_ATTRIBUTE
 from .selectors import selector_locator
 from .snapshot import AriaNode, parse
-from .targets import _CSS_PATH_JS, _css_ref, best_selector
+from .targets import _css_ref, best_selector
 
 if TYPE_CHECKING:
     from playwright.sync_api import Frame, Locator
@@ -88,39 +88,6 @@ def _by_role_and_name(frame: Frame, node: AriaNode | None, mark: str) -> dict[st
     if found != [0, 1]:
         return None
     return {"ref": node.descriptor(), "nodeSelector": sel.to_yaml()}
-
-
-def frame_descriptor(frame: Frame) -> str | None:
-    """How a tool names the iframe element ``frame`` is shown in: ``iframe "NAME"`` when that name is the
-    iframe's alone in its document, else its ``css=`` path. Playwright's role locators and aria snapshot
-    give iframes no name, so the name is HTML-AAM's for an iframe: ``aria-labelledby``, ``aria-label``,
-    else ``title``."""
-    if frame.parent_frame is None:
-        return None
-    handle = frame.frame_element()
-    try:
-        name = handle.evaluate(_IFRAME_NAME_JS)
-        if name:
-            return f"iframe {json.dumps(name, ensure_ascii=False)}"
-        css = handle.evaluate(_CSS_PATH_JS)
-        return f"css={css}" if css else None
-    finally:
-        handle.dispose()
-
-
-_IFRAME_NAME_JS = """el => {
-  const squash = s => (s || '').replace(/\\s+/g, ' ').trim();
-  const name = f => {
-    const by = f.getAttribute('aria-labelledby');
-    const labelled = by && squash(by.split(/\\s+/).map(id => (f.ownerDocument.getElementById(id) || {}).textContent)
-                                   .join(' '));
-    return labelled || squash(f.getAttribute('aria-label')) || squash(f.getAttribute('title'));
-  };
-  const mine = name(el);
-  if (!mine) return null;
-  const same = [...el.ownerDocument.querySelectorAll('iframe, frame')].filter(f => name(f) === mine);
-  return same.length === 1 ? mine : null;
-}"""
 
 
 def _descriptor(node: AriaNode | None) -> str | None:

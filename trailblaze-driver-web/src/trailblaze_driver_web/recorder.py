@@ -24,7 +24,8 @@ from pydantic import ValidationError
 
 from trailblaze import RecordOptions, RecordedStepDraft, ToolCall, escape_literal
 
-from .element_names import ElementNamer, frame_descriptor
+from .element_names import ElementNamer
+from .frames import frame_descriptor
 from .recorder_channel import IsolatedChannel
 from .recorder_reports import PageReport
 from .recorder_script import PAGE_SCRIPT
