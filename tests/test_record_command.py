@@ -404,3 +404,47 @@ def test_the_example_account_pages_are_recorded_as_the_snapshot_shows_them_and_r
                                 text=True, timeout=300, check=False)
         assert replay.returncode == 0, replay.stdout + replay.stderr + saved
         assert "1 passed" in replay.stdout
+
+
+def test_a_tab_and_a_popup_the_person_opens_are_said_and_replay_goes_back_to_the_first_tab(
+        tmp_path: Path, display: str) -> None:
+    """The recorder records in the tab it started in. A ``target=_blank`` link and a ``window.open`` popup
+    are recorded as the clicks that opened them, with one warning each (what is done in the new tab is
+    not recorded); replay acts on a tab an action opened, so the next action recorded in the first tab
+    goes back to it with ``web_switchTab {index: 0}``, and the trail replays green."""
+    ws = shop_workspace(tmp_path / "shop")
+    (ws / "trails" / "signed-in.trail.yaml").write_text(SIGNED_IN)
+    env = {**server_env(), "DISPLAY": display}
+
+    def act(page: Any) -> None:
+        with page.context.expect_page() as policy:
+            point_and_click(page, page.get_by_role("link", name="Expense policy"))
+        policy.value.get_by_role("heading", name="Expense policy").wait_for()
+        page.bring_to_front()
+        with page.context.expect_page():
+            point_and_click(page, page.get_by_role("button", name="Open support chat"))
+        page.bring_to_front()
+        status = page.get_by_role("status")
+        status.get_by_text("The chat opened").wait_for()
+        status.click(click_count=3)
+        page.keyboard.press("Alt+Shift+V")
+
+    save = "trails/help.trail.yaml"
+    code, output = record_on(ws, "/account/help.html", save, env, act, "recorded web_verifyTextVisible",
+                             tmp_path / "help.log", extra=["--setup", "trails/signed-in.trail.yaml"])
+    assert code == 0, output
+    warnings = [ln for ln in output.splitlines() if ln.startswith("trailblaze record: warning:")]
+    assert len(warnings) == 2 and all("a new tab or popup" in w for w in warnings), output
+    saved = (ws / save).read_text()
+    from trailblaze import load_yaml
+
+    calls = [(name, args) for item in load_yaml(saved)["trail"] for call in item["recording"]["web"]
+             for name, args in call.items()]
+    assert [(name, args.get("ref", args.get("index"))) for name, args in calls if name != "web_navigate"] == [
+        ("web_click", 'link "Expense policy"'), ("web_switchTab", 0), ("web_click", 'button "Open support chat"'),
+        ("web_switchTab", 0), ("web_verifyTextVisible", None)], saved
+    assert saved.count("# trailblaze record could not record a new tab or popup") == 2, saved
+    replay = subprocess.run([str(TRAILBLAZE), "run", save], cwd=ws, env=env, capture_output=True,
+                            text=True, timeout=300, check=False)
+    assert replay.returncode == 0, replay.stdout + replay.stderr + saved
+    assert "1 passed" in replay.stdout

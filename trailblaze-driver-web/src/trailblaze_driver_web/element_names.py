@@ -60,7 +60,7 @@ def name_marked(drv: PlaywrightDriver, frame: Frame, mark: str) -> RecordedTarge
         if handle is None:
             return None
         try:
-            sel = best_selector(drv, handle, node, frame if in_frame else None)
+            sel = best_selector(drv, handle, node, frame)
         finally:
             handle.dispose()
         args = None if sel is None else {"ref": _descriptor(node) or _css_ref(sel), "nodeSelector": sel.to_yaml()}
@@ -108,6 +108,9 @@ class ElementNamer:
 
     def __init__(self, drv: PlaywrightDriver, max_per_s: int) -> None:
         self.drv = drv
+        self.page = drv.page
+        """The page the recording started on, where the script reports from: a tab the person opens
+        becomes the driver's current page (``tabs.py``), but not the page whose elements are named."""
         self.max_per_s = max_per_s
         self._named: dict[str, tuple[float, RecordedTarget | None]] = {}
         """Names asked ahead, by mark: (when, the name or None when it could not be read)."""
@@ -158,7 +161,7 @@ class ElementNamer:
         if known is not None and not known.is_detached():
             return known
         try:
-            frames = sorted(self.drv.page.frames, key=lambda f: f.url != report.url)
+            frames = sorted(self.page.frames, key=lambda f: f.url != report.url)
         except Exception:  # noqa: BLE001 - the page is gone
             return None
         for frame in frames:
