@@ -30,7 +30,7 @@ class OutputWriters:
         A plugin whose hook raises, answers with something that is not an ``OutputOption``, or repeats a
         name an earlier plugin took, costs one line naming it and loses that option, not the command."""
         if self._options is None:
-            from .results.output_request import OutputOption
+            from ..results.output_request import OutputOption
 
             ledger = Ledger("trailblaze_output_options", isolate=True)
             with ledger.open():
