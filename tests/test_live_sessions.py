@@ -19,6 +19,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from mcp_server_helpers import EMAIL, PASSWORD, devices_workspace, live_tree, shop_workspace
+from trailblaze import load_yaml
 from trailblaze.live.registry import pid_alive as _alive
 from trailblaze.testing import CliProcess
 
@@ -226,18 +227,48 @@ RECEIPT_PAGE = """\
 </html>
 """
 
+SNAPSHOT_REF = "snapshot ref of "
+"""An argument ``snapshot ref of button "Approve"`` is the ref ``trailblaze snapshot --session`` shows for
+that element when the row runs (``f2e6`` inside a frame), as a person driving a session passes it."""
+
 SESSION_STEPS: list[tuple[str, str, dict[str, object]]] = [
     ("Open the receipt form", "web_navigate", {"url": "/receipt.html"}),
     ("Attach the receipt", "web_uploadFile", {"ref": 'button "Receipt"', "paths": ["fixtures/receipt.txt"]}),
+    ("Attach the receipt", "web_verifyTextVisible", {"text": "Attached receipt.txt: Taxi 12.50"}),
+    ("Attach the receipt", "web_verifyTextVisible", {"text": f"Welcome, {EMAIL}"}),
+    ("Approve the expense in its frame", "web_navigate", {"url": "/account/approvals.html"}),
+    ("Approve the expense in its frame", "web_click", {"ref": SNAPSHOT_REF + 'button "Approve"'}),
+    ("Approve the expense in its frame", "web_verifyValue",
+     {"ref": "status", "frame": 'iframe "Approval frame"', "expected": "Approved"}),
+    ("Open the expense policy, which opens a new tab", "web_navigate", {"url": "/account/help.html"}),
+    ("Open the expense policy, which opens a new tab", "web_click", {"ref": 'link "Expense policy"'}),
 ]
 """What the session does after its setup, one (step, tool, arguments) each: the saved trail must replay
-all of them from another directory. (More ways a page can be reached — an iframe, a new tab — are
-added here as rows, with their checks in SESSION_CHECKS.)"""
+all of them from another directory — an upload, a click in an iframe by its frame ref, a link that opens
+a new tab (the next call acts on it). More ways a page can be reached are added here as rows, with
+their checks in SESSION_CHECKS."""
 
 SESSION_CHECKS: list[tuple[str, str, dict[str, object]]] = [
-    ("The receipt is attached, signed in", "web_verifyTextVisible", {"text": "Attached receipt.txt: Taxi 12.50"}),
-    ("The receipt is attached, signed in", "web_verifyTextVisible", {"text": f"Welcome, {EMAIL}"}),
+    ("The policy is open in the new tab", "web_verifyElementVisible", {"ref": 'heading "Expense policy"'}),
+    ("The policy is open in the new tab", "web_verifyTextVisible",
+     {"text": "Taxis are reimbursed up to $40 a ride."}),
 ]
+
+
+def _with_snapshot_refs(ws: Path, session_dir: Path, args: dict[str, object]) -> dict[str, object]:
+    wanted = {key: value[len(SNAPSHOT_REF):] for key, value in args.items()
+              if isinstance(value, str) and value.startswith(SNAPSHOT_REF)}
+    if not wanted:
+        return args
+    code, out = tb(ws, session_dir, "snapshot", "--session", "r")
+    assert code == 0, out
+    found = {}
+    for key, element in wanted.items():
+        shown = [ln.strip() for ln in out.splitlines() if ln.strip().startswith("[")]
+        line = next((ln for ln in shown if ln.split("] ", 1)[-1].rstrip(":") == element), None)
+        assert line is not None, (element, out)
+        found[key] = line[1:].split("]", 1)[0]
+    return {**args, **found}
 
 
 def test_a_session_started_behind_a_login_saves_a_trail_that_replays_from_another_directory(
@@ -254,13 +285,14 @@ def test_a_session_started_behind_a_login_saves_a_trail_that_replays_from_anothe
     assert code == 0, out
     try:
         for step, tool, args in SESSION_STEPS:  # paths as typed, relative to where the session was started
+            args = _with_snapshot_refs(ws, session_dir, args)
             code, out = tb(ws, session_dir, "tool", tool, "--args", json.dumps(args), "--session", "r", "--step", step)
             assert code == 0, out
         checks = [{tool: args} for _step, tool, args in SESSION_CHECKS]
         code, out = tb(ws, session_dir, "verify", SESSION_CHECKS[0][0], "--session", "r", "--tools", json.dumps(checks))
         assert code == 0, out
         code, out = tb(ws, session_dir, "session", "save", "--name", "r", "trails/flows/receipt.trail.yaml")
-        assert code == 0 and "(3 steps)" in out, out
+        assert code == 0 and out.startswith("Created ") and " steps)" in out, out
     finally:
         code, out = tb(ws, session_dir, "session", "stop", "--name", "r")
     assert code == 0, out
@@ -269,6 +301,12 @@ def test_a_session_started_behind_a_login_saves_a_trail_that_replays_from_anothe
     assert "setup: ../setup/sign-in.trail.yaml" in saved, saved  # it starts signed in, as the session did
     assert "../../fixtures/receipt.txt" in saved and str(tmp_path) not in saved, saved  # relative to the trail
     assert PASSWORD not in saved
+    calls = [(tool, args) for item in load_yaml(saved)["trail"] for call in item["recording"]["web"]
+             for tool, args in call.items()]
+    assert [tool for tool, _ in calls] == [tool for _, tool, _ in SESSION_STEPS + SESSION_CHECKS], saved
+    approve = [args for tool, args in calls if tool == "web_click" and "Approve" in str(args)]
+    assert approve == [{"ref": 'button "Approve"', "frame": 'iframe "Approval frame"',  # never the frame ref
+                        "nodeSelector": {"web": {"ariaRole": "button", "ariaNameRegex": "Approve"}}}], saved
 
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()

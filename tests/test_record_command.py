@@ -221,12 +221,12 @@ def pages_workspace(root: Path) -> Path:
 
 
 def record_on(ws: Path, url: str, save: str, env: dict[str, str], act: Any, wait_line: str,
-              log: Path) -> tuple[int, str]:
+              log: Path, extra: list[str] | None = None) -> tuple[int, str]:
     """``trailblaze record URL --save SAVE`` with ``act(page)`` as the person, then the window closed."""
     from playwright.sync_api import sync_playwright
 
     port = free_port()
-    proc = start_recording(ws, log, [url, "--save", save], env, port)
+    proc = start_recording(ws, log, [url, "--save", save, *(extra or [])], env, port)
     try:
         wait_for(log, "Recording on playwright-native", proc)
         with sync_playwright() as pw:
@@ -242,8 +242,9 @@ def record_on(ws: Path, url: str, save: str, env: dict[str, str], act: Any, wait
     return code, log.read_text()
 
 
-def snapshot_of(ws: Path, url: str, env: dict[str, str]) -> str:
-    done = subprocess.run([str(TRAILBLAZE), "snapshot", "--url", url, "--driver", "playwright-native"], cwd=ws,
+def snapshot_of(ws: Path, url: str, env: dict[str, str], extra: list[str] | None = None) -> str:
+    done = subprocess.run([str(TRAILBLAZE), "snapshot", "--url", url, "--driver", "playwright-native",
+                           *(extra or [])], cwd=ws,
                           env=env, capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout
@@ -329,3 +330,121 @@ def test_clicks_and_typing_in_frames_are_recorded_with_the_frame(tmp_path: Path,
     snapshot = snapshot_of(ws, f"{app}/expense.html", env)
     for ref in ('textbox "Approval note"', 'button "Approve"', 'button "Add comment"', 'button "Confirm partner"'):
         assert f"] {ref}" in snapshot, (ref, snapshot)
+
+
+SIGNED_IN = """\
+config:
+  id: signed-in
+  title: Signed in to the shop
+  target: shop
+trail:
+  - step: Sign in
+    recording:
+      web:
+        - shop_login: {email: approver@example.com, password: secret123}
+"""
+
+
+def test_the_example_account_pages_are_recorded_as_the_snapshot_shows_them_and_replay(tmp_path: Path,
+                                                                                     display: str) -> None:
+    """The shop's account pages, signed in by a setup trail: a click in the same-origin iframe, typing in
+    the cross-origin one and a click in the nested one (approvals.html); a ``<label>``-wrapped
+    ``<select>`` and a star in an open shadow root (profile.html). Each recorded descriptor and ``frame:``
+    is what ``trailblaze snapshot`` prints for that element, and both trails replay green."""
+    ws = shop_workspace(tmp_path / "shop")
+    (ws / "trails" / "signed-in.trail.yaml").write_text(SIGNED_IN)
+    env = {**server_env(), "DISPLAY": display}
+    setup = ["--setup", "trails/signed-in.trail.yaml"]
+
+    def approve(page: Any) -> None:
+        approval = page.frame_locator('iframe[title="Approval frame"]')
+        partner = page.frame_locator('iframe[title="Partner frame"]')
+        point_and_click(page, approval.get_by_role("button", name="Approve"))
+        approval.get_by_text("Approved").wait_for()
+        point_and_click(page, partner.get_by_role("textbox", name="Reviewer"))
+        page.keyboard.type("Ada")
+        point_and_click(page, approval.frame_locator('iframe[title="Receipt frame"]')
+                        .get_by_role("button", name="Show receipt"))
+
+    def profile(page: Any) -> None:
+        page.get_by_role("combobox", name="Category").focus()  # picked with the keyboard, as a person may
+        page.keyboard.press("ArrowDown")
+        point_and_click(page, page.locator("star-rating").get_by_role("button", name="4 stars"))
+        page.get_by_text("Your rating: 4 of 5").wait_for()
+
+    recordings = {
+        "approvals": (approve, 'recorded web_click: click button "Show receipt"', [
+            ("web_click", 'button "Approve"', 'iframe "Approval frame"'),
+            ("web_type", 'textbox "Reviewer"', 'iframe "Partner frame"'),
+            ("web_click", 'button "Show receipt"', 'iframe "Receipt frame"'),
+        ]),
+        "profile": (profile, 'recorded web_click: click button "4 stars"', [
+            ("web_selectOption", 'combobox "Category"', None),
+            ("web_click", 'button "4 stars"', None),
+        ]),
+    }
+    from trailblaze import load_yaml
+
+    for page_name, (act, last_line, expected) in recordings.items():
+        url = f"/account/{page_name}.html"
+        save = f"trails/{page_name}.trail.yaml"
+        code, output = record_on(ws, url, save, env, act, last_line, tmp_path / f"{page_name}.log",
+                                 extra=setup)
+        assert code == 0, output
+        saved = (ws / save).read_text()
+        calls = [(name, args) for item in load_yaml(saved)["trail"] for call in item["recording"]["web"]
+                 for name, args in call.items() if isinstance(args, dict) and "ref" in args]
+        assert [(name, args["ref"], args.get("frame")) for name, args in calls] == expected, saved
+        snapshot = snapshot_of(ws, url, env, extra=setup)
+        for _, ref, frame in expected:  # what `trailblaze snapshot` prints for that element and its iframe
+            assert f"] {ref}" in snapshot, (ref, snapshot)
+            if frame is not None:
+                assert f"] {frame}" in snapshot, (frame, snapshot)
+        replay = subprocess.run([str(TRAILBLAZE), "run", save], cwd=ws, env=env, capture_output=True,
+                                text=True, timeout=300, check=False)
+        assert replay.returncode == 0, replay.stdout + replay.stderr + saved
+        assert "1 passed" in replay.stdout
+
+
+def test_a_tab_and_a_popup_the_person_opens_are_said_and_replay_goes_back_to_the_first_tab(
+        tmp_path: Path, display: str) -> None:
+    """The recorder records in the tab it started in. A ``target=_blank`` link and a ``window.open`` popup
+    are recorded as the clicks that opened them, with one warning each (what is done in the new tab is
+    not recorded); replay acts on a tab an action opened, so the next action recorded in the first tab
+    goes back to it with ``web_switchTab {index: 0}``, and the trail replays green."""
+    ws = shop_workspace(tmp_path / "shop")
+    (ws / "trails" / "signed-in.trail.yaml").write_text(SIGNED_IN)
+    env = {**server_env(), "DISPLAY": display}
+
+    def act(page: Any) -> None:
+        with page.context.expect_page() as policy:
+            point_and_click(page, page.get_by_role("link", name="Expense policy"))
+        policy.value.get_by_role("heading", name="Expense policy").wait_for()
+        page.bring_to_front()
+        with page.context.expect_page():
+            point_and_click(page, page.get_by_role("button", name="Open support chat"))
+        page.bring_to_front()
+        status = page.get_by_role("status")
+        status.get_by_text("The chat opened").wait_for()
+        status.click(click_count=3)
+        page.keyboard.press("Alt+Shift+V")
+
+    save = "trails/help.trail.yaml"
+    code, output = record_on(ws, "/account/help.html", save, env, act, "recorded web_verifyTextVisible",
+                             tmp_path / "help.log", extra=["--setup", "trails/signed-in.trail.yaml"])
+    assert code == 0, output
+    warnings = [ln for ln in output.splitlines() if ln.startswith("trailblaze record: warning:")]
+    assert len(warnings) == 2 and all("a new tab or popup" in w for w in warnings), output
+    saved = (ws / save).read_text()
+    from trailblaze import load_yaml
+
+    calls = [(name, args) for item in load_yaml(saved)["trail"] for call in item["recording"]["web"]
+             for name, args in call.items()]
+    assert [(name, args.get("ref", args.get("index"))) for name, args in calls if name != "web_navigate"] == [
+        ("web_click", 'link "Expense policy"'), ("web_switchTab", 0), ("web_click", 'button "Open support chat"'),
+        ("web_switchTab", 0), ("web_verifyTextVisible", None)], saved
+    assert saved.count("# trailblaze record could not record a new tab or popup") == 2, saved
+    replay = subprocess.run([str(TRAILBLAZE), "run", save], cwd=ws, env=env, capture_output=True,
+                            text=True, timeout=300, check=False)
+    assert replay.returncode == 0, replay.stdout + replay.stderr + saved
+    assert "1 passed" in replay.stdout

@@ -136,3 +136,39 @@ def test_open_shadow_roots_work_in_snapshots_and_replay(web_session: Any) -> Non
     ws.ok("web_click", ref='button "Save profile"')
     ws.ok("web_verifyValue", ref="status", expected="Profile saved: Ada, Meals, rated 4 of 5")
     assert "Your rating: 4 of 5" in ws.driver.snapshot()
+
+
+NAMED_FRAMES = """<h2 id="team">Team <b>approvals</b></h2>
+<iframe aria-labelledby="team" srcdoc="<button>Approve</button>"></iframe>
+<iframe title="Twin" srcdoc="<button>Left</button>"></iframe>
+<iframe title="Twin" srcdoc="<button>Right</button>"></iframe>"""
+
+
+def test_one_rule_names_an_iframe_for_the_snapshot_every_recording_and_replay(web_session: Any) -> None:
+    """``aria-labelledby`` names an iframe as ``aria-label`` and ``title`` do, in the snapshot, in what a
+    frame ref is recorded as (the MCP server and ``session save`` share ``record_ref``; the recorder
+    ``frames.frame_descriptor``) and in replay; a name two iframes share is recorded as a ``css=`` path."""
+    from trailblaze_driver_web.frames import frame_descriptor
+
+    ws = web_session(timeout_ms=1500)
+    page = ws.driver.page
+    page.set_content(NAMED_FRAMES)
+    page.frames[-1].get_by_role("button").wait_for()
+    tree = ws.driver.snapshot()
+    assert 'iframe "Team approvals":' in tree and tree.count('iframe "Twin":') == 2, tree
+    assert [frame_descriptor(f) for f in page.frames] == [
+        None, 'iframe "Team approvals"', "css=body > iframe:nth-of-type(2)",
+        "css=body > iframe:nth-of-type(3)"]
+    recorded = {}
+    for name in ("Approve", "Right"):
+        ws.ok("web_click", ref=ws.ref_of("button", name))
+        rec = ws.session.executed[-1].recorded
+        assert rec is not None
+        recorded[name] = rec.args
+    assert recorded["Approve"]["frame"] == 'iframe "Team approvals"'
+    assert recorded["Right"]["frame"] == "css=body > iframe:nth-of-type(3)"
+    page.set_content(NAMED_FRAMES)  # a fresh page: no ref of the old one is valid
+    page.frames[-1].get_by_role("button").wait_for()
+    for name, args in recorded.items():  # found in that frame alone ("Right" is in the second "Twin")
+        said = ws.ok("web_click", **args).message
+        assert f'"ariaNameRegex": "{name}"' in said and said.endswith(f' in {args["frame"]}'), said

@@ -5,24 +5,24 @@ come from Playwright's aria snapshot of that element — the computation ``trail
 replay's role locators match — and its selector from ``targets.best_selector``, the code that records an
 action by snapshot ref (role and name, then test id, id, position). A ``<select>`` inside ``<label>Category
 …</label>`` is therefore ``combobox "Category"`` here exactly as in the snapshot. An element inside an
-iframe is also given the iframe, as a descriptor (``iframe "Approval frame"``) or, when its name does not
-pick it alone, ``css=``.
+iframe is also given the iframe by ``frames.frame_descriptor``, the naming every recording shares
+(``iframe "Approval frame"``, or ``css=`` when that name does not pick it alone).
 """
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from trailblaze import NodeSelector, WebMatch
 
+from .frames import frame_descriptor
 from .recorder_reports import PageReport
 from .recorder_script import MARK_ATTRIBUTE
 from .selectors import selector_locator
 from .snapshot import AriaNode, parse
-from .targets import _CSS_PATH_JS, _css_ref, best_selector
+from .targets import _css_ref, best_selector
 
 if TYPE_CHECKING:
     from playwright.sync_api import Frame, Locator
@@ -60,7 +60,7 @@ def name_marked(drv: PlaywrightDriver, frame: Frame, mark: str) -> RecordedTarge
         if handle is None:
             return None
         try:
-            sel = best_selector(drv, handle, node, frame if in_frame else None)
+            sel = best_selector(drv, handle, node, frame)
         finally:
             handle.dispose()
         args = None if sel is None else {"ref": _descriptor(node) or _css_ref(sel), "nodeSelector": sel.to_yaml()}
@@ -90,39 +90,6 @@ def _by_role_and_name(frame: Frame, node: AriaNode | None, mark: str) -> dict[st
     return {"ref": node.descriptor(), "nodeSelector": sel.to_yaml()}
 
 
-def frame_descriptor(frame: Frame) -> str | None:
-    """How a tool names the iframe element ``frame`` is shown in: ``iframe "NAME"`` when that name is the
-    iframe's alone in its document, else its ``css=`` path. Playwright's role locators and aria snapshot
-    give iframes no name, so the name is HTML-AAM's for an iframe: ``aria-labelledby``, ``aria-label``,
-    else ``title``."""
-    if frame.parent_frame is None:
-        return None
-    handle = frame.frame_element()
-    try:
-        name = handle.evaluate(_IFRAME_NAME_JS)
-        if name:
-            return f"iframe {json.dumps(name, ensure_ascii=False)}"
-        css = handle.evaluate(_CSS_PATH_JS)
-        return f"css={css}" if css else None
-    finally:
-        handle.dispose()
-
-
-_IFRAME_NAME_JS = """el => {
-  const squash = s => (s || '').replace(/\\s+/g, ' ').trim();
-  const name = f => {
-    const by = f.getAttribute('aria-labelledby');
-    const labelled = by && squash(by.split(/\\s+/).map(id => (f.ownerDocument.getElementById(id) || {}).textContent)
-                                   .join(' '));
-    return labelled || squash(f.getAttribute('aria-label')) || squash(f.getAttribute('title'));
-  };
-  const mine = name(el);
-  if (!mine) return null;
-  const same = [...el.ownerDocument.querySelectorAll('iframe, frame')].filter(f => name(f) === mine);
-  return same.length === 1 ? mine : null;
-}"""
-
-
 def _descriptor(node: AriaNode | None) -> str | None:
     """The snapshot's descriptor of a node that has a role and a name (as ``targets.record_ref`` writes)."""
     return node.descriptor() if node is not None and node.role not in ("generic", "text") and node.name else None
@@ -141,6 +108,9 @@ class ElementNamer:
 
     def __init__(self, drv: PlaywrightDriver, max_per_s: int) -> None:
         self.drv = drv
+        self.page = drv.page
+        """The page the recording started on, where the script reports from: a tab the person opens
+        becomes the driver's current page (``tabs.py``), but not the page whose elements are named."""
         self.max_per_s = max_per_s
         self._named: dict[str, tuple[float, RecordedTarget | None]] = {}
         """Names asked ahead, by mark: (when, the name or None when it could not be read)."""
@@ -191,7 +161,7 @@ class ElementNamer:
         if known is not None and not known.is_detached():
             return known
         try:
-            frames = sorted(self.drv.page.frames, key=lambda f: f.url != report.url)
+            frames = sorted(self.page.frames, key=lambda f: f.url != report.url)
         except Exception:  # noqa: BLE001 - the page is gone
             return None
         for frame in frames:

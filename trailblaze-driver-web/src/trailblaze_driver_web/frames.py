@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -78,20 +79,69 @@ def page_scopes(page: Page) -> list[FrameScope]:
 
 
 def frame_descriptor(frame: Frame) -> str | None:
-    """``iframe "Approval frame"`` for the element holding ``frame`` (its accessible name: aria-label,
-    else title), or ``iframe`` when it has none; None when the element is gone."""
+    """How a tool names the iframe element ``frame`` is shown in, for messages and every recording (the
+    recorder, ``session save``, the MCP server): ``iframe "NAME"`` (``FRAME_NAME_JS``) when that picks this
+    iframe alone among the documents ``frame:`` is looked up in (``targets.frame_scopes``: the page and
+    each frame that holds frames), else its ``css=`` path; None for the page itself or an iframe gone."""
+    if frame.parent_frame is None:
+        return None
     try:
         handle = frame.frame_element()
     except Exception:  # noqa: BLE001 - detached while we looked
         return None
     try:
-        info = handle.evaluate("e => [e.localName, e.getAttribute('aria-label') || e.title || '']")
-    except Exception:  # noqa: BLE001
+        tag, name = handle.evaluate(f"e => [e.localName, ({FRAME_NAME_JS})(e)]")
+        if name:
+            page = frame.page
+            holders = [page.main_frame] + [f for f in page.frames[1:] if f.child_frames and not f.is_detached()]
+            if sum(count_each([frame_element_locator(h, str(name)) for h in holders])) == 1:
+                role = "frame" if tag == "frame" else "iframe"
+                return f"{role} {json.dumps(name, ensure_ascii=False)}"
+        css = handle.evaluate(CSS_PATH_JS)
+        return f"css={css}" if css else None
+    except Exception:  # noqa: BLE001 - its document went away meanwhile
         return None
     finally:
         handle.dispose()
-    role, name = ("iframe" if info[0] != "frame" else "frame"), " ".join(str(info[1]).split())
-    return f"{role} {json.dumps(name, ensure_ascii=False)}" if name else role
+
+
+FRAME_NAME_JS = """el => {
+  const squash = s => (s || '').replace(/\\s+/g, ' ').trim();
+  const by = el.getAttribute('aria-labelledby');
+  const labelled = by && squash(by.split(/\\s+/)
+    .map(id => (el.ownerDocument.getElementById(id) || {}).textContent).join(' '));
+  return labelled || squash(el.getAttribute('aria-label')) || squash(el.getAttribute('title'));
+}"""
+"""An iframe element's name, HTML-AAM's rule (``aria-labelledby``, ``aria-label``, else ``title``): what the
+snapshot shows for it, what a recording writes and what ``frame_element_locator`` matches. Playwright's
+aria snapshot and role locators give iframes no name, so this is the one place it is computed."""
+
+CSS_PATH_JS = """el => {
+  const parts = [];
+  for (let e = el; e && e.nodeType === 1 && e !== document.documentElement; e = e.parentElement) {
+    if (e.id && /^[A-Za-z_][\\w-]*$/.test(e.id)) { parts.unshift('#' + e.id); break; }
+    let part = e.localName;
+    const same = e.parentElement ? [...e.parentElement.children].filter(c => c.localName === e.localName) : [];
+    if (same.length > 1) part += ':nth-of-type(' + (same.indexOf(e) + 1) + ')';
+    parts.unshift(part);
+  }
+  return parts.join(' > ');
+}"""
+"""A CSS path to an element within its document (from its nearest id): the last resort of a recording."""
+
+
+def frame_element_locator(page: Root, name: str | re.Pattern[str] | None) -> Locator:
+    """The ``<iframe>``/``<frame>`` elements named ``name`` by ``FRAME_NAME_JS``'s rule: Playwright's label
+    matching covers ``aria-labelledby`` and ``aria-label``; ``title`` is matched as well."""
+    loc = page.locator("iframe, frame")
+    if name is None:
+        return loc
+    if isinstance(name, str):
+        named = page.get_by_label(name, exact=True).or_(page.get_by_title(name, exact=True))
+    else:
+        named = page.get_by_label(name).or_(page.get_by_title(name))
+    return loc.and_(named)
+
 
 
 def _count(loc: Locator | None) -> int:
@@ -155,9 +205,6 @@ def ambiguous(tool: str, what: str, scopes: Sequence[FrameScope]) -> str:
             f"'frame' argument{hint}")
 
 
-_NAME_JS = "e => e.getAttribute('aria-label') || e.title || ''"
-
-
 def name_frame_elements(page: Page, snap: PageSnapshot) -> None:
     """Give the snapshot's iframe nodes their accessible names (Playwright's AI snapshot shows a bare
     ``iframe``), so the snapshot reads ``[e4] iframe "Approval frame":`` - the descriptor a ``frame:``
@@ -165,7 +212,7 @@ def name_frame_elements(page: Page, snap: PageSnapshot) -> None:
     for node in snap.nodes():
         if node.role in FRAME_ROLES and node.ref and not node.name:
             try:
-                name = page.locator(f"aria-ref={node.ref}").evaluate(_NAME_JS, timeout=1000)
+                name = page.locator(f"aria-ref={node.ref}").evaluate(FRAME_NAME_JS, timeout=1000)
             except Exception:  # noqa: BLE001 - gone since the snapshot: leave it unnamed
                 continue
             node.name = " ".join(str(name).split()) or None

@@ -24,7 +24,8 @@ from pydantic import ValidationError
 
 from trailblaze import RecordOptions, RecordedStepDraft, ToolCall, escape_literal
 
-from .element_names import ElementNamer, frame_descriptor
+from .element_names import ElementNamer
+from .frames import frame_descriptor
 from .recorder_channel import IsolatedChannel
 from .recorder_reports import PageReport
 from .recorder_script import PAGE_SCRIPT
@@ -93,6 +94,10 @@ class Recorder:
         self._window = (0.0, 0, 0)
         """(second it started, actions in it, actions dropped in it)."""
         self.elements = ElementNamer(drv, options.max_events_per_s)
+        self.page = self.elements.page
+        """The page recorded: the script is in this one only, also after the person opens another tab."""
+        self._other_tab: str | None = None
+        """The tab (its URL) opened since the last action recorded here: replay will be acting on it."""
         self._pending_notes: list[str] = []
         self.channel: IsolatedChannel | None = None
         self._queue: deque[Callable[[], None]] = deque()
@@ -102,13 +107,14 @@ class Recorder:
     def attach(self) -> None:
         context = self.drv.context
         assert context is not None
-        self.channel = IsolatedChannel(context, self.drv.page, self._on_report)
+        self.channel = IsolatedChannel(context, self.page, self._on_report)
         self.channel.attach()
-        self._last_url = self.drv.page.url
-        self.drv.page.on("framenavigated", self._on_navigated)
+        self._last_url = self.page.url
+        self.page.on("framenavigated", self._on_navigated)
+        context.on("page", self._on_new_tab)
 
     def run(self) -> list[RecordedStepDraft]:
-        page = self.drv.page
+        page = self.page
         while not self.options.should_stop():
             try:
                 if page.is_closed():
@@ -118,6 +124,11 @@ class Recorder:
                 break
         if self.channel is not None:
             self.channel.detach()
+        try:
+            if self.drv.context is not None:
+                self.drv.context.remove_listener("page", self._on_new_tab)
+        except Exception:  # noqa: BLE001, S110 - the browser is gone already
+            pass
         return self.drafts()
 
     # -- reports ----------------------------------------------------------------------------------
@@ -240,8 +251,22 @@ class Recorder:
         self._warn(f"not recorded: {line}")
         self._note(f"trailblaze record could not record {line}")
 
+    def _on_new_tab(self, page: Any) -> None:
+        self._queue.append(lambda: self._new_tab(page))
+        self._drain()
+
+    def _new_tab(self, page: Any) -> None:
+        """A tab or popup the person opened: what they do in it is not recorded (the script is in the first
+        tab only), which is said once. Replay acts on a tab an action opened (docs/web.md), so the next
+        action recorded back here is preceded by ``web_switchTab {index: 0}``."""
+        url = "" if page.url in ("", "about:blank") else f" ({self._relative(page.url)})"
+        line = f"a new tab or popup{url}: actions in it are not recorded, only those in the first tab"
+        self._warn(f"not recorded: {line}")
+        self._note(f"trailblaze record could not record {line}")
+        self._other_tab = url or "a new tab"
+
     def _on_navigated(self, frame: Any) -> None:
-        if frame == self.drv.page.main_frame:
+        if frame == self.page.main_frame:
             url = frame.url  # read now: the queue may run after the next navigation
             self._queue.append(lambda: self._navigated(url))
             self._drain()
@@ -284,6 +309,10 @@ class Recorder:
         # literal text, so its braces are escaped. Only the secret's value is a token.
         call = ToolCall(call.name, {k: v if (call.name, k) == ("web_fillSecret", "value") else escape_literal(v)
                                     for k, v in call.args.items()})
+        if self._other_tab is not None:  # the person is back in the first tab: so is the replay
+            self._other_tab = None
+            self._add("step", ToolCall("web_switchTab", {"index": 0}), "go back to the first tab", new=True)
+            self._break = True
         now = time.monotonic()
         pause = self._last_action and now - self._last_action > self.options.pause_s
         last = self.steps[-1] if self.steps else None

@@ -9,8 +9,8 @@ A tool's ``ref`` may be
 
 Every function here builds on a ``Root``: the page, one of its frames, or an iframe's content (see
 :mod:`.frames`, which decides which), so a descriptor means the same in a frame as on the page.
-``iframe "Approval frame"`` names an iframe element by its accessible name (aria-label, else title),
-which is how a tool's ``frame:`` argument is usually written.
+``iframe "Approval frame"`` names an iframe element by its accessible name (aria-labelledby, aria-label,
+else title: ``frames.FRAME_NAME_JS``), which is how a tool's ``frame:`` argument is usually written.
 
 A ``nodeSelector`` is upstream's ``TrailblazeNodeSelector`` (decoded by :mod:`trailblaze.selectors`,
 shared with the mobile drivers) with its ``web`` match (``ariaRole``, ``ariaNameRegex``,
@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from trailblaze import NodeSelector, WebMatch
+
+from .frames import frame_element_locator
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator
@@ -198,18 +200,6 @@ def descriptor_locator(page: Root, text: str) -> Locator | None:
 
 FRAME_ROLES = frozenset({"iframe", "frame"})
 """Not ARIA roles (``get_by_role`` knows neither), but how Playwright's snapshot shows frame elements."""
-
-
-def frame_element_locator(page: Root, name: str | re.Pattern[str] | None) -> Locator:
-    """The ``<iframe>``/``<frame>`` elements named ``name`` (their aria-label, else their title)."""
-    loc = page.locator("iframe, frame")
-    if name is None:
-        return loc
-    if isinstance(name, str):
-        named = page.get_by_title(name, exact=True).or_(page.locator(f"[aria-label={json.dumps(name, ensure_ascii=False)}]"))
-    else:
-        named = page.get_by_title(name)
-    return loc.and_(named)
 
 
 # -- geometric resolution ---------------------------------------------------------------------------

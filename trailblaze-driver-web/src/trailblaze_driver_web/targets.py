@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING, Any
 from trailblaze import NodeSelector, ToolFailure, WebMatch, parse_selector
 
 from . import upstream_refs
-from .frames import FrameScope, find_in_frames, page_scopes
+from .frames import CSS_PATH_JS, FrameScope, find_in_frames, frame_descriptor, page_scopes
 from .selectors import REF, descriptor_locator, escape_regex, resolve, selector_locator
 from .snapshot import AriaNode
 
 if TYPE_CHECKING:
-    from playwright.sync_api import ElementHandle, Locator
+    from playwright.sync_api import ElementHandle, Frame, Locator
 
     from .driver import PlaywrightDriver
     from .frames import Root
@@ -268,15 +268,13 @@ def record_ref(drv: PlaywrightDriver, ref: str, node: AriaNode | None) -> dict[s
     handle = page.locator(f"aria-ref={ref}").element_handle(timeout=drv.cfg.timeout_ms)
     if handle is None:
         return None
-    frame_node = node.frame_node() if node is not None else None
+    owner: Frame | None = None
     try:
-        root: Root = page
-        if frame_node is not None:
+        if node is not None and node.frame_node() is not None:
             owner = handle.owner_frame()
             if owner is None:
                 return None
-            root = owner
-        sel = best_selector(drv, handle, node, root)
+        sel = best_selector(drv, handle, node, owner or page)
     finally:
         handle.dispose()
     if sel is None:
@@ -284,37 +282,12 @@ def record_ref(drv: PlaywrightDriver, ref: str, node: AriaNode | None) -> dict[s
     descriptor = node.descriptor() if node is not None and node.role not in ("generic", "text") and node.name \
         else _css_ref(sel)
     recorded: dict[str, Any] = {"ref": descriptor, "nodeSelector": sel.to_yaml()}
-    if frame_node is not None:
-        frame = _frame_ref(drv, frame_node)
+    if owner is not None:
+        frame = frame_descriptor(owner)
         if frame is None:
             return None
         recorded["frame"] = frame
     return recorded
-
-
-def _frame_ref(drv: PlaywrightDriver, frame_node: AriaNode) -> str | None:
-    """How a recording names the iframe holding an element: its descriptor when that names one iframe
-    of the page, else a CSS path to it (within the frame that holds it)."""
-    if frame_node.name:
-        descriptor = frame_node.descriptor()
-        page = drv.page
-        holders = [page] + [f for f in page.frames[1:] if f.child_frames and not f.is_detached()]
-        found = 0
-        for holder in holders:
-            loc = descriptor_locator(holder, descriptor)
-            found += loc.count() if loc is not None else 0
-        if found == 1:
-            return descriptor
-    if frame_node.ref is None:
-        return None
-    handle = drv.page.locator(f"aria-ref={frame_node.ref}").element_handle(timeout=drv.cfg.timeout_ms)
-    if handle is None:
-        return None
-    try:
-        css = handle.evaluate(_CSS_PATH_JS)
-    finally:
-        handle.dispose()
-    return f"css={css}" if css else None
 
 
 def _css_ref(sel: NodeSelector) -> str:
@@ -367,7 +340,7 @@ def best_selector(drv: PlaywrightDriver, handle: ElementHandle, node: AriaNode |
     if first_seen is not None:
         match, index = first_seen
         return NodeSelector(web=match.model_copy(update={"nthIndex": index}))
-    css = handle.evaluate(_CSS_PATH_JS)
+    css = handle.evaluate(CSS_PATH_JS)
     if css:
         sel = NodeSelector(web=WebMatch(cssSelector=css))
         index, count = _position(root, sel, handle)
@@ -376,17 +349,6 @@ def best_selector(drv: PlaywrightDriver, handle: ElementHandle, node: AriaNode |
     return None
 
 
-_CSS_PATH_JS = """el => {
-  const parts = [];
-  for (let e = el; e && e.nodeType === 1 && e !== document.documentElement; e = e.parentElement) {
-    if (e.id && /^[A-Za-z_][\\w-]*$/.test(e.id)) { parts.unshift('#' + e.id); break; }
-    let part = e.localName;
-    const same = e.parentElement ? [...e.parentElement.children].filter(c => c.localName === e.localName) : [];
-    if (same.length > 1) part += ':nth-of-type(' + (same.indexOf(e) + 1) + ')';
-    parts.unshift(part);
-  }
-  return parts.join(' > ');
-}"""
 
 
 # -- diagnostics -------------------------------------------------------------------------------------
