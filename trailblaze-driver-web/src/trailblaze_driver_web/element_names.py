@@ -27,7 +27,7 @@ from .targets import _css_ref, best_selector
 if TYPE_CHECKING:
     from playwright.sync_api import Frame, Locator
 
-    from .driver import PlaywrightDriver
+    from .page_owner import PageOwner
 
 NAMING_TIMEOUT_MS = 500
 """How long an element may take to be read: it is on the page already, or gone (the page navigated)."""
@@ -48,7 +48,7 @@ def marked(frame: Frame, mark: str) -> Locator:
     return frame.locator(f'[{MARK_ATTRIBUTE}="{mark}"]')
 
 
-def name_marked(drv: PlaywrightDriver, frame: Frame, mark: str) -> RecordedTarget | None:
+def name_marked(drv: PageOwner, frame: Frame, mark: str) -> RecordedTarget | None:
     """The recorded target of the element marked ``mark`` in ``frame``; None when it is gone or the mark is
     not on one element alone (the page copied it)."""
     loc = marked(frame, mark)
@@ -106,7 +106,7 @@ class ElementNamer:
     keeps those names a moment, finds the frame that holds a mark, and falls back to what the script saw
     (test id, id, CSS path; never a name) when the element is gone."""
 
-    def __init__(self, drv: PlaywrightDriver, max_per_s: int) -> None:
+    def __init__(self, drv: PageOwner, max_per_s: int) -> None:
         self.drv = drv
         self.page = drv.page
         """The page the recording started on, where the script reports from: a tab the person opens

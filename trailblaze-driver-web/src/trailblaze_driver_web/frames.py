@@ -21,10 +21,11 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any
 
 from trailblaze import BadInputError, ToolFailure
 
+from .selectors import Root, frame_element_locator, resolve, selector_locator
 from .snapshot import FRAME_ROLES
 
 if TYPE_CHECKING:
@@ -33,8 +34,6 @@ if TYPE_CHECKING:
 
     from .snapshot import PageSnapshot
 
-Root = Union["Page", "Frame", "FrameLocator"]
-"""What locators are built on: the page, one frame of it, or the content of an iframe element."""
 
 POLL_MS = 100
 
@@ -130,20 +129,6 @@ CSS_PATH_JS = """el => {
 """A CSS path to an element within its document (from its nearest id): the last resort of a recording."""
 
 
-def frame_element_locator(page: Root, name: str | re.Pattern[str] | None) -> Locator:
-    """The ``<iframe>``/``<frame>`` elements named ``name`` by ``FRAME_NAME_JS``'s rule: Playwright's label
-    matching covers ``aria-labelledby`` and ``aria-label``; ``title`` is matched as well."""
-    loc = page.locator("iframe, frame")
-    if name is None:
-        return loc
-    if isinstance(name, str):
-        named = page.get_by_label(name, exact=True).or_(page.get_by_title(name, exact=True))
-    else:
-        named = page.get_by_label(name).or_(page.get_by_title(name))
-    return loc.and_(named)
-
-
-
 def _count(loc: Locator | None) -> int:
     if loc is None:
         return 0
@@ -225,8 +210,6 @@ def count_in_aria_tree(page: Page, selector: NodeSelector) -> int:
     rendered (``display: none``, ``visibility: hidden``) or is hidden from assistive technology
     (``aria-hidden``, ``inert``) is not there, even when a ``cssSelector`` finds it in the DOM. In
     the page and each of its frames."""
-    from .selectors import resolve, selector_locator
-
     total = 0
     try:
         for scope in page_scopes(page):

@@ -33,7 +33,7 @@ from .recorder_script import PAGE_SCRIPT
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Page
 
-    from .driver import PlaywrightDriver
+    from .page_owner import PageOwner
 
 __all__ = ["PAGE_SCRIPT", "Recorder", "RecordingBrowser", "record_actions"]
 
@@ -76,7 +76,7 @@ class Recorder:
     """Turns page reports into recorded steps. Attach it, then ``run()`` pumps Playwright until the
     person closes the page or ``options.should_stop()``."""
 
-    def __init__(self, drv: PlaywrightDriver, options: RecordOptions) -> None:
+    def __init__(self, drv: PageOwner, options: RecordOptions) -> None:
         self.drv = drv
         self.options = options
         self.steps: list[_Step] = []
@@ -350,7 +350,7 @@ class Recorder:
         return url
 
 
-def record_actions(drv: PlaywrightDriver, options: RecordOptions) -> list[RecordedStepDraft]:
+def record_actions(drv: PageOwner, options: RecordOptions) -> list[RecordedStepDraft]:
     recorder = Recorder(drv, options)
     recorder.attach()
     return recorder.run()

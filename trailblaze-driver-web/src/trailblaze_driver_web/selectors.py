@@ -29,16 +29,18 @@ import json
 import re
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Union
 
 from trailblaze import NodeSelector, WebMatch
 
-from .frames import frame_element_locator
+from .snapshot import FRAME_ROLES
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Locator
+    from playwright.sync_api import Frame, FrameLocator, Locator, Page
 
-    from .frames import Root
+Root = Union["Page", "Frame", "FrameLocator"]
+"""What locators are built on: the page, one frame of it, or the content of an iframe element."""
+
 
 _REGEX_SPECIAL = re.compile(r"([\\^$.|?*+()\[\]{}])")
 
@@ -198,8 +200,17 @@ def descriptor_locator(page: Root, text: str) -> Locator | None:
     return loc
 
 
-FRAME_ROLES = frozenset({"iframe", "frame"})
-"""Not ARIA roles (``get_by_role`` knows neither), but how Playwright's snapshot shows frame elements."""
+def frame_element_locator(page: Root, name: str | re.Pattern[str] | None) -> Locator:
+    """The ``<iframe>``/``<frame>`` elements named ``name`` by ``frames.FRAME_NAME_JS``'s rule: Playwright's
+    label matching covers ``aria-labelledby`` and ``aria-label``; ``title`` is matched as well."""
+    loc = page.locator("iframe, frame")
+    if name is None:
+        return loc
+    if isinstance(name, str):
+        named = page.get_by_label(name, exact=True).or_(page.get_by_title(name, exact=True))
+    else:
+        named = page.get_by_label(name).or_(page.get_by_title(name))
+    return loc.and_(named)
 
 
 # -- geometric resolution ---------------------------------------------------------------------------

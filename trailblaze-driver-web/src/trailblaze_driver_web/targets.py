@@ -28,8 +28,8 @@ from .snapshot import AriaNode
 if TYPE_CHECKING:
     from playwright.sync_api import ElementHandle, Frame, Locator
 
-    from .driver import PlaywrightDriver
-    from .frames import Root
+    from .page_owner import PageOwner
+    from .selectors import Root
 
 _CSS_IDENT = re.compile(r"^[A-Za-z_][\w-]*$")
 
@@ -47,7 +47,7 @@ class Target:
     """Where it was found: the page, or one of its frames (None: by snapshot ref or recorded id)."""
 
 
-def resolve_target(drv: PlaywrightDriver, ref: str | None, node_selector: dict[str, Any] | None, *,
+def resolve_target(drv: PageOwner, ref: str | None, node_selector: dict[str, Any] | None, *,
                    tool: str, timeout_ms: int | None = None, replaying: bool = False,
                    frame: str | None = None) -> Target:
     """The element a tool acts on, in whichever frame of the page holds it (or in ``frame``, the iframe
@@ -66,7 +66,7 @@ def resolve_target(drv: PlaywrightDriver, ref: str | None, node_selector: dict[s
     return resolve_in(drv, scopes, ref, node_selector, tool=tool, timeout_ms=timeout)
 
 
-def frame_scopes(drv: PlaywrightDriver, frame: str | None, tool: str, timeout_ms: int) -> list[FrameScope]:
+def frame_scopes(drv: PageOwner, frame: str | None, tool: str, timeout_ms: int) -> list[FrameScope]:
     """Where a call looks: the page and all its frames, or the one frame whose iframe element ``frame``
     names (a descriptor, ``css=`` or a snapshot ref), found by the same rule as any target. Only frames
     that hold frames can hold that element, so on a page whose iframes are not nested the element is
@@ -85,7 +85,7 @@ def frame_scopes(drv: PlaywrightDriver, frame: str | None, tool: str, timeout_ms
     return [FrameScope(element.content_frame, label=frame)]
 
 
-def resolve_in(drv: PlaywrightDriver, scopes: list[FrameScope], ref: str | None,
+def resolve_in(drv: PageOwner, scopes: list[FrameScope], ref: str | None,
                node_selector: dict[str, Any] | None, *, tool: str, timeout_ms: int) -> Target:
     """``ref``/``nodeSelector`` found in exactly one of ``scopes`` (see ``frames.find_in_frames``)."""
     page = drv.page
@@ -152,7 +152,7 @@ def _in(scopes: list[FrameScope]) -> str:
     return f" in the page or any of its {len(scopes) - 1} frames"
 
 
-def _snapshot_ref(drv: PlaywrightDriver, ref: str, tool: str) -> Target:
+def _snapshot_ref(drv: PageOwner, ref: str, tool: str) -> Target:
     page = drv.page
     loc = page.locator(f"aria-ref={ref}")
     try:
@@ -192,7 +192,7 @@ def _descriptor_only(node: AriaNode | None) -> dict[str, Any] | None:
     return recorded
 
 
-def _recorded_element_id(drv: PlaywrightDriver, ref: str, sel: NodeSelector | None, tool: str,
+def _recorded_element_id(drv: PageOwner, ref: str, sel: NodeSelector | None, tool: str,
                          timeout: int) -> Target:
     """A recorded upstream ``eN``, OR-ed with the recorded selector as upstream's ``validateAndResolveRef``
     does, but never trusting either blindly: an id the fresh element list does not hold contributes no
@@ -232,7 +232,7 @@ def _recorded_element_id(drv: PlaywrightDriver, ref: str, sel: NodeSelector | No
         page.wait_for_timeout(100)
 
 
-def _selector_now(drv: PlaywrightDriver, sel: NodeSelector, tool: str) -> Locator | None:
+def _selector_now(drv: PageOwner, sel: NodeSelector, tool: str) -> Locator | None:
     try:
         return resolve(drv.page, sel, 0).locator
     except ValueError as exc:
@@ -260,7 +260,7 @@ def _role_name(descriptor: str | None, sel: NodeSelector | None) -> tuple[str | 
 
 
 # -- recording ---------------------------------------------------------------------------------------
-def record_ref(drv: PlaywrightDriver, ref: str, node: AriaNode | None) -> dict[str, Any] | None:
+def record_ref(drv: PageOwner, ref: str, node: AriaNode | None) -> dict[str, Any] | None:
     """``{ref: <descriptor>, nodeSelector: <selector>}`` for a snapshot ref, proven on the live page; for
     an element inside an iframe, with ``frame: <the iframe's descriptor>`` and the selector proven in
     that frame (where replay will look for it)."""
@@ -307,7 +307,7 @@ def _position(root: Root, sel: NodeSelector, handle: ElementHandle) -> tuple[int
     return int(result[0]), int(result[1])
 
 
-def best_selector(drv: PlaywrightDriver, handle: ElementHandle, node: AriaNode | None,
+def best_selector(drv: PageOwner, handle: ElementHandle, node: AriaNode | None,
                   root: Root | None = None) -> NodeSelector | None:
     """The most readable selector that picks exactly ``handle`` in ``root`` (the page, or the frame that
     holds it): role and name first (what a user sees and what an ARIA descriptor says), then a test id,
@@ -352,7 +352,7 @@ def best_selector(drv: PlaywrightDriver, handle: ElementHandle, node: AriaNode |
 
 
 # -- diagnostics -------------------------------------------------------------------------------------
-def what_the_page_has(drv: PlaywrightDriver, role: str | None, name: str | None, *, limit: int = 8,
+def what_the_page_has(drv: PageOwner, role: str | None, name: str | None, *, limit: int = 8,
                       scopes: list[FrameScope] | None = None) -> str:
     """One clause for failure messages: the elements of that role (closest names first), else the start
     of the snapshot, so the reader sees at once what changed (a renamed button, a missing dialog).

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from trailblaze import ToolContext
 
     from ..driver import PlaywrightDriver
-    from ..frames import Root
+    from ..selectors import Root
 
 T = TypeVar("T")
 POLL_S = 0.1
