@@ -267,7 +267,7 @@ def test_a_step_with_a_model(root: Path) -> None:
 
 @pytest.mark.appium
 def test_snapshots(root: Path, tmp_path: Path) -> None:
-    code, out = sh(line(doc_line("cd examples/web-shop")), root)
+    code, out = sh(line(doc_line("cd examples/web-shop && uv run trailblaze snapshot")), root)
     assert code == 0 and out.startswith("# playwright-native") and BOX.search(out), out
     # No emulator here: Appium's fake driver stands in for it (the workspace's Android driver settings).
     phone = devices_workspace(tmp_path / "phone")

@@ -130,7 +130,10 @@ def test_record_starts_behind_the_workspace_setup_and_does_not_record_it(tmp_pat
         with sync_playwright() as pw:  # the page the person starts on is behind the login
             page = pw.chromium.connect_over_cdp(f"http://127.0.0.1:{port}").contexts[0].pages[0]
             page.get_by_text(f"Welcome, {EMAIL}").wait_for()
-            page.get_by_role("link", name="View Trail Mug").click()
+            link = page.get_by_role("link", name="View Trail Mug")
+            link.hover()  # as a person clicks: the pointer arrives (the recorder names the element), then the press
+            page.wait_for_timeout(300)
+            link.click()
             wait_for(log, 'recorded web_click: click link "View Trail Mug"', proc)
             # The person closes the window to save (as in test_record_command). Stopping with Ctrl-C
             # hung once in a full parallel run here (record did not exit within 120 s); that path is

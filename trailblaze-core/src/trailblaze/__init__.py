@@ -112,6 +112,8 @@ _LAZY = {
     "decode_output": "trailblaze.untrusted",
     "valid_data": "trailblaze.untrusted",
     "valid_text": "trailblaze.untrusted",
+    "truncated": "trailblaze.untrusted",
+    "MAX_OUTPUT_CHARS": "trailblaze.untrusted",
     "BadInputError": "trailblaze.errors",
     "ConfigError": "trailblaze.errors",
     "DriverError": "trailblaze.errors",
@@ -141,6 +143,7 @@ __all__ = [
     "ToolContext", "ToolDefinition", "ToolDescriptor", "ToolExpansionError", "ToolFailure", "ToolRegistry",
     "ToolResult", "ToolSource", "TrailblazeError", "upstream_class_decoder", "valid_data", "valid_text",
     "WebMatch", "WorkspaceConfig", "write_atomic", "write_new", "YamlLimits", "check_writable_dir",
+    "truncated", "MAX_OUTPUT_CHARS",
 ]
 
 if TYPE_CHECKING:
@@ -176,7 +179,7 @@ if TYPE_CHECKING:
     from .tools.registry import WIRE_NAME as TOOL_NAME_PATTERN, ToolRegistry
     from .tools.serialization import (RESERVED_NAMES as RESERVED_TOOL_NAMES, ToolCallFormatError,
                                       upstream_class_decoder)
-    from .untrusted import decode_output, valid_data, valid_text
+    from .untrusted import MAX_OUTPUT_CHARS, decode_output, truncated, valid_data, valid_text
     from .waypoints.files import discover as discover_waypoint_files
     from .waypoints import load_workspace_waypoints
     from .yamlio import (load_fast as load_yaml, load_roundtrip as load_yaml_roundtrip,

@@ -106,7 +106,7 @@ class PlaywrightDriver(Driver[WebDriverConfig]):
         if self.cfg.locale:
             options["locale"] = self.cfg.locale
         if self.cfg.storage_state:
-            options["storage_state"] = self._storage_state_file(self.cfg.storage_state)
+            options["storage_state"] = storage_state_file(self.cfg.storage_state, self.session)
         context = self.browser_session.open(options)
         self.events.listen_to_context(context)
         logs = self.session is not None and self.session.log.enabled
@@ -123,17 +123,6 @@ class PlaywrightDriver(Driver[WebDriverConfig]):
                           width=viewport["width"], height=viewport["height"], device_id=f"chromium-{version}",
                           name=f"Chromium {version}", browser=self.browser_session.description,
                           headless=self.cfg.headless, remote=self.cfg.remote)
-
-    def _storage_state_file(self, raw: str) -> str:
-        """``storage_state`` as an existing file: relative to the workspace when a session runs, else to
-        the working directory."""
-        root = self.session.workspace.root if self.session is not None else Path.cwd()
-        path = (Path(root) / Path(raw).expanduser()).resolve()
-        if not path.is_file():
-            raise ConfigError(f"drivers.playwright-native.storage_state: {path} does not exist",
-                              hint="save one from a signed-in session: trailblaze tool web_getStorageState "
-                                   "--session NAME > state.json")
-        return str(path)
 
     def _page_opened(self, page: Page) -> None:
         self.events.listen_to_page(page)
@@ -369,3 +358,15 @@ def web_driver(driver: Any) -> PlaywrightDriver:
         raise ToolFailure("this tool needs the web driver (playwright-native): run the trail with "
                           "--driver playwright-native or devices: {web: PLAYWRIGHT_NATIVE}")
     return driver
+
+
+def storage_state_file(raw: str, session: Session | None) -> str:
+    """``storage_state`` as an existing file: relative to the workspace when a session runs, else to the
+    working directory."""
+    root = session.workspace.root if session is not None else Path.cwd()
+    path = (Path(root) / Path(raw).expanduser()).resolve()
+    if not path.is_file():
+        raise ConfigError(f"drivers.playwright-native.storage_state: {path} does not exist",
+                          hint="save one from a signed-in session: trailblaze tool web_getStorageState "
+                               "--session NAME > state.json")
+    return str(path)

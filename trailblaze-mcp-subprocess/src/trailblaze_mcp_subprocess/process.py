@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from trailblaze import die_with_parent
-from trailblaze.untrusted import MAX_OUTPUT_CHARS, truncated
+from trailblaze import MAX_OUTPUT_CHARS, die_with_parent, truncated
 
 from . import reaper
 

@@ -8,7 +8,6 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator
 from trailblaze import DelegatingTool, NodeSelector, Tool, ToolCall, ToolContext, ToolResult
-from trailblaze.builtin.match_tool import FindMatchesTool  # moved to the core (every driver); re-exported
 
 from ..generator import best_selector
 from ..hierarchy import ANDROID, Hierarchy, Node
@@ -330,4 +329,18 @@ TOOLS: list[type[Tool]] = [
     AssertVisibleWithAccessibilityTextTool, AssertVisibleWithResourceIdTool,
 ]
 
-__all__ = ["TOOLS", "FindMatchesTool", "assert_not_visible", "assert_visible", "escape_for_selector"]
+__all__ = ["TOOLS", "assert_not_visible", "assert_visible", "escape_for_selector"]
+
+
+def __getattr__(name: str) -> Any:
+    """``FindMatchesTool`` moved to the core (``findMatches`` runs on every driver now): the old name
+    still imports, with a DeprecationWarning, for one minor version."""
+    if name == "FindMatchesTool":
+        import importlib
+        import warnings
+
+        warnings.warn("trailblaze_driver_android.appium.tools.verification.FindMatchesTool moved to the core: "
+                      "the tool is 'findMatches' on every driver (trailblaze.builtin.match_tool)",
+                      DeprecationWarning, stacklevel=2)
+        return importlib.import_module("trailblaze.builtin.match_tool").FindMatchesTool
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
