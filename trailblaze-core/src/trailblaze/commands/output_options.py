@@ -97,6 +97,8 @@ def write_merged_outputs(merged: Merged, context: BundleContext, host: PluginHos
     from ..report.merge import merged_run
     from ..results.output_request import OutputRequest
 
+    if not host.outputs.plugins_write():
+        return []
     run = merged_run(merged)
     run.interrupted = interrupted
     request = OutputRequest(merged.output_dir, context, junit_xml=junit_xml, html_report=report,
