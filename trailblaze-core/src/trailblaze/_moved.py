@@ -41,6 +41,8 @@ MOVED: dict[str, str] = {
     "trailblaze.plugin_loading": "trailblaze.host.loader",
     "trailblaze.plugin_queries": "trailblaze.plugin_info",
     "trailblaze.trail.reader_base": "trailblaze.trail.read_context",
+    "trailblaze.host.info": "trailblaze.plugin_info",
+    "trailblaze.listings.session_tools": "trailblaze.session",
 }
 """Old dotted path -> the module that holds its names now (docs/architecture.md, "Moved module paths")."""
 
