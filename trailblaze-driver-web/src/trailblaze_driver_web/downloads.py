@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from trailblaze import valid_text
 
+from .dialogs import LogWriter
+
 if TYPE_CHECKING:
     from playwright.sync_api import Download
 
@@ -28,7 +30,6 @@ check their name, not their content."""
 DOWNLOADS_DIR = "downloads"
 MAX_KEPT = 200
 
-LogWriter = Callable[[str, dict[str, Any]], None]
 
 
 @dataclass

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from trailblaze import valid_text
 
-from .dialogs import Dialogs
+from .dialogs import Dialogs, LogWriter
 from .downloads import Downloads
 from .evidence import WebEvidence
 
@@ -27,8 +27,6 @@ if TYPE_CHECKING:
 MAX_CAPTURED_REQUESTS = 5000
 MAX_CAPTURED_BODY = 64 * 1024
 
-LogWriter = Callable[[str, dict[str, Any]], None]
-"""Writes one event of the session's log (kind, payload); the driver's, which knows whether a session runs."""
 
 
 @dataclass(frozen=True)
