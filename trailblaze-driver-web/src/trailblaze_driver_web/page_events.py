@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import weakref
 from collections import deque
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
