@@ -30,15 +30,19 @@ def test_the_account_trails_pass_keep_the_download_and_report_the_evidence(tmp_p
                       "-o", "evidence=on"])
     assert result.exit_code == 0, result.output
     assert "Results: 3 passed, 0 failed, 0 skipped" in result.output
-    # The download is kept under the run's output directory, logged once in the step that started it.
+    # The download is kept under the run's output directory and logged once, in the step running when the
+    # browser reported it: the click's step, or (on a loaded machine, the browser reporting it after the
+    # click returned) the verify step, before that step completes.
     session = _session(logs, "download_the_expenses")
     kept = session / "downloads" / "expenses.csv"
     assert kept.read_text(encoding="utf-8") == (EXAMPLE / "app" / "account" / "files" / "expenses.csv").read_text()
     entries = list(read_log(session))
-    steps = [e for e in entries if str(e.get("class", "")).endswith(("ObjectiveStartLog", "ObjectiveCompleteLog",
-                                                                     "WebDownloadLog"))]
-    assert [str(e["class"]).rsplit(".", 1)[-1] for e in steps][:3] == [
-        "ObjectiveStartLog", "WebDownloadLog", "ObjectiveCompleteLog"]
+    steps = [str(e["class"]).rsplit(".", 1)[-1] for e in entries
+             if str(e.get("class", "")).endswith(("ObjectiveStartLog", "ObjectiveCompleteLog", "WebDownloadLog"))]
+    assert steps.count("WebDownloadLog") == 1
+    assert steps in (
+        ["ObjectiveStartLog", "WebDownloadLog", "ObjectiveCompleteLog", "ObjectiveStartLog", "ObjectiveCompleteLog"],
+        ["ObjectiveStartLog", "ObjectiveCompleteLog", "ObjectiveStartLog", "WebDownloadLog", "ObjectiveCompleteLog"])
     network = [json.loads(line) for line in (session / "network.ndjson").read_text().splitlines()]
     assert [e["resourceType"] for e in network if e["url"].endswith("/files/expenses.csv")] == ["download"]
     # Each dialog is logged once, with the answer it got.

@@ -3,8 +3,9 @@
 Each download is saved once it completes, under ``downloads/`` in the session's log directory (inside the
 run's output directory), by the file name the server or the ``download`` attribute suggested (``a.csv``,
 then ``a-2.csv`` for a second one of that name). A file larger than ``MAX_DOWNLOAD_BYTES`` is noted (name,
-size) but not kept. Each is logged once (``WebDownloadLog``, in the step it started in) and kept, with that
-step, for ``web_verifyDownload``. Without a session log (a bare driver) the file stays where Playwright put
+size) but not kept. Each is logged once (``WebDownloadLog``, in the step running when the browser reported
+it: a click's download can be reported after the click returned) and kept, with that step, for
+``web_verifyDownload``. Without a session log (a bare driver) the file stays where Playwright put
 it, for as long as the browser context lives.
 """
 
