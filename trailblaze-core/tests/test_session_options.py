@@ -71,7 +71,7 @@ def test_values_parse_the_same_from_the_cli_and_from_pytest() -> None:
                   "no_save_recording": True, "no_report": False, "log_layout": "files", "test_name": "t",
                   "headless": None, "verbose": False, "no_daemon": False, "llm_provider": None, "llm_model": None,
                   "capture_video": None, "capture_network": None, "capture_logcat": None, "capture_ios_logs": None,
-                  "capture_all": False, "unified_recordings": None, "markdown": False}
+                  "capture_all": False, "unified_recordings": None, "markdown": False, "all_devices": True}
     from_cli = session_values("run", dict(cli_params))
     assert from_cli == {"driver": "playwright-native", "devices": ["web", "web/second"],
                         "driver_options": {"a": {"b": 2}}, "headed": True, "memory": {"k": "v"},
@@ -80,7 +80,8 @@ def test_values_parse_the_same_from_the_cli_and_from_pytest() -> None:
                         "fail_on_flaky": True, "results_db": Path("h.db"), "history": True, "max_llm_cost": 0.5,
                         "shard": "2/3", "durations": None, "junit_xml": None, "endpoints": ["ws://a", "ws://b"],
                         "args_file": Path("a.yaml"), "use_recorded_steps": False, "save_recording": False,
-                        "report": True, "log_layout": "files", "test_name": "t", "markdown": False}
+                        "report": True, "log_layout": "files", "test_name": "t", "markdown": False,
+                        "all_devices": True}
     pytest_raw = {"trailblaze_driver": "playwright-native", "trailblaze_device": ["web,web/second"],
                   "trailblaze_option": ["a.b=2"], "trailblaze_headed": True, "trailblaze_memory": ["k=v"],
                   "trailblaze_secret": ["pw=s3"], "trailblaze_secret_env": [], "trailblaze_secrets_file": [],

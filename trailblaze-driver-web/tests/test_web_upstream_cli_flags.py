@@ -115,6 +115,48 @@ def parsed(*flags: str) -> dict[str, Any]:
     return session_values("run", dict(command.make_context("run", ["x.trail.yaml", *flags]).params))
 
 
+BOTH = """
+config:
+  title: 'Test: the web and the host'
+trail:
+  - step: "Open the parts list, or wait on the host"
+    recording:
+      web:
+        - web_navigate:
+            url: ../../../examples/sample-app/index.html
+      host:
+        - wait:
+            timeToWaitInSeconds: 0
+"""
+
+
+def test_all_devices_runs_each_trail_on_every_platform_it_declares(tmp_path: Path, chromium: str) -> None:
+    """``--all-devices`` (upstream's ``TrailCommand.kt``; the choice is ``TrailDeviceSelector.selectDevicesToRun``
+    in ``TrailDeviceSelection.kt``): each trail once per platform it declares — its ``devices:`` keys and its
+    recording classifiers — that an installed driver drives, each run a result of its own naming the device;
+    not with ``-d`` (upstream: mutually exclusive, MISUSE), nor with ``-n``."""
+    trail = upstream_layout(tmp_path, PAGE, TRAIL)
+    both = trail.parent.parent / "test-both" / "trail.yaml"
+    both.parent.mkdir()
+    both.write_text(BOTH)
+    out = tmp_path / "out"
+    done = cli("run", str(trail.parent.parent), "--all-devices", "--output-dir", str(out), "--no-report",
+               cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Results: 3 passed" in done.stdout, done.stdout
+    [summary] = (out / "reports").glob("trailblaze_test_results_*.json")
+    runs = sorted((r["title"], r["device"], r["driver"], r["outcome"])
+                  for r in json.loads(summary.read_text())["results"])
+    assert runs == [("Test: the parts list", "web", "playwright-native", "PASSED"),
+                    ("Test: the web and the host", "host", "host", "PASSED"),
+                    ("Test: the web and the host", "web", "playwright-native", "PASSED")], runs
+    with_device = cli("run", str(trail), "--all-devices", "-d", "web", cwd=tmp_path)
+    assert with_device.returncode == 3
+    assert "--device and --all-devices are mutually exclusive" in with_device.stderr
+    with_workers = cli("run", str(trail), "--all-devices", "-n", "2", cwd=tmp_path)
+    assert with_workers.returncode == 3 and "--all-devices does not combine with -n" in with_workers.stderr
+
+
 def test_mcp_device_connects_at_start(tmp_path: Path, chromium: str) -> None:
     """``mcp -d web`` (upstream: pin the MCP session to a device on startup) connects the browser before the
     first request: the devices resource names it without a ``device`` call. ``--no-daemon`` is accepted."""

@@ -151,6 +151,16 @@ class WorkspaceConfig:
         return locate(self.data, list(path), self.file)
 
 
+def workspace_root(directory: Path) -> Path:
+    """The workspace a ``--workspace`` directory names: the directory itself, or, given its config
+    directory (``<root>/trails/config``, as upstream's ``check --workspace examples/wikipedia/trails/config``
+    and ``TRAILBLAZE_CONFIG_DIR`` name it), the root above it."""
+    if not (directory / CONFIG_RELATIVE).is_file() and (directory / CONFIG_RELATIVE.name).is_file() \
+            and directory.resolve().parts[-2:] == CONFIG_RELATIVE.parent.parts:
+        return directory.resolve().parent.parent
+    return directory
+
+
 def find_workspace(start: Path | None = None) -> Path | None:
     """The workspace root (directory holding ``trails/config/trailblaze.yaml``), or None."""
     env = os.environ.get("TRAILBLAZE_CONFIG_DIR")
@@ -215,6 +225,7 @@ def load_workspace(root: Path | None, host: SectionOwners | None = None, *,
     plugins are loaded, such as ``-n``'s endpoint pool)."""
     if root is None:
         return WorkspaceConfig(root=Path.cwd())
+    root = workspace_root(root)
     file = root / CONFIG_RELATIVE
     if not file.is_file():
         return WorkspaceConfig(root=root)

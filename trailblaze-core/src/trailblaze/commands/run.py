@@ -44,6 +44,9 @@ def command(paths: tuple[str, ...], tags: tuple[str, ...], alluredir: Path | Non
     if not paths:
         raise BadInputError("no trails given", hint="usage: trailblaze run PATH... (see trailblaze run --help)")
     tag_list = [t.strip() for group in tags for t in group.split(",") if t.strip()]
+    if workers is not None and session.get("all_devices"):
+        raise BadInputError("--all-devices does not combine with -n: the workers take their devices from -d",
+                            hint="give the devices with -d (repeatable), or drop -n")
     if workers is not None:  # before the runner's imports: with -n, only the workers run trails
         from .run_parallel import run_with_workers
 

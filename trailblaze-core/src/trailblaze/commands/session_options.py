@@ -321,6 +321,10 @@ SESSION_OPTIONS: tuple[SessionOption, ...] = (
         "no_daemon", ("--no-daemon",), kind="flag", commands=frozenset({"run", "mcp"}),
         help="Accepted for upstream's scripts; no effect: every run here is in-process, there is no daemon."),
     SessionOption(
+        "all_devices", ("--all-devices",), kind="flag", commands=frozenset({"run"}),
+        help="Run each trail on every platform it declares (its devices: and recording classifiers) that an "
+             "installed driver drives, one result per device; not with -d."),
+    SessionOption(
         "llm_provider", ("--llm-provider",), metavar="PROVIDER", commands=frozenset({"run"}),
         help="Upstream's split --llm: the provider (with --llm-model: PROVIDER/MODEL; alone: its default model)."),
     SessionOption(

@@ -14,6 +14,8 @@ class RunOptions:
     driver: str | None = None
     devices: list[str] = field(default_factory=list)
     """``-d`` values; each device runs every trail, devices in parallel."""
+    all_devices: bool = False
+    """Upstream's ``--all-devices``: each trail on every platform it declares, one run each (``all_devices.py``)."""
     driver_options: dict[str, Any] = field(default_factory=dict)
     memory: dict[str, str] = field(default_factory=dict)
     secrets: dict[str, str] = field(default_factory=dict)

@@ -159,7 +159,14 @@ class Runner:
                 raise BadInputError("no trails given", hint="usage: trailblaze run PATH... (files, directories or globs)")
             files = expand(paths)
             devices: list[Device | None] = [self.parse_device(spec) for spec in self.options.devices] or [None]
-            plan = self._shard_plan(files, devices)
+            assigned = [files for _ in devices]
+            if self.options.all_devices:  # each trail on each platform it declares (all_devices.py)
+                from .all_devices import plan_every_device, refuse_with_devices
+
+                refuse_with_devices(self.options.devices)
+                platforms, assigned = plan_every_device(files, self.drivers)
+                devices = [self.parse_device(p) if p is not None else None for p in platforms]
+            plan = self._shard_plan(assigned, devices)
             if len(devices) == 1:
                 self._run_files(plan[0], devices[0], result)
             else:
@@ -196,20 +203,21 @@ class Runner:
             raise stopped
         return result
 
-    def _shard_plan(self, files: list[Path], devices: "list[Device | None]") -> list[list[Path]]:
-        """Each device's trails: all of them, or with ``--shard I/N`` this shard's trail × device pairs."""
+    def _shard_plan(self, assigned: list[list[Path]], devices: "list[Device | None]") -> list[list[Path]]:
+        """Each device's trails (``assigned``: all of them, or with ``--all-devices`` those declaring its
+        platform), or with ``--shard I/N`` this shard's trail × device pairs of them."""
         if not self.options.shard:
-            return [files for _ in devices]
+            return assigned
         from ..results.model import trail_key
         from .shards import durations_for, pair_key, parse_shard, select
 
         shard = parse_shard(self.options.shard)
         pairs = {(i, path): (pair_key(path, d.spec if d else None), trail_key(path))
-                 for i, d in enumerate(devices) for path in files}
+                 for i, d in enumerate(devices) for path in assigned[i]}
         source = self.options.durations
         known = self.host.run_durations(source) if source else {}
         keep = select([key for key, _ in pairs.values()], shard, durations_for(pairs.values(), known))
-        plan = [[path for path in files if pairs[(i, path)][0] in keep] for i in range(len(devices))]
+        plan = [[path for path in assigned[i] if pairs[(i, path)][0] in keep] for i in range(len(devices))]
         how = f"by the durations of {source}" if known else \
             f"by count: no durations at {source} yet" if source else "by count"
         self.progress.note(f"shard {shard}: {sum(map(len, plan))} of {len(pairs)} trail runs ({how})")
