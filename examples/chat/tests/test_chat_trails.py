@@ -13,7 +13,7 @@ from trailblaze.testing import run_cli
 
 EXAMPLE = Path(__file__).resolve().parents[1]
 TRAILS = EXAMPLE / "trails"
-TWIN = EXAMPLE / "failing" / "never-answered.trail.yaml"
+FAILING = EXAMPLE / "failing"  # the failing twin, never-answered.trail.yaml
 
 pytestmark = [pytest.mark.browser,
               pytest.mark.xfail(strict=False, reason="needs the actors runner (part E)")]
@@ -46,7 +46,7 @@ def test_the_chat_trails_pass_and_leave_no_browser_or_server(tmp_path: Path, bro
 
 def test_the_failing_twin_exits_1_and_names_the_actor_step_and_tool(tmp_path: Path, browser_processes: Any,
                                                                      port_open: Any) -> None:
-    result = run_cli(["run", str(TWIN), "--output-dir", str(tmp_path / "logs"), "--no-report"])
+    result = run_cli(["run", str(FAILING), "--output-dir", str(tmp_path / "logs"), "--no-report"])
     out = result.output
     assert result.exit_code == 1, out
     line = next(ln for ln in out.splitlines() if "→ FAILED" in ln)
