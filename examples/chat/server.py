@@ -5,7 +5,7 @@ In Python::
     with ChatServer() as chat:          # a free port
         print(chat.url)                 # http://127.0.0.1:54321
 
-From a shell, to chat with yourself in two browser windows (Ctrl-C stops it)::
+From a shell, to chat with yourself in two browser tabs (each tab signs in on its own; Ctrl-C stops it)::
 
     python examples/chat/server.py [--port 8001]
 
@@ -439,8 +439,8 @@ def main(argv: list[str] | None = None) -> int:
 
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
-    print(f"Chat running at {url}/ - open it in two browser windows (one private) to chat with yourself. "
-          "Ctrl-C stops.", flush=True)
+    print(f"Chat running at {url}/ - open it in two browser tabs to chat with yourself (each tab signs in "
+          "on its own). Ctrl-C stops.", flush=True)
     try:
         while not stopping.wait(0.5):
             pass
