@@ -336,7 +336,7 @@ class _Server(HTTPServer):
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         exc = sys.exc_info()[1]
-        if isinstance(exc, (ConnectionError, TimeoutError, socket.timeout, OSError)):
+        if isinstance(exc, OSError):
             return  # the browser went away, or stop() cut the connection: not worth a traceback
         super().handle_error(request, client_address)
 

@@ -3,12 +3,13 @@ of a trail) gets the same server, which stops when the last of them finishes."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
 from trailblaze.config import load_workspace
 from trailblaze.testing import host_with_plugins, open_session
-from trailblaze_example_chat.plugin import MEMORY_KEY, SERVERS
+from trailblaze_example_chat.plugin import MEMORY_KEY, SERVERS, SharedServers
 
 EXAMPLE = Path(__file__).resolve().parents[1]
 
@@ -32,4 +33,27 @@ def test_a_session_of_another_workspace_starts_nothing(tmp_path: Path) -> None:
     host = host_with_plugins("chat")
     with open_session(host, root=tmp_path, session_id="elsewhere") as session:
         assert MEMORY_KEY not in session.memory.snapshot()
-        assert SERVERS.holders(tmp_path) == 0
+
+
+def test_actors_starting_at_the_same_time_get_one_server(port_open: Any) -> None:
+    # Actor sessions may be opened from several threads at once: still one server, stopped by the last.
+    servers = SharedServers()
+    start = threading.Barrier(4)
+    urls: list[str] = []
+
+    def actor() -> None:
+        start.wait()
+        urls.append(servers.acquire(EXAMPLE))
+
+    threads = [threading.Thread(target=actor) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(urls) == 4 and len(set(urls)) == 1 and servers.holders(EXAMPLE) == 4
+    for _ in range(3):
+        servers.release(EXAMPLE)
+    assert port_open(urls[0])
+    servers.release(EXAMPLE)
+    assert servers.holders(EXAMPLE) == 0 and not port_open(urls[0])
+    servers.release(EXAMPLE)  # one release too many is harmless
