@@ -36,7 +36,8 @@ def test_the_example_plugins_are_mypy_strict_clean() -> None:
     of a name outside ``__all__`` (no implicit re-export), and ``tests/test_distribution_imports.py``
     keeps these plugins, like the in-repo ones above, from importing any other core module."""
     result = subprocess.run([sys.executable, "-m", "mypy", "--strict", "examples/trailblaze-acme",
-                             "examples/web-shop/src/trailblaze_example_web_shop"], cwd=REPO,
+                             "examples/web-shop/src/trailblaze_example_web_shop",
+                             "examples/chat/src/trailblaze_example_chat"], cwd=REPO,
                             capture_output=True, text=True, timeout=600, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Success: no issues found" in result.stdout
