@@ -30,6 +30,9 @@ main{padding:16px 24px;max-width:1200px}
 .attempt>summary{cursor:pointer;font-weight:600}
 .meta{color:#57606a;font-size:12px;margin:4px 0 8px}
 .meta a{color:#0969da}
+.mode.agent,.mode.healed{border-radius:4px;padding:0 4px;color:#fff;background:#8250df}
+.mode.healed{background:#bf8700}
+.reason{color:#57606a;font-size:12px;margin:2px 0 6px 18px}
 .cmd{user-select:all;background:#f6f8fa;border:1px solid #d0d7de;border-radius:4px;padding:1px 4px}
 .error{background:#ffebe9;border:1px solid #ff8182;border-radius:6px;padding:8px 10px;white-space:pre-wrap;
  font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px;margin:8px 0}
