@@ -34,7 +34,9 @@ def command(trails: tuple[str, ...], as_json: bool, flaky: bool, last: int, resu
     Every `trailblaze run` (and pytest --trails run) appends its attempts to the history. For each
     trail id and device this shows the last outcomes (newest first: ✓ passed, ≈ flaky, + healed,
     ✗ failed, E error, s skipped, c cancelled), the flake rate (runs that passed only on a retry),
-    the failure rate, the last pass, and the median and 90th-percentile duration.
+    the failure rate, the agent-step rate (the share of its steps the model solved instead of
+    replaying a recording: unrecorded, recordable: false or healed), the last pass, and the median
+    and 90th-percentile duration.
 
     \b
     Examples:
@@ -61,13 +63,13 @@ def command(trails: tuple[str, ...], as_json: bool, flaky: bool, last: int, resu
         none = "No runs recorded" + (" for these trails." if trails else ".")
         click.echo("No flaky trails." if flaky else none)
         return
-    header = ("TRAIL", "DEVICE", "RUNS", "LAST (newest first)", "FLAKY", "FAILED", "LAST PASS", "MEDIAN",
-              "P90")
+    header = ("TRAIL", "DEVICE", "RUNS", "LAST (newest first)", "FLAKY", "FAILED", "AGENT STEPS", "LAST PASS",
+              "MEDIAN", "P90")
     # What the store holds came from trails, devices and tools: shown with control characters escaped.
     table = [header] + [tuple(terminal_text(cell) for cell in (
         r.trail_id, r.device + (" (quarantined)" if r.quarantined else ""), str(r.runs),
         "".join(MARKS.get(s, "?") for s in r.last_statuses), f"{r.flake_rate:.0%}", f"{r.fail_rate:.0%}",
-        r.last_pass or "never", _secs(r.median_duration_s), _secs(r.p90_duration_s))) for r in rows]
+        "–" if r.agent_step_rate is None else f"{r.agent_step_rate:.0%}", r.last_pass or "never", _secs(r.median_duration_s), _secs(r.p90_duration_s))) for r in rows]
     if len({r.workspace for r in rows}) > 1:  # the same trail from two workspaces: two histories, told apart
         table = [(*row, terminal_text(r.workspace or "?") if r else "WORKSPACE")
                  for row, r in zip(table, [None, *rows], strict=True)]
