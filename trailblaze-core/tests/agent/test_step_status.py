@@ -233,3 +233,77 @@ def test_the_agent_page_s_commands_run_and_its_summary_example_has_the_summary_s
     real = summary(root / "logs")["steps"][1]
     assert set(documented) == set(real) and set(documented["tokens"]) == set(real["tokens"])
     assert documented["mode"] == real["mode"] and documented["reason"] == real["reason"]
+
+
+# -- a prompt for every failure ------------------------------------------------------------------------
+LOGIN = """\
+config:
+  id: shop/login
+  devices: {memory: SCREENS}
+trail:
+  - step: Sign in as ann
+    recording:
+      memory:
+        - app_tap: {ref: Sign in}
+        - app_type: {label: Email, value: '{{email}}'}
+        - app_type: {label: Password, value: '{{password}}'}
+        - app_tap: {ref: Log in}
+"""
+SECRET = "s3cret-pw-771"
+
+
+class PromptText(HTMLParser):
+    """The report's Copy prompt buttons and the text each copies."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.buttons: list[str] = []
+        self.prompts: list[str] = []
+        self._into: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs).get("class")
+        if found in ("copy-prompt", "prompt-text"):
+            self._into = self.buttons if found == "copy-prompt" else self.prompts
+            self._into.append("")
+
+    def handle_data(self, data: str) -> None:
+        if self._into is not None:
+            self._into[-1] += data
+
+    def handle_endtag(self, tag: str) -> None:
+        self._into = None
+
+
+def test_a_failed_step_has_a_prompt_in_the_report_and_in_trailblaze_results(app_host, workspace) -> None:
+    root = workspace("", {"login.trail.yaml": LOGIN})
+    args = ["--memory", "email=ann@example.com", "--secret", f"password={SECRET}"]
+    passed = run_cli(["run", "trails", "--output-dir", str(root / "ok"), *args], host=app_host, cwd=root)
+    assert passed.exit_code == 0, passed.output
+    trail_file = root / "trails" / "login.trail.yaml"
+    trail_file.write_text(LOGIN.replace("{ref: Log in}", "{ref: Log on}"))  # the app renamed nothing: a bad edit
+    failed = run_cli(["run", "trails", "--output-dir", str(root / "bad"), *args], host=app_host, cwd=root)
+    assert failed.exit_code == 1, failed.output
+
+    page = PromptText()
+    page.feed(next((root / "bad" / "reports").glob("*.html")).read_text())
+    assert page.buttons == ["Copy prompt"]
+    (prompt,) = page.prompts
+    line = LOGIN.splitlines().index("  - step: Sign in as ann") + 1
+    assert re.search(rf"^Trail file: \S*trails/login\.trail\.yaml:{line} \(step 1\)$", prompt, re.M), prompt
+    assert "  Sign in as ann" in prompt and "Device: memory (driver screens)" in prompt
+    assert '  - app_tap: {"ref": "Log on"}' in prompt and '  - app_type: {"label": "Password", "value": "{{password}}"}' \
+        in prompt
+    assert "no element 'Log on' on screen 'login'" in prompt.split("The error:")[1]
+    screen = prompt.split("The screen at the failure:")[1].split("The last run that passed:")[0]
+    assert '"Password" value="***"' in screen and '"Log in"' in screen  # the app shows the typed password
+    assert SECRET not in prompt
+    assert re.search(r"The last run that passed: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(.*session \S+\)", prompt), prompt
+    assert "fix the recording" in prompt and "report an app bug" in prompt
+
+    shown = run_cli(["results", "shop/login", "--prompt"], host=app_host, cwd=root)
+    assert shown.exit_code == 0 and shown.output == prompt, shown.output
+    none = run_cli(["results", "shop/other", "--prompt"], host=app_host, cwd=root)
+    assert none.exit_code == 0 and none.output.strip() == "No failed run of shop/other in the run history."
+    bare = run_cli(["results", "--prompt"], host=app_host, cwd=root)
+    assert bare.exit_code == 3 and "--prompt needs the trail" in bare.output

@@ -24,11 +24,15 @@ MARKS = {"PASSED": "✓", "FLAKY": "≈", "HEALED": "+", "FAILED": "✗", "ERROR
               "candidates for quarantine.")
 @click.option("--last", type=click.IntRange(min=1), default=20, show_default=True, metavar="N",
               help="How many recent runs of each trail to look at.")
+@click.option("--prompt", is_flag=True, help="Print the prompt for the latest failure of each TRAIL_ID (the "
+              "HTML report's Copy prompt text): trail file and line, step, recording, error, screen, last pass, "
+              "what to do.")
 @click.option("--results-db", type=click.Path(path_type=Path, dir_okay=False), metavar="PATH",
               help="The run history (default: <workspace>/.trailblaze/results.db, found from the current "
                    "directory; outside a workspace logs/reports/results.db).")
 @handle_errors
-def command(trails: tuple[str, ...], as_json: bool, flaky: bool, last: int, results_db: Path | None) -> None:
+def command(trails: tuple[str, ...], as_json: bool, flaky: bool, last: int, prompt: bool,
+            results_db: Path | None) -> None:
     """Show each trail's recent runs from the run history, per device.
 
     Every `trailblaze run` (and pytest --trails run) appends its attempts to the history. For each
@@ -43,6 +47,7 @@ def command(trails: tuple[str, ...], as_json: bool, flaky: bool, last: int, resu
       trailblaze results
       trailblaze results shop/checkout --last 50
       trailblaze results --flaky --json
+      trailblaze results shop/checkout --prompt
     """
     from ..errors import BadInputError
     from ..untrusted import terminal_text
@@ -51,6 +56,9 @@ def command(trails: tuple[str, ...], as_json: bool, flaky: bool, last: int, resu
     if not path.is_file():
         raise BadInputError(f"no run history at {path}",
                             hint="run trails first (trailblaze run), or pass --results-db PATH")
+    if prompt:
+        _print_prompts(path, list(trails))
+        return
     rows = _read(path, list(trails) or None, last)
     if flaky:
         rows = sorted((r for r in rows if r.flake_rate > 0), key=lambda r: (-r.flake_rate, r.trail_id))
@@ -94,6 +102,30 @@ def _read(path: Path, trails: list[str] | None, last: int) -> list[TrailHistory]
         raise BadInputError(f"{path}: not a readable run history ({reason})",
                             hint="delete it to start a new history, or pass --results-db PATH") from None
 
+
+
+def _print_prompts(path: Path, trails: list[str]) -> None:
+    """The latest failure prompt of each trail (per device), as the run stored it (already redacted)."""
+    import sqlite3
+
+    from ..errors import BadInputError
+    from ..results.store import ResultsStore
+    from ..untrusted import terminal_text
+
+    if not trails:
+        raise BadInputError("--prompt needs the trail: trailblaze results TRAIL_ID --prompt")
+    try:
+        with ResultsStore(path) as store:
+            found = store.failure_prompts(trails)
+    except (sqlite3.Error, OSError, RuntimeError, TypeError, ValueError) as exc:
+        raise BadInputError(f"{path}: not a readable run history ({exc})") from None
+    if not found:
+        click.echo(f"No failed run of {', '.join(trails)} in the run history.")
+        return
+    for i, (_, _, text) in enumerate(found):
+        if i:
+            click.echo("")
+        click.echo(terminal_text(text), nl=False)  # what the store holds came from trails, apps and tools
 
 
 def _default_path() -> Path:

@@ -303,6 +303,16 @@ def _quoted(path: str) -> str:
     return shlex.quote(path)
 
 
+def _prompt_html(trail: TrailResult, result: Any) -> str:
+    """The failed step's "Copy prompt" button and its text (``results.failure_prompt``: what
+    ``trailblaze results TRAIL --prompt`` prints), redacted with the rest of the page."""
+    from ..results.failure_prompt import failure_prompt
+
+    return (f"<div class=prompt><button type=button class=copy-prompt title='copy what a person or a coding agent "
+            f"needs to fix this step'>Copy prompt</button><pre class=prompt-text hidden>"
+            f"{_e(failure_prompt(trail, result))}</pre></div>")
+
+
 def _step_html(step: LogStep, trail: TrailResult, result: Any, page: _Page) -> str:
     ok = step.success if step.success is not None else (result.success if result is not None else None)
     mark = "<span class=ok>✓</span>" if ok else ("<span class=bad>✗</span>" if ok is False else "•")
@@ -329,6 +339,8 @@ def _step_html(step: LogStep, trail: TrailResult, result: Any, page: _Page) -> s
         out.append(f"<div class=error>{_e(step.message)}</div>")
     if ok is False:
         out.append(_evidence_links(trail, page))
+    if result is not None and getattr(result, "status", None) == "failed":
+        out.append(_prompt_html(trail, result))
     if step.tools:
         out.append("<table><tr><th>tool</th><th>arguments</th><th>outcome</th><th>ms</th></tr>")
         for call in call_order(step.tools):

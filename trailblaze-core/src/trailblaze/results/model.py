@@ -179,6 +179,11 @@ class StepResult:
     tool_calls: "list[Any] | None" = None
     """The top-level calls it made: the recording's (those that ran, the failing one last) or the
     model's; ``ToolCall`` objects, or ``{"name", "args"}`` entries when rebuilt from a bundle."""
+    location: str | None = None
+    screen: str | None = None
+    recorded: "list[Any] | None" = None
+    """For a failed step (``results.failure_prompt``): where it is written (``file:line``), the device's
+    screen when it failed (redacted) and its recording for the device (``ToolCall`` list), when it had one."""
 
     @property
     def status(self) -> str:
@@ -241,6 +246,9 @@ class TrailResult:
     endpoint: str | None = None
     """The remote endpoint (Playwright server, Appium server) it ran against, when one was used."""
     tags: list[str] = field(default_factory=list)
+    last_pass: str | None = None
+    """When this trail last passed on this device before this run, from the run history (for the failure
+    prompt); None when the history has no pass or was not read."""
 
     @property
     def passed(self) -> bool:

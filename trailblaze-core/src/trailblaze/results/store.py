@@ -50,7 +50,8 @@ if TYPE_CHECKING:
     from .model import TrailResult
 
 SCHEMA_VERSION = 3
-"""3: ``steps_replayed``/``steps_agent``/``steps_healed`` (how each attempt's steps ran); 2: ``workspace``
+"""3: ``steps_replayed``/``steps_agent``/``steps_healed`` (how each attempt's steps ran) and
+``failure_prompt`` (``results.failure_prompt``, for ``trailblaze results TRAIL --prompt``); 2: ``workspace``
 column (part of a trail's identity); 1: the first."""
 DEFAULT_RELATIVE = Path(".trailblaze") / "results.db"
 BUSY_TIMEOUT_S = 30.0
@@ -81,7 +82,8 @@ CREATE TABLE IF NOT EXISTS attempts (
     workspace TEXT NOT NULL DEFAULT '',
     steps_replayed INTEGER NOT NULL DEFAULT 0,
     steps_agent INTEGER NOT NULL DEFAULT 0,
-    steps_healed INTEGER NOT NULL DEFAULT 0
+    steps_healed INTEGER NOT NULL DEFAULT 0,
+    failure_prompt TEXT
 );
 CREATE INDEX IF NOT EXISTS attempts_by_trail ON attempts (trail_id, device, final, started_at);
 """
@@ -122,6 +124,8 @@ class AttemptRecord:
     steps_agent: int = 0
     steps_healed: int = 0
     """How many of the attempt's steps replayed, went to the model unrecorded, were healed by it."""
+    failure_prompt: str | None = None
+    """The prompt for the attempt's failed step (``results.failure_prompt``), redacted; None if none failed."""
 
 
 _COLUMNS = [f.name for f in fields(AttemptRecord)]
@@ -197,6 +201,7 @@ class ResultsStore:
             if version in (1, 2):
                 for column in ("steps_replayed", "steps_agent", "steps_healed"):
                     self._db.execute(f"ALTER TABLE attempts ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0")
+                self._db.execute("ALTER TABLE attempts ADD COLUMN failure_prompt TEXT")
             elif version == 0:
                 for statement in _SCHEMA.split(";"):
                     if statement.strip():
@@ -285,6 +290,30 @@ class ResultsStore:
                 agent_step_rate=_agent_rate(runs)))
         return out
 
+    def last_pass(self, trail_id: str, device: str, workspace: str | None = None) -> str | None:
+        """The trail's last passing run on ``device``, as the failure prompt names it: its time, commit and
+        session (None when it never passed here)."""
+        where, args = ("", (trail_id, device)) if workspace is None else \
+            (" AND workspace = ?", (trail_id, device, workspace))
+        row = self._db.execute(
+            "SELECT started_at, commit_sha, session_id FROM attempts WHERE trail_id = ? AND device = ?"
+            f"{where} AND final = 1 AND status IN (?, ?, ?) ORDER BY started_at DESC, id DESC LIMIT 1",
+            (*args, *PASSING)).fetchone()
+        if row is None:
+            return None
+        details = [f"commit {str(row[1])[:12]}" if row[1] else None, f"session {row[2]}" if row[2] else None]
+        shown = ", ".join(d for d in details if d)
+        return _iso(float(row[0])) + (f" ({shown})" if shown else "")
+
+    def failure_prompts(self, trail_ids: Sequence[str]) -> list[tuple[str, str, str]]:
+        """(trail id, device, prompt) of the latest failed run of each of ``trail_ids`` on each device that
+        left a prompt, newest first."""
+        rows = self._db.execute(
+            "SELECT trail_id, device, failure_prompt, MAX(started_at) FROM attempts WHERE final = 1 AND "
+            f"failure_prompt IS NOT NULL AND trail_id IN ({', '.join('?' for _ in trail_ids)}) "
+            "GROUP BY workspace, trail_id, device ORDER BY MAX(started_at) DESC", list(trail_ids)).fetchall()
+        return [(str(r[0]), str(r[1]), str(r[2])) for r in rows]
+
     def durations(self, trail_ids: Sequence[str], *, last: int = 20) -> dict[str, float]:
         """Median seconds of each trail's recent passing runs (any device): what a shard balancer weighs."""
         out: dict[str, float] = {}
@@ -361,7 +390,7 @@ def attempt_records(trail: TrailResult, context: RunContext,
             llm_cost_usd=attempt.llm_cost_usd, session_id=_maybe(redact, attempt.session_id),
             trail_path=redact(str(attempt.path)),
             quarantined=trail.quarantined, workspace=workspace, steps_replayed=modes["replayed"],
-            steps_agent=modes["agent"], steps_healed=modes["healed"]))
+            steps_agent=modes["agent"], steps_healed=modes["healed"], failure_prompt=_prompt(attempt, redact)))
     return out
 
 
@@ -397,6 +426,13 @@ def new_run_id() -> str:
 
 def _maybe(redact: Callable[[str], str], text: str | None) -> str | None:
     return None if text is None else redact(text)
+
+
+def _prompt(trail: TrailResult, redact: Callable[[str], str]) -> str | None:
+    from .failure_prompt import failed_step, failure_prompt
+
+    step = failed_step(trail)
+    return None if step is None else redact(failure_prompt(trail, step))
 
 
 def _agent_rate(rows: Sequence[tuple[str, float, int, str | None, int, int, int]]) -> float | None:

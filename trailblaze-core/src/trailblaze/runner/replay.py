@@ -126,6 +126,8 @@ class StepLoop:
                     raise StepFailed(message + (not_run(trail, step) if over_budget else ""),
                                      agent_result.exit_code, agent_result.outcome,
                                      _budget.FAILURE_KIND if over_budget else None)
+            if not step_result.success and use_recording:
+                step_result.recorded = calls
             modes.add(step_result.mode)
             step_result.duration_ms = int((time.perf_counter() - t0) * 1000)
             self._step_done(lifecycle, step, step_result, result, first_entry)
@@ -139,6 +141,8 @@ class StepLoop:
     def _step_done(self, lifecycle: SessionLifecycle, step: "TrailStep", step_result: StepResult,
                    result: TrailResult, first_entry: int) -> None:
         session = lifecycle.session
+        if not step_result.success:
+            self._failure_context(session, step, step_result)
         lifecycle.step_finished(step, step_result.success)
         shots = [e for e in session.log.entries[first_entry:] if e.get("screenshot")]
         if shots:
@@ -153,6 +157,20 @@ class StepLoop:
         result.llm_cost_usd += step_result.llm_cost_usd
         result.llm_tokens += step_result.llm_tokens
         self.progress.step_finished(step_result)
+
+    def _failure_context(self, session: Session, step: "TrailStep", step_result: StepResult) -> None:
+        """What the failure prompt tells beside the error: where the step is written and the screen as the
+        failure left it (redacted), read once, only for a failed step."""
+        where = step.location
+        if where.file is not None:
+            step_result.location = f"{where.file}:{where.line}" if where.line is not None else str(where.file)
+        from ..agent.model_calls import capture_screen
+
+        try:
+            text, _ = capture_screen(session.driver, vision=False)
+        except Exception as exc:  # noqa: BLE001 - the screen is evidence, never a second failure
+            text = f"(could not read the screen: {type(exc).__name__}: {exc})"
+        step_result.screen = self.redactor(text)
 
     def _replay(self, session: Session, step: "TrailStep", classifier: str, calls: list[ToolCall],
                 trail: "Trail") -> tuple[bool, str | None, str | None, list[ToolCall]]:
