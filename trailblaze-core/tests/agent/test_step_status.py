@@ -307,3 +307,22 @@ def test_a_failed_step_has_a_prompt_in_the_report_and_in_trailblaze_results(app_
     assert none.exit_code == 0 and none.output.strip() == "No failed run of shop/other in the run history."
     bare = run_cli(["results", "--prompt"], host=app_host, cwd=root)
     assert bare.exit_code == 3 and "--prompt needs the trail" in bare.output
+
+
+PROMPT_DOC = REPO / "docs" / "failure-prompt.md"
+PROMPT_DOC_EXPECTED = {  # command → (exit code, text its output contains)
+    f"trailblaze run trails --memory email=ann@example.com --secret password={SECRET}": (1, "no element 'Log on'"),
+    "trailblaze results shop/login --prompt": (0, "The screen at the failure:"),
+}
+
+
+def test_the_failure_prompt_page_s_commands_run(app_host, workspace) -> None:
+    blocks = re.findall(r"```bash\n(.*?)```", PROMPT_DOC.read_text(encoding="utf-8"), re.S)
+    commands = [line.strip() for block in blocks for line in block.splitlines() if line.strip()]
+    assert commands == list(PROMPT_DOC_EXPECTED)
+    root = workspace("", {"login.trail.yaml": LOGIN.replace("{ref: Log in}", "{ref: Log on}")})
+    for command in commands:
+        ran = run_cli(shlex.split(command)[1:], host=app_host, cwd=root)
+        code, text = PROMPT_DOC_EXPECTED[command]
+        assert ran.exit_code == code and text in ran.output, f"{command}\n{ran.output}"
+    assert "The last run that passed: none in the run history" in ran.output and SECRET not in ran.output
