@@ -305,13 +305,14 @@ class ResultsStore:
         shown = ", ".join(d for d in details if d)
         return _iso(float(row[0])) + (f" ({shown})" if shown else "")
 
-    def failure_prompts(self, trail_ids: Sequence[str]) -> list[tuple[str, str, str]]:
-        """(trail id, device, prompt) of the latest failed run of each of ``trail_ids`` on each device that
-        left a prompt, newest first."""
+    def failure_prompts(self, trail_ids: Sequence[str] | None = None) -> list[tuple[str, str, str]]:
+        """(trail id, device, prompt) of the latest failed run of each of ``trail_ids`` (None: every trail)
+        on each device that left a prompt, newest first."""
+        where = f" AND trail_id IN ({', '.join('?' for _ in trail_ids)})" if trail_ids is not None else ""
         rows = self._db.execute(
             "SELECT trail_id, device, failure_prompt, MAX(started_at) FROM attempts WHERE final = 1 AND "
-            f"failure_prompt IS NOT NULL AND trail_id IN ({', '.join('?' for _ in trail_ids)}) "
-            "GROUP BY workspace, trail_id, device ORDER BY MAX(started_at) DESC", list(trail_ids)).fetchall()
+            f"failure_prompt IS NOT NULL{where} GROUP BY workspace, trail_id, device ORDER BY MAX(started_at) DESC",
+            list(trail_ids or ())).fetchall()
         return [(str(r[0]), str(r[1]), str(r[2])) for r in rows]
 
     def durations(self, trail_ids: Sequence[str], *, last: int = 20) -> dict[str, float]:
