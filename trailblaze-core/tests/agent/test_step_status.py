@@ -326,3 +326,35 @@ def test_the_failure_prompt_page_s_commands_run(app_host, workspace) -> None:
         code, text = PROMPT_DOC_EXPECTED[command]
         assert ran.exit_code == code and text in ran.output, f"{command}\n{ran.output}"
     assert "The last run that passed: none in the run history" in ran.output and SECRET not in ran.output
+
+
+def test_the_copy_prompt_button_copies_the_prompt_in_chromium(app_host, workspace) -> None:
+    """The report opened in a real Chromium: the button copies the prompt (the page's clipboard is
+    watched), and the text has the trail file:line, the error and the screen, and no secret."""
+    from playwright.sync_api import sync_playwright
+    from trailblaze_driver_web.browser import CONTAINER_ARGS, find_chromium
+    from trailblaze_driver_web.config import WebDriverConfig
+
+    root = workspace("", {"login.trail.yaml": LOGIN.replace("{ref: Log in}", "{ref: Log on}")})
+    failed = run_cli(["run", "trails", "--output-dir", str(root / "logs"), "--memory", "email=ann@example.com",
+                      "--secret", f"password={SECRET}"], host=app_host, cwd=root)
+    assert failed.exit_code == 1, failed.output
+    report = next((root / "logs" / "reports").glob("*.html"))
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=find_chromium(WebDriverConfig(), pw).path,
+                                     args=list(CONTAINER_ARGS))
+        try:
+            page = browser.new_page()
+            page.add_init_script("window.__copied = null; Object.defineProperty(navigator, 'clipboard', {value: "
+                                 "{writeText: function (t) { window.__copied = t; return Promise.resolve(); }}});")
+            page.goto(report.as_uri())
+            page.get_by_role("button", name="Copy prompt").click()  # a failed trail and its failed step open
+            page.wait_for_function("document.querySelector('.copy-prompt').textContent === 'Copied'")
+            copied = page.evaluate("window.__copied")
+        finally:
+            browser.close()
+    line = LOGIN.splitlines().index("  - step: Sign in as ann") + 1
+    assert f"login.trail.yaml:{line} (step 1)" in copied
+    assert "no element 'Log on' on screen 'login'" in copied and '[e2] "Password" value="***"' in copied
+    assert SECRET not in copied and SECRET not in report.read_text()
+    assert copied == run_cli(["results", "shop/login", "--prompt"], host=app_host, cwd=root).output
