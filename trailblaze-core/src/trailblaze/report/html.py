@@ -326,7 +326,7 @@ def _step_html(step: LogStep, trail: TrailResult, result: Any, page: _Page) -> s
         extra.append(_e(step.mode))
     if result is not None and getattr(result, "duration_ms", None) is not None:
         extra.append(f"{result.duration_ms} ms")
-    if result is not None and getattr(result, "llm_call_count", 0):
+    if result is not None and getattr(result, "llm_call_count", None):
         extra.append(f"{result.llm_call_count} LLM call{'s' if result.llm_call_count != 1 else ''} · "
                      f"<span class=tokens>{result.input_tokens:,} in / {result.output_tokens:,} out / "
                      f"{result.cached_tokens:,} cached tokens</span> · ${_e(_cost(result.llm_cost_usd))}")
