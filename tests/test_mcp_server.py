@@ -297,6 +297,33 @@ def test_exec_is_offered_only_with_the_opt_in_flag(tmp_path: Path) -> None:
     assert_no_secret(ws)  # results aside, neither the logs nor the server's stderr hold it
 
 
+def test_the_failures_resource_holds_each_trail_s_latest_failure_prompt(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / "trails" / "config").mkdir(parents=True)
+    (ws / "trails" / "config" / "trailblaze.yaml").write_text("{}\n")
+    argv = json.dumps([sys.executable, "-c", "import sys; sys.exit(3)"])
+    (ws / "trails" / "check.trail.yaml").write_text(
+        f"config:\n  id: shop/check\ntrail:\n  - step: the backend answers\n    recording:\n      host:\n"
+        f"        - exec: {{argv: {argv}}}\n")
+    ran = subprocess.run([str(TRAILBLAZE), "run", "trails", "--output-dir", str(ws / "run-logs")], cwd=ws,
+                         capture_output=True, text=True, env=server_env(), timeout=300, check=False)
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    printed = subprocess.run([str(TRAILBLAZE), "results", "shop/check", "--prompt"], cwd=ws, capture_output=True,
+                             text=True, env=server_env(), timeout=300, check=False).stdout
+
+    async def main() -> dict[str, Any]:
+        async with stdio_session(ws) as session:
+            await session.initialize()
+            listed = {str(r.uri) for r in (await session.list_resources()).resources}
+            assert "trailblaze://failures" in listed
+            return json.loads((await session.read_resource("trailblaze://failures")).contents[0].text)
+
+    (failure,) = anyio.run(main)["failures"]
+    assert failure["trail_id"] == "shop/check" and failure["device"] == "host"
+    assert failure["prompt"] == printed and "check.trail.yaml:4 (step 1)" in printed
+    assert "The error:" in printed and "The last run that passed: none in the run history" in printed
+
+
 def test_http_refuses_a_non_loopback_address_without_the_explicit_flag(tmp_path: Path) -> None:
     ran = subprocess.run([str(TRAILBLAZE), "mcp", "--http", "--host", "0.0.0.0"], cwd=tmp_path, capture_output=True,
                          text=True, env=server_env(), timeout=60, check=False)

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from trailblaze.results.store import AttemptRecord, ResultsStore
+from trailblaze.results.store import SCHEMA_VERSION, AttemptRecord, ResultsStore
 from trailblaze.testing import run_cli
 
 # Fails when its counter is 1 modulo PERIOD: with --retries 1 every PERIOD-th attempt makes a FLAKY run.
@@ -166,11 +166,39 @@ def test_a_schema_1_store_is_migrated_and_its_histories_go_on(tmp_path: Path) ->
                           check=False)
     assert done.returncode == 0, done.stdout + done.stderr
     with sqlite3.connect(db) as con:
-        assert con.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert con.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
         assert {w for (w,) in con.execute("SELECT workspace FROM attempts")} == {".."}
     shown = _results(["--json"], cwd=tmp_path)
     (row,) = json.loads(shown.stdout)
     assert row["workspace"] == ".." and row["runs"] == 3 and row["last_statuses"] == ["PASSED", "PASSED", "FAILED"]
+
+
+SCHEMA_2 = SCHEMA_1.replace("quarantined INTEGER NOT NULL DEFAULT 0)",
+                            "quarantined INTEGER NOT NULL DEFAULT 0, workspace TEXT NOT NULL DEFAULT '')") \
+    .replace("user_version = 1", "user_version = 2")
+
+
+def test_a_schema_2_store_gains_step_counts_and_the_agent_step_rate_reads_only_runs_that_have_them(
+        tmp_path: Path) -> None:
+    db = tmp_path / "results.db"
+    with sqlite3.connect(db) as con:
+        con.executescript(SCHEMA_2)
+        con.execute("INSERT INTO attempts (run_id, trail_id, device, attempt, final, outcome, status, started_at, "
+                    "duration_ms, workspace) VALUES ('old', 'shop/cart', 'web', 1, 1, 'PASSED', 'PASSED', 1000.0, 10, '')")
+    with ResultsStore(db) as store:
+        (old,) = store.history()
+        assert old.runs == 1 and old.agent_step_rate is None  # no step counts before schema 3
+        for n, (replayed, agent, healed) in enumerate([(3, 1, 0), (2, 1, 1)]):
+            store.record_attempts([AttemptRecord(run_id=f"new-{n}", trail_id="shop/cart", device="web", attempt=1,
+                                                 final=True, outcome="PASSED", status="PASSED",
+                                                 started_at=2000.0 + n, duration_ms=10, steps_replayed=replayed,
+                                                 steps_agent=agent, steps_healed=healed)])
+        (row,) = store.history()
+    assert row.runs == 3 and row.agent_step_rate == 0.375  # (1 + 2) of (4 + 4) steps went to the model
+    with sqlite3.connect(db) as con:
+        assert con.execute("PRAGMA user_version").fetchone()[0] == 3
+    table = _results(["--results-db", str(db)], cwd=tmp_path).stdout
+    assert "AGENT STEPS" in table and "38%" in table, table
 
 
 def test_a_damaged_store_is_one_readable_line(tmp_path: Path) -> None:

@@ -57,6 +57,10 @@ class StepSolveResult:
     llm_cost_usd: float = 0.0
     attempts: int = 0
     llm_tokens: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    """Input tokens served from the provider's prompt cache (counted in ``input_tokens`` too)."""
 
 
 def solve_step(session: "Session", step: "TrailStep", *, trail: "Trail | None" = None, options: Any = None,
@@ -140,6 +144,9 @@ class StepAgent:
         self.llm_calls = 0
         self.cost = 0.0
         self.tokens = 0
+        self.input_tokens = 0
+        self.output_tokens = 0
+        self.cached_tokens = 0
         self.stale = StaleRefDetector()
         self.stuck = StuckLoopDetector()
         self.hints: list[str] = []
@@ -169,7 +176,8 @@ class StepAgent:
             success=stop.success, message=stop.message, outcome=None if stop.success else (stop.outcome or SessionOutcome.FAILED),
             exit_code=ExitCode.SUCCESS if stop.success else failed_code, calls=calls,
             recording=recording_from_executed(ran) if stop.success else [], llm_call_count=self.llm_calls,
-            llm_cost_usd=self.cost, attempts=attempt, llm_tokens=self.tokens)
+            llm_cost_usd=self.cost, attempts=attempt, llm_tokens=self.tokens, input_tokens=self.input_tokens,
+            output_tokens=self.output_tokens, cached_tokens=self.cached_tokens)
         session.log.write("TrailblazeAgentTaskStatusChangeLog", {
             "stepIndex": step.index, "status": "Succeeded" if stop.success else (result.outcome or SessionOutcome.FAILED).value,
             "message": stop.message, "attempts": attempt, "llmCallCount": self.llm_calls, "llmCostUsd": round(self.cost, 6),
@@ -250,8 +258,11 @@ class StepAgent:
                                                          on_failure=failed)
         self.llm_calls += 1
         self.cost += cost or 0.0
-        tokens = response.usage.input_tokens + response.usage.output_tokens
-        self.tokens += tokens  # the run's budget is charged by complete_with_retries
+        usage = response.usage
+        self.tokens += usage.input_tokens + usage.output_tokens  # the run's budget is charged by complete_with_retries
+        self.input_tokens += usage.input_tokens
+        self.output_tokens += usage.output_tokens
+        self.cached_tokens += usage.cached_input_tokens
         self._log_request(request, response, attempt, duration, screenshot, cost=cost)
         return response
 

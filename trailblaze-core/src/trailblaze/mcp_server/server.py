@@ -119,6 +119,9 @@ RESOURCES: list[dict[str, str]] = [
      "description": "The last snapshot taken (the 'snapshot' tool)."},
     {"uri": "trailblaze://recording", "name": "recording", "mimeType": "application/json",
      "description": "The steps recorded and not saved yet."},
+    {"uri": "trailblaze://failures", "name": "failures", "mimeType": "application/json",
+     "description": "The prompt for the latest failure of each trail in the run history: trail file and line, "
+                    "step, recording, error, screen, last pass, what to do (trailblaze results TRAIL --prompt)."},
 ]
 
 
@@ -369,6 +372,8 @@ class Handlers:
             body = {"trails": await self._in_new_thread(self.wb.list_trails)}
         elif uri == "trailblaze://devices":
             body = await self._on_device(self.wb.devices_document)
+        elif uri == "trailblaze://failures":
+            body = {"failures": await self._in_new_thread(self.wb.failure_prompts)}
         elif uri == "trailblaze://recording":
             body = {"name": self.wb.trail_name, "steps": [s.to_json() for s in list(self.wb.steps)]}
         elif uri == "trailblaze://snapshot":

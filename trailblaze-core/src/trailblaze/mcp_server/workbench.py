@@ -191,6 +191,18 @@ class Workbench:
     def list_trails(self) -> list[dict[str, Any]]:
         return self.recording.list_trails()
 
+    def failure_prompts(self) -> list[dict[str, str]]:
+        """The latest failure prompt of each trail and device in the workspace's run history (what
+        ``trailblaze results TRAIL --prompt`` prints), newest first; none without a history."""
+        from ..results.store import DEFAULT_RELATIVE, ResultsStore
+
+        config = self.ws.config
+        path = config.root / DEFAULT_RELATIVE if config.file is not None else None
+        if path is None or not path.is_file():
+            return []
+        with ResultsStore(path) as store:
+            return [{"trail_id": t, "device": d, "prompt": text} for t, d, text in store.failure_prompts()]
+
     # -- runs -------------------------------------------------------------------------------------
     def replay_setup(self) -> int:
         """Replay the setup trails (``settings.setup``, else the workspace's ``defaults.setup``) on the

@@ -61,6 +61,8 @@ def _add(result: TrailResult, clean: Callable[[Any], Any], hook: Any) -> None:
         if str(entry.get("class", "")).rsplit(".", 1)[-1] in TOOL_LOGS and entry.get("depth", 0) == 0:
             tools.setdefault(entry.get("stepIndex"), []).append(entry)
     for step in result.steps:
+        if step.mode == "skipped":
+            continue  # not run: an earlier step ended the trail
         label = {"trailhead": "trailhead", "verify": "verify"}.get(step.kind, f"step {step.number}")
         step_id = str(uuid.uuid4())
         hook.start_step(uuid=step_id, title=clean(f"{label}: {step.text or ''}".strip()),

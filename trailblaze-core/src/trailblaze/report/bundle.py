@@ -31,7 +31,8 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from .._version import __version__
 from ..errors import BadInputError, ExitCode
 from ..files import write_atomic
-from ..results.model import ResultIdentity, outcome_exit_code, result_identity
+from ..results.model import (ResultIdentity, StepResult, call_entries, outcome_exit_code, result_identity,
+                             step_status)
 from ..results.output_request import BundleContext
 from ..session import SessionOutcome
 from ..untrusted import capped
@@ -62,6 +63,42 @@ class StepRecord(BaseModel):
     message: str | None = None
     tool: str | None = None
     duration_ms: int = 0
+    index: int | None = None
+    """The step's position in the trail (0-based); None in bundles written before it was kept."""
+    reason: str | None = None
+    """Why the model ran the step (``StepResult.reason``)."""
+    llm_call_count: int = 0
+    llm_cost_usd: float = 0.0
+    llm_tokens: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    tool_calls: list[dict[str, Any]] = Field(default_factory=list)
+    """``{"name", "args"}`` per top-level call the step made (``results.model.call_entries``)."""
+
+    @classmethod
+    def of(cls, step: StepResult) -> StepRecord:
+        return cls(number=step.number, kind=step.kind, text=step.text, mode=step.mode, success=step.success,
+                   message=step.message, tool=step.tool, duration_ms=step.duration_ms, index=step.index,
+                   reason=step.reason, llm_call_count=step.llm_call_count,
+                   llm_cost_usd=round(step.llm_cost_usd, 6), llm_tokens=step.llm_tokens,
+                   input_tokens=step.input_tokens, output_tokens=step.output_tokens,
+                   cached_tokens=step.cached_tokens, tool_calls=call_entries(step.tool_calls))
+
+    def result(self) -> StepResult:
+        """The step as the run had it, for the summary, report and JUnit of a merge (``merge-reports``, ``-n``)."""
+        step = StepResult(self.number if self.index is None else self.index, self.kind, self.text, self.mode,
+                          self.success, self.message, self.tool, self.duration_ms, self.llm_call_count,
+                          self.llm_cost_usd, self.llm_tokens, reason=self.reason, input_tokens=self.input_tokens,
+                          output_tokens=self.output_tokens, cached_tokens=self.cached_tokens,
+                          tool_calls=list(self.tool_calls))
+        step.number = self.number
+        return step
+
+    @property
+    def status(self) -> str:
+        """``replayed``, ``agent``, ``healed``, ``skipped`` or ``failed`` (``results.model.step_status``)."""
+        return step_status(self.mode, self.success)
 
 
 class TrailRecord(BaseModel):
@@ -226,8 +263,7 @@ def record_of(trail: TrailResult, root: Path, *, shard: str | None, worker: str 
         llm_tokens=trail.llm_tokens, quarantined=final.quarantined, has_recorded_steps=trail.has_recorded_steps,
         log_dir=relative(trail.log_dir, root),
         artifacts={k: relative(v, root) or v for k, v in artifacts.items()},
-        steps=[StepRecord(number=s.number, kind=s.kind, text=s.text, mode=s.mode, success=s.success,
-                          message=s.message, tool=s.tool, duration_ms=s.duration_ms) for s in trail.steps],
+        steps=[StepRecord.of(s) for s in trail.steps],
         shard=shard, worker=worker, last=trail is final, run_id=run_id,
         workspace=workspace, workspace_path=within)
 

@@ -303,23 +303,44 @@ def _quoted(path: str) -> str:
     return shlex.quote(path)
 
 
+def _prompt_html(trail: TrailResult, result: Any) -> str:
+    """The failed step's "Copy prompt" button and its text (``results.failure_prompt``: what
+    ``trailblaze results TRAIL --prompt`` prints), redacted with the rest of the page."""
+    from ..results.failure_prompt import failure_prompt
+
+    return (f"<div class=prompt><button type=button class=copy-prompt title='copy what a person or a coding agent "
+            f"needs to fix this step'>Copy prompt</button><pre class=prompt-text hidden>"
+            f"{_e(failure_prompt(trail, result))}</pre></div>")
+
+
 def _step_html(step: LogStep, trail: TrailResult, result: Any, page: _Page) -> str:
     ok = step.success if step.success is not None else (result.success if result is not None else None)
     mark = "<span class=ok>✓</span>" if ok else ("<span class=bad>✗</span>" if ok is False else "•")
     number = getattr(result, "number", None)
     label = "trailhead" if step.kind == "trailhead" else f"{step.kind} {number if number else ''}".strip()
     extra = []
-    if step.mode:
+    status = getattr(result, "status", None)
+    if status is not None:
+        extra.append(f"<span class='mode {_e(status)}' data-mode='{_e(status)}'>{_e(status)}</span>")
+    elif step.mode:
         extra.append(_e(step.mode))
     if result is not None and getattr(result, "duration_ms", None) is not None:
         extra.append(f"{result.duration_ms} ms")
+    if result is not None and getattr(result, "llm_call_count", None):
+        extra.append(f"{result.llm_call_count} LLM call{'s' if result.llm_call_count != 1 else ''} · "
+                     f"<span class=tokens>{result.input_tokens:,} in / {result.output_tokens:,} out / "
+                     f"{result.cached_tokens:,} cached tokens</span> · ${_e(_cost(result.llm_cost_usd))}")
     opened = " open" if ok is False else ""
     out = [f"<details class=step data-text='{_e(step.text.lower())}'{opened}><summary>{mark} <b>{_e(label)}</b>: "
            f"{_e(step.text)}{' <span class=meta>(' + ', '.join(extra) + ')</span>' if extra else ''}</summary>"]
+    if result is not None and getattr(result, "reason", None):
+        out.append(f"<div class=reason>the model ran this step: {_e(result.reason)}</div>")
     if ok is False and step.message:
         out.append(f"<div class=error>{_e(step.message)}</div>")
     if ok is False:
         out.append(_evidence_links(trail, page))
+    if result is not None and getattr(result, "status", None) == "failed":
+        out.append(_prompt_html(trail, result))
     if step.tools:
         out.append("<table><tr><th>tool</th><th>arguments</th><th>outcome</th><th>ms</th></tr>")
         for call in call_order(step.tools):

@@ -30,6 +30,11 @@ main{padding:16px 24px;max-width:1200px}
 .attempt>summary{cursor:pointer;font-weight:600}
 .meta{color:#57606a;font-size:12px;margin:4px 0 8px}
 .meta a{color:#0969da}
+.mode.agent,.mode.healed{border-radius:4px;padding:0 4px;color:#fff;background:#8250df}
+.mode.healed{background:#bf8700}
+.reason{color:#57606a;font-size:12px;margin:2px 0 6px 18px}
+.copy-prompt{font-size:12px;margin:4px 0;cursor:pointer}
+.prompt-text{white-space:pre-wrap;font-size:12px;background:#f6f8fa;border:1px solid #d0d7de;border-radius:6px;padding:8px}
 .cmd{user-select:all;background:#f6f8fa;border:1px solid #d0d7de;border-radius:4px;padding:1px 4px}
 .error{background:#ffebe9;border:1px solid #ff8182;border-radius:6px;padding:8px 10px;white-space:pre-wrap;
  font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px;margin:8px 0}
@@ -62,8 +67,17 @@ SCRIPT = """
 var shots=JSON.parse(document.getElementById('tb-shots').textContent);
 document.querySelectorAll('img[data-shot]').forEach(function(img){img.src=shots[img.dataset.shot]||'';});
 var overlay=document.getElementById('overlay'),big=overlay.querySelector('img'),cap=overlay.querySelector('div');
+function copied(b,ok){b.textContent=ok?'Copied':'Select the text below and copy it';b.nextElementSibling.hidden=ok;}
+function copyPrompt(b){
+ var text=b.nextElementSibling.textContent;
+ function fallback(){var a=document.createElement('textarea');a.value=text;document.body.appendChild(a);a.select();
+  var ok=false;try{ok=document.execCommand('copy');}catch(x){}document.body.removeChild(a);copied(b,ok);}
+ if(navigator.clipboard&&navigator.clipboard.writeText){navigator.clipboard.writeText(text).then(function(){copied(b,true);},fallback);}
+ else{fallback();}
+}
 document.addEventListener('click',function(e){
  var t=e.target;
+ if(t.classList&&t.classList.contains('copy-prompt')){copyPrompt(t);return;}
  if(t.classList&&t.classList.contains('thumb')){big.src=t.src;big.alt=t.alt;cap.textContent=t.title;overlay.hidden=false;}
  else if(overlay.contains(t)){overlay.hidden=true;}
 });

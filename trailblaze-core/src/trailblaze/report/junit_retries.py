@@ -15,6 +15,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
+from ..results.model import step_counts
 from ..session import SessionOutcome
 
 if TYPE_CHECKING:
@@ -23,10 +24,15 @@ if TYPE_CHECKING:
 
 def trail_properties(trail: TrailResult) -> dict[str, str]:
     """What a CI test tab can show beside pass/fail: the outcome people act on, attempts, quarantine,
-    the model's calls and cost."""
+    how many steps replayed and how many the model solved (``steps_replayed``, ``steps_agent``,
+    ``steps_healed``), the model's calls, tokens and cost."""
     props = {"trailblaze.status": trail.status, "trailblaze.attempts": str(trail.attempt)}
     if trail.quarantined:
         props["trailblaze.quarantined"] = "true"
+    if trail.steps:
+        modes = step_counts(trail.steps)
+        for mode in ("replayed", "agent", "healed"):
+            props[f"trailblaze.steps_{mode}"] = str(modes[mode])
     if trail.llm_call_count:
         props["trailblaze.llm_calls"] = str(trail.llm_call_count)
         props["trailblaze.llm_tokens"] = str(trail.llm_tokens)

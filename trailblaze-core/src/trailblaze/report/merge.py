@@ -225,7 +225,7 @@ _INPUT_KEYS = {"run_id", "complete", "interrupted_by",
 def run_result(records: Sequence[TrailRecord], out: Path) -> RunResult:
     """The records as a ``RunResult`` (one ``TrailResult`` per trail run, its earlier attempts in
     ``attempts``, as the runner makes it), so the summary, JUnit writer and ``Results:`` line of a single
-    run serve the merge and ``run -n`` (steps are left out: none reads them)."""
+    run serve the merge and ``run -n``, steps included (their modes, tokens and calls)."""
     from ..memory import Redactor
     from ..results.model import RunResult
 
@@ -269,7 +269,7 @@ def trail_result(record: TrailRecord, out: str) -> TrailResult:
         has_recorded_steps=record.has_recorded_steps,
         skip_reason=record.skip_reason, trail_id=record.trail_id, device_label=record.device,
         endpoint=record.endpoint, tags=list(record.tags),
-        artifacts={k: joined(v) for k, v in record.artifacts.items()})
+        artifacts={k: joined(v) for k, v in record.artifacts.items()}, steps=[s.result() for s in record.steps])
 
 
 # -- triage ---------------------------------------------------------------------------------------------

@@ -196,7 +196,7 @@ def _row(attempts: list[TrailRecord], reports: dict[str, Any], sig: int) -> dict
         "l": _href(f"{r.log_dir}/" if r.log_dir else None),
         "r": _href(f"{r.bundle}/{report}" if report and r.bundle else None),
         "sc": _href(r.artifacts.get("screenshot")),
-        "st": [[s.number, s.kind, s.text or "", s.success, s.mode, s.duration_ms, s.message] for s in r.steps]
+        "st": [[s.number, s.kind, s.text or "", s.success, s.status, s.duration_ms, s.message] for s in r.steps]
         if outcome not in ("PASSED", "FLAKY", "HEALED") else [],
     }
     row["x"] = " ".join(str(v) for v in (r.title, r.key, device, r.shard, r.worker, r.endpoint, message,

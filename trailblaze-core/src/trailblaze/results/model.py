@@ -115,13 +115,48 @@ def result_identity(*, workspace: str | None, trail: str, device: str | None, ac
     return ResultIdentity(workspace or "", trail, device or "", actor or "", run_id or "", attempt)
 
 
+STEP_MODES = ("replayed", "agent", "healed", "skipped", "failed")
+"""A step's ``status`` (the summary's ``mode``): how it ran, as people read it."""
+
+_RAN_BY = {"replay": "replayed", "noop": "replayed", "ai": "agent", "self-heal": "healed"}
+MODEL_MODES = ("agent", "healed")
+"""The statuses of steps that went to the model and passed."""
+
+
+def step_status(mode: str, success: bool) -> str:
+    """The one rule from how a step ran (``StepResult.mode``) and whether it passed to its status:
+    ``replayed`` (its recording passed), ``agent`` (the model solved a step it had to: no recording for
+    the device, ``recordable: false``), ``healed`` (its recording failed and the model solved it),
+    ``failed`` (however it ran) or ``skipped`` (an earlier step ended the trail). The run, ``run -n``,
+    the pytest plugin and ``merge-reports`` all read it through ``StepResult.status``."""
+    if mode == "skipped":
+        return "skipped"
+    if not success:
+        return "failed"
+    return _RAN_BY.get(mode, mode)
+
+
+def call_entries(calls: "Sequence[Any] | None") -> list[dict[str, Any]]:
+    """Tool calls as the summary and the bundle list them: ``{"name", "args"}`` each. ``calls`` are
+    ``ToolCall`` objects (a run's) or such entries already (a merged bundle's); secrets are taken out
+    where the whole document passes the run's redactor."""
+    out = []
+    for call in calls or ():
+        if isinstance(call, Mapping):
+            out.append({"name": str(call.get("name", "")), "args": dict(call.get("args") or {})})
+        else:
+            out.append({"name": call.name, "args": dict(call.args)})
+    return out
+
+
 @dataclass
 class StepResult:
     index: int
     kind: str
     text: str | None
     mode: str
-    """``replay``, ``noop``, ``ai``, ``self-heal``."""
+    """How the runner ran it: ``replay``, ``noop``, ``ai``, ``self-heal``, or ``skipped`` (not run);
+    ``status`` is what people read."""
     success: bool
     message: str | None = None
     tool: str | None = None
@@ -134,6 +169,43 @@ class StepResult:
     """What people call the step: the trailhead is 0, the first trail step is 1."""
     recording: "list[Any] | None" = None
     """The recording the agent generated for this step (``ToolCall`` list), when the agent ran it."""
+    reason: str | None = None
+    """Why the model ran it: ``no recording for this device``, ``recordable: false``, ``recording failed:
+    …``; None for a step that replayed (or was not run)."""
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    """Input tokens the provider served from its prompt cache (part of ``input_tokens``)."""
+    tool_calls: "list[Any] | None" = None
+    """The top-level calls it made: the recording's (those that ran, the failing one last) or the
+    model's; ``ToolCall`` objects, or ``{"name", "args"}`` entries when rebuilt from a bundle."""
+    location: str | None = None
+    screen: str | None = None
+    recorded: "list[Any] | None" = None
+    """For a failed step (``results.failure_prompt``): where it is written (``file:line``), the device's
+    screen when it failed (redacted) and its recording for the device (``ToolCall`` list), when it had one."""
+
+    @property
+    def status(self) -> str:
+        """``replayed``, ``agent``, ``healed``, ``skipped`` or ``failed`` (``step_status``)."""
+        return step_status(self.mode, self.success)
+
+    def summary(self) -> dict[str, Any]:
+        """The step in the JSON summary's ``steps`` (unredacted: the run redacts the whole summary)."""
+        return {"index": self.number, "kind": self.kind, "text": self.text, "mode": self.status,
+                "reason": self.reason, "message": None if self.success else self.message,
+                "duration_ms": self.duration_ms, "llm_call_count": self.llm_call_count,
+                "llm_tokens": self.llm_tokens, "tokens": {"input": self.input_tokens, "output": self.output_tokens,
+                                                          "cached": self.cached_tokens},
+                "llm_cost_usd": round(self.llm_cost_usd, 6), "tool_calls": call_entries(self.tool_calls)}
+
+
+def step_counts(steps: Sequence[StepResult]) -> dict[str, int]:
+    """How many of ``steps`` ended with each status (every status, zero included)."""
+    out = dict.fromkeys(STEP_MODES, 0)
+    for step in steps:
+        out[step.status] = out.get(step.status, 0) + 1
+    return out
 
 
 @dataclass
@@ -174,6 +246,9 @@ class TrailResult:
     endpoint: str | None = None
     """The remote endpoint (Playwright server, Appium server) it ran against, when one was used."""
     tags: list[str] = field(default_factory=list)
+    last_pass: str | None = None
+    """When this trail last passed on this device before this run, from the run history (for the failure
+    prompt); None when the history has no pass or was not read."""
 
     @property
     def passed(self) -> bool:
@@ -231,6 +306,8 @@ class TrailResult:
             "llm_tokens": self.llm_tokens,
             "llm_steps": [{"step": s.number, "llm_call_count": s.llm_call_count, "llm_tokens": s.llm_tokens,
                            "llm_cost_usd": round(s.llm_cost_usd, 6)} for s in self.steps if s.llm_call_count],
+            "steps": [s.summary() for s in self.steps],
+            "step_modes": step_counts(self.steps),
             "started_at": _iso(self.started_at),
             "started_at_epoch_ms": int(self.started_at * 1000),
             "completed_at": _iso(done),
@@ -309,7 +386,11 @@ class RunResult:
     def results_line(self) -> str:
         """``Results: P passed, F failed, S skipped (…)``: see ``results_line``."""
         return results_line(self.counts(), self.statuses(), quarantined=sum(1 for t in self.trails if t.quarantined),
-                            cancelled=self.cancelled, interrupted=self.interrupted)
+                            cancelled=self.cancelled, interrupted=self.interrupted, steps=self.step_modes())
+
+    def step_modes(self) -> dict[str, int]:
+        """How the trails' steps ran (``step_counts``), over each trail's result (its last attempt)."""
+        return step_counts([s for t in self.trails for s in t.steps])
 
     def summary(self) -> dict[str, Any]:
         """The JSON summary, redacted."""
@@ -330,10 +411,13 @@ def _iso(ts: float) -> str:
 
 
 def results_line(counts: tuple[int, int, int], statuses: Mapping[str, int], *, quarantined: int = 0,
-                 cancelled: int = 0, interrupted: str | None = None) -> str:
+                 cancelled: int = 0, interrupted: str | None = None, steps: Mapping[str, int] | None = None) -> str:
     """``Results: P passed, F failed, S skipped`` (flaky and healed trails count as passed, errors as
     failed), then what those numbers hold: ``(2 flaky, 1 healed, 1 error, 1 quarantined)``. One line for a
-    run in one process and for ``run -n``'s merged workers (``statuses``: trails by ``TrailResult.status``)."""
+    run in one process and for ``run -n``'s merged workers (``statuses``: trails by ``TrailResult.status``).
+    When a step went to the model, ``steps`` (``step_counts``) adds how many replayed and how many the
+    model solved: ``; steps: 4 replayed, 2 by the model (1 agent, 1 healed)``; a run that only replayed
+    keeps the line as it always was."""
     passed, failed, skipped = counts
     line = f"Results: {passed} passed, {failed} failed, {skipped} skipped"
     parts = []
@@ -344,4 +428,12 @@ def results_line(counts: tuple[int, int, int], statuses: Mapping[str, int], *, q
             parts.append(f"{statuses[status]} {status.lower()}")
     if quarantined:
         parts.append(f"{quarantined} quarantined")
-    return line + (f" ({', '.join(parts)})" if parts else "")
+    return line + (f" ({', '.join(parts)})" if parts else "") + _steps_clause(steps or {})
+
+
+def _steps_clause(steps: Mapping[str, int]) -> str:
+    to_model = sum(steps.get(m, 0) for m in MODEL_MODES)
+    if not to_model:
+        return ""
+    split = ", ".join(f"{steps[m]} {m}" for m in MODEL_MODES if steps.get(m))
+    return f"; steps: {steps.get('replayed', 0)} replayed, {to_model} by the model ({split})"

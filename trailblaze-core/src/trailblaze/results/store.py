@@ -44,11 +44,15 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
+from .model import step_counts
+
 if TYPE_CHECKING:
     from .model import TrailResult
 
-SCHEMA_VERSION = 2
-"""2: ``workspace`` column (part of a trail's identity); 1: the first."""
+SCHEMA_VERSION = 3
+"""3: ``steps_replayed``/``steps_agent``/``steps_healed`` (how each attempt's steps ran) and
+``failure_prompt`` (``results.failure_prompt``, for ``trailblaze results TRAIL --prompt``); 2: ``workspace``
+column (part of a trail's identity); 1: the first."""
 DEFAULT_RELATIVE = Path(".trailblaze") / "results.db"
 BUSY_TIMEOUT_S = 30.0
 
@@ -75,7 +79,11 @@ CREATE TABLE IF NOT EXISTS attempts (
     session_id TEXT,
     trail_path TEXT,
     quarantined INTEGER NOT NULL DEFAULT 0,
-    workspace TEXT NOT NULL DEFAULT ''
+    workspace TEXT NOT NULL DEFAULT '',
+    steps_replayed INTEGER NOT NULL DEFAULT 0,
+    steps_agent INTEGER NOT NULL DEFAULT 0,
+    steps_healed INTEGER NOT NULL DEFAULT 0,
+    failure_prompt TEXT
 );
 CREATE INDEX IF NOT EXISTS attempts_by_trail ON attempts (trail_id, device, final, started_at);
 """
@@ -112,6 +120,12 @@ class AttemptRecord:
     workspace: str = ""
     """The workspace the trail ran in, relative to the store's folder (``ResultsStore.workspace_key``);
     ``""`` when not known."""
+    steps_replayed: int = 0
+    steps_agent: int = 0
+    steps_healed: int = 0
+    """How many of the attempt's steps replayed, went to the model unrecorded, were healed by it."""
+    failure_prompt: str | None = None
+    """The prompt for the attempt's failed step (``results.failure_prompt``), redacted; None if none failed."""
 
 
 _COLUMNS = [f.name for f in fields(AttemptRecord)]
@@ -147,6 +161,9 @@ class TrailHistory(BaseModel):
     p90_duration_s: float | None
     quarantined: bool
     last_failure: str | None
+    agent_step_rate: float | None = None
+    """The share of the steps of its recent runs that the model solved (agent or healed) rather than
+    replayed; None when none of those runs left step counts (a store from before schema 3)."""
 
 
 PASSING = ("PASSED", "FLAKY", "HEALED")
@@ -171,8 +188,9 @@ class ResultsStore:
             self._migrate()
 
     def _migrate(self) -> None:
-        """Create the schema, or bring a schema 1 store up to date (once, whichever process gets there
-        first: the version is read again inside the write transaction)."""
+        """Create the schema, or bring a schema 1 or 2 store up to date (once, whichever process gets
+        there first: the version is read again inside the write transaction). Rows from before schema 3
+        have no step counts (0 each): the agent-step rate leaves them out."""
         with self._transaction():
             self._db.execute("BEGIN IMMEDIATE")
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
@@ -180,6 +198,10 @@ class ResultsStore:
                 home = ".." if self.path.parent.name == ".trailblaze" else ""
                 self._db.execute("ALTER TABLE attempts ADD COLUMN workspace TEXT NOT NULL DEFAULT ''")
                 self._db.execute("UPDATE attempts SET workspace = ?", (home,))
+            if version in (1, 2):
+                for column in ("steps_replayed", "steps_agent", "steps_healed"):
+                    self._db.execute(f"ALTER TABLE attempts ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0")
+                self._db.execute("ALTER TABLE attempts ADD COLUMN failure_prompt TEXT")
             elif version == 0:
                 for statement in _SCHEMA.split(";"):
                     if statement.strip():
@@ -234,11 +256,12 @@ class ResultsStore:
                       self._db.execute(sql + " ORDER BY trail_id, device, workspace", args))
 
     def _runs(self, trail_id: str, device: str, last: int,
-              workspace: str | None = None) -> list[tuple[str, float, int, str | None, int]]:
+              workspace: str | None = None) -> list[tuple[str, float, int, str | None, int, int, int]]:
         where, args = ("", (trail_id, device, last)) if workspace is None else \
             (" AND workspace = ?", (trail_id, device, workspace, last))
         return list(self._db.execute(
-            "SELECT status, started_at, duration_ms, failure_signature, quarantined FROM attempts "
+            "SELECT status, started_at, duration_ms, failure_signature, quarantined, steps_replayed, "
+            "steps_agent + steps_healed FROM attempts "
             f"WHERE trail_id = ? AND device = ?{where} AND final = 1 ORDER BY started_at DESC, id DESC LIMIT ?",
             args))
 
@@ -263,8 +286,34 @@ class ResultsStore:
                 median_duration_s=round(statistics.median(durations), 3) if durations else None,
                 p90_duration_s=round(_percentile(durations, 0.9), 3) if durations else None,
                 quarantined=bool(runs and runs[0][4]),
-                last_failure=next((r[3] for r in runs if r[0] in FAILING and r[3]), None)))
+                last_failure=next((r[3] for r in runs if r[0] in FAILING and r[3]), None),
+                agent_step_rate=_agent_rate(runs)))
         return out
+
+    def last_pass(self, trail_id: str, device: str, workspace: str | None = None) -> str | None:
+        """The trail's last passing run on ``device``, as the failure prompt names it: its time, commit and
+        session (None when it never passed here)."""
+        where, args = ("", (trail_id, device)) if workspace is None else \
+            (" AND workspace = ?", (trail_id, device, workspace))
+        row = self._db.execute(
+            "SELECT started_at, commit_sha, session_id FROM attempts WHERE trail_id = ? AND device = ?"
+            f"{where} AND final = 1 AND status IN (?, ?, ?) ORDER BY started_at DESC, id DESC LIMIT 1",
+            (*args, *PASSING)).fetchone()
+        if row is None:
+            return None
+        details = [f"commit {str(row[1])[:12]}" if row[1] else None, f"session {row[2]}" if row[2] else None]
+        shown = ", ".join(d for d in details if d)
+        return _iso(float(row[0])) + (f" ({shown})" if shown else "")
+
+    def failure_prompts(self, trail_ids: Sequence[str] | None = None) -> list[tuple[str, str, str]]:
+        """(trail id, device, prompt) of the latest failed run of each of ``trail_ids`` (None: every trail)
+        on each device that left a prompt, newest first."""
+        where = f" AND trail_id IN ({', '.join('?' for _ in trail_ids)})" if trail_ids is not None else ""
+        rows = self._db.execute(
+            "SELECT trail_id, device, failure_prompt, MAX(started_at) FROM attempts WHERE final = 1 AND "
+            f"failure_prompt IS NOT NULL{where} GROUP BY workspace, trail_id, device ORDER BY MAX(started_at) DESC",
+            list(trail_ids or ())).fetchall()
+        return [(str(r[0]), str(r[1]), str(r[2])) for r in rows]
 
     def durations(self, trail_ids: Sequence[str], *, last: int = 20) -> dict[str, float]:
         """Median seconds of each trail's recent passing runs (any device): what a shard balancer weighs."""
@@ -331,6 +380,7 @@ def attempt_records(trail: TrailResult, context: RunContext,
         final = attempt is trail
         done = attempt.completed_at or attempt.started_at
         summary_outcome = attempt.attempt_summary()["outcome"]
+        modes = step_counts(attempt.steps)
         out.append(AttemptRecord(
             run_id=context.run_id, trail_id=trail_id, device=device, attempt=number, final=final,
             outcome=summary_outcome, status=trail.status if final else summary_outcome,
@@ -340,7 +390,8 @@ def attempt_records(trail: TrailResult, context: RunContext,
             llm_calls=attempt.llm_call_count, llm_tokens=getattr(attempt, "llm_tokens", 0),
             llm_cost_usd=attempt.llm_cost_usd, session_id=_maybe(redact, attempt.session_id),
             trail_path=redact(str(attempt.path)),
-            quarantined=trail.quarantined, workspace=workspace))
+            quarantined=trail.quarantined, workspace=workspace, steps_replayed=modes["replayed"],
+            steps_agent=modes["agent"], steps_healed=modes["healed"], failure_prompt=_prompt(attempt, redact)))
     return out
 
 
@@ -378,7 +429,20 @@ def _maybe(redact: Callable[[str], str], text: str | None) -> str | None:
     return None if text is None else redact(text)
 
 
-def _share(rows: Sequence[tuple[str, float, int, str | None, int]], statuses: tuple[str, ...]) -> float:
+def _prompt(trail: TrailResult, redact: Callable[[str], str]) -> str | None:
+    from .failure_prompt import failed_step, failure_prompt
+
+    step = failed_step(trail)
+    return None if step is None else redact(failure_prompt(trail, step))
+
+
+def _agent_rate(rows: Sequence[tuple[str, float, int, str | None, int, int, int]]) -> float | None:
+    """Model-solved steps over replayed plus model-solved ones, across the runs that counted steps."""
+    replayed, by_model = sum(r[5] for r in rows), sum(r[6] for r in rows)
+    return round(by_model / (replayed + by_model), 4) if replayed + by_model else None
+
+
+def _share(rows: Sequence[tuple[str, float, int, str | None, int, int, int]], statuses: tuple[str, ...]) -> float:
     return round(sum(1 for r in rows if r[0] in statuses) / len(rows), 4) if rows else 0.0
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import ExitCode, TrailblazeError
 from ..llm import budget as _budget
+from ..results.model import StepResult
 from ..session import Session, SessionOutcome
 from ..tools.base import ToolCall
 
@@ -64,7 +65,8 @@ class AgentHandoff:
         except LlmNotConfiguredError as exc:
             raise StepFailed(exc.message, ExitCode.BAD_INPUT, SessionOutcome.ERROR, "NeedsLlm") from None
         return AgentOutcome(out.success, out.message, out.outcome, out.exit_code, out.llm_call_count,
-                            out.llm_cost_usd, list(out.recording), out.llm_tokens)
+                            out.llm_cost_usd, list(out.recording), out.llm_tokens, out.input_tokens,
+                            out.output_tokens, out.cached_tokens, list(out.calls))
 
     def save_recordings(self, trail: "Trail", session: Session,
                          saves: list[tuple[int, str, list[ToolCall] | None]]) -> None:
@@ -107,6 +109,20 @@ class AgentOutcome:
     llm_cost_usd: float = 0.0
     recording: list[ToolCall] | None = None
     llm_tokens: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    calls: list[ToolCall] | None = None
+    """The top-level calls the model made (as it wrote them)."""
+
+    def step_result(self, step: "TrailStep", mode: str, reason: str, *, message: str | None = None,
+                    tool: str | None = None) -> StepResult:
+        """The step's result as the agent left it: ``mode`` ``ai`` or ``self-heal``, why it ran (``reason``)."""
+        return StepResult(step.index, step.kind, step.text, mode, self.success, self.message or message, tool,
+                          llm_call_count=self.llm_call_count, llm_cost_usd=self.llm_cost_usd,
+                          recording=self.recording, llm_tokens=self.llm_tokens, reason=reason,
+                          input_tokens=self.input_tokens, output_tokens=self.output_tokens,
+                          cached_tokens=self.cached_tokens, tool_calls=self.calls)
 
 
 

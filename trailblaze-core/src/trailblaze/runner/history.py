@@ -66,6 +66,11 @@ class RunHistory:
                 return
             context = self._context if endpoint is None else replace(self._context, endpoint=endpoint)
             try:
+                from ..results.store import trail_key
+
+                last_pass = store.last_pass(*trail_key(trail), store.workspace_key(trail.root))
+                for attempt in (*trail.attempts, trail):
+                    attempt.last_pass = last_pass
                 store.record_trail(trail, context, redact=self._redact)
             except Exception as exc:  # noqa: BLE001
                 self._warn(f"run history: could not record {trail.title}: {exc}")

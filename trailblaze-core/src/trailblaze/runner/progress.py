@@ -60,10 +60,12 @@ class Progress:
         self._stop_status()
         mark = "✓" if step.success else "✗"
         label = {"trailhead": "trailhead", "verify": "verify", "tools": "tools"}.get(step.kind, "step")
-        extra = f" [{step.mode}]" if step.mode not in ("replay",) else ""
+        extra = model_mark(step)
         number = "" if step.kind == "trailhead" else f" {step.number}"
         self._print(f"  {mark} {label}{number}: {_short(step.text)}{extra} ({step.duration_ms} ms)")
-        if not step.success and step.message:
+        if step.mode == "self-heal" and step.reason:
+            self._print(f"      {step.reason.splitlines()[0]}")
+        if not step.success and step.message and step.message != step.reason:
             for line in step.message.splitlines()[:12]:
                 self._print(f"      {line}")
 
@@ -133,6 +135,18 @@ def _short(text: str | None, width: int = 90) -> str:
         return "(no text)"
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def model_mark(step: StepResult) -> str:
+    """`` [agent: no recording for this device · 3 LLM calls, 4,200 tokens]`` after a step the model ran
+    (`` [healed: …]`` when it re-solved a failed recording; the failure follows on its own line); nothing
+    after a step that replayed."""
+    if step.reason is None:
+        return ""
+    how = "healed" if step.mode == "self-heal" else "agent"
+    why = "recording failed" if step.mode == "self-heal" else step.reason
+    calls = f"{step.llm_call_count} LLM call{'s' if step.llm_call_count != 1 else ''}, {step.llm_tokens:,} tokens"
+    return f" [{how}: {why} · {calls}]"
 
 
 def llm_line(calls: int, tokens: int, cost_usd: float) -> str | None:

@@ -75,6 +75,9 @@ class StepLoop:
         saves: list[tuple[int, str, list[ToolCall] | None]] = []
         try:
             self._run_step_list(trail, lifecycle, classifiers, result, self_heal, modes, saves)
+        except BaseException as exc:
+            _not_run(trail, lifecycle, result, exc)
+            raise
         finally:
             self.handoff.save_recordings(trail, lifecycle.session, saves)
 
@@ -99,25 +102,19 @@ class StepLoop:
                 assert found is not None
                 classifier, calls = found
                 mode = "noop" if not calls else "replay"
-                ok, message, tool = self._replay(session, step, classifier, calls, trail)
-                step_result = StepResult(step.index, step.kind, step.text, mode, ok, message, tool)
+                ok, message, tool, ran = self._replay(session, step, classifier, calls, trail)
+                step_result = StepResult(step.index, step.kind, step.text, mode, ok, message, tool, tool_calls=ran)
                 if not ok and self_heal and step.kind not in ("verify", "tools"):
                     agent_result = self.handoff.solve(session, step, trail, self_heal=True, attempt_context=message)
                     healed = True
-                    step_result = StepResult(step.index, step.kind, step.text, "self-heal", agent_result.success,
-                                             agent_result.message or message, tool,
-                                             llm_call_count=agent_result.llm_call_count,
-                                             llm_cost_usd=agent_result.llm_cost_usd, recording=agent_result.recording,
-                                             llm_tokens=agent_result.llm_tokens)
+                    step_result = agent_result.step_result(step, "self-heal", f"recording failed: {message}",
+                                                           message=message, tool=tool)
                     if agent_result.success and step.recordable and options.save_recording:
                         # The healed recording replaces the broken slot (zero calls: the slot is removed).
                         saves.append((step.index, classifier, agent_result.recording or None))
             else:
                 agent_result = self.handoff.solve(session, step, trail, self_heal=False)
-                step_result = StepResult(step.index, step.kind, step.text, "ai", agent_result.success,
-                                         agent_result.message, None, llm_call_count=agent_result.llm_call_count,
-                                         llm_cost_usd=agent_result.llm_cost_usd, recording=agent_result.recording,
-                                         llm_tokens=agent_result.llm_tokens)
+                step_result = agent_result.step_result(step, "ai", _agent_reason(step, found is None))
                 if agent_result.success and found is None and step.recordable and options.save_recording \
                         and step.kind != "tools" and agent_result.recording:
                     saves.append((step.index, "-".join(classifiers), agent_result.recording))
@@ -129,6 +126,8 @@ class StepLoop:
                     raise StepFailed(message + (not_run(trail, step) if over_budget else ""),
                                      agent_result.exit_code, agent_result.outcome,
                                      _budget.FAILURE_KIND if over_budget else None)
+            if not step_result.success and use_recording:
+                step_result.recorded = calls
             modes.add(step_result.mode)
             step_result.duration_ms = int((time.perf_counter() - t0) * 1000)
             self._step_done(lifecycle, step, step_result, result, first_entry)
@@ -142,6 +141,8 @@ class StepLoop:
     def _step_done(self, lifecycle: SessionLifecycle, step: "TrailStep", step_result: StepResult,
                    result: TrailResult, first_entry: int) -> None:
         session = lifecycle.session
+        if not step_result.success:
+            self._failure_context(session, step, step_result)
         lifecycle.step_finished(step, step_result.success)
         shots = [e for e in session.log.entries[first_entry:] if e.get("screenshot")]
         if shots:
@@ -157,8 +158,24 @@ class StepLoop:
         result.llm_tokens += step_result.llm_tokens
         self.progress.step_finished(step_result)
 
+    def _failure_context(self, session: Session, step: "TrailStep", step_result: StepResult) -> None:
+        """What the failure prompt tells beside the error: where the step is written and the screen as the
+        failure left it (redacted), read once, only for a failed step."""
+        where = step.location
+        if where.file is not None:
+            step_result.location = f"{where.file}:{where.line}" if where.line is not None else str(where.file)
+        from ..agent.model_calls import capture_screen
+
+        try:
+            text, _ = capture_screen(session.driver, vision=False)
+        except Exception as exc:  # noqa: BLE001 - the screen is evidence, never a second failure
+            text = f"(could not read the screen: {type(exc).__name__}: {exc})"
+        step_result.screen = self.redactor(text)
+
     def _replay(self, session: Session, step: "TrailStep", classifier: str, calls: list[ToolCall],
-                trail: "Trail") -> tuple[bool, str | None, str | None]:
+                trail: "Trail") -> tuple[bool, str | None, str | None, list[ToolCall]]:
+        """Run the recording; (passed, failure message, failing tool, the calls that ran: the failing one
+        last). Nothing per call beyond the dispatch: the calls that ran are the recording's first ones."""
         ctx = session.context(step_index=step.index, replaying=True)
         for i, call in enumerate(calls):
             self.progress.tool_started(step.number, call.name)
@@ -177,8 +194,38 @@ class StepLoop:
             if not outcome.success:
                 where = self._located(step, classifier, i, trail, BadInputError("")).location
                 args = _short_args(self.redactor(call.args))
-                return False, f"tool '{call.name}' ({where}) {args} failed: {outcome.message}", call.name
-        return True, None, None
+                return False, f"tool '{call.name}' ({where}) {args} failed: {outcome.message}", call.name, \
+                    calls[: i + 1]
+        return True, None, None, calls
+
+
+def _agent_reason(step: "TrailStep", unrecorded: bool) -> str:
+    """Why a step went to the model though nothing failed (a failed recording says ``recording failed``)."""
+    if not step.recordable:
+        return "recordable: false"
+    if unrecorded:
+        return "no recording for this device"
+    return "recordings not used (--no-use-recorded-steps)"
+
+
+def _not_run(trail: "Trail", lifecycle: SessionLifecycle, result: TrailResult, exc: BaseException) -> None:
+    """The steps an error or an interruption kept from finishing, in the result too: the one it stopped
+    (``failed``, unless it had its result already) and those after it (``skipped``)."""
+    done = {s.index for s in result.steps}
+    current = lifecycle.current_step
+    last = max([*done, current.index if current is not None else -1])
+    for step in trail.steps:
+        if step.index in done:
+            continue
+        if current is not None and step.index == current.index:
+            message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+            entry = StepResult(step.index, step.kind, step.text, "error", False, message)
+        elif step.index > last:
+            entry = StepResult(step.index, step.kind, step.text, "skipped", False)
+        else:
+            continue
+        entry.number = step.number
+        result.steps.append(entry)
 
 
 def _quote(text: str | None) -> str:
