@@ -148,7 +148,7 @@ PAGE_SCRIPT = r"""
     return text;
   };
 
-  let hovered = null;
+  let hovered = null, entered = null;
   document.addEventListener('pointerover', e => {  // a person points before pressing: name it early
     if (!e.isTrusted || fromOverlay(e)) return;
     const el = clickable(e);
@@ -177,6 +177,8 @@ PAGE_SCRIPT = r"""
       return;  // a click on plain text (selecting it, say) is no action
     }
     if (el.tagName === 'LABEL' && el.control) return;  // a label's control gets its own click
+    // Enter in a field "clicks" the form's submit button (implicit submission): the Enter is recorded.
+    if (e.detail === 0 && entered && entered.form && el.form === entered.form && e.timeStamp - entered.t < 200) return;
     send('click', el);
   }, true);
   document.addEventListener('input', e => {
@@ -201,7 +203,11 @@ PAGE_SCRIPT = r"""
     if (!e.isTrusted || fromOverlay(e)) return;
     scanAround(e);
     const el = origin(e);
-    if (e.key === 'Enter' && typed(el)) { if (dirty.has(el)) reportTyping(el); send('enter', el); }
+    if (e.key === 'Enter' && typed(el)) {
+      if (dirty.has(el)) reportTyping(el);
+      send('enter', el);
+      entered = {form: el.form, t: e.timeStamp};
+    }
     if (e.altKey && e.shiftKey && e.code === 'KeyV') {
       verifySelection();
       e.preventDefault();
