@@ -477,3 +477,49 @@ def test_what_the_person_does_in_a_new_tab_and_a_popup_is_recorded_with_the_swit
                             text=True, timeout=300, check=False)
     assert replay.returncode == 0, replay.stdout + replay.stderr + saved
     assert "1 passed" in replay.stdout
+
+
+def test_a_download_and_dialogs_are_recorded_as_checks_and_replay(tmp_path: Path, display: str) -> None:
+    """On the expense reports: the CSV download link, "Delete Taxi" (a ``confirm``) and "Rename Hotel" (a
+    ``prompt``), recorded with ``-o dialogs=dismiss``. The download becomes ``web_verifyDownload`` with its
+    file name after the click; each dialog ``web_handleDialog`` with the answer the recording gave before
+    the click that opened it and ``web_verifyDialog`` with its message after; the terminal shows each
+    message and its answer. The trail replays green under the default setting (accept): it says its
+    answers itself."""
+    ws = shop_workspace(tmp_path / "shop")
+    (ws / "trails" / "signed-in.trail.yaml").write_text(SIGNED_IN)
+    env = {**server_env(), "DISPLAY": display}
+
+    def act(page: Any) -> None:
+        with page.expect_download():
+            point_and_click(page, page.get_by_role("link", name="Download expenses (CSV)"))
+        wait_for(log, "expenses.csv", proc_of[0], timeout=30)
+        point_and_click(page, page.get_by_role("button", name="Delete Taxi"))
+        page.get_by_text("Kept Taxi").wait_for()
+        point_and_click(page, page.get_by_role("button", name="Rename Hotel"))
+        page.get_by_text("Kept the name Hotel").wait_for()
+
+    save = "trails/reports.trail.yaml"
+    log = tmp_path / "reports.log"
+    proc_of: list[subprocess.Popen[bytes]] = []
+    code, output = record_on(ws, "/account/reports.html", save, env, act, 'prompt "New name for Hotel?"', log,
+                             extra=["--setup", "trails/signed-in.trail.yaml", "-o", "dialogs=dismiss"],
+                             started=proc_of.append)
+    assert code == 0, output
+    assert 'recorded web_handleDialog, web_verifyDialog: the confirm "Delete Taxi?" was answered dismiss' in output, output
+    saved = (ws / save).read_text()
+    from trailblaze import load_yaml
+
+    calls = [(name, args) for item in load_yaml(saved)["trail"] for call in item["recording"]["web"]
+             for name, args in call.items() if name != "web_navigate"]
+    assert [(name, args.get("ref") or args) for name, args in calls] == [
+        ("web_click", 'link "Download expenses (CSV)"'), ("web_verifyDownload", {"fileName": "expenses.csv"}),
+        ("web_handleDialog", {"action": "dismiss"}), ("web_click", 'button "Delete Taxi"'),
+        ("web_verifyDialog", {"message": "Delete Taxi?"}),
+        ("web_handleDialog", {"action": "dismiss"}), ("web_click", 'button "Rename Hotel"'),
+        ("web_verifyDialog", {"message": "New name for Hotel?"}),
+    ], saved
+    replay = subprocess.run([str(TRAILBLAZE), "run", save], cwd=ws, env=env, capture_output=True,
+                            text=True, timeout=300, check=False)
+    assert replay.returncode == 0, replay.stdout + replay.stderr + saved
+    assert "1 passed" in replay.stdout

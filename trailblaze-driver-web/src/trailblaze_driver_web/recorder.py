@@ -379,20 +379,24 @@ class Recorder:
         replaces the first's in the check (which reads the last dialog)."""
         answer = self.drv.cfg.dialogs
         said = f"{kind} {json.dumps(message, ensure_ascii=False)}"
-        verify = ToolCall("web_verifyDialog", {"message": escape_literal(message)})
+        verify = ToolCall("web_verifyDialog", {"message": message})
         cause = self._cause(page)
-        if self.options.on_action is not None:
-            self.options.on_action(f"a {said} was answered: {answer} (the dialogs setting)")
+        answered = f"the {said} was answered {answer} (the dialogs setting: -o dialogs=accept|dismiss)"
         if cause is None:  # not after an action: it came by itself (a timer, a page load)
             self._acting = page
             self._add("verify", verify, f"Check that a {kind} said {json.dumps(message, ensure_ascii=False)}",
                       new=True)
             return
         step, at = cause
+        verify = ToolCall(verify.name, {"message": escape_literal(message)})  # literal text, as _add writes it
         following = step.calls[at + 1] if at + 1 < len(step.calls) else None
         if following is not None and following.name == "web_verifyDialog":
             step.calls[at + 1] = verify
+            if self.options.on_action is not None:
+                self.options.on_action(f"web_verifyDialog: {answered}")
             return
+        if self.options.on_action is not None:
+            self.options.on_action(f"web_handleDialog, web_verifyDialog: {answered}")
         step.calls.insert(at, ToolCall("web_handleDialog", {"action": answer}))
         step.calls.insert(at + 2, verify)
         step.said.append(f"{answer} the {said}")
@@ -405,16 +409,17 @@ class Recorder:
     def _download(self, name: str, page: Page | None) -> None:
         """A download: ``web_verifyDownload`` with its file name after the action that started it (it
         checks the last download of its step)."""
-        check = ToolCall("web_verifyDownload", {"fileName": escape_literal(name)})
+        check = ToolCall("web_verifyDownload", {"fileName": name})
         said = f"check that {json.dumps(name, ensure_ascii=False)} downloaded"
-        if self.options.on_action is not None:
-            self.options.on_action(f"web_verifyDownload: {said}")
         cause = self._cause(page)
-        if cause is None:
+        if cause is None:  # not after an action (a page that downloads on load): a check of its own
             self._acting = page
             self._add("verify", check, said[:1].upper() + said[1:], new=True)
             return
+        if self.options.on_action is not None:
+            self.options.on_action(f"web_verifyDownload: {said}")
         step, at = cause
+        check = ToolCall(check.name, {"fileName": escape_literal(name)})  # literal text, as _add writes it
         at += 1
         while at < len(step.calls) and step.calls[at].name in ("web_verifyDialog", "web_verifyDownload"):
             at += 1
