@@ -458,7 +458,8 @@ class Recorder:
                 (previous.args.get("ref"), previous.args.get("frame")) == (call.args.get("ref"), call.args.get("frame")):
             last.calls[-1] = call  # the same field committed again (change, then Enter): keep the final text
             if self._last_act is not None and self._last_act[1] is previous:
-                self._last_act = (last, last.calls[-1], *self._last_act[2:])
+                _, _, tab, at = self._last_act
+                self._last_act = (last, call, tab, at)
             return
         self._add("step", call, said, new=new)
 
