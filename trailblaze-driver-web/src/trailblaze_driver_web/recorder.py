@@ -35,7 +35,7 @@ from .element_names import ElementNamer
 from .frames import frame_descriptor
 from .recorder_channel import IsolatedChannel
 from .recorder_reports import PageReport
-from .recorder_script import PAGE_SCRIPT
+from .recorder_script import PAGE_SCRIPT, password_watch
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Dialog, Download, Page
@@ -74,7 +74,9 @@ ACTIONS = frozenset({"web_click", "web_pressKey", "web_type", "web_fillSecret", 
                      "web_uploadFile"})
 """Recorded calls that act on the page: what a dialog or a download that follows was caused by."""
 CAUSED_WITHIN_S = 2.0
-"""A navigation, dialog, download or closed tab this soon after an action recorded is that action's doing."""
+"""A navigation, dialog or download this soon after an action recorded is that action's doing."""
+CLOSED_BY_CLICK_S = 1.0
+"""A tab closed this soon after a click or key press in it closed itself (``window.close()`` in a handler)."""
 
 
 @dataclass
@@ -127,12 +129,14 @@ class Recorder:
         """The first tab's channel; each tab has one (``channels``), all with the same protections."""
         self.channels: list[IsolatedChannel] = []
         self._queue: deque[Callable[[], None]] = deque()
+        self._stopped = False
         self._handling = False
 
     # -- wiring -----------------------------------------------------------------------------------
     def attach(self) -> None:
         context = self.drv.context
         assert context is not None
+        context.add_init_script(password_watch())  # every later document, a popup's first one included
         self.channel = self._record_in(self.page)
         context.on("page", self._on_new_tab)
 
@@ -160,6 +164,7 @@ class Recorder:
                 page.wait_for_timeout(100)  # lets Playwright deliver the page's reports
             except Exception:  # noqa: BLE001 - the person closed the window: the page is gone
                 break
+        self._stopped = True  # the browser closing the other tabs now is no action of the person's
         for channel in self.channels:
             channel.detach()
         try:
@@ -294,18 +299,21 @@ class Recorder:
 
     # -- tabs -------------------------------------------------------------------------------------
     def _on_new_tab(self, page: Page) -> None:
-        self._queue.append(lambda: self._new_tab(page))
-        self._drain()
-
-    def _new_tab(self, page: Page) -> None:
-        """A tab or popup opened (by the page, as replay will open it): recorded in like the first one, and
-        current in replay from now on (a page an action opened is current when the action returns)."""
+        """The script goes into a new tab at once (not behind the reports being handled: the person may act
+        there already); what it means for the trail waits its turn after the action that opened it."""
         if page in self.tabs or page.is_closed():
             return
         self.tabs.append(page)
-        self._history.append(page)
-        self._record_in(page)
+        self._queue.append(lambda: self._new_tab(page))
         self.elements.pages.append(page)
+        self._record_in(page)
+        self._drain()
+
+    def _new_tab(self, page: Page) -> None:
+        """A tab or popup opened (by the page, as replay will open it): current in replay from now on (a
+        page an action opened is current when the action returns)."""
+        if page not in self._closed:
+            self._history.append(page)
 
     def _open_tabs(self) -> list[Page]:
         return [p for p in self.tabs if p not in self._closed]
@@ -328,18 +336,21 @@ class Recorder:
         self._add("step", ToolCall("web_switchTab", {"index": index}), f"go to {title}", new=True)
 
     def _on_closed(self, page: Page) -> None:
+        if self._stopped:
+            return
         self._queue.append(lambda: self._tab_closed(page))
         self._drain()
 
     def _tab_closed(self, page: Page) -> None:
         """The person closed a tab: ``web_closeTab`` (replay goes back to the tab current before it, as
-        the browser does). A tab that closed itself right after an action in it (``window.close()`` in a
-        click handler) closes itself in replay too: nothing is written. Closing the first tab ends the
+        the browser does). A tab that closed itself right after a click or key press in it
+        (``window.close()`` in a handler) closes itself in replay too: nothing is written. Closing the first tab ends the
         recording."""
         if page is self.page or page in self._closed:
             return
         last = self._last_act
-        by_itself = last is not None and last[2] is page and time.monotonic() - last[3] < CAUSED_WITHIN_S
+        by_itself = last is not None and last[2] is page and last[1].name in ("web_click", "web_pressKey") \
+            and time.monotonic() - last[3] < CLOSED_BY_CLICK_S
         if not by_itself and page in self._entered:
             self._acting = page
             self._follow(page)
