@@ -36,6 +36,7 @@ from .frames import frame_descriptor
 from .recorder_channel import IsolatedChannel
 from .recorder_reports import PageReport
 from .recorder_script import PAGE_SCRIPT, password_watch
+from .recorder_tabs import ReplayTabs
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Dialog, Download, Page
@@ -111,14 +112,8 @@ class Recorder:
         self.elements = ElementNamer(drv, options.max_events_per_s)
         self.page = self.elements.page
         """The tab the recording started in: closing it ends the recording."""
-        self.tabs: list[Page] = [self.page]
-        """Every tab recorded, in the order they opened (the order replay's ``web_switchTab`` indexes)."""
-        self._closed: set[Page] = set()
-        """Tabs that are closed in replay too (the person closed them, or they closed themselves)."""
-        self._history: list[Page] = [self.page]
-        """Replay's tabs in the order they became current, its current one last (``tabs.Tabs``' model)."""
-        self._entered: set[Page] = {self.page}
-        """Tabs a ``web_switchTab`` into was written for (the first tab needs none)."""
+        self.tabs = ReplayTabs(self.page)
+        """Every tab recorded, and the one replay acts on at this point of the trail."""
         self._acting: Page | None = None
         """The tab of the report or event being handled."""
         self._last_act: tuple[_Step, ToolCall, Page, float] | None = None
@@ -301,9 +296,9 @@ class Recorder:
     def _on_new_tab(self, page: Page) -> None:
         """The script goes into a new tab at once (not behind the reports being handled: the person may act
         there already); what it means for the trail waits its turn after the action that opened it."""
-        if page in self.tabs or page.is_closed():
+        if self.tabs.knows(page) or page.is_closed():
             return
-        self.tabs.append(page)
+        self.tabs.added(page)
         self._queue.append(lambda: self._new_tab(page))
         self.elements.pages.append(page)
         self._record_in(page)
@@ -312,26 +307,15 @@ class Recorder:
     def _new_tab(self, page: Page) -> None:
         """A tab or popup opened (by the page, as replay will open it): current in replay from now on (a
         page an action opened is current when the action returns)."""
-        if page not in self._closed:
-            self._history.append(page)
-
-    def _open_tabs(self) -> list[Page]:
-        return [p for p in self.tabs if p not in self._closed]
-
-    def _replay_tab(self) -> Page | None:
-        return self._history[-1] if self._history else None
+        self.tabs.opened(page)
 
     def _follow(self, page: Page | None) -> None:
         """Before a call recorded in ``page``: a ``web_switchTab`` into it when replay is on another tab, or
         has not been told about this one yet (a tab an action opened is current in replay already; the
         switch says where the trail goes on, and holds if the page is slow to open)."""
-        if page is None or page in self._closed or (page is self._replay_tab() and page in self._entered):
+        index = self.tabs.switch_to(page)
+        if page is None or index is None:
             return
-        index = self._open_tabs().index(page)
-        self._entered.add(page)
-        if page in self._history:
-            self._history.remove(page)
-        self._history.append(page)
         title = "the first tab" if index == 0 else f"tab {index} ({self._relative(page.url)})"
         self._add("step", ToolCall("web_switchTab", {"index": index}), f"go to {title}", new=True)
 
@@ -342,22 +326,20 @@ class Recorder:
         self._drain()
 
     def _tab_closed(self, page: Page) -> None:
-        """The person closed a tab: ``web_closeTab`` (replay goes back to the tab current before it, as
-        the browser does). A tab that closed itself right after a click or key press in it
-        (``window.close()`` in a handler) closes itself in replay too: nothing is written. Closing the first tab ends the
-        recording."""
-        if page is self.page or page in self._closed:
+        """The person closed a tab: ``web_closeTab``, after a ``web_switchTab`` into it when replay is not
+        on it (replay then goes back to the tab current before it, as the browser does). A tab that closed
+        itself right after a click or key press in it (``window.close()`` in a handler) closes itself in
+        replay too: nothing is written. Closing the first tab ends the recording."""
+        if page is self.page or self.tabs.is_closed(page):
             return
         last = self._last_act
         by_itself = last is not None and last[2] is page and last[1].name in ("web_click", "web_pressKey") \
             and time.monotonic() - last[3] < CLOSED_BY_CLICK_S
-        if not by_itself and page in self._entered:
+        if not by_itself:
             self._acting = page
             self._follow(page)
             self._add("step", ToolCall("web_closeTab", {}), "close the tab")
-        self._closed.add(page)
-        if page in self._history:
-            self._history.remove(page)
+        self.tabs.closed(page)
         self._break = True
 
     # -- what actions caused: navigations, dialogs, downloads ---------------------------------------
@@ -369,7 +351,7 @@ class Recorder:
 
     def _navigated(self, page: Page, url: str) -> None:
         caused = time.monotonic() - self._last_action < CAUSED_WITHIN_S  # a click or Enter just did it
-        first_load = page is not self.page and page not in self._entered  # a tab opening what opened it
+        first_load = page is not self.page and not self.tabs.entered(page)  # a tab opening what opened it
         if url != self._last_urls.get(page) and not caused and not first_load and url != "about:blank":
             path = self._relative(url)
             self._acting = page
