@@ -221,12 +221,16 @@ def pages_workspace(root: Path) -> Path:
 
 
 def record_on(ws: Path, url: str, save: str, env: dict[str, str], act: Any, wait_line: str,
-              log: Path, extra: list[str] | None = None) -> tuple[int, str]:
-    """``trailblaze record URL --save SAVE`` with ``act(page)`` as the person, then the window closed."""
+              log: Path, extra: list[str] | None = None,
+              started: Any = None) -> tuple[int, str]:
+    """``trailblaze record URL --save SAVE`` with ``act(page)`` as the person, then the window closed
+    (``started`` is handed the process, for ``act`` to wait on its output)."""
     from playwright.sync_api import sync_playwright
 
     port = free_port()
     proc = start_recording(ws, log, [url, "--save", save, *(extra or [])], env, port)
+    if started is not None:
+        started(proc)
     try:
         wait_for(log, "Recording on playwright-native", proc)
         with sync_playwright() as pw:
@@ -406,23 +410,39 @@ def test_the_example_account_pages_are_recorded_as_the_snapshot_shows_them_and_r
         assert "1 passed" in replay.stdout
 
 
-def test_a_tab_and_a_popup_the_person_opens_are_said_and_replay_goes_back_to_the_first_tab(
+def test_what_the_person_does_in_a_new_tab_and_a_popup_is_recorded_with_the_switches_and_replays(
         tmp_path: Path, display: str) -> None:
-    """The recorder records in the tab it started in. A ``target=_blank`` link and a ``window.open`` popup
-    are recorded as the clicks that opened them, with one warning each (what is done in the new tab is
-    not recorded); replay acts on a tab an action opened, so the next action recorded in the first tab
-    goes back to it with ``web_switchTab {index: 0}``, and the trail replays green."""
+    """Every tab is recorded: a ``target=_blank`` link's tab (a check there, then the person closes it) and
+    a ``window.open`` popup (a message typed and sent, a check, then back to the first tab, leaving the
+    popup open). The trail switches where the person did (``web_switchTab`` into each new tab,
+    ``web_closeTab`` for the closed one, ``web_switchTab {index: 0}`` back), with no warning, and
+    replays green."""
     ws = shop_workspace(tmp_path / "shop")
     (ws / "trails" / "signed-in.trail.yaml").write_text(SIGNED_IN)
     env = {**server_env(), "DISPLAY": display}
 
     def act(page: Any) -> None:
-        with page.context.expect_page() as policy:
+        with page.context.expect_page() as opened:
             point_and_click(page, page.get_by_role("link", name="Expense policy"))
-        policy.value.get_by_role("heading", name="Expense policy").wait_for()
+        policy = opened.value
+        policy.bring_to_front()
+        taxis = policy.get_by_text("Taxis are reimbursed")
+        taxis.click(click_count=3)
+        policy.keyboard.press("Alt+Shift+V")
+        wait_for(log, "recorded web_verifyTextVisible", proc_of[0], timeout=30)
+        policy.close()  # the person closes the tab: the browser shows the help page again
         page.bring_to_front()
-        with page.context.expect_page():
+        with page.context.expect_page() as popup:
             point_and_click(page, page.get_by_role("button", name="Open support chat"))
+        chat = popup.value
+        chat.bring_to_front()
+        point_and_click(chat, chat.get_by_role("textbox", name="Message"))
+        chat.keyboard.type("Where is my refund?")
+        chat.keyboard.press("Enter")
+        said = chat.get_by_text("Agent: Thanks, we will answer within a day.")
+        said.click(click_count=3)
+        chat.keyboard.press("Alt+Shift+V")
+        wait_for(log, 'recorded web_verifyTextVisible: Check that "Agent: Thanks', proc_of[0], timeout=30)
         page.bring_to_front()
         status = page.get_by_role("status")
         status.get_by_text("The chat opened").wait_for()
@@ -430,20 +450,75 @@ def test_a_tab_and_a_popup_the_person_opens_are_said_and_replay_goes_back_to_the
         page.keyboard.press("Alt+Shift+V")
 
     save = "trails/help.trail.yaml"
-    code, output = record_on(ws, "/account/help.html", save, env, act, "recorded web_verifyTextVisible",
-                             tmp_path / "help.log", extra=["--setup", "trails/signed-in.trail.yaml"])
+    log = tmp_path / "help.log"
+    proc_of: list[subprocess.Popen[bytes]] = []
+    code, output = record_on(ws, "/account/help.html", save, env, act,
+                             'recorded web_verifyTextVisible: Check that "The chat opened', log,
+                             extra=["--setup", "trails/signed-in.trail.yaml"], started=proc_of.append)
     assert code == 0, output
-    warnings = [ln for ln in output.splitlines() if ln.startswith("trailblaze record: warning:")]
-    assert len(warnings) == 2 and all("a new tab or popup" in w for w in warnings), output
+    assert "warning" not in output, output
     saved = (ws / save).read_text()
     from trailblaze import load_yaml
 
     calls = [(name, args) for item in load_yaml(saved)["trail"] for call in item["recording"]["web"]
              for name, args in call.items()]
-    assert [(name, args.get("ref", args.get("index"))) for name, args in calls if name != "web_navigate"] == [
-        ("web_click", 'link "Expense policy"'), ("web_switchTab", 0), ("web_click", 'button "Open support chat"'),
-        ("web_switchTab", 0), ("web_verifyTextVisible", None)], saved
-    assert saved.count("# trailblaze record could not record a new tab or popup") == 2, saved
+    summary = [(name, args.get("ref", args.get("index", args.get("text"))) if isinstance(args, dict) else None)
+               for name, args in calls if name != "web_navigate"]
+    assert summary == [
+        ("web_click", 'link "Expense policy"'),
+        ("web_switchTab", 1), ("web_verifyTextVisible", "Taxis are reimbursed up to $40 a ride."),
+        ("web_closeTab", None),
+        ("web_click", 'button "Open support chat"'),
+        ("web_switchTab", 1), ("web_type", 'textbox "Message"'), ("web_pressKey", None),
+        ("web_verifyTextVisible", "Agent: Thanks, we will answer within a day."),
+        ("web_switchTab", 0), ("web_verifyTextVisible", "The chat opened in a new window"),
+    ], saved
+    replay = subprocess.run([str(TRAILBLAZE), "run", save], cwd=ws, env=env, capture_output=True,
+                            text=True, timeout=300, check=False)
+    assert replay.returncode == 0, replay.stdout + replay.stderr + saved
+    assert "1 passed" in replay.stdout
+
+
+def test_a_download_and_dialogs_are_recorded_as_checks_and_replay(tmp_path: Path, display: str) -> None:
+    """On the expense reports: the CSV download link, "Delete Taxi" (a ``confirm``) and "Rename Hotel" (a
+    ``prompt``), recorded with ``-o dialogs=dismiss``. The download becomes ``web_verifyDownload`` with its
+    file name after the click; each dialog ``web_handleDialog`` with the answer the recording gave before
+    the click that opened it and ``web_verifyDialog`` with its message after; the terminal shows each
+    message and its answer. The trail replays green under the default setting (accept): it says its
+    answers itself."""
+    ws = shop_workspace(tmp_path / "shop")
+    (ws / "trails" / "signed-in.trail.yaml").write_text(SIGNED_IN)
+    env = {**server_env(), "DISPLAY": display}
+
+    def act(page: Any) -> None:
+        with page.expect_download():
+            point_and_click(page, page.get_by_role("link", name="Download expenses (CSV)"))
+        wait_for(log, "expenses.csv", proc_of[0], timeout=30)
+        point_and_click(page, page.get_by_role("button", name="Delete Taxi"))
+        page.get_by_text("Kept Taxi").wait_for()
+        point_and_click(page, page.get_by_role("button", name="Rename Hotel"))
+        page.get_by_text("Kept the name Hotel").wait_for()
+
+    save = "trails/reports.trail.yaml"
+    log = tmp_path / "reports.log"
+    proc_of: list[subprocess.Popen[bytes]] = []
+    code, output = record_on(ws, "/account/reports.html", save, env, act, 'prompt "New name for Hotel?"', log,
+                             extra=["--setup", "trails/signed-in.trail.yaml", "-o", "dialogs=dismiss"],
+                             started=proc_of.append)
+    assert code == 0, output
+    assert 'recorded web_handleDialog, web_verifyDialog: the confirm "Delete Taxi?" was answered dismiss' in output, output
+    saved = (ws / save).read_text()
+    from trailblaze import load_yaml
+
+    calls = [(name, args) for item in load_yaml(saved)["trail"] for call in item["recording"]["web"]
+             for name, args in call.items() if name != "web_navigate"]
+    assert [(name, args.get("ref") or args) for name, args in calls] == [
+        ("web_click", 'link "Download expenses (CSV)"'), ("web_verifyDownload", {"fileName": "expenses.csv"}),
+        ("web_handleDialog", {"action": "dismiss"}), ("web_click", 'button "Delete Taxi"'),
+        ("web_verifyDialog", {"message": "Delete Taxi?"}),
+        ("web_handleDialog", {"action": "dismiss"}), ("web_click", 'button "Rename Hotel"'),
+        ("web_verifyDialog", {"message": "New name for Hotel?"}),
+    ], saved
     replay = subprocess.run([str(TRAILBLAZE), "run", save], cwd=ws, env=env, capture_output=True,
                             text=True, timeout=300, check=False)
     assert replay.returncode == 0, replay.stdout + replay.stderr + saved

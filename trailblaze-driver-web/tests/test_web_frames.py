@@ -172,3 +172,23 @@ def test_one_rule_names_an_iframe_for_the_snapshot_every_recording_and_replay(we
     for name, args in recorded.items():  # found in that frame alone ("Right" is in the second "Twin")
         said = ws.ok("web_click", **args).message
         assert f'"ariaNameRegex": "{name}"' in said and said.endswith(f' in {args["frame"]}'), said
+
+
+def test_a_frame_argument_naming_two_iframes_is_an_error_naming_both(web_session: Any) -> None:
+    """``frame: 'iframe "Twin"'`` on a page with two iframes titled "Twin" does not pick the first one
+    silently: the call fails naming each by the ``css=`` path a recording writes for it, and that path
+    scopes the call to the one meant. A ``css=`` that matches both fails the same way."""
+    ws = web_session(timeout_ms=1500)
+    page = ws.driver.page
+    page.set_content(NAMED_FRAMES)
+    page.frames[-1].get_by_role("button").wait_for()
+    message = ws.fails("web_click", ref='button "Left"', frame='iframe "Twin"')
+    assert message == ("web_click: frame 'iframe \"Twin\"' matches 2 iframes: "
+                       "css=body > iframe:nth-of-type(2) (at about:srcdoc); "
+                       "css=body > iframe:nth-of-type(3) (at about:srcdoc); "
+                       "name one of them by its css= path (or give the iframes different titles)"), message
+    message = ws.fails("web_verifyTextVisible", text="Right", frame="css=iframe[title=Twin]", timeoutMs=0)
+    assert "matches 2 iframes" in message and "css=body > iframe:nth-of-type(3)" in message, message
+    said = ws.ok("web_click", ref='button "Right"', frame="css=body > iframe:nth-of-type(3)").message
+    assert said.endswith("in css=body > iframe:nth-of-type(3)"), said
+    ws.ok("web_click", ref='button "Approve"', frame='iframe "Team approvals"')  # a name one iframe has

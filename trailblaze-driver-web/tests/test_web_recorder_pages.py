@@ -200,3 +200,41 @@ def test_a_flood_of_events_is_bounded_per_second_with_a_warning(pages: tuple[str
     clicks = [args for name, args in calls_of(recorder) if name == "web_click"]
     assert 3 <= len(clicks) < 30, len(clicks)
     assert any("events in one second" in w for w in recorder.warnings), recorder.warnings
+
+
+def test_new_tabs_and_popups_are_recorded_with_the_same_protections(pages: tuple[str, str], chromium: str) -> None:
+    """A ``target=_blank`` tab on a page that forges events and calls whatever hook it finds, and a
+    ``window.open`` popup with a password field revealed before typing: the person's actions in each are
+    recorded (after a ``web_switchTab`` into the tab), the forged ones are not, the password is a secret,
+    and closing the tab is ``web_closeTab``."""
+    app, _ = pages
+    with recording(f"{app}/tabs.html") as (_driver, page, recorder):
+        with page.context.expect_page() as opened:
+            page.get_by_role("link", name="Open the forge").click()
+        forge = opened.value
+        forge.get_by_text("hooks found:").wait_for()
+        forge.wait_for_timeout(500)  # the page forges (every 20 ms) meanwhile
+        forge.get_by_label("Send to").click()
+        forge.keyboard.type("me@example.com")
+        forge.keyboard.press("Tab")
+        settle(page, lambda: any(name == "web_type" for name, _ in calls_of(recorder)))
+        forge.close()
+        settle(page, lambda: any(name == "web_closeTab" for name, _ in calls_of(recorder)))
+        with page.context.expect_page() as popup:
+            page.get_by_role("button", name="Sign in").click()
+        signin = popup.value
+        signin.get_by_role("button", name="Show password").wait_for()
+        signin.get_by_role("button", name="Show password").click()  # revealed before anything is typed
+        signin.get_by_label("Password").click()
+        signin.keyboard.type(SECRET)
+        signin.keyboard.press("Tab")
+        settle(page, lambda: any(name == "web_fillSecret" for name, _ in calls_of(recorder)))
+        calls = calls_of(recorder)  # before the browser closes the popup with the recording
+    assert SECRET not in repr(calls) + repr(recorder.drafts())
+    assert "attacker" not in repr(calls).lower() and "Buy everything" not in repr(calls)
+    assert [(name, args.get("ref", args.get("index"))) for name, args in calls] == [
+        ("web_click", 'link "Open the forge"'), ("web_switchTab", 1), ("web_type", 'textbox "Send to"'),
+        ("web_closeTab", None), ("web_click", 'button "Sign in"'), ("web_switchTab", 1),
+        ("web_click", 'button "Show password"'), ("web_fillSecret", 'textbox "Password"'),
+    ], calls
+    assert recorder.warnings == [], recorder.warnings

@@ -25,7 +25,7 @@ from .snapshot import AriaNode, parse
 from .targets import _css_ref, best_selector
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Frame, Locator
+    from playwright.sync_api import Frame, Locator, Page
 
     from .page_owner import PageOwner
 
@@ -109,8 +109,10 @@ class ElementNamer:
     def __init__(self, drv: PageOwner, max_per_s: int) -> None:
         self.drv = drv
         self.page = drv.page
-        """The page the recording started on, where the script reports from: a tab the person opens
-        becomes the driver's current page (``tabs.py``), but not the page whose elements are named."""
+        """The page the recording started on (a tab the person opens becomes the driver's current page,
+        ``tabs.py``, so elements are not looked for through the driver)."""
+        self.pages: list[Page] = [self.page]
+        """Every tab recorded (the recorder adds those opened later): where a mark is looked for."""
         self.max_per_s = max_per_s
         self._named: dict[str, tuple[float, RecordedTarget | None]] = {}
         """Names asked ahead, by mark: (when, the name or None when it could not be read)."""
@@ -160,10 +162,13 @@ class ElementNamer:
         known = self._frames.get(report.document)
         if known is not None and not known.is_detached():
             return known
-        try:
-            frames = sorted(self.page.frames, key=lambda f: f.url != report.url)
-        except Exception:  # noqa: BLE001 - the page is gone
-            return None
+        frames: list[Frame] = []
+        for page in self.pages:
+            try:
+                frames.extend(page.frames)
+            except Exception:  # noqa: BLE001, S112 - the tab is gone
+                continue
+        frames.sort(key=lambda f: f.url != report.url)
         for frame in frames:
             try:
                 if marked(frame, report.el.mark).count() == 1:

@@ -9,6 +9,13 @@ or navigates leaves nothing to ask afterwards), else when the action is reported
 field — or one that ever was — is recorded as ``web_fillSecret`` with a ``{{token}}``; its value never
 leaves the page. What cannot be recorded (a click on a ``<canvas>`` or inside a closed shadow root) is
 said on one warning line and written as a comment above its step.
+
+Every tab and popup of the recording's browser is recorded (``tabs.py``'s rule is the model: replay makes
+a page an action opened current), so the trail switches tabs where the person did: ``web_switchTab``
+before the first action in a tab, or in a tab replay is not on; ``web_closeTab`` when the person closes
+one. Dialogs and downloads become checks: a dialog the recording's ``dialogs`` setting answered is written
+as ``web_handleDialog`` (that answer) before the action that opened it and ``web_verifyDialog`` (its
+message) after; a download as ``web_verifyDownload`` (its file name) after the action that started it.
 """
 
 from __future__ import annotations
@@ -28,10 +35,11 @@ from .element_names import ElementNamer
 from .frames import frame_descriptor
 from .recorder_channel import IsolatedChannel
 from .recorder_reports import PageReport
-from .recorder_script import PAGE_SCRIPT
+from .recorder_script import PAGE_SCRIPT, password_watch
+from .recorder_tabs import ReplayTabs
 
 if TYPE_CHECKING:
-    from playwright.sync_api import BrowserContext, Page
+    from playwright.sync_api import BrowserContext, Dialog, Download, Page
 
     from .page_owner import PageOwner
 
@@ -63,6 +71,15 @@ class RecordingBrowser(Protocol):
     def base_url(self) -> str | None: ...
 
 
+ACTIONS = frozenset({"web_click", "web_pressKey", "web_type", "web_fillSecret", "web_selectOption",
+                     "web_uploadFile"})
+"""Recorded calls that act on the page: what a dialog or a download that follows was caused by."""
+CAUSED_WITHIN_S = 2.0
+"""A navigation, dialog or download this soon after an action recorded is that action's doing."""
+CLOSED_BY_CLICK_S = 1.0
+"""A tab closed this soon after a click or key press in it closed itself (``window.close()`` in a handler)."""
+
+
 @dataclass
 class _Step:
     kind: str
@@ -85,7 +102,6 @@ class Recorder:
         self.warnings: list[str] = []
         self._last_action = 0.0
         self._break = True
-        self._last_url: str | None = None
         self._typed: dict[str, Any] = {}
         """The last text recorded per field (by ref)."""
         self._named: str | None = None
@@ -95,23 +111,44 @@ class Recorder:
         """(second it started, actions in it, actions dropped in it)."""
         self.elements = ElementNamer(drv, options.max_events_per_s)
         self.page = self.elements.page
-        """The page recorded: the script is in this one only, also after the person opens another tab."""
-        self._other_tab: str | None = None
-        """The tab (its URL) opened since the last action recorded here: replay will be acting on it."""
+        """The tab the recording started in: closing it ends the recording."""
+        self.tabs = ReplayTabs(self.page)
+        """Every tab recorded, and the one replay acts on at this point of the trail."""
+        self._acting: Page | None = None
+        """The tab of the report or event being handled."""
+        self._last_act: tuple[_Step, ToolCall, Page, float] | None = None
+        """The last action recorded (its step, call, tab and time): what a dialog or a download came from."""
+        self._last_urls: dict[Page, str] = {}
         self._pending_notes: list[str] = []
         self.channel: IsolatedChannel | None = None
+        """The first tab's channel; each tab has one (``channels``), all with the same protections."""
+        self.channels: list[IsolatedChannel] = []
         self._queue: deque[Callable[[], None]] = deque()
+        self._stopped = False
         self._handling = False
 
     # -- wiring -----------------------------------------------------------------------------------
     def attach(self) -> None:
         context = self.drv.context
         assert context is not None
-        self.channel = IsolatedChannel(context, self.page, self._on_report)
-        self.channel.attach()
-        self._last_url = self.page.url
-        self.page.on("framenavigated", self._on_navigated)
+        context.add_init_script(password_watch())  # every later document, a popup's first one included
+        self.channel = self._record_in(self.page)
         context.on("page", self._on_new_tab)
+
+    def _record_in(self, page: Page) -> IsolatedChannel:
+        """Install the script in ``page`` (and its frames) and follow its navigations, dialogs, downloads
+        and closing."""
+        context = self.drv.context
+        assert context is not None
+        channel = IsolatedChannel(context, page, lambda payload: self._on_report(payload, page))
+        channel.attach()
+        self.channels.append(channel)
+        self._last_urls[page] = page.url
+        page.on("framenavigated", self._on_navigated)
+        page.on("dialog", self._on_dialog)
+        page.on("download", self._on_download)
+        page.on("close", self._on_closed)
+        return channel
 
     def run(self) -> list[RecordedStepDraft]:
         page = self.page
@@ -122,8 +159,9 @@ class Recorder:
                 page.wait_for_timeout(100)  # lets Playwright deliver the page's reports
             except Exception:  # noqa: BLE001 - the person closed the window: the page is gone
                 break
-        if self.channel is not None:
-            self.channel.detach()
+        self._stopped = True  # the browser closing the other tabs now is no action of the person's
+        for channel in self.channels:
+            channel.detach()
         try:
             if self.drv.context is not None:
                 self.drv.context.remove_listener("page", self._on_new_tab)
@@ -132,13 +170,15 @@ class Recorder:
         return self.drafts()
 
     # -- reports ----------------------------------------------------------------------------------
-    def _on_report(self, payload: str) -> None:
+    def _on_report(self, payload: str, page: Page | None = None) -> None:
         """Reports are handled one at a time, in the order they came: naming an element waits on
-        Playwright, and meanwhile Playwright delivers the next report (Enter after the text it commits)."""
+        Playwright, and meanwhile Playwright delivers the next report (Enter after the text it commits).
+        ``page``: the tab whose script reported (the first one when not said)."""
+        tab = self.page if page is None else page
         if '"kind":"pre"' in payload:  # naming ahead of the actions queued: the element may leave soon
-            self._queue.appendleft(lambda: self._take(payload))
+            self._queue.appendleft(lambda: self._take(payload, tab))
         else:
-            self._queue.append(lambda: self._take(payload))
+            self._queue.append(lambda: self._take(payload, tab))
         self._drain()
 
     def _drain(self) -> None:
@@ -155,7 +195,8 @@ class Recorder:
         finally:
             self._handling = False
 
-    def _take(self, payload: str) -> None:
+    def _take(self, payload: str, page: Page) -> None:
+        self._acting = page
         try:
             report = PageReport.model_validate_json(payload)
         except ValidationError:
@@ -251,33 +292,141 @@ class Recorder:
         self._warn(f"not recorded: {line}")
         self._note(f"trailblaze record could not record {line}")
 
-    def _on_new_tab(self, page: Any) -> None:
+    # -- tabs -------------------------------------------------------------------------------------
+    def _on_new_tab(self, page: Page) -> None:
+        """The script goes into a new tab at once (not behind the reports being handled: the person may act
+        there already); what it means for the trail waits its turn after the action that opened it."""
+        if self.tabs.knows(page) or page.is_closed():
+            return
+        self.tabs.added(page)
         self._queue.append(lambda: self._new_tab(page))
+        self.elements.pages.append(page)
+        self._record_in(page)
         self._drain()
 
-    def _new_tab(self, page: Any) -> None:
-        """A tab or popup the person opened: what they do in it is not recorded (the script is in the first
-        tab only), which is said once. Replay acts on a tab an action opened (docs/web.md), so the next
-        action recorded back here is preceded by ``web_switchTab {index: 0}``."""
-        url = "" if page.url in ("", "about:blank") else f" ({self._relative(page.url)})"
-        line = f"a new tab or popup{url}: actions in it are not recorded, only those in the first tab"
-        self._warn(f"not recorded: {line}")
-        self._note(f"trailblaze record could not record {line}")
-        self._other_tab = url or "a new tab"
+    def _new_tab(self, page: Page) -> None:
+        """A tab or popup opened (by the page, as replay will open it): current in replay from now on (a
+        page an action opened is current when the action returns)."""
+        self.tabs.opened(page)
 
+    def _follow(self, page: Page | None) -> None:
+        """Before a call recorded in ``page``: a ``web_switchTab`` into it when replay is on another tab, or
+        has not been told about this one yet (a tab an action opened is current in replay already; the
+        switch says where the trail goes on, and holds if the page is slow to open)."""
+        index = self.tabs.switch_to(page)
+        if page is None or index is None:
+            return
+        title = "the first tab" if index == 0 else f"tab {index} ({self._relative(page.url)})"
+        self._add("step", ToolCall("web_switchTab", {"index": index}), f"go to {title}", new=True)
+
+    def _on_closed(self, page: Page) -> None:
+        if self._stopped:
+            return
+        self._queue.append(lambda: self._tab_closed(page))
+        self._drain()
+
+    def _tab_closed(self, page: Page) -> None:
+        """The person closed a tab: ``web_closeTab``, after a ``web_switchTab`` into it when replay is not
+        on it (replay then goes back to the tab current before it, as the browser does). A tab that closed
+        itself right after a click or key press in it (``window.close()`` in a handler) closes itself in
+        replay too: nothing is written. Closing the first tab ends the recording."""
+        if page is self.page or self.tabs.is_closed(page):
+            return
+        last = self._last_act
+        by_itself = last is not None and last[2] is page and last[1].name in ("web_click", "web_pressKey") \
+            and time.monotonic() - last[3] < CLOSED_BY_CLICK_S
+        if not by_itself:
+            self._acting = page
+            self._follow(page)
+            self._add("step", ToolCall("web_closeTab", {}), "close the tab")
+        self.tabs.closed(page)
+        self._break = True
+
+    # -- what actions caused: navigations, dialogs, downloads ---------------------------------------
     def _on_navigated(self, frame: Any) -> None:
-        if frame == self.page.main_frame:
-            url = frame.url  # read now: the queue may run after the next navigation
-            self._queue.append(lambda: self._navigated(url))
+        if frame.parent_frame is None:
+            page, url = frame.page, frame.url  # read now: the queue may run after the next navigation
+            self._queue.append(lambda: self._navigated(page, url))
             self._drain()
 
-    def _navigated(self, url: str) -> None:
-        caused = time.monotonic() - self._last_action < 2.0  # a click or Enter just did it
-        if url != self._last_url and not caused and url != "about:blank":
+    def _navigated(self, page: Page, url: str) -> None:
+        caused = time.monotonic() - self._last_action < CAUSED_WITHIN_S  # a click or Enter just did it
+        first_load = page is not self.page and not self.tabs.entered(page)  # a tab opening what opened it
+        if url != self._last_urls.get(page) and not caused and not first_load and url != "about:blank":
             path = self._relative(url)
+            self._acting = page
             self._add_call(ToolCall("web_navigate", {"url": path}), f"open {path}", new=True)
-        self._last_url = url
+        self._last_urls[page] = url
         self._break = True  # the next action starts a new step
+
+    def _on_dialog(self, dialog: Dialog) -> None:
+        kind, message, page = dialog.type, dialog.message, dialog.page  # read now: it is answered meanwhile
+        self._queue.append(lambda: self._dialog(kind, message, page))
+        self._drain()
+
+    def _dialog(self, kind: str, message: str, page: Page | None) -> None:
+        """A dialog, answered by the recording's ``dialogs`` setting (Playwright answers every dialog; the
+        person sees its message here): ``web_handleDialog`` with that answer before the action that opened
+        it, so replay answers it the same whatever the trail's setting, and ``web_verifyDialog`` after it.
+        A second dialog of the same action is answered by the setting in replay as here; its message
+        replaces the first's in the check (which reads the last dialog)."""
+        answer = self.drv.cfg.dialogs
+        said = f"{kind} {json.dumps(message, ensure_ascii=False)}"
+        verify = ToolCall("web_verifyDialog", {"message": message})
+        cause = self._cause(page)
+        answered = f"the {said} was answered {answer} (the dialogs setting: -o dialogs=accept|dismiss)"
+        if cause is None:  # not after an action: it came by itself (a timer, a page load)
+            self._acting = page
+            self._add("verify", verify, f"Check that a {kind} said {json.dumps(message, ensure_ascii=False)}",
+                      new=True)
+            return
+        step, at = cause
+        verify = ToolCall(verify.name, {"message": escape_literal(message)})  # literal text, as _add writes it
+        following = step.calls[at + 1] if at + 1 < len(step.calls) else None
+        if following is not None and following.name == "web_verifyDialog":
+            step.calls[at + 1] = verify
+            if self.options.on_action is not None:
+                self.options.on_action(f"web_verifyDialog: {answered}")
+            return
+        if self.options.on_action is not None:
+            self.options.on_action(f"web_handleDialog, web_verifyDialog: {answered}")
+        step.calls.insert(at, ToolCall("web_handleDialog", {"action": answer}))
+        step.calls.insert(at + 2, verify)
+        step.said.append(f"{answer} the {said}")
+
+    def _on_download(self, download: Download) -> None:
+        name, page = download.suggested_filename, download.page
+        self._queue.append(lambda: self._download(name, page))
+        self._drain()
+
+    def _download(self, name: str, page: Page | None) -> None:
+        """A download: ``web_verifyDownload`` with its file name after the action that started it (it
+        checks the last download of its step)."""
+        check = ToolCall("web_verifyDownload", {"fileName": name})
+        said = f"check that {json.dumps(name, ensure_ascii=False)} downloaded"
+        cause = self._cause(page)
+        if cause is None:  # not after an action (a page that downloads on load): a check of its own
+            self._acting = page
+            self._add("verify", check, said[:1].upper() + said[1:], new=True)
+            return
+        if self.options.on_action is not None:
+            self.options.on_action(f"web_verifyDownload: {said}")
+        step, at = cause
+        check = ToolCall(check.name, {"fileName": escape_literal(name)})  # literal text, as _add writes it
+        at += 1
+        while at < len(step.calls) and step.calls[at].name in ("web_verifyDialog", "web_verifyDownload"):
+            at += 1
+        step.calls.insert(at, check)
+        step.said.append(said)
+
+    def _cause(self, page: Page | None) -> tuple[_Step, int] | None:
+        """The action just recorded in ``page`` (its step and where it is in it), if there is one."""
+        last = self._last_act
+        if last is None or (page is not None and last[2] is not page) or \
+                time.monotonic() - last[3] >= CAUSED_WITHIN_S:
+            return None
+        at = next((i for i, c in enumerate(last[0].calls) if c is last[1]), None)
+        return None if at is None else (last[0], at)
 
     def _warn(self, line: str) -> None:
         self.warnings.append(line)
@@ -301,6 +450,9 @@ class Recorder:
         if last is not None and previous is not None and call.name == previous.name == "web_type" and \
                 (previous.args.get("ref"), previous.args.get("frame")) == (call.args.get("ref"), call.args.get("frame")):
             last.calls[-1] = call  # the same field committed again (change, then Enter): keep the final text
+            if self._last_act is not None and self._last_act[1] is previous:
+                _, _, tab, at = self._last_act
+                self._last_act = (last, call, tab, at)
             return
         self._add("step", call, said, new=new)
 
@@ -309,10 +461,8 @@ class Recorder:
         # literal text, so its braces are escaped. Only the secret's value is a token.
         call = ToolCall(call.name, {k: v if (call.name, k) == ("web_fillSecret", "value") else escape_literal(v)
                                     for k, v in call.args.items()})
-        if self._other_tab is not None:  # the person is back in the first tab: so is the replay
-            self._other_tab = None
-            self._add("step", ToolCall("web_switchTab", {"index": 0}), "go back to the first tab", new=True)
-            self._break = True
+        if call.name not in ("web_switchTab", "web_closeTab"):
+            self._follow(self._acting)  # the tab replay acts on must be the one the person acted in
         now = time.monotonic()
         pause = self._last_action and now - self._last_action > self.options.pause_s
         last = self.steps[-1] if self.steps else None
@@ -326,6 +476,8 @@ class Recorder:
         step.notes.extend(self._pending_notes)
         self._pending_notes.clear()
         self._last_action = now
+        if call.name in ACTIONS and self._acting is not None:
+            self._last_act = (step, call, self._acting, now)
         if self.options.on_action is not None:
             self.options.on_action(f"{call.name}: {said}")
 

@@ -21,12 +21,49 @@ from __future__ import annotations
 
 MARK_ATTRIBUTE = "data-trailblaze-recorded"
 """The attribute the script puts on the element a report is about, for Python to find it by."""
+WAS_PASSWORD_ATTRIBUTE = "data-trailblaze-was-password"
+"""The attribute ``PASSWORD_WATCH`` puts on a field that was a password, for the script to read."""
+
+PASSWORD_WATCH = r"""
+(() => {
+  if (globalThis.__trailblazePasswordWatch) return;
+  Object.defineProperty(globalThis, '__trailblazePasswordWatch', {value: true});
+  const WAS = __WAS__;
+  const check = el => {
+    if (!(el instanceof HTMLInputElement) || el.hasAttribute(WAS)) return;
+    const style = getComputedStyle(el);
+    const masked = style.webkitTextSecurity || style.getPropertyValue('-webkit-text-security');
+    if ((el.getAttribute('type') || '').toLowerCase() === 'password' || el.type === 'password'
+        || /\b(current|new)-password\b/i.test(el.getAttribute('autocomplete') || '')
+        || (!!masked && masked !== 'none')) el.setAttribute(WAS, '');
+  };
+  const scan = () => { for (const el of document.querySelectorAll('input')) check(el); };
+  new MutationObserver(records => {
+    for (const r of records) {
+      if (r.type === 'attributes') check(r.target);
+      for (const n of r.addedNodes || []) {
+        if (n instanceof HTMLInputElement) check(n);
+        else if (n.querySelectorAll) for (const el of n.querySelectorAll('input')) check(el);
+      }
+    }
+  }).observe(document, {subtree: true, childList: true, attributes: true,
+                        attributeFilter: ['type', 'autocomplete', 'class', 'style']});
+  for (const type of ['pointerdown', 'keydown', 'focusin']) addEventListener(type, scan, true);
+  document.addEventListener('DOMContentLoaded', scan, true);
+})();
+"""
+"""Runs in the page's own world of every document from its first instant (a context init script, so a
+popup's first document too), while recording: it marks each field that is or was a password. The
+isolated script is put into a tab's documents only once the recorder has seen the tab, which for a popup
+can be after its page loaded and the person revealed a password; the mark tells it the field was one.
+The page can see and remove the mark — as it can read its own field: it protects the person from a
+recording in clear, not from the page."""
 
 PAGE_SCRIPT = r"""
 (() => {
   if (globalThis.__trailblazeRecorder) return;
   globalThis.__trailblazeRecorder = true;
-  const ATTR = __ATTR__;
+  const ATTR = __ATTR__, WAS_PASSWORD = __WAS__;
   const doc = Math.random().toString(36).slice(2, 10) + Date.now().toString(36);
   let seq = 0, markSeq = 0;
   const marks = new WeakMap();
@@ -69,7 +106,10 @@ PAGE_SCRIPT = r"""
     const masked = style.webkitTextSecurity || style.getPropertyValue('-webkit-text-security');
     return !!masked && masked !== 'none';
   };
-  const isSecret = el => { if (passwordNow(el)) secret.add(el); return secret.has(el); };
+  const isSecret = el => {
+    if (passwordNow(el) || (el instanceof Element && el.hasAttribute(WAS_PASSWORD))) secret.add(el);
+    return secret.has(el);
+  };
   const observed = new WeakSet();
   const scan = root => {
     if (!root || !root.querySelectorAll) return;
@@ -148,7 +188,7 @@ PAGE_SCRIPT = r"""
     return text;
   };
 
-  let hovered = null;
+  let hovered = null, entered = null;
   document.addEventListener('pointerover', e => {  // a person points before pressing: name it early
     if (!e.isTrusted || fromOverlay(e)) return;
     const el = clickable(e);
@@ -177,6 +217,8 @@ PAGE_SCRIPT = r"""
       return;  // a click on plain text (selecting it, say) is no action
     }
     if (el.tagName === 'LABEL' && el.control) return;  // a label's control gets its own click
+    // Enter in a field "clicks" the form's submit button (implicit submission): the Enter is recorded.
+    if (e.detail === 0 && entered && entered.form && el.form === entered.form && e.timeStamp - entered.t < 200) return;
     send('click', el);
   }, true);
   document.addEventListener('input', e => {
@@ -201,7 +243,11 @@ PAGE_SCRIPT = r"""
     if (!e.isTrusted || fromOverlay(e)) return;
     scanAround(e);
     const el = origin(e);
-    if (e.key === 'Enter' && typed(el)) { if (dirty.has(el)) reportTyping(el); send('enter', el); }
+    if (e.key === 'Enter' && typed(el)) {
+      if (dirty.has(el)) reportTyping(el);
+      send('enter', el);
+      entered = {form: el.form, t: e.timeStamp};
+    }
     if (e.altKey && e.shiftKey && e.code === 'KeyV') {
       verifySelection();
       e.preventDefault();
@@ -264,4 +310,12 @@ def page_script(binding: str) -> str:
     """The script, reporting through ``binding`` (a name only the isolated world has)."""
     import json
 
-    return PAGE_SCRIPT.replace("__BINDING__", json.dumps(binding)).replace("__ATTR__", json.dumps(MARK_ATTRIBUTE))
+    return PAGE_SCRIPT.replace("__BINDING__", json.dumps(binding)).replace("__ATTR__", json.dumps(MARK_ATTRIBUTE)) \
+        .replace("__WAS__", json.dumps(WAS_PASSWORD_ATTRIBUTE))
+
+
+def password_watch() -> str:
+    """``PASSWORD_WATCH``, marking with ``WAS_PASSWORD_ATTRIBUTE``."""
+    import json
+
+    return PASSWORD_WATCH.replace("__WAS__", json.dumps(WAS_PASSWORD_ATTRIBUTE))

@@ -81,8 +81,39 @@ def frame_scopes(drv: PageOwner, frame: str | None, tool: str, timeout_ms: int) 
     if REF.match(frame):
         element = page.locator(f"aria-ref={frame}")  # the iframe as the last snapshot showed it
     else:
-        element = resolve_in(drv, holders, frame, None, tool=tool, timeout_ms=timeout_ms).locator
+        found = resolve_in(drv, holders, frame, None, tool=tool, timeout_ms=timeout_ms)
+        element = found.locator
+        if found.scope is not None and "[nth=" not in frame:
+            _one_iframe(found.scope, frame, element, tool, timeout_ms)
     return [FrameScope(element.content_frame, label=frame)]
+
+
+def _one_iframe(scope: FrameScope, frame: str, first: Locator, tool: str, timeout_ms: int) -> None:
+    """``frame:`` must name one iframe: two in one document (same title, a ``css=`` matching both) is a
+    ``ToolFailure`` naming each by the descriptor a recording would write for it (``frames.frame_descriptor``:
+    its ``css=`` path when the name is shared) and its address. One round trip when the iframe is there;
+    when it is not yet, the first one is waited for (as the action would) and they are counted then."""
+    every = scope.root.locator(frame[4:].strip()) if frame.startswith("css=") else descriptor_locator(scope.root, frame)
+    if every is None:
+        return
+    found = every.evaluate_all(_IFRAMES_JS)
+    if not found:
+        try:
+            first.wait_for(state="attached", timeout=timeout_ms)
+        except Exception:  # noqa: BLE001 - not there: the call fails on it as on any missing target
+            return
+        found = every.evaluate_all(_IFRAMES_JS)
+    if len(found) < 2:
+        return
+    where = "" if scope.is_page else f" in {scope.describe()}"
+    named = "; ".join(f"css={css} (at {src or 'about:blank'})" for css, src in found)
+    raise ToolFailure(f"{tool}: frame '{frame}' matches {len(found)} iframes{where}: {named}; name one of them "
+                      "by its css= path (or give the iframes different titles)")
+
+
+_IFRAMES_JS = f"""els => {{ const path = {CSS_PATH_JS};
+  return els.map(e => [path(e), e.getAttribute('srcdoc') !== null ? 'about:srcdoc' : (e.src || '')]); }}"""
+"""Each matched iframe's CSS path in its document and its address (``srcdoc`` frames have none of their own)."""
 
 
 def resolve_in(drv: PageOwner, scopes: list[FrameScope], ref: str | None,
