@@ -134,6 +134,28 @@ class StepResult:
     """What people call the step: the trailhead is 0, the first trail step is 1."""
     recording: "list[Any] | None" = None
     """The recording the agent generated for this step (``ToolCall`` list), when the agent ran it."""
+    actor: str | None = None
+    """The actor whose device ran this step, in a trail with several (``config.actors``)."""
+
+
+@dataclass
+class ActorResult:
+    """One device of a trail with several (``config.actors``): what it ran on and where its session's
+    logs are. The trail has one result; this lists its actors."""
+
+    name: str
+    platform: str
+    driver: str
+    device: str | None = None
+    """The device the driver reported (``DeviceInfo.device_id``/``name``), else the ``-d`` binding."""
+    endpoint: str | None = None
+    session_id: str | None = None
+    log_dir: Path | None = None
+
+    def summary(self) -> dict[str, Any]:
+        return {"name": self.name, "platform": self.platform.upper(), "driver": self.driver, "device": self.device,
+                "endpoint": self.endpoint, "session_id": self.session_id,
+                "log_dir": str(self.log_dir) if self.log_dir else None}
 
 
 @dataclass
@@ -174,6 +196,8 @@ class TrailResult:
     endpoint: str | None = None
     """The remote endpoint (Playwright server, Appium server) it ran against, when one was used."""
     tags: list[str] = field(default_factory=list)
+    actors: list[ActorResult] = field(default_factory=list)
+    """The devices of a trail with several (``config.actors``), in declaration order; empty otherwise."""
 
     @property
     def passed(self) -> bool:
@@ -242,7 +266,9 @@ class TrailResult:
             "attempt": self.attempt,
             "attempts": [a.attempt_summary() for a in (*self.attempts, self)],
             "quarantined": self.quarantined,
-        }
+        } | ({"actors": [a.summary() for a in self.actors],
+              "steps": [{"step": s.number, "actor": s.actor, "success": s.success} for s in self.steps]}
+             if self.actors else {})
 
     def attempt_summary(self) -> dict[str, Any]:
         """One attempt in the summary's ``attempts`` list: enough to find its evidence."""

@@ -158,7 +158,10 @@ class Runner:
             if not paths:
                 raise BadInputError("no trails given", hint="usage: trailblaze run PATH... (files, directories or globs)")
             files = expand(paths)
-            devices: list[Device | None] = [self.parse_device(spec) for spec in self.options.devices] or [None]
+            from .endpoints import plain_devices
+
+            devices: list[Device | None] = [self.parse_device(spec)
+                                            for spec in plain_devices(self.options.devices)] or [None]
             plan = self._shard_plan(files, devices)
             if len(devices) == 1:
                 self._run_files(plan[0], devices[0], result)
