@@ -256,3 +256,28 @@ def test_sigterm_in_the_middle_of_a_parallel_block_leaves_no_browser(tmp_path: P
     assert left == [], left
     result = _summary(tmp_path)
     assert result["outcome"] == "CANCELLED" or "interrupted by SIGTERM" in str(result["failure_reason"]), result
+
+
+def test_a_pool_smaller_than_the_actors_is_refused_before_any_browser_starts(tmp_path: Path, board: Board) -> None:
+    trail = _write(tmp_path, "invite.trail.yaml", INVITE.format(url=board.url))
+    done = _run(tmp_path, str(trail), "--endpoint", "ws://127.0.0.1:9/")
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "2 actors (alice, bob) draw from an endpoint pool of 1: each actor needs its own endpoint" in done.stdout
+    assert board.seen() == [] and not list((tmp_path / "out").glob("*_alice_*"))
+    wrong = _run(tmp_path, str(trail), "-d", "bob=android/emulator-5554")
+    assert wrong.returncode == 3, wrong.stdout + wrong.stderr
+    assert "-d bob=android/emulator-5554: actor 'bob' is on platform 'web', not 'android'" in wrong.stdout
+
+
+def test_run_n_and_pytest_trails_take_a_multi_actor_trail_as_one_item(tmp_path: Path, board: Board) -> None:
+    invite = _write(tmp_path, "invite.trail.yaml", INVITE.format(url=board.url))
+    marks = {k: _mark(board, k) for k in ("start_a", "end_a", "start_b", "end_b", "after")}
+    parallel = _write(tmp_path, "parallel.trail.yaml", PARALLEL.format(**marks))
+    done = _run(tmp_path, str(invite), str(parallel), "-n", "2")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 passed" in done.stdout, done.stdout
+    tested = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--trails", str(invite)],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+                            env=dict(os.environ))
+    assert tested.returncode == 0, tested.stdout + tested.stderr
+    assert "1 passed" in tested.stdout, tested.stdout

@@ -33,6 +33,7 @@ from .outputs import RunOutputs
 from .replay import StepLoop, StepRunState, Stopped, step_name
 
 if TYPE_CHECKING:
+    from ..config import WorkspaceConfig
     from ..trail.actors import Actor
     from ..trail.model import Trail, TrailStep
     from .progress import Progress
@@ -111,7 +112,7 @@ class ActorCrew:
                                 hint="make the setup steps the first steps of the trail, with their actor")
         bindings = {name: factory.parse_device(spec) for name, spec in actor_bindings(factory.options.devices).items()
                     if name in trail.config.actors}
-        classes = {a.name: factory.driver_for_actor(a, trail, ws.config, bindings.get(a.name)) for a in actors}
+        classes = {a.name: actor_driver(factory, a, trail, ws.config, bindings.get(a.name)) for a in actors}
         pools: dict[tuple[str, ...], list[str]] = {}
         for actor in actors:
             pool = tuple(factory.pool(classes[actor.name], ws.config))
@@ -273,10 +274,40 @@ class ActorCrew:
             wait([m.thread.submit(close, m) for m in members])
 
 
+def actor_driver(factory: SessionFactory, actor: Actor, trail: Trail, ws: WorkspaceConfig,
+                 device: Device | None = None) -> type[Driver]:
+    """The driver of one actor: the actor's ``driver``, else ``--driver``, the trail's ``devices`` pins and
+    the workspace's default where they drive the actor's platform (``-d ACTOR=...``'s platform must be the
+    actor's), else the first installed driver of that platform."""
+    where = trail.config.actor_locations.get(actor.name)
+    if device is not None and device.platform is not None and device.platform != actor.platform:
+        raise BadInputError(f"-d {actor.name}={device.spec}: actor '{actor.name}' is on platform "
+                            f"'{actor.platform}', not '{device.platform}'", location=where,
+                            hint=f"bind it to a {actor.platform} device, or change the actor's platform")
+    drivers = factory.drivers
+    if actor.driver is not None:
+        cls = drivers.resolve(actor.driver)
+        if cls.platform != actor.platform:
+            raise BadInputError(f"actor '{actor.name}' is on platform '{actor.platform}' but driver "
+                                f"'{actor.driver}' drives '{cls.platform}'", location=where, key="driver")
+        return cls
+    wanted = [factory.options.driver, *trail.config.devices.values(), trail.config.driver, ws.defaults.driver]
+    for name in wanted:
+        found = drivers.get(name) if name else None
+        if found is not None and found.platform == actor.platform:
+            return found
+    candidates = drivers.for_platform(actor.platform)
+    if not candidates:
+        raise InfrastructureError(f"actor '{actor.name}': no installed driver drives platform '{actor.platform}'",
+                                  location=where, hint=f"installed drivers: {', '.join(drivers.keys())}; install "
+                                  "e.g. trailblaze-driver-web, trailblaze-driver-android or trailblaze-driver-ios")
+    return candidates[0]
+
+
 def _groups(trail: Trail) -> list[list[TrailStep]]:
     from ..trail.model import step_groups
 
     return step_groups(trail.steps)
 
 
-__all__ = ["ActorCrew", "ActorMember", "ActorThread"]
+__all__ = ["ActorCrew", "ActorMember", "ActorThread", "actor_driver"]

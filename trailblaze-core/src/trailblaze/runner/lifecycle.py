@@ -259,34 +259,6 @@ class SessionFactory:
 
         return list(self.options.endpoints) or (configured_pool(ws, cls, self.drivers) if cls and ws else [])
 
-    def driver_for_actor(self, actor: Actor, trail: "Trail", ws: WorkspaceConfig,
-                         device: Device | None = None) -> type[Driver]:
-        """The driver of one actor of a trail with several: the actor's ``driver``, else ``--driver``,
-        the trail's ``devices`` pins and the workspace's default where they drive the actor's platform
-        (``-d ACTOR=...``'s platform must be the actor's), else the first driver of that platform."""
-        where = trail.config.actor_locations.get(actor.name)
-        if device is not None and device.platform is not None and device.platform != actor.platform:
-            raise BadInputError(f"-d {actor.name}={device.spec}: actor '{actor.name}' is on platform "
-                                f"'{actor.platform}', not '{device.platform}'", location=where,
-                                hint=f"bind it to a {actor.platform} device, or change the actor's platform")
-        if actor.driver is not None:
-            cls = self.drivers.resolve(actor.driver)
-            if cls.platform != actor.platform:
-                raise BadInputError(f"actor '{actor.name}' is on platform '{actor.platform}' but driver "
-                                    f"'{actor.driver}' drives '{cls.platform}'", location=where, key="driver")
-            return cls
-        wanted = [self.options.driver, *trail.config.devices.values(), trail.config.driver, ws.defaults.driver]
-        for name in wanted:
-            found = self.drivers.get(name) if name else None
-            if found is not None and found.platform == actor.platform:
-                return found
-        candidates = self.drivers.for_platform(actor.platform)
-        if not candidates:
-            raise InfrastructureError(f"actor '{actor.name}': no installed driver drives platform "
-                                      f"'{actor.platform}'", location=where,
-                                      hint=self._missing_driver_hint(install=True))
-        return candidates[0]
-
     def _missing_driver_hint(self, *, install: bool) -> str:
         """What to do about a missing driver: a plugin that failed to load is the likelier cause than a
         package that is not installed, so it is named first."""

@@ -16,7 +16,7 @@ from ..errors import BadInputError, ConfigError, ExitCode, TrailblazeError
 from ..results.model import TrailResult
 from ..session import Session, SessionOutcome
 from . import interrupt
-from .crew import ActorCrew
+from .crew import ActorCrew, actor_driver
 from .handoff import StepFailed
 from .lifecycle import Device, SessionFactory, SessionLifecycle, ToolWorkspace, log_trail_started
 from .outputs import RunOutputs
@@ -156,7 +156,7 @@ class TrailRunner:
 
         try:
             for actor in trail.config.actors.values():
-                cls = self.factory.driver_for_actor(actor, trail, ws.config)
+                cls = actor_driver(self.factory, actor, trail, ws.config)
                 reason = trail.config.skip_reason(list(cls.default_classifiers) or [actor.platform])
                 if reason:
                     self.progress.trail_skipped(str(trail.path), reason)
