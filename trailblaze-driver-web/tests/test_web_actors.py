@@ -136,8 +136,11 @@ trail:
 
 def test_a_value_goes_from_one_actor_to_the_other_through_memory(tmp_path: Path, board: Board) -> None:
     trail = _write(tmp_path, "invite.trail.yaml", INVITE.format(url=board.url))
-    done = _run(tmp_path, str(trail), "-d", "alice=web", "-d", "bob=web")
+    done = _run(tmp_path, str(trail), "-d", "alice=web", "-d", "bob=web", "--junit-xml", str(tmp_path / "junit.xml"))
     assert done.returncode == 0, done.stdout + done.stderr
+    junit = (tmp_path / "junit.xml").read_text(encoding="utf-8")
+    assert junit.count("<testcase ") == 1
+    assert '<property name="trailblaze.actor.alice" value="playwright-native' in junit, junit
     assert "[bob] verify 3: Bob is in Alice's room" in done.stdout
     assert "[alice] step 1:" in done.stdout
     result = _summary(tmp_path)
