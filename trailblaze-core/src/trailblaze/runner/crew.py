@@ -29,7 +29,6 @@ from . import interrupt
 from .endpoints import actor_bindings
 from .handoff import StepFailed
 from .lifecycle import Device, SessionFactory, SessionLifecycle, ToolWorkspace, log_trail_started
-from .outputs import RunOutputs
 from .replay import StepLoop, StepRunState, Stopped, step_name
 
 if TYPE_CHECKING:
@@ -91,12 +90,11 @@ class _Failure(Exception):
 
 class ActorCrew:
     """Runs trails that declare actors, for a ``TrailRunner``: drivers from ``factory``, steps by
-    ``steps``, log artifacts by ``outputs``, lines to ``progress``."""
+    ``steps``, lines to ``progress``."""
 
-    def __init__(self, factory: SessionFactory, steps: StepLoop, outputs: RunOutputs, progress: Progress) -> None:
+    def __init__(self, factory: SessionFactory, steps: StepLoop, progress: Progress) -> None:
         self.factory = factory
         self.steps = steps
-        self.outputs = outputs
         self.progress = progress
 
     # -- before any device starts ---------------------------------------------------------------
@@ -264,11 +262,10 @@ class ActorCrew:
         every driver has stopped."""
 
         def close(member: ActorMember) -> None:
-            if member.lifecycle is None:
-                return
-            if member is members[0]:
-                member.lifecycle.closing.append(lambda s: self.outputs.write_recording_log(s, result))
-            member.lifecycle.finish(result.outcome, result.message)
+            # No ``recording.trail.yaml`` per actor: each session's log holds one actor's part of the
+            # trail, and a single-device trail made of it would drop the others' steps.
+            if member.lifecycle is not None:
+                member.lifecycle.finish(result.outcome, result.message)
 
         with interrupt.deferred():
             wait([m.thread.submit(close, m) for m in members])

@@ -37,7 +37,7 @@ class TrailRunner:
         self.steps = steps
         self.outputs = outputs
         self.progress = progress
-        self.crew = ActorCrew(factory, steps, outputs, progress)
+        self.crew = ActorCrew(factory, steps, progress)
         """Runs the trails that declare actors (several devices)."""
 
     def print_tracebacks(self, items: Sequence[str | BaseException]) -> None:
