@@ -267,6 +267,9 @@ def test_a_pool_smaller_than_the_actors_is_refused_before_any_browser_starts(tmp
     assert done.returncode == 3, done.stdout + done.stderr
     assert "2 actors (alice, bob) draw from an endpoint pool of 1: each actor needs its own endpoint" in done.stdout
     assert board.seen() == [] and not list((tmp_path / "out").glob("*_alice_*"))
+    workers = _run(tmp_path, str(trail), "-n", "2", "--endpoint", "ws://127.0.0.1:9/", "--endpoint", "ws://127.0.0.1:10/")
+    assert workers.returncode == 3, workers.stdout + workers.stderr
+    assert "2 actors (alice, bob) on each of 2 workers draw from an endpoint pool of 2" in workers.stdout + workers.stderr
     wrong = _run(tmp_path, str(trail), "-d", "bob=android/emulator-5554")
     assert wrong.returncode == 3, wrong.stdout + wrong.stderr
     assert "-d bob=android/emulator-5554: actor 'bob' is on platform 'web', not 'android'" in wrong.stdout

@@ -116,9 +116,11 @@ class ActorCrew:
             pool = tuple(factory.pool(classes[actor.name], ws.config))
             if pool:
                 pools.setdefault(pool, []).append(actor.name)
+        workers = _worker_count() if factory.options.worker else 1
         for pool, names in pools.items():
-            if len(pool) < len(names):
-                raise BadInputError(f"{len(names)} actors ({', '.join(names)}) draw from an endpoint pool of "
+            if len(pool) < len(names) * workers:
+                each = f" on each of {workers} workers" if workers > 1 else ""
+                raise BadInputError(f"{len(names)} actors ({', '.join(names)}){each} draw from an endpoint pool of "
                                     f"{len(pool)}: each actor needs its own endpoint",
                                     hint="add endpoints (--endpoint or 'endpoints:' in trailblaze.yaml); with -n N "
                                          "a worker's actors take the next entries after the last worker's")
@@ -299,6 +301,14 @@ def actor_driver(factory: SessionFactory, actor: Actor, trail: Trail, ws: Worksp
                                   location=where, hint=f"installed drivers: {', '.join(drivers.keys())}; install "
                                   "e.g. trailblaze-driver-web, trailblaze-driver-android or trailblaze-driver-ios")
     return candidates[0]
+
+
+def _worker_count() -> int:
+    """How many xdist workers share the pool (pytest-xdist tells each worker in its environment)."""
+    import os
+
+    count = os.environ.get("PYTEST_XDIST_WORKER_COUNT", "")
+    return int(count) if count.isdigit() and int(count) > 0 else 1
 
 
 def _groups(trail: Trail) -> list[list[TrailStep]]:
