@@ -168,9 +168,9 @@ class ActorCrew:
                               failures, lock)
                 self.steps.finish(result, state)
             except KeyboardInterrupt as exc:
-                step = next((m.lifecycle.current_step for m in members
-                             if m.lifecycle is not None and m.lifecycle.current_step is not None), None)
-                result.interrupt(interrupt.signal_name(exc), step=step_name(step) if step is not None else None)
+                current = next((m.lifecycle.current_step for m in members
+                                if m.lifecycle is not None and m.lifecycle.current_step is not None), None)
+                result.interrupt(interrupt.signal_name(exc), step=step_name(current) if current is not None else None)
                 exc.trail_result = result  # type: ignore[attr-defined]  # the runner lists it
                 raise
             except _Failure as failure:
