@@ -39,11 +39,14 @@ class MalformedArgsTokenError(ValueError):
 
 
 class Memory:
-    """Key/value memory of one session, with sensitive (secret) keys."""
+    """Key/value memory of one session (or of every actor of a trail with several devices, which share
+    it: writes are serialised by a lock, so a value one device stores is whole when another reads it),
+    with sensitive (secret) keys."""
 
     def __init__(self, values: Mapping[str, Any] | None = None, *, args: Mapping[str, Any] | None = None) -> None:
         self._values: dict[str, str] = {}
         self._sensitive: set[str] = set()
+        self._lock = threading.RLock()
         self.args: dict[str, Any] = dict(args or {})
         self._warned: set[str] = set()
         self.on_unknown_token: Callable[[str], None] | None = None
@@ -66,12 +69,14 @@ class Memory:
 
     # -- access -------------------------------------------------------------------------------
     def remember(self, key: str, value: Any, *, sensitive: bool = False) -> None:
-        self._values[key] = _as_text(value)
-        if sensitive:
-            self._sensitive.add(key)
+        with self._lock:
+            if sensitive:  # marked first: a reader never sees the value of a secret as a plain one
+                self._sensitive.add(key)
+            self._values[key] = _as_text(value)
 
     def forget(self, key: str) -> None:
-        self._values.pop(key, None)  # the sensitive mark survives on purpose
+        with self._lock:
+            self._values.pop(key, None)  # the sensitive mark survives on purpose
 
     def get(self, key: str) -> str | None:
         return self._values.get(key)
@@ -88,9 +93,10 @@ class Memory:
 
     def snapshot(self, *, include_sensitive: bool = False) -> dict[str, str]:
         """The values; secrets excluded unless asked for (envelopes, prompts and logs never ask)."""
-        if include_sensitive:
-            return dict(self._values)
-        return {k: v for k, v in self._values.items() if k not in self._sensitive}
+        with self._lock:
+            if include_sensitive:
+                return dict(self._values)
+            return {k: v for k, v in self._values.items() if k not in self._sensitive}
 
     def secret_tokens(self, value: Any) -> list[str]:
         """The tokens in ``value``'s strings that name a secret (``{{password}}``, ``${memory.password}``)."""
@@ -117,12 +123,13 @@ class Memory:
 
     def apply_delta(self, delta: Mapping[str, Any] | None, deletions: list[Any] | None = None) -> None:
         """Apply a tool's ``memoryDelta``/``memoryDeletions``; non-string entries are skipped."""
-        for k, v in (delta or {}).items():
-            if isinstance(k, str) and isinstance(v, str):
-                self._values[k] = v
-        for k in deletions or []:
-            if isinstance(k, str):
-                self.forget(k)
+        with self._lock:
+            for k, v in (delta or {}).items():
+                if isinstance(k, str) and isinstance(v, str):
+                    self._values[k] = v
+            for k in deletions or []:
+                if isinstance(k, str):
+                    self.forget(k)
 
     # -- interpolation ------------------------------------------------------------------------
     def interpolate(self, value: Any) -> Any:

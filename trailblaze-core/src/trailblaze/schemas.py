@@ -21,6 +21,7 @@ from .files import write_atomic
 from .tools.base import ANNOTATION_KEYS
 from .tools.descriptors import ToolDescriptor
 from .tools.model_schema import inline_refs
+from .trail.actors import PLATFORM_WORD
 
 if TYPE_CHECKING:
     from .plugins import PluginHost
@@ -109,6 +110,14 @@ def _config_schema(keys: Iterable[str]) -> dict[str, Any]:
         "electron": {},
         "setup": {"anyOf": [_TEXT, {"type": "array", "items": _TEXT}],
                   "description": "trail(s) replayed from their recordings first, relative to this file"},
+        "actors": _text_map({"anyOf": [
+            {"type": "string", "pattern": PLATFORM_WORD.pattern, "description": "the actor's platform (web, android, ...)"},
+            {"type": "object", "additionalProperties": False, "required": ["platform"], "properties": {
+                "platform": {"type": "string", "pattern": PLATFORM_WORD.pattern},
+                "driver": {"type": "string", "description": "driver key or alias"},
+                "options": {"type": ["object", "null"], "description": "settings of that driver for this actor"}}}]})
+        | {"description": "the devices of a trail with several (our extension): actor name → platform, or "
+                          "{platform, driver, options}"},
     }
     return {"type": ["object", "null"], "additionalProperties": False, "properties": {k: known[k] for k in keys}}
 
@@ -129,16 +138,24 @@ def trail_schema(tool_call: Mapping[str, Any]) -> dict[str, Any]:
                       "additionalProperties": calls},
         "recordable": {"type": "boolean"},
         "maxRetries": retries,
+        "actor": {**text, "description": "the actor of config.actors whose device runs this step (our extension)"},
     }
-    step = {"type": "object", "additionalProperties": False, "properties": {k: step_props[k] for k in p.STEP_KEYS},
+    step = {"type": "object", "additionalProperties": False,
+            "properties": {k: step_props[k] for k in (*p.STEP_KEYS, *p.ACTOR_KEYS)},
             "oneOf": [{"required": ["step"]}, {"required": ["verify"]}]}
+    parallel = {"type": "object", "additionalProperties": False, "required": ["parallel"], "properties": {
+        "parallel": {"type": "array", "minItems": 1, "description": "children run at the same time, at most one per "
+                     "actor; a child is a step or a list of one actor's steps (our extension)",
+                     "items": {"if": {"type": "array"}, "then": {"type": "array", "minItems": 1, "items": step},
+                               "else": step}}}}
     trailhead_props = {**step_props, "recording": {
         "type": ["object", "null"], "description": "device classifier → ONE tool call (a map), or {} for nothing",
         "additionalProperties": {"anyOf": [call_ref, {"type": ["object", "null"], "maxProperties": 0}]}}}
     trailhead = {"type": "object", "additionalProperties": False, "required": ["step"],
-                 "properties": {k: trailhead_props[k] for k in p.TRAILHEAD_KEYS}}
+                 "properties": {k: trailhead_props[k] for k in (*p.TRAILHEAD_KEYS, *p.ACTOR_KEYS)}}
     top = {"config": _config_schema(c.UNIFIED_CONFIG_KEYS), "trailhead": trailhead,
-           "trail": {"type": ["array", "null"], "items": step}}
+           "trail": {"type": ["array", "null"],
+                     "items": {"if": {"type": "object", "required": ["parallel"]}, "then": parallel, "else": step}}}
     unified = {"type": "object", "additionalProperties": False, "properties": {k: top[k] for k in p.TOP_KEYS}}
 
     v1_prompt = {"type": "object", "additionalProperties": False, "oneOf": step["oneOf"], "properties": {

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ..plugins import PluginHost
     from ..tools.codec import ToolCodec
     from ..tools.registry import ToolRegistry
+    from ..trail.actors import Actor
 
 
 PLUGIN_TOOL = "PluginTool"
@@ -118,6 +119,10 @@ def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, codec: T
                       if trail.config.devices or trail.config.driver else None)
         if unprovided is not None:
             report.error("NoDriver", f"{unprovided.message} ({unprovided.hint})", unprovided.location)
+        for actor in trail.config.actors.values():
+            missing = _actor_without_driver(actor, drivers())
+            if missing is not None:
+                report.error("NoDriver", missing, trail.config.actor_locations.get(actor.name))
         if trail.config.drivers:
             for problem in check_trail_driver_settings(trail, config, drivers()):
                 hint = f" ({problem.hint})" if problem.hint else ""
@@ -170,6 +175,23 @@ def _check(files: list[Path], host: PluginHost, registry: ToolRegistry, codec: T
     if any(finding.check == PLUGIN_TOOL for finding in report.errors):
         return int(ExitCode.INFRASTRUCTURE)  # an installed plugin is broken, not the trails
     return int(ExitCode.BAD_INPUT) if errors else int(ExitCode.SUCCESS)
+
+
+def _actor_without_driver(actor: Actor, drivers: DriverRegistry) -> str | None:
+    """Why no installed driver can run ``actor`` (None when one can)."""
+    if actor.driver is not None:
+        cls = drivers.get(actor.driver)
+        if cls is None:
+            return f"actor '{actor.name}' wants driver '{actor.driver}', which no installed plugin provides " \
+                   f"(installed drivers: {', '.join(drivers.keys())})"
+        if cls.platform != actor.platform:
+            return f"actor '{actor.name}' is on platform '{actor.platform}' but driver '{actor.driver}' drives " \
+                   f"'{cls.platform}'"
+        return None
+    if not drivers.for_platform(actor.platform):
+        return f"actor '{actor.name}' is on platform '{actor.platform}', which no installed driver drives " \
+               f"(installed drivers: {', '.join(drivers.keys())})"
+    return None
 
 
 def _no_model(config: WorkspaceConfig, host: PluginHost) -> str | None:

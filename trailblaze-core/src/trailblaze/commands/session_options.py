@@ -157,11 +157,11 @@ SESSION_OPTIONS: tuple[SessionOption, ...] = (
         help="Driver key or upstream name (playwright-native, PLAYWRIGHT_NATIVE, android-appium-uiautomator2, "
              "host, ...). Overrides the trail's devices and the workspace's defaults.driver."),
     SessionOption(
-        "devices", ("-d", "--device"), kind="list", metavar="PLATFORM[/ID]",
+        "devices", ("-d", "--device"), kind="list", metavar="[ACTOR=]PLATFORM[/ID]",
         commands=frozenset({"run", "snapshot", "session", "mcp"}),
         pytest_flag="--trailblaze-device",
         help="Run on this device (e.g. android/emulator-5554); repeat to run every trail on several devices in "
-             "parallel.",
+             "parallel. ACTOR=DEVICE binds an actor of a trail with several devices (-d alice=web -d bob=web).",
         pytest_help="Run each trail on this device (as trailblaze run -d); repeat for one test per device.",
         per_command={"snapshot": {"field": "device", "kind": "text",
                                   "help": "Device to look at, as for `run` (e.g. android/emulator-5554, ios, web)."},

@@ -33,7 +33,10 @@ class TrailFile(pytest.File):
             trail = load_trail(state.trail_path(self.path), codec=ws.codec)
         except TrailblazeError as exc:
             raise self.CollectError(f"{exc}") from None
-        devices: list[Device | None] = [runner.parse_device(d) for d in runner.options.devices] or [None]
+        from ..runner.endpoints import plain_devices
+
+        devices: list[Device | None] = [runner.parse_device(d) for d in plain_devices(runner.options.devices)] \
+            or [None]
         markers = [marker_name(tag) for tag in trail.config.tags]
         for name in markers:
             self.config.addinivalue_line("markers", f"{name}: trail tag")

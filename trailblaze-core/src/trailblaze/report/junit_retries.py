@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 def trail_properties(trail: TrailResult) -> dict[str, str]:
     """What a CI test tab can show beside pass/fail: the outcome people act on, attempts, quarantine,
     how many steps replayed and how many the model solved (``steps_replayed``, ``steps_agent``,
-    ``steps_healed``), the model's calls, tokens and cost."""
+    ``steps_healed``), the model's calls, tokens and cost, and the actors of a trail with several devices."""
     props = {"trailblaze.status": trail.status, "trailblaze.attempts": str(trail.attempt)}
     if trail.quarantined:
         props["trailblaze.quarantined"] = "true"
@@ -37,6 +37,8 @@ def trail_properties(trail: TrailResult) -> dict[str, str]:
         props["trailblaze.llm_calls"] = str(trail.llm_call_count)
         props["trailblaze.llm_tokens"] = str(trail.llm_tokens)
         props["trailblaze.llm_cost_usd"] = f"{trail.llm_cost_usd:.6f}"
+    for actor in trail.actors:  # a trail with several devices: what each actor ran on
+        props[f"trailblaze.actor.{actor.name}"] = f"{actor.driver}" + (f" on {actor.device}" if actor.device else "")
     return props
 
 

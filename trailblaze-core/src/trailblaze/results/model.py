@@ -185,6 +185,9 @@ class StepResult:
     """For a failed step (``results.failure_prompt``): where it is written (``file:line``), the device's
     screen when it failed (redacted) and its recording for the device (``ToolCall`` list), when it had one."""
 
+    actor: str | None = None
+    """The actor whose device ran this step, in a trail with several (``config.actors``)."""
+
     @property
     def status(self) -> str:
         """``replayed``, ``agent``, ``healed``, ``skipped`` or ``failed`` (``step_status``)."""
@@ -197,7 +200,8 @@ class StepResult:
                 "duration_ms": self.duration_ms, "llm_call_count": self.llm_call_count,
                 "llm_tokens": self.llm_tokens, "tokens": {"input": self.input_tokens, "output": self.output_tokens,
                                                           "cached": self.cached_tokens},
-                "llm_cost_usd": round(self.llm_cost_usd, 6), "tool_calls": call_entries(self.tool_calls)}
+                "llm_cost_usd": round(self.llm_cost_usd, 6), "tool_calls": call_entries(self.tool_calls)
+                } | ({"actor": self.actor} if self.actor else {})
 
 
 def step_counts(steps: Sequence[StepResult]) -> dict[str, int]:
@@ -206,6 +210,26 @@ def step_counts(steps: Sequence[StepResult]) -> dict[str, int]:
     for step in steps:
         out[step.status] = out.get(step.status, 0) + 1
     return out
+
+
+@dataclass
+class ActorResult:
+    """One device of a trail with several (``config.actors``): what it ran on and where its session's
+    logs are. The trail has one result; this lists its actors."""
+
+    name: str
+    platform: str
+    driver: str
+    device: str | None = None
+    """The device the driver reported (``DeviceInfo.device_id``/``name``), else the ``-d`` binding."""
+    endpoint: str | None = None
+    session_id: str | None = None
+    log_dir: Path | None = None
+
+    def summary(self) -> dict[str, Any]:
+        return {"name": self.name, "platform": self.platform.upper(), "driver": self.driver, "device": self.device,
+                "endpoint": self.endpoint, "session_id": self.session_id,
+                "log_dir": str(self.log_dir) if self.log_dir else None}
 
 
 @dataclass
@@ -249,6 +273,8 @@ class TrailResult:
     last_pass: str | None = None
     """When this trail last passed on this device before this run, from the run history (for the failure
     prompt); None when the history has no pass or was not read."""
+    actors: list[ActorResult] = field(default_factory=list)
+    """The devices of a trail with several (``config.actors``), in declaration order; empty otherwise."""
 
     @property
     def passed(self) -> bool:
@@ -319,7 +345,7 @@ class TrailResult:
             "attempt": self.attempt,
             "attempts": [a.attempt_summary() for a in (*self.attempts, self)],
             "quarantined": self.quarantined,
-        }
+        } | ({"actors": [a.summary() for a in self.actors]} if self.actors else {})
 
     def attempt_summary(self) -> dict[str, Any]:
         """One attempt in the summary's ``attempts`` list: enough to find its evidence."""

@@ -42,6 +42,27 @@ def configured_pool(ws: WorkspaceConfig, cls: type[Driver], drivers: DriverRegis
     return chosen
 
 
+def plain_devices(specs: Sequence[str]) -> list[str]:
+    """The ``-d`` values that name devices to run every trail on (not ``ACTOR=DEVICE`` bindings)."""
+    return [spec for spec in specs if "=" not in spec]
+
+
+def actor_bindings(specs: Sequence[str]) -> dict[str, str]:
+    """The ``-d ACTOR=DEVICE`` bindings: actor name → device spec (``alice=android/emulator-5554``)."""
+    out: dict[str, str] = {}
+    for spec in specs:
+        name, sep, device = spec.partition("=")
+        if not sep:
+            continue
+        name, device = name.strip(), device.strip()
+        if not name or not device:
+            raise BadInputError(f"-d {spec}: an actor binding is ACTOR=PLATFORM[/ID]", hint="e.g. -d alice=web")
+        if name in out:
+            raise BadInputError(f"-d {spec}: actor '{name}' is bound twice ({name}={out[name]})")
+        out[name] = device
+    return out
+
+
 def slot(worker: str | None, device: str | None, devices: Sequence[str]) -> int:
     """The pool entry a worker (``gwK``: ``K``), else a ``-d`` device (its position), takes."""
     worker = worker or ""
@@ -75,4 +96,4 @@ def check_pool_sizes(workers: int, given: Sequence[str], paths: Sequence[str]) -
                               f"('{'.'.join(where)}' has {len(pool)})", location=ws.location(*where), hint=hint)
 
 
-__all__ = ["check_pool_sizes", "configured_pool", "slot"]
+__all__ = ["actor_bindings", "check_pool_sizes", "configured_pool", "plain_devices", "slot"]

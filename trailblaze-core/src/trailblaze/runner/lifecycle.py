@@ -61,6 +61,7 @@ from .options import RunOptions
 from .workspace import ToolWorkspace, load_tool_workspace
 
 if TYPE_CHECKING:
+    from ..trail.actors import Actor
     from ..trail.model import Trail
 
 Warn = Callable[[str], None]
@@ -237,15 +238,26 @@ class SessionFactory:
         return self.drivers.resolve(fallback) if fallback else None
 
     def endpoint(self, device: Device | None = None, cls: type[Driver] | None = None,
-                 ws: WorkspaceConfig | None = None) -> str | None:
+                 ws: WorkspaceConfig | None = None, *, actor_slot: tuple[int, int] | None = None) -> str | None:
         """This worker's (or this ``-d`` device's) endpoint for driver ``cls``: of the ``--endpoint``
-        pool, else of ``ws``'s ``endpoints:`` (see ``runner/endpoints.py``); None without a pool."""
-        from .endpoints import configured_pool, slot
+        pool, else of ``ws``'s ``endpoints:`` (see ``runner/endpoints.py``); None without a pool.
+        ``actor_slot`` (``(i, n)``: the i-th of n actors of a trail drawing from this pool) gives each
+        actor its own entry: worker K's actors take entries ``K*n`` to ``K*n+n-1``."""
+        from .endpoints import plain_devices, slot
 
-        pool = self.options.endpoints or (configured_pool(ws, cls, self.drivers) if cls and ws else [])
+        pool = self.pool(cls, ws)
         if not pool:
             return None
-        return pool[slot(self.options.worker, device.spec if device else None, self.options.devices) % len(pool)]
+        index = slot(self.options.worker, device.spec if device else None, plain_devices(self.options.devices))
+        if actor_slot is not None:
+            index = index * actor_slot[1] + actor_slot[0]
+        return pool[index % len(pool)]
+
+    def pool(self, cls: type[Driver] | None, ws: WorkspaceConfig | None) -> list[str]:
+        """The endpoint pool driver ``cls`` draws from: ``--endpoint``, else ``ws``'s ``endpoints:``."""
+        from .endpoints import configured_pool
+
+        return list(self.options.endpoints) or (configured_pool(ws, cls, self.drivers) if cls and ws else [])
 
     def _missing_driver_hint(self, *, install: bool) -> str:
         """What to do about a missing driver: a plugin that failed to load is the likelier cause than a
@@ -263,9 +275,11 @@ class SessionFactory:
         return installed
 
     def make_driver(self, cls: type[Driver], ws: WorkspaceConfig, device: Device | None = None, *,
-                    trail: "Trail | None" = None) -> Driver:
-        """The workspace's ``drivers:`` settings, then the trail's ``config.drivers``, then ``-o``, then
-        ``-d``'s device, validated at once; an error names whichever of them is wrong."""
+                    trail: "Trail | None" = None, actor: Actor | None = None,
+                    actor_slot: tuple[int, int] | None = None) -> Driver:
+        """The workspace's ``drivers:`` settings, then the trail's ``config.drivers``, then the actor's
+        ``options`` (a trail with several devices), then ``-o``, then ``-d``'s device, validated at once;
+        an error names whichever of them is wrong. ``actor_slot``: see ``endpoint``."""
         configured = workspace_driver_settings(cls, ws)
         if trail is not None:
             unknown = unknown_trail_drivers(trail, self.drivers)
@@ -285,11 +299,12 @@ class SessionFactory:
                               if f"{n}.{first}" in locations and self.drivers.get(n) is cls), None)
                 raise ConfigError(f"driver '{cls.key}': this run may not set {', '.join(refused)} from a trail",
                                   location=where, hint="start trailblaze mcp with --allow-host-tools to allow it")
-        raw = {**configured, **from_trail, **capture_settings(cls, self.options.capture),
+        from_actor = dict(actor.options) if actor is not None else {}
+        raw = {**configured, **from_trail, **from_actor, **capture_settings(cls, self.options.capture),
                **self.options.driver_options}
         if device is not None and device.instance_id:
             raw.update(cls.device_settings(device.instance_id))
-        endpoint = self.endpoint(device, cls, ws)
+        endpoint = self.endpoint(device, cls, ws, actor_slot=actor_slot)
         if endpoint is not None:
             if cls.endpoint_setting is None:
                 raise BadInputError(f"driver '{cls.key}' takes no endpoint (--endpoint {endpoint})",
@@ -309,26 +324,37 @@ class SessionFactory:
                 merged = {**configured, **from_trail}
                 validate_config(cls.config_model, merged, owner=owner,
                                 location=_setting_location(cls, trail, merged))
+            if trail is not None and actor is not None and from_actor:
+                validate_config(cls.config_model, {**configured, **from_trail, **from_actor},
+                                owner=f"{owner} of actor '{actor.name}'",
+                                location=trail.config.actor_locations.get(actor.name))
             raise ConfigError(f"{exc.message} (from the command line: -o/-d)", hint=exc.hint) from None
 
     # -- sessions -----------------------------------------------------------------------------
     def new_session(self, trail: "Trail | None", ws: ToolWorkspace, bound: Mapping[str, Any] | None = None,
                     device: Device | None = None, *, target: str | None = None,
-                    extra: Mapping[str, Any] | None = None, listing: bool = False) -> Session:
+                    extra: Mapping[str, Any] | None = None, listing: bool = False,
+                    memory: Memory | None = None, actor: str | None = None) -> Session:
         """A session that is built but not started: id, log directory, memory, a registry copy.
 
         ``extra`` goes to ``session.options.extra`` for plugins (its ``listing``/``agent_mode`` keys to
-        those fields); ``listing`` marks a session that lists tools and never runs a trail."""
+        those fields); ``listing`` marks a session that lists tools and never runs a trail. The actors of
+        a trail with several devices pass ``actor`` (their session is named after it) and share the first
+        one's ``memory``."""
         name = self.options.test_name or (trail.name if trail is not None else "session")
+        if actor is not None:
+            name = f"{name}_{actor}"
         if device is not None:
             name = f"{name}_{device.spec}"
         seed = re.sub(r"[^A-Za-z0-9_]+", "_", name).strip("_")[:60] or "trail"
         session_id = f"{time.strftime('%Y_%m_%d_%H_%M_%S')}_{seed}_{random.randint(0, 9998)}"
         log_dir = self.output_dir / session_id
-        memory = Memory.seeded(config_memory=trail.config.memory if trail is not None else None,
-                               cli_memory=self.options.memory, secrets=self.options.secrets, args=dict(bound or {}))
-        memory.on_unknown_token = lambda message: self.warn(message)
-        self.redactor.watch(memory)  # until ``release``: a secret a tool registers is hidden from then on
+        if memory is None:
+            memory = Memory.seeded(config_memory=trail.config.memory if trail is not None else None,
+                                   cli_memory=self.options.memory, secrets=self.options.secrets,
+                                   args=dict(bound or {}))
+            memory.on_unknown_token = lambda message: self.warn(message)
+            self.redactor.watch(memory)  # until ``release``: a secret a tool registers is hidden from then on
         log = SessionLog(log_dir, session_id, self.redactor, enabled=self.options.logging,
                          layout=self.options.log_layout)
         options = SessionOptions.from_mapping(extra or {}, run=self.options)
@@ -522,6 +548,19 @@ class SessionLifecycle:
         self.finish()
 
 
+def log_trail_started(session: Session, trail: "Trail") -> None:
+    """The ``Started`` status entry of a session that runs ``trail`` (each actor's session has one)."""
+    cfg = trail.config
+    session.log.write("TrailblazeSessionStatusChangeLog", {"sessionStatus": {
+        "status": "Started",
+        "trailConfig": {"id": cfg.id, "title": cfg.title, "target": cfg.target, "tags": cfg.tags,
+                        "trailFilePath": str(trail.path)},
+        "trailblazeDeviceInfo": session.device.model_dump(mode="json"),
+        "resolvedInitialMemory": session.memory.snapshot(),
+        "sensitiveMemoryKeys": sorted(session.memory.sensitive_keys),
+    }})
+
+
 def lifecycle_of(session: Session) -> SessionLifecycle | None:
     """The lifecycle that opened ``session`` (None for a session built by hand)."""
     found = session.resources.get(LIFECYCLE_KEY)
@@ -539,4 +578,4 @@ def finish_session(session: Session, outcome: SessionOutcome = SessionOutcome.SU
 
 
 __all__ = ["Device", "LIFECYCLE_KEY", "SessionFactory", "SessionLifecycle", "ToolWorkspace", "finish_session",
-           "lifecycle_of", "load_tool_workspace", "run_output_dir", "start_driver"]
+           "lifecycle_of", "load_tool_workspace", "log_trail_started", "run_output_dir", "start_driver"]

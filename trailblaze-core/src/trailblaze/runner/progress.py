@@ -43,9 +43,10 @@ class Progress:
     def trail_skipped(self, path: str, reason: str) -> None:
         self._print(f"Skipping {path}: {reason}")
 
-    def step_started(self, number: int, kind: str, text: str | None) -> None:
+    def step_started(self, number: int, kind: str, text: str | None, actor: str | None = None) -> None:
         if self._console is not None:
-            label = terminal_text(self.redact(f"  step {number}: {_short(text)}"))
+            who = f"[{actor}] " if actor else ""
+            label = terminal_text(self.redact(f"  {who}step {number}: {_short(text)}"))
             if self._status is None:
                 self._status = self._console.status(label)
                 self._status.start()
@@ -62,7 +63,8 @@ class Progress:
         label = {"trailhead": "trailhead", "verify": "verify", "tools": "tools"}.get(step.kind, "step")
         extra = model_mark(step)
         number = "" if step.kind == "trailhead" else f" {step.number}"
-        self._print(f"  {mark} {label}{number}: {_short(step.text)}{extra} ({step.duration_ms} ms)")
+        who = f"[{step.actor}] " if step.actor else ""
+        self._print(f"  {mark} {who}{label}{number}: {_short(step.text)}{extra} ({step.duration_ms} ms)")
         if step.mode == "self-heal" and step.reason:
             self._print(f"      {step.reason.splitlines()[0]}")
         if not step.success and step.message and step.message != step.reason:

@@ -5,8 +5,10 @@ step runs."""
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BadInputError, ExitCode, InfrastructureError, TrailblazeError
@@ -25,6 +27,26 @@ if TYPE_CHECKING:
     from .progress import Progress
 
 
+class Stopped(Exception):
+    """Another actor of the trail failed, so this one stopped at a step or tool-call boundary."""
+
+
+@dataclass
+class StepRunState:
+    """What the steps of one trail run share, across its actors: how the run went so far (modes, whether
+    a step was healed), the recordings to save at the end, and the signal to stop."""
+
+    self_heal: bool
+    stop: threading.Event | None = None
+    modes: set[str] = field(default_factory=set)
+    saves: list[tuple[int, str, list[ToolCall] | None]] = field(default_factory=list)
+    healed: bool = False
+
+    @property
+    def stopped(self) -> bool:
+        return self.stop is not None and self.stop.is_set()
+
+
 class StepLoop:
     """Runs a trail's steps in its session: each replayed from its recording or handed to the agent
     (``handoff``), self-healed where allowed, one ``StepResult`` each; lines go to ``progress``, and
@@ -36,11 +58,14 @@ class StepLoop:
         self.progress = progress
         self.redactor = redactor
         self.handoff = handoff
+        self._lock = threading.Lock()
 
-    def prevalidate(self, trail: "Trail", session: Session, classifiers: list[str]) -> None:
+    def prevalidate(self, trail: "Trail", session: Session, classifiers: list[str],
+                    steps: "list[TrailStep] | None" = None) -> None:
         """Unknown tools and malformed arguments are bad input: report them before any step runs, with
-        the call's ``file:line``, as the dispatcher would report them (``session.find_tool``)."""
-        for step in trail.steps:
+        the call's ``file:line``, as the dispatcher would report them (``session.find_tool``). ``steps``:
+        only these (one actor's), else all of the trail's."""
+        for step in trail.steps if steps is None else steps:
             found = step.recording_for(classifiers)
             if found is None:
                 continue
@@ -68,75 +93,93 @@ class StepLoop:
                   result: TrailResult) -> None:
         """Every step of ``trail`` in order, until one fails (``StepFailed``); recordings the agent made
         are saved back into the trail file at the end, whatever happened."""
-        options = self.options
-        self_heal = options.self_heal if options.self_heal is not None else \
-            os.environ.get("TRAILBLAZE_SELF_HEAL_ENABLED", "").lower() in ("1", "true", "yes")
-        modes: set[str] = set()
-        saves: list[tuple[int, str, list[ToolCall] | None]] = []
+        state = self.new_state()
         try:
-            self._run_step_list(trail, lifecycle, classifiers, result, self_heal, modes, saves)
+            for step in trail.steps:
+                self.run_step(trail, lifecycle, classifiers, result, step, state)
+            self.finish(result, state)
         except BaseException as exc:
             _not_run(trail, lifecycle, result, exc)
             raise
         finally:
-            self.handoff.save_recordings(trail, lifecycle.session, saves)
+            self.handoff.save_recordings(trail, lifecycle.session, state.saves)
 
-    def _run_step_list(self, trail: "Trail", lifecycle: SessionLifecycle, classifiers: list[str],
-                       result: TrailResult, self_heal: bool, modes: set[str],
-                       saves: list[tuple[int, str, list[ToolCall] | None]]) -> None:
+    def new_state(self, stop: threading.Event | None = None) -> StepRunState:
+        """What the steps of one trail run share (``stop``: set when another actor failed)."""
+        options = self.options
+        self_heal = options.self_heal if options.self_heal is not None else \
+            os.environ.get("TRAILBLAZE_SELF_HEAL_ENABLED", "").lower() in ("1", "true", "yes")
+        return StepRunState(self_heal=self_heal, stop=stop)
+
+    def finish(self, result: TrailResult, state: StepRunState) -> None:
+        """Every step passed: the trail's outcome and execution mode."""
+        result.outcome = SessionOutcome.SUCCEEDED_WITH_SELF_HEAL if state.healed else SessionOutcome.SUCCEEDED
+        result.exit_code = ExitCode.SUCCESS
+        result.execution_mode = _execution_mode(state.modes)
+
+    def run_step(self, trail: "Trail", lifecycle: SessionLifecycle, classifiers: list[str], result: TrailResult,
+                 step: "TrailStep", state: StepRunState) -> None:
+        """One step in ``lifecycle``'s session: replayed, self-healed or solved; raises ``StepFailed`` when
+        it fails and ``Stopped`` when ``state.stop`` was set (before the step, or between two tool calls)."""
         options = self.options
         session = lifecycle.session
-        healed = False
-        for step in trail.steps:
-            self.progress.step_started(step.number, step.kind, step.text)
-            session.log.write("ObjectiveStartLog", {"stepIndex": step.index, "kind": step.kind,
-                                                    "description": step.text})
-            lifecycle.step_started(step)
-            t0 = time.perf_counter()
-            first_entry = len(session.log.entries)
-            found = step.recording_for(classifiers)
-            use_recording = found is not None and (step.recordable or step.kind == "tools") and \
-                (options.use_recorded_steps is not False or step.kind == "tools")
-            step_result: StepResult
-            if use_recording:
-                assert found is not None
-                classifier, calls = found
-                mode = "noop" if not calls else "replay"
-                ok, message, tool, ran = self._replay(session, step, classifier, calls, trail)
-                step_result = StepResult(step.index, step.kind, step.text, mode, ok, message, tool, tool_calls=ran)
-                if not ok and self_heal and step.kind not in ("verify", "tools"):
-                    agent_result = self.handoff.solve(session, step, trail, self_heal=True, attempt_context=message)
-                    healed = True
-                    step_result = agent_result.step_result(step, "self-heal", f"recording failed: {message}",
-                                                           message=message, tool=tool)
-                    if agent_result.success and step.recordable and options.save_recording:
-                        # The healed recording replaces the broken slot (zero calls: the slot is removed).
-                        saves.append((step.index, classifier, agent_result.recording or None))
-            else:
-                agent_result = self.handoff.solve(session, step, trail, self_heal=False)
-                step_result = agent_result.step_result(step, "ai", _agent_reason(step, found is None))
-                if agent_result.success and found is None and step.recordable and options.save_recording \
-                        and step.kind != "tools" and agent_result.recording:
-                    saves.append((step.index, "-".join(classifiers), agent_result.recording))
-                if agent_result.outcome is not None and not agent_result.success:
-                    step_result.duration_ms = int((time.perf_counter() - t0) * 1000)
-                    self._step_done(lifecycle, step, step_result, result, first_entry)
-                    message = agent_result.message or "the agent could not complete the step"
-                    over_budget = agent_result.outcome is SessionOutcome.ERROR and self.handoff.over_budget
-                    raise StepFailed(message + (not_run(trail, step) if over_budget else ""),
-                                     agent_result.exit_code, agent_result.outcome,
-                                     _budget.FAILURE_KIND if over_budget else None)
-            if not step_result.success and use_recording:
-                step_result.recorded = calls
-            modes.add(step_result.mode)
-            step_result.duration_ms = int((time.perf_counter() - t0) * 1000)
-            self._step_done(lifecycle, step, step_result, result, first_entry)
-            if not step_result.success:
-                outcome = SessionOutcome.FAILED_WITH_SELF_HEAL if healed else SessionOutcome.FAILED
-                raise StepFailed(_step_failure(step, step_result), ExitCode.TRAIL_FAILED, outcome, "ToolFailure")
-        result.outcome = SessionOutcome.SUCCEEDED_WITH_SELF_HEAL if healed else SessionOutcome.SUCCEEDED
-        result.exit_code = ExitCode.SUCCESS
-        result.execution_mode = _execution_mode(modes)
+        if state.stopped:
+            raise Stopped()
+        self.progress.step_started(step.number, step.kind, step.text, step.actor)
+        started = {"stepIndex": step.index, "kind": step.kind, "description": step.text}
+        session.log.write("ObjectiveStartLog", started | ({"actor": step.actor} if step.actor else {}))
+        lifecycle.step_started(step)
+        t0 = time.perf_counter()
+        first_entry = len(session.log.entries)
+        found = step.recording_for(classifiers)
+        use_recording = found is not None and (step.recordable or step.kind == "tools") and \
+            (options.use_recorded_steps is not False or step.kind == "tools")
+        step_result: StepResult
+        if use_recording:
+            assert found is not None
+            classifier, calls = found
+            mode = "noop" if not calls else "replay"
+            try:
+                ok, message, tool, ran = self._replay(session, step, classifier, calls, trail, state)
+            except Stopped:
+                stopped = StepResult(step.index, step.kind, step.text, "stopped", False,
+                                     "stopped: another actor failed", None, actor=step.actor)
+                stopped.duration_ms = int((time.perf_counter() - t0) * 1000)
+                self._step_done(lifecycle, step, stopped, result, first_entry)
+                raise
+            step_result = StepResult(step.index, step.kind, step.text, mode, ok, message, tool, tool_calls=ran)
+            if not ok and state.self_heal and step.kind not in ("verify", "tools"):
+                agent_result = self.handoff.solve(session, step, trail, self_heal=True, attempt_context=message)
+                state.healed = True
+                step_result = agent_result.step_result(step, "self-heal", f"recording failed: {message}",
+                                                       message=message, tool=tool)
+                if agent_result.success and step.recordable and options.save_recording:
+                    # The healed recording replaces the broken slot (zero calls: the slot is removed).
+                    state.saves.append((step.index, classifier, agent_result.recording or None))
+        else:
+            agent_result = self.handoff.solve(session, step, trail, self_heal=False)
+            step_result = agent_result.step_result(step, "ai", _agent_reason(step, found is None))
+            if agent_result.success and found is None and step.recordable and options.save_recording \
+                    and step.kind != "tools" and agent_result.recording:
+                state.saves.append((step.index, "-".join(classifiers), agent_result.recording))
+            if agent_result.outcome is not None and not agent_result.success:
+                step_result.actor = step.actor
+                step_result.duration_ms = int((time.perf_counter() - t0) * 1000)
+                self._step_done(lifecycle, step, step_result, result, first_entry)
+                message = agent_result.message or "the agent could not complete the step"
+                over_budget = agent_result.outcome is SessionOutcome.ERROR and self.handoff.over_budget
+                raise StepFailed(message + (not_run(trail, step) if over_budget else ""),
+                                 agent_result.exit_code, agent_result.outcome,
+                                 _budget.FAILURE_KIND if over_budget else None)
+        if not step_result.success and use_recording:
+            step_result.recorded = calls
+        step_result.actor = step.actor
+        state.modes.add(step_result.mode)
+        step_result.duration_ms = int((time.perf_counter() - t0) * 1000)
+        self._step_done(lifecycle, step, step_result, result, first_entry)
+        if not step_result.success:
+            outcome = SessionOutcome.FAILED_WITH_SELF_HEAL if state.healed else SessionOutcome.FAILED
+            raise StepFailed(_step_failure(step, step_result), ExitCode.TRAIL_FAILED, outcome, "ToolFailure")
 
     def _step_done(self, lifecycle: SessionLifecycle, step: "TrailStep", step_result: StepResult,
                    result: TrailResult, first_entry: int) -> None:
@@ -147,15 +190,16 @@ class StepLoop:
         shots = [e for e in session.log.entries[first_entry:] if e.get("screenshot")]
         if shots:
             step_result.screenshot = shots[-1]["screenshot"]
-        session.log.write("ObjectiveCompleteLog", {"stepIndex": step.index, "kind": step.kind,
-                                                   "description": step.text, "successful": step_result.success,
-                                                   "mode": step_result.mode, "message": step_result.message})
+        complete = {"stepIndex": step.index, "kind": step.kind, "description": step.text,
+                    "successful": step_result.success, "mode": step_result.mode, "message": step_result.message}
+        session.log.write("ObjectiveCompleteLog", complete | ({"actor": step.actor} if step.actor else {}))
         session.log.flush()  # a step boundary: a run killed from here on keeps this step's events
         step_result.number = step.number
-        result.steps.append(step_result)
-        result.llm_call_count += step_result.llm_call_count
-        result.llm_cost_usd += step_result.llm_cost_usd
-        result.llm_tokens += step_result.llm_tokens
+        with self._lock:  # the actors of one trail finish steps on their own threads
+            result.steps.append(step_result)
+            result.llm_call_count += step_result.llm_call_count
+            result.llm_cost_usd += step_result.llm_cost_usd
+            result.llm_tokens += step_result.llm_tokens
         self.progress.step_finished(step_result)
 
     def _failure_context(self, session: Session, step: "TrailStep", step_result: StepResult) -> None:
@@ -173,11 +217,14 @@ class StepLoop:
         step_result.screen = self.redactor(text)
 
     def _replay(self, session: Session, step: "TrailStep", classifier: str, calls: list[ToolCall],
-                trail: "Trail") -> tuple[bool, str | None, str | None, list[ToolCall]]:
+                trail: "Trail", state: StepRunState | None = None
+                ) -> tuple[bool, str | None, str | None, list[ToolCall]]:
         """Run the recording; (passed, failure message, failing tool, the calls that ran: the failing one
         last). Nothing per call beyond the dispatch: the calls that ran are the recording's first ones."""
         ctx = session.context(step_index=step.index, replaying=True)
         for i, call in enumerate(calls):
+            if state is not None and state.stopped:
+                raise Stopped()  # another actor failed: this one stops at its next tool-call boundary
             self.progress.tool_started(step.number, call.name)
             try:
                 outcome = session.dispatcher.call(call, ctx)

@@ -158,7 +158,10 @@ class Runner:
             if not paths:
                 raise BadInputError("no trails given", hint="usage: trailblaze run PATH... (files, directories or globs)")
             files = expand(paths)
-            devices: list[Device | None] = [self.parse_device(spec) for spec in self.options.devices] or [None]
+            from .endpoints import plain_devices
+
+            devices: list[Device | None] = [self.parse_device(spec)
+                                            for spec in plain_devices(self.options.devices)] or [None]
             assigned = [files for _ in devices]
             if self.options.all_devices:  # each trail on each platform it declares (all_devices.py)
                 from .all_devices import plan_every_device, refuse_with_devices

@@ -16,8 +16,9 @@ from ..errors import BadInputError, ConfigError, ExitCode, TrailblazeError
 from ..results.model import TrailResult
 from ..session import Session, SessionOutcome
 from . import interrupt
+from .crew import ActorCrew, actor_driver
 from .handoff import StepFailed
-from .lifecycle import Device, SessionFactory, SessionLifecycle, ToolWorkspace
+from .lifecycle import Device, SessionFactory, SessionLifecycle, ToolWorkspace, log_trail_started
 from .outputs import RunOutputs
 from .replay import StepLoop, step_name
 
@@ -36,6 +37,8 @@ class TrailRunner:
         self.steps = steps
         self.outputs = outputs
         self.progress = progress
+        self.crew = ActorCrew(factory, steps, progress)
+        """Runs the trails that declare actors (several devices)."""
 
     def print_tracebacks(self, items: Sequence[str | BaseException]) -> None:
         """With ``--debug`` (any position) or ``TRAILBLAZE_DEBUG=1``: the tracebacks behind a trail's
@@ -61,6 +64,9 @@ class TrailRunner:
         if result is not None:
             self._place(result, path, device)
             cls = self.factory.drivers.get(result.driver) if result.driver else None
+            if result.actors:  # each actor has its own endpoint; the trail's is its first actor's
+                result.endpoint = result.actors[0].endpoint
+                return result
             try:
                 result.endpoint = self.factory.endpoint(device, cls, self.factory.workspace_for(path).config)
             except ConfigError:  # a bad 'endpoints:' is the trail's error already (make_driver)
@@ -118,6 +124,8 @@ class TrailRunner:
                                completed_at=time.time(), skip_reason="no steps", trail_id=trail.config.id)
         for warning in trail.warnings:
             self.progress.note(f"  ! {warning}")
+        if trail.config.actors:
+            return self.run_actors(trail, ws, started)
         try:
             driver_cls = self.factory.driver_for_trail(trail, ws.config, device)
         except TrailblazeError as exc:
@@ -140,6 +148,33 @@ class TrailRunner:
         except TrailblazeError as exc:
             return self.early_result(path, trail.name, exc, started)
         return self.run_session(trail, ws, driver, bound, started, device)
+
+    def run_actors(self, trail: "Trail", ws: ToolWorkspace, started: float) -> TrailResult:
+        """A trail with several devices (``config.actors``): its drivers built and checked before any
+        starts, then run by the crew (``runner/crew.py``)."""
+        from ..trail.args import bind_args
+
+        try:
+            for actor in trail.config.actors.values():
+                cls = actor_driver(self.factory, actor, trail, ws.config)
+                reason = trail.config.skip_reason(list(cls.default_classifiers) or [actor.platform])
+                if reason:
+                    self.progress.trail_skipped(str(trail.path), reason)
+                    return TrailResult(trail.path, trail.name, SessionOutcome.SKIPPED, ExitCode.SUCCESS,
+                                       skip_reason=reason, started_at=started, completed_at=time.time(),
+                                       trail_id=trail.config.id, target=trail.config.target)
+            bound = bind_args(trail, self.options.args, self.options.args_file)
+            reached = ws.check.errors_for(trail.recorded_tool_names())
+            if reached:
+                raise BadInputError("this trail calls a tool whose file has an error: "
+                                    + "; ".join(f.render() for f in reached))
+            members = self.crew.prepare(trail, ws)
+        except TrailblazeError as exc:
+            return self.early_result(trail.path, trail.name, exc, started)
+        result = self.crew.run(trail, ws, members, bound, started)
+        if result.exit_code != ExitCode.SUCCESS:
+            self.print_tracebacks([t for m in members if m.session is not None for t in m.session.options.tracebacks])
+        return result
 
     def early_result(self, path: Path, title: str, exc: TrailblazeError, started: float) -> TrailResult:
         """The result of a trail that ended before its session opened (bad input, no driver)."""
@@ -188,7 +223,7 @@ class TrailRunner:
 
             require_classifiers(trail, classifiers)
             lifecycle.start_plugins()
-            _log_started(session, trail)
+            log_trail_started(session, trail)
             self.steps.prevalidate(trail, session, classifiers)
             if trail.config.setup:
                 from .setup import replay_setups
@@ -218,14 +253,3 @@ class TrailRunner:
         finally:
             lifecycle.message = result.message
 
-
-def _log_started(session: Session, trail: "Trail") -> None:
-    cfg = trail.config
-    session.log.write("TrailblazeSessionStatusChangeLog", {"sessionStatus": {
-        "status": "Started",
-        "trailConfig": {"id": cfg.id, "title": cfg.title, "target": cfg.target, "tags": cfg.tags,
-                        "trailFilePath": str(trail.path)},
-        "trailblazeDeviceInfo": session.device.model_dump(mode="json"),
-        "resolvedInitialMemory": session.memory.snapshot(),
-        "sensitiveMemoryKeys": sorted(session.memory.sensitive_keys),
-    }})

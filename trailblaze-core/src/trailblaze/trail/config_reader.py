@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from . import args as _args
+from .actors import PLATFORM_WORD, Actor
 from .model import TrailConfig
 from .nodes import MappingNode, Node, ScalarNode, SequenceNode
 from .read_context import ReadContext, allowed
@@ -15,7 +16,7 @@ __all__ = ["UNIFIED_CONFIG_KEYS", "V1_CONFIG_KEYS", "ConfigReader"]
 
 _TEXT_CONFIG = ("id", "title", "description", "priority", "target", "context")
 UNIFIED_CONFIG_KEYS = (*_TEXT_CONFIG, "devices", "drivers", "skip", "tags", "memory", "metadata", "args", "retries",
-                       "setup")
+                       "setup", "actors")
 V1_CONFIG_KEYS = (*_TEXT_CONFIG, "platform", "driver", "drivers", "skip", "tags", "memory", "metadata", "args",
                   "retries", "source", "electron", "setup")
 
@@ -75,6 +76,8 @@ class ConfigReader:
                 self.source(vnode, cfg)
             elif key == "setup":
                 cfg.setup = self.setup(vnode)
+            elif key == "actors":
+                self.actors(vnode, cfg)
             elif key == "electron":
                 self.ctx.warn(knode, "Electron apps are not supported by this runner; 'electron' is ignored", key)
         return cfg
@@ -100,6 +103,48 @@ class ConfigReader:
                 cfg.driver_locations[f"{name}.{setting}"] = r.loc(snode)
                 settings[setting] = r.plain(value)
             cfg.drivers[name] = settings
+
+    def actors(self, node: Node, cfg: TrailConfig) -> None:
+        """``actors: {alice: web, bob: {platform: web, driver: ..., options: {...}}}`` (our extension)."""
+        r = self.r
+        if r.is_null(node):
+            return
+        if not isinstance(node, MappingNode) or not node.value:
+            r.fail(node, f"'actors' must map actor names to a platform, got {r.describe(node)}", "actors",
+                   "e.g. 'actors: {alice: web, bob: web}'")
+        for name, knode, vnode in r.entries(node):
+            if not name.strip():
+                r.fail(knode, "an actor needs a name", "actors")
+            cfg.actor_locations[name] = r.loc(knode)
+            driver: str | None = None
+            options: dict[str, Any] = {}
+            if isinstance(vnode, ScalarNode) and not r.is_null(vnode):
+                platform = r.text(vnode, f"'actors.{name}'", name) or ""
+                pnode: Node = vnode
+            elif isinstance(vnode, MappingNode):
+                platform, pnode = "", vnode
+                for key, k2, v2 in r.entries(vnode):
+                    if key == "platform":
+                        platform, pnode = r.text(v2, f"'actors.{name}.platform'", key) or "", v2
+                    elif key == "driver":
+                        driver = r.text(v2, f"'actors.{name}.driver'", key) or None
+                    elif key == "options":
+                        if r.is_null(v2):
+                            continue
+                        if not isinstance(v2, MappingNode):
+                            r.fail(v2, f"'actors.{name}.options' must be a map of driver settings, got "
+                                       f"{r.describe(v2)}", key, "e.g. 'options: {headless: true}'")
+                        options = {k: r.plain(v) for k, _, v in r.entries(v2)}
+                    else:
+                        r.fail(k2, f"unexpected key of actor '{name}'", key, "allowed: platform, driver, options")
+                if not platform:
+                    r.fail(vnode, f"actor '{name}' needs a 'platform'", name, "e.g. 'platform: web'")
+            else:
+                r.fail(vnode if not r.is_null(vnode) else knode,
+                       f"actor '{name}' needs a platform ('{name}: web') or a map with 'platform'", name)
+            if not PLATFORM_WORD.match(platform):
+                r.fail(pnode, f"actor '{name}': '{platform}' is not a platform word (web, android, ios, ...)", name)
+            cfg.actors[name] = Actor(name=name, platform=platform, driver=driver, options=options)
 
     def text_map(self, node: Node, key: str, *, allow_null: bool, null_hint: str | None = None) -> dict[str, str]:
         r = self.r

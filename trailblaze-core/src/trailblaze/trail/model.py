@@ -14,6 +14,7 @@ from typing import Any, Literal
 from ..errors import SourceLocation
 from ..tools.base import ToolCall
 from . import classifiers as _classifiers
+from .actors import Actor
 
 StepKind = Literal["step", "verify", "tools", "trailhead"]
 ArgType = Literal["string", "integer", "boolean", "array", "object"]
@@ -62,6 +63,10 @@ class TrailConfig:
     setup: list[Path] = field(default_factory=list)
     """Trails replayed from their recordings before this one runs (a sign-in, say), resolved against
     this trail's directory; not steps of this trail (see ``runner/setup.py``). Not an upstream key."""
+    actors: dict[str, Actor] = field(default_factory=dict)
+    """``actors:`` (our extension, see ``trail/actors.py``): name → device; empty for a single-device trail."""
+    actor_locations: dict[str, SourceLocation] = field(default_factory=dict)
+    """Where each actor is declared (its name)."""
     written: dict[str, Any] = field(default_factory=dict)
     """The ``config`` map as written (plain data), for outputs that copy it (``recording.trail.yaml``)
     without reading the trail file a second time."""
@@ -121,6 +126,10 @@ class TrailStep:
     source_path: tuple[str | int, ...] = ()
     """Where the step sits in the YAML document (``("trail", 3)``, ``(2, "prompts", 0)``), for
     save-back and for locating errors found at run time."""
+    actor: str | None = None
+    """The actor (``config.actors``) whose device runs this step; None in a single-device trail."""
+    block: int | None = None
+    """The ``trail:`` position of the ``parallel:`` block this step belongs to; None outside one."""
 
     def recording_for(self, classifiers: list[str]) -> tuple[str, list[ToolCall]] | None:
         """The ``(classifier, calls)`` that applies to this device, or None → needs the agent.
@@ -145,6 +154,24 @@ def number_steps(steps: list[TrailStep], *, start: int = 0) -> list[TrailStep]:
         step.index = i
         step.number = i + offset
     return steps
+
+
+def step_groups(steps: list[TrailStep]) -> list[list[TrailStep]]:
+    """The steps as the runner takes them: a step outside ``parallel:`` is a group of its own; the steps
+    of one ``parallel:`` block (``TrailStep.block``) form one group, run at the same time per actor."""
+    groups: list[list[TrailStep]] = []
+    for step in steps:
+        if step.block is not None and groups and groups[-1][0].block == step.block:
+            groups[-1].append(step)
+        else:
+            groups.append([step])
+    return groups
+
+
+def actors_of(trail: Trail) -> list[Actor | None]:
+    """The actors a run of ``trail`` opens a session for: the declared ones, or the one implicit actor
+    (None: its device and driver are chosen as for any single-device trail)."""
+    return list(trail.config.actors.values()) or [None]
 
 
 @dataclass

@@ -1,0 +1,289 @@
+"""Several devices in one trail (issue 35) on two real web actors: two browsers, one page served here.
+
+The page records, in order, every ``/mark`` it is asked for, so ordering is asserted on what the server
+saw (never on wall-clock time): a value goes from one actor to the other through memory, the children of
+a ``parallel:`` block overlap, a failing actor is named and the other stops, and SIGTERM in the middle of
+a ``parallel:`` block leaves no browser behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from .conftest import descendants
+
+pytestmark = pytest.mark.browser
+
+
+class Board:
+    """The tiny app: ``/invite`` shows a code, ``/join?code=X`` says who joined, ``/mark?e=NAME`` records NAME."""
+
+    def __init__(self) -> None:
+        self.events: list[str] = []
+        self.lock = threading.Lock()
+        board = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 - http.server's name
+                url = urlparse(self.path)
+                query = {k: v[0] for k, v in parse_qs(url.query).items()}
+                if url.path == "/invite":
+                    body = "<p>Your code: <b id=code>XK-7</b></p>"
+                elif url.path == "/join":
+                    body = f"<p>Joined room {query.get('code', '?')}</p>"
+                elif url.path == "/mark":
+                    with board.lock:
+                        board.events.append(query.get("e", "?"))
+                    body = f"<p>marked {query.get('e')}</p>"
+                else:
+                    self.send_error(404)
+                    return
+                data = f"<!doctype html><html><body>{body}</body></html>".encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def seen(self) -> list[str]:
+        with self.lock:
+            return list(self.events)
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def board() -> Iterator[Board]:
+    served = Board()
+    try:
+        yield served
+    finally:
+        served.close()
+
+
+def _write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "trailblaze.cli", "run", *args, "--output-dir", str(tmp_path / "out")],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False, env=dict(os.environ))
+
+
+def _summary(tmp_path: Path) -> dict[str, object]:
+    found = sorted((tmp_path / "out" / "reports").glob("trailblaze_test_results_*.json"))
+    assert len(found) == 1, list((tmp_path / "out").rglob("*"))
+    trails = json.loads(found[0].read_text(encoding="utf-8"))["results"]
+    assert len(trails) == 1, trails
+    return trails[0]  # type: ignore[no-any-return]
+
+
+def _mark(board: Board, event: str) -> str:
+    return f"{{web_navigate: {{url: '{board.url}/mark?e={event}'}}}}"
+
+
+INVITE = """\
+config:
+  title: Alice invites Bob
+  actors:
+    alice: web
+    bob:
+      platform: web
+      options: {{headless: true}}
+trail:
+  - step: Alice opens her invitation and keeps its code
+    actor: alice
+    recording:
+      web:
+        - web_navigate: {{url: '{url}/invite'}}
+        - web_evaluate: {{script: "document.querySelector('#code').textContent", variable: code}}
+  - step: Bob joins with the code {{{{code}}}}
+    actor: bob
+    recording:
+      web:
+        - web_navigate: {{url: '{url}/join?code={{{{code}}}}'}}
+  - verify: Bob is in Alice's room
+    actor: bob
+    recording:
+      web:
+        - web_verifyTextVisible: {{text: Joined room XK-7}}
+"""
+
+
+def test_a_value_goes_from_one_actor_to_the_other_through_memory(tmp_path: Path, board: Board) -> None:
+    trail = _write(tmp_path, "invite.trail.yaml", INVITE.format(url=board.url))
+    done = _run(tmp_path, str(trail), "-d", "alice=web", "-d", "bob=web", "--junit-xml", str(tmp_path / "junit.xml"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    junit = (tmp_path / "junit.xml").read_text(encoding="utf-8")
+    assert junit.count("<testcase ") == 1
+    assert '<property name="trailblaze.actor.alice" value="playwright-native' in junit, junit
+    assert "[bob] verify 3: Bob is in Alice's room" in done.stdout
+    assert "[alice] step 1:" in done.stdout
+    result = _summary(tmp_path)
+    actors = result["actors"]
+    assert [(a["name"], a["driver"], a["platform"]) for a in actors] == [  # type: ignore[index, union-attr]
+        ("alice", "playwright-native", "WEB"), ("bob", "playwright-native", "WEB")]
+    assert [(s["step"], s["actor"]) for s in result["steps"]] == [  # type: ignore[index, union-attr]
+        (1, "alice"), (2, "bob"), (3, "bob")]
+    logs = {a["name"]: Path(a["log_dir"]) for a in actors}  # type: ignore[index, union-attr]
+    assert logs["alice"] != logs["bob"]
+    bob_log = "".join(p.read_text(encoding="utf-8") for p in logs["bob"].rglob("*.ndjson"))
+    assert '"actor": "bob"' in bob_log or '"actor":"bob"' in bob_log
+
+
+PARALLEL = """\
+config:
+  title: Two waits at once
+  actors: {{alice: web, bob: web}}
+trail:
+  - parallel:
+      - step: Alice waits
+        actor: alice
+        recording:
+          web: [{start_a}, {{web_wait: {{seconds: 2}}}}, {end_a}]
+      - step: Bob waits
+        actor: bob
+        recording:
+          web: [{start_b}, {{web_wait: {{seconds: 2}}}}, {end_b}]
+  - step: Alice goes on once both are done
+    actor: alice
+    recording:
+      web: [{after}]
+"""
+
+
+def test_the_children_of_a_parallel_block_overlap_and_the_block_ends_when_both_have(tmp_path: Path,
+                                                                                     board: Board) -> None:
+    text = PARALLEL.format(start_a=_mark(board, "start-alice"), end_a=_mark(board, "end-alice"),
+                           start_b=_mark(board, "start-bob"), end_b=_mark(board, "end-bob"),
+                           after=_mark(board, "after"))
+    done = _run(tmp_path, str(_write(tmp_path, "parallel.trail.yaml", text)))
+    assert done.returncode == 0, done.stdout + done.stderr
+    events = board.seen()
+    # Both children started before either ended (they overlapped); the next step waited for both.
+    assert sorted(events[:2]) == ["start-alice", "start-bob"], events
+    assert sorted(events[2:4]) == ["end-alice", "end-bob"], events
+    assert events[4:] == ["after"], events
+
+
+FAILING = """\
+config:
+  title: Bob cannot join
+  actors: {{alice: web, bob: web}}
+trail:
+  - parallel:
+      - - step: Alice waits a while
+          actor: alice
+          recording:
+            web: [{start_a}, {waits}]
+        - step: Alice would go on
+          actor: alice
+          recording:
+            web: [{late_a}]
+      - step: Bob looks for a room that is not there
+        actor: bob
+        recording:
+          web:
+            - web_navigate: {{url: '{url}/join?code=NOPE'}}
+            - web_verifyTextVisible: {{text: Joined room XK-7, timeoutMs: 500}}
+"""
+
+
+def test_a_failing_actor_is_named_and_the_other_stops_at_its_next_call(tmp_path: Path, board: Board) -> None:
+    waits = ", ".join(["{web_wait: {seconds: 0.5}}"] * 40)
+    text = FAILING.format(url=board.url, start_a=_mark(board, "start-alice"), waits=waits,
+                          late_a=_mark(board, "late-alice"))
+    done = _run(tmp_path, str(_write(tmp_path, "failing.trail.yaml", text)))
+    assert done.returncode == 1, done.stdout + done.stderr
+    result = _summary(tmp_path)
+    reason = str(result["failure_reason"])
+    assert reason.startswith('actor bob: step 3 "Bob looks for a room that is not there": tool '
+                             "'web_verifyTextVisible'"), reason
+    assert "late-alice" not in board.seen()  # Alice stopped: her next step never ran
+    steps = {s["step"]: s for s in result["steps"]}  # type: ignore[union-attr, index]
+    assert steps[1]["actor"] == "alice" and not steps[1]["success"]  # stopped at a call boundary
+    assert 2 not in steps
+
+
+def test_sigterm_in_the_middle_of_a_parallel_block_leaves_no_browser(tmp_path: Path, board: Board) -> None:
+    waits = ", ".join(["{web_wait: {seconds: 0.5}}"] * 200)
+    text = PARALLEL.replace("{{web_wait: {{seconds: 2}}}}", waits.replace("{", "{{").replace("}", "}}"))
+    text = text.format(start_a=_mark(board, "start-alice"), end_a=_mark(board, "end-alice"),
+                       start_b=_mark(board, "start-bob"), end_b=_mark(board, "end-bob"), after=_mark(board, "after"))
+    trail = _write(tmp_path, "long.trail.yaml", text)
+    proc = subprocess.Popen([sys.executable, "-m", "trailblaze.cli", "run", str(trail), "--output-dir",
+                             str(tmp_path / "out")], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=dict(os.environ))
+    try:
+        for _ in range(1200):  # until both actors are inside the block (polling the server, not a clock)
+            if {"start-alice", "start-bob"} <= set(board.seen()) or proc.poll() is not None:
+                break
+            time.sleep(0.1)
+        assert {"start-alice", "start-bob"} <= set(board.seen()), proc.communicate(timeout=60)
+        browsers = [pid for pid, cmd in descendants(proc.pid) if "chrom" in cmd.lower() or "playwright" in cmd.lower()]
+        assert browsers, descendants(proc.pid)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 2, out + err
+    assert "end-alice" not in board.seen() and "end-bob" not in board.seen()
+    left = [pid for pid in browsers if Path(f"/proc/{pid}").exists() and
+            "Z" not in Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[:1]]
+    assert left == [], left
+    result = _summary(tmp_path)
+    assert result["outcome"] == "CANCELLED" or "interrupted by SIGTERM" in str(result["failure_reason"]), result
+
+
+def test_a_pool_smaller_than_the_actors_is_refused_before_any_browser_starts(tmp_path: Path, board: Board) -> None:
+    trail = _write(tmp_path, "invite.trail.yaml", INVITE.format(url=board.url))
+    done = _run(tmp_path, str(trail), "--endpoint", "ws://127.0.0.1:9/")
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "2 actors (alice, bob) draw from an endpoint pool of 1: each actor needs its own endpoint" in done.stdout
+    assert board.seen() == [] and not list((tmp_path / "out").glob("*_alice_*"))
+    workers = _run(tmp_path, str(trail), "-n", "2", "--endpoint", "ws://127.0.0.1:9/", "--endpoint", "ws://127.0.0.1:10/")
+    assert workers.returncode == 3, workers.stdout + workers.stderr
+    assert "2 actors (alice, bob) on each of 2 workers draw from an endpoint pool of 2" in workers.stdout + workers.stderr
+    wrong = _run(tmp_path, str(trail), "-d", "bob=android/emulator-5554")
+    assert wrong.returncode == 3, wrong.stdout + wrong.stderr
+    assert "-d bob=android/emulator-5554: actor 'bob' is on platform 'web', not 'android'" in wrong.stdout
+
+
+def test_run_n_and_pytest_trails_take_a_multi_actor_trail_as_one_item(tmp_path: Path, board: Board) -> None:
+    invite = _write(tmp_path, "invite.trail.yaml", INVITE.format(url=board.url))
+    marks = {k: _mark(board, k) for k in ("start_a", "end_a", "start_b", "end_b", "after")}
+    parallel = _write(tmp_path, "parallel.trail.yaml", PARALLEL.format(**marks))
+    done = _run(tmp_path, str(invite), str(parallel), "-n", "2")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 passed" in done.stdout, done.stdout
+    tested = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--trails", str(invite)],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+                            env=dict(os.environ))
+    assert tested.returncode == 0, tested.stdout + tested.stderr
+    assert "1 passed" in tested.stdout, tested.stdout
