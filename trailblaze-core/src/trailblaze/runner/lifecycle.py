@@ -240,9 +240,9 @@ class SessionFactory:
                  ws: WorkspaceConfig | None = None) -> str | None:
         """This worker's (or this ``-d`` device's) endpoint for driver ``cls``: of the ``--endpoint``
         pool, else of ``ws``'s ``endpoints:`` (see ``runner/endpoints.py``); None without a pool."""
-        from .endpoints import configured_pool, slot
+        from .endpoints import configured_pool, expand_slots, slot
 
-        pool = self.options.endpoints or (configured_pool(ws, cls, self.drivers) if cls and ws else [])
+        pool = expand_slots(self.options.endpoints) or (configured_pool(ws, cls, self.drivers) if cls and ws else [])
         if not pool:
             return None
         return pool[slot(self.options.worker, device.spec if device else None, self.options.devices) % len(pool)]
