@@ -23,8 +23,11 @@ if TYPE_CHECKING:
 
 def trail_properties(trail: TrailResult) -> dict[str, str]:
     """What a CI test tab can show beside pass/fail: the outcome people act on, attempts, quarantine,
-    the model's calls and cost."""
+    the model's calls and cost, and the endpoint (a pool's Playwright server, Appium server or Grid hub)
+    it ran on."""
     props = {"trailblaze.status": trail.status, "trailblaze.attempts": str(trail.attempt)}
+    if trail.endpoint:
+        props["trailblaze.endpoint"] = trail.endpoint
     if trail.quarantined:
         props["trailblaze.quarantined"] = "true"
     if trail.llm_call_count:
