@@ -58,6 +58,7 @@ from . import interrupt
 from .driver_settings import (_setting_location, trail_driver_settings, unknown_trail_drivers,
                               workspace_driver_settings)
 from .options import RunOptions
+from .run_facts import RUN_ENDPOINT, run_facts
 from .workspace import ToolWorkspace, load_tool_workspace
 
 if TYPE_CHECKING:
@@ -327,6 +328,7 @@ class SessionFactory:
         log_dir = self.output_dir / session_id
         memory = Memory.seeded(config_memory=trail.config.memory if trail is not None else None,
                                cli_memory=self.options.memory, secrets=self.options.secrets, args=dict(bound or {}))
+        memory.facts.update(run_facts(self.options))
         memory.on_unknown_token = lambda message: self.warn(message)
         self.redactor.watch(memory)  # until ``release``: a secret a tool registers is hidden from then on
         log = SessionLog(log_dir, session_id, self.redactor, enabled=self.options.logging,
@@ -380,6 +382,7 @@ class SessionFactory:
                 assert cls is not None
                 instance = self.make_driver(cls, ws.config, dev)
             session.driver = instance
+            session.memory.facts[RUN_ENDPOINT] = self.endpoint(dev, type(instance), ws.config) or ""
         else:
             described = cls or (type(instance) if instance is not None else None)
             session.device = DeviceInfo(platform="any", driver="any") if described is None else DeviceInfo(
