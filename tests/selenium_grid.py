@@ -133,12 +133,17 @@ class SeleniumGrid:
     processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
 
     def start(self, role: str, toml: str, name: str) -> subprocess.Popen[bytes]:
+        """``java -jar JAR ROLE --config WORKDIR/NAME.toml`` with ``toml`` written there."""
         self.workdir.mkdir(parents=True, exist_ok=True)
         config = self.workdir / f"{name}.toml"
         config.write_text(toml, encoding="utf-8")
+        return self.run([self.tools.java, "-jar", self.tools.jar, role, "--config", str(config)], name)
+
+    def run(self, argv: list[str], name: str) -> subprocess.Popen[bytes]:
+        """One Grid process in its own process group, its output in ``WORKDIR/NAME.log``."""
+        self.workdir.mkdir(parents=True, exist_ok=True)
         log = (self.workdir / f"{name}.log").open("wb")
-        proc = subprocess.Popen([self.tools.java, "-jar", self.tools.jar, role, "--config", str(config)],
-                                stdout=log, stderr=subprocess.STDOUT, cwd=self.workdir, start_new_session=True)
+        proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, cwd=self.workdir, start_new_session=True)
         log.close()
         self.processes.append(proc)
         return proc

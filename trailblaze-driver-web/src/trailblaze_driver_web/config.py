@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from trailblaze import DriverConfig, HostKind, host_setting
-from trailblaze.runner.endpoints import GRID_PREFIX
+from trailblaze import GRID_ENDPOINT_PREFIX as GRID_PREFIX
 
 TraceMode = Literal["on", "off", "retain-on-failure"]
 EvidenceMode = Literal["off", "on", "retain-on-failure"]

@@ -15,7 +15,7 @@ from urllib.parse import urlparse
 
 from pydantic import Field, field_validator
 from trailblaze import DriverConfig, HostKind, host_setting
-from trailblaze.runner.endpoints import GRID_PREFIX
+from trailblaze import GRID_ENDPOINT_PREFIX as GRID_PREFIX
 
 W3C_KEYS = frozenset({"browserName", "browserVersion", "platformName", "acceptInsecureCerts", "pageLoadStrategy",
                       "proxy", "setWindowRect", "timeouts", "strictFileInteractability", "unhandledPromptBehavior",
