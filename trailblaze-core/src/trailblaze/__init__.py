@@ -83,6 +83,7 @@ _LAZY = {
     "RecordOptions": "trailblaze.recorder",
     "RecordedStepDraft": "trailblaze.recorder",
     "HostKind": "trailblaze.host_settings",
+    "GRID_ENDPOINT_PREFIX": "trailblaze.runner.endpoints:GRID_PREFIX",
     "host_setting": "trailblaze.host_settings",
     "current_scope": "trailblaze.reuse",
     "die_with_parent": "trailblaze.children",
@@ -143,7 +144,7 @@ __all__ = [
     "ToolContext", "ToolDefinition", "ToolDescriptor", "ToolExpansionError", "ToolFailure", "ToolRegistry",
     "ToolResult", "ToolSource", "TrailblazeError", "upstream_class_decoder", "valid_data", "valid_text",
     "WebMatch", "WorkspaceConfig", "write_atomic", "write_new", "YamlLimits", "check_writable_dir",
-    "truncated", "MAX_OUTPUT_CHARS",
+    "truncated", "MAX_OUTPUT_CHARS", "GRID_ENDPOINT_PREFIX",
 ]
 
 if TYPE_CHECKING:
@@ -163,6 +164,7 @@ if TYPE_CHECKING:
     from .plugins import PluginHost
     from .recorder import RecordOptions, RecordedStepDraft
     from .reuse import current_scope
+    from .runner.endpoints import GRID_PREFIX as GRID_ENDPOINT_PREFIX
     from .results.model import RunResult
     from .schemas import TOOL_CALL_REF, model_schema
     from .selectors import (MAX_DEPTH as SELECTOR_MAX_DEPTH, AndroidAccessibilityMatch, AndroidMaestroMatch,

@@ -51,6 +51,10 @@ class Memory:
         self._warned: set[str] = set()
         self.on_unknown_token: Callable[[str], None] | None = None
         """Where the one warning per unknown token goes (the runner prints it); default: ``warnings``."""
+        self.facts: dict[str, str] = {}
+        """Values tokens resolve to that are not remembered values (``run.shard_index``: where the session
+        runs, ``runner/run_facts.py``): a remembered value of the same name wins, and they stay out of
+        ``snapshot`` (prompts, ``dumpMemory``, tool servers' context), which show what the trail stored."""
         for k, v in (values or {}).items():
             self.remember(k, v)
 
@@ -189,6 +193,8 @@ class Memory:
             return self._unknown(match.group(0), token)
         if token in self._values:
             return self._values[token]
+        if token in self.facts:
+            return self.facts[token]
         return self._unknown(match.group(0), token)
 
     def _lookup_arg(self, path: str) -> tuple[bool, Any]:

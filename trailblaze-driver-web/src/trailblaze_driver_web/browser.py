@@ -4,7 +4,8 @@ Where ``playwright install chromium`` works, Playwright's own build is used. Whe
 (CI behind a registry-only proxy, distributions), a system Chromium works as well: Playwright drives it
 through ``executable_path``. An explicit setting (``browser_path`` or ``TRAILBLAZE_CHROMIUM``) always
 wins, because the user asked for that binary. Remote browsers (``connect`` to a Playwright server,
-``cdp_url`` to a DevTools endpoint) need nothing installed here.
+``cdp_url`` to a DevTools endpoint, ``grid_url`` to a Selenium Grid hub: ``grid.py``) need nothing
+installed here.
 """
 
 from __future__ import annotations
@@ -138,6 +139,8 @@ def open_browser(playwright: Playwright, config: WebDriverConfig) -> tuple[Brows
             raise DriverError(f"cannot connect to the Playwright server at {config.connect}: {_first_line(exc)}",
                               hint="is `playwright run-server` running there, with the same Playwright "
                                    "major.minor version as this client?") from None
+    if config.grid_url:
+        return _open_on_grid(playwright, config)
     if config.cdp_url:
         try:
             options = {"timeout": config.navigation_timeout_ms}
@@ -165,6 +168,33 @@ def open_browser(playwright: Playwright, config: WebDriverConfig) -> tuple[Brows
             raise DriverError(f"Chromium {choice.describe()} {said}", hint=hint) from None
         raise DriverError(f"Chromium {choice.describe()} failed to launch: {_first_line(exc)}",
                           hint=hint) from None
+
+
+def _open_on_grid(playwright: Playwright, config: WebDriverConfig) -> tuple[Browser, str]:
+    """A session from the Grid hub, driven over its DevTools endpoint; the slot is given back when the
+    browser disconnects (closed at the end of the trail or the run, or its node died)."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    from .grid import GridHub, new_session, session_capabilities
+
+    assert config.grid_url is not None
+    hub = GridHub.parse(config.grid_url, config.connect_headers)
+    capabilities = session_capabilities(config.grid_capabilities, launch_args(config), config.headless)
+    session = new_session(hub, capabilities, config.grid_queue_timeout_ms / 1000)
+    try:
+        options: dict[str, Any] = {"timeout": config.navigation_timeout_ms}
+        if config.slow_mo_ms:
+            options["slow_mo"] = config.slow_mo_ms
+        browser = playwright.chromium.connect_over_cdp(session.cdp_url, **options)
+    except PlaywrightError as exc:
+        session.release()
+        raise DriverError(f"cannot reach the Chromium of {session.describe()} at {session.cdp_url}: "
+                          f"{_first_line(exc)}", hint="the hub must proxy DevTools (Grid 4, se:cdp)") from None
+    except BaseException:
+        session.release()
+        raise
+    browser.once("disconnected", lambda _browser: session.release())
+    return browser, session.describe()
 
 
 TMPDIR_HINT = "set TMPDIR to a writable directory (or unset it): Playwright and Chromium keep their profiles there"

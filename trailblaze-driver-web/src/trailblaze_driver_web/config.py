@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from trailblaze import DriverConfig, HostKind, host_setting
+from trailblaze import GRID_ENDPOINT_PREFIX as GRID_PREFIX
 
 TraceMode = Literal["on", "off", "retain-on-failure"]
 EvidenceMode = Literal["off", "on", "retain-on-failure"]
@@ -57,6 +58,17 @@ class WebDriverConfig(DriverConfig):
                                                    json_schema_extra=host_setting(HostKind.COMMAND_LINE))
     """Launch options a Playwright server should use (sent as ``x-playwright-launch-options``), e.g.
     ``{executablePath: /usr/bin/chromium, args: [--no-sandbox]}`` for a server started with ``--unsafe``."""
+    grid_url: str | None = Field(None, json_schema_extra=host_setting(HostKind.ENDPOINT))
+    """A Selenium Grid 4 hub (``http://host:4444``) or a cloud hub that speaks its protocol: Chromium
+    starts on one of its nodes and Playwright drives it over the session's DevTools endpoint. Chromium
+    only. Credentials go in the URL (``https://USER:KEY@hub``), from the environment, never a file."""
+    grid_capabilities: dict[str, Any] = Field(default_factory=dict,
+                                              json_schema_extra=host_setting(HostKind.ENDPOINT))
+    """Capabilities added to the Grid session request (``platformName``, ``se:name``, a cloud vendor's
+    ``bstack:options`` or ``sauce:options``); ``goog:chromeOptions.args`` are appended to the driver's."""
+    grid_queue_timeout_ms: int = Field(300_000, gt=0)
+    """How long to wait in the hub's session queue while every slot is busy before the trail fails
+    (exit 2, naming the hub). The hub's own ``session-request-timeout`` may end the wait sooner."""
     trace: TraceMode = "off"
     """A Playwright trace of the trail: ``retain-on-failure`` records it and keeps it for a failed trail,
     ``on`` keeps it always. Off by default, as in pytest-playwright: recording costs on every run,
@@ -93,17 +105,49 @@ class WebDriverConfig(DriverConfig):
     locale: str | None = None
     classifiers: list[str] = Field(default_factory=lambda: ["web"])
 
-    @field_validator("executable_path", "base_url", "connect", "cdp_url", "storage_state")
+    @field_validator("executable_path", "base_url", "connect", "cdp_url", "storage_state", "grid_url")
     @classmethod
     def _blank_is_none(cls, value: str | None) -> str | None:
         return value.strip() or None if isinstance(value, str) else value
 
+    @model_validator(mode="before")
+    @classmethod
+    def _grid_pool_entry(cls, value: Any) -> Any:
+        """A pool entry of the Grid kind (``grid+http://hub:4444``) arrives as ``connect``: it is a hub."""
+        if isinstance(value, dict) and isinstance(value.get("connect"), str) \
+                and value["connect"].strip().startswith(GRID_PREFIX):
+            value = {**value, "grid_url": value["connect"].strip()[len(GRID_PREFIX):]}
+            del value["connect"]
+        return value
+
+    @field_validator("grid_url")
+    @classmethod
+    def _hub_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("http://", "https://")):
+            raise ValueError("expected the http(s) URL of a Selenium Grid hub, such as http://127.0.0.1:4444")
+        return value
+
+    @field_validator("grid_capabilities")
+    @classmethod
+    def _grid_browser(cls, value: dict[str, Any]) -> dict[str, Any]:
+        from .grid import check_capabilities
+
+        check_capabilities(value)
+        return value
+
     @model_validator(mode="after")
     def _one_remote(self) -> WebDriverConfig:
-        if self.connect and self.cdp_url:
-            raise ValueError("set either 'connect' (a Playwright server) or 'cdp_url' (a DevTools endpoint), not both")
+        given = [name for name in ("connect", "cdp_url", "grid_url") if getattr(self, name)]
+        if len(given) > 1:
+            raise ValueError(f"set one of 'connect' (a Playwright server), 'cdp_url' (a DevTools endpoint) and "
+                             f"'grid_url' (a Selenium Grid hub), not {' and '.join(repr(n) for n in given)}")
         return self
 
     @property
     def remote(self) -> str | None:
+        """The remote browser's address as reports may show it (a hub's credentials left out)."""
+        if self.grid_url:
+            from .grid import GridHub
+
+            return f"{GRID_PREFIX}{GridHub.parse(self.grid_url).url}"
         return self.connect or self.cdp_url

@@ -63,7 +63,7 @@ def browser_key(cfg: WebDriverConfig) -> str:
     import json
 
     fields = ("executable_path", "headless", "connect", "cdp_url", "connect_headers", "connect_launch_options",
-              "launch_args", "slow_mo_ms")
+              "launch_args", "slow_mo_ms", "grid_url", "grid_capabilities", "grid_queue_timeout_ms")
     return json.dumps({f: getattr(cfg, f) for f in fields}, sort_keys=True, default=str)
 
 

@@ -54,7 +54,7 @@ class PlaywrightDriver(Driver[WebDriverConfig]):
     key: ClassVar[str] = DRIVER_KEY
     aliases: ClassVar[tuple[str, ...]] = ("PLAYWRIGHT_NATIVE",)
     platform: ClassVar[str] = "web"
-    description: ClassVar[str] = "Chromium through Playwright (local, or remote via connect / cdp_url)"
+    description: ClassVar[str] = "Chromium through Playwright (local, or remote via connect / cdp_url / grid_url)"
     endpoint_setting: ClassVar[str | None] = "connect"
     config_model: ClassVar[type[DriverConfig]] = WebDriverConfig
     default_classifiers: ClassVar[tuple[str, ...]] = ("web",)

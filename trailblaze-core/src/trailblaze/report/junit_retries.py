@@ -25,8 +25,11 @@ if TYPE_CHECKING:
 def trail_properties(trail: TrailResult) -> dict[str, str]:
     """What a CI test tab can show beside pass/fail: the outcome people act on, attempts, quarantine,
     how many steps replayed and how many the model solved (``steps_replayed``, ``steps_agent``,
-    ``steps_healed``), the model's calls, tokens and cost, and the actors of a trail with several devices."""
+    ``steps_healed``), the model's calls, tokens and cost, the actors of a trail with several devices,
+    and the endpoint (a pool's Playwright server, Appium server or Grid hub) it ran on."""
     props = {"trailblaze.status": trail.status, "trailblaze.attempts": str(trail.attempt)}
+    if trail.endpoint:
+        props["trailblaze.endpoint"] = trail.endpoint
     if trail.quarantined:
         props["trailblaze.quarantined"] = "true"
     if trail.steps:

