@@ -52,5 +52,5 @@ def test_every_documented_command_runs(tmp_path: Path) -> None:
     summary = json.loads(next((tmp_path / "out1" / "reports").glob("trailblaze_test_results_*.json")).read_text())
     result = summary["results"][0]
     assert [a["name"] for a in result["actors"]] == ["alice", "bob"]
-    assert [(s["step"], s["actor"]) for s in result["steps"]] == [(1, "alice"), (2, "alice"), (3, "bob"), (4, "bob")]
+    assert [(s["index"], s["actor"]) for s in result["steps"]] == [(1, "alice"), (2, "alice"), (3, "bob"), (4, "bob")]
     assert (tmp_path / "trails" / "invite.trail.yaml").read_text(encoding="utf-8") == trail  # nothing saved back

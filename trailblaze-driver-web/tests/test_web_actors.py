@@ -147,7 +147,7 @@ def test_a_value_goes_from_one_actor_to_the_other_through_memory(tmp_path: Path,
     actors = result["actors"]
     assert [(a["name"], a["driver"], a["platform"]) for a in actors] == [  # type: ignore[index, union-attr]
         ("alice", "playwright-native", "WEB"), ("bob", "playwright-native", "WEB")]
-    assert [(s["step"], s["actor"]) for s in result["steps"]] == [  # type: ignore[index, union-attr]
+    assert [(s["index"], s["actor"]) for s in result["steps"]] == [  # type: ignore[index, union-attr]
         (1, "alice"), (2, "bob"), (3, "bob")]
     logs = {a["name"]: Path(a["log_dir"]) for a in actors}  # type: ignore[index, union-attr]
     assert logs["alice"] != logs["bob"]
@@ -224,8 +224,8 @@ def test_a_failing_actor_is_named_and_the_other_stops_at_its_next_call(tmp_path:
     assert reason.startswith('actor bob: step 3 "Bob looks for a room that is not there": tool '
                              "'web_verifyTextVisible'"), reason
     assert "late-alice" not in board.seen()  # Alice stopped: her next step never ran
-    steps = {s["step"]: s for s in result["steps"]}  # type: ignore[union-attr, index]
-    assert steps[1]["actor"] == "alice" and not steps[1]["success"]  # stopped at a call boundary
+    steps = {s["index"]: s for s in result["steps"]}  # type: ignore[union-attr, index]
+    assert steps[1]["actor"] == "alice" and steps[1]["mode"] == "failed"  # stopped at a call boundary
     assert 2 not in steps
 
 
