@@ -22,7 +22,11 @@ Aims (issue 23): ≤ 5 s and ≤ 500 MB for 10,000 trails; first row ≤ 1.5 s; 
 (issue 33) ≤ 2 s for 10,000 trails with 3 attempts on 5 % of them; time per bundle at 2,000 within
 noise of the time per bundle at 200.
 
+With ``--before SRC`` (another tree's ``trailblaze-core/src``), the 10,000-trail merge of that tree and of
+this one, alternated ``--rounds`` times: medians side by side, wall and CPU.
+
     uv run python benchmarks/bench_merge_reports.py [--bundles 100] [--trails 100] [--folder 2000] [--no-browser]
+        [--before /tmp/before/trailblaze-core/src --rounds 3]
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ import json
 import os
 import random
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -49,6 +54,13 @@ from trailblaze.report.bundle import (
     write_json,
     write_records,
 )
+
+
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+"""Every ``merge-reports`` process runs with a warm bytecode cache (``PYTHONPYCACHEPREFIX``, set in
+``main``; one unmeasured merge of each tree first), as on a developer's machine or a CI runner: with
+``PYTHONDONTWRITEBYTECODE`` set (as on this VM), each process compiled trailblaze, pydantic and every
+plugin from source, about a second of CPU that the fixed cost and every figure included."""
 
 
 def generate(root: Path, bundles: int, trails: int, retried: float = 0.0) -> list[Path]:
@@ -99,14 +111,16 @@ def folder(root: Path, count: int) -> Path:
     return root
 
 
-def merge(bundles: list[Path], output: Path) -> tuple[float, float, float]:
+def merge(bundles: list[Path], output: Path, source: str | None = None) -> tuple[float, float, float]:
     """Wall seconds, CPU seconds (user + system: what the process itself needs, whatever else loads the
-    machine) and peak RSS (MB) of one ``trailblaze merge-reports`` process."""
+    machine) and peak RSS (MB) of one ``trailblaze merge-reports`` process; ``source``: another tree's
+    ``trailblaze-core/src`` to run instead of the installed one (``--before``)."""
+    env = {**ENV, "PYTHONPATH": source} if source else ENV
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "trailblaze.cli", "merge-reports", *map(str, bundles),
                            "--output-dir", str(output), "--junit-xml", str(output / "junit.xml")],
-                          capture_output=True, text=True, check=False)
+                          capture_output=True, text=True, check=False, env=env)
     seconds = time.perf_counter() - t0
     assert done.returncode in (0, 1), done.stdout + done.stderr
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -148,15 +162,22 @@ def main() -> None:
     parser.add_argument("--retried", type=float, default=0.05, help="share of trails with 3 attempts")
     parser.add_argument("--folder", type=int, default=2000, help="small bundles in one folder (0: skip)")
     parser.add_argument("--no-browser", action="store_true", help="skip the report in Chromium")
+    parser.add_argument("--before", metavar="SRC", help="another tree's trailblaze-core/src (e.g. a `git archive` "
+                        "of the commit before a change): its merge of all the bundles, alternated with this tree's "
+                        "--rounds times, medians printed side by side (the machine's load hits both alike)")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of the --before comparison")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
+        ENV["PYTHONPYCACHEPREFIX"] = str(root / "pycache")
         bundles = generate(root / "in", args.bundles, args.trails, args.retried)
+        for source in (None, args.before) if args.before else (None,):
+            merge(bundles[:1], root / f"m-warm-up-{'before' if source else 'this'}", source)  # the bytecode cache
         small = bundles[: max(1, args.bundles // 10)]
         n_small, n_all = len(small) * args.trails, len(bundles) * args.trails
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "trailblaze.cli", "--version"], capture_output=True, check=True)
+        subprocess.run([sys.executable, "-m", "trailblaze.cli", "--version"], capture_output=True, check=True, env=ENV)
         start_s = time.perf_counter() - t0
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         start_cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
@@ -176,6 +197,16 @@ def main() -> None:
         print(f"baseline (read every results.jsonl, write one JSON): {base_s:.2f} s; ratio {all_s / base_s:.1f} "
               "(includes process start, summary, JUnit and HTML)")
         print(f"report.html: {size / 1e6:.1f} MB ({size / n_all:.0f} bytes/trail)")
+        if args.before:
+            runs: dict[str, list[tuple[float, float, float]]] = {"before": [], "this tree": []}
+            for r in range(args.rounds):
+                for name in (("before", "this tree") if r % 2 == 0 else ("this tree", "before")):
+                    source = args.before if name == "before" else None
+                    runs[name].append(merge(bundles, root / f"m-cmp-{r}-{name.replace(' ', '-')}", source))
+            for name, found in runs.items():
+                wall, cpu = statistics.median(x[0] for x in found), statistics.median(x[1] for x in found)
+                print(f"{name}: merge-reports {n_all:,} trails: median {wall:.2f} s wall, {cpu:.2f} s CPU "
+                      f"(walls {', '.join(f'{x[0]:.2f}' for x in found)}; CPUs {', '.join(f'{x[1]:.2f}' for x in found)})")
         if not args.no_browser:
             first_row, search, outcome = browse(root / "m-all" / "report.html")
             print(f"Chromium: first trail row {first_row:.2f} s (aim ≤ 1.5 s); search {search:.0f} ms, "

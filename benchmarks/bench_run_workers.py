@@ -1,25 +1,33 @@
-"""``trailblaze run -n 2`` against ``-n 1`` and against plain ``trailblaze run`` on 12 web trails.
+"""``trailblaze run -n 1`` against a plain ``trailblaze run``: the per-trail overhead of the worker path, and
+``run -n 2``'s speed-up.
 
-The six runnable example-shop trails twice each (``bench_browser_reuse.make_workspace``), each command a
-subprocess timed wall clock, start-up included, rounds alternated so machine load hits all alike:
+Each command is a subprocess timed wall clock and CPU (user + system of it and every process it waited
+for: the workers, the browser), rounds alternated so machine load hits all alike:
 
 - ``trailblaze run trails`` (one process, one browser): the baseline;
-- ``trailblaze run trails -n 1``: the same through one pytest-xdist worker, then the workers' merge —
-  (its time − the baseline's) / 12 is the per-trail orchestration overhead of ``-n`` (aim ≤ 50 ms);
-- ``trailblaze run trails -n 2``: the speed-up over ``-n 1`` on this machine.
+- ``trailblaze run trails -n 1``: the same through one pytest-xdist worker, then the workers' merge.
+
+Each runs on two workspaces, one with twice the trails of the other (the six runnable example-shop trails
+once and twice, ``bench_browser_reuse.make_workspace``; with ``--host``, 24 and 48 trails of one host
+``wait`` step, no browser: the orchestration alone). A command's time per trail is the difference between
+its two workspaces over the extra trails, so the start-up of its processes (paid once per run, whatever
+the trails) drops out; the per-trail overhead of ``-n 1`` is its time per trail minus the plain run's
+(aim ≤ 25 ms). The whole-run difference on the bigger workspace (start-up included) is printed too. CPU is
+the figure to trust on a shared machine; wall time there mostly measures the other processes.
 
 Every command runs with a warm bytecode cache (``PYTHONPYCACHEPREFIX`` in the temporary directory, one
 unmeasured warm-up run first), as on a developer's machine or a CI runner: with
-``PYTHONDONTWRITEBYTECODE`` set, each of the three processes ``-n 1`` starts would compile trailblaze,
+``PYTHONDONTWRITEBYTECODE`` set, each of the processes ``-n 1`` starts would compile trailblaze,
 pytest and pydantic from source, and the benchmark would measure the compiler.
 
-    uv run python benchmarks/bench_run_workers.py [--rounds 2]
+    uv run python benchmarks/bench_run_workers.py [--rounds 2] [--host] [--speed-up]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -30,41 +38,84 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_browser_reuse import make_workspace  # noqa: E402
 
-COMMANDS = {"plain": [], "-n 1": ["-n", "1"], "-n 2": ["-n", "2"]}
+COMMANDS = {"plain": [], "-n 1": ["-n", "1"]}
+HOST_TRAIL = """\
+config:
+  id: t{n}
+trail:
+  - step: wait a moment
+    recording:
+      host:
+        - wait: {{timeToWaitInSeconds: 0.01}}
+"""
 
 
-def timed(ws: Path, extra: list[str], out: Path, env: dict[str, str]) -> float:
+def host_workspace(root: Path, count: int) -> list[Path]:
+    (root / "trails").mkdir(parents=True)
+    paths = [root / "trails" / f"t{n:03d}.trail.yaml" for n in range(count)]
+    for n, path in enumerate(paths):
+        path.write_text(HOST_TRAIL.format(n=n))
+    return paths
+
+
+def timed(ws: Path, extra: list[str], out: Path, env: dict[str, str], trails: int) -> tuple[float, float]:
+    """Wall and CPU seconds of one ``trailblaze run`` (CPU: it and the processes it waited for)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "trailblaze.cli", "run", "trails", "--output-dir", str(out), *extra],
                           cwd=ws, capture_output=True, text=True, check=False, env=env)
     seconds = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    assert "Results: 12 passed" in done.stdout, done.stdout[-2000:]
-    return seconds
+    assert f"Results: {trails} passed" in done.stdout, done.stdout[-2000:]
+    return seconds, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--host", action="store_true", help="24 and 48 host trails (no browser) instead of 6 and 12 "
+                        "web trails")
+    parser.add_argument("--speed-up", action="store_true", help="also time -n 2 on the bigger workspace")
     args = parser.parse_args()
-    times: dict[str, list[float]] = {name: [] for name in COMMANDS}
+    commands = {**COMMANDS, **({"-n 2": ["-n", "2"]} if args.speed_up else {})}
     with tempfile.TemporaryDirectory() as tmp:
-        ws = Path(tmp) / "ws"
-        trails = make_workspace(ws)
-        assert len(trails) == 12
+        sizes: dict[str, Path] = {}
+        counts: dict[str, int] = {}
+        for label, copies in (("small", 1), ("big", 2)):
+            ws = Path(tmp) / f"ws-{label}"
+            paths = host_workspace(ws, 24 * copies) if args.host else make_workspace(ws, copies=copies)
+            sizes[label], counts[label] = ws, len(paths)
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
-        timed(ws, COMMANDS["-n 1"], Path(tmp) / "out-warm-up", env)
+        timed(sizes["small"], COMMANDS["-n 1"], Path(tmp) / "out-warm-up", env, counts["small"])
+        times: dict[tuple[str, str], list[tuple[float, float]]] = {}
         for r in range(args.rounds):
-            order = list(COMMANDS) if r % 2 == 0 else list(reversed(COMMANDS))
+            order = list(commands) if r % 2 == 0 else list(reversed(commands))
             for name in order:
-                times[name].append(timed(ws, COMMANDS[name], Path(tmp) / f"out-{r}-{name.replace(' ', '')}", env))
-    med = {name: statistics.median(values) for name, values in times.items()}
-    for name, values in times.items():
-        print(f"trailblaze run {name or ''}: median {med[name]:.1f} s ({', '.join(f'{v:.1f}' for v in values)})")
-    print(f"-n 2 vs -n 1 speed-up: {med['-n 1'] / med['-n 2']:.2f}x")
-    print(f"-n 1 overhead against plain run: {(med['-n 1'] - med['plain']) / 12 * 1000:.0f} ms per trail "
-          "(aim ≤ 50 ms; pytest and one worker's start-up and the merge included)")
+                for label in (("small", "big") if name != "-n 2" else ("big",)):
+                    out = Path(tmp) / f"out-{r}-{label}-{name.replace(' ', '')}"
+                    times.setdefault((name, label), []).append(
+                        timed(sizes[label], commands[name], out, env, counts[label]))
+    med = {key: (statistics.median(v[0] for v in values), statistics.median(v[1] for v in values))
+           for key, values in times.items()}
+    extra = counts["big"] - counts["small"]
+    for (name, label), values in times.items():
+        print(f"trailblaze run {name} ({counts[label]} trails): median {med[name, label][0]:.1f} s wall, "
+              f"{med[name, label][1]:.2f} s CPU (walls {', '.join(f'{v[0]:.1f}' for v in values)}; "
+              f"CPUs {', '.join(f'{v[1]:.2f}' for v in values)})")
+    per_trail = {name: [(med[name, "big"][i] - med[name, "small"][i]) / extra * 1000 for i in (0, 1)]
+                 for name in COMMANDS}
+    for name, (wall, cpu) in per_trail.items():
+        print(f"{name}: {wall:.0f} ms wall, {cpu:.0f} ms CPU per trail (start-up excluded)")
+    wall, cpu = (per_trail["-n 1"][i] - per_trail["plain"][i] for i in (0, 1))
+    print(f"-n 1 overhead per trail against a plain run: {wall:.0f} ms wall, {cpu:.0f} ms CPU (aim ≤ 25 ms; "
+          "process start-up excluded)")
+    whole = [(med["-n 1", "big"][i] - med["plain", "big"][i]) / counts["big"] * 1000 for i in (0, 1)]
+    print(f"-n 1 against plain over the whole run of {counts['big']} trails, start-up included: {whole[0]:.0f} ms "
+          f"wall, {whole[1]:.0f} ms CPU per trail")
+    if args.speed_up:
+        print(f"-n 2 vs -n 1 speed-up: {med['-n 1', 'big'][0] / med['-n 2', 'big'][0]:.2f}x wall")
 
 
 if __name__ == "__main__":

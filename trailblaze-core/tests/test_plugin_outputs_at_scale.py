@@ -236,6 +236,40 @@ def test_a_raising_writer_under_merge_reports_is_one_line_and_exit_2(project: Pa
     _check_every_other_output(out, out / "summary.json", out / "report.html", out / "junit.xml")
 
 
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["pytest --trails", "pytest --trails -n 2"])
+def test_a_raising_writer_under_pytest_is_one_line_in_the_summary_and_exit_2(workers: list[str],
+                                                                            project: Path) -> None:
+    """The rule ``trailblaze run`` follows (one line naming the plugin, every other output written, exit 2),
+    decided by the same function: the line is in the terminal summary's ``trailblaze`` section."""
+    done = _pytest(["--trails", "trails", *workers, "--ctrf", "out/ctrf.json", "--trailblaze-output-dir", "out",
+                    "--trailblaze-junit-xml", "out/junit.xml"], project, boom=True)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert [line for line in done.stdout.splitlines() if "boom" in line] == [f"✗ {BOOM_LINE}"], done.stdout
+    assert "Traceback" not in done.stdout + done.stderr
+    assert "3 passed" in done.stdout
+    out = project / "out"
+    if workers:
+        _check_every_other_output(out, out / "summary.json", out / "report.html", out / "junit.xml")
+    else:
+        reports = out / "reports"
+        _check_every_other_output(out, next(reports.glob("trailblaze_test_results_*.json")),
+                                  next(reports.glob("trailblaze_report_*.html")), out / "junit.xml")
+
+
+def test_a_raising_writer_under_pytest_keeps_a_worse_exit_status(project: Path) -> None:
+    """pytest's own usage error is worse than an output not written, and stays; a failed trail (1) is not
+    (the run is 2, as ``trailblaze run`` ends it)."""
+    from trailblaze.pytest_plugin.workers import exit_status
+
+    assert [exit_status(pytest.ExitCode(s)) for s in range(6)] == [2, 2, 2, 3, 4, 2]
+    (project / "trails" / "c.trail.yaml").write_text(
+        "config:\n  id: c\ntrail:\n  - step: fail\n    recording:\n      host:\n        - exec: {argv: [\"false\"]}\n")
+    done = _pytest(["--trails", "trails", "--trailblaze-output-dir", "out"], project, boom=True)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "1 failed, 2 passed" in done.stdout, done.stdout
+    assert [line for line in done.stdout.splitlines() if "boom" in line] == [f"✗ {BOOM_LINE}"], done.stdout
+
+
 # -- declaring options: one line per mistake, the command keeps working --------------------------------------
 class _Declares:
     def __init__(self, *options: OutputOption) -> None:

@@ -182,3 +182,43 @@ def test_a_retry_interrupted_keeps_the_attempt_before_it(workers: list[str], tmp
     assert [a["outcome"] for a in row["attempts"]] == ["FAILED", "CANCELLED"], row["attempts"]
     assert row["attempts"][1]["failure_reason"] == f"interrupted by SIGTERM while running {WAITING_STEP}"
     assert run.children_left() == []
+
+
+SLOW_COLLECTION = """\
+import os
+import time
+from pathlib import Path
+
+
+def pytest_collection(session):
+    # In each xdist worker: say so, then hold its collection until the test releases it (it never does), so
+    # the controller is signalled before any worker has listed its trails.
+    worker = getattr(session.config, "workerinput", {{}}).get("workerid")
+    if worker:
+        (Path({marks!r}) / f"collecting.{{worker}}").touch()
+        while not (Path({marks!r}) / "release.collection").exists():
+            time.sleep(0.05)
+"""
+
+
+@pytest.mark.parametrize("path", ["run -n 2", "pytest -n 2"])
+def test_a_signal_before_the_workers_list_their_trails_still_lists_every_trail(path: str, tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    (ws / "conftest.py").write_text(SLOW_COLLECTION.format(marks=str(ws / "marks")))
+    run = start(path, ws)
+    run.wait_until(lambda: marks(ws, "collecting") == {"gw0", "gw1"})
+    os.kill(run.pid, signal.SIGTERM)
+    code, output = run.finish()
+
+    assert code == 2, output
+    assert "Traceback" not in output, output
+    assert marks(ws, "started") == set()  # no trail ran: the controller knew none of them from its workers
+    summary = summary_of(ws, path)
+    assert summary["metadata"]["interrupted_by"] == "SIGTERM"
+    assert {r["title"]: (r["outcome"], r["failure_reason"]) for r in summary["results"]} == {
+        name: ("CANCELLED", "interrupted by SIGTERM: not started") for name in NAMES}
+    cases = [case for suite in JUnitXml.fromfile(str(ws / "out" / "junit.xml")) for case in suite]
+    assert sorted(case.name for case in cases) == list(NAMES)
+    assert all(case.result for case in cases)  # none passed
+    assert "Results: 0 passed, 6 failed, 0 skipped (6 cancelled: interrupted by SIGTERM)" in output, output
+    assert run.children_left() == []

@@ -45,6 +45,16 @@ class _State:
         """xdist controller: the items a worker reported on (ran, or crashed running)."""
         self.interrupted: str | None = None
         """The signal that ended the run early (``SIGINT`` for Ctrl-C), if one did."""
+        self.output_errors: list[str] = []
+        """Outputs this process could not write (a writer that raised, a file not written; the controller
+        adds its workers'): each is one ``✗`` line in the terminal summary, and the session exits 2
+        (``workers.exit_status``), as ``trailblaze run`` does."""
+
+    def output_failed(self, message: str) -> None:
+        """An output not written: its line in the terminal summary (naming the plugin when a plugin's
+        writer failed), and exit 2 at the end of the session."""
+        self.output_errors.append(message)
+        self.worker_lines.append(f"✗ {message}")
 
     @property
     def runner(self) -> "Runner":
@@ -111,8 +121,8 @@ class _State:
                             fail_on_flaky=runner.options.fail_on_flaky)
             try:
                 runner.write_outputs(run)
-            except Exception as exc:  # noqa: BLE001 - a report must not turn a green run red
-                self.worker_lines.append(f"could not write the report: {exc}")
+            except Exception as exc:  # noqa: BLE001 - every other output was written: one line, exit 2
+                self.output_failed(str(exc))
             self.run = run
             if run.report_path:
                 self.worker_lines.append(f"report: {run.report_path}")

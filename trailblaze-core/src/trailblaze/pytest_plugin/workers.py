@@ -35,6 +35,20 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         return
     with deferred():  # a signal now is noted: the outputs are never cut in half
         _finish(session, state)
+    if state.output_errors and getattr(session.config, "workeroutput", None) is None:
+        session.exitstatus = exit_status(session.exitstatus)
+
+
+def exit_status(status: int | pytest.ExitCode) -> int:
+    """The session's exit status when an output was not written: decided as ``trailblaze run`` decides
+    its own (``ExitCode.worst`` of the run's code and the infrastructure failure, 2), so a writer that
+    raised ends ``pytest --trails`` as it ends ``trailblaze run``. pytest's own internal and usage errors
+    (3, 4: pytest could not run) are worse and stay."""
+    from ..errors import ExitCode
+
+    if status in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR):
+        return int(status)
+    return int(ExitCode.worst([int(status), ExitCode.INFRASTRUCTURE]))
 
 
 def _finish(session: pytest.Session, state: _State) -> None:
@@ -42,11 +56,12 @@ def _finish(session: pytest.Session, state: _State) -> None:
     workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None and state.worker_lines:
         workeroutput["trailblaze"] = [f"{worker_id(session.config)}: {line}" for line in state.worker_lines]
+        workeroutput["trailblaze_output_errors"] = list(state.output_errors)
     if workeroutput is None and session.config.pluginmanager.getplugin("dsession") is not None and state.trail_paths:
         try:
             merge_workers(state)
-        except Exception as exc:  # noqa: BLE001 - a report must not turn a green run red
-            state.worker_lines.append(f"could not merge the workers' results: {exc}")
+        except Exception as exc:  # noqa: BLE001 - one line, exit 2, as a plain run's failed output
+            state.output_failed(f"could not merge the workers' results: {exc}")
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -208,10 +223,12 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
     Optional because the hook is xdist's: without it, pytest would refuse every run (even one that never
     touches Trailblaze) with ``unknown hook 'pytest_testnodedown'``.
     """
-    lines = (getattr(node, "workeroutput", None) or {}).get("trailblaze")
+    output = getattr(node, "workeroutput", None) or {}
+    lines = output.get("trailblaze")
     state = node.config.stash.get(STATE, None)
     if lines and state is not None:
         state.worker_lines.extend(lines)
+        state.output_errors.extend(output.get("trailblaze_output_errors") or ())  # their lines are in ``lines``
 
 
 def merge_workers(state: _State) -> None:
@@ -270,4 +287,4 @@ def _write_plugin_outputs(state: _State, merged: Merged, values: dict[str, Any])
         if console is not None:
             console.output_failed(str(error))
         else:
-            state.worker_lines.append(f"✗ {error}")
+            state.output_failed(str(error))

@@ -67,7 +67,7 @@ def junit_names(path: Path, root: Path | None, name: str) -> tuple[str, str]:
     plugin share: the classname is the trail file's path below the workspace root with ``/`` as ``.``
     (what pytest's ``--junitxml`` makes of a node id), so two ``login.trail.yaml`` in different folders
     are two classes; ``name`` is ``title [device]``."""
-    path = Path(path)
+    path = path if isinstance(path, Path) else Path(path)  # parsing it again was a third of a merge's JUnit
     rel = path
     if root is not None:
         try:
