@@ -1,5 +1,6 @@
 """The trail parser's parts, each built and tested alone on a composed node: the shared ``ReadContext``
-(warnings and counts), the ``ConfigReader`` (``config:``) and the ``RecordingReader`` (recorded calls).
+(warnings and counts), the ``ConfigReader`` (``config:``), the ``RecordingReader`` (recorded calls) and the
+``ActorReader`` (``actor:`` and the actor rule of a step).
 
 The parser is made of these parts rather than sliced over them, so each part reads only what it was
 built with: a config reader needs the file's context, a recording reader a node reader and a codec.
@@ -13,6 +14,8 @@ from pathlib import Path
 import pytest
 from trailblaze.errors import SourceLocation, TrailFormatError
 from trailblaze.tools.codec import CORE_CODEC
+from trailblaze.trail.actor_reader import ActorReader
+from trailblaze.trail.actors import Actor
 from trailblaze.trail.config_reader import ConfigReader
 from trailblaze.trail.nodes import MappingNode, Node, NodeReader, compose
 from trailblaze.trail.parser import _Parser
@@ -28,7 +31,7 @@ def _value(text: str, key: str, path: Path) -> Node:
 
 
 def test_the_parser_has_its_parts_and_no_base() -> None:
-    for cls in (_Parser, ConfigReader, RecordingReader, ReadContext):
+    for cls in (_Parser, ActorReader, ConfigReader, RecordingReader, ReadContext):
         assert cls.__mro__ == (cls, object)
 
 
@@ -107,3 +110,21 @@ def test_recording_reader_alone_decodes_calls_with_their_positions() -> None:
         "t.trail.yaml:3:18: 'web_click': tool 'web_click': arguments must be a map, got 'e12' "
         "(\"Expected a map\") (name the parameter: '- web_click: {<param>: 'e12'}', or '- web_click: {}' "
         "for no arguments)")
+
+
+def test_actor_reader_alone_checks_names_and_platforms_against_its_actors() -> None:
+    path = Path("t.trail.yaml")
+    reader = ActorReader(NodeReader(path))
+    name = _value("actor: alice\n", "actor", path)
+    with pytest.raises(TrailFormatError, match="actor 'alice' is not declared"):
+        reader.actor(name)
+    reader.actors = {"alice": Actor(name="alice", platform="web")}
+    assert reader.actor(name) == "alice"
+    with pytest.raises(TrailFormatError) as err:
+        reader.actor(_value("actor: bob\n", "actor", path))
+    assert err.value.render() == "t.trail.yaml:1:8: 'actor': unknown actor 'bob' (declared actors: alice)"
+
+    step = _value("s:\n  step: Tap\n  recording: {android: []}\n", "s", path)
+    assert isinstance(step, MappingNode)
+    with pytest.raises(TrailFormatError, match="a recording for 'android' on a step of actor 'alice'"):
+        reader.check(step, None, "alice", "step")

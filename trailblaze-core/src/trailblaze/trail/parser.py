@@ -20,7 +20,7 @@ from .. import yamlio
 from ..errors import BadInputError, SourceLocation, TrailFormatError
 from ..tools.base import ToolCall
 from ..tools.codec import CORE_CODEC, ToolCodec
-from .actors import platform_of_key
+from .actor_reader import ActorReader, is_parallel
 from .config_reader import ConfigReader
 from .model import Trail, TrailConfig, TrailStep, number_steps
 from .nodes import MappingNode, Node, NodeReader, ScalarNode, SequenceNode, compose
@@ -85,9 +85,10 @@ def parse_with_nodes(text: str, path: Path | str | None, *, strict: bool = False
 
 class _Parser:
     """Step reading (unified ``trail:``/``trailhead:``, v1 items and prompts); it has the parts that read
-    ``config:`` and the recordings, and shares the file's ``ReadContext`` with the config reader."""
+    ``config:``, the recordings and the actors (``actor:``, ``parallel:``), and shares the file's
+    ``ReadContext`` with the config reader."""
 
-    __slots__ = ("config", "config_reader", "ctx", "r", "recording_reader")
+    __slots__ = ("actor_reader", "config_reader", "ctx", "r", "recording_reader")
 
     def __init__(self, context: ReadContext, config_reader: ConfigReader,
                  recording_reader: RecordingReader) -> None:
@@ -95,8 +96,8 @@ class _Parser:
         self.r = context.r
         self.config_reader = config_reader
         self.recording_reader = recording_reader
-        self.config = TrailConfig()
-        """The ``config:`` read so far: steps check their ``actor:`` against its actors."""
+        self.actor_reader = ActorReader(context.r)
+        """Reads ``actor:`` and ``parallel:``; given the actors of ``config:`` once it is read."""
 
     # -- unified -------------------------------------------------------------------------------
     def unified(self, root: MappingNode) -> tuple[TrailConfig, list[TrailStep]]:
@@ -113,7 +114,7 @@ class _Parser:
         config = TrailConfig()
         if "config" in found:
             config = self.config_reader.config(found["config"][1], unified=True)
-        self.config = config
+        self.actor_reader.actors = config.actors
         steps: list[TrailStep] = []
         trailhead = found.get("trailhead")
         if trailhead is not None and not self.r.is_null(trailhead[1]):
@@ -136,60 +137,12 @@ class _Parser:
             self.r.fail(trail[1], f"'trail' must be a list of steps, got {self.r.describe(trail[1])}", "trail",
                         "write each step as '- step: <text>'")
         for i, item in enumerate(trail[1].value):
-            if isinstance(item, MappingNode) and any(k.value == "parallel" for k, _ in item.value):
-                steps.extend(self.parallel(item, i))
+            if is_parallel(item):
+                assert isinstance(item, MappingNode)
+                steps.extend(self.actor_reader.parallel(item, i, self.step))
             else:
                 steps.append(self.step(item, ("trail", i)))
         return config, steps
-
-    def parallel(self, node: MappingNode, position: int) -> list[TrailStep]:
-        """``- parallel: [...]``: children that run at the same time, at most one per actor; a child is a
-        step or a list of steps of one actor. Returned flat, in file order, each marked with the block."""
-        r = self.r
-        (key, knode, vnode), *rest = list(r.entries(node))
-        if key != "parallel" or rest:
-            other = knode if key != "parallel" else rest[0][1]
-            r.fail(other, "a 'parallel:' item holds only its list of children", str(other.value),
-                   "put 'actor:' and the other step keys on the children")
-        if not self.config.actors:
-            r.fail(knode, "'parallel' needs actors: declare the devices under 'config.actors'", "parallel",
-                   "e.g. 'config:\\n  actors: {alice: web, bob: web}'")
-        if not isinstance(vnode, SequenceNode) or not vnode.value:
-            r.fail(vnode if not r.is_null(vnode) else knode,
-                   f"'parallel' must be a list of steps (one per actor), got {r.describe(vnode)}", "parallel")
-        steps: list[TrailStep] = []
-        owners: dict[str, int] = {}
-        for j, child in enumerate(vnode.value):
-            items = child.value if isinstance(child, SequenceNode) else [child]
-            if isinstance(child, SequenceNode) and not child.value:
-                r.fail(child, "an empty list in 'parallel'; give it the steps of one actor", "parallel")
-            paths = [("trail", position, "parallel", j, k) for k in range(len(items))] \
-                if isinstance(child, SequenceNode) else [("trail", position, "parallel", j)]
-            child_actor: str | None = None
-            for item, path in zip(items, paths):
-                if isinstance(item, MappingNode) and any(k.value == "parallel" for k, _ in item.value):
-                    nested = next(k for k, _ in item.value if k.value == "parallel")
-                    r.fail(nested, "a 'parallel' block cannot hold another 'parallel'", "parallel",
-                           "list the steps of one actor as a child instead")
-                if isinstance(item, SequenceNode):
-                    r.fail(item, "a list inside a list of 'parallel'; a child is a step or a list of steps",
-                           "parallel")
-                step = self.step(item, path)
-                step.block = position
-                if child_actor is not None and step.actor != child_actor:
-                    r.fail(_actor_node(item) or item, f"a list child of 'parallel' is the steps of one actor: "
-                           f"'{step.actor}' here, '{child_actor}' before", "actor",
-                           "give each actor its own child")
-                child_actor = step.actor
-                steps.append(step)
-            assert child_actor is not None  # step() requires an actor once actors are declared
-            if child_actor in owners:
-                first = items[0]
-                r.fail(_actor_node(first) or first, f"two children of one 'parallel' are for actor '{child_actor}' "
-                       f"(children {owners[child_actor] + 1} and {j + 1})", "actor",
-                       "an actor does one thing at a time: put its steps in one child as a list")
-            owners[child_actor] = j
-        return steps
 
     def step(self, node: Node, source_path: tuple[str | int, ...], *, v1: bool = False) -> TrailStep:
         """One ``- step:``/``- verify:`` item, of the unified ``trail:`` list or of a v1 ``prompts:`` list.
@@ -213,7 +166,7 @@ class _Parser:
         actor: str | None = None
         for key, knode, vnode in r.entries(node):
             if key == "actor" and not v1:
-                actor = self.actor(vnode)
+                actor = self.actor_reader.actor(vnode)
             elif key in ("step", "verify"):
                 if kind is not None:
                     r.fail(knode, f"a {noun} has either 'step:' or 'verify:', not both (this one already has "
@@ -230,7 +183,7 @@ class _Parser:
             elif key == "maxRetries":
                 max_retries = self.max_retries(vnode)
             else:
-                hint = allowed(STEP_KEYS + (ACTOR_KEYS if self.config.actors and not v1 else ()))
+                hint = allowed(STEP_KEYS + (ACTOR_KEYS if self.actor_reader.actors and not v1 else ()))
                 if not v1 and (isinstance(vnode, SequenceNode)
                                or (_CLASSIFIER_LIKE.match(key) and isinstance(vnode, MappingNode))):
                     hint += f"; device classifiers nest under 'recording:' ('recording:\\n  {key}: [...]')"
@@ -244,7 +197,7 @@ class _Parser:
                                     f"'{cls}' has {len(recordings[cls])} call(s))", "recordable",
                    "remove the recording, or drop 'recordable: false' to replay it")
         if not v1:
-            self.check_actor(node, kind_node, actor, noun)
+            self.actor_reader.check(node, kind_node, actor, noun)
         return TrailStep(kind=kind, text=text, recordings=recordings, recordable=recordable,  # type: ignore[arg-type]
                          max_retries=max_retries, location=r.loc(kind_node or node), tool_locations=locations,
                          source_path=source_path, actor=actor)
@@ -265,7 +218,7 @@ class _Parser:
         actor: str | None = None
         for key, knode, vnode in r.entries(node):
             if key == "actor":
-                actor = self.actor(vnode)
+                actor = self.actor_reader.actor(vnode)
             elif key == "step":
                 text, kind_node = self.nl_text(vnode, key), knode
             elif key == "verify":
@@ -280,12 +233,12 @@ class _Parser:
                 max_retries = self.max_retries(vnode)
             else:
                 r.fail(knode, "unexpected trailhead key", key,
-                       allowed(TRAILHEAD_KEYS + (ACTOR_KEYS if self.config.actors else ())))
+                       allowed(TRAILHEAD_KEYS + (ACTOR_KEYS if self.actor_reader.actors else ())))
         if text is None and not recordings:
             r.fail(node, "an empty trailhead: give it 'step:' text and/or a recorded tool", "trailhead")
         if not recordable and recordings and any(recordings.values()):
             r.fail(recordable_node, "'recordable: false' cannot go with a non-empty recording", "recordable")
-        self.check_actor(node, kind_node, actor, "trailhead")
+        self.actor_reader.check(node, kind_node, actor, "trailhead")
         return TrailStep(kind="trailhead", text=text, recordings=recordings, recordable=recordable,
                          max_retries=max_retries, location=r.loc(kind_node or node), tool_locations=locations,
                          source_path=("trailhead",), actor=actor)
@@ -383,39 +336,6 @@ class _Parser:
                          max_retries=max_retries, location=r.loc(node), tool_locations={"*": locs} if calls else {},
                          source_path=source_path)
 
-    # -- actors (our extension; see trail/actors.py) ---------------------------------------------
-    def actor(self, node: Node) -> str:
-        """An ``actor:`` value: the name of an actor of ``config.actors``."""
-        r = self.r
-        name = r.text(node, "'actor'", "actor")
-        if not name or not name.strip():
-            r.fail(node, "'actor' needs the name of an actor of 'config.actors'", "actor")
-        actors = self.config.actors
-        if not actors:
-            r.fail(node, f"actor '{name}' is not declared: this trail has no 'config.actors'", "actor",
-                   f"e.g. 'config:\\n  actors:\\n    {name}: web'")
-        if name not in actors:
-            r.fail(node, f"unknown actor '{name}'", "actor", f"declared actors: {', '.join(actors)}")
-        return name
-
-    def check_actor(self, node: MappingNode, kind_node: Node | None, actor: str | None, noun: str) -> None:
-        """In a trail with actors every step names one, and records only for that actor's platform."""
-        r = self.r
-        if not self.config.actors:
-            return
-        if actor is None:
-            r.fail(kind_node or node, f"a {noun} of a trail with actors needs 'actor:'", "actor",
-                   f"declared actors: {', '.join(self.config.actors)}")
-        platform = self.config.actors[actor].platform
-        for key, _knode, vnode in r.entries(node):
-            if key != "recording" or not isinstance(vnode, MappingNode):
-                continue
-            for cls, cnode, _calls in r.entries(vnode):
-                if platform_of_key(cls) != platform:
-                    r.fail(cnode, f"a recording for '{cls}' on a step of actor '{actor}', whose platform is "
-                                  f"'{platform}'", cls, f"record it under '{platform}:' or give the step the "
-                                                        "actor of that device")
-
     # -- shared pieces -------------------------------------------------------------------------
     def nl_text(self, node: Node, key: str) -> str:
         text = self.r.text(node, f"'{key}'", key)
@@ -427,15 +347,6 @@ class _Parser:
 
     def max_retries(self, node: Node) -> int | None:
         return self.ctx.count(node, "maxRetries")
-
-def _actor_node(node: Node) -> Node | None:
-    """The ``actor:`` value of a step map, to point an error at."""
-    if isinstance(node, MappingNode):
-        for knode, vnode in node.value:
-            if isinstance(knode, ScalarNode) and knode.value == "actor":
-                return vnode
-    return None
-
 
 # -- locating at run time -----------------------------------------------------------------------
 @functools.lru_cache(maxsize=4)
