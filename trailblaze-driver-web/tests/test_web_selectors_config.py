@@ -52,6 +52,6 @@ def test_config_defaults_and_errors() -> None:
         validate_config(WebDriverConfig, {"headles": False}, owner="driver 'playwright-native'")
     with pytest.raises(ConfigError, match="trace"):
         validate_config(WebDriverConfig, {"trace": "sometimes"}, owner="driver 'playwright-native'")
-    with pytest.raises(ConfigError, match="either 'connect'"):
+    with pytest.raises(ConfigError, match="set one of 'connect'"):
         validate_config(WebDriverConfig, {"connect": "ws://127.0.0.1:1/", "cdp_url": "http://127.0.0.1:2"},
                         owner="driver 'playwright-native'")
