@@ -132,18 +132,9 @@ class TrailRunner:
             return self.early_result(path, trail.name, exc, started)
         reason = trail.config.skip_reason(list(driver_cls.default_classifiers) or None)
         if reason:
-            self.progress.trail_skipped(str(path), reason)
-            return TrailResult(path, trail.name, SessionOutcome.SKIPPED, ExitCode.SUCCESS, skip_reason=reason,
-                               driver=driver_cls.key, platform=driver_cls.platform, started_at=started,
-                               completed_at=time.time(), trail_id=trail.config.id, target=trail.config.target)
+            return self._skipped(trail, reason, started, driver=driver_cls.key, platform=driver_cls.platform)
         try:
-            from ..trail.args import bind_args
-
-            bound = bind_args(trail, self.options.args, self.options.args_file)
-            reached = ws.check.errors_for(trail.recorded_tool_names())
-            if reached:
-                raise BadInputError("this trail calls a tool whose file has an error: "
-                                    + "; ".join(f.render() for f in reached))
+            bound = self._bound_args(trail, ws)
             driver = self.factory.make_driver(driver_cls, ws.config, device, trail=trail)
         except TrailblazeError as exc:
             return self.early_result(path, trail.name, exc, started)
@@ -152,22 +143,13 @@ class TrailRunner:
     def run_actors(self, trail: "Trail", ws: ToolWorkspace, started: float) -> TrailResult:
         """A trail with several devices (``config.actors``): its drivers built and checked before any
         starts, then run by the crew (``runner/crew.py``)."""
-        from ..trail.args import bind_args
-
         try:
             for actor in trail.config.actors.values():
                 cls = actor_driver(self.factory, actor, trail, ws.config)
                 reason = trail.config.skip_reason(list(cls.default_classifiers) or [actor.platform])
                 if reason:
-                    self.progress.trail_skipped(str(trail.path), reason)
-                    return TrailResult(trail.path, trail.name, SessionOutcome.SKIPPED, ExitCode.SUCCESS,
-                                       skip_reason=reason, started_at=started, completed_at=time.time(),
-                                       trail_id=trail.config.id, target=trail.config.target)
-            bound = bind_args(trail, self.options.args, self.options.args_file)
-            reached = ws.check.errors_for(trail.recorded_tool_names())
-            if reached:
-                raise BadInputError("this trail calls a tool whose file has an error: "
-                                    + "; ".join(f.render() for f in reached))
+                    return self._skipped(trail, reason, started)
+            bound = self._bound_args(trail, ws)
             members = self.crew.prepare(trail, ws)
         except TrailblazeError as exc:
             return self.early_result(trail.path, trail.name, exc, started)
@@ -175,6 +157,25 @@ class TrailRunner:
         if result.exit_code != ExitCode.SUCCESS:
             self.print_tracebacks([t for m in members if m.session is not None for t in m.session.options.tracebacks])
         return result
+
+    def _skipped(self, trail: "Trail", reason: str, started: float, **device: Any) -> TrailResult:
+        """A trail its ``skip`` rule keeps off this device (``device``: the driver and platform, when one)."""
+        self.progress.trail_skipped(str(trail.path), reason)
+        return TrailResult(trail.path, trail.name, SessionOutcome.SKIPPED, ExitCode.SUCCESS, skip_reason=reason,
+                           started_at=started, completed_at=time.time(), trail_id=trail.config.id,
+                           target=trail.config.target, **device)
+
+    def _bound_args(self, trail: "Trail", ws: ToolWorkspace) -> dict[str, Any]:
+        """The trail's arguments bound, and its recorded tools checked against the workspace's file
+        errors, before any device starts (one rule for single-device trails and trails with actors)."""
+        from ..trail.args import bind_args
+
+        bound = bind_args(trail, self.options.args, self.options.args_file)
+        reached = ws.check.errors_for(trail.recorded_tool_names())
+        if reached:
+            raise BadInputError("this trail calls a tool whose file has an error: "
+                                + "; ".join(f.render() for f in reached))
+        return bound
 
     def early_result(self, path: Path, title: str, exc: TrailblazeError, started: float) -> TrailResult:
         """The result of a trail that ended before its session opened (bad input, no driver)."""
