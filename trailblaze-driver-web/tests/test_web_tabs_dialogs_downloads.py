@@ -126,8 +126,11 @@ def test_a_download_is_kept_next_to_the_logs_checked_logged_and_among_the_reques
     logged = [e for e in ws.session.log.entries if str(e.get("class", "")).endswith("WebDownloadLog")]
     assert [(e["fileName"], e["download"], e["size"]) for e in logged] == [
         ("expenses.csv", "downloads/expenses.csv", kept.stat().st_size)]
-    # A second download of the same name is kept beside the first; the checks say what they found.
+    # A second download of the same name is kept beside the first; the checks say what they found. As in
+    # a trail, the click and the verify are steps of their own: a verify checks its step and the one before.
+    ws.driver.downloads.step_started()
     ws.ok("web_click", ref='link "Download expenses (CSV)"')
+    ws.driver.downloads.step_started()
     assert ws.ok("web_verifyDownload").data["path"].endswith("downloads/expenses-2.csv")
     assert ws.fails("web_verifyDownload", fileName="report.pdf").startswith(
         'web_verifyDownload: expected the download to be named "report.pdf", but it is "expenses.csv"')

@@ -25,6 +25,7 @@ from trailblaze import DeviceInfo, Driver, DriverConfig
 from trailblaze import BadInputError, ConfigError, DriverError, ToolFailure
 from trailblaze import valid_text
 
+from .aria import aria_snapshot, wait_for_parsed_document
 from .screenshots import Screenshots
 from .browser_session import BrowserSession
 from .config import WebDriverConfig
@@ -280,7 +281,7 @@ class PlaywrightDriver(Driver[WebDriverConfig]):
     # -- snapshots and screenshots -----------------------------------------------------------------
     def take_snapshot(self) -> PageSnapshot:
         page = self.page
-        raw = self._aria_snapshot(boxes=True)
+        raw = aria_snapshot(page, boxes=True, timeout_ms=self.cfg.timeout_ms)
         size = page.viewport_size
         snap = parse(raw, (size["width"], size["height"]) if size else None)
         if len(page.frames) > 1:
@@ -291,31 +292,16 @@ class PlaywrightDriver(Driver[WebDriverConfig]):
     snapshot_details: ClassVar[tuple[str, ...]] = ("bounds", "offscreen", "urls", "all")
 
     def snapshot(self, *, detail: frozenset[str] = frozenset()) -> str:
-        """The current page's tree, after the list of open tabs when there are several."""
+        """The current page's tree (once its document is parsed: see ``aria.wait_for_parsed_document``),
+        after the list of open tabs when there are several."""
+        wait_for_parsed_document(self.page, self.cfg.timeout_ms)
         tree = self.take_snapshot().render(detail | self.pop_requested_detail())
         tabs = self.tabs.listing()
         return f"{tabs}\n\n{tree}" if tabs else tree
 
     def native_snapshot(self, *, detail: frozenset[str] = frozenset()) -> str:
-        return self._aria_snapshot(boxes="bounds" in detail or "all" in detail)
-
-    def _aria_snapshot(self, *, boxes: bool) -> str:
-        """Playwright's accessibility snapshot of the page (valid Unicode: page text may hold lone
-        surrogates); on a very large page (tens of thousands of elements) it can outlast ``timeout_ms``,
-        which is then said, with the setting to raise.
-
-        ``page.aria_snapshot``, not ``page.locator("body").aria_snapshot``: with a selector Playwright fails
-        at once when nothing matches, which is what a page caught mid-navigation (a click that signs in)
-        has for a moment; the page's own snapshot waits for the new document's body."""
-        from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-        try:
-            return valid_text(str(self.page.aria_snapshot(mode="ai", boxes=boxes, timeout=self.cfg.timeout_ms)))
-        except PlaywrightTimeout:
-            raise DriverError(
-                f"the page's accessibility snapshot did not finish within {self.cfg.timeout_ms} ms (a very large "
-                f"page?)", hint="raise the web driver's timeout_ms: -o timeout_ms=30000, or "
-                                "drivers.playwright-native.timeout_ms in trails/config/trailblaze.yaml") from None
+        wait_for_parsed_document(self.page, self.cfg.timeout_ms)
+        return aria_snapshot(self.page, boxes="bounds" in detail or "all" in detail, timeout_ms=self.cfg.timeout_ms)
 
     def describe_screen(self) -> str | None:
         page = self.page
