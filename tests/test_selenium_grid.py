@@ -1,15 +1,18 @@
 """Trails through a real Selenium Grid 4 on loopback, started as docs/scale-out.md says (its TOML and
 its command lines, with free ports; tests/selenium_grid.py runs and stops the processes): the example web
-shop through a standalone Grid (``grid_url``), two workers queueing on one slot, a hub that does not
-answer, and the fake-shop Android trail through a hub whose node relays to a local Appium server
+shop through a standalone Grid (``grid_url``), two workers queueing on one slot (``--endpoint`` and the
+workspace's ``endpoints:``), a hub that does not answer, a Grid killed mid-trail, and the fake-shop Android trail through a hub whose node relays to a local Appium server
 (``server_url``)."""
 
 from __future__ import annotations
 
+import http.server
 import json
 import os
 import re
 import shlex
+import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -21,7 +24,8 @@ from xml.etree import ElementTree
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from selenium_grid import GridTools, SeleniumGrid, free_port, grid_tools  # noqa: E402
+from mcp_server_helpers import shop_workspace  # noqa: E402
+from selenium_grid import GridTools, SeleniumGrid, free_port, grid_tools, start_standalone  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 SHOP = REPO / "examples" / "web-shop"
@@ -129,6 +133,24 @@ def test_two_workers_queue_on_one_slot_and_both_pass(one_slot_grid: tuple[Seleni
     assert grid.busy_slots() == 0
 
 
+def test_a_hub_in_the_workspace_endpoints_serves_every_worker(one_slot_grid: tuple[SeleniumGrid, list[str]],
+                                                              tmp_path: Path) -> None:
+    # The same pool as above, from trails/config/trailblaze.yaml (docs/scale-out.md, "Device endpoints per
+    # worker") instead of --endpoint: both workers are given the hub and queue on its one slot.
+    grid, _ = one_slot_grid
+    hub = f"grid+{grid.url}#slots=2"
+    ws = shop_workspace(tmp_path / "shop", f"endpoints:\n  web:\n    - {hub}\n")
+    for name in ("sign-in.trail.yaml", "search-and-sort.trail.yaml"):
+        shutil.copy(SHOP / "trails" / name, ws / "trails" / name)
+    done = _trailblaze("run", "trails", "-n", "2", "--junit-xml", str(tmp_path / "junit.xml"),
+                       "--output-dir", str(tmp_path / "out"), cwd=ws)
+    assert done.returncode == 0, done.stdout + done.stderr
+    cases = list(ElementTree.parse(tmp_path / "junit.xml").getroot().iter("testcase"))
+    assert [{p.get("name"): p.get("value") for p in case.iter("property")}.get("trailblaze.endpoint")
+            for case in cases] == [f"grid+{grid.url}"] * 2
+    assert grid.busy_slots() == 0
+
+
 def test_a_pool_with_fewer_slots_than_workers_is_refused(tmp_path: Path) -> None:
     done = _trailblaze("run", str(SHOP / "trails"), "-n", "2", "--endpoint", "grid+http://127.0.0.1:9#slots=1",
                        cwd=tmp_path, timeout=120)
@@ -206,3 +228,85 @@ def test_the_fake_shop_android_trail_runs_through_a_grid_relay_to_appium(tools: 
             grid.stop()
     finally:
         appium.stop()
+
+
+class _Page(http.server.BaseHTTPRequestHandler):
+    """A page whose text the trail waits for in vain; the first GET says the trail is on it."""
+
+    served = threading.Event()
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+    def do_GET(self) -> None:  # noqa: N802 - the http.server hook
+        body = b"<!doctype html><title>Waiting</title><h1>Waiting for a grid to fall</h1>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+        type(self).served.set()
+
+
+def test_a_grid_that_dies_mid_trail_fails_it_in_one_line_naming_the_hub_and_session(tools: GridTools,
+                                                                                   tmp_path: Path) -> None:
+    """The node and hub killed (SIGKILL, the browser with them) while a trail waits on the page: exit 2, one
+    line naming the hub and the session, the summary written, no browser or Java process left."""
+    _Page.served.clear()
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Page)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    trail = tmp_path / "wait.trail.yaml"
+    trail.write_text(f"""config: {{devices: {{web: playwright-native}}}}
+trail:
+  - step: Open the page
+    recording:
+      web:
+        - web_navigate: {{url: "http://127.0.0.1:{server.server_address[1]}/"}}
+  - verify: A text that never comes
+    recording:
+      web:
+        - web_verifyTextVisible: {{text: Never shown, timeoutMs: 600000}}
+""", encoding="utf-8")
+    grid = start_standalone(tools, tmp_path / "grid", slots=1)
+    try:
+        run = subprocess.Popen([sys.executable, "-m", "trailblaze.cli", "run", str(trail), "-o", f"grid_url={grid.url}",
+                                "--output-dir", str(tmp_path / "out")], cwd=tmp_path, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, env=dict(os.environ))
+        try:
+            assert _Page.served.wait(300), "the trail never opened the page"
+            session = next(slot["session"]["sessionId"] for node in grid.status()["nodes"]  # type: ignore[union-attr]
+                           for slot in node["slots"] if slot.get("session"))
+            for proc in grid.processes:
+                os.killpg(proc.pid, signal.SIGKILL)
+            out, err = run.communicate(timeout=300)
+        finally:
+            if run.poll() is None:
+                run.kill()
+                run.communicate()
+    finally:
+        grid.stop()
+        server.shutdown()
+        server.server_close()
+    done = subprocess.CompletedProcess(run.args, run.returncode, out, err)
+    assert done.returncode == 2, out + err
+    line = _one_error_line(done)
+    assert f"Selenium Grid {grid.url} (session {session})" in line, line
+    assert "Traceback" not in out + err
+    summary = json.loads(next((tmp_path / "out" / "reports").glob("trailblaze_test_results_*.json")).read_text())
+    assert [r["outcome"] for r in summary["results"]] == ["ERROR"], summary
+    assert f"(session {session})" in summary["results"][0]["failure_reason"]
+    assert not _in_groups({proc.pid for proc in grid.processes})  # the node's chromedriver and Chromium too
+
+
+def _in_groups(groups: set[int]) -> list[str]:
+    """Live processes of the process groups ``groups`` (each Grid process leads its own)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            if fields[0] != "Z" and int(fields[2]) in groups:
+                found.append(entry.name)
+    return found
