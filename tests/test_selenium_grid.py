@@ -151,6 +151,36 @@ def test_a_hub_in_the_workspace_endpoints_serves_every_worker(one_slot_grid: tup
     assert grid.busy_slots() == 0
 
 
+def test_the_cloud_hub_configuration_runs_against_the_local_grid(one_slot_grid: tuple[SeleniumGrid, list[str]],
+                                                                 tmp_path: Path) -> None:
+    # docs/scale-out.md's "Cloud hubs" block as written (a vendor's capability block in grid_capabilities)
+    # and its command line with the credentials in the URL from the environment, the shell expanding them:
+    # the local Grid stands in for the vendor's hub. The credentials are sent, never shown.
+    grid, _ = one_slot_grid
+    text = DOC.read_text(encoding="utf-8")
+    part = text[text.index("### Cloud hubs"):]
+    block = re.findall(r"```yaml\n(.*?)```", part, re.DOTALL)[0]
+    command = re.search(r"-o grid_url=(\S+)`", part)
+    assert command is not None and "bstack:options" in block
+    ws = shop_workspace(tmp_path / "shop")
+    config = ws / "trails" / "config" / "trailblaze.yaml"
+    config.write_text(config.read_text().replace("drivers:\n  playwright-native:\n",
+                                                 block.split("\n", 1)[1].rstrip() + "\n", 1), encoding="utf-8")
+    assert "grid_capabilities:" in config.read_text() and "viewport:" in config.read_text()
+    shutil.copy(SHOP / "trails" / "sign-in.trail.yaml", ws / "trails" / "sign-in.trail.yaml")
+    url = command.group(1).replace("https://", "http://").replace("hub.browserstack.com/wd/hub",
+                                                                 grid.url.removeprefix("http://"))
+    env = {**os.environ, "BROWSERSTACK_USERNAME": "shop-ci", "BROWSERSTACK_ACCESS_KEY": "k3y-n0t-sh0wn"}
+    done = subprocess.run(["bash", "-c", f'exec "$0" -m trailblaze.cli run trails/sign-in.trail.yaml '
+                                         f'-o grid_url={url} --output-dir out', sys.executable],
+                          cwd=ws, capture_output=True, text=True, timeout=900, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    shown = done.stdout + done.stderr + "".join(p.read_text(errors="replace") for p in (ws / "out").rglob("*")
+                                                if p.is_file() and p.suffix in (".json", ".jsonl", ".html", ".xml"))
+    assert "k3y-n0t-sh0wn" not in shown
+    assert grid.busy_slots() == 0
+
+
 def test_a_pool_with_fewer_slots_than_workers_is_refused(tmp_path: Path) -> None:
     done = _trailblaze("run", str(SHOP / "trails"), "-n", "2", "--endpoint", "grid+http://127.0.0.1:9#slots=1",
                        cwd=tmp_path, timeout=120)
