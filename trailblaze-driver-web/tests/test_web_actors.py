@@ -2,8 +2,9 @@
 
 The page records, in order, every ``/mark`` it is asked for, so ordering is asserted on what the server
 saw (never on wall-clock time): a value goes from one actor to the other through memory, the children of
-a ``parallel:`` block overlap, a failing actor is named and the other stops, and SIGTERM in the middle of
-a ``parallel:`` block leaves no browser behind.
+a ``parallel:`` block overlap, a failing actor is named and the other stops, SIGTERM in the middle of
+a ``parallel:`` block leaves no browser behind, and a step of bob's without a usable recording is solved
+by the (scripted) model on bob's page only, with a prompt naming bob, and saved under bob's step.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+from trailblaze.testing.llm import RecordedRequest, Reply, ScriptedLlmServer, call, done
 
 from .conftest import descendants
 
@@ -42,11 +44,11 @@ class Board:
                 if url.path == "/invite":
                     body = "<p>Your code: <b id=code>XK-7</b></p>"
                 elif url.path == "/join":
-                    body = f"<p>Joined room {query.get('code', '?')}</p>"
+                    body = f"<p>Joined room {query.get('code', '?')}</p><a href=/mark?e=wave>Wave</a>"
                 elif url.path == "/mark":
                     with board.lock:
                         board.events.append(query.get("e", "?"))
-                    body = f"<p>marked {query.get('e')}</p>"
+                    body = f"<p>marked {query.get('e')}</p><a href=/join?code=XK-7>Back to the room</a>"
                 else:
                     self.send_error(404)
                     return
@@ -287,3 +289,75 @@ def test_run_n_and_pytest_trails_take_a_multi_actor_trail_as_one_item(tmp_path: 
                             env=dict(os.environ))
     assert tested.returncode == 0, tested.stdout + tested.stderr
     assert "1 passed" in tested.stdout, tested.stdout
+
+
+AGENT = """\
+config:
+  title: Bob waves, by the model
+  actors: {{alice: web, bob: web}}
+trail:
+  - step: Alice opens her invitation and keeps its code
+    actor: alice
+    recording:
+      web:
+        - web_navigate: {{url: '{url}/invite'}}
+        - web_evaluate: {{script: "document.querySelector('#code').textContent", variable: code}}
+  - step: Bob joins with the code {{{{code}}}}
+    actor: bob
+    recording:
+      web:
+        - web_navigate: {{url: '{url}/join?code={{{{code}}}}'}}
+  - step: Bob waves
+    actor: bob
+  - step: Bob goes back to the room
+    actor: bob
+    recording:
+      web:
+        - web_click: {{ref: 'link "Return"'}}   # the link is called "Back to the room" now
+  - step: Alice keeps her page open
+    actor: alice
+    recording:
+      web:
+        - web_verifyTextVisible: {{text: XK-7}}
+"""
+
+
+def test_an_actors_step_is_solved_and_healed_on_that_actors_screen_and_saved_under_it(tmp_path: Path,
+                                                                                       board: Board) -> None:
+    def model(request: RecordedRequest) -> Reply:
+        if request.tool_results():
+            return done("done")
+        if "Bob waves" in request.objective:
+            return call("web_click", ref=request.ref_on_screen('link "Wave"'))
+        return call("web_click", ref=request.ref_on_screen('link "Back to the room"'))
+
+    with ScriptedLlmServer(model) as server:
+        config = tmp_path / "trails" / "config"
+        config.mkdir(parents=True)
+        (config / "trailblaze.yaml").write_text(
+            "llm:\n  providers:\n    fake:\n      type: openai_compatible\n"
+            f"      base_url: {server.openai_base_url}\n      auth: {{required: false}}\n"
+            "      retry_backoff_seconds: 0\n      models: [{id: scripted}]\n  defaults: {model: fake/scripted}\n",
+            encoding="utf-8")
+        text = AGENT.format(url=board.url)
+        trail = _write(tmp_path / "trails", "wave.trail.yaml", text)
+        finished = _run(tmp_path, str(trail), "--self-heal")
+        requests = list(server.requests)
+    assert finished.returncode == 0, finished.stdout + finished.stderr
+    assert board.seen() == ["wave"]
+    assert len(requests) == 4, [r.objective for r in requests]
+    for request in requests:  # bob's screen, and a prompt that says whose it is
+        assert "Joined room XK-7" in request.last_user_text() or "marked wave" in request.last_user_text()
+        assert "Your code" not in request.last_user_text()
+        assert "acting as bob" in request.body["messages"][0]["content"], request.body["messages"][0]
+    result = _summary(tmp_path)
+    assert [(s["index"], s["actor"], s["mode"]) for s in result["steps"]] == [  # type: ignore[index, union-attr]
+        (1, "alice", "replayed"), (2, "bob", "replayed"), (3, "bob", "agent"), (4, "bob", "healed"),
+        (5, "alice", "replayed")]
+    assert "[alice] Alice opens her invitation" in requests[0].body["messages"][1]["content"]  # earlier steps
+    saved = trail.read_text(encoding="utf-8").split("\n  - ")
+    original = text.split("\n  - ")
+    assert [saved[1], saved[5]] == [original[1], original[5]]  # alice's steps untouched
+    assert saved[3].startswith("step: Bob waves\n    actor: bob\n    recording:\n      web:\n        - web_click:")
+    assert 'ref: link "Wave"' in saved[3]
+    assert 'ref: link "Back to the room"' in saved[4] and 'link "Return"' not in saved[4]

@@ -56,6 +56,22 @@ def test_openai_compatible_round_trip_with_the_real_client(llm_server) -> None:
     assert "sk-test-key" not in sent.text
 
 
+def test_the_scripted_server_answers_after_its_latency_and_refuses_a_negative_one(llm_server) -> None:
+    from trailblaze.testing.llm import ScriptedLlmServer
+
+    with pytest.raises(ValueError, match="latency_ms must be 0 or more"):
+        ScriptedLlmServer([], latency_ms=-1)
+    server = llm_server([call("app_tap", ref="e1")], latency_ms=20)
+    provider = OpenAICompatibleProvider("slow", ProviderSpec(type="openai_compatible", base_url=server.openai_base_url),
+                                        None)
+    try:
+        response = provider.complete(request())
+    finally:
+        provider.close()
+    assert server.latency_ms == 20 and len(server.requests) == 1
+    assert [(c.name, c.arguments) for c in response.tool_calls] == [("app_tap", {"ref": "e1"})]
+
+
 def test_openai_custom_chat_completions_path(llm_server) -> None:
     server = llm_server([call("app_tap", ref="e1")])
     spec = ProviderSpec(type="openai_compatible", base_url=server.root_url,

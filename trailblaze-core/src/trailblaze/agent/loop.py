@@ -224,7 +224,8 @@ class StepAgent:
                  previous_failure: str | None) -> LlmRequest:
         session, step, trail = self.session, self.step, self.trail
         steps = list(trail.steps) if trail is not None else [step]
-        earlier = [s.text.strip() for s in steps if s.index < step.index and s.text]
+        earlier = [(f"[{s.actor}] " if s.actor else "") + s.text.strip()
+                   for s in steps if s.index < step.index and s.text]
         numbered = [s for s in steps if s.kind != "trailhead"]
         memory = session.memory
         secret_keys = sorted(k for k in memory.sensitive_keys if k in memory)
@@ -236,7 +237,7 @@ class StepAgent:
                                      truncated=truncated)
         context = trail.config.context if trail is not None else None
         system = prompts.system_prompt(platform=session.device.platform, verify=self.verify,
-                                       target_prompts=_target_prompts(session), context=context)
+                                       target_prompts=_target_prompts(session), context=context, actor=step.actor)
         messages = [LlmMessage("user", objective), *history,
                     LlmMessage("user", screen, images=[image] if image is not None else [])]
         model = self.state.model

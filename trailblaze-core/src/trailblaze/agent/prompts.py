@@ -49,11 +49,16 @@ OBJECTIVE_STATUS_TOOL: dict[str, Any] = {
 }
 
 
-def system_prompt(*, platform: str, verify: bool, target_prompts: Sequence[str] = (), context: str | None = None) -> str:
+def system_prompt(*, platform: str, verify: bool, target_prompts: Sequence[str] = (), context: str | None = None,
+                  actor: str | None = None) -> str:
+    """``actor``: in a trail with several devices, whose device this is (the model must not act for the others)."""
     parts = [BASE_SYSTEM_PROMPT]
     platform_text = PLATFORM_PROMPTS.get(platform)
     if platform_text:
         parts.append(platform_text)
+    if actor:
+        parts.append(f"You are acting as {actor} on {platform}: the screen is {actor}'s device only. Steps "
+                     "of other actors run on their own devices.")
     if verify:
         parts.append(VERIFY_PROMPT)
     parts.extend(p.strip() for p in target_prompts if p and p.strip())

@@ -72,11 +72,11 @@ class OpenAIProvider(OfficialClientProvider):
         body = self.body(request)
         try:
             path = self.spec.chat_completions_path
-            if path:
-                path = "/" + path.replace("{{model_id}}", request.model).lstrip("/")
-                completion = client.post(path, cast_to=ChatCompletion, body=body)
-            else:
-                completion = client.chat.completions.create(**body)
+            path = "/" + path.replace("{{model_id}}", request.model).lstrip("/") if path else "/chat/completions"
+            # ``body`` is wire JSON already: posted as it is, it skips ``chat.completions.create``'s walk
+            # of the SDK's type hints over every message and tool schema, which cost ~30 ms of CPU per
+            # call on a web page's request (benchmarks/bench_agent_overhead.py). Same path, same headers.
+            completion = client.post(path, cast_to=ChatCompletion, body=body)
         except openai.APIStatusError as exc:
             raise status_error(self.provider_id, exc.status_code, error_text(exc), exc.response) from None
         except openai.APITimeoutError:

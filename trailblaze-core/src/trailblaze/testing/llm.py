@@ -15,6 +15,11 @@ Script entries are ``Reply`` objects, consumed one per request (any path that lo
 including custom ``chat_completions_path`` ones); a callable ``script(request) -> Reply`` answers
 dynamically; ``always(reply)`` repeats one reply forever. When the script runs out the server answers
 HTTP 500 ``script exhausted``, which a test sees as a provider failure.
+
+``latency_ms`` plays a hosted model's think time: the server sleeps that long before every answer (after
+reading the request, outside its lock, so concurrent callers wait in parallel as they would on a real
+provider). ``benchmarks/bench_agent_overhead.py`` uses it to separate the agent's own time from the
+model's.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import contextlib
 import json
 import re
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -156,7 +162,11 @@ Script = Iterable[Reply] | Callable[[RecordedRequest], Reply]
 class ScriptedLlmServer:
     """See the module docstring. Use as a context manager, or ``start()``/``stop()``."""
 
-    def __init__(self, script: Script, *, model_name: str = "scripted-model") -> None:
+    def __init__(self, script: Script, *, model_name: str = "scripted-model", latency_ms: int = 0) -> None:
+        if latency_ms < 0:
+            raise ValueError(f"latency_ms must be 0 or more, not {latency_ms}")
+        self.latency_ms = latency_ms
+        """How long every answer is held back (a real sleep in the server), in milliseconds."""
         self._callable: Callable[[RecordedRequest], Reply] | None = script if callable(script) else None
         self._queue: list[Reply] = [] if callable(script) else list(script)
         self.model_name = model_name
@@ -173,6 +183,10 @@ class ScriptedLlmServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # Headers and body go out in two writes: with Nagle's algorithm the body waits for the
+            # client's delayed ACK of the headers, ~40 ms per answer on loopback, all of it charged to
+            # the agent by anything that times a call.
+            disable_nagle_algorithm = True
 
             def log_message(self, format: str, *args: Any) -> None:  # silence the access log
                 return None
@@ -270,6 +284,8 @@ class ScriptedLlmServer:
                 self.script_errors.append(f"{type(exc).__name__}: {exc}")
                 handler._send(400, _error_payload(wire, 400, f"scripted model failed: {type(exc).__name__}: {exc}"))
                 return
+        if self.latency_ms:
+            time.sleep(self.latency_ms / 1000)
         if reply is None:
             handler._send(500, _error_payload(wire, 500, "script exhausted: the test scripted fewer replies"))
             return
