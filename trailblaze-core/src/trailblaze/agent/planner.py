@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import BadInputError, ToolFailure
-from ..llm.types import LlmMessage, LlmRequest, LlmToolCall
+from ..llm.types import LlmMessage, LlmRequest, LlmResponse, LlmToolCall
 from ..tools.base import ToolCall
 from . import prompts
 from .detectors import StaleRefDetector
@@ -141,8 +141,9 @@ def planner_tools(session: Session, *, allow_actions: bool) -> list[ToolDefiniti
 class Planner:
     """One exploration towards one goal on one session's device."""
 
-    def __init__(self, session: Session, state: AgentState, goal: str, *, bounds: PlanBounds = PlanBounds(),
+    def __init__(self, session: Session, state: AgentState, goal: str, *, bounds: PlanBounds | None = None,
                  allow_actions: bool = False, progress: Callable[[str], None] | None = None) -> None:
+        bounds = bounds if bounds is not None else PlanBounds()
         if bounds.max_steps < 1:
             raise BadInputError(f"--max-steps must be at least 1, got {bounds.max_steps}")
         if bounds.max_cost_usd is not None and state.model.cost(1_000_000, 0) is None:
@@ -205,7 +206,7 @@ class Planner:
         limit = min(MAX_SNAPSHOT_CHARS, self.state.model.context_length * 2)
         return text[:limit], len(text) > limit
 
-    def _ask(self, history: list[LlmMessage], snapshot: str, truncated: bool) -> Any:
+    def _ask(self, history: list[LlmMessage], snapshot: str, truncated: bool) -> LlmResponse:
         session = self.session
         parts = [PLANNER_PROMPT]
         platform_text = prompts.PLATFORM_PROMPTS.get(session.device.platform)
