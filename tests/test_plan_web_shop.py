@@ -5,6 +5,7 @@ model no action tool unless ``--allow-actions``, stops at ``--max-steps``; ``run
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import sys
@@ -105,6 +106,10 @@ def test_plan_then_check_run_and_heal_the_draft_as_the_docs_say(tmp_path: Path) 
             assert not names & ACTIONS, names & ACTIONS
             assert {"web_navigate", "web_scroll", "plan_step", "plan_done"} <= names
             assert "objectiveStatus" not in names
+
+        code, out = cli(root, ["tools", "--json"])  # the metadata the choice was made from
+        listed = {t["name"]: t["isReadOnly"] for t in json.JSONDecoder().raw_decode(out[out.index("["):])[0]}
+        assert listed["web_navigate"] and listed["web_scroll"] and not listed["web_click"], listed
 
         before = len(server.requests)  # a bound: the model never calls plan_done
         code, out = doc(root, lines[1])
