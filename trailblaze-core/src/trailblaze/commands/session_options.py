@@ -1,7 +1,7 @@
 """The session options, declared once: the flags every entry point that opens a session takes.
 
-``trailblaze run``, ``step``, ``verify``, ``snapshot`` and ``mcp`` and the pytest plugin all start a
-device the same way, so they take the same flags (``--driver``, ``-o``, ``--headed``, ``--memory``,
+``trailblaze run``, ``step``, ``verify``, ``snapshot``, ``plan``, ``record``, ``session`` and ``mcp`` and the
+pytest plugin all start a device the same way, so they take the same flags (``--driver``, ``-o``, ``--headed``, ``--memory``,
 ``--secret``, ``--llm``, …) with the same meaning, help text and parsing. ``SESSION_OPTIONS`` below
 is the only place they are declared: ``session_options(command)`` turns the rows a command uses into
 click options, ``session_values`` turns what click parsed into the typed values (``RunOptions`` field
