@@ -1,8 +1,8 @@
 """The session options, declared once: the flags every entry point that opens a session takes.
 
 ``trailblaze run``, ``step``, ``verify``, ``snapshot``, ``plan``, ``record``, ``session`` and ``mcp`` and the
-pytest plugin all start a device the same way, so they take the same flags (``--driver``, ``-o``, ``--headed``, ``--memory``,
-``--secret``, ``--llm``, …) with the same meaning, help text and parsing. ``SESSION_OPTIONS`` below
+pytest plugin all start a device the same way, so they take the same flags (``--driver``, ``-o``,
+``--headed``, ``--memory``, ``--secret``, ``--llm``, …) with the same meaning, help text and parsing. ``SESSION_OPTIONS`` below
 is the only place they are declared: ``session_options(command)`` turns the rows a command uses into
 click options, ``session_values`` turns what click parsed into the typed values (``RunOptions`` field
 names), and ``add_pytest_options`` / ``pytest_session_values`` do the same for the pytest plugin's
