@@ -21,8 +21,8 @@ from .commands.shared import CONTEXT_SETTINGS, accept_debug, set_debug
 OUTPUT_COMMANDS = ("run", "merge-reports")
 """The commands that write a run's outputs: they take the plugins' output options (``trailblaze_output_options``)."""
 
-BUILTIN_COMMANDS = ("check", "mcp", "merge-reports", "plugin", "plugins", "record", "results", "run", "schema",
-                    "session", "skill", "snapshot", "step", "tool", "tools", "verify", "waypoint")
+BUILTIN_COMMANDS = ("check", "mcp", "merge-reports", "plan", "plugin", "plugins", "record", "results", "run",
+                    "schema", "session", "skill", "snapshot", "step", "tool", "tools", "verify", "waypoint")
 """Every built-in command: ``command`` of the module ``trailblaze.commands.<name>``."""
 
 

@@ -99,7 +99,7 @@ def tool_definition(session: Session, rs: RunningServer, tool: ListedTool) -> Mc
         source=ToolSource(file=spec.script if spec.script is not None else spec.source.file,
                           line=None if spec.script is not None else spec.source.line, server=spec.name),
         surface_to_llm=meta.surface, is_recordable=meta.recordable, requires_host=meta.host_only,
-        delegating=bool(meta.is_delegating),
+        is_read_only=tool.read_only, delegating=bool(meta.is_delegating),
         platforms=frozenset(p.lower() for p in meta.supported_platforms) or None,
         drivers=frozenset(meta.supported_drivers) or None,
         trailmap=spec.trailmap, toolsets=toolsets, meta=extra_meta,

@@ -160,7 +160,9 @@ class Connection:
                 for tool in result.tools:
                     tools.append(ListedTool(name=tool.name, description=tool.description or "",
                                             input_schema=dict(tool.input_schema) if tool.input_schema is not None else None,
-                                            meta=_as_dict(tool.meta)))
+                                            meta=_as_dict(tool.meta),
+                                            read_only=bool(tool.annotations is not None
+                                                           and tool.annotations.read_only_hint)))
                 cursor = result.next_cursor
                 if not cursor:
                     return tools

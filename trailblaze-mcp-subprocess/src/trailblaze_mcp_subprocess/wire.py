@@ -18,6 +18,8 @@ class ListedTool:
     description: str = ""
     input_schema: dict[str, Any] | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    read_only: bool = False
+    """The MCP ``annotations.readOnlyHint``: the tool changes nothing (``ToolDefinition.is_read_only``)."""
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ import os
 import sys
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.types import CallToolResult, TextContent
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from trailblaze_mcp_subprocess.client import TrailblazeClient, memory_result
 
 PREFIX = os.environ.get("PY_TOOLS_PREFIX", "py")
@@ -101,7 +101,8 @@ async def callback_raw(tool: str, arguments: str, ctx: Context) -> dict:
     return {"success": result.success, "text": result.text, "error": result.error}
 
 
-@app.tool(name=_name("look"), description="Take a snapshot through Trailblaze and report it.")
+@app.tool(name=_name("look"), description="Take a snapshot through Trailblaze and report it.",
+          annotations=ToolAnnotations(readOnlyHint=True))
 async def look(ctx: Context) -> str:
     tb = TrailblazeClient.from_context(ctx)
     return f"{tb.platform}: {await tb.snapshot('look')}"

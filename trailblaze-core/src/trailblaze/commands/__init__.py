@@ -4,7 +4,7 @@ Each module exposes ``command`` (a ``click.Command``) and imports click and this
 top: what a command needs (the runner, the plugin host, the MCP server) is imported when it runs, so
 ``trailblaze --version`` stays fast. The flags that open a session (``--driver``, ``-o``, ``--headed``,
 ``--memory``, ``--secret``, ``--llm``, …) are declared once, in ``session_options.py``, and shared by
-``run``, ``step``, ``verify``, ``snapshot``, ``mcp`` and the pytest plugin; ``shared.py`` holds the
+``run``, ``step``, ``verify``, ``snapshot``, ``plan``, ``mcp`` and the pytest plugin; ``shared.py`` holds the
 help settings and the error-to-exit-code handling every command uses.
 
 A new built-in command: a module here with ``command``, its name added to ``BUILTIN_COMMANDS`` in

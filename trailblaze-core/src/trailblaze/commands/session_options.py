@@ -1,8 +1,8 @@
 """The session options, declared once: the flags every entry point that opens a session takes.
 
-``trailblaze run``, ``step``, ``verify``, ``snapshot`` and ``mcp`` and the pytest plugin all start a
-device the same way, so they take the same flags (``--driver``, ``-o``, ``--headed``, ``--memory``,
-``--secret``, ``--llm``, …) with the same meaning, help text and parsing. ``SESSION_OPTIONS`` below
+``trailblaze run``, ``step``, ``verify``, ``snapshot``, ``plan``, ``record``, ``session`` and ``mcp`` and the
+pytest plugin all start a device the same way, so they take the same flags (``--driver``, ``-o``,
+``--headed``, ``--memory``, ``--secret``, ``--llm``, …) with the same meaning, help text and parsing. ``SESSION_OPTIONS`` below
 is the only place they are declared: ``session_options(command)`` turns the rows a command uses into
 click options, ``session_values`` turns what click parsed into the typed values (``RunOptions`` field
 names), and ``add_pytest_options`` / ``pytest_session_values`` do the same for the pytest plugin's
@@ -42,15 +42,16 @@ Kind = Literal["text", "int", "number", "path", "dir", "flag", "switch", "pairs"
 dict; ``driver_options`` repeatable KEY=VALUE with YAML values and dotted keys; ``list`` repeatable, comma
 lists split; ``many`` repeatable, each value as given; ``off`` a ``--no-x`` flag that turns the field off."""
 
-COMMANDS = frozenset({"run", "step", "verify", "snapshot", "mcp", "session", "record"})
+COMMANDS = frozenset({"run", "step", "verify", "snapshot", "mcp", "session", "record", "plan"})
 """The commands that open a session (``session`` is ``session start``; the pytest plugin is one more
 entry point)."""
 
-_DEVICE_COMMANDS = frozenset({"run", "step", "verify", "snapshot", "session", "record"})
+_DEVICE_COMMANDS = frozenset({"run", "step", "verify", "snapshot", "session", "record", "plan"})
 _AGENT_COMMANDS = frozenset({"run", "step", "verify", "mcp", "session"})
 _SECRET_COMMANDS = _AGENT_COMMANDS | {"record"}
-_VALUE_COMMANDS = _SECRET_COMMANDS | {"snapshot"}
-"""Memory and secrets: ``snapshot`` takes them for its setup trails (a sign-in types a password)."""
+_VALUE_COMMANDS = _SECRET_COMMANDS | {"snapshot", "plan"}
+"""Memory and secrets: ``snapshot`` takes them for its setup trails (a sign-in types a password), ``plan`` for
+those and for the model's ``{{tokens}}``."""
 
 
 @dataclass(frozen=True)
@@ -158,13 +159,15 @@ SESSION_OPTIONS: tuple[SessionOption, ...] = (
              "host, ...). Overrides the trail's devices and the workspace's defaults.driver."),
     SessionOption(
         "devices", ("-d", "--device"), kind="list", metavar="[ACTOR=]PLATFORM[/ID]",
-        commands=frozenset({"run", "snapshot", "session", "mcp"}),
+        commands=frozenset({"run", "snapshot", "session", "mcp", "plan"}),
         pytest_flag="--trailblaze-device",
         help="Run on this device (e.g. android/emulator-5554); repeat to run every trail on several devices in "
              "parallel. ACTOR=DEVICE binds an actor of a trail with several devices (-d alice=web -d bob=web).",
         pytest_help="Run each trail on this device (as trailblaze run -d); repeat for one test per device.",
         per_command={"snapshot": {"field": "device", "kind": "text",
                                   "help": "Device to look at, as for `run` (e.g. android/emulator-5554, ios, web)."},
+                     "plan": {"field": "device", "kind": "text",
+                              "help": "Device to explore, as for `run` (e.g. android/emulator-5554, ios, web)."},
                      "session": {"field": "device", "kind": "text",
                                  "help": "Device to keep, as for `run` (e.g. android/emulator-5554, ios, web)."},
                      "mcp": {"field": "device", "kind": "text",
@@ -180,11 +183,13 @@ SESSION_OPTIONS: tuple[SessionOption, ...] = (
         help="Show the browser window (drivers with a 'headless' setting).",
         pytest_help="Show the browser window (pytest-playwright's --headed is honoured too)."),
     SessionOption(
-        "workspace", ("--workspace",), kind="dir", commands=frozenset({"snapshot", "mcp", "session", "record"}),
+        "workspace", ("--workspace",), kind="dir",
+        commands=frozenset({"snapshot", "mcp", "session", "record", "plan"}),
         help="Workspace directory whose tools and drivers: settings apply (default: found from the current "
              "directory)."),
     SessionOption(
-        "target", ("--target",), metavar="ID", commands=frozenset({"step", "verify", "mcp", "session", "record"}),
+        "target", ("--target",), metavar="ID",
+        commands=frozenset({"step", "verify", "mcp", "session", "record", "plan"}),
         help="Target app (trailmap) whose tools are offered."),
     SessionOption(
         "memory", ("--memory",), kind="pairs", metavar="KEY=VALUE", commands=_VALUE_COMMANDS,
@@ -214,12 +219,14 @@ SESSION_OPTIONS: tuple[SessionOption, ...] = (
                      for name in ("step", "verify", "mcp", "session", "record")}),
     SessionOption(
         "setup", ("--setup",), kind="many", metavar="TRAIL",
-        commands=frozenset({"snapshot", "session", "record"}),
+        commands=frozenset({"snapshot", "session", "record", "plan"}),
         help="Replay this trail's recorded steps first (e.g. signing in); not part of what is saved "
              "(repeatable; default: the workspace's defaults.setup)."),
     SessionOption(
-        "llm", ("--llm",), metavar="PROVIDER/MODEL", commands=_AGENT_COMMANDS, pytest_flag="--trailblaze-llm",
-        help="Model for the agent (steps without a recording; `mcp`'s natural-language steps), e.g. openai/gpt-4.1."),
+        "llm", ("--llm",), metavar="PROVIDER/MODEL", commands=_AGENT_COMMANDS | {"plan"},
+        pytest_flag="--trailblaze-llm",
+        help="Model for the agent (steps without a recording; `mcp`'s natural-language steps; `plan`'s explorer), "
+             "e.g. openai/gpt-4.1."),
     SessionOption(
         "max_llm_calls", ("--max-llm-calls",), kind="int", commands=_AGENT_COMMANDS,
         pytest_flag="--trailblaze-max-llm-calls",

@@ -45,6 +45,8 @@ class SnapshotRequest:
     screenshot: Path | None = None
     headed: bool = False
     workspace: Path | None = None
+    target: str | None = None
+    """The target app whose tools the session has (``plan --target``; none: the workspace's default)."""
     setup: list[str] = field(default_factory=list)
     """Setup trails replayed before looking (``--setup``; none: the workspace's ``defaults.setup``)."""
     memory: dict[str, str] = field(default_factory=dict)
@@ -113,7 +115,7 @@ def open_screen(request: SnapshotRequest, *, host: PluginHost | None = None,
                 test_name: str = "snapshot") -> Iterator[SessionLifecycle]:
     """The device started as ``trailblaze run`` would start it, ``request.url`` opened; stopped on exit.
 
-    ``snapshot`` and ``waypoint locate`` look at a screen through it."""
+    ``snapshot``, ``waypoint locate`` and ``plan`` look at a screen through it."""
     from ..errors import BadInputError
     from ..runner.lifecycle import SessionFactory
     from ..runner.options import RunOptions
@@ -134,7 +136,7 @@ def open_screen(request: SnapshotRequest, *, host: PluginHost | None = None,
         raise BadInputError(f"driver '{cls.key}' has no {', '.join('--' + d for d in unsupported)} snapshot detail",
                             hint=f"it offers: {offered}")
     setup = setup_trails(request.setup, ws.config)
-    with factory.open(workspace=ws, driver=cls, device=device) as lifecycle:
+    with factory.open(workspace=ws, driver=cls, device=device, target=request.target) as lifecycle:
         assert lifecycle.session.driver is not None
         replay_setups(setup, lifecycle.session)
         if request.url:

@@ -27,6 +27,7 @@ class WebNavigate(WebTool):
     relative to the working directory (see ``navigation_url``)."""
 
     name: ClassVar[str] = "web_navigate"
+    is_read_only: ClassVar[bool] = True
     action: Annotated[Literal["GOTO", "BACK", "FORWARD", "RELOAD"], CASE_INSENSITIVE] = Field("GOTO", description="GOTO, BACK, FORWARD or RELOAD.")
     url: str | None = Field(None, description="The URL for GOTO: a full URL (https://..., file://...), a path "
                                               "on the app's base URL, or a relative file path.")
@@ -187,6 +188,7 @@ class WebScroll(TargetedTool):
     view instead."""
 
     name: ClassVar[str] = "web_scroll"
+    is_read_only: ClassVar[bool] = True
     ref: str | None = Field(None, description=REF_DESCRIPTION + " Omit to scroll the page.")
     direction: Annotated[Literal["UP", "DOWN", "LEFT", "RIGHT"], CASE_INSENSITIVE] = Field("DOWN", description="UP, DOWN, LEFT or RIGHT.")
     amount: int = Field(500, ge=0, description="Pixels to scroll.")
@@ -233,6 +235,7 @@ class WebWait(WebTool):
     """Wait a fixed number of seconds. Prefer verifications, which wait for what you expect."""
 
     name: ClassVar[str] = "web_wait"
+    is_read_only: ClassVar[bool] = True
     seconds: float = Field(1.0, ge=0, le=300, description="Seconds to wait.")
 
     def execute(self, ctx: ToolContext) -> ToolResult:
@@ -245,6 +248,7 @@ class WebWaitForUrl(WebTool):
     """Wait until the page URL matches a regular expression."""
 
     name: ClassVar[str] = "web_waitForUrl"
+    is_read_only: ClassVar[bool] = True
     pattern: str = Field(..., description="Regular expression the URL must match (searched, not anchored).")
     timeoutMs: int | None = Field(None, ge=0, description="How long to wait (default: the navigation timeout).")
 
@@ -269,6 +273,7 @@ class WebCurrentUrl(WebTool):
     """Return the current page URL."""
 
     name: ClassVar[str] = "web_currentUrl"
+    is_read_only: ClassVar[bool] = True
 
     def execute(self, ctx: ToolContext) -> ToolResult:
         drv = driver_for(ctx)
@@ -279,6 +284,7 @@ class WebSnapshot(WebTool):
     """Save a named snapshot of the page (screenshot and element tree) and return the tree."""
 
     name: ClassVar[str] = "web_snapshot"
+    is_read_only: ClassVar[bool] = True
     screenName: str = Field(..., description="A name for this screen, e.g. 'checkout-form'.")
 
     def execute(self, ctx: ToolContext) -> ToolResult:

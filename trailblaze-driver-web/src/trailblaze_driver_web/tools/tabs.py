@@ -22,6 +22,7 @@ class WebSwitchTab(WebTool):
     opened, as the snapshot lists them), a part of its URL, or a part of its title. Give one of the three."""
 
     name: ClassVar[str] = "web_switchTab"
+    is_read_only: ClassVar[bool] = True
     index: int | None = Field(None, ge=0, description="The tab's index in the snapshot's tab list (0: the first).")
     url: str | None = Field(None, min_length=1, description="A part of the tab's URL, e.g. 'policy.html'.")
     title: str | None = Field(None, min_length=1, description="A part of the tab's title, e.g. 'Expense policy'.")
