@@ -118,8 +118,9 @@ def _steps(logger: Any, trail: TrailResult, start: int, clean: Callable[[Any], A
                 name=clean(f"{entry.get('toolName')} {_short(entry.get('trailblazeTool', {}).get('raw'))}"),
                 status="passed" if entry.get("successful", True) else "failed", stage="finished",
                 start=node.start, stop=node.start + int(entry.get("durationMs") or 0)))
-        if step.screenshot and trail.log_dir is not None:
-            attached = _attach(logger, trail.log_dir / step.screenshot, f"screenshot, step {step.number}")
+        folder = trail.log_dir_of(step.actor)
+        if step.screenshot and folder is not None:
+            attached = _attach(logger, folder / step.screenshot, f"screenshot, step {step.number}")
             if attached is not None:
                 node.attachments.append(attached)
         out.append(node)
