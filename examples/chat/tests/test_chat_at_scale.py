@@ -253,3 +253,52 @@ def test_sigterm_mid_parallel_under_run_n_2_exits_2_and_leaves_nothing(tmp_path:
         assert [a[0] for a in _actors(row)] == ["alice", "bob"]
     urls = _chat_urls(tmp_path / "out")
     assert len(urls) == 2 and not any(port_open(url) for url in urls)
+
+
+SNAPSHOTS = """\
+config:
+  title: "Chat: each actor snapshots its own screen at once"
+  target: chat
+  actors: {alice: web, bob: web}
+trail:
+  - step: Alice signs in
+    actor: alice
+    recording:
+      web:
+        - web_navigate: {url: /}
+        - web_type: {ref: 'textbox "Your name"', text: Alice}
+        - web_click: {ref: 'button "Sign in"'}
+  - parallel:
+      - step: Alice snapshots the lobby
+        actor: alice
+        recording:
+          web: [{web_snapshot: {screenName: screen}}]
+      - step: Bob snapshots the sign-in page
+        actor: bob
+        recording:
+          web: [{web_navigate: {url: /}}, {web_snapshot: {screenName: screen}}]
+"""
+
+
+def test_the_report_shows_a_lane_per_actor_with_each_actors_own_screenshot(tmp_path: Path) -> None:
+    shutil.copytree(TRAILS / "config", tmp_path / "trails" / "config")
+    shutil.copytree(EXAMPLE / "app", tmp_path / "app")
+    shutil.copy(EXAMPLE / "server.py", tmp_path / "server.py")
+    (tmp_path / "trails" / "snapshots.trail.yaml").write_text(SNAPSHOTS, encoding="utf-8")
+    done = run_cli(["run", str(tmp_path / "trails"), "--output-dir", str(tmp_path / "out")])
+    assert done.exit_code == 0, done.output
+    row = _summary(tmp_path / "out")["results"][0]
+    folders = {a["name"]: Path(a["log_dir"]) for a in row["actors"]}
+    shots = {name: folder / "snapshot_screen.jpg" for name, folder in folders.items()}
+    assert all(p.is_file() for p in shots.values()), shots  # the same name, each in its actor's folder
+    assert shots["alice"].read_bytes() != shots["bob"].read_bytes()
+    page = next((tmp_path / "out" / "reports").glob("trailblaze_report_*.html")).read_text(encoding="utf-8")
+    assert "(not found)" not in page
+    block = page[page.index("<div class=parallel"):]
+    lanes = re.findall(r"<div class=lane data-actor='(\w+)'>(.*?)(?=<div class=lane data-actor=|</div></div></div>)",
+                       block, re.S)
+    assert [name for name, _ in lanes] == ["alice", "bob"]
+    keys = {name: re.findall(r"data-shot=(\w+)", body) for name, body in lanes}
+    assert len(keys["alice"]) == len(keys["bob"]) == 1 and keys["alice"] != keys["bob"], keys
+    assert page.count("<span class=actor data-actor='alice'>") == 2
+    assert page.count("<span class=actor data-actor='bob'>") == 1
