@@ -191,7 +191,7 @@ class TrailRecord(BaseModel):
     run_id: str | None = None
     """The run the record belongs to (the manifest's ``run_id`` when an older bundle left it out)."""
     actor: str | None = None
-    """Who the trail ran as; None until trails have actors (part of the result's identity)."""
+    """Part of the result's identity, kept None: a trail with actors is one record, its actors in ``actors``."""
     actors: list[ActorRecord] = Field(default_factory=list)
     """A trail with several devices (``config.actors``) is one record; these are its actors, in
     declaration order, and each of its ``steps`` names its ``actor``."""
