@@ -295,7 +295,7 @@ def _actor_steps(trail: TrailResult, logged: list[LogStep], page: _Page) -> str:
                                                      result.success, result.mode, result.message)
         return _step_html(step, trail, result, page)
 
-    out = []
+    out: list[str] = []
     for row in step_rows(sorted(trail.steps, key=lambda s: s.index)):
         if not row.parallel:
             out.extend(one(result) for lane in row.lanes.values() for result in lane)
