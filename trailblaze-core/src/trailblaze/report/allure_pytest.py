@@ -15,6 +15,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import pytest
 
     from ..results.model import TrailResult
@@ -79,10 +81,15 @@ def _add(result: TrailResult, clean: Callable[[Any], Any], hook: Any) -> None:
                                extension=(folder / step.screenshot).suffix.lstrip("."))
         error = None if step.success else AssertionError(clean(step.message or "failed"))
         _stop(hook, step_id, error)
-    if result.log_dir is not None and result.log_dir.is_dir():
-        for path in sorted(result.log_dir.iterdir()):
+    # A trail with actors: each actor's own folder, its files named after the actor.
+    folders: list[tuple[str, Path | None]] = [(f"{a.name}/", a.log_dir) for a in result.actors] or \
+        [("", result.log_dir)]
+    for prefix, folder in folders:
+        if folder is None or not folder.is_dir():
+            continue
+        for path in sorted(folder.iterdir()):
             if is_evidence(path):
-                allure.attach.file(str(path), name=path.name,  # type: ignore[no-untyped-call]
+                allure.attach.file(str(path), name=prefix + path.name,  # type: ignore[no-untyped-call]
                                    extension=path.suffix.lstrip("."))
 
 
