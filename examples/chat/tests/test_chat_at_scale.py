@@ -7,6 +7,7 @@ written and no browser, worker or chat server left."""
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import re
@@ -18,6 +19,7 @@ import threading
 import time
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -119,17 +121,39 @@ def test_run_n_2_passes_the_chat_trails_and_names_the_failing_actor(tmp_path: Pa
     assert len(urls) == 3 and not any(port_open(url) for url in urls)
 
 
-def test_pytest_trails_runs_each_chat_trail_as_one_item(tmp_path: Path, port_open: Any) -> None:
-    tested = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--trails",
-                             str(TRAILS), "--trails", str(FAILING), "--trailblaze-output-dir", str(tmp_path / "out")],
-                            cwd=tmp_path, capture_output=True, text=True, timeout=600, check=False,
-                            env=dict(os.environ))
+PR_SET_CHILD_SUBREAPER = 36
+
+
+@contextmanager
+def _adopting_orphans() -> Iterator[None]:
+    """This process as the child subreaper (Linux ``prctl``): a browser the run below left behind would be
+    re-parented here, not to init, so ``browser_processes`` still finds it after the run has exited."""
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    if prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        pytest.skip("prctl(PR_SET_CHILD_SUBREAPER) is not available")
+    try:
+        yield
+    finally:
+        prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+
+
+def test_pytest_trails_runs_each_chat_trail_as_one_item(tmp_path: Path, browser_processes: Any,
+                                                        port_open: Any) -> None:
+    with _adopting_orphans():
+        tested = _pytest_trails(tmp_path)
+        assert browser_processes() == []
     out = tested.stdout + tested.stderr
     assert tested.returncode == 1, out  # the failing twin is one failed item
     assert "1 failed, 2 passed" in out, out
     assert "actor bob: verify 5" in out, out
     urls = _chat_urls(tmp_path / "out")
     assert len(urls) == 3 and not any(port_open(url) for url in urls)
+
+
+def _pytest_trails(tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--trails", str(TRAILS),
+                           "--trails", str(FAILING), "--trailblaze-output-dir", str(tmp_path / "out")],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=600, check=False, env=dict(os.environ))
 
 
 class _Marks:
