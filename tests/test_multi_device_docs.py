@@ -22,6 +22,13 @@ EXPECTED = {  # command → (exit code, text its output contains)
     "trailblaze run trails/invite.trail.yaml -d alice=web -d bob=web": (0, "✓ [bob] verify 4: Bob is in Alice's room"),
     "trailblaze run trails/invite.trail.yaml --endpoint ws://127.0.0.1:9/":
         (3, "2 actors (alice, bob) draw from an endpoint pool of 1: each actor needs its own endpoint"),
+    "cp trails/invite.trail.yaml trails/invite-again.trail.yaml": (0, ""),
+    "trailblaze run trails -n 2": (0, "Results: 2 passed, 0 failed, 0 skipped"),
+    "trailblaze run trails --shard 1/2 --output-dir out/shard-1": (0, "Results: 1 passed, 0 failed, 0 skipped"),
+    "trailblaze run trails --shard 2/2 --output-dir out/shard-2": (0, "Results: 1 passed, 0 failed, 0 skipped"),
+    "trailblaze merge-reports out/shard-1 out/shard-2 --output-dir out/merged --junit-xml out/merged/junit.xml":
+        (0, "Results: 2 passed, 0 failed, 0 skipped"),
+    "pytest --trails trails": (0, "2 passed"),
 }
 
 
@@ -42,8 +49,11 @@ def test_every_documented_command_runs(tmp_path: Path) -> None:
     (tmp_path / "trails" / "invite.trail.yaml").write_text(trail, encoding="utf-8")
     for i, command in enumerate(doc_commands()):
         words = shlex.split(command)
-        out_dir = ["--output-dir", str(tmp_path / f"out{i}")] if words[1] == "run" else []
-        done = subprocess.run([sys.executable, "-m", "trailblaze.cli", *words[1:], *out_dir],
+        out_dir = ["--output-dir", str(tmp_path / f"out{i}")] if words[1] == "run" and "--output-dir" not in words \
+            else []
+        program = {"trailblaze": [sys.executable, "-m", "trailblaze.cli"],
+                   "pytest": [sys.executable, "-m", "pytest", "-p", "no:cacheprovider"]}.get(words[0], words[:1])
+        done = subprocess.run([*program, *words[1:], *out_dir],
                               cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
         code, expected = EXPECTED[command]
         out = done.stdout + done.stderr
@@ -54,3 +64,12 @@ def test_every_documented_command_runs(tmp_path: Path) -> None:
     assert [a["name"] for a in result["actors"]] == ["alice", "bob"]
     assert [(s["index"], s["actor"]) for s in result["steps"]] == [(1, "alice"), (2, "alice"), (3, "bob"), (4, "bob")]
     assert (tmp_path / "trails" / "invite.trail.yaml").read_text(encoding="utf-8") == trail  # nothing saved back
+    folders = {a["name"]: Path(a["log_dir"]) for a in result["actors"]}
+    assert [(n, f.name, f.parent) for n, f in folders.items()] == [  # <output>/<trail run>/<actor>/
+        ("alice", "alice", Path(result["log_dir"])), ("bob", "bob", Path(result["log_dir"]))]
+    merged = json.loads((tmp_path / "out" / "merged" / "summary.json").read_text())["results"]
+    shape = [([a["name"] for a in r["actors"]], [(s["index"], s["actor"], s.get("block")) for s in r["steps"]])
+             for r in merged]
+    steps = [(s["index"], s["actor"], s.get("block")) for s in result["steps"]]
+    assert shape == [(["alice", "bob"], steps)] * 2  # the merge carries what the plain run wrote
+    assert (tmp_path / "out" / "merged" / "junit.xml").read_text().count('name="trailblaze.actor.bob"') == 2

@@ -153,6 +153,8 @@ def test_a_value_goes_from_one_actor_to_the_other_through_memory(tmp_path: Path,
         (1, "alice"), (2, "bob"), (3, "bob")]
     logs = {a["name"]: Path(a["log_dir"]) for a in actors}  # type: ignore[index, union-attr]
     assert logs["alice"] != logs["bob"]
+    assert (logs["alice"].name, logs["bob"].name) == ("alice", "bob")  # <output>/<trail run>/<actor>/
+    assert logs["alice"].parent == logs["bob"].parent == Path(str(result["log_dir"]))
     bob_log = "".join(p.read_text(encoding="utf-8") for p in logs["bob"].rglob("*.ndjson"))
     assert '"actor": "bob"' in bob_log or '"actor":"bob"' in bob_log
 
@@ -268,7 +270,7 @@ def test_a_pool_smaller_than_the_actors_is_refused_before_any_browser_starts(tmp
     done = _run(tmp_path, str(trail), "--endpoint", "ws://127.0.0.1:9/")
     assert done.returncode == 3, done.stdout + done.stderr
     assert "2 actors (alice, bob) draw from an endpoint pool of 1: each actor needs its own endpoint" in done.stdout
-    assert board.seen() == [] and not list((tmp_path / "out").glob("*_alice_*"))
+    assert board.seen() == [] and not list((tmp_path / "out").glob("*/alice"))
     workers = _run(tmp_path, str(trail), "-n", "2", "--endpoint", "ws://127.0.0.1:9/", "--endpoint", "ws://127.0.0.1:10/")
     assert workers.returncode == 3, workers.stdout + workers.stderr
     assert "2 actors (alice, bob) on each of 2 workers draw from an endpoint pool of 2" in workers.stdout + workers.stderr

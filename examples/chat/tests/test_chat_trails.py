@@ -19,9 +19,10 @@ pytestmark = [pytest.mark.browser]
 
 
 def _chat_urls(logs: Path) -> set[str]:
-    """The chat servers the run's sessions were given (one per trail, shared by its actors)."""
-    return {str(e["url"]) for d in sorted(logs.iterdir()) if d.is_dir() and d.name != "reports"
-            for e in read_log(d) if e.get("server") == "chat"}
+    """The chat servers the run's sessions were given (one per trail, shared by its actors); each actor
+    logs to ``<logs>/<trail run>/<actor>/``."""
+    return {str(e["url"]) for stream in sorted(logs.rglob("session.ndjson"))
+            for e in read_log(stream.parent) if e.get("server") == "chat"}
 
 
 def test_the_chat_trails_pass_and_leave_no_browser_or_server(tmp_path: Path, browser_processes: Any,

@@ -118,8 +118,9 @@ def _steps(logger: Any, trail: TrailResult, start: int, clean: Callable[[Any], A
                 name=clean(f"{entry.get('toolName')} {_short(entry.get('trailblazeTool', {}).get('raw'))}"),
                 status="passed" if entry.get("successful", True) else "failed", stage="finished",
                 start=node.start, stop=node.start + int(entry.get("durationMs") or 0)))
-        if step.screenshot and trail.log_dir is not None:
-            attached = _attach(logger, trail.log_dir / step.screenshot, f"screenshot, step {step.number}")
+        folder = trail.log_dir_of(step.actor)
+        if step.screenshot and folder is not None:
+            attached = _attach(logger, folder / step.screenshot, f"screenshot, step {step.number}")
             if attached is not None:
                 node.attachments.append(attached)
         out.append(node)
@@ -138,12 +139,13 @@ def _step_parameters(step: StepResult) -> list[Any]:
 
 def _evidence(logger: Any, trail: TrailResult) -> list[Any]:
     """The attempt's log folder files worth opening: event log, trace, network/console logs, video."""
-    if trail.log_dir is None or not trail.log_dir.is_dir():
-        return []
+    # A trail with actors: each actor's own folder, its files named after the actor (both have a network.ndjson).
+    folders: list[tuple[str, Path | None]] = [(f"{a.name}/", a.log_dir) for a in trail.actors] or [("", trail.log_dir)]
     out = []
-    for path in sorted(trail.log_dir.iterdir()):
+    for prefix, path in sorted((prefix, p) for prefix, folder in folders if folder is not None and folder.is_dir()
+                               for p in folder.iterdir()):
         if is_evidence(path):
-            attached = _attach(logger, path, path.name)
+            attached = _attach(logger, path, prefix + path.name)
             if attached is not None:
                 out.append(attached)
     return out

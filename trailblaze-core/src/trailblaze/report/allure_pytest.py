@@ -15,6 +15,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import pytest
 
     from ..results.model import TrailResult
@@ -73,15 +75,21 @@ def _add(result: TrailResult, clean: Callable[[Any], Any], hook: Any) -> None:
             hook.start_step(uuid=call_id, title=clean(f"{entry.get('toolName')} {_short(raw)}"), params={})
             ok = entry.get("successful", True)
             _stop(hook, call_id, None if ok else AssertionError(clean(str(entry.get("error") or ""))))
-        if step.screenshot and result.log_dir is not None and (result.log_dir / step.screenshot).is_file():
-            allure.attach.file(str(result.log_dir / step.screenshot), name=f"screenshot, {label}",  # type: ignore[no-untyped-call]
-                               extension=(result.log_dir / step.screenshot).suffix.lstrip("."))
+        folder = result.log_dir_of(step.actor)  # an actor's screenshots are in its own folder
+        if step.screenshot and folder is not None and (folder / step.screenshot).is_file():
+            allure.attach.file(str(folder / step.screenshot), name=f"screenshot, {label}",  # type: ignore[no-untyped-call]
+                               extension=(folder / step.screenshot).suffix.lstrip("."))
         error = None if step.success else AssertionError(clean(step.message or "failed"))
         _stop(hook, step_id, error)
-    if result.log_dir is not None and result.log_dir.is_dir():
-        for path in sorted(result.log_dir.iterdir()):
+    # A trail with actors: each actor's own folder, its files named after the actor.
+    folders: list[tuple[str, Path | None]] = [(f"{a.name}/", a.log_dir) for a in result.actors] or \
+        [("", result.log_dir)]
+    for prefix, folder in folders:
+        if folder is None or not folder.is_dir():
+            continue
+        for path in sorted(folder.iterdir()):
             if is_evidence(path):
-                allure.attach.file(str(path), name=path.name,  # type: ignore[no-untyped-call]
+                allure.attach.file(str(path), name=prefix + path.name,  # type: ignore[no-untyped-call]
                                    extension=path.suffix.lstrip("."))
 
 

@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from .._version import __version__
 from ..errors import BadInputError, ExitCode
 from ..files import write_atomic
-from ..results.model import (ResultIdentity, StepResult, call_entries, outcome_exit_code, result_identity,
+from ..results.model import (ActorResult, ResultIdentity, StepResult, call_entries, outcome_exit_code, result_identity,
                              step_status)
 from ..results.output_request import BundleContext
 from ..session import SessionOutcome
@@ -75,6 +75,12 @@ class StepRecord(BaseModel):
     cached_tokens: int = 0
     tool_calls: list[dict[str, Any]] = Field(default_factory=list)
     """``{"name", "args"}`` per top-level call the step made (``results.model.call_entries``)."""
+    actor: str | None = None
+    """The actor that ran the step, in a trail with actors (``StepResult.actor``)."""
+    block: int | None = None
+    """The ``parallel:`` block it ran in (``StepResult.block``)."""
+    screenshot: str | None = None
+    """The step's last screenshot, relative to its actor's (or the trail's) log folder."""
 
     @classmethod
     def of(cls, step: StepResult) -> StepRecord:
@@ -83,15 +89,17 @@ class StepRecord(BaseModel):
                    reason=step.reason, llm_call_count=step.llm_call_count,
                    llm_cost_usd=round(step.llm_cost_usd, 6), llm_tokens=step.llm_tokens,
                    input_tokens=step.input_tokens, output_tokens=step.output_tokens,
-                   cached_tokens=step.cached_tokens, tool_calls=call_entries(step.tool_calls))
+                   cached_tokens=step.cached_tokens, tool_calls=call_entries(step.tool_calls), actor=step.actor,
+                   block=step.block, screenshot=step.screenshot)
 
     def result(self) -> StepResult:
         """The step as the run had it, for the summary, report and JUnit of a merge (``merge-reports``, ``-n``)."""
         step = StepResult(self.number if self.index is None else self.index, self.kind, self.text, self.mode,
                           self.success, self.message, self.tool, self.duration_ms, self.llm_call_count,
-                          self.llm_cost_usd, self.llm_tokens, reason=self.reason, input_tokens=self.input_tokens,
-                          output_tokens=self.output_tokens, cached_tokens=self.cached_tokens,
-                          tool_calls=list(self.tool_calls))
+                          self.llm_cost_usd, self.llm_tokens, self.screenshot, reason=self.reason,
+                          input_tokens=self.input_tokens, output_tokens=self.output_tokens,
+                          cached_tokens=self.cached_tokens, tool_calls=list(self.tool_calls), actor=self.actor,
+                          block=self.block)
         step.number = self.number
         return step
 
@@ -99,6 +107,31 @@ class StepRecord(BaseModel):
     def status(self) -> str:
         """``replayed``, ``agent``, ``healed``, ``skipped`` or ``failed`` (``results.model.step_status``)."""
         return step_status(self.mode, self.success)
+
+
+class ActorRecord(BaseModel):
+    """One actor of a trail with several devices (``ActorResult``): what it ran on, where it logged."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    name: str
+    platform: str
+    driver: str
+    device: str | None = None
+    endpoint: str | None = None
+    session_id: str | None = None
+    log_dir: str | None = None
+    """Relative to the bundle, like ``TrailRecord.log_dir``."""
+
+    @classmethod
+    def of(cls, actor: ActorResult, root: Path) -> ActorRecord:
+        return cls(name=actor.name, platform=actor.platform, driver=actor.driver, device=actor.device,
+                   endpoint=actor.endpoint, session_id=actor.session_id, log_dir=relative(actor.log_dir, root))
+
+    def result(self, full: Callable[[str | None], Path | None]) -> ActorResult:
+        """The actor as the run had it; ``full`` turns a bundle-relative path into the merge's."""
+        return ActorResult(self.name, self.platform, self.driver, device=self.device, endpoint=self.endpoint,
+                           session_id=self.session_id, log_dir=full(self.log_dir))
 
 
 class TrailRecord(BaseModel):
@@ -158,7 +191,10 @@ class TrailRecord(BaseModel):
     run_id: str | None = None
     """The run the record belongs to (the manifest's ``run_id`` when an older bundle left it out)."""
     actor: str | None = None
-    """Who the trail ran as; None until trails have actors (part of the result's identity)."""
+    """Part of the result's identity, kept None: a trail with actors is one record, its actors in ``actors``."""
+    actors: list[ActorRecord] = Field(default_factory=list)
+    """A trail with several devices (``config.actors``) is one record; these are its actors, in
+    declaration order, and each of its ``steps`` names its ``actor``."""
 
     def session_outcome(self) -> SessionOutcome:
         """``outcome`` as a ``SessionOutcome``; a value this version does not know is an ``ERROR``."""
@@ -263,7 +299,7 @@ def record_of(trail: TrailResult, root: Path, *, shard: str | None, worker: str 
         llm_tokens=trail.llm_tokens, quarantined=final.quarantined, has_recorded_steps=trail.has_recorded_steps,
         log_dir=relative(trail.log_dir, root),
         artifacts={k: relative(v, root) or v for k, v in artifacts.items()},
-        steps=[StepRecord.of(s) for s in trail.steps],
+        steps=[StepRecord.of(s) for s in trail.steps], actors=[ActorRecord.of(a, root) for a in trail.actors],
         shard=shard, worker=worker, last=trail is final, run_id=run_id,
         workspace=workspace, workspace_path=within)
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..files import write_atomic
+from ..results.lanes import actor_label, step_rows
 from ..untrusted import output_text
 from .html_assets import CSS, SCRIPT
 from .html_evidence import download_table, evidence_html
@@ -204,6 +205,8 @@ def _trail(trail: TrailResult, page: _Page) -> str:
                          ("session", trail.session_id)):
         if value:
             meta.append(f"{label}: {_e(str(value))}")
+    if trail.actors:
+        meta.append("actors: " + _e("; ".join(actor_label(a) for a in trail.actors)))
     steps, loose = group_steps(trail.log_entries)
     search = " ".join([trail.title, page.shown(trail.path), trail.trail_id or "", *(s.text for s in steps),
                        *(s.text or "" for s in trail.steps)]).lower()
@@ -225,13 +228,16 @@ def _trail(trail: TrailResult, page: _Page) -> str:
     return "".join(out)
 
 
-def _evidence_links(trail: TrailResult, page: _Page) -> str:
-    """The attempt's evidence files (network and console logs, video, device logs), at its failing step."""
-    if trail.log_dir is None:
+def _evidence_links(trail: TrailResult, page: _Page, folder: Path | None = None) -> str:
+    """The attempt's evidence files (network and console logs, video, device logs), at its failing step
+    (``folder``: the failing actor's, in a trail with actors)."""
+    folder = folder or trail.log_dir
+    if folder is None:
         return ""
     files = {str(k): str(v) for e in trail.log_entries if isinstance(e.get("evidence"), dict)
+             and (folder == trail.log_dir or trail.log_dir_of(session=e.get("session")) == folder)
              for k, v in e["evidence"].items()}
-    links = [f"{_e(label.replace('_', ' '))}: <a href='{page.href(trail.log_dir / name)}'>{_e(name)}</a>"
+    links = [f"{_e(label.replace('_', ' '))}: <a href='{page.href(folder / name)}'>{_e(name)}</a>"
              for label, name in files.items()]
     return f"<div class=meta>evidence: {' · '.join(links)}</div>" if links else ""
 
@@ -266,12 +272,38 @@ def _attempt_body(trail: TrailResult, page: _Page) -> str:
         out.append(f"<p>Skipped: {_e(trail.skip_reason)}</p>")
     if trail.message and not trail.passed:
         out.append(f"<div class=error>{_e(trail.message)}</div>")
-    results = {s.index: s for s in trail.steps}
-    for step in steps:
-        out.append(_step_html(step, trail, results.get(step.index) if step.index is not None else None, page))
+    if trail.actors:
+        out.append(_actor_steps(trail, steps, page))
+    else:
+        results = {s.index: s for s in trail.steps}
+        for step in steps:
+            out.append(_step_html(step, trail, results.get(step.index) if step.index is not None else None, page))
     artifacts = _artifacts(trail, loose, page)
     if artifacts:
         out.append(artifacts)
+    return "".join(out)
+
+
+def _actor_steps(trail: TrailResult, logged: list[LogStep], page: _Page) -> str:
+    """A trail with actors, as ``results.lanes.step_rows`` lays it out (the merged report's layout too):
+    each step labelled with its actor, a ``parallel:`` block's steps side by side, one lane per actor.
+    Every step of the result is shown; one its actor never logged (skipped) is drawn from the result."""
+    by_index = {s.index: s for s in logged if s.index is not None}
+
+    def one(result: Any) -> str:
+        step = by_index.get(result.index) or LogStep(result.index, result.kind, result.text or "",
+                                                     result.success, result.mode, result.message)
+        return _step_html(step, trail, result, page)
+
+    out: list[str] = []
+    for row in step_rows(sorted(trail.steps, key=lambda s: s.index)):
+        if not row.parallel:
+            out.extend(one(result) for lane in row.lanes.values() for result in lane)
+            continue
+        lanes = "".join(f"<div class=lane data-actor='{_e(name)}'><div class=lane-name>{_e(name)}</div>"
+                        f"{''.join(one(result) for result in lane)}</div>" for name, lane in row.lanes.items())
+        out.append(f"<div class=parallel data-block={row.block}><div class=meta>parallel: "
+                   f"{_e(', '.join(row.lanes))} at the same time</div><div class=lanes>{lanes}</div></div>")
     return "".join(out)
 
 
@@ -280,6 +312,9 @@ def _links(trail: TrailResult, loose: list[dict[str, Any]], page: _Page) -> str:
     parts: list[str] = []
     if trail.log_dir is not None:
         parts.append(f"logs: <a href='{page.href(trail.log_dir)}'>{_e(page.shown(trail.log_dir))}</a>")
+    for actor in trail.actors:
+        if actor.log_dir is not None:
+            parts.append(f"{_e(actor.name)}'s logs: <a href='{page.href(actor.log_dir)}'>{_e(page.shown(actor.log_dir))}</a>")
     evidence = {str(k): str(v) for e in loose if isinstance(e.get("evidence"), dict) for k, v in e["evidence"].items()}
     if trail.log_dir is not None:
         for stream in sorted(trail.log_dir.glob("*.ndjson")) if trail.log_dir.is_dir() else []:
@@ -331,14 +366,17 @@ def _step_html(step: LogStep, trail: TrailResult, result: Any, page: _Page) -> s
                      f"<span class=tokens>{result.input_tokens:,} in / {result.output_tokens:,} out / "
                      f"{result.cached_tokens:,} cached tokens</span> · ${_e(_cost(result.llm_cost_usd))}")
     opened = " open" if ok is False else ""
-    out = [f"<details class=step data-text='{_e(step.text.lower())}'{opened}><summary>{mark} <b>{_e(label)}</b>: "
+    actor = getattr(result, "actor", None)
+    folder = trail.log_dir_of(actor)  # each actor's screenshots and evidence are in its own folder
+    who = f"<span class=actor data-actor='{_e(actor)}'>{_e(actor)}</span>" if actor else ""
+    out = [f"<details class=step data-text='{_e(step.text.lower())}'{opened}><summary>{mark} {who}<b>{_e(label)}</b>: "
            f"{_e(step.text)}{' <span class=meta>(' + ', '.join(extra) + ')</span>' if extra else ''}</summary>"]
     if result is not None and getattr(result, "reason", None):
         out.append(f"<div class=reason>the model ran this step: {_e(result.reason)}</div>")
     if ok is False and step.message:
         out.append(f"<div class=error>{_e(step.message)}</div>")
     if ok is False:
-        out.append(_evidence_links(trail, page))
+        out.append(_evidence_links(trail, page, folder))
     if result is not None and getattr(result, "status", None) == "failed":
         out.append(_prompt_html(trail, result))
     if step.tools:
@@ -349,10 +387,10 @@ def _step_html(step: LogStep, trail: TrailResult, result: Any, page: _Page) -> s
     if step.llm:
         out.append(_llm_html(step.llm))
     for shot in step.shots:
-        out.append(_image(trail.log_dir, shot, page))
+        out.append(_image(folder, shot, page))
     downloads = [entry for what, entry in step.events if what == "download"]
     if downloads:
-        out.append(download_table(downloads, trail.log_dir, page.href))
+        out.append(download_table(downloads, folder, page.href))
     events = [(what, entry) for what, entry in step.events if what != "download"]
     if events:
         out.append("<div class=events>")

@@ -32,6 +32,10 @@ main{padding:16px 24px;max-width:1200px}
 .meta a{color:#0969da}
 .mode.agent,.mode.healed{border-radius:4px;padding:0 4px;color:#fff;background:#8250df}
 .mode.healed{background:#bf8700}
+.actor{display:inline-block;border-radius:4px;padding:0 5px;margin-right:4px;font-size:12px;background:#ddf4ff;color:#0969da}
+.parallel{border-left:3px solid #0969da;margin:6px 0;padding:2px 0 2px 8px}
+.lanes{display:flex;gap:10px;align-items:flex-start}.lane{flex:1;min-width:0}
+.lane-name{font-weight:600;font-size:12px;color:#0969da;margin:2px 0}
 .reason{color:#57606a;font-size:12px;margin:2px 0 6px 18px}
 .copy-prompt{font-size:12px;margin:4px 0;cursor:pointer}
 .prompt-text{white-space:pre-wrap;font-size:12px;background:#f6f8fa;border:1px solid #d0d7de;border-radius:6px;padding:8px}

@@ -45,12 +45,13 @@ def artifact_paths(trail: TrailResult) -> dict[str, str]:
         return out
     out["log_dir"] = str(trail.log_dir)
     for entry in trail.log_entries:
+        folder = trail.log_dir_of(session=entry.get("session")) or trail.log_dir  # an actor's own folder
         if entry.get("screenshot"):
-            out["screenshot"] = str(trail.log_dir / str(entry["screenshot"]))
+            out["screenshot"] = str(folder / str(entry["screenshot"]))
         if entry.get("trace"):
-            out["trace"] = str(entry.get("path") or trail.log_dir / str(entry["trace"]))
+            out["trace"] = str(entry.get("path") or folder / str(entry["trace"]))
         if isinstance(entry.get("evidence"), dict):  # network and console logs, device logs, video
-            out.update({str(k): str(trail.log_dir / str(v)) for k, v in entry["evidence"].items()})
+            out.update({str(k): str(folder / str(v)) for k, v in entry["evidence"].items()})
     for key, value in trail.artifacts.items():  # a result read back from a bundle keeps them here
         out.setdefault(key, value)
     return out

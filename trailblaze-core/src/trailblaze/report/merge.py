@@ -195,6 +195,8 @@ def _rebased(record: TrailRecord, bundle: Bundle, prefix: str) -> TrailRecord:
     record.bundle = move(record.bundle) if record.bundle else prefix
     record.log_dir = move(record.log_dir)
     record.artifacts = {k: move(v) or v for k, v in record.artifacts.items()}
+    for actor in record.actors:
+        actor.log_dir = move(actor.log_dir)
     record.shard = record.shard or manifest.shard
     record.worker = record.worker or manifest.worker
     record.run_id = record.run_id or manifest.run_id
@@ -274,7 +276,8 @@ def trail_result(record: TrailRecord, out: str) -> TrailResult:
         has_recorded_steps=record.has_recorded_steps,
         skip_reason=record.skip_reason, trail_id=record.trail_id, device_label=record.device,
         endpoint=record.endpoint, tags=list(record.tags),
-        artifacts={k: joined(v) for k, v in record.artifacts.items()}, steps=[s.result() for s in record.steps])
+        artifacts={k: joined(v) for k, v in record.artifacts.items()}, steps=[s.result() for s in record.steps],
+        actors=[a.result(full) for a in record.actors])
 
 
 # -- triage ---------------------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from urllib.parse import quote
 
 from .html import _e as _escape
 from .html import _seconds
+from ..results.lanes import actor_label
 from .html_assets import CSS as BASE_CSS
 
 if TYPE_CHECKING:
@@ -74,8 +75,12 @@ function detail(r){
   r.at.forEach(function(a){var tr=el('tr');tr.appendChild(el('td',a[0]));var c=el('td');c.appendChild(el('span',a[1],'badge '+a[1]));tr.appendChild(c);
    tr.appendChild(el('td',secs(a[2])));tr.appendChild(el('td',a[3]||''));var lc=el('td');if(a[4])lc.appendChild(link(a[4],'logs'));tr.appendChild(lc);at.appendChild(tr);});
   td.appendChild(at);}
- if(r.st.length){var t=el('table');var h=el('tr');['#','kind','step','mode','ms','message'].forEach(function(x){h.appendChild(el('th',x));});t.appendChild(h);
-  r.st.forEach(function(s){var tr=el('tr');tr.appendChild(el('td',s[0]));tr.appendChild(el('td',s[1]));
+ if(r.ac.length){td.appendChild(el('div','actors: '+r.ac.join('; '),'meta'));}
+ if(r.st.length){var t=el('table');var h=el('tr');var cols=r.ac.length?['#','actor','kind','step','mode','ms','message']:['#','kind','step','mode','ms','message'];
+  cols.forEach(function(x){h.appendChild(el('th',x));});t.appendChild(h);
+  r.st.forEach(function(s){var tr=el('tr');tr.appendChild(el('td',s[0]));
+   if(r.ac.length){var a=el('td');a.appendChild(el('span',s[7],'actor'));if(s[8]){a.appendChild(el('span',' parallel: '+s[8][1].join(', '),'meta'));tr.className='parallel';}tr.appendChild(a);}
+   tr.appendChild(el('td',s[1]));
    tr.appendChild(el('td',s[2],s[3]?'ok':'bad'));tr.appendChild(el('td',s[4]));tr.appendChild(el('td',s[5]));tr.appendChild(el('td',s[6]||''));t.appendChild(tr);});
   td.appendChild(t);}
  var tr=el('tr','','detail');tr.appendChild(td);return tr;}
@@ -196,12 +201,26 @@ def _row(attempts: list[TrailRecord], reports: dict[str, Any], sig: int) -> dict
         "l": _href(f"{r.log_dir}/" if r.log_dir else None),
         "r": _href(f"{r.bundle}/{report}" if report and r.bundle else None),
         "sc": _href(r.artifacts.get("screenshot")),
-        "st": [[s.number, s.kind, s.text or "", s.success, s.status, s.duration_ms, s.message] for s in r.steps]
-        if outcome not in ("PASSED", "FLAKY", "HEALED") else [],
+        "st": _steps(r) if outcome not in ("PASSED", "FLAKY", "HEALED") else [],
+        "ac": [actor_label(a) for a in r.actors],
     }
     row["x"] = " ".join(str(v) for v in (r.title, r.key, device, r.shard, r.worker, r.endpoint, message,
-                                         " ".join(r.tags)) if v).lower()
+                                         " ".join(r.tags), " ".join(a.name for a in r.actors)) if v).lower()
     return row
+
+
+def _steps(record: TrailRecord) -> list[list[Any]]:
+    """The steps of a failed trail for its detail table, laid out by ``results.lanes.step_rows`` as the
+    run's report lays them out: each with its actor, and the steps of one ``parallel:`` block together
+    (their last cell: ``[block, its actors]``, drawn as lanes by the script)."""
+    from ..results.lanes import step_rows
+
+    out: list[list[Any]] = []
+    for row in step_rows(sorted(record.steps, key=lambda s: s.number if s.index is None else s.index)):
+        together = [row.block, list(row.lanes)] if row.parallel else None
+        out.extend([s.number, s.kind, s.text or "", s.success, s.status, s.duration_ms, s.message, s.actor or "",
+                    together] for lane in row.lanes.values() for s in lane)
+    return out
 
 
 def _shards_html(merged: Merged) -> str:

@@ -187,6 +187,9 @@ class StepResult:
 
     actor: str | None = None
     """The actor whose device ran this step, in a trail with several (``config.actors``)."""
+    block: int | None = None
+    """The ``trail:`` position of the ``parallel:`` block the step ran in (``TrailStep.block``), so a
+    report can show the block's steps side by side (``results.lanes``); None outside one."""
 
     @property
     def status(self) -> str:
@@ -201,7 +204,11 @@ class StepResult:
                 "llm_tokens": self.llm_tokens, "tokens": {"input": self.input_tokens, "output": self.output_tokens,
                                                           "cached": self.cached_tokens},
                 "llm_cost_usd": round(self.llm_cost_usd, 6), "tool_calls": call_entries(self.tool_calls)
-                } | ({"actor": self.actor} if self.actor else {})
+                } | ({"actor": self.actor} if self.actor else {}) | _block(self.block)
+
+
+def _block(block: int | None) -> dict[str, int]:
+    return {"block": block} if block is not None else {}
 
 
 def step_counts(steps: Sequence[StepResult]) -> dict[str, int]:
@@ -295,6 +302,16 @@ class TrailResult:
         """The outcome people act on: PASSED, FLAKY, HEALED, FAILED, ERROR, SKIPPED, CANCELLED (and
         upstream's TIMEOUT / MAX_CALLS_REACHED, which count as failed)."""
         return trail_status([a.outcome for a in (*self.attempts, self)])
+
+    def log_dir_of(self, actor: str | None = None, *, session: str | None = None) -> Path | None:
+        """The folder a file name in the logs is relative to (a screenshot, a trace, an evidence file):
+        in a trail with actors, that of the actor named, or of the actor whose session wrote the entry
+        (its ``session`` id), since each actor logs to its own folder (``<trail>/<actor>/``), so two
+        actors' ``step_3.png`` never collide; otherwise the trail's."""
+        for entry in self.actors:
+            if (actor is not None and entry.name == actor) or (session is not None and entry.session_id == session):
+                return entry.log_dir or self.log_dir
+        return self.log_dir
 
     def interrupt(self, signal_name: str, *, running: bool = True, step: str | None = None) -> None:
         """End this result as ``signal_name`` left it: CANCELLED, exit 2, failure kind ``Interrupted``, and

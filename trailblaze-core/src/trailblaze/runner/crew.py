@@ -139,15 +139,17 @@ class ActorCrew:
             started: float) -> TrailResult:
         """Open every actor's session, run the steps, close every session; one result for the trail."""
         first: Session | None = None
+        run_name = self.factory.session_name(trail)  # logs/<run_name>/<actor>/ for each actor
         for member in members:
             member.session = self.factory.new_session(trail, ws, bound, member.device, actor=member.name,
-                                                      memory=first.memory if first is not None else None)
+                                                      memory=first.memory if first is not None else None,
+                                                      trail_run=run_name)
             member.session.driver = member.driver
             first = first or member.session
         assert first is not None
         lead = members[0]
         result = TrailResult(trail.path, trail.name, SessionOutcome.ERROR, ExitCode.INFRASTRUCTURE,
-                             session_id=first.id, log_dir=first.log_dir, driver=lead.driver.key,
+                             session_id=first.id, log_dir=first.log_dir.parent, driver=lead.driver.key,
                              platform=lead.driver.platform, started_at=started, target=trail.config.target,
                              has_recorded_steps=trail.has_recordings, trail_id=trail.config.id)
         result.actors = [m.result() for m in members]

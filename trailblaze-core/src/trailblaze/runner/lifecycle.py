@@ -335,21 +335,21 @@ class SessionFactory:
     def new_session(self, trail: "Trail | None", ws: ToolWorkspace, bound: Mapping[str, Any] | None = None,
                     device: Device | None = None, *, target: str | None = None,
                     extra: Mapping[str, Any] | None = None, listing: bool = False,
-                    memory: Memory | None = None, actor: str | None = None) -> Session:
+                    memory: Memory | None = None, actor: str | None = None, trail_run: str | None = None
+                    ) -> Session:
         """A session that is built but not started: id, log directory, memory, a registry copy.
 
         ``extra`` goes to ``session.options.extra`` for plugins (its ``listing``/``agent_mode`` keys to
         those fields); ``listing`` marks a session that lists tools and never runs a trail. The actors of
-        a trail with several devices pass ``actor`` (their session is named after it) and share the first
-        one's ``memory``."""
-        name = self.options.test_name or (trail.name if trail is not None else "session")
-        if actor is not None:
-            name = f"{name}_{actor}"
-        if device is not None:
-            name = f"{name}_{device.spec}"
-        seed = re.sub(r"[^A-Za-z0-9_]+", "_", name).strip("_")[:60] or "trail"
-        session_id = f"{time.strftime('%Y_%m_%d_%H_%M_%S')}_{seed}_{random.randint(0, 9998)}"
-        log_dir = self.output_dir / session_id
+        a trail with several devices pass ``actor`` and ``trail_run`` (the trail's ``session_name``, the
+        same for all of them) and share the first one's ``memory``: each actor's session is
+        ``<trail_run>_<actor>`` and logs to ``<output>/<trail_run>/<actor>/``, so the folder says whose
+        device it is, whatever the length of the trail's title."""
+        if actor is not None and trail_run is not None:
+            session_id, log_dir = f"{trail_run}_{actor}", self.output_dir / trail_run / actor
+        else:
+            session_id = self.session_name(trail, device, actor)
+            log_dir = self.output_dir / session_id
         if memory is None:
             memory = Memory.seeded(config_memory=trail.config.memory if trail is not None else None,
                                    cli_memory=self.options.memory, secrets=self.options.secrets,
@@ -371,6 +371,17 @@ class SessionFactory:
         session.resources[PROVIDERS_KEY] = self.host.llm_providers  # built when the model is first asked
         session.resources.update(self._resources)
         return session
+
+    def session_name(self, trail: "Trail | None", device: Device | None = None, actor: str | None = None) -> str:
+        """A new session's id, which names its log directory: the time, the test or trail name (then
+        the actor and device), and a random tail."""
+        name = self.options.test_name or (trail.name if trail is not None else "session")
+        if actor is not None:
+            name = f"{name}_{actor}"
+        if device is not None:
+            name = f"{name}_{device.spec}"
+        seed = re.sub(r"[^A-Za-z0-9_]+", "_", name).strip("_")[:60] or "trail"
+        return f"{time.strftime('%Y_%m_%d_%H_%M_%S')}_{seed}_{random.randint(0, 9998)}"
 
     @contextmanager
     def open(self, *, workspace: Path | ToolWorkspace | None = None, driver: str | type[Driver] | Driver | None = None,

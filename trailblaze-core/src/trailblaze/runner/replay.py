@@ -184,6 +184,7 @@ class StepLoop:
     def _step_done(self, lifecycle: SessionLifecycle, step: "TrailStep", step_result: StepResult,
                    result: TrailResult, first_entry: int) -> None:
         session = lifecycle.session
+        step_result.actor, step_result.block = step.actor, step.block
         if not step_result.success:
             self._failure_context(session, step, step_result)
         lifecycle.step_finished(step, step_result.success)
@@ -272,6 +273,7 @@ def _not_run(trail: "Trail", lifecycle: SessionLifecycle, result: TrailResult, e
         else:
             continue
         entry.number = step.number
+        entry.actor, entry.block = step.actor, step.block
         result.steps.append(entry)
 
 
