@@ -332,7 +332,9 @@ def test_recordable_false_always_uses_the_model_and_is_never_written(app_host, w
                              "  - step: Sign in as ann with the saved email and password\n    recordable: false\n")
     server = llm_server([*SIGN_IN, *VERIFY, *SIGN_IN])
     root = workspace(tb_llm_config(server), {"sign-in.trail.yaml": trail})
-    assert run(root, app_host).exit_code == 0
+    # A replay without the model cannot prove a trail with a step the model solves on every run
+    # (test_heal_check.py): the verify's recording is written back unproven.
+    assert run(root, app_host, "--no-heal-check").exit_code == 0
     text = (root / "trails" / "sign-in.trail.yaml").read_text()
     assert "recordable: false\n  - verify" in text and "app_tap" not in text and "app_assertVisible" in text
     second = run(root, app_host)

@@ -68,11 +68,16 @@ class RecordingSaveBack:
         from ..trail.saveback import spliced_recordings
 
         try:
-            text = spliced_recordings(trail.path, writable, codec=session.codec, original=trail)
+            text, placed, refused = spliced_recordings(trail.path, writable, codec=session.codec, original=trail)
         except TrailblazeError as exc:
             self.progress.note(f"  ! could not save recordings into {trail.path}: {exc}")
             result.heal_check = HealCheck("skipped", f"could not place the recordings: {exc}")
             return
+        if refused:  # the file was edited while the run went: those recordings have no step to go to
+            self.progress.note(f"  ! could not save recordings into {trail.path}: {'; '.join(refused)}")
+        if not placed:
+            return
+        # ``writable`` stays as the run read the trail: ``write_back`` places it again against the file.
         reason = unprovable
         if not result.passed:
             reason = f"the trail did not pass ({result.status.lower()}), so it cannot be replayed to prove them"

@@ -388,18 +388,16 @@ def save_recordings(path: Path, updates: list[Update], *, codec: ToolCodec = COR
 
 
 def spliced_recordings(path: Path, updates: list[Update], *, codec: ToolCodec = CORE_CODEC,
-                       original: Trail | None = None) -> str:
+                       original: Trail | None = None) -> tuple[str, list[Update], list[str]]:
     """The trail file's text with ``updates`` spliced in as ``save_recordings`` would write it, without
-    writing it: what a proving replay runs and a ``*.healed.trail.yaml`` proposal holds. Updates that
-    cannot be placed (the file was edited meanwhile) raise ``SaveBackConflict``."""
+    writing it: what a proving replay runs and a ``*.healed.trail.yaml`` proposal holds. Returns the text,
+    the updates placed and why the others could not be (the file was edited meanwhile: ``_retarget``)."""
     path = Path(path)
     text = _read(_real(path))
+    refused: list[str] = []
     if original is not None:
         updates, refused = _retarget(text, path, updates, original)
-        if refused:
-            raise SaveBackConflict("; ".join(refused), location=SourceLocation(path),
-                                   hint="run the trail again to record the edited steps")
-    return splice_recordings(text, path, updates, codec=codec)
+    return splice_recordings(text, path, updates, codec=codec), updates, refused
 
 
 def append_step(path: Path, text: str, kind: Literal["step", "verify"] = "step", classifier: str | None = None,
