@@ -7,6 +7,7 @@ served over HTTP (stopped by its fixture)."""
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
@@ -84,7 +85,8 @@ def test_a_heal_that_only_works_mid_flow_leaves_the_trail_alone_and_writes_a_pro
     root = workspace(tb_llm_config(server), {"greeting.trail.yaml": MID_FLOW})
     path = root / "trails" / "greeting.trail.yaml"
     before = path.read_bytes()
-    result = run_cli(["run", "trails", "--self-heal", "--output-dir", str(root / "logs")], host=app_host, cwd=root)
+    result = run_cli(["run", "trails", "--self-heal", "--output-dir", str(root / "logs"), "--junit-xml",
+                      str(root / "junit.xml")], host=app_host, cwd=root)
 
     # The trail passed this run (healed); only the write-back was refused, and the run says why.
     assert result.exit_code == 0, result.output
@@ -98,6 +100,17 @@ def test_a_heal_that_only_works_mid_flow_leaves_the_trail_alone_and_writes_a_pro
     assert root / check["proposal"] == proposal  # as the run names the trail (relative to where it ran)
     assert "! heal check not proven: step 1 \"Open the account page\": tool 'app_tap'" in result.output
     assert f"trails/greeting.trail.yaml is unchanged; the new recordings are in {check['proposal']}" in result.output
+
+    # JUnit and a merge of the run's bundle say the same.
+    case = ET.parse(root / "junit.xml").getroot().find(".//testcase")
+    assert case is not None
+    props = {p.get("name"): p.get("value") for p in case.iter("property")}
+    assert (props["trailblaze.heal_check"], props["trailblaze.heal_proposal"]) == ("not_proven", check["proposal"])
+    merged = run_cli(["merge-reports", str(root / "logs"), "--output-dir", str(root / "merged")], host=app_host, cwd=root)
+    assert merged.exit_code == 0, merged.output
+    again = json.loads((root / "merged" / "summary.json").read_text())["results"][0]["heal_check"]
+    assert Path(again.pop("log_dir")).name == Path(check.pop("log_dir")).name  # placed as the trail's log_dir is
+    assert again == check
 
     assert path.read_bytes() == before
     # The proposal is the trail with the step's new recording: the agent's calls only, never spliced

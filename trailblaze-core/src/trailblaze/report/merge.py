@@ -274,7 +274,8 @@ def trail_result(record: TrailRecord, out: str) -> TrailResult:
         has_recorded_steps=record.has_recorded_steps,
         skip_reason=record.skip_reason, trail_id=record.trail_id, device_label=record.device,
         endpoint=record.endpoint, tags=list(record.tags),
-        artifacts={k: joined(v) for k, v in record.artifacts.items()}, steps=[s.result() for s in record.steps])
+        artifacts={k: joined(v) for k, v in record.artifacts.items()}, steps=[s.result() for s in record.steps],
+        heal_check=record.heal_check.result(full) if record.heal_check is not None else None)
 
 
 # -- triage ---------------------------------------------------------------------------------------------
