@@ -184,8 +184,11 @@ def test_self_heal_re_solves_the_step_and_updates_the_recording(app_host, worksp
     assert result.exit_code == 0, result.output
     out = summary(root)
     assert out["outcome"] == "HEALED" and out["execution_mode"] == "SELF_HEAL" and out["llm_call_count"] == 5
-    ended = [e for e in logs(root, "TrailblazeSessionStatusChangeLog") if "Ended" in e["sessionStatus"]["status"]]
+    # The run's session (the heal check's proving replay has a session of its own, without self-heal).
+    ended = [e for e in read_log(root / out["log_dir"]) if e["class"].endswith(".TrailblazeSessionStatusChangeLog")
+             and "Ended" in e["sessionStatus"]["status"]]
     assert ended[0]["sessionStatus"]["status"] == "Ended.SucceededWithSelfHeal"
+    assert out["heal_check"]["status"] == "proven"
     assert logs(root, "SelfHealInvokedLog")[0]["reason"].startswith("tool 'app_tap'")
     # The agent was told what failed; the verify step replayed its own recording (no model call).
     assert "A previous attempt at this step failed" in server.requests[0].text

@@ -92,6 +92,8 @@ def test_a_heal_that_only_works_mid_flow_leaves_the_trail_alone_and_writes_a_pro
     assert result.exit_code == 0, result.output
     trail = result_of(root / "logs")
     assert trail["outcome"] == "HEALED"
+    # The model was told to redo the step whole: its calls become the step's recording from its start.
+    assert "What you do now becomes this step's whole recording" in server.requests[0].text
     assert [s["mode"] for s in trail["steps"]] == ["healed", "replayed"]
     check = trail["heal_check"]
     assert (check["status"], check["written"], check["step"], check["tool"]) == ("not_proven", False, 1, "app_tap")
