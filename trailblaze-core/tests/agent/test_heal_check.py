@@ -11,10 +11,11 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+import pytest
 from trailblaze.runner.discovery import expand, is_trail_file
 from trailblaze.runner.heal_check import proposal_path
 from trailblaze.testing import run_cli
-from trailblaze.testing.llm import call, done, give_up
+from trailblaze.testing.llm import call, done
 from trailblaze.trail.parser import load_trail
 
 from .conftest import ScreensDriver
@@ -184,3 +185,19 @@ def test_a_proving_replay_never_asks_the_model(app_host, workspace, llm_server, 
     assert (check["status"], check["step"]) == ("not_proven", 2)
     assert "no recording to replay (recordable: false); a proving replay runs without the model" in check["message"]
     assert proposal_path(root / "trails" / "look.trail.yaml").is_file()
+
+
+def test_the_pytest_plugin_proves_through_the_same_decision(app_host, workspace, llm_server, tb_llm_config,
+                                                             pytester: pytest.Pytester) -> None:
+    server = llm_server([*MID_FLOW_HEAL, *MID_FLOW_HEAL])
+    root = workspace(tb_llm_config(server), {"greeting.trail.yaml": MID_FLOW})
+    path = root / "trails" / "greeting.trail.yaml"
+    before = path.read_bytes()
+    args = ["-p", "no:cacheprovider", "--trails", str(path), "--trailblaze-self-heal",
+            "--trailblaze-output-dir", str(root / "logs")]
+    pytester.runpytest_inprocess(*args).assert_outcomes(passed=1)
+    assert path.read_bytes() == before and recording(proposal_path(path), 1) == [("app_tap", {"ref": "Log in"})]
+    assert result_of(root / "logs")["heal_check"]["status"] == "not_proven"
+
+    pytester.runpytest_inprocess(*args, "--trailblaze-no-heal-check").assert_outcomes(passed=1)
+    assert recording(path, 1) == [("app_tap", {"ref": "Log in"})] and server.remaining == 0
