@@ -7,6 +7,7 @@ served over HTTP (stopped by its fixture)."""
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -104,7 +105,11 @@ def test_a_heal_that_only_works_mid_flow_leaves_the_trail_alone_and_writes_a_pro
     assert "! heal check not proven: step 1 \"Open the account page\": tool 'app_tap'" in result.output
     assert f"trails/greeting.trail.yaml is unchanged; the new recordings are in {check['proposal']}" in result.output
 
-    # JUnit and a merge of the run's bundle say the same.
+    # The HTML report, JUnit and a merge of the run's bundle say the same.
+    html = next((root / "logs" / "reports").glob("*.html")).read_text()
+    shown = re.search(r"<div class=meta data-heal-check='not_proven'>(.*?)</div>", html)
+    assert shown is not None and "not proven, the trail is unchanged" in shown.group(1)
+    assert "greeting.healed.trail.yaml</code>" in shown.group(1)
     case = ET.parse(root / "junit.xml").getroot().find(".//testcase")
     assert case is not None
     props = {p.get("name"): p.get("value") for p in case.iter("property")}
