@@ -206,3 +206,30 @@ def test_the_pytest_plugin_proves_through_the_same_decision(app_host, workspace,
 
     pytester.runpytest_inprocess(*args, "--trailblaze-no-heal-check").assert_outcomes(passed=1)
     assert recording(path, 1) == [("app_tap", {"ref": "Log in"})] and server.remaining == 0
+
+
+RETRIED = """\
+config:
+  devices: {memory: SCREENS}
+trail:
+  - step: Open the sign-in page
+  - verify: The sign-in form is shown
+    recording:
+      memory:
+        - app_assertVisible: {text: Email}
+"""
+
+
+def test_a_retry_that_is_proven_replaces_the_earlier_attempt_s_proposal(app_host, workspace, llm_server,
+                                                                         tb_llm_config) -> None:
+    # Attempt 1: the model opens the catalog (the verify fails: a proposal). Attempt 2: the sign-in page.
+    server = llm_server([call("app_tap", ref="Browse"), done("open"), call("app_tap", ref="Sign in"), done("open")])
+    root = workspace(tb_llm_config(server), {"form.trail.yaml": RETRIED})
+    path = root / "trails" / "form.trail.yaml"
+    result = run_cli(["run", "trails", "--retries", "1", "--output-dir", str(root / "logs")], host=app_host, cwd=root)
+    assert result.exit_code == 0, result.output
+    assert f"the new recordings are in {Path('trails/form.healed.trail.yaml')}" in result.output  # attempt 1
+    trail = result_of(root / "logs")
+    assert trail["outcome"] == "FLAKY" and trail["heal_check"]["status"] == "proven"
+    assert recording(path, 1) == [("app_tap", {"ref": "Sign in"})]
+    assert not proposal_path(path).exists()  # the earlier attempt's proposal, superseded by the proven one

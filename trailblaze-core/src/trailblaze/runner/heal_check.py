@@ -50,6 +50,8 @@ class RecordingSaveBack:
         self.options = options
         self.progress = progress
         self.handoff = handoff
+        self._proposed: set[Path] = set()
+        """Proposals this run wrote: an earlier attempt's, superseded when a retry's recordings are proven."""
 
     def settle(self, trail: "Trail", session: Session, result: TrailResult, saves: Saves,
                prove: Prove | None, *, unprovable: str | None = None) -> None:
@@ -100,6 +102,10 @@ class RecordingSaveBack:
             if proof.passed:
                 written = self.handoff.write_back(trail, session, writable)
                 result.heal_check = HealCheck("proven", written=written, log_dir=proof.log_dir)
+                stale = proposal_path(trail.path)
+                if written and stale in self._proposed:  # an earlier attempt's proposal, now superseded
+                    self._proposed.discard(stale)
+                    stale.unlink(missing_ok=True)
                 self.progress.note("  ✓ heal check: proven (the trail passed from its start on the new recordings)")
                 return
             failed = next((s for s in proof.steps if not s.success and s.mode != "skipped"), None)
@@ -119,6 +125,7 @@ class RecordingSaveBack:
             self.progress.note(f"  ! heal check: could not write the proposal {proposal}: {exc}")
             return check
         check.proposal = proposal
+        self._proposed.add(proposal)
         why = "not proven: " if check.status == "not_proven" else "not replayed: "
         self.progress.note(f"  ! heal check {why}{check.message}")
         self.progress.note(f"    {trail.path} is unchanged; the new recordings are in {proposal}")
