@@ -98,6 +98,8 @@ def test_nl_trail_on_the_web_shop_is_recorded_then_replayed(tmp_path: Path, serv
     assert first.exit_code == 0, first.output
     assert len(server.requests) == 7
     assert last_summary(root)["llm_call_count"] == 7 and last_summary(root)["execution_mode"] == "AI_ONLY"
+    # Written back only after the trail replayed from its start in a fresh browser context, without the model.
+    assert last_summary(root)["heal_check"]["status"] == "proven" and len(server.requests) == 7
     # The model saw the compact snapshot and only the session's web tools (no Android tools, no exec).
     offered = set(server.requests[0].tool_names)
     assert {"web_click", "web_type", "web_fillSecret", "web_navigate", "objectiveStatus"} <= offered
@@ -161,6 +163,7 @@ def test_self_heal_on_the_web_shop(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         healed = run(root, "--self-heal", "-o", "timeout_ms=1500")
         assert healed.exit_code == 0, healed.output
         assert last_summary(root)["execution_mode"] == "SELF_HEAL" and last_summary(root)["outcome"] == "HEALED"
+        assert last_summary(root)["heal_check"]["status"] == "proven"
         # The agent redid the step from its text on the page as the failed replay left it.
         assert len(server.requests) == 4
         text = (root / "trails" / "broken.trail.yaml").read_text()

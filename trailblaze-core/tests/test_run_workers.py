@@ -205,7 +205,7 @@ def test_every_run_option_reaches_the_workers_as_a_plain_run_reads_it(tmp_path: 
     (pytester.path / "trails").mkdir()
     argv = ["trails", "--args-file", "a.yaml", "--test-name", "nightly", "--log-layout", "files",
             "--no-use-recorded-steps", "--no-save-recording", "--no-report", "--no-logging", "--max-llm-calls", "7",
-            "--no-self-heal", "--retries", "2", "--fail-on-flaky", "--memory", "k=v", "--secret", "pw=s3",
+            "--no-self-heal", "--no-heal-check", "--retries", "2", "--fail-on-flaky", "--memory", "k=v", "--secret", "pw=s3",
             "--arg", "n=1", "-o", "viewport=390x844", "--driver", "host", "--llm", "openai/gpt-4.1",
             "--max-llm-cost", "0.5", "--no-history", "--results-db", "h.db", "--junit-xml", "j.xml"]
     params = command.make_context("run", list(argv)).params
@@ -226,6 +226,7 @@ def test_every_run_option_reaches_the_workers_as_a_plain_run_reads_it(tmp_path: 
             continue
         assert mine == theirs, row.field
     assert workers.use_recorded_steps is False and workers.save_recording is False and workers.report is False
+    assert workers.heal_check is False
 
 
 def test_a_worker_killed_mid_run_is_an_infrastructure_error_for_its_trail_only(tmp_path: Path, trailblaze_cmd) -> None:  # type: ignore[no-untyped-def]

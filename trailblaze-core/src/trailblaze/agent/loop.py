@@ -231,7 +231,8 @@ class StepAgent:
         secret_keys = sorted(k for k in memory.sensitive_keys if k in memory)
         objective = prompts.objective_text(
             step_text=step.text or "", verify=self.verify, number=step.number, total=len(numbered), earlier=earlier,
-            memory=memory.snapshot(), secret_keys=secret_keys, previous_failure=previous_failure)
+            memory=memory.snapshot(), secret_keys=secret_keys, previous_failure=previous_failure,
+            heal=self.self_heal)
         hints = list(self.hints)
         screen = prompts.screen_text(snapshot=snapshot, hints=hints, platform=session.device.platform,
                                      truncated=truncated)

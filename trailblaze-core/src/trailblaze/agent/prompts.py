@@ -67,9 +67,18 @@ def system_prompt(*, platform: str, verify: bool, target_prompts: Sequence[str] 
     return "\n\n".join(parts)
 
 
+HEAL_WHOLE_STEP = ("What you do now becomes this step's whole recording, replayed next time from where the step "
+                   "starts (right after the earlier steps), not from this screen: do everything the step says, "
+                   "including what the failed recording may already have done.")
+"""Self-heal: the step is re-solved whole, never spliced onto the broken recording's first calls (whose
+effects the screen may show); the heal check (``runner/heal_check.py``) proves it from the step's start."""
+
+
 def objective_text(*, step_text: str, verify: bool, number: int, total: int, earlier: Sequence[str],
-                   memory: dict[str, str], secret_keys: Sequence[str], previous_failure: str | None = None) -> str:
-    """The first user message of every request: the step, what came before, what is remembered."""
+                   memory: dict[str, str], secret_keys: Sequence[str], previous_failure: str | None = None,
+                   heal: bool = False) -> str:
+    """The first user message of every request: the step, what came before, what is remembered (``heal``:
+    the step's recording failed and the agent re-solves it whole)."""
     lines = [f"{'Verify' if verify else 'Step'} {number} of {total}: {step_text.strip()}"]
     if earlier:
         lines.append("Already done (earlier steps):")
@@ -81,6 +90,8 @@ def objective_text(*, step_text: str, verify: bool, number: int, total: int, ear
     if previous_failure:
         lines.append(f"A previous attempt at this step failed: {previous_failure}. The screen may have changed "
                      "since; start again from what you see now.")
+    if heal:
+        lines.append(HEAL_WHOLE_STEP)
     return "\n".join(lines)
 
 

@@ -236,6 +236,11 @@ SESSION_OPTIONS: tuple[SessionOption, ...] = (
         pytest_flag="--trailblaze-self-heal",
         help="Let the agent re-solve a step whose recording fails (default off; TRAILBLAZE_SELF_HEAL_ENABLED)."),
     SessionOption(
+        "heal_check", ("--no-heal-check",), kind="off", commands=frozenset({"run"}),
+        pytest_flag="--trailblaze-no-heal-check",
+        help="Write healed and agent-solved recordings back without first replaying the trail from its start "
+             "without the model (by default an unproven recording goes to NAME.healed.trail.yaml instead)."),
+    SessionOption(
         "endpoints", ("--endpoint",), kind="list", metavar="URL", commands=frozenset({"run"}),
         pytest_flag="--trailblaze-endpoint",
         help="A device endpoint of a pool (a Playwright server's ws:// URL, an Appium server or hub URL; "

@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from .._version import __version__
 from ..errors import BadInputError, ExitCode
 from ..files import write_atomic
-from ..results.model import (ActorResult, ResultIdentity, StepResult, call_entries, outcome_exit_code, result_identity,
+from ..results.model import (ActorResult, HealCheck, ResultIdentity, StepResult, call_entries, outcome_exit_code, result_identity,
                              step_status)
 from ..results.output_request import BundleContext
 from ..session import SessionOutcome
@@ -134,6 +134,32 @@ class ActorRecord(BaseModel):
                            session_id=self.session_id, log_dir=full(self.log_dir))
 
 
+class HealCheckRecord(BaseModel):
+    """A trail's ``heal_check`` (``results.model.HealCheck``) in a bundle: the proving replay's log
+    directory relative to the bundle like ``TrailRecord.log_dir``, the proposal as the run named it."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    status: str
+    message: str | None = None
+    step: int | None = None
+    tool: str | None = None
+    proposal: str | None = None
+    written: bool = False
+    log_dir: str | None = None
+
+    @classmethod
+    def of(cls, check: HealCheck, root: Path) -> HealCheckRecord:
+        return cls(status=check.status, message=check.message, step=check.step, tool=check.tool,
+                   proposal=str(check.proposal) if check.proposal else None, written=check.written,
+                   log_dir=relative(check.log_dir, root))
+
+    def result(self, full: Callable[[str | None], Path | None]) -> HealCheck:
+        """The ``HealCheck`` again (``full``: a bundle-relative path made whole)."""
+        return HealCheck(self.status, self.message, self.step, self.tool,
+                         Path(self.proposal) if self.proposal else None, self.written, full(self.log_dir))
+
+
 class TrailRecord(BaseModel):
     """One trail on one device, one attempt: everything the merged summary, report and JUnit show."""
 
@@ -195,6 +221,8 @@ class TrailRecord(BaseModel):
     actors: list[ActorRecord] = Field(default_factory=list)
     """A trail with several devices (``config.actors``) is one record; these are its actors, in
     declaration order, and each of its ``steps`` names its ``actor``."""
+    heal_check: HealCheckRecord | None = None
+    """What became of the recordings the agent made (None: it made none to save)."""
 
     def session_outcome(self) -> SessionOutcome:
         """``outcome`` as a ``SessionOutcome``; a value this version does not know is an ``ERROR``."""
@@ -301,7 +329,8 @@ def record_of(trail: TrailResult, root: Path, *, shard: str | None, worker: str 
         artifacts={k: relative(v, root) or v for k, v in artifacts.items()},
         steps=[StepRecord.of(s) for s in trail.steps], actors=[ActorRecord.of(a, root) for a in trail.actors],
         shard=shard, worker=worker, last=trail is final, run_id=run_id,
-        workspace=workspace, workspace_path=within)
+        workspace=workspace, workspace_path=within,
+        heal_check=HealCheckRecord.of(trail.heal_check, root) if trail.heal_check is not None else None)
 
 
 def within_workspace(path: Path | str, root: Path | None) -> tuple[str | None, str | None]:

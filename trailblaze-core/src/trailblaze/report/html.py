@@ -219,6 +219,7 @@ def _trail(trail: TrailResult, page: _Page) -> str:
            f"<span class='badge {outcome}'>{outcome}</span>{quarantined}{_e(trail.title)}"
            f"{f'<span class=dur>{_e(duration)}</span>' if duration else ''}{_history_strip(trail, page)}</summary>"
            f"<div class=body><div class=meta>{' · '.join(meta)}</div>"]
+    out.append(_heal_check(trail, page))
     for number, attempt in enumerate(trail.attempts, start=1):
         out.append(_attempt(number, attempt, page))
     if trail.attempts:
@@ -226,6 +227,21 @@ def _trail(trail: TrailResult, page: _Page) -> str:
     out.append(_attempt_body(trail, page))
     out.append("</div></details>")
     return "".join(out)
+
+
+def _heal_check(trail: TrailResult, page: _Page) -> str:
+    """Whether the recordings the agent made were proven and written, or where they went instead."""
+    check = trail.heal_check
+    if check is None:
+        return ""
+    shown = {"proven": "proven, written into the trail", "not_proven": "not proven, the trail is unchanged",
+             "skipped": "no proving replay" + (", written into the trail" if check.written else ", the trail is unchanged")}
+    parts = [f"heal check: {_e(shown.get(check.status, check.status))}"]
+    if check.message:
+        parts.append(_e(check.message))
+    if check.proposal is not None:
+        parts.append(f"proposal: <code>{_e(page.shown(check.proposal))}</code>")
+    return f"<div class=meta data-heal-check='{_e(check.status)}'>{' · '.join(parts)}</div>"
 
 
 def _evidence_links(trail: TrailResult, page: _Page, folder: Path | None = None) -> str:

@@ -25,7 +25,9 @@ if TYPE_CHECKING:
 def trail_properties(trail: TrailResult) -> dict[str, str]:
     """What a CI test tab can show beside pass/fail: the outcome people act on, attempts, quarantine,
     how many steps replayed and how many the model solved (``steps_replayed``, ``steps_agent``,
-    ``steps_healed``), the model's calls, tokens and cost, the actors of a trail with several devices,
+    ``steps_healed``), whether the recordings the agent made were proven (``heal_check``: ``proven``,
+    ``not_proven``, ``skipped``; ``heal_proposal``: where they went instead), the model's calls, tokens
+    and cost, the actors of a trail with several devices,
     and the endpoint (a pool's Playwright server, Appium server or Grid hub) it ran on."""
     props = {"trailblaze.status": trail.status, "trailblaze.attempts": str(trail.attempt)}
     if trail.endpoint:
@@ -36,6 +38,10 @@ def trail_properties(trail: TrailResult) -> dict[str, str]:
         modes = step_counts(trail.steps)
         for mode in ("replayed", "agent", "healed"):
             props[f"trailblaze.steps_{mode}"] = str(modes[mode])
+    if trail.heal_check is not None:
+        props["trailblaze.heal_check"] = trail.heal_check.status
+        if trail.heal_check.proposal is not None:
+            props["trailblaze.heal_proposal"] = str(trail.heal_check.proposal)
     if trail.llm_call_count:
         props["trailblaze.llm_calls"] = str(trail.llm_call_count)
         props["trailblaze.llm_tokens"] = str(trail.llm_tokens)

@@ -277,7 +277,8 @@ def trail_result(record: TrailRecord, out: str) -> TrailResult:
         skip_reason=record.skip_reason, trail_id=record.trail_id, device_label=record.device,
         endpoint=record.endpoint, tags=list(record.tags),
         artifacts={k: joined(v) for k, v in record.artifacts.items()}, steps=[s.result() for s in record.steps],
-        actors=[a.result(full) for a in record.actors])
+        actors=[a.result(full) for a in record.actors],
+        heal_check=record.heal_check.result(full) if record.heal_check is not None else None)
 
 
 # -- triage ---------------------------------------------------------------------------------------------

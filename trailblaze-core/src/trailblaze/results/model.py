@@ -239,6 +239,34 @@ class ActorResult:
                 "log_dir": str(self.log_dir) if self.log_dir else None}
 
 
+HEAL_CHECKS = ("proven", "not_proven", "skipped")
+
+
+@dataclass
+class HealCheck:
+    """Whether the recordings the agent made in this run (healed or newly solved steps) were proven by
+    replaying the trail from its start without the model before they were written back
+    (``runner/heal_check.py``): ``proven`` (written into the trail file), ``not_proven`` (the replay
+    failed at ``step``/``tool`` with ``message``; saved as ``proposal`` beside the trail instead) or
+    ``skipped`` (no replay ran: ``message`` says why; written back only under ``--no-heal-check``)."""
+
+    status: str
+    message: str | None = None
+    step: int | None = None
+    tool: str | None = None
+    proposal: Path | None = None
+    """The ``*.healed.trail.yaml`` written instead of the trail file (None when the trail file got them)."""
+    written: bool = False
+    """The recordings were written into the trail file."""
+    log_dir: Path | None = None
+    """The proving replay's session log."""
+
+    def summary(self) -> dict[str, Any]:
+        return {"status": self.status, "message": self.message, "step": self.step, "tool": self.tool,
+                "proposal": str(self.proposal) if self.proposal else None, "written": self.written,
+                "log_dir": str(self.log_dir) if self.log_dir else None}
+
+
 @dataclass
 class TrailResult:
     path: Path
@@ -282,6 +310,8 @@ class TrailResult:
     prompt); None when the history has no pass or was not read."""
     actors: list[ActorResult] = field(default_factory=list)
     """The devices of a trail with several (``config.actors``), in declaration order; empty otherwise."""
+    heal_check: HealCheck | None = None
+    """What became of the recordings the agent made in this attempt (None: it made none to save)."""
 
     @property
     def passed(self) -> bool:
@@ -362,7 +392,8 @@ class TrailResult:
             "attempt": self.attempt,
             "attempts": [a.attempt_summary() for a in (*self.attempts, self)],
             "quarantined": self.quarantined,
-        } | ({"actors": [a.summary() for a in self.actors]} if self.actors else {})
+        } | ({"actors": [a.summary() for a in self.actors]} if self.actors else {}) | (
+            {"heal_check": self.heal_check.summary()} if self.heal_check is not None else {})
 
     def attempt_summary(self) -> dict[str, Any]:
         """One attempt in the summary's ``attempts`` list: enough to find its evidence."""

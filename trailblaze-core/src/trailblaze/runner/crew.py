@@ -179,7 +179,8 @@ class ActorCrew:
                 self._record(failure, result)
             finally:
                 try:
-                    self.steps.handoff.save_recordings(trail, first, state.saves)
+                    self.steps.saveback.settle(trail, first, result, state.saves, None,
+                                               unprovable="a trail with actors is not replayed to prove them yet")
                 finally:
                     result.steps.sort(key=lambda s: s.index)
                     self._close(members, result)

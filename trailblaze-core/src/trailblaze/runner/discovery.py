@@ -10,10 +10,18 @@ from ..errors import BadInputError
 
 TRAIL_SUFFIXES = (".trail.yaml", ".trail.yml")
 TRAIL_NAMES = ("trail.yaml", "trail.yml")
+PROPOSAL_SUFFIXES = (".healed.trail.yaml", ".healed.trail.yml")
+"""A healed recording that its proving replay did not pass, saved beside its trail (``runner/heal_check.py``):
+not a trail of the suite, so a directory never yields it; named on the command line it runs like any."""
 
 
 def is_trail_file(path: Path) -> bool:
-    return path.name in TRAIL_NAMES or path.name.endswith(TRAIL_SUFFIXES)
+    return (path.name in TRAIL_NAMES or path.name.endswith(TRAIL_SUFFIXES)) and not is_proposal(path)
+
+
+def is_proposal(path: Path) -> bool:
+    """``login.healed.trail.yaml``: a proposal for ``login.trail.yaml``, not a trail of its own."""
+    return path.name.endswith(PROPOSAL_SUFFIXES)
 
 
 def expand(paths: Iterable[str]) -> list[Path]:

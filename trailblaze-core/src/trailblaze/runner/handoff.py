@@ -70,11 +70,15 @@ class AgentHandoff:
 
     def save_recordings(self, trail: "Trail", session: Session,
                          saves: list[tuple[int, str, list[ToolCall] | None]]) -> None:
-        """Write the agent's recordings back into the trail file: only each step's device slot changes."""
-        if not saves or not trail.path.is_file():
-            return
-        from ..trail.saveback import save_recordings
+        """Write the agent's recordings back into the trail file, unproven: only each step's device slot
+        changes. A run decides through ``RecordingSaveBack.settle`` (``runner/heal_check.py``), which
+        proves them first."""
+        if saves and trail.path.is_file():
+            self.write_back(trail, session, self.writable(trail, saves))
 
+    def writable(self, trail: "Trail", saves: list[tuple[int, str, list[ToolCall] | None]]
+                 ) -> list[tuple[int, str, list[ToolCall] | None]]:
+        """The recordings that can be written (a trailhead records exactly one call); the rest are noted."""
         writable = []
         for index, classifier, calls in saves:
             step = trail.steps[index]
@@ -83,18 +87,26 @@ class AgentHandoff:
                                      "records exactly one (wrap them in a YAML tool)")
                 continue
             writable.append((index, classifier, calls))
+        return writable
+
+    def write_back(self, trail: "Trail", session: Session,
+                   writable: list[tuple[int, str, list[ToolCall] | None]]) -> bool:
+        """Write ``writable`` into the trail file (one locked read-splice-write); whether it was written."""
         if not writable:
-            return
+            return False
+        from ..trail.saveback import save_recordings
+
         try:
             save_recordings(trail.path, writable, codec=session.codec, original=trail)
         except TrailblazeError as exc:
             self.progress.note(f"  ! could not save recordings into {trail.path}: {exc}")
-            return
+            return False
         session.log.write("RecordingSavedLog", {"trailFilePath": str(trail.path), "updates": [
             {"stepIndex": i, "classifier": c, "recording": [x.to_json() for x in calls or []]} for i, c, calls in writable]})
         steps = ", ".join(str(trail.steps[i].number) for i, _, _ in writable)
         self.progress.note(f"  ↳ saved recording{'s' if len(writable) > 1 else ''} for step{'s' if len(writable) > 1 else ''} "
                              f"{steps} ({writable[0][1]}) into {trail.path}")
+        return True
 
 
 @dataclass

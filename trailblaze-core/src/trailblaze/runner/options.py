@@ -27,6 +27,9 @@ class RunOptions:
     llm: str | None = None
     max_llm_calls: int | None = None
     self_heal: bool | None = None
+    heal_check: bool = True
+    """Replay a trail whose steps the agent healed or solved once more from its start, without the model,
+    before its new recordings are written back (``runner/heal_check.py``); off: written back unproven."""
     use_recorded_steps: bool | None = None
     save_recording: bool = True
     report: bool = True

@@ -50,14 +50,21 @@ class StepRunState:
 class StepLoop:
     """Runs a trail's steps in its session: each replayed from its recording or handed to the agent
     (``handoff``), self-healed where allowed, one ``StepResult`` each; lines go to ``progress``, and
-    what a failed call's arguments show passes ``redactor``."""
+    what a failed call's arguments show passes ``redactor``. What the agent recorded is settled by
+    ``saveback`` (proven, then written back or proposed: ``runner/heal_check.py``).
+
+    ``replay_only``: never the model (a proving replay): a step without a usable recording fails."""
 
     def __init__(self, options: RunOptions, progress: Progress, redactor: Callable[[Any], Any],
-                 handoff: AgentHandoff) -> None:
+                 handoff: AgentHandoff, *, replay_only: bool = False) -> None:
+        from .heal_check import RecordingSaveBack
+
         self.options = options
         self.progress = progress
         self.redactor = redactor
         self.handoff = handoff
+        self.replay_only = replay_only
+        self.saveback = RecordingSaveBack(options, progress, handoff)
         self._lock = threading.Lock()
 
     def prevalidate(self, trail: "Trail", session: Session, classifiers: list[str],
@@ -90,10 +97,11 @@ class StepLoop:
         return exc
 
     def run_steps(self, trail: "Trail", lifecycle: SessionLifecycle, classifiers: list[str],
-                  result: TrailResult) -> None:
-        """Every step of ``trail`` in order, until one fails (``StepFailed``); recordings the agent made
-        are saved back into the trail file at the end, whatever happened."""
-        state = self.new_state()
+                  result: TrailResult, state: StepRunState | None = None) -> StepRunState:
+        """Every step of ``trail`` in order, until one fails (``StepFailed``). The recordings the agent
+        made are left in ``state.saves`` (``state``: the caller's, else a new one, returned) for
+        ``saveback.settle`` once the session is closed: they are proven before they are written."""
+        state = state or self.new_state()
         try:
             for step in trail.steps:
                 self.run_step(trail, lifecycle, classifiers, result, step, state)
@@ -101,14 +109,14 @@ class StepLoop:
         except BaseException as exc:
             _not_run(trail, lifecycle, result, exc)
             raise
-        finally:
-            self.handoff.save_recordings(trail, lifecycle.session, state.saves)
+        return state
 
     def new_state(self, stop: threading.Event | None = None) -> StepRunState:
         """What the steps of one trail run share (``stop``: set when another actor failed)."""
         options = self.options
         self_heal = options.self_heal if options.self_heal is not None else \
             os.environ.get("TRAILBLAZE_SELF_HEAL_ENABLED", "").lower() in ("1", "true", "yes")
+        self_heal = self_heal and not self.replay_only
         return StepRunState(self_heal=self_heal, stop=stop)
 
     def finish(self, result: TrailResult, state: StepRunState) -> None:
@@ -133,7 +141,7 @@ class StepLoop:
         first_entry = len(session.log.entries)
         found = step.recording_for(classifiers)
         use_recording = found is not None and (step.recordable or step.kind == "tools") and \
-            (options.use_recorded_steps is not False or step.kind == "tools")
+            (options.use_recorded_steps is not False or step.kind == "tools" or self.replay_only)
         step_result: StepResult
         if use_recording:
             assert found is not None
@@ -156,6 +164,10 @@ class StepLoop:
                 if agent_result.success and step.recordable and options.save_recording:
                     # The healed recording replaces the broken slot (zero calls: the slot is removed).
                     state.saves.append((step.index, classifier, agent_result.recording or None))
+        elif self.replay_only:
+            why = _agent_reason(step, found is None)
+            step_result = StepResult(step.index, step.kind, step.text, "replay", False,
+                                     f"no recording to replay ({why}); a proving replay runs without the model")
         else:
             agent_result = self.handoff.solve(session, step, trail, self_heal=False)
             step_result = agent_result.step_result(step, "ai", _agent_reason(step, found is None))

@@ -20,7 +20,7 @@ from .crew import ActorCrew, actor_driver
 from .handoff import StepFailed
 from .lifecycle import Device, SessionFactory, SessionLifecycle, ToolWorkspace, log_trail_started
 from .outputs import RunOutputs
-from .replay import StepLoop, step_name
+from .replay import StepLoop, StepRunState, step_name
 
 if TYPE_CHECKING:
     from ..trail.model import Trail
@@ -39,6 +39,8 @@ class TrailRunner:
         self.progress = progress
         self.crew = ActorCrew(factory, steps, progress)
         """Runs the trails that declare actors (several devices)."""
+        self._prover: TrailRunner | None = None
+        """Runs the proving replays (replay only, quiet), made when first needed."""
 
     def print_tracebacks(self, items: Sequence[str | BaseException]) -> None:
         """With ``--debug`` (any position) or ``TRAILBLAZE_DEBUG=1``: the tracebacks behind a trail's
@@ -200,20 +202,42 @@ class TrailRunner:
                                     driver.key + (f" on {device.spec}" if device is not None else ""))
         lifecycle = SessionLifecycle(session, warn=self.factory.warn)
         lifecycle.closing.append(lambda s: self.outputs.write_recording_log(s, result))
+        state = self.steps.new_state()
         try:
             with lifecycle:
-                self._run_started(trail, session, lifecycle, result)
+                self._run_started(trail, session, lifecycle, result, state)
         finally:
             if result.exit_code != ExitCode.SUCCESS:
                 self.print_tracebacks(session.options.tracebacks)
             result.completed_at = time.time()
             result.log_entries = session.log.entries
-            self.progress.trail_finished(result)
-            self.factory.release(session)
+            try:
+                # The session is closed (its device free): the agent's recordings are proven in a fresh one.
+                self.steps.saveback.settle(trail, session, result, state.saves,
+                                           lambda proof: self._prove(proof, ws, bound, device))
+            finally:
+                self.progress.trail_finished(result)
+                self.factory.release(session)
         return result
 
+    def _prove(self, trail: "Trail", ws: ToolWorkspace, bound: dict[str, Any], device: Device | None) -> TrailResult:
+        """The proving replay (``runner/heal_check.py``): ``trail`` from its start in a session of its own,
+        through the same driver choice, setup and lifecycle as any run, replay only and quiet."""
+        if self._prover is None:
+            from dataclasses import replace
+
+            from .progress import QuietProgress
+
+            quiet = QuietProgress()
+            options = replace(self.options, self_heal=False, save_recording=False)
+            steps = StepLoop(options, quiet, self.factory.redactor, self.steps.handoff, replay_only=True)
+            self._prover = TrailRunner(self.factory, steps, self.outputs, quiet)
+        driver_cls = self.factory.driver_for_trail(trail, ws.config, device)
+        driver = self.factory.make_driver(driver_cls, ws.config, device, trail=trail)
+        return self._prover.run_session(trail, ws, driver, bound, time.time(), device)
+
     def _run_started(self, trail: "Trail", session: Session, lifecycle: SessionLifecycle,
-                     result: TrailResult) -> None:
+                     result: TrailResult, state: StepRunState) -> None:
         """Everything between opening and closing the session; records the outcome on ``lifecycle``."""
         lifecycle.outcome = SessionOutcome.ERROR
         try:
@@ -233,7 +257,7 @@ class TrailRunner:
                 self.progress.note(f"  setup: {ran} recorded step{'s' if ran != 1 else ''} replayed")
             if self.factory.options.start_url and session.driver is not None:
                 session.driver.open_url(self.factory.options.start_url)
-            self.steps.run_steps(trail, lifecycle, classifiers, result)
+            self.steps.run_steps(trail, lifecycle, classifiers, result, state)
             lifecycle.outcome = result.outcome
         except StepFailed as exc:
             lifecycle.outcome = exc.outcome

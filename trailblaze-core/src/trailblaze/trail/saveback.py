@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from .model import Trail, TrailStep
 
 __all__ = ["NewStep", "SaveBackConflict", "append_step", "append_steps", "save_recording", "save_recordings",
+           "spliced_recordings",
            "splice_recording", "splice_recordings", "trail_lock"]
 
 
@@ -384,6 +385,19 @@ def save_recordings(path: Path, updates: list[Update], *, codec: ToolCodec = COR
         saved = f"; the other {len(updates)} recording(s) were saved" if updates else ""
         raise SaveBackConflict("; ".join(refused) + saved, location=SourceLocation(path),
                                hint="run the trail again to record the edited steps")
+
+
+def spliced_recordings(path: Path, updates: list[Update], *, codec: ToolCodec = CORE_CODEC,
+                       original: Trail | None = None) -> tuple[str, list[Update], list[str]]:
+    """The trail file's text with ``updates`` spliced in as ``save_recordings`` would write it, without
+    writing it: what a proving replay runs and a ``*.healed.trail.yaml`` proposal holds. Returns the text,
+    the updates placed and why the others could not be (the file was edited meanwhile: ``_retarget``)."""
+    path = Path(path)
+    text = _read(_real(path))
+    refused: list[str] = []
+    if original is not None:
+        updates, refused = _retarget(text, path, updates, original)
+    return splice_recordings(text, path, updates, codec=codec), updates, refused
 
 
 def append_step(path: Path, text: str, kind: Literal["step", "verify"] = "step", classifier: str | None = None,
