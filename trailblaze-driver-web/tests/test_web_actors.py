@@ -346,7 +346,7 @@ def test_an_actors_step_is_solved_and_healed_on_that_actors_screen_and_saved_und
         finished = _run(tmp_path, str(trail), "--self-heal")
         requests = list(server.requests)
     assert finished.returncode == 0, finished.stdout + finished.stderr
-    assert board.seen() == ["wave"]
+    assert board.seen() == ["wave", "wave"]  # bob's agent waved, then the proving replay (no model) did
     assert len(requests) == 4, [r.objective for r in requests]
     for request in requests:  # bob's screen, and a prompt that says whose it is
         assert "Joined room XK-7" in request.last_user_text() or "marked wave" in request.last_user_text()
@@ -356,6 +356,7 @@ def test_an_actors_step_is_solved_and_healed_on_that_actors_screen_and_saved_und
     assert [(s["index"], s["actor"], s["mode"]) for s in result["steps"]] == [  # type: ignore[index, union-attr]
         (1, "alice", "replayed"), (2, "bob", "replayed"), (3, "bob", "agent"), (4, "bob", "healed"),
         (5, "alice", "replayed")]
+    assert result["heal_check"]["status"] == "proven" and result["heal_check"]["written"]  # type: ignore[index]
     assert "[alice] Alice opens her invitation" in requests[0].body["messages"][1]["content"]  # earlier steps
     saved = trail.read_text(encoding="utf-8").split("\n  - ")
     original = text.split("\n  - ")

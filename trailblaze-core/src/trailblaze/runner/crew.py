@@ -178,23 +178,38 @@ class ActorCrew:
             except _Failure as failure:
                 self._record(failure, result)
             finally:
-                try:
-                    self.steps.saveback.settle(trail, first, result, state.saves, None,
-                                               unprovable="a trail with actors is not replayed to prove them yet")
-                finally:
-                    result.steps.sort(key=lambda s: s.index)
-                    self._close(members, result)
+                result.steps.sort(key=lambda s: s.index)
+                self._close(members, result)
         finally:
             for member in members:
                 member.thread.close()
             result.completed_at = time.time()
             result.actors = [m.result() for m in members]
             result.log_entries = [e for m in members if m.session is not None for e in m.session.log.entries]
-            self.progress.trail_finished(result)
-            for member in members:
-                if member.session is not None:
-                    self.factory.release(member.session)
+            try:
+                # Every actor's session is closed (its device free): the recordings the agent made are
+                # proven by the whole crew replaying the trail from its start, without the model.
+                self.steps.saveback.settle(trail, first, result, state.saves,
+                                           lambda proof: self._prove(proof, ws, bound))
+            finally:
+                self.progress.trail_finished(result)
+                for member in members:
+                    if member.session is not None:
+                        self.factory.release(member.session)
         return result
+
+    def _prove(self, trail: Trail, ws: ToolWorkspace, bound: dict[str, Any]) -> TrailResult:
+        """The proving replay (``runner/heal_check.py``) of a trail with actors: a crew of its own, every
+        actor's session fresh, replay only and quiet."""
+        from dataclasses import replace
+
+        from .progress import QuietProgress
+
+        quiet = QuietProgress()
+        options = replace(self.steps.options, self_heal=False, save_recording=False)
+        steps = StepLoop(options, quiet, self.steps.redactor, self.steps.handoff, replay_only=True)
+        prover = ActorCrew(self.factory, steps, quiet)
+        return prover.run(trail, ws, prover.prepare(trail, ws), bound, time.time())
 
     def _all(self, members: list[ActorMember], work: Callable[[ActorMember], None], state: StepRunState,
              failures: list[_Failure], lock: threading.Lock) -> None:
