@@ -49,13 +49,19 @@ OBJECTIVE_STATUS_TOOL: dict[str, Any] = {
 }
 
 
-def system_prompt(*, platform: str, verify: bool, target_prompts: Sequence[str] = (), context: str | None = None) -> str:
+def system_prompt(*, platform: str, verify: bool, target_prompts: Sequence[str] = (), context: str | None = None,
+                  tools_text: str | None = None) -> str:
+    """The static part of every request of a trail (with the tool list, the prefix providers cache): the
+    agent passes ``verify=False`` and says "verify" in the step's own text, so the prefix holds across
+    steps. ``tools_text`` is what the tool offer says once (shared parameters, tools by name)."""
     parts = [BASE_SYSTEM_PROMPT]
     platform_text = PLATFORM_PROMPTS.get(platform)
     if platform_text:
         parts.append(platform_text)
     if verify:
         parts.append(VERIFY_PROMPT)
+    if tools_text:
+        parts.append(tools_text)
     parts.extend(p.strip() for p in target_prompts if p and p.strip())
     if context and context.strip():
         parts.append("About this test:\n" + context.strip())
@@ -66,6 +72,8 @@ def objective_text(*, step_text: str, verify: bool, number: int, total: int, ear
                    memory: dict[str, str], secret_keys: Sequence[str], previous_failure: str | None = None) -> str:
     """The first user message of every request: the step, what came before, what is remembered."""
     lines = [f"{'Verify' if verify else 'Step'} {number} of {total}: {step_text.strip()}"]
+    if verify:
+        lines.append(VERIFY_PROMPT)
     if earlier:
         lines.append("Already done (earlier steps):")
         lines.extend(f"- {text}" for text in earlier)
@@ -79,10 +87,15 @@ def objective_text(*, step_text: str, verify: bool, number: int, total: int, ear
     return "\n".join(lines)
 
 
-def screen_text(*, snapshot: str, hints: Sequence[str], platform: str, truncated: bool) -> str:
+def screen_text(*, snapshot: str, hints: Sequence[str], platform: str, truncated: bool, diff: bool = False) -> str:
     parts = []
     if hints:
         parts.append("Notes:\n" + "\n".join(f"- {h}" for h in hints))
+    if diff:
+        parts.append("Screen changes since the last screen above (- gone, + new, unmarked: the line above them; "
+                     "every other line and ref is unchanged; fullSnapshot shows the whole screen):\n"
+                     + (snapshot or "(no change)"))
+        return "\n\n".join(parts)
     label = "Current screen" + (" (truncated)" if truncated else "")
     parts.append(f"{label}:\n{snapshot}")
     return "\n\n".join(parts)
