@@ -46,6 +46,8 @@ class Reply:
     input_tokens: int = 1000
     output_tokens: int = 50
     cached_input_tokens: int = 0
+    cache_write_tokens: int = 0
+    """Anthropic's ``cache_creation_input_tokens`` (the OpenAI wire has no such field)."""
 
 
 def call(name: str, /, **args: Any) -> Reply:
@@ -355,8 +357,9 @@ def _anthropic_reply(reply: Reply, model: str) -> dict[str, Any]:
     return {
         "id": f"msg_{uuid.uuid4().hex[:12]}", "type": "message", "role": "assistant", "model": model,
         "content": content, "stop_reason": "tool_use" if reply.tool_calls else "end_turn", "stop_sequence": None,
-        "usage": {"input_tokens": reply.input_tokens - reply.cached_input_tokens, "output_tokens": reply.output_tokens,
-                  "cache_read_input_tokens": reply.cached_input_tokens, "cache_creation_input_tokens": 0},
+        "usage": {"input_tokens": reply.input_tokens - reply.cached_input_tokens - reply.cache_write_tokens,
+                  "output_tokens": reply.output_tokens, "cache_read_input_tokens": reply.cached_input_tokens,
+                  "cache_creation_input_tokens": reply.cache_write_tokens},
     }
 
 
