@@ -72,7 +72,8 @@ def model(request: Any) -> Any:
 
 BIG_ITEMS = 2_000
 BIG_PAGE = """<!doctype html><html><head><title>Trail maps</title><style>#maps {display: grid; margin: 0; padding: 0;
-grid-template-columns: repeat(8, 1fr)} #maps li {list-style: none; height: 18px; font-size: 12px}</style></head><body><main><h1>Trail maps</h1>
+grid-template-columns: repeat(8, 1fr)} #maps li {list-style: none; height: 18px; font-size: 12px}</style></head>
+<body><main><h1>Trail maps</h1>
 <button id="more" onclick="const li = document.createElement('li'); li.textContent = 'Map ' + 
 document.querySelectorAll('#maps li').length; document.getElementById('maps').appendChild(li)">Load more</button>
 <ul id="maps">%s</ul></main></body></html>"""
@@ -269,7 +270,8 @@ def shop_flow(before: dict[str, Any] | None) -> int:
           f"{statistics.mean(fresh):,.0f} chars")
     if before is not None:
         b = before["shop"]
-        print(f"before: mean request {statistics.mean(b['chars']):,.0f} chars, mean new {statistics.mean(b['new']):,.0f}; "
+        print(f"before: mean request {statistics.mean(b['chars']):,.0f} chars, "
+              f"mean new {statistics.mean(b['new']):,.0f}; "
               f"after/before {statistics.mean(ours) / statistics.mean(b['chars']):.2f} (aim <= 0.5)")
     return 0
 

@@ -104,7 +104,8 @@ def test_nl_trail_on_the_web_shop_is_recorded_then_replayed(tmp_path: Path, serv
     assert not {n for n in offered if n.startswith(("mobile_", "android_", "ios_"))} and "exec" not in offered
     assert server.requests[-1].tool_names[-1] == "objectiveStatus"
     # A verify step offers only verifications (the memory assertions and assertWaypoint among them).
-    assert all(n.startswith(("web_verify", "web_assert", "assert")) or n in ("objectiveStatus", "web_evaluate", "toolDescriptor")
+    assert all(n.startswith(("web_verify", "web_assert", "assert")) or n in ("objectiveStatus", "web_evaluate",
+                                                                                   "toolDescriptor")
                or "verify" in n.lower() for n in server.requests[-1].tool_names)
     # Secrets: the password never reaches the model.
     assert PASSWORD not in server.bodies_text()

@@ -217,8 +217,8 @@ class StepAgent:
             for tc in response.tool_calls:
                 message, is_error, stop = self._run_call(tc)
                 limit = MAX_SNAPSHOT_CHARS if tc.name == FULL_SNAPSHOT_TOOL else MAX_RESULT_CHARS
-                history.append(LlmMessage("tool", _clip(self.session.memory.redact(message), limit), tool_call_id=tc.id,
-                                          tool_name=tc.name, is_error=is_error))
+                history.append(LlmMessage("tool", _clip(self.session.memory.redact(message), limit),
+                                          tool_call_id=tc.id, tool_name=tc.name, is_error=is_error))
                 if stop is not None:
                     return stop
 
