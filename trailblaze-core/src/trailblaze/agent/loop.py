@@ -36,7 +36,6 @@ if TYPE_CHECKING:
 
 MAX_SNAPSHOT_CHARS = 60_000
 MAX_RESULT_CHARS = 2_000
-_SCREEN = "(screen)"
 
 
 class LlmNotConfiguredError(BadInputError):
@@ -145,6 +144,8 @@ class StepAgent:
         self.offer = ToolOffer(session, self.tools, state.model.provider_cls.type, trail=trail)
         self.offered = {t.name: t for t in self.tools}
         self.view = ScreenView()
+        self.kept_screens: list[LlmMessage] = []
+        """The big screens kept in this attempt's conversation (``screen_view``), by identity."""
         self.llm_calls = 0
         self.cost = 0.0
         self.tokens = 0
@@ -196,6 +197,7 @@ class StepAgent:
     def _attempt(self, attempt: int, previous_failure: str | None) -> _Stop:
         history: list[LlmMessage] = []
         self.view = ScreenView()
+        self.kept_screens = []
         while True:
             if self.llm_calls >= self.state.max_llm_calls:
                 return _Stop(False, f"reached the limit of {self.state.max_llm_calls} LLM calls for this step "
@@ -253,18 +255,18 @@ class StepAgent:
                                        target_prompts=_target_prompts(session), context=context,
                                        tools_text=self.offer.system_text())
         if turn.reset:
-            history[:] = [m for m in history if not m.tool_name == _SCREEN]
+            history[:] = [m for m in history if not any(m is kept for kept in self.kept_screens)]
+            self.kept_screens = []
         screen_message = LlmMessage("user", screen, images=[image] if image is not None else [])
         if turn.kept:
-            if not any(s["name"] == FULL_SNAPSHOT_TOOL for s in self.offer.specs):
-                self.offer.specs.append(dict(FULL_SNAPSHOT_SPEC))
-            # kept screens are marked by tool_name (user messages carry none on the wire)
-            history.append(LlmMessage("user", screen, tool_name=_SCREEN))
+            self.offer.add(FULL_SNAPSHOT_SPEC)
+            self.kept_screens.append(LlmMessage("user", screen))
+            history.append(self.kept_screens[-1])
             messages = [LlmMessage("user", objective), *history[:-1], screen_message]
         else:
             messages = [LlmMessage("user", objective), *history, screen_message]
         model = self.state.model
-        request = LlmRequest(model=model.model.id, system=system, messages=messages, tools=self.specs,
+        request = LlmRequest(model=model.model.id, system=system, messages=messages, tools=list(self.specs),
                              temperature=model.model.temperature, max_output_tokens=min(model.max_output_tokens, 8192))
         return redacted_request(request, memory)
 

@@ -129,6 +129,11 @@ class ToolOffer:
                          + "\n".join(f"- {name}: {_hint(t.description)}" for name, t in self.deferred.items()))
         return "\n\n".join(parts) or None
 
+    def add(self, spec: dict[str, Any]) -> None:
+        """Describe one of the agent's own tools from now on (once; appended, keeping the prefix)."""
+        if not any(s["name"] == spec["name"] for s in self.specs):
+            self.specs.append(dict(spec))
+
     def fetch(self, args: dict[str, Any]) -> tuple[str, bool]:
         """``toolDescriptor``'s answer; the tool is described in full in the step's later requests (appended,
         so the earlier part of the list stays a stable prefix)."""
