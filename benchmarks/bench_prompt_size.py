@@ -159,8 +159,7 @@ def sizes_only() -> int:
         ran = run_flow(trail, script, big=big, keep=False)
         if ran is None:
             return 1
-        raws = [prompt_order(r.body) for r in ran[0]]
-        out[name] = {"chars": [len(r) for r in raws], "new": new_chars(raws)}
+        out[name] = {"chars": [len(r.raw) for r in ran[0]], "new": new_chars([prompt_order(r.body) for r in ran[0]])}
     print(json.dumps(out))
     return 0
 
