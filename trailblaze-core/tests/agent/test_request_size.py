@@ -107,3 +107,16 @@ def test_a_big_screen_is_sent_whole_once_then_as_changes(app_host, llm_server, w
     # fullSnapshot answers with the whole tree
     whole = third.tool_results()[-1]
     assert '[e1] "Trail map 0"' in whole and '[e601] "Trail map 600"' in whole and '[e602] "Load more"' in whole
+
+
+def test_system_text_and_tools_are_the_same_bytes_on_every_request_of_a_trail(app_host, llm_server, workspace,
+                                                                                tb_llm_config) -> None:
+    trail = ONE_STEP + "  - step: Type the email\n"
+    server = llm_server([call("app_tap", ref="Sign in"), done(), call("app_type", label="Email", value="a@b.c"),
+                         done()])
+    root = workspace(tb_llm_config(server, wire="openai"), {"open.trail.yaml": trail})
+    result = run(root, app_host)
+    assert result.exit_code == 0, result.output
+    prefixes = {json.dumps([r.body["tools"], r.body["messages"][0]]) for r in server.requests}
+    assert len(server.requests) == 4 and len(prefixes) == 1  # an OpenAI-compatible prefix cache can serve it
+    assert server.requests[2].objective == "Step 2 of 2: Type the email"
