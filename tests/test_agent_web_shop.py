@@ -101,12 +101,13 @@ def test_nl_trail_on_the_web_shop_is_recorded_then_replayed(tmp_path: Path, serv
     # Written back only after the trail replayed from its start in a fresh browser context, without the model.
     assert last_summary(root)["heal_check"]["status"] == "proven" and len(server.requests) == 7
     # The model saw the compact snapshot and only the session's web tools (no Android tools, no exec).
-    offered = set(server.requests[0].tool_names)
+    offered = set(server.requests[0].offered_tools)
     assert {"web_click", "web_type", "web_fillSecret", "web_navigate", "objectiveStatus"} <= offered
     assert not {n for n in offered if n.startswith(("mobile_", "android_", "ios_"))} and "exec" not in offered
     assert server.requests[-1].tool_names[-1] == "objectiveStatus"
     # A verify step offers only verifications (the memory assertions and assertWaypoint among them).
-    assert all(n.startswith(("web_verify", "web_assert", "assert")) or n in ("objectiveStatus", "web_evaluate")
+    assert all(n.startswith(("web_verify", "web_assert", "assert")) or n in ("objectiveStatus", "web_evaluate",
+                                                                                   "toolDescriptor")
                or "verify" in n.lower() for n in server.requests[-1].tool_names)
     # Secrets: the password never reaches the model.
     assert PASSWORD not in server.bodies_text()

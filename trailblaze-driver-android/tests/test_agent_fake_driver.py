@@ -55,7 +55,7 @@ def test_the_agent_solves_a_phone_trail_and_the_recording_replays(appium_server,
         assert first.returncode == 0, first.stdout + first.stderr
         asked = len(server.requests)
         assert asked >= 5
-        offered = set(server.requests[0].tool_names)
+        offered = set(server.requests[0].offered_tools)
         assert {"tap", "inputText", "swipe"} <= offered and not {n for n in offered if n.startswith("web_")}
         assert 'Button "Sign in"' in server.requests[0].last_user_text()  # the model saw the mobile snapshot
 

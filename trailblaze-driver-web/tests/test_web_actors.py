@@ -351,7 +351,7 @@ def test_an_actors_step_is_solved_and_healed_on_that_actors_screen_and_saved_und
     for request in requests:  # bob's screen, and a prompt that says whose it is
         assert "Joined room XK-7" in request.last_user_text() or "marked wave" in request.last_user_text()
         assert "Your code" not in request.last_user_text()
-        assert "acting as bob" in request.body["messages"][0]["content"], request.body["messages"][0]
+        assert "You are acting as bob" in request.body["messages"][1]["content"], request.body["messages"][1]
     result = _summary(tmp_path)
     assert [(s["index"], s["actor"], s["mode"]) for s in result["steps"]] == [  # type: ignore[index, union-attr]
         (1, "alice", "replayed"), (2, "bob", "replayed"), (3, "bob", "agent"), (4, "bob", "healed"),

@@ -83,7 +83,7 @@ def test_nl_trail_is_solved_saved_back_and_then_replayed_without_the_model(app_h
         "    recording:", "      memory:", "        - app_assertVisible:", "            text: Hello, ann"]
 
     # What the model was offered: the driver's LLM tools (+ objectiveStatus); on verify, verification only.
-    step_tools = set(server.requests[0].tool_names)
+    step_tools = set(server.requests[0].offered_tools)
     assert {"app_tap", "app_type", "app_assertVisible", "objectiveStatus"} <= step_tools
     assert not {"exec", "rememberValue"} & step_tools  # surface_to_llm: false
     # a verify step offers verification tools only (the app's, and the memory toolset's assertions)
@@ -410,7 +410,9 @@ def test_context_and_target_prompts_reach_the_system_prompt(app_host, workspace,
     assert run(root, app_host).exit_code == 0
     system = server.requests[0].body["messages"][0]["content"]
     assert "Shop accounts end in @example.com." in system and system.endswith("Use the staging account.")
-    assert "This step is a verification" in server.requests[-1].body["messages"][0]["content"]
+    # said in the step's turn, not the system text: the system text is the same for every step (a cached prefix)
+    assert "This step is a verification" in server.requests[-1].body["messages"][1]["content"]
+    assert "This step is a verification" not in server.requests[-1].body["messages"][0]["content"]
 
 
 def test_the_html_report_shows_the_model_transcript_per_step(app_host, workspace, llm_server, tb_llm_config) -> None:

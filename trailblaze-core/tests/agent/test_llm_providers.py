@@ -128,6 +128,7 @@ def test_union_parameters_reach_openai_and_anthropic_as_any_of_or_the_described_
 def test_anthropic_round_trip_with_the_real_client(llm_server) -> None:
     reply = calls(("app_tap", {"ref": "e1"}), text="thinking")
     reply.cached_input_tokens = 200
+    reply.cache_write_tokens = 300
     server = llm_server([reply])
     provider = AnthropicProvider("anthropic", ProviderSpec(base_url=server.anthropic_base_url), "ant-key")
     try:
@@ -136,12 +137,16 @@ def test_anthropic_round_trip_with_the_real_client(llm_server) -> None:
         provider.close()
     assert [(c.name, c.arguments) for c in response.tool_calls] == [("app_tap", {"ref": "e1"})]
     assert response.text == "thinking"
-    assert (response.usage.input_tokens, response.usage.cached_input_tokens) == (1000, 200)
+    # input counts every input token: fresh (500), read from the cache (200) and written to it (300)
+    assert (response.usage.input_tokens, response.usage.cached_input_tokens, response.usage.cache_write_tokens) == \
+        (1000, 200, 300)
     sent = server.requests[0]
     assert sent.path == "/v1/messages"
     assert "ant-key" in (sent.headers.get("x-api-key"), sent.headers.get("authorization", "").removeprefix("Bearer "))
     body = sent.body
-    assert body["system"] == "be brief" and body["tool_choice"] == {"type": "any"}
+    # The system block closes the static prefix (tools, then system) and is marked for the prompt cache.
+    assert body["system"] == [{"type": "text", "text": "be brief", "cache_control": {"type": "ephemeral"}}]
+    assert body["tool_choice"] == {"type": "any"}
     assert body["tools"] == [{"name": "app_tap", "description": "Tap.", "input_schema": TOOLS[0]["parameters"]}]
     # Strict alternation: the tool result and the new screen share one user turn.
     assert [m["role"] for m in body["messages"]] == ["user", "assistant", "user"]
@@ -301,4 +306,8 @@ def test_cost_from_pricing() -> None:
     cost = CostSpec(input_per_million=2.0, output_per_million=8.0, cached_input_per_million=0.5)
     assert cost.cost(1_000_000, 0) == pytest.approx(2.0)
     assert cost.cost(1_000_000, 1_000_000, cached_input_tokens=500_000) == pytest.approx(1.0 + 0.25 + 8.0)
+    # cache writes at their own price (Anthropic: 1.25 x input), else at the input price
+    assert cost.cost(1_000_000, 0, cache_write_tokens=1_000_000) == pytest.approx(2.0)
+    written = CostSpec(input_per_million=2.0, cache_write_per_million=2.5)
+    assert written.cost(1_000_000, 0, cached_input_tokens=0, cache_write_tokens=400_000) == pytest.approx(1.2 + 1.0)
     assert json.dumps(cost.model_dump())  # serialisable for logs

@@ -24,7 +24,9 @@ from . import prompts
 from .detectors import STUCK_ABORT_AT, STUCK_HINT_AT, StaleRefDetector, StuckLoopDetector
 from .model_calls import AgentState, agent_state, capture_screen, complete_with_retries, redacted_request
 from .recording import recording_from_executed
+from .screen_view import FULL_SNAPSHOT_SPEC, FULL_SNAPSHOT_TOOL, ScreenView
 from .secret_guard import misplaced_secret
+from .tool_offer import FETCH_TOOL, ToolOffer
 
 if TYPE_CHECKING:
     from ..llm.registry import LlmProviderRegistry
@@ -139,8 +141,11 @@ class StepAgent:
         self.attempt_context = attempt_context
         self.verify = step.kind == "verify"
         self.tools = offered_tools(session, verify=self.verify)
-        self.specs = tool_specs(session, self.tools, state.model.provider_cls.type)
+        self.offer = ToolOffer(session, self.tools, state.model.provider_cls.type, trail=trail)
         self.offered = {t.name: t for t in self.tools}
+        self.view = ScreenView()
+        self.kept_screens: list[LlmMessage] = []
+        """The big screens kept in this attempt's conversation (``screen_view``), by identity."""
         self.llm_calls = 0
         self.cost = 0.0
         self.tokens = 0
@@ -184,8 +189,15 @@ class StepAgent:
             "selfHeal": self.self_heal, "recording": [c.to_json() for c in result.recording]})
         return result
 
+    @property
+    def specs(self) -> list[dict[str, Any]]:
+        """The descriptors sent in full (the tool offer's; grows when the model fetches one)."""
+        return self.offer.specs
+
     def _attempt(self, attempt: int, previous_failure: str | None) -> _Stop:
         history: list[LlmMessage] = []
+        self.view = ScreenView()
+        self.kept_screens = []
         while True:
             if self.llm_calls >= self.state.max_llm_calls:
                 return _Stop(False, f"reached the limit of {self.state.max_llm_calls} LLM calls for this step "
@@ -206,8 +218,9 @@ class StepAgent:
                 continue
             for tc in response.tool_calls:
                 message, is_error, stop = self._run_call(tc)
-                history.append(LlmMessage("tool", _clip(self.session.memory.redact(message)), tool_call_id=tc.id,
-                                          tool_name=tc.name, is_error=is_error))
+                limit = MAX_SNAPSHOT_CHARS if tc.name == FULL_SNAPSHOT_TOOL else MAX_RESULT_CHARS
+                history.append(LlmMessage("tool", _clip(self.session.memory.redact(message), limit),
+                                          tool_call_id=tc.id, tool_name=tc.name, is_error=is_error))
                 if stop is not None:
                     return stop
 
@@ -222,6 +235,8 @@ class StepAgent:
 
     def _request(self, history: list[LlmMessage], snapshot: str, truncated: bool, image: LlmImage | None,
                  previous_failure: str | None) -> LlmRequest:
+        """The request for this look. The static part (system text, tools) comes first and is the same for
+        every request of the trail; a big screen stays in ``history`` so the next look can be a diff."""
         session, step, trail = self.session, self.step, self.trail
         steps = list(trail.steps) if trail is not None else [step]
         earlier = [(f"[{s.actor}] " if s.actor else "") + s.text.strip()
@@ -232,17 +247,28 @@ class StepAgent:
         objective = prompts.objective_text(
             step_text=step.text or "", verify=self.verify, number=step.number, total=len(numbered), earlier=earlier,
             memory=memory.snapshot(), secret_keys=secret_keys, previous_failure=previous_failure,
-            heal=self.self_heal)
+            heal=self.self_heal, actor=step.actor)
         hints = list(self.hints)
-        screen = prompts.screen_text(snapshot=snapshot, hints=hints, platform=session.device.platform,
-                                     truncated=truncated)
+        turn = self.view.look(snapshot)
+        screen = prompts.screen_text(snapshot=turn.text, hints=hints, platform=session.device.platform,
+                                     truncated=truncated, diff=turn.diff)
         context = trail.config.context if trail is not None else None
-        system = prompts.system_prompt(platform=session.device.platform, verify=self.verify,
-                                       target_prompts=_target_prompts(session), context=context, actor=step.actor)
-        messages = [LlmMessage("user", objective), *history,
-                    LlmMessage("user", screen, images=[image] if image is not None else [])]
+        system = prompts.system_prompt(platform=session.device.platform, verify=False,
+                                       target_prompts=_target_prompts(session), context=context,
+                                       tools_text=self.offer.system_text())
+        if turn.reset:
+            history[:] = [m for m in history if not any(m is kept for kept in self.kept_screens)]
+            self.kept_screens = []
+        screen_message = LlmMessage("user", screen, images=[image] if image is not None else [])
+        if turn.kept:
+            self.offer.add(FULL_SNAPSHOT_SPEC)
+            self.kept_screens.append(LlmMessage("user", screen))
+            history.append(self.kept_screens[-1])
+            messages = [LlmMessage("user", objective), *history[:-1], screen_message]
+        else:
+            messages = [LlmMessage("user", objective), *history, screen_message]
         model = self.state.model
-        request = LlmRequest(model=model.model.id, system=system, messages=messages, tools=self.specs,
+        request = LlmRequest(model=model.model.id, system=system, messages=messages, tools=list(self.specs),
                              temperature=model.model.temperature, max_output_tokens=min(model.max_output_tokens, 8192))
         return redacted_request(request, memory)
 
@@ -277,7 +303,7 @@ class StepAgent:
                          "type": self.state.model.provider_cls.type},
             "systemPrompt": request.system,
             "messages": [m.to_json() for m in request.messages],
-            "toolOptions": [t["name"] for t in request.tools],
+            "toolOptions": [*(t["name"] for t in request.tools), *self.offer.deferred],
             "durationMs": duration_ms,
         }
         if not self.logged_descriptors:
@@ -319,6 +345,13 @@ class StepAgent:
             return f"invalid call to '{tc.name}': {tc.parse_error}", True, None
         if tc.name == prompts.OBJECTIVE_STATUS:
             return self._objective_status(tc.arguments)
+        if tc.name == FETCH_TOOL:
+            message, is_error = self.offer.fetch(tc.arguments)
+            return message, is_error, None
+        if tc.name == FULL_SNAPSHOT_TOOL:
+            text, truncated, _ = self._capture()
+            self.stale.new_screen(text)
+            return ("Current screen" + (" (truncated)" if truncated else "") + ":\n" + text), False, None
         if tc.name not in self.offered:
             available = ", ".join([*sorted(self.offered), prompts.OBJECTIVE_STATUS])
             why = " (verify steps may only use verification tools)" if self.verify and tc.name in self.session.registry else ""

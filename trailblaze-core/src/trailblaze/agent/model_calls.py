@@ -132,7 +132,8 @@ def complete_with_retries(state: AgentState, request: LlmRequest, *, hint: str,
             continue
         duration = int((time.perf_counter() - t0) * 1000)
         usage = response.usage
-        cost = state.model.cost(usage.input_tokens, usage.output_tokens, usage.cached_input_tokens)
+        cost = state.model.cost(usage.input_tokens, usage.output_tokens, usage.cached_input_tokens,
+                                usage.cache_write_tokens)
         state.llm_call_count += 1
         state.llm_cost_usd += cost or 0.0
         if state.budget is not None:

@@ -50,17 +50,18 @@ OBJECTIVE_STATUS_TOOL: dict[str, Any] = {
 
 
 def system_prompt(*, platform: str, verify: bool, target_prompts: Sequence[str] = (), context: str | None = None,
-                  actor: str | None = None) -> str:
-    """``actor``: in a trail with several devices, whose device this is (the model must not act for the others)."""
+                  tools_text: str | None = None) -> str:
+    """The static part of every request of a trail (with the tool list, the prefix providers cache): the
+    agent passes ``verify=False`` and says "verify" in the step's own text, so the prefix holds across
+    steps. ``tools_text`` is what the tool offer says once (shared parameters, tools by name)."""
     parts = [BASE_SYSTEM_PROMPT]
     platform_text = PLATFORM_PROMPTS.get(platform)
     if platform_text:
         parts.append(platform_text)
-    if actor:
-        parts.append(f"You are acting as {actor} on {platform}: the screen is {actor}'s device only. Steps "
-                     "of other actors run on their own devices.")
     if verify:
         parts.append(VERIFY_PROMPT)
+    if tools_text:
+        parts.append(tools_text)
     parts.extend(p.strip() for p in target_prompts if p and p.strip())
     if context and context.strip():
         parts.append("About this test:\n" + context.strip())
@@ -76,10 +77,17 @@ effects the screen may show); the heal check (``runner/heal_check.py``) proves i
 
 def objective_text(*, step_text: str, verify: bool, number: int, total: int, earlier: Sequence[str],
                    memory: dict[str, str], secret_keys: Sequence[str], previous_failure: str | None = None,
-                   heal: bool = False) -> str:
+                   heal: bool = False, actor: str | None = None) -> str:
     """The first user message of every request: the step, what came before, what is remembered (``heal``:
-    the step's recording failed and the agent re-solves it whole)."""
+    the step's recording failed and the agent re-solves it whole; ``actor``: in a trail with several
+    devices, whose device this is — said here, not in the system text, which stays the same for every
+    step of the trail so providers can cache it)."""
     lines = [f"{'Verify' if verify else 'Step'} {number} of {total}: {step_text.strip()}"]
+    if actor:
+        lines.append(f"You are acting as {actor}: the screen is {actor}'s device only. Steps of other actors "
+                     "run on their own devices.")
+    if verify:
+        lines.append(VERIFY_PROMPT)
     if earlier:
         lines.append("Already done (earlier steps):")
         lines.extend(f"- {text}" for text in earlier)
@@ -95,10 +103,15 @@ def objective_text(*, step_text: str, verify: bool, number: int, total: int, ear
     return "\n".join(lines)
 
 
-def screen_text(*, snapshot: str, hints: Sequence[str], platform: str, truncated: bool) -> str:
+def screen_text(*, snapshot: str, hints: Sequence[str], platform: str, truncated: bool, diff: bool = False) -> str:
     parts = []
     if hints:
         parts.append("Notes:\n" + "\n".join(f"- {h}" for h in hints))
+    if diff:
+        parts.append("Screen changes since the last screen above (- gone, + new, unmarked: the line above them; "
+                     "every other line and ref is unchanged; fullSnapshot shows the whole screen):\n"
+                     + (snapshot or "(no change)"))
+        return "\n\n".join(parts)
     label = "Current screen" + (" (truncated)" if truncated else "")
     parts.append(f"{label}:\n{snapshot}")
     return "\n\n".join(parts)

@@ -59,10 +59,11 @@ class ResolvedModel:
     def max_output_tokens(self) -> int:
         return self.model.max_output_tokens or DEFAULT_MAX_OUTPUT_TOKENS
 
-    def cost(self, input_tokens: int, output_tokens: int, cached_input_tokens: int = 0) -> float | None:
+    def cost(self, input_tokens: int, output_tokens: int, cached_input_tokens: int = 0,
+             cache_write_tokens: int = 0) -> float | None:
         if self.model.cost is None:
             return None
-        return self.model.cost.cost(input_tokens, output_tokens, cached_input_tokens)
+        return self.model.cost.cost(input_tokens, output_tokens, cached_input_tokens, cache_write_tokens)
 
     def create_provider(self) -> LlmProvider:
         return self.provider_cls(self.provider_id, self.provider, self.api_key)

@@ -21,12 +21,17 @@ class CostSpec(_Strict):
     input_per_million: float = 0.0
     output_per_million: float = 0.0
     cached_input_per_million: float | None = None
+    cache_write_per_million: float | None = None
+    """Price of input tokens written to the prompt cache (Anthropic: 1.25 x input); unset = the input price."""
 
-    def cost(self, input_tokens: int, output_tokens: int, cached_input_tokens: int = 0) -> float:
+    def cost(self, input_tokens: int, output_tokens: int, cached_input_tokens: int = 0,
+             cache_write_tokens: int = 0) -> float:
         cached_rate = self.cached_input_per_million if self.cached_input_per_million is not None \
             else self.input_per_million
-        fresh = max(0, input_tokens - cached_input_tokens)
-        return (fresh * self.input_per_million + cached_input_tokens * cached_rate
+        write_rate = self.cache_write_per_million if self.cache_write_per_million is not None \
+            else self.input_per_million
+        fresh = max(0, input_tokens - cached_input_tokens - cache_write_tokens)
+        return (fresh * self.input_per_million + cached_input_tokens * cached_rate + cache_write_tokens * write_rate
                 + output_tokens * self.output_per_million) / 1_000_000
 
 

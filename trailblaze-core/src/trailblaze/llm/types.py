@@ -74,10 +74,17 @@ class LlmUsage:
     input_tokens: int = 0
     output_tokens: int = 0
     cached_input_tokens: int = 0
+    """Input tokens read from the provider's prompt cache (part of ``input_tokens``)."""
+    cache_write_tokens: int = 0
+    """Input tokens written to the prompt cache (part of ``input_tokens``; Anthropic bills them above the
+    input price, OpenAI writes its cache for free and reports none)."""
 
     def to_json(self) -> dict[str, int]:
-        return {"inputTokens": self.input_tokens, "outputTokens": self.output_tokens,
-                "cachedInputTokens": self.cached_input_tokens}
+        out = {"inputTokens": self.input_tokens, "outputTokens": self.output_tokens,
+               "cachedInputTokens": self.cached_input_tokens}
+        if self.cache_write_tokens:
+            out["cacheWriteInputTokens"] = self.cache_write_tokens
+        return out
 
 
 @dataclass

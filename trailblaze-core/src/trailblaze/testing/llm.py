@@ -52,6 +52,8 @@ class Reply:
     input_tokens: int = 1000
     output_tokens: int = 50
     cached_input_tokens: int = 0
+    cache_write_tokens: int = 0
+    """Anthropic's ``cache_creation_input_tokens`` (the OpenAI wire has no such field)."""
 
 
 def call(name: str, /, **args: Any) -> Reply:
@@ -108,6 +110,30 @@ class RecordedRequest:
         return [t["name"] for t in tools]
 
     @property
+    def offered_tools(self) -> list[str]:
+        """Every tool the model may call: those described in full (``tool_names``) and those the system
+        text lists by name (fetched with ``toolDescriptor``, see ``trailblaze.agent.tool_offer``)."""
+        names = [n for n in self.tool_names if n != "toolDescriptor"]
+        listing = self.system_text().split("More tools, by name", 1)
+        if len(listing) == 2:
+            for line in listing[1].split("\n\n", 1)[0].splitlines()[1:]:
+                if line.startswith("- ") and ":" in line:
+                    names.append(line[2:].split(":", 1)[0])
+        return names
+
+    def system_text(self) -> str:
+        """The system prompt (both wires)."""
+        system = self.body.get("system")
+        if system is None:
+            for message in self.body.get("messages") or []:
+                if message.get("role") == "system":
+                    system = message.get("content")
+                    break
+        if isinstance(system, list):
+            return "\n".join(b.get("text", "") for b in system if isinstance(b, dict))
+        return str(system or "")
+
+    @property
     def text(self) -> str:
         return self.raw.decode("utf-8", errors="replace")
 
@@ -137,12 +163,24 @@ class RecordedRequest:
         """What a model does with the snapshot: the ``[ref]`` on the first line that mentions ``label``
         (``'button "Sign in"'``, ``'EditText "Email"'``). AssertionError when the screen has none."""
         screen = self.last_user_text()
-        for line in screen.splitlines():
-            if label in line:
-                found = _REF.search(line)
-                if found:
-                    return found.group(1)
+        for text in self._user_texts_latest_first():
+            for line in text.splitlines():
+                if label in line and not line.startswith("- "):  # a diff's "- " line is gone from the screen
+                    found = _REF.search(line)
+                    if found:
+                        return found.group(1)
         raise AssertionError(f"{label!r} is not on the screen:\n{screen[:2000]}")
+
+    def _user_texts_latest_first(self) -> list[str]:
+        """User turns, latest first: on big screens a turn shows only what changed, earlier turns the rest."""
+        out = []
+        for message in reversed(self.body.get("messages") or []):
+            if message.get("role") != "user":
+                continue
+            content = message.get("content")
+            out.append(content if isinstance(content, str) else "\n".join(
+                b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text"))
+        return out
 
     def tool_results(self) -> list[str]:
         """Every tool result in the conversation, in order (both wires)."""
@@ -335,8 +373,9 @@ def _anthropic_reply(reply: Reply, model: str) -> dict[str, Any]:
     return {
         "id": f"msg_{uuid.uuid4().hex[:12]}", "type": "message", "role": "assistant", "model": model,
         "content": content, "stop_reason": "tool_use" if reply.tool_calls else "end_turn", "stop_sequence": None,
-        "usage": {"input_tokens": reply.input_tokens - reply.cached_input_tokens, "output_tokens": reply.output_tokens,
-                  "cache_read_input_tokens": reply.cached_input_tokens, "cache_creation_input_tokens": 0},
+        "usage": {"input_tokens": reply.input_tokens - reply.cached_input_tokens - reply.cache_write_tokens,
+                  "output_tokens": reply.output_tokens, "cache_read_input_tokens": reply.cached_input_tokens,
+                  "cache_creation_input_tokens": reply.cache_write_tokens},
     }
 
 
