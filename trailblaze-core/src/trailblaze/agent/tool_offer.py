@@ -9,9 +9,9 @@ hint, and ``toolDescriptor`` returns a tool's full descriptor on demand (from th
 (providers' prompt caches key on it):
 
 * every tool when the session offers few (``SMALL_OFFER``): listing names would save nothing;
-* the platform's core action set: tools in upstream's ``core_interaction`` toolset, and the web
-  platform's (``PLATFORM_CORE``: navigate, click, type, fill a secret, press a key, select, scroll, and the
-  two visibility checks);
+* the platform's core action set: tools in upstream's ``core_interaction`` toolset, and tools their
+  plugin marks ``is_core`` (the web driver's navigate, click, type, fill a secret, press a key, select,
+  scroll, and the two visibility checks);
 * tools the trail's step texts name (``tap``, ``web_hover``…);
 * tools the trail's recordings call (any device): the trail's own vocabulary.
 """
@@ -34,10 +34,6 @@ if TYPE_CHECKING:
 FETCH_TOOL = "toolDescriptor"
 SMALL_OFFER = 12
 CORE_TOOLSET = "core_interaction"
-PLATFORM_CORE: dict[str, frozenset[str]] = {
-    "web": frozenset({"web_navigate", "web_click", "web_type", "web_fillSecret", "web_pressKey", "web_selectOption",
-                      "web_scroll", "web_verifyTextVisible", "web_verifyElementVisible"}),
-}
 SHARED_PARAMETER_MIN = 3
 """A parameter described the same way in this many full descriptors is described once, in the system text."""
 HINT_CHARS = 70
@@ -51,19 +47,18 @@ FETCH_TOOL_SPEC: dict[str, Any] = {
 _DROPPED_KEYS = frozenset({"title", "default", "additionalProperties", "examples", "$schema"})
 
 
-def likely_tools(tools: Iterable["ToolDefinition"], *, platform: str, trail: "Trail | None") -> set[str]:
+def likely_tools(tools: Iterable["ToolDefinition"], *, trail: "Trail | None") -> set[str]:
     """The names sent in full (see the module docstring for the rule)."""
     tools = list(tools)
     if len(tools) <= SMALL_OFFER:
         return {t.name for t in tools}
-    core = PLATFORM_CORE.get(platform, frozenset())
     named: set[str] = set()
     recorded: set[str] = set()
     if trail is not None:
         words = set(re.findall(r"[A-Za-z_][\w.]*", " ".join(s.text or "" for s in trail.steps)))
         named = {t.name for t in tools if t.name in words}
         recorded = trail.recorded_tool_names()
-    return {t.name for t in tools if t.name in core or CORE_TOOLSET in t.toolsets or t.name in named
+    return {t.name for t in tools if t.is_core or CORE_TOOLSET in t.toolsets or t.name in named
             or t.name in recorded}
 
 
@@ -103,7 +98,7 @@ class ToolOffer:
         self.session = session
         self.provider = provider
         self.tools = {t.name: t for t in tools}
-        likely = likely_tools(tools, platform=session.device.platform, trail=trail)
+        likely = likely_tools(tools, trail=trail)
         full = [self._describe(t) for t in tools if t.name in likely]
         self.deferred = {t.name: t for t in tools if t.name not in likely}
         self.shared = _shared_parameters(full)
@@ -166,5 +161,5 @@ def _without_shared(spec: dict[str, Any], shared: set[tuple[str, str]]) -> dict[
     return {**spec, "parameters": {**spec["parameters"], "properties": trimmed}}
 
 
-__all__ = ["CORE_TOOLSET", "FETCH_TOOL", "PLATFORM_CORE", "SMALL_OFFER", "ToolOffer", "compact_description",
+__all__ = ["CORE_TOOLSET", "FETCH_TOOL", "SMALL_OFFER", "ToolOffer", "compact_description",
            "compact_schema", "likely_tools"]

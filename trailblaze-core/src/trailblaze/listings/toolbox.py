@@ -44,7 +44,7 @@ def list_toolbox(*, driver: str | None = None, target: str | None = None, search
         entries.append({
             "name": t.name, "kind": t.kind, "description": t.description, "source": str(t.source),
             "sourceInfo": t.source.to_json(), "surfaceToLlm": t.surface_to_llm, "isRecordable": t.is_recordable,
-            "requiresHost": t.requires_host, "isVerification": t.is_verification, "isReadOnly": t.is_read_only,
+            "requiresHost": t.requires_host, "isVerification": t.is_verification, "isReadOnly": t.is_read_only, "isCore": t.is_core,
             "delegating": t.delegating,
             "drivers": sorted(t.drivers) if t.drivers is not None else None,
             "platforms": sorted(t.platforms) if t.platforms is not None else None,

@@ -46,6 +46,10 @@ class ToolDefinition:
     is_read_only: bool = False
     """The tool looks or moves around (a snapshot, a scroll, going back or to a URL) and changes no data of
     the app: ``trailblaze plan`` offers only these (and verifications) unless ``--allow-actions``."""
+    is_core: bool = False
+    """One of the platform's everyday actions or checks (navigate, click, type, the visibility checks):
+    the agent is offered it in full on every request, most other tools by name only until it asks for
+    them (``agent/tool_offer.py``; upstream's ``core_interaction`` toolset counts as well)."""
     delegating: bool = False
     records_delegates: bool = False
     """When a call of this tool delegates (``invoke`` returned calls), a recording keeps the delegates, not
@@ -104,6 +108,8 @@ class Tool(BaseModel):
     is_verification: ClassVar[bool] = False
     is_read_only: ClassVar[bool] = False
     """Looks or navigates only, changing no data of the app (``ToolDefinition.is_read_only``)."""
+    is_core: ClassVar[bool] = False
+    """One of the platform's everyday actions or checks, offered to the agent in full (``ToolDefinition.is_core``)."""
     platforms: ClassVar[Collection[str] | None] = None
     """Platforms the tool runs on (``("web",)``, ``{"android", "ios"}``; any case); None = all."""
     drivers: ClassVar[Collection[str] | None] = None
@@ -194,7 +200,7 @@ class ClassToolDefinition(ToolDefinition):
             name=tool_class.name, description=tool_class.tool_description(), source=source or ToolSource(),
             surface_to_llm=tool_class.surface_to_llm, is_recordable=tool_class.is_recordable,
             requires_host=tool_class.requires_host, is_verification=tool_class.is_verification,
-            is_read_only=tool_class.is_read_only, delegating=issubclass(tool_class, DelegatingTool),
+            is_read_only=tool_class.is_read_only, is_core=tool_class.is_core, delegating=issubclass(tool_class, DelegatingTool),
             platforms=_names(tool_class, "platforms", lower=True), drivers=_names(tool_class, "drivers"),
             toolsets=tuple(tool_class.toolsets), tool_class=tool_class,
         )

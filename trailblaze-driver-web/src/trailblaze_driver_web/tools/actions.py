@@ -27,6 +27,7 @@ class WebNavigate(WebTool):
     relative to the working directory (see ``navigation_url``)."""
 
     name: ClassVar[str] = "web_navigate"
+    is_core: ClassVar[bool] = True
     is_read_only: ClassVar[bool] = True
     action: Annotated[Literal["GOTO", "BACK", "FORWARD", "RELOAD"], CASE_INSENSITIVE] = Field("GOTO", description="GOTO, BACK, FORWARD or RELOAD.")
     url: str | None = Field(None, description="The URL for GOTO: a full URL (https://..., file://...), a path "
@@ -81,6 +82,7 @@ class WebClick(TargetedTool):
     """Click an element (waits until it is visible, stable and enabled)."""
 
     name: ClassVar[str] = "web_click"
+    is_core: ClassVar[bool] = True
 
     def execute(self, ctx: ToolContext) -> ToolResult:
         return act(ctx, self, "click", lambda loc: loc.click(), done="Clicked")
@@ -91,6 +93,7 @@ class WebType(TargetedTool):
     focused element."""
 
     name: ClassVar[str] = "web_type"
+    is_core: ClassVar[bool] = True
     text: str = Field(..., description="The text to type.")
     clearFirst: bool = Field(True, description="Replace the current value (default) instead of appending.")
 
@@ -161,6 +164,7 @@ class WebPressKey(WebTool):
     """Press a key or chord on the focused element: Enter, Tab, Escape, ArrowDown, Control+A, ..."""
 
     name: ClassVar[str] = "web_pressKey"
+    is_core: ClassVar[bool] = True
     key: str = Field(..., description="Key name as Playwright spells it: Enter, Tab, Escape, Control+A, ...")
 
     def execute(self, ctx: ToolContext) -> ToolResult:
@@ -175,6 +179,7 @@ class WebSelectOption(TargetedTool):
     """Select options of a <select> by value or visible label."""
 
     name: ClassVar[str] = "web_selectOption"
+    is_core: ClassVar[bool] = True
     values: list[str] = Field(..., description="Values or labels of the options to select.")
 
     def execute(self, ctx: ToolContext) -> ToolResult:
@@ -188,6 +193,7 @@ class WebScroll(TargetedTool):
     view instead."""
 
     name: ClassVar[str] = "web_scroll"
+    is_core: ClassVar[bool] = True
     is_read_only: ClassVar[bool] = True
     ref: str | None = Field(None, description=REF_DESCRIPTION + " Omit to scroll the page.")
     direction: Annotated[Literal["UP", "DOWN", "LEFT", "RIGHT"], CASE_INSENSITIVE] = Field("DOWN", description="UP, DOWN, LEFT or RIGHT.")
@@ -367,6 +373,7 @@ class WebFillSecret(TargetedTool):
     """Fill an input with a secret (a password). The value never appears in logs, reports or traces."""
 
     name: ClassVar[str] = "web_fillSecret"
+    is_core: ClassVar[bool] = True
     ref: str = Field(..., description=REF_DESCRIPTION)
     value: str = Field(..., description="The secret, usually a memory token like {{password}}.",
                        json_schema_extra={"sensitive": True})

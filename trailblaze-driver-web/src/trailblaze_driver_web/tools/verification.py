@@ -116,6 +116,7 @@ class WebVerifyTextVisible(WebVerification):
     """Verify that text is visible on the page (case-sensitive substring of an element's text)."""
 
     name: ClassVar[str] = "web_verifyTextVisible"
+    is_core: ClassVar[bool] = True
     text: str = Field(..., description="The text that must be visible.")
     frame: str | None = frame_field()
     timeoutMs: int | None = timeout_field()
@@ -154,6 +155,7 @@ class WebVerifyElementVisible(WebVerification, TargetedTool):
     """Verify that an element is visible."""
 
     name: ClassVar[str] = "web_verifyElementVisible"
+    is_core: ClassVar[bool] = True
 
     def execute(self, ctx: ToolContext) -> ToolResult:
         drv = driver_for(ctx)
