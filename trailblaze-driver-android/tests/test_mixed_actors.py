@@ -1,7 +1,7 @@
 """A trail with a phone and a browser (issue 35): actor alice on Android (the Appium fake driver, a
-server Trailblaze manages), actor bob on web (Chromium), bound with ``-d alice=android/emulator-5554 -d bob=web``. A
-value typed on the phone reaches the browser through the shared memory; a ``parallel:`` block has one
-child on each; nothing is left running afterwards."""
+server Trailblaze manages), actor bob on web (Chromium), bound with
+``-d alice=android/emulator-5554 -d bob=web``. A value typed on the phone reaches the browser through the
+shared memory; a ``parallel:`` block has one child on each; nothing is left running afterwards."""
 
 from __future__ import annotations
 
