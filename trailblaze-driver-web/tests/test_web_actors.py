@@ -309,7 +309,7 @@ trail:
         actor: bob
         recording:
           web: [{{web_navigate: {{url: '{url}/invite'}}}}, {{web_evaluate: {{script: "{bob_check}"}}}},
-                {start_b}, {waits}, {end_b}]
+                {start_b}, {waits}, {end_b}{bob_tail}]
 """
 BOB_CHECK = "(() => { if (document.cookie.includes('who=alice')) throw new Error('bob sees ' + document.cookie); return 1; })()"
 
@@ -325,13 +325,16 @@ def _browsers(pid: int) -> dict[str, str]:
     return found
 
 
-def _run_watching_browsers(tmp_path: Path, board: Board, actors: str) -> tuple[list[str], str]:
-    """Run the SHARED trail with ``actors``; the browsers seen while both actors were in the parallel
-    block, and what the run printed. Asserts it passed and left no browser or Playwright process."""
+def _run_watching_browsers(tmp_path: Path, board: Board, actors: str, *, bob_tail: str = "",
+                           code: int = 0) -> tuple[list[str], str]:
+    """Run the SHARED trail with ``actors`` (and ``bob_tail`` after Bob's last call); the browsers seen
+    while both actors were in the parallel block, and what the run printed. Asserts it exited with
+    ``code`` and left no browser or Playwright process."""
     waits = ", ".join(["{web_wait: {seconds: 0.5}}"] * 8)
     text = SHARED.replace("{{alice: web, bob: web}}", actors).format(
         url=board.url, start_a=_mark(board, "start-alice"), end_a=_mark(board, "end-alice"),
-        start_b=_mark(board, "start-bob"), end_b=_mark(board, "end-bob"), waits=waits, bob_check=BOB_CHECK)
+        start_b=_mark(board, "start-bob"), end_b=_mark(board, "end-bob"), waits=waits, bob_check=BOB_CHECK,
+        bob_tail=bob_tail)
     trail = _write(tmp_path, "shared.trail.yaml", text)
     proc = subprocess.Popen([sys.executable, "-m", "trailblaze.cli", "run", str(trail), "--output-dir",
                              str(tmp_path / "out")], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -348,7 +351,7 @@ def _run_watching_browsers(tmp_path: Path, board: Board, actors: str) -> tuple[l
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
-    assert proc.returncode == 0, out + err
+    assert proc.returncode == code, out + err
     assert "end-bob" in board.seen()
     left = [pid for pid in everything if Path(f"/proc/{pid}").exists() and
             "Z" not in Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[:1]]
@@ -369,3 +372,11 @@ def test_web_actors_with_different_browser_settings_keep_a_browser_each(tmp_path
         tmp_path, board, "{{alice: web, bob: {{platform: web, options: {{launch_args: [--bobs-own-browser]}}}}}}")
     assert len(browsers) == 2, browsers
     assert ["--bobs-own-browser" in b for b in browsers].count(True) == 1, browsers
+
+
+def test_a_shared_browser_is_closed_when_an_actor_fails(tmp_path: Path, board: Board) -> None:
+    browsers, out = _run_watching_browsers(
+        tmp_path, board, "{{alice: web, bob: web}}", code=1,
+        bob_tail=", {web_verifyTextVisible: {text: Never on this page, timeoutMs: 300}}")
+    assert len(browsers) == 1, browsers
+    assert "actor bob:" in str(_summary(tmp_path)["failure_reason"]), out
