@@ -293,6 +293,100 @@ def test_run_n_and_pytest_trails_take_a_multi_actor_trail_as_one_item(tmp_path: 
     assert "1 passed" in tested.stdout, tested.stdout
 
 
+
+SHARED = """\
+config:
+  title: One browser, a context each
+  actors: {{alice: web, bob: web}}
+trail:
+  - step: Alice keeps a cookie
+    actor: alice
+    recording:
+      web:
+        - web_navigate: {{url: '{url}/invite'}}
+        - web_evaluate: {{script: "document.cookie = 'who=alice'; document.cookie", variable: aliceCookie}}
+  - parallel:
+      - step: Alice waits
+        actor: alice
+        recording:
+          web: [{start_a}, {waits}, {end_a}]
+      - step: Bob sees none of Alice's cookies
+        actor: bob
+        recording:
+          web: [{{web_navigate: {{url: '{url}/invite'}}}}, {{web_evaluate: {{script: "{bob_check}"}}}},
+                {start_b}, {waits}, {end_b}{bob_tail}]
+"""
+BOB_CHECK = "(() => { if (document.cookie.includes('who=alice')) throw new Error('bob sees ' + document.cookie); return 1; })()"
+
+
+def _browsers(pid: int) -> dict[str, str]:
+    """The Chromium browsers under ``pid``, by profile directory (each launch gets its own; a wrapper
+    script and the binary it runs, renderers and helpers all name it), with the launching command line."""
+    found: dict[str, str] = {}
+    for _pid, cmd in descendants(pid):
+        profile = next((a for a in cmd.split() if a.startswith("--user-data-dir=")), None)
+        if profile is not None and "--remote-debugging-pipe" in cmd:
+            found.setdefault(profile, cmd)
+    return found
+
+
+def _run_watching_browsers(tmp_path: Path, board: Board, actors: str, *, bob_tail: str = "",
+                           code: int = 0) -> tuple[list[str], str]:
+    """Run the SHARED trail with ``actors`` (and ``bob_tail`` after Bob's last call); the browsers seen
+    while both actors were in the parallel block, and what the run printed. Asserts it exited with
+    ``code`` and left no browser or Playwright process."""
+    waits = ", ".join(["{web_wait: {seconds: 0.5}}"] * 8)
+    text = SHARED.replace("{{alice: web, bob: web}}", actors).format(
+        url=board.url, start_a=_mark(board, "start-alice"), end_a=_mark(board, "end-alice"),
+        start_b=_mark(board, "start-bob"), end_b=_mark(board, "end-bob"), waits=waits, bob_check=BOB_CHECK,
+        bob_tail=bob_tail)
+    trail = _write(tmp_path, "shared.trail.yaml", text)
+    proc = subprocess.Popen([sys.executable, "-m", "trailblaze.cli", "run", str(trail), "--output-dir",
+                             str(tmp_path / "out")], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=dict(os.environ))
+    try:
+        for _ in range(1200):  # until both actors are inside the block (polling the server, not a clock)
+            if {"start-alice", "start-bob"} <= set(board.seen()) or proc.poll() is not None:
+                break
+            time.sleep(0.1)
+        browsers = list(_browsers(proc.pid).values())
+        everything = [pid for pid, cmd in descendants(proc.pid) if "chrom" in cmd.lower() or "playwright" in cmd.lower()]
+        out, err = proc.communicate(timeout=180)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == code, out + err
+    assert "end-bob" in board.seen()
+    left = [pid for pid in everything if Path(f"/proc/{pid}").exists() and
+            "Z" not in Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[:1]]
+    assert left == [], left
+    return browsers, out
+
+
+def test_the_web_actors_of_a_trail_share_one_browser_a_context_each(tmp_path: Path, board: Board) -> None:
+    browsers, _out = _run_watching_browsers(tmp_path, board, "{{alice: web, bob: web}}")
+    assert len(browsers) == 1, browsers  # both actors' pages live in one Chromium; Bob saw no cookie of Alice's
+    assert "--remote-debugging-address=127.0.0.1" in browsers[0]  # its DevTools port is loopback only
+    actors = {a["name"]: a for a in _summary(tmp_path)["actors"]}  # type: ignore[union-attr]
+    assert actors["alice"]["device"] == actors["bob"]["device"]  # type: ignore[index]
+
+
+def test_web_actors_with_different_browser_settings_keep_a_browser_each(tmp_path: Path, board: Board) -> None:
+    browsers, _out = _run_watching_browsers(
+        tmp_path, board, "{{alice: web, bob: {{platform: web, options: {{launch_args: [--bobs-own-browser]}}}}}}")
+    assert len(browsers) == 2, browsers
+    assert ["--bobs-own-browser" in b for b in browsers].count(True) == 1, browsers
+
+
+def test_a_shared_browser_is_closed_when_an_actor_fails(tmp_path: Path, board: Board) -> None:
+    browsers, out = _run_watching_browsers(
+        tmp_path, board, "{{alice: web, bob: web}}", code=1,
+        bob_tail=", {web_verifyTextVisible: {text: Never on this page, timeoutMs: 300}}")
+    assert len(browsers) == 1, browsers
+    assert "actor bob:" in str(_summary(tmp_path)["failure_reason"]), out
+
+
 AGENT = """\
 config:
   title: Bob waves, by the model

@@ -79,6 +79,7 @@ def test_the_page_says_why_a_name_or_code_is_refused(chat_server: Any, launch_op
             expect(alice.get_by_role("textbox", name="Your name")).to_have_attribute("aria-invalid", "true")
             _sign_in(alice, url, "Alice")
             alice.get_by_role("button", name="Create invitation").click()
+            expect(alice.locator("#code")).not_to_be_empty()  # filled when the server answers, not at the click
             code = alice.locator("#code").text_content() or ""
             assert code
 

@@ -86,6 +86,7 @@ _LAZY = {
     "GRID_ENDPOINT_PREFIX": "trailblaze.runner.endpoints:GRID_PREFIX",
     "host_setting": "trailblaze.host_settings",
     "current_scope": "trailblaze.reuse",
+    "ActorShare": "trailblaze.reuse",
     "die_with_parent": "trailblaze.children",
     "WorkspaceConfig": "trailblaze.config",
     "load_workspace": "trailblaze.config",
@@ -128,7 +129,7 @@ _LAZY = {
 }
 
 __all__ = [
-    "CONTRACT_VERSION", "__version__", "hookimpl", "AndroidAccessibilityMatch", "AndroidMaestroMatch",
+    "CONTRACT_VERSION", "__version__", "hookimpl", "ActorShare", "AndroidAccessibilityMatch", "AndroidMaestroMatch",
     "ANNOTATION_KEYS", "BadInputError", "BundleContext", "CallCodec", "CheckReport", "ClassToolDefinition",
     "ConfigError", "CONSTRAINT_KEYS", "constraints_from_json", "CORE_CODEC", "current_scope", "decode_output",
     "default_descriptor", "DelegatingTool", "DeviceInfo", "die_with_parent", "discover_waypoint_files",
@@ -163,7 +164,7 @@ if TYPE_CHECKING:
     from .plugin_info import PluginQueries
     from .plugins import PluginHost
     from .recorder import RecordOptions, RecordedStepDraft
-    from .reuse import current_scope
+    from .reuse import ActorShare, current_scope
     from .runner.endpoints import GRID_PREFIX as GRID_ENDPOINT_PREFIX
     from .results.model import RunResult
     from .schemas import TOOL_CALL_REF, model_schema

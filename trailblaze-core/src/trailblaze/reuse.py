@@ -10,6 +10,11 @@ so behaviour outside a scope is unchanged.
 Scopes are per thread on purpose: Playwright's sync API and most device clients are bound to the
 thread that started them, and ``trailblaze run -d a -d b`` runs each device in its own thread. A scope
 closes what it holds, newest first, in the thread that opened it.
+
+The actors of one trail (``config.actors``) each run on a thread of their own, so a reuse scope cannot
+reach across them; ``ActorShare`` is what they share instead: one per trail with actors, on every actor's
+session (``session.actor_share``). It only hands out values; a driver whose resource is thread-bound
+(a Playwright browser) counts its own users and closes it on the thread that opened it.
 """
 
 from __future__ import annotations
@@ -68,6 +73,33 @@ class ReuseScope:
             _quietly(held.close)
 
 
+class ActorShare:
+    """What the actors of one trail share across their threads: which actors use which driver, and values
+    the first of them to ask creates (under a lock) and the others then get.
+
+    A driver decides from ``peers`` whether sharing pays (the web driver opens one Chromium for the web
+    actors of a trail, a context each, only when two or more of them use it). Thread-safe."""
+
+    def __init__(self, drivers: dict[str, str]) -> None:
+        self.drivers = dict(drivers)
+        """Actor name -> the key of its driver (``playwright-web``), in the trail's order."""
+        self._lock = threading.Lock()
+        self._values: dict[Hashable, Any] = {}
+
+    def peers(self, driver_key: str) -> list[str]:
+        """The actors whose driver is ``driver_key``."""
+        return [name for name, key in self.drivers.items() if key == driver_key]
+
+    def get(self, key: Hashable, factory: Callable[[], T]) -> T:
+        """The value under ``key``; the first caller's ``factory`` makes it (never twice, whatever the
+        threads). Closing it is the caller's business: the share only forgets it with the trail."""
+        with self._lock:
+            if key not in self._values:
+                self._values[key] = factory()
+            value: T = self._values[key]
+            return value
+
+
 def current_scope() -> ReuseScope | None:
     """The innermost scope this thread opened, or None (then drivers start and stop their own)."""
     stack: list[ReuseScope] = getattr(_local, "stack", [])
@@ -116,4 +148,4 @@ def _quietly(close: Callable[[], None]) -> None:
         pass
 
 
-__all__ = ["ReuseScope", "active", "current_scope", "reuse_scope"]
+__all__ = ["ActorShare", "ReuseScope", "active", "current_scope", "reuse_scope"]

@@ -24,6 +24,7 @@ from .errors import (BadInputError, DriverError, ToolArgumentError, ToolExpansio
                      ToolNotAvailableError, TrailblazeError, UnknownToolError)
 from .logs import SessionLog
 from .memory import Memory, escape_literal
+from .reuse import ActorShare
 from .tools.base import ToolDefinition
 from .tools.codec import CodecHooks, ToolCodec
 from .tools.registry import ToolRegistry
@@ -211,6 +212,10 @@ class Session:
     resources: dict[str, Any] = field(default_factory=dict)
     """Per-session state plugins keep (tool server processes, HTTP endpoints...), keyed by plugin."""
     executed: list[ExecutedCall] = field(default_factory=list)
+    actor: str | None = None
+    """The actor this session is, in a trail with actors (``config.actors``); None otherwise."""
+    actor_share: ActorShare | None = None
+    """The trail's ``ActorShare`` when this session is one actor of a trail with actors, else None."""
     options: SessionOptions = field(default_factory=SessionOptions)
     """How this session was opened (``SessionOptions``); a plain mapping given here is converted."""
     dispatcher: "Dispatcher" = field(init=False)

@@ -27,9 +27,10 @@ from trailblaze import valid_text
 
 from .aria import aria_snapshot, wait_for_parsed_document
 from .screenshots import Screenshots
+from .actor_browser import ActorBrowser, ActorSeat
 from .browser_session import BrowserSession
 from .config import WebDriverConfig
-from .connection import quiet_abandoned_calls
+from .connection import browser_key, quiet_abandoned_calls
 from .dialogs import Dialogs
 from .downloads import DOWNLOADS_DIR, Downloads
 from .evidence import WebEvidence
@@ -108,7 +109,7 @@ class PlaywrightDriver(Driver[WebDriverConfig]):
             options["locale"] = self.cfg.locale
         if self.cfg.storage_state:
             options["storage_state"] = storage_state_file(self.cfg.storage_state, self.session)
-        context = self.browser_session.open(options)
+        context = self.browser_session.open(options, self._actor_seat())
         self.events.listen_to_context(context)
         logs = self.session is not None and self.session.log.enabled
         if self.cfg.trace != "off" and logs:
@@ -124,6 +125,19 @@ class PlaywrightDriver(Driver[WebDriverConfig]):
                           width=viewport["width"], height=viewport["height"], device_id=f"chromium-{version}",
                           name=f"Chromium {version}", browser=self.browser_session.description,
                           headless=self.cfg.headless, remote=self.cfg.remote)
+
+    def _actor_seat(self) -> ActorSeat | None:
+        """A place at the one Chromium the web actors of this trail share (a context each), when this
+        session is one of two or more actors on this driver and the browser is launched here; else None
+        and the browser is this session's own (or the reuse scope's), as for a single-device trail."""
+        share = self.session.actor_share if self.session is not None else None
+        if share is None or self.cfg.connect or self.cfg.cdp_url or self.cfg.grid_url:
+            return None
+        if len(share.peers(self.key)) < 2:
+            return None
+        shared = share.get(("playwright-actor-browser", browser_key(self.cfg)), ActorBrowser)
+        assert self.session is not None
+        return shared.seat(self.session.actor or self.session.id)
 
     def _page_opened(self, page: Page) -> None:
         self.events.listen_to_page(page)

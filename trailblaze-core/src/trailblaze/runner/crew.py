@@ -8,8 +8,10 @@ is the one that tells the actors to stop and closes their sessions.
 
 Sessions open and close through the one session lifecycle (``SessionLifecycle``), each actor's on its own
 thread; all of them are closed on every exit path (pass, failure, error, signal). Memory is one store,
-shared. When a step of one actor fails, the others stop at their next step or tool-call boundary
-(``StepRunState.stop``) and the trail fails naming the actor, the step and the tool.
+shared, and so is an ``ActorShare`` (``session.actor_share``) through which drivers share what they
+choose across the actors (one Chromium for the web actors). When a step of one actor fails, the others
+stop at their next step or tool-call boundary (``StepRunState.stop``) and the trail fails naming the
+actor, the step and the tool.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..driver import Driver
 from ..errors import BadInputError, ExitCode, InfrastructureError, TrailblazeError
 from ..results.model import ActorResult, TrailResult
+from ..reuse import ActorShare
 from ..session import Session, SessionOutcome
 from . import interrupt
 from .endpoints import actor_bindings
@@ -140,11 +143,13 @@ class ActorCrew:
         """Open every actor's session, run the steps, close every session; one result for the trail."""
         first: Session | None = None
         run_name = self.factory.session_name(trail)  # logs/<run_name>/<actor>/ for each actor
+        share = ActorShare({m.name: m.driver.key for m in members})
         for member in members:
             member.session = self.factory.new_session(trail, ws, bound, member.device, actor=member.name,
                                                       memory=first.memory if first is not None else None,
                                                       trail_run=run_name)
             member.session.driver = member.driver
+            member.session.actor_share = share
             first = first or member.session
         assert first is not None
         lead = members[0]

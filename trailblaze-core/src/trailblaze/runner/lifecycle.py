@@ -365,7 +365,8 @@ class SessionFactory:
                           memory=memory, log=log, log_dir=log_dir,
                           target=target if target is not None else (trail.config.target if trail is not None
                                                                     else None),
-                          trail=trail, title=trail.name if trail is not None else None, options=options)
+                          trail=trail, title=trail.name if trail is not None else None, options=options,
+                          actor=actor)
         from ..llm.registry import PROVIDERS_KEY
 
         session.resources[PROVIDERS_KEY] = self.host.llm_providers  # built when the model is first asked
