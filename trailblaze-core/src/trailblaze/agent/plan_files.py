@@ -39,12 +39,8 @@ def plan_path(trail_path: Path) -> Path:
 
 
 def check_targets(trail_path: Path, *, force: bool) -> None:
-    """Refuse before anything runs when the draft's name is not a trail file's, or a file is in the way."""
-    from ..runner.discovery import is_trail_file
-
-    if not is_trail_file(trail_path):
-        raise BadInputError(f"'{trail_path.name}' is not a trail file name",
-                            hint="use NAME.trail.yaml, e.g. --save trails/draft.trail.yaml")
+    """Refuse when a file is in the way (before anything runs, and again before writing). Whether the
+    name is a trail file's is the command's to check (``commands/plan.py``), with the runner's rule."""
     if force:
         return
     for path in (trail_path, plan_path(trail_path)):

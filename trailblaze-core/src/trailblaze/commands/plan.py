@@ -66,11 +66,16 @@ def command(url: str | None, goal: str, save: Path, force: bool, max_steps: int,
     """
     from ..agent.plan_files import check_targets
     from ..agent.planner import normalized_goal
+    from ..errors import BadInputError
+    from ..runner.discovery import is_trail_file
 
     normalized_goal(goal)  # before a browser starts or a token is spent
     values = session_values("plan", session)
     llm = values.pop("llm")
     save = save.expanduser()
+    if not is_trail_file(save):
+        raise BadInputError(f"'{save.name}' is not a trail file name",
+                            hint="use NAME.trail.yaml, e.g. --save trails/draft.trail.yaml")
     check_targets(save, force=force)
     sys.exit(make_plan(goal, url=url, save=save, force=force, max_steps=max_steps, max_cost=max_cost,
                        allow_actions=allow_actions, llm=llm, session=values))
