@@ -130,7 +130,8 @@ class PlaywrightDriver(Driver[WebDriverConfig]):
         """A place at the one Chromium the web actors of this trail share (a context each), when this
         session is one of two or more actors on this driver and the browser is launched here; else None
         and the browser is this session's own (or the reuse scope's), as for a single-device trail."""
-        share = self.session.actor_share if self.session is not None else None
+        # getattr: a core older than ActorShare has no such field; its sessions are one device each.
+        share = getattr(self.session, "actor_share", None)
         if share is None or self.cfg.connect or self.cfg.cdp_url or self.cfg.grid_url:
             return None
         if len(share.peers(self.key)) < 2:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator
 from trailblaze import ToolCall, ToolContext, ToolResult
@@ -46,7 +46,7 @@ class PressBackTool(MobileDelegatingTool):
     """Navigate back one screen (Android back button; an edge swipe on iOS)."""
 
     name = "pressBack"
-    is_read_only = True
+    is_read_only: ClassVar[bool] = True
     toolsets = ("navigation",)
 
     def expand(self, ctx: ToolContext) -> list[ToolCall]:
@@ -95,7 +95,7 @@ class WaitForChangeTool(MobileTool):
     the screen has been quiet for quietWindowMs."""
 
     name = "waitForChange"
-    is_read_only = True
+    is_read_only: ClassVar[bool] = True
     toolsets = ("observation",)
     timeoutMs: int = Field(8000, ge=0, description="Maximum time to wait, in milliseconds.")
     quietWindowMs: int = Field(300, ge=0, description="Quiet time that counts as settled, in milliseconds.")
@@ -129,7 +129,7 @@ class TakeSnapshotTool(MobileTool):
     """Save a named screenshot, view hierarchy and snapshot text of the current screen to the logs."""
 
     name = "takeSnapshot"
-    is_read_only = True
+    is_read_only: ClassVar[bool] = True
     toolsets = ("observation",)
     screenName: str = Field(..., min_length=1, description="Name of this screen, used in the file names.")
     screen_description: str | None = Field(None, alias="description", description="What the screen shows.")

@@ -3,7 +3,7 @@ scrolling until a text is visible."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator
 from trailblaze import ToolContext, ToolResult
@@ -40,7 +40,7 @@ class SwipeTool(MobileTool):
     starting on the element showing `swipeOnElementText`."""
 
     name = "swipe"
-    is_read_only = True
+    is_read_only: ClassVar[bool] = True
     toolsets = ("core_interaction",)
     direction: Direction = Field("DOWN", description="UP, DOWN, LEFT or RIGHT.")
     swipeOnElementText: str | None = Field(None, description="Start the swipe on the element with this text.")
@@ -70,7 +70,7 @@ class SwipeWithRelativeCoordinatesTool(MobileTool):
     """Swipe between two points given as percentages of the screen ("x%, y%")."""
 
     name = "swipeWithRelativeCoordinates"
-    is_read_only = True
+    is_read_only: ClassVar[bool] = True
     surface_to_llm = False
     startRelative: str
     endRelative: str
@@ -98,7 +98,7 @@ class ScrollUntilTextIsVisibleTool(MobileTool):
     target."""
 
     name = "scrollUntilTextIsVisible"
-    is_read_only = True
+    is_read_only: ClassVar[bool] = True
     toolsets = ("core_interaction",)
     text: str = Field("", description="Text of the element to reveal.")
     textRegex: str | None = Field(None, description="Regex of the text instead of `text`.")
