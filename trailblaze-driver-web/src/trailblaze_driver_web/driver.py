@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from trailblaze import StepInfo
     from trailblaze import RecordedStepDraft, RecordOptions
     from trailblaze import NodeSelector
-    from trailblaze import Session
+    from trailblaze import ActorShare, Session
 
 
 class PlaywrightDriver(Driver[WebDriverConfig]):
@@ -131,7 +131,7 @@ class PlaywrightDriver(Driver[WebDriverConfig]):
         session is one of two or more actors on this driver and the browser is launched here; else None
         and the browser is this session's own (or the reuse scope's), as for a single-device trail."""
         # getattr: a core older than ActorShare has no such field; its sessions are one device each.
-        share = getattr(self.session, "actor_share", None)
+        share: ActorShare | None = getattr(self.session, "actor_share", None)
         if share is None or self.cfg.connect or self.cfg.cdp_url or self.cfg.grid_url:
             return None
         if len(share.peers(self.key)) < 2:
