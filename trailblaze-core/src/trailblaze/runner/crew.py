@@ -206,14 +206,8 @@ class ActorCrew:
     def _prove(self, trail: Trail, ws: ToolWorkspace, bound: dict[str, Any]) -> TrailResult:
         """The proving replay (``runner/heal_check.py``) of a trail with actors: a crew of its own, every
         actor's session fresh, replay only and quiet."""
-        from dataclasses import replace
-
-        from .progress import QuietProgress
-
-        quiet = QuietProgress()
-        options = replace(self.steps.options, self_heal=False, save_recording=False)
-        steps = StepLoop(options, quiet, self.steps.redactor, self.steps.handoff, replay_only=True)
-        prover = ActorCrew(self.factory, steps, quiet)
+        steps = self.steps.prover()
+        prover = ActorCrew(self.factory, steps, steps.progress)
         return prover.run(trail, ws, prover.prepare(trail, ws), bound, time.time())
 
     def _all(self, members: list[ActorMember], work: Callable[[ActorMember], None], state: StepRunState,

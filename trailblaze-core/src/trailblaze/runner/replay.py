@@ -111,6 +111,16 @@ class StepLoop:
             raise
         return state
 
+    def prover(self) -> StepLoop:
+        """The loop of a proving replay (``runner/heal_check.py``): the same options and agent hand-off,
+        replay only (never the model, nothing healed or saved), and quiet."""
+        from dataclasses import replace
+
+        from .progress import QuietProgress
+
+        options = replace(self.options, self_heal=False, save_recording=False)
+        return StepLoop(options, QuietProgress(), self.redactor, self.handoff, replay_only=True)
+
     def new_state(self, stop: threading.Event | None = None) -> StepRunState:
         """What the steps of one trail run share (``stop``: set when another actor failed)."""
         options = self.options

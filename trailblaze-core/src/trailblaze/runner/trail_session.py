@@ -224,14 +224,8 @@ class TrailRunner:
         """The proving replay (``runner/heal_check.py``): ``trail`` from its start in a session of its own,
         through the same driver choice, setup and lifecycle as any run, replay only and quiet."""
         if self._prover is None:
-            from dataclasses import replace
-
-            from .progress import QuietProgress
-
-            quiet = QuietProgress()
-            options = replace(self.options, self_heal=False, save_recording=False)
-            steps = StepLoop(options, quiet, self.factory.redactor, self.steps.handoff, replay_only=True)
-            self._prover = TrailRunner(self.factory, steps, self.outputs, quiet)
+            steps = self.steps.prover()
+            self._prover = TrailRunner(self.factory, steps, self.outputs, steps.progress)
         driver_cls = self.factory.driver_for_trail(trail, ws.config, device)
         driver = self.factory.make_driver(driver_cls, ws.config, device, trail=trail)
         return self._prover.run_session(trail, ws, driver, bound, time.time(), device)
