@@ -24,6 +24,16 @@ def is_proposal(path: Path) -> bool:
     return path.name.endswith(PROPOSAL_SUFFIXES)
 
 
+def proposal_path(path: Path) -> Path:
+    """``login.trail.yaml`` → ``login.healed.trail.yaml`` (``trail.yaml`` → ``trail.healed.trail.yaml``)."""
+    name = path.name
+    for suffix in (*TRAIL_SUFFIXES, ".yaml", ".yml"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+            break
+    return path.with_name(name + PROPOSAL_SUFFIXES[0])
+
+
 def expand(paths: Iterable[str]) -> list[Path]:
     """Files are taken as given; directories yield every ``*.trail.yaml``/``trail.yaml`` below them
     (``trails/config`` excluded); globs are expanded. Order is stable and duplicates are dropped."""

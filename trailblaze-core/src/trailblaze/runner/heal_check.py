@@ -19,6 +19,7 @@ from ..errors import TrailblazeError
 from ..results.model import HealCheck, TrailResult
 from ..session import Session, SessionOutcome
 from ..tools.base import ToolCall
+from .discovery import proposal_path
 from .handoff import AgentHandoff
 
 if TYPE_CHECKING:
@@ -29,16 +30,6 @@ if TYPE_CHECKING:
 Saves = list[tuple[int, str, "list[ToolCall] | None"]]
 Prove = Callable[["Trail"], TrailResult]
 """Replays a trail (the new recordings spliced in) from its start without the model; its result."""
-
-
-def proposal_path(path: Path) -> Path:
-    """``login.trail.yaml`` → ``login.healed.trail.yaml`` (``trail.yaml`` → ``trail.healed.trail.yaml``)."""
-    name = path.name
-    for suffix in (".trail.yaml", ".trail.yml", ".yaml", ".yml"):
-        if name.endswith(suffix):
-            name = name[: -len(suffix)]
-            break
-    return path.with_name(f"{name}.healed.trail.yaml")
 
 
 class RecordingSaveBack:
