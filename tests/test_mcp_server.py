@@ -242,7 +242,9 @@ def test_switching_to_the_appium_fake_driver_swaps_the_tool_list(tmp_path: Path)
             await session.initialize()
             out: dict[str, Any] = {}
             await session.call_tool("device", {"action": "WEB"})
-            out["web"] = {t.name for t in (await session.list_tools()).tools}
+            web_tools = (await session.list_tools()).tools
+            out["web"] = {t.name for t in web_tools}
+            out["web_read_only"] = {t.name for t in web_tools if t.annotations and t.annotations.read_only_hint}
             seen = len(messages)
             android = await session.call_tool("device", {"action": "ANDROID"})
             assert not android.is_error, text_of(android)
@@ -261,6 +263,9 @@ def test_switching_to_the_appium_fake_driver_swaps_the_tool_list(tmp_path: Path)
     out = anyio.run(main)
     assert "notifications/tools/list_changed" in out["changed"]
     assert {"web_click", "web_navigate", "web_verifyTextVisible"} <= out["web"]
+    # MCP's readOnlyHint from the tools' own metadata: a client may explore with these without asking
+    assert {"web_snapshot", "web_navigate", "web_scroll"} <= out["web_read_only"] <= out["web"]
+    assert "web_click" not in out["web_read_only"] and "web_type" not in out["web_read_only"]
     assert not any(name.startswith("web_") for name in out["android"])
     assert {"tap", "inputText", "assertVisible", "pressBack"} <= out["android"]
     assert {"tap", "inputText"}.isdisjoint(out["web"])

@@ -58,6 +58,8 @@ def test_meta_keys_become_definition_flags_and_toolsets(workspace: Any, sessions
     assert other.is_recordable is True  # "yes" is not a boolean: treated as absent
     # MCP's own annotations.readOnlyHint: offered to `trailblaze plan`'s read-only exploration
     assert session.registry.get("py_look").is_read_only is True and other.is_read_only is False
+    # and published again, as the same annotation, by our own MCP server's tools/list
+    assert session.codec.describe(session.registry.get("py_look")).mcp()["annotations"] == {"readOnlyHint": True}
     # the trailblaze://registry resource fills what _meta does not say
     assert session.registry.get("py_structured").surface_to_llm is False
     assert session.registry.get("py_delegate").delegating is True

@@ -92,4 +92,4 @@ class McpToolDefinition(ToolDefinition):
             return base
         meta = {**{k: v for k, v in self.meta.items() if not k.startswith("trailblaze/")}, **base.meta}
         llm = {k: v for k, v in self.input_schema.items() if k != "$schema"}
-        return ToolDescriptor(self.name, self.description, self.input_schema, llm, meta)
+        return ToolDescriptor(self.name, self.description, self.input_schema, llm, meta, self.is_read_only)

@@ -20,6 +20,9 @@ class ToolDescriptor:
     input_schema: dict[str, Any]
     llm_input_schema: dict[str, Any]
     meta: dict[str, Any] = field(default_factory=dict)
+    read_only: bool = False
+    """``ToolDefinition.is_read_only``: published to MCP clients as MCP's own ``readOnlyHint`` annotation, so
+    a client (or another Trailblaze planning read-only) knows the tool changes nothing."""
 
     def openai(self) -> dict[str, Any]:
         """OpenAI function-calling shape (chat completions ``tools`` entry)."""
@@ -34,6 +37,8 @@ class ToolDescriptor:
         """MCP ``Tool`` shape, with upstream's ``trailblaze/*`` ``_meta`` keys."""
         out: dict[str, Any] = {"name": self.name, "description": self.description,
                                "inputSchema": self.llm_input_schema}
+        if self.read_only:
+            out["annotations"] = {"readOnlyHint": True}
         if self.meta:
             out["_meta"] = self.meta
         return out
@@ -56,7 +61,7 @@ def default_descriptor(definition: ToolDefinition) -> ToolDescriptor:
         meta["trailblaze/supportedDrivers"] = sorted(definition.drivers)
     if definition.platforms is not None:
         meta["trailblaze/supportedPlatforms"] = sorted(p.upper() for p in definition.platforms)
-    return ToolDescriptor(definition.name, definition.description, full, llm, meta)
+    return ToolDescriptor(definition.name, definition.description, full, llm, meta, definition.is_read_only)
 
 
 class _CodecOwner(Protocol):
