@@ -51,6 +51,18 @@ def test_declared_tools_exist_before_any_server_runs(yaml_host: Any, workspace: 
     assert "shop_countRows" not in registry  # undeclared tools appear once the server runs
 
 
+def test_a_script_tool_says_read_only_and_core_in_its_tool_file(yaml_host: Any, workspace: Any) -> None:
+    root = _shop(workspace, TOOL_FILE.replace("script:", "is_read_only: true\nis_core: true\nscript:"))
+    config = load_workspace(root, yaml_host)
+    registry = ToolRegistry()
+    yaml_host.register_tools(registry, config)
+    seed = registry.get("shop_seedDatabase")
+    assert seed is not None and seed.is_read_only and seed.is_core
+    described = yaml_host.codec(registry).describe(seed).mcp()
+    assert described["annotations"] == {"readOnlyHint": True}  # what an MCP client of ours is told
+    assert "trailblaze/isReadOnly" not in described["_meta"]  # upstream's _meta keys only
+
+
 def test_calls_route_to_the_script_server(yaml_host: Any, workspace: Any, sessions: Any) -> None:
     session = sessions.start(_shop(workspace))
     assert session.dispatcher.call(ToolCall("shop_seedDatabase", {"rows": 3}), session.context()).message == "seeded 3 rows"

@@ -61,6 +61,8 @@ def test_tools_mode_file_loads_with_its_source_and_trailmap(write, load, tool) -
     ("id: demo_x\ndescripton: d\nparameters: []\ntools: []\n", r"unknown key 'descripton' .*did you mean 'description'"),
     # flags are booleans
     ("id: demo_x\nis_recordable: maybe\n" + TOOLS_BODY, r":2:1: 'is_recordable': 'is_recordable' must be true or false"),
+    ("id: demo_x\nis_read_only: sure\n" + TOOLS_BODY, r":2:1: 'is_read_only': 'is_read_only' must be true or false"),
+    ("id: demo_x\nisCore: true\n" + TOOLS_BODY, r":2:1: 'isCore': unknown key 'isCore' .*\(write 'is_core'\)"),
     # parameters
     ("id: demo_x\ndescription: d\nparameters:\n  - name: a-b\n    type: string\ntools: []\n",
      r":4:5: 'name': parameter name 'a-b' must match"),

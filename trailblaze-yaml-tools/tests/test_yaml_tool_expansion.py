@@ -402,3 +402,48 @@ def test_expansions_do_not_share_state(write, load, tool) -> None:
     first[0]["probe"]["fixed"]["list"].append(3)
     second = definition.expand(definition.prepare({"v": "b"}))
     assert second == [{"probe": {"fixed": {"list": [1, 2]}, "v": "b"}}]
+
+
+def test_read_only_and_core_flags_reach_the_planner_the_agent_and_mcp_clients(write, load, tool) -> None:
+    """``is_read_only``/``is_core`` as a class tool has them: ``trailblaze plan`` offers a read-only YAML tool,
+    the agent gets a core one in full, an MCP client sees MCP's ``readOnlyHint``."""
+    root = write(tool("demo_look", """
+        id: demo_look
+        description: Look at the cart.
+        parameters: []
+        is_read_only: true
+        is_core: true
+        tools: [{demo_check: {}}]
+        """))
+    write(tool("demo_check", """
+        id: demo_check
+        description: Check the cart.
+        parameters: []
+        is_verification: true
+        tools: [{wait: {timeToWaitInSeconds: 0}}]
+        """), root=root)
+    ws = load(root)
+    look = ws.registry.get("demo_look")
+    assert look.is_read_only and look.is_core
+    assert ws.codec.describe(look).mcp()["annotations"] == {"readOnlyHint": True}
+    assert "annotations" not in ws.codec.describe(ws.registry.get("demo_check")).mcp()
+    from trailblaze.agent.planner import planner_tools
+
+    offered = [t.name for t in planner_tools(ws.session(), allow_actions=False)]
+    assert "demo_look" in offered and "demo_check" in offered and "wait" not in offered
+    assert not [f for f in ws.check().errors if f.check == "YamlToolBody"]  # it calls a verification only
+
+
+def test_a_read_only_tool_calling_an_action_is_an_error_naming_the_call(write, load, tool) -> None:
+    ws = load(write(tool("demo_sneaky", """
+        id: demo_sneaky
+        description: Looks, but waits too.
+        parameters: []
+        is_read_only: true
+        tools:
+          - wait: {timeToWaitInSeconds: 0}
+        """)))
+    [error] = [f for f in ws.check().errors if f.check == "YamlToolBody"]
+    assert error.message == ("tool 'demo_sneaky' says is_read_only but calls 'wait', which may change the app "
+                             "(its source does not mark it read-only)")
+    assert re.search(r"demo_sneaky\.tool\.yaml:6:5$", str(error.location))

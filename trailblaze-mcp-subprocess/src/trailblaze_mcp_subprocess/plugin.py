@@ -95,7 +95,8 @@ def trailblaze_script_tools(spec: Any, config: WorkspaceConfig) -> list[ToolDefi
             name=decl.name, description=decl.description,
             source=replace(spec.source, server=server.name, line=decl.line or spec.line),
             surface_to_llm=decl.surface_to_llm, is_recordable=decl.is_recordable, requires_host=decl.requires_host,
-            is_verification=decl.is_verification, platforms=decl.platforms, drivers=decl.drivers,
+            is_verification=decl.is_verification, is_read_only=decl.is_read_only, is_core=decl.is_core,
+            platforms=decl.platforms, drivers=decl.drivers,
             trailmap=spec.trailmap, toolsets=(toolset,) if isinstance(toolset, str) and toolset else (),
             meta=meta, server=server.name, input_schema=decl.input_schema))
     return out

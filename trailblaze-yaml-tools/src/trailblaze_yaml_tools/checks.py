@@ -75,6 +75,13 @@ def _check_bodies(registry: ToolRegistry, report: CheckReport) -> None:
                 report.unknown_tool("YamlToolBody", f"tool '{definition.name}' calls unknown tool '{name}'; "
                                     f"{suggest_tool_name(name, registry)}",
                                     _call_location(definition, i, name), dedupe_key=f"{definition.name}->{name}")
+        if definition.is_read_only:
+            for i, name in enumerate(definition.body.tool_names):
+                target = registry.get(name)
+                if target is not None and not (target.is_read_only or target.is_verification):
+                    report.error("YamlToolBody", f"tool '{definition.name}' says is_read_only but calls '{name}', "
+                                 "which may change the app (its source does not mark it read-only)",
+                                 _call_location(definition, i, name))
         for i, name, args in definition.body.constant_calls():
             target = registry.get(name)
             if target is None or has_tokens(args):

@@ -36,6 +36,8 @@ class ScriptedToolDecl:
     is_recordable: bool = True
     requires_host: bool = False
     is_verification: bool = False
+    is_read_only: bool = False
+    is_core: bool = False
     platforms: frozenset[str] | None = None
     drivers: frozenset[str] | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)

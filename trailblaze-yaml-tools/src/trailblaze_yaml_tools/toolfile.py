@@ -33,12 +33,12 @@ from .template import CompiledBody
 if TYPE_CHECKING:
     from trailblaze import PluginHost, WorkspaceConfig
 
-FLAG_KEYS = ("surface_to_llm", "is_recordable", "requires_host", "is_verification")
+FLAG_KEYS = ("surface_to_llm", "is_recordable", "requires_host", "is_verification", "is_read_only", "is_core")
 FILTER_KEYS = ("platforms", "drivers")
 MODE_KEYS = ("class", "tools", "script")
 TOOL_KEYS = ("id", "description", "parameters", *MODE_KEYS, *FLAG_KEYS, *FILTER_KEYS, "shortcut", "trailhead")
 _CAMEL = {"surfaceToLlm": "surface_to_llm", "isRecordable": "is_recordable", "requiresHost": "requires_host",
-          "isVerification": "is_verification", "name": "id"}
+          "isVerification": "is_verification", "isReadOnly": "is_read_only", "isCore": "is_core", "name": "id"}
 
 SUFFIXES = {".tool.yaml": "tool", ".tool.yml": "tool", ".shortcut.yaml": "shortcut", ".shortcut.yml": "shortcut",
             ".trailhead.yaml": "trailhead", ".trailhead.yml": "trailhead"}
@@ -159,7 +159,8 @@ def load_tool(data: Any, ctx: ToolFileContext, host: PluginHost, config: Workspa
             schema=schema, body=body, null_defaults=declared.null_defaults, file=ctx.file,
             platforms=platforms, drivers=drivers, surface_to_llm=flags.get("surface_to_llm", True),
             is_recordable=flags.get("is_recordable", True), requires_host=flags.get("requires_host", False),
-            is_verification=flags.get("is_verification", False))])
+            is_verification=flags.get("is_verification", False), is_read_only=flags.get("is_read_only", False),
+            is_core=flags.get("is_core", False))])
     script, runtime, options = _script_target(data["script"], ctx)
     decl = ScriptedToolDecl(
         name=name, description=description.strip(), input_schema=dict(declared.schema.json_schema()),
@@ -180,9 +181,11 @@ def owned(definition: ToolDefinition, trailmap: str | None) -> ToolDefinition:
 
 
 def _meta_flags(flags: Mapping[str, bool]) -> dict[str, Any]:
+    """Upstream's ``trailblaze/*`` keys; ``is_read_only``/``is_core`` are ours and travel as definition fields
+    (an MCP client sees the first as MCP's ``readOnlyHint``)."""
     names = {"surface_to_llm": "surfaceToLlm", "is_recordable": "isRecordable", "requires_host": "requiresHost",
              "is_verification": "isVerification"}
-    return {f"trailblaze/{names[k]}": v for k, v in flags.items()}
+    return {f"trailblaze/{names[k]}": v for k, v in flags.items() if k in names}
 
 
 def _flags(data: Mapping[str, Any]) -> dict[str, bool]:
