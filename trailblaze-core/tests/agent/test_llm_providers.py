@@ -207,6 +207,39 @@ def test_unreachable_server_is_retryable() -> None:
     assert err.value.retryable and "unreachable" in err.value.message
 
 
+def _tls_context(provider: object) -> object:
+    """The TLS context of the connection pool behind a provider's SDK client (httpx2's transport)."""
+    return provider._client()._client._transport._pool._ssl_context  # type: ignore[attr-defined]
+
+
+def test_the_providers_share_one_tls_context_per_process_and_still_own_their_clients(
+        llm_server, monkeypatch: pytest.MonkeyPatch) -> None:
+    from trailblaze.llm.tls import shared_ssl_context
+
+    server = llm_server([call("app_tap", ref="e1"), call("app_tap", ref="e2")])
+    openai = OpenAICompatibleProvider("gw", ProviderSpec(base_url=server.openai_base_url), None)
+    anthropic = AnthropicProvider("anthropic", ProviderSpec(base_url=server.anthropic_base_url), "ant-key")
+    try:
+        answers = [provider.complete(request()) for provider in (openai, anthropic)]
+        contexts = [_tls_context(openai), _tls_context(anthropic)]
+        clients = [openai._client()._client, anthropic._client()._client]
+    finally:
+        openai.close()
+        anthropic.close()
+    assert [r.tool_calls[0].arguments for r in answers] == [{"ref": "e1"}, {"ref": "e2"}]
+    assert contexts[0] is contexts[1] is shared_ssl_context()  # built once: the CA bundle is not read again
+    assert all(client.is_closed for client in clients)  # each provider's HTTP client is its own, closed with it
+    # A trust setting read from the environment (as the HTTP library reads it) gets a context of its own.
+    import certifi
+
+    monkeypatch.setenv("SSL_CERT_FILE", certifi.where())
+    other = OpenAICompatibleProvider("gw", ProviderSpec(base_url=server.openai_base_url), None)
+    try:
+        assert _tls_context(other) is shared_ssl_context() is not contexts[0]
+    finally:
+        other.close()
+
+
 # -- configuration ------------------------------------------------------------------------------------------
 def types() -> LlmProviderRegistry:
     registry = LlmProviderRegistry()
