@@ -191,6 +191,45 @@ def test_malformed_arguments_are_reported_not_raised(llm_server) -> None:
     assert second.arguments is None and "must be a JSON object" in (second.parse_error or "")
 
 
+def test_an_answer_that_is_no_chat_completion_is_a_retryable_malformed_response() -> None:
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    answers = [(b'{"id": "x", "object": "chat.completion"}', "application/json"),
+               (b'["a", "list"]', "application/json"), (b"<html>gateway</html>", "text/html")]
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 - http.server's name
+            self.rfile.read(int(self.headers["content-length"]))
+            body, kind = answers.pop(0)
+            self.send_response(200)
+            self.send_header("content-type", kind)
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    provider = OpenAICompatibleProvider("gw", ProviderSpec(base_url=f"http://127.0.0.1:{server.server_port}/v1"), None)
+    errors = []
+    try:
+        for _ in range(3):
+            with pytest.raises(ProviderError) as err:
+                provider.complete(request())
+            errors.append(err.value)
+    finally:
+        provider.close()
+        server.shutdown()
+        server.server_close()
+    assert all(e.retryable for e in errors)
+    assert "answered without choices" in errors[0].message and '"chat.completion"' in errors[0].message
+    assert "sent a malformed response" in errors[1].message and "sent a malformed response" in errors[2].message
+    assert "gateway" in errors[2].message
+
+
 def test_unreachable_server_is_retryable() -> None:
     import socket
 
