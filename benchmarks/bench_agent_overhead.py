@@ -22,9 +22,12 @@ it. The agent's own time is then split by instrumenting it too: the screen captu
 and the model round trip beyond the latency (``complete_with_retries`` minus the sleep: the HTTP client,
 the JSON both ways, the scripted server's own parsing), the rest being the loop's bookkeeping. It is
 printed for the whole trail, then for the steps after the first and for the first apart: a trail's
-first agent step also builds the session's model client (its TLS context, ~0.1 s) and, in a run's
-first trail, the tools' JSON schemas — a fresh ``Runner`` per round makes every round such a first
-trail, where a real run of many trails pays the schemas once. Aim: ≤ 50 ms per step.
+first agent step also builds the session's model client and describes the session's tools. What a
+process pays once — importing the client library, the TLS context the model clients share
+(``llm/tls.py``), the tool classes' JSON schemas (``tools.base.class_schema``) — falls in the dropped
+first round, whose first agent step is printed apart ("a process's first agent step") and is in no
+median: a run of many trails pays it once, as every round after the first does here (a fresh
+``Runner`` per round, as a fresh run in the same process would be). Aim: ≤ 50 ms per step.
 
 ``--profile`` profiles the measured agent runs with cProfile (the server's sleep is on its own thread,
 so what the profile shows is the agent's side).
@@ -266,6 +269,7 @@ def main() -> int:
         os.chdir(root)
         replays: list[Run] = []
         agents: list[Run] = []
+        first_of_process: list[Run] = []
         profiles: list[cProfile.Profile] = []
         try:
             for i in range(parsed.rounds + 1):  # round 0 warms up and is dropped
@@ -279,7 +283,9 @@ def main() -> int:
                     profiles.append(profile)
                 if unrecorded.read_text(encoding="utf-8") != trail_text(steps, recorded=False):
                     raise SystemExit("the unrecorded trail was written to: the rounds would not be alike")
-                if i:
+                if not i:
+                    first_of_process.append(agent)
+                else:
                     replays.append(replay)
                     agents.append(agent)
                     print(f"round {i}: replay {replay.seconds * 1000:.0f} ms, agent {agent.seconds * 1000:.0f} ms "
@@ -319,8 +325,18 @@ def main() -> int:
               "overshoot)")
         rest = [st.own(latency) - st.screen - w for st, w in zip(later, wire)]
         print(f"      the rest (loop, log): {ms(rest):8.1f} ms")
-    print(f"    the first step:         {ms([a.steps[0].own(latency) for a in agents]):8.1f} ms   (once per trail: the "
-          "session's model client; once per run: the tools' schemas)")
+    first = [a.steps[0] for a in agents]
+    print(f"    the first step:         {ms([st.own(latency) for st in first]):8.1f} ms   (once per trail: the "
+          "session's model client, the tools' descriptors) of which")
+    print(f"      screen capture:       {ms([st.screen for st in first]):8.1f} ms   (the first look at the trail's new page: "
+          "the browser sets up Playwright's injected script)")
+    print(f"      round trip - latency: {ms([st.model - st.model_calls * latency for st in first]):8.1f} ms")
+    once = first_of_process[0].steps[0]
+    print(f"  a process's first agent step: {once.own(latency) * 1000:.1f} ms   (the dropped round, in no median: "
+          f"screen capture {once.screen * 1000:.1f} ms, round trip - latency "
+          f"{(once.model - once.model_calls * latency) * 1000:.1f} ms (importing the client library, the shared TLS "
+          "context), the rest (the tools' schemas) "
+          f"{(once.own(latency) - once.screen - once.model + once.model_calls * latency) * 1000:.1f} ms)")
     return 0
 
 
