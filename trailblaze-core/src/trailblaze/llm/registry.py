@@ -129,13 +129,15 @@ class OfficialClientProvider(LlmProvider):
 
 def _http_client(module: Any, timeout: float) -> Any:
     """The HTTP client the SDK would build for itself (its ``DefaultHttpxClient``, with the SDK's own
-    defaults), on the process's shared TLS context (``llm/tls.py``); None —
-    the SDK builds its own — for a client library without that factory or where the context is not
-    shared. The provider's ``close`` closes it with the SDK client, as before."""
+    defaults), on the process's shared TLS context (``llm/tls.py``); None (the SDK builds its own) for a
+    client library without that factory or where the context is not shared. The provider's ``close``
+    closes it with the SDK client, as before."""
     from .tls import shared_ssl_context
 
-    factory = getattr(module, "DefaultHttpxClient", None)
-    context = shared_ssl_context() if factory is not None else None
+    factory: Any = getattr(module, "DefaultHttpxClient", None)
+    if factory is None:
+        return None
+    context = shared_ssl_context()
     return None if context is None else factory(timeout=timeout, verify=context)
 
 
