@@ -29,10 +29,13 @@ first round, whose first agent step is printed apart ("a process's first agent s
 median: a run of many trails pays it once, as every round after the first does here (a fresh
 ``Runner`` per round, as a fresh run in the same process would be). Aim: ≤ 50 ms per step.
 
+``--cpu`` reads every timer off the main thread's CPU clock instead (with ``--latency-ms 0``): the
+agent's own Python alone, a figure a loaded machine hardly moves, to compare two trees by.
+
 ``--profile`` profiles the measured agent runs with cProfile (the server's sleep is on its own thread,
 so what the profile shows is the agent's side).
 
-    uv run python benchmarks/bench_agent_overhead.py [--rounds 3] [--latency-ms 800] [--steps 6] \
+    uv run python benchmarks/bench_agent_overhead.py [--rounds 3] [--latency-ms 800] [--steps 6] [--cpu] \
         [--profile [--profile-out FILE]]
 """
 
@@ -58,6 +61,8 @@ from typing import Any
 os.environ.setdefault("TRAILBLAZE_DISABLE_PLUGINS", "acme_timings")  # an example's per-call printer
 NAMES = ["Alpha", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot", "Golf", "Hotel", "India", "Juliet"]
 _STEP = re.compile(r"Step \d+ of \d+: Click (\w+)")
+NOW: Callable[[], float] = time.perf_counter
+"""Every timer's clock: wall time, or with ``--cpu`` the main thread's CPU time (``time.thread_time``)."""
 
 
 def page_html(count: int) -> bytes:
@@ -144,21 +149,21 @@ def instrumented(clock: Clock) -> Iterator[None]:
         if clock.depth:
             return dispatch(self, call, ctx, top_level=top_level)
         clock.depth += 1
-        t0 = time.perf_counter()
+        t0 = NOW()
         try:
             return dispatch(self, call, ctx, top_level=top_level)
         finally:
-            clock.tools += time.perf_counter() - t0
+            clock.tools += NOW() - t0
             clock.tool_calls += 1
             clock.depth -= 1
 
     def timed(fn: Callable[..., Any], attr: str) -> Callable[..., Any]:
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            t0 = time.perf_counter()
+            t0 = NOW()
             try:
                 return fn(*args, **kwargs)
             finally:
-                setattr(clock, attr, getattr(clock, attr) + time.perf_counter() - t0)
+                setattr(clock, attr, getattr(clock, attr) + NOW() - t0)
                 if attr == "model":
                     clock.model_calls += 1
         return wrapper
@@ -210,23 +215,23 @@ def run_trail(path: Path, out: Path, start_url: str) -> Run:
     clock = Clock()
 
     def timed_steps(*args: Any, **kwargs: Any) -> None:
-        t0 = time.perf_counter()
+        t0 = NOW()
         try:
             with instrumented(clock):
                 run_steps(*args, **kwargs)
         finally:
-            timings.append(time.perf_counter() - t0)
+            timings.append(NOW() - t0)
 
     run_step = runner.steps.run_step
     steps: list[StepTime] = []
 
     def timed_step(*args: Any, **kwargs: Any) -> None:
         before = (clock.tools, clock.model, clock.screen, clock.model_calls)
-        t0 = time.perf_counter()
+        t0 = NOW()
         try:
             run_step(*args, **kwargs)
         finally:
-            steps.append(StepTime(time.perf_counter() - t0, clock.tools - before[0], clock.model - before[1],
+            steps.append(StepTime(NOW() - t0, clock.tools - before[0], clock.model - before[1],
                                   clock.screen - before[2], clock.model_calls - before[3]))
 
     runner.steps.run_steps = timed_steps  # type: ignore[method-assign]
@@ -245,10 +250,17 @@ def main() -> int:
     parser.add_argument("--profile", action="store_true", help=(
         "profile the measured agent runs (cProfile) and print where the time went, by cumulative time; "
         "the model's sleep shows as the server thread's, not in this thread's profile"))
+    parser.add_argument("--cpu", action="store_true", help=(
+        "time everything on the main thread's CPU clock (time.thread_time): the agent's own Python, without "
+        "the browser's or the scripted server's time and nearly without the machine's load; the latency costs "
+        "this thread nothing, so none is subtracted (pair it with --latency-ms 0)"))
     parser.add_argument("--profile-out", default="", help="with --profile, also write the stats to this file "
                         "(for pstats: print_callees and friends)")
     parsed = parser.parse_args()
     steps, latency = parsed.steps, parsed.latency_ms / 1000
+    if parsed.cpu:
+        global NOW
+        NOW, latency = time.thread_time, 0.0
 
     from trailblaze.testing.llm import ScriptedLlmServer
 
@@ -310,7 +322,8 @@ def main() -> int:
     own = [(a.seconds - a.llm_calls * latency - a.clock.tools) / steps for a in agents]
     later = [st for a in agents for st in a.steps[1:]]
     wire = [st.model - st.model_calls * latency for st in later]
-    print(f"\n{steps} steps, scripted model at {parsed.latency_ms} ms per call, medians of {len(agents)} round(s)")
+    print(f"\n{steps} steps, scripted model at {parsed.latency_ms} ms per call, medians of {len(agents)} round(s)"
+          + (": the main thread's CPU time (--cpu)" if parsed.cpu else ""))
     print(f"  replay (recorded):        {replay_s:8.0f} ms   tools {ms([r.clock.tools for r in replays]):.0f} ms, "
           f"the loop's own {ms([(r.seconds - r.clock.tools) / steps for r in replays]):.1f} ms per step")
     print(f"  agent (unrecorded):       {agent_s:8.0f} ms   {calls:.0f} model calls = {calls * latency * 1000:.0f} ms "
