@@ -22,14 +22,20 @@ it. The agent's own time is then split by instrumenting it too: the screen captu
 and the model round trip beyond the latency (``complete_with_retries`` minus the sleep: the HTTP client,
 the JSON both ways, the scripted server's own parsing), the rest being the loop's bookkeeping. It is
 printed for the whole trail, then for the steps after the first and for the first apart: a trail's
-first agent step also builds the session's model client (its TLS context, ~0.1 s) and, in a run's
-first trail, the tools' JSON schemas — a fresh ``Runner`` per round makes every round such a first
-trail, where a real run of many trails pays the schemas once. Aim: ≤ 50 ms per step.
+first agent step also builds the session's model client and describes the session's tools. What a
+process pays once — importing the client library, the TLS context the model clients share
+(``llm/tls.py``), the tool classes' JSON schemas (``tools.base.class_schema``) — falls in the dropped
+first round, whose first agent step is printed apart ("a process's first agent step") and is in no
+median: a run of many trails pays it once, as every round after the first does here (a fresh
+``Runner`` per round, as a fresh run in the same process would be). Aim: ≤ 50 ms per step.
+
+``--cpu`` reads every timer off the main thread's CPU clock instead (with ``--latency-ms 0``): the
+agent's own Python alone, a figure a loaded machine hardly moves, to compare two trees by.
 
 ``--profile`` profiles the measured agent runs with cProfile (the server's sleep is on its own thread,
 so what the profile shows is the agent's side).
 
-    uv run python benchmarks/bench_agent_overhead.py [--rounds 3] [--latency-ms 800] [--steps 6] \
+    uv run python benchmarks/bench_agent_overhead.py [--rounds 3] [--latency-ms 800] [--steps 6] [--cpu] \
         [--profile [--profile-out FILE]]
 """
 
@@ -55,6 +61,8 @@ from typing import Any
 os.environ.setdefault("TRAILBLAZE_DISABLE_PLUGINS", "acme_timings")  # an example's per-call printer
 NAMES = ["Alpha", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot", "Golf", "Hotel", "India", "Juliet"]
 _STEP = re.compile(r"Step \d+ of \d+: Click (\w+)")
+NOW: Callable[[], float] = time.perf_counter
+"""Every timer's clock: wall time, or with ``--cpu`` the main thread's CPU time (``time.thread_time``)."""
 
 
 def page_html(count: int) -> bytes:
@@ -141,21 +149,21 @@ def instrumented(clock: Clock) -> Iterator[None]:
         if clock.depth:
             return dispatch(self, call, ctx, top_level=top_level)
         clock.depth += 1
-        t0 = time.perf_counter()
+        t0 = NOW()
         try:
             return dispatch(self, call, ctx, top_level=top_level)
         finally:
-            clock.tools += time.perf_counter() - t0
+            clock.tools += NOW() - t0
             clock.tool_calls += 1
             clock.depth -= 1
 
     def timed(fn: Callable[..., Any], attr: str) -> Callable[..., Any]:
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            t0 = time.perf_counter()
+            t0 = NOW()
             try:
                 return fn(*args, **kwargs)
             finally:
-                setattr(clock, attr, getattr(clock, attr) + time.perf_counter() - t0)
+                setattr(clock, attr, getattr(clock, attr) + NOW() - t0)
                 if attr == "model":
                     clock.model_calls += 1
         return wrapper
@@ -207,23 +215,23 @@ def run_trail(path: Path, out: Path, start_url: str) -> Run:
     clock = Clock()
 
     def timed_steps(*args: Any, **kwargs: Any) -> None:
-        t0 = time.perf_counter()
+        t0 = NOW()
         try:
             with instrumented(clock):
                 run_steps(*args, **kwargs)
         finally:
-            timings.append(time.perf_counter() - t0)
+            timings.append(NOW() - t0)
 
     run_step = runner.steps.run_step
     steps: list[StepTime] = []
 
     def timed_step(*args: Any, **kwargs: Any) -> None:
         before = (clock.tools, clock.model, clock.screen, clock.model_calls)
-        t0 = time.perf_counter()
+        t0 = NOW()
         try:
             run_step(*args, **kwargs)
         finally:
-            steps.append(StepTime(time.perf_counter() - t0, clock.tools - before[0], clock.model - before[1],
+            steps.append(StepTime(NOW() - t0, clock.tools - before[0], clock.model - before[1],
                                   clock.screen - before[2], clock.model_calls - before[3]))
 
     runner.steps.run_steps = timed_steps  # type: ignore[method-assign]
@@ -242,10 +250,17 @@ def main() -> int:
     parser.add_argument("--profile", action="store_true", help=(
         "profile the measured agent runs (cProfile) and print where the time went, by cumulative time; "
         "the model's sleep shows as the server thread's, not in this thread's profile"))
+    parser.add_argument("--cpu", action="store_true", help=(
+        "time everything on the main thread's CPU clock (time.thread_time): the agent's own Python, without "
+        "the browser's or the scripted server's time and nearly without the machine's load; the latency costs "
+        "this thread nothing, so none is subtracted (pair it with --latency-ms 0)"))
     parser.add_argument("--profile-out", default="", help="with --profile, also write the stats to this file "
                         "(for pstats: print_callees and friends)")
     parsed = parser.parse_args()
     steps, latency = parsed.steps, parsed.latency_ms / 1000
+    if parsed.cpu:
+        global NOW
+        NOW, latency = time.thread_time, 0.0
 
     from trailblaze.testing.llm import ScriptedLlmServer
 
@@ -266,6 +281,7 @@ def main() -> int:
         os.chdir(root)
         replays: list[Run] = []
         agents: list[Run] = []
+        first_of_process: list[Run] = []
         profiles: list[cProfile.Profile] = []
         try:
             for i in range(parsed.rounds + 1):  # round 0 warms up and is dropped
@@ -279,7 +295,9 @@ def main() -> int:
                     profiles.append(profile)
                 if unrecorded.read_text(encoding="utf-8") != trail_text(steps, recorded=False):
                     raise SystemExit("the unrecorded trail was written to: the rounds would not be alike")
-                if i:
+                if not i:
+                    first_of_process.append(agent)
+                else:
                     replays.append(replay)
                     agents.append(agent)
                     print(f"round {i}: replay {replay.seconds * 1000:.0f} ms, agent {agent.seconds * 1000:.0f} ms "
@@ -304,7 +322,8 @@ def main() -> int:
     own = [(a.seconds - a.llm_calls * latency - a.clock.tools) / steps for a in agents]
     later = [st for a in agents for st in a.steps[1:]]
     wire = [st.model - st.model_calls * latency for st in later]
-    print(f"\n{steps} steps, scripted model at {parsed.latency_ms} ms per call, medians of {len(agents)} round(s)")
+    print(f"\n{steps} steps, scripted model at {parsed.latency_ms} ms per call, medians of {len(agents)} round(s)"
+          + (": the main thread's CPU time (--cpu)" if parsed.cpu else ""))
     print(f"  replay (recorded):        {replay_s:8.0f} ms   tools {ms([r.clock.tools for r in replays]):.0f} ms, "
           f"the loop's own {ms([(r.seconds - r.clock.tools) / steps for r in replays]):.1f} ms per step")
     print(f"  agent (unrecorded):       {agent_s:8.0f} ms   {calls:.0f} model calls = {calls * latency * 1000:.0f} ms "
@@ -319,8 +338,18 @@ def main() -> int:
               "overshoot)")
         rest = [st.own(latency) - st.screen - w for st, w in zip(later, wire)]
         print(f"      the rest (loop, log): {ms(rest):8.1f} ms")
-    print(f"    the first step:         {ms([a.steps[0].own(latency) for a in agents]):8.1f} ms   (once per trail: the "
-          "session's model client; once per run: the tools' schemas)")
+    first = [a.steps[0] for a in agents]
+    print(f"    the first step:         {ms([st.own(latency) for st in first]):8.1f} ms   (once per trail: the "
+          "session's model client, the tools' descriptors) of which")
+    print(f"      screen capture:       {ms([st.screen for st in first]):8.1f} ms   (the first look at the trail's new page: "
+          "the browser sets up Playwright's injected script)")
+    print(f"      round trip - latency: {ms([st.model - st.model_calls * latency for st in first]):8.1f} ms")
+    once = first_of_process[0].steps[0]
+    print(f"  a process's first agent step: {once.own(latency) * 1000:.1f} ms   (the dropped round, in no median: "
+          f"screen capture {once.screen * 1000:.1f} ms, round trip - latency "
+          f"{(once.model - once.model_calls * latency) * 1000:.1f} ms (importing the client library, the shared TLS "
+          "context), the rest (the tools' schemas) "
+          f"{(once.own(latency) - once.screen - once.model + once.model_calls * latency) * 1000:.1f} ms)")
     return 0
 
 

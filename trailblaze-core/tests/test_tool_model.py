@@ -55,6 +55,30 @@ def test_json_schema_is_inline_and_cached() -> None:
     assert "$ref" not in str(js)
 
 
+def test_a_tool_class_schema_is_derived_once_per_process_whichever_definition_or_registry_asks() -> None:
+    import gc
+    import weakref
+
+    from trailblaze.tools.base import class_schema
+
+    first, second = ClassToolDefinition.of(TapTool), ClassToolDefinition.of(TapTool, ToolSource(plugin="other"))
+    registered = ToolRegistry().add_tool(TapTool)
+    shared = first.parameters()
+    assert shared is second.parameters() is registered.parameters() is class_schema(TapTool)
+    assert shared.json_schema(for_llm=True) is second.parameters().json_schema(for_llm=True)
+    assert [p.name for p in shared] == ["nodeSelector", "longPress", "mode", "count"]
+
+    class Made(Tool):  # a class made at run time is not kept alive by the cache
+        name = "made_at_run_time"
+        value: int = 1
+
+    assert [p.name for p in class_schema(Made)] == ["value"]
+    gone = weakref.ref(Made)
+    del Made
+    gc.collect()
+    assert gone() is None
+
+
 def test_validation_coerces_only_losslessly() -> None:
     s = schema()
     out = s.validate({"text": 5, "times": "3", "ratio": "0.5", "submit": "true", "key": "enter"})

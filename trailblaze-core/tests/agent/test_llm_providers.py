@@ -191,6 +191,45 @@ def test_malformed_arguments_are_reported_not_raised(llm_server) -> None:
     assert second.arguments is None and "must be a JSON object" in (second.parse_error or "")
 
 
+def test_an_answer_that_is_no_chat_completion_is_a_retryable_malformed_response() -> None:
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    answers = [(b'{"id": "x", "object": "chat.completion"}', "application/json"),
+               (b'["a", "list"]', "application/json"), (b"<html>gateway</html>", "text/html")]
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 - http.server's name
+            self.rfile.read(int(self.headers["content-length"]))
+            body, kind = answers.pop(0)
+            self.send_response(200)
+            self.send_header("content-type", kind)
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    provider = OpenAICompatibleProvider("gw", ProviderSpec(base_url=f"http://127.0.0.1:{server.server_port}/v1"), None)
+    errors = []
+    try:
+        for _ in range(3):
+            with pytest.raises(ProviderError) as err:
+                provider.complete(request())
+            errors.append(err.value)
+    finally:
+        provider.close()
+        server.shutdown()
+        server.server_close()
+    assert all(e.retryable for e in errors)
+    assert "answered without choices" in errors[0].message and '"chat.completion"' in errors[0].message
+    assert "sent a malformed response" in errors[1].message and "sent a malformed response" in errors[2].message
+    assert "gateway" in errors[2].message
+
+
 def test_unreachable_server_is_retryable() -> None:
     import socket
 
@@ -205,6 +244,39 @@ def test_unreachable_server_is_retryable() -> None:
     finally:
         provider.close()
     assert err.value.retryable and "unreachable" in err.value.message
+
+
+def _tls_context(provider: object) -> object:
+    """The TLS context of the connection pool behind a provider's SDK client (httpx2's transport)."""
+    return provider._client()._client._transport._pool._ssl_context  # type: ignore[attr-defined]
+
+
+def test_the_providers_share_one_tls_context_per_process_and_still_own_their_clients(
+        llm_server, monkeypatch: pytest.MonkeyPatch) -> None:
+    from trailblaze.llm.tls import shared_ssl_context
+
+    server = llm_server([call("app_tap", ref="e1"), call("app_tap", ref="e2")])
+    openai = OpenAICompatibleProvider("gw", ProviderSpec(base_url=server.openai_base_url), None)
+    anthropic = AnthropicProvider("anthropic", ProviderSpec(base_url=server.anthropic_base_url), "ant-key")
+    try:
+        answers = [provider.complete(request()) for provider in (openai, anthropic)]
+        contexts = [_tls_context(openai), _tls_context(anthropic)]
+        clients = [openai._client()._client, anthropic._client()._client]
+    finally:
+        openai.close()
+        anthropic.close()
+    assert [r.tool_calls[0].arguments for r in answers] == [{"ref": "e1"}, {"ref": "e2"}]
+    assert contexts[0] is contexts[1] is shared_ssl_context()  # built once: the CA bundle is not read again
+    assert all(client.is_closed for client in clients)  # each provider's HTTP client is its own, closed with it
+    # A trust setting read from the environment (as the HTTP library reads it) gets a context of its own.
+    import certifi
+
+    monkeypatch.setenv("SSL_CERT_FILE", certifi.where())
+    other = OpenAICompatibleProvider("gw", ProviderSpec(base_url=server.openai_base_url), None)
+    try:
+        assert _tls_context(other) is shared_ssl_context() is not contexts[0]
+    finally:
+        other.close()
 
 
 # -- configuration ------------------------------------------------------------------------------------------

@@ -44,6 +44,10 @@ FETCH_TOOL_SPEC: dict[str, Any] = {
     "parameters": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]},
 }
 
+DESCRIPTORS_KEY = "trailblaze.agent.tool_descriptors"
+"""``session.resources`` key of the compact descriptors made in the session, by tool name and provider
+type (with the definition they were made from: a tool registered again is described again)."""
+
 _DROPPED_KEYS = frozenset({"title", "default", "additionalProperties", "examples", "$schema"})
 
 
@@ -107,14 +111,32 @@ class ToolOffer:
             self.specs.append(dict(FETCH_TOOL_SPEC))
         self.specs.extend(dict(s) for s in extra_specs)
         self.specs.append(dict(prompts.OBJECTIVE_STATUS_TOOL))
+        self._system_text: str | None = None
+        self._system_text_made = False
 
     def _describe(self, tool: "ToolDefinition") -> dict[str, Any]:
+        """The tool's compact descriptor, made once per session: every step makes a new offer, and
+        asking the plugins and compacting the schemas again was most of a later step's offer (a few ms
+        per step on the web). Read-only once made: the offer only builds new dicts around it."""
+        made: dict[tuple[str, str | None], tuple[ToolDefinition, dict[str, Any]]] = \
+            self.session.resources.setdefault(DESCRIPTORS_KEY, {})
+        found = made.get((tool.name, self.provider))
+        if found is not None and found[0] is tool:
+            return found[1]
         d = self.session.codec.describe(tool, self.provider)
-        return {"name": d.name, "description": compact_description(d.description),
+        spec = {"name": d.name, "description": compact_description(d.description),
                 "parameters": compact_schema(d.llm_input_schema)}
+        made[(tool.name, self.provider)] = (tool, spec)
+        return spec
 
     def system_text(self) -> str | None:
-        """What the system prompt says about tools: shared parameters once, and the tools by name."""
+        """What the system prompt says about tools: shared parameters once, and the tools by name (made
+        once per offer and again only when a fetch takes a tool off the list: every request asks)."""
+        if not self._system_text_made:
+            self._system_text, self._system_text_made = self._make_system_text(), True
+        return self._system_text
+
+    def _make_system_text(self) -> str | None:
         parts = []
         if self.shared:
             parts.append("Parameters several tools share:\n" + "\n".join(
@@ -138,6 +160,7 @@ class ToolOffer:
         spec = self._describe(self.tools[name])
         if name in self.deferred:
             del self.deferred[name]
+            self._system_text_made = False
             self.specs.append(spec)
         return json.dumps(spec, ensure_ascii=False), False
 

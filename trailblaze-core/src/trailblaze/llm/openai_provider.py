@@ -66,7 +66,6 @@ class OpenAIProvider(OfficialClientProvider):
 
     def complete(self, request: LlmRequest) -> LlmResponse:
         import openai
-        from openai.types.chat import ChatCompletion
 
         client = self._client()
         body = self.body(request)
@@ -76,7 +75,9 @@ class OpenAIProvider(OfficialClientProvider):
             # ``body`` is wire JSON already: posted as it is, it skips ``chat.completions.create``'s walk
             # of the SDK's type hints over every message and tool schema, which cost ~30 ms of CPU per
             # call on a web page's request (benchmarks/bench_agent_overhead.py). Same path, same headers.
-            completion = client.post(path, cast_to=ChatCompletion, body=body)
+            # The answer is read as its JSON object (``cast_to=object``): building the SDK's
+            # ``ChatCompletion`` from it and dumping that back to JSON for ``raw`` cost ~3 ms per call.
+            completion = client.post(path, cast_to=object, body=body)
         except openai.APIStatusError as exc:
             raise status_error(self.provider_id, exc.status_code, error_text(exc), exc.response) from None
         except openai.APITimeoutError:
@@ -128,25 +129,34 @@ def to_openai_messages(request: LlmRequest) -> list[dict[str, Any]]:
 
 
 def from_openai(provider_id: str, completion: Any) -> LlmResponse:
-    raw = completion.model_dump(mode="json") if hasattr(completion, "model_dump") else dict(completion)
-    choices = getattr(completion, "choices", None) or []
-    if not choices:
+    """The neutral response for a chat completion: its JSON object as sent (what ``complete`` reads), or
+    the SDK's ``ChatCompletion``. Anything else is a malformed answer (retryable)."""
+    raw = completion.model_dump(mode="json") if hasattr(completion, "model_dump") else completion
+    if not isinstance(raw, dict):
+        raise ProviderError(f"LLM provider '{provider_id}' sent a malformed response: {str(raw)[:300]}",
+                            retryable=True)
+    choices = raw.get("choices")
+    if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
         raise ProviderError(f"LLM provider '{provider_id}' answered without choices: {json.dumps(raw)[:300]}",
                             retryable=True)
     choice = choices[0]
-    message = choice.message
+    message = choice.get("message")
+    message = message if isinstance(message, dict) else {}
     calls: list[LlmToolCall] = []
-    for i, tc in enumerate(message.tool_calls or []):
-        function = getattr(tc, "function", None)
-        if function is None:
+    for i, tc in enumerate(message.get("tool_calls") or []):
+        function = tc.get("function") if isinstance(tc, dict) else None
+        if not isinstance(function, dict):
             continue
-        calls.append(_parse_call(tc.id or f"call_{i}", function.name, function.arguments))
+        calls.append(_parse_call(tc.get("id") or f"call_{i}", str(function.get("name") or ""),
+                                 function.get("arguments")))
     usage = LlmUsage()
-    if completion.usage is not None:
-        details = getattr(completion.usage, "prompt_tokens_details", None)
-        usage = LlmUsage(completion.usage.prompt_tokens or 0, completion.usage.completion_tokens or 0,
-                         (getattr(details, "cached_tokens", None) or 0) if details is not None else 0)
-    return LlmResponse(message.content or "", calls, usage, choice.finish_reason, raw)
+    counts = raw.get("usage")
+    if isinstance(counts, dict):
+        details = counts.get("prompt_tokens_details")
+        cached = (details.get("cached_tokens") or 0) if isinstance(details, dict) else 0
+        usage = LlmUsage(counts.get("prompt_tokens") or 0, counts.get("completion_tokens") or 0, cached)
+    content = message.get("content")
+    return LlmResponse(content if isinstance(content, str) else "", calls, usage, choice.get("finish_reason"), raw)
 
 
 def _parse_call(call_id: str, name: str, arguments: Any) -> LlmToolCall:

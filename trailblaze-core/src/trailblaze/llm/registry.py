@@ -111,16 +111,34 @@ class OfficialClientProvider(LlmProvider):
             except ImportError:
                 raise BadInputError(f"LLM provider '{self.provider_id}' ({self.type}) needs the {self.client_module} "
                                     "client", hint=f"pip install 'trailblaze[{self.client_extra}]'") from None
+            timeout = self.spec.timeout_seconds or DEFAULT_TIMEOUT_SECONDS
+            options: dict[str, Any] = {}
+            http_client = _http_client(module, timeout)
+            if http_client is not None:
+                options["http_client"] = http_client
             self._client_obj = getattr(module, self.client_class)(
-                api_key=self.api_key or "not-needed", base_url=self.base_url, max_retries=0,
-                timeout=self.spec.timeout_seconds or DEFAULT_TIMEOUT_SECONDS,
-                default_headers=dict(self.spec.headers) or None)
+                api_key=self.api_key or "not-needed", base_url=self.base_url, max_retries=0, timeout=timeout,
+                default_headers=dict(self.spec.headers) or None, **options)
         return self._client_obj
 
     def close(self) -> None:
         if self._client_obj is not None:
             self._client_obj.close()
             self._client_obj = None
+
+
+def _http_client(module: Any, timeout: float) -> Any:
+    """The HTTP client the SDK would build for itself (its ``DefaultHttpxClient``, with the SDK's own
+    defaults), on the process's shared TLS context (``llm/tls.py``); None (the SDK builds its own) for a
+    client library without that factory or where the context is not shared. The provider's ``close``
+    closes it with the SDK client, as before."""
+    from .tls import shared_ssl_context
+
+    factory: Any = getattr(module, "DefaultHttpxClient", None)
+    if factory is None:
+        return None
+    context = shared_ssl_context()
+    return None if context is None else factory(timeout=timeout, verify=context)
 
 
 class LlmProviderRegistry(Contributions):

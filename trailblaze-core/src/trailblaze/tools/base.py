@@ -8,6 +8,8 @@ a process that has never seen its definition.
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -207,10 +209,8 @@ class ClassToolDefinition(ToolDefinition):
 
     @cached_property
     def _schema(self) -> ParameterSchema:
-        from .model_schema import schema_from_model  # local: keeps pydantic schema walking off import
-
         try:
-            return schema_from_model(self.tool_class)
+            return class_schema(self.tool_class)
         except PydanticUserError as exc:
             raise self._unbuildable(exc) from None
 
@@ -257,6 +257,27 @@ class ClassToolDefinition(ToolDefinition):
         if not isinstance(result, ToolResult):
             raise TypeError(f"tool '{self.name}' returned {type(result).__name__}; return a ToolResult, a str or None")
         return result
+
+
+_class_schemas: "weakref.WeakKeyDictionary[type[Tool], ParameterSchema]" = weakref.WeakKeyDictionary()
+_class_schemas_lock = threading.Lock()
+
+
+def class_schema(tool_class: type[Tool]) -> ParameterSchema:
+    """``tool_class``'s parameters, derived once per process: the schema is the class's alone, while its
+    definitions are made again by every registry (each run's, each session's), and walking pydantic's
+    JSON Schema costs ~2-3 ms per tool, ~50 ms on a web session's first model request. The
+    ``ParameterSchema`` is read-only, so the definitions share it. Held weakly: a class made at run time
+    (a test's) is not kept alive by it. A class pydantic cannot build raises each time, cached never."""
+    with _class_schemas_lock:
+        found = _class_schemas.get(tool_class)
+    if found is None:
+        from .model_schema import schema_from_model  # local: keeps pydantic schema walking off import
+
+        found = schema_from_model(tool_class)
+        with _class_schemas_lock:
+            found = _class_schemas.setdefault(tool_class, found)
+    return found
 
 
 def _names(tool_class: type[Tool], flag: str, *, lower: bool = False) -> frozenset[str] | None:
