@@ -159,6 +159,39 @@ def test_a_value_goes_from_one_actor_to_the_other_through_memory(tmp_path: Path,
     assert '"actor": "bob"' in bob_log or '"actor":"bob"' in bob_log
 
 
+
+def test_a_run_keeps_its_actor_threads_and_their_playwright_between_trails_and_closes_them(
+        tmp_path: Path, board: Board) -> None:
+    """The second actor of a later trail pays a context, not Playwright's start: the run lends the same
+    threads to each trail, each keeping the Playwright it started; closing the run's scope ends them."""
+    from trailblaze.reuse import reuse_scope
+    from trailblaze.runner import RunOptions
+    from trailblaze.runner.crew import ActorThreads
+    from trailblaze.runner.progress import QuietProgress
+    from trailblaze.runner.run import Runner
+
+    trails = [_write(tmp_path, f"invite{i}.trail.yaml", INVITE.format(url=board.url)) for i in (1, 2, 3)]
+    before = {t.ident for t in threading.enumerate()}
+    runner = Runner(RunOptions(output_dir=tmp_path / "out", report=False), progress=QuietProgress())
+    with reuse_scope() as scope:
+        for trail in trails:
+            result = runner.run_trail(trail)
+            assert result is not None and result.passed, result and result.message
+        kept = scope.held[("trailblaze-actor-threads",)].value
+        assert isinstance(kept, ActorThreads)
+        threads = kept.lease(["carol", "dave"])  # the two threads the three trails used, idle again
+        kept.give_back(threads[0])
+        kept.give_back(threads[1])
+        # Each thread started Playwright once for three trails; their browsers closed with each trail.
+        assert [t.scope.opened.get(("playwright",)) for t in threads] == [1, 1]
+        playwrights = [pid for pid, cmd in descendants() if "playwright" in cmd.lower()]
+        assert len(playwrights) == 2, descendants()
+        assert not [pid for pid, cmd in descendants() if "--remote-debugging-port" in cmd]
+    assert [pid for pid, cmd in descendants() if "chrom" in cmd.lower() or "playwright" in cmd.lower()] == []
+    left = [t.name for t in threading.enumerate() if t.ident not in before and t.name.startswith("trailblaze-actor")]
+    assert left == []
+
+
 PARALLEL = """\
 config:
   title: Two waits at once

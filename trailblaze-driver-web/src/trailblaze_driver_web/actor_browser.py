@@ -3,10 +3,11 @@
 The actors of a trail run on a thread each, and Playwright's sync API only works on the thread that
 started it, so a second actor cannot call the first one's ``Browser``. It can reach the same browser
 process, though: the first actor to start launches Chromium as usual plus a DevTools port bound to
-127.0.0.1, and every other actor starts its own Playwright, connects over CDP and opens its own context
-(cookies, storage, viewport and storage state stay per actor). Measured on this project's machine, that
-saves a Chromium launch per extra actor; Playwright's own start-up per thread remains
-(``benchmarks/bench_actors.py``).
+127.0.0.1, and every other actor, with its own Playwright, connects over CDP and opens its own context
+(cookies, storage, viewport and storage state stay per actor). That saves a Chromium launch per extra
+actor. Each actor's Playwright is its thread's: the run keeps actor threads between trails, each with
+its reuse scope, so Playwright's own start (the larger cost) is paid by a thread's first trail only
+(``connection.thread_playwright``, ``benchmarks/bench_actors.py``).
 
 The browser belongs to the thread that launched it, so that thread closes it, and only when the last of
 the others has disconnected: the owner's close waits for them (they close at the same time, each on its
@@ -24,6 +25,7 @@ from trailblaze import DriverError
 
 from .browser import open_browser
 from .config import WebDriverConfig
+from .connection import thread_playwright
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Playwright
@@ -97,18 +99,21 @@ class ActorSeat:
     owner: bool
     _left: bool = False
 
-    def open(self, sync_playwright: Any, cfg: WebDriverConfig) -> tuple[Playwright, Browser, str]:
+    def open(self, sync_playwright: Any, cfg: WebDriverConfig) -> tuple[Playwright, bool, Browser, str]:
+        """This actor's Playwright (its thread's: ``thread_playwright``), whether the caller must stop it,
+        and the browser it launched or reached."""
         try:
-            playwright: Playwright = sync_playwright().start()
-        except Exception as exc:  # noqa: BLE001 - e.g. called inside a running asyncio loop
-            self._fail(str(exc))
-            raise DriverError(f"Playwright could not start: {exc}") from None
+            playwright, owned = thread_playwright(sync_playwright)
+        except DriverError as exc:
+            self._fail(exc.message)
+            raise
         try:
             if self.owner:
-                return (playwright, *self._launch(playwright, cfg))
-            return (playwright, *self._connect(playwright, cfg))
+                return (playwright, owned, *self._launch(playwright, cfg))
+            return (playwright, owned, *self._connect(playwright, cfg))
         except BaseException:
-            playwright.stop()
+            if owned:
+                playwright.stop()
             raise
 
     def _launch(self, playwright: Playwright, cfg: WebDriverConfig) -> tuple[Browser, str]:
