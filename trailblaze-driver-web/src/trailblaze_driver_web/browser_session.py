@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from trailblaze import DriverError
 from trailblaze import current_scope
 
-from .actor_browser import ActorSeat
+from .actor_browser import ActorSeat, KeptSeat
 from .config import WebDriverConfig
 from .connection import SharedBrowser, browser_key, collect_connection_error, driver_death, open_shared, start_browser
 from .tabs import Tabs
@@ -44,18 +44,23 @@ class BrowserSession:
         self.seat: ActorSeat | None = None
         """This actor's place at the browser the web actors of its trail share (``actor_browser.py``)."""
 
-    def open(self, context_options: dict[str, Any], seat: ActorSeat | None = None) -> BrowserContext:
+    def open(self, context_options: dict[str, Any], seat: ActorSeat | KeptSeat | None = None) -> BrowserContext:
         """Start Playwright and the browser (or take the reuse scope's, or the one shared by the web actors
         of a trail: ``seat``) and open this session's context, with the configured timeouts; its pages
         become current as they open."""
-        self.seat = seat
+        self.seat = seat if isinstance(seat, ActorSeat) else None
         try:
             from playwright.sync_api import sync_playwright
         except ImportError as exc:  # pragma: no cover - a dependency of this distribution
             raise DriverError(f"the web driver needs the 'playwright' package: {exc}",
                               hint="pip install trailblaze-driver-web") from None
         scope = current_scope()
-        if seat is not None:
+        if isinstance(seat, KeptSeat):  # the run's shared browser, kept by this thread's scope
+            self.playwright, self.browser, self.description = seat.open(sync_playwright, self.cfg)
+            self._owns_browser = self._owns_playwright = False
+            self.playwright.selectors.set_test_id_attribute(self.cfg.test_id_attribute)
+            self.context = self.browser.new_context(**context_options)
+        elif seat is not None:
             self.playwright, self._owns_playwright, self.browser, self.description = seat.open(sync_playwright,
                                                                                                  self.cfg)
             self._owns_browser = True

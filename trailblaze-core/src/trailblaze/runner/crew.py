@@ -9,9 +9,9 @@ is the one that tells the actors to stop and closes their sessions.
 Actor threads outlive a trail: the run keeps them (``ActorThreads``, held by the calling thread's reuse
 scope, so closed with it on every exit path of the run) and lends them to its next trails. Each thread has
 a reuse scope of its own, active for every call run there, in which a driver keeps what is bound to the
-thread: Playwright's own start (about ten new browser contexts' worth) is then paid once per thread and
-run, not once per actor and trail. Without a reuse scope (a bare ``Runner.run_trail``) the threads and
-their scopes end with the trail.
+thread: Playwright's own start (about ten new browser contexts' worth) and the web actors' one Chromium
+(``ActorShare.kept``) are then paid once per run, not once per actor and trail. Without a reuse scope
+(a bare ``Runner.run_trail``) the threads and their scopes end with the trail.
 
 Sessions open and close through the one session lifecycle (``SessionLifecycle``), each actor's on its own
 thread; all of them are closed on every exit path (pass, failure, error, signal). Memory is one store,
@@ -98,6 +98,9 @@ class ActorThreads:
         self._lock = threading.Lock()
         self._idle: list[ActorThread] = []
         self._every: list[ActorThread] = []
+        self.share = ActorShare({})
+        """What the run's trails share across these threads (``ActorShare.kept``); the threads' scopes
+        hold and close the resources, this only hands out the values that coordinate them."""
 
     def lease(self, names: list[str]) -> list[ActorThread]:
         """A thread for each actor of ``names`` that no running trail holds (a proving replay leases while
@@ -238,7 +241,8 @@ class ActorCrew:
         """Open every actor's session, run the steps, close every session; one result for the trail."""
         first: Session | None = None
         run_name = self.factory.session_name(trail)  # logs/<run_name>/<actor>/ for each actor
-        share = ActorShare({m.name: m.driver.key for m in members})
+        kept = members[0].thread.owner if members else None
+        share = ActorShare({m.name: m.driver.key for m in members}, run=kept.share if kept is not None else None)
         for member in members:
             member.session = self.factory.new_session(trail, ws, bound, member.device, actor=member.name,
                                                       memory=first.memory if first is not None else None,
