@@ -37,6 +37,7 @@ from .connection import thread_playwright
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Playwright
+    from trailblaze.reuse import ReuseScope
 
 LEAVE_TIMEOUT_S = 60.0
 """How long the owner waits for the other actors to disconnect before closing the browser anyway (they
@@ -182,12 +183,27 @@ class KeptSeat:
     actor: str
 
     def open(self, sync_playwright: Any, cfg: WebDriverConfig) -> tuple[Playwright, Browser, str]:
-        scope = current_scope()
-        assert scope is not None, "a kept seat is only handed out on a thread with a reuse scope"
-        held = scope.get(("playwright-actor-browser", self.key), lambda: self._hold(sync_playwright, cfg),
-                         alive=HeldBrowser.alive)
+        held = self._scope().get(self._scope_key(), lambda: self._hold(sync_playwright, cfg),
+                                 alive=HeldBrowser.alive)
         playwright, _owned = thread_playwright(sync_playwright)  # the scope's, as the held browser's
         return playwright, held.browser, held.description
+
+    def discard(self) -> None:
+        """The held browser failed a call although it looked connected (an idle thread has not heard of
+        the crash yet): forget it and mark it broken, so the next ``open`` takes a new one."""
+        scope, key = self._scope(), self._scope_key()
+        held = scope.held.get(key)
+        if held is not None:
+            held.value.shared.broken = True
+        scope.discard(key)
+
+    def _scope(self) -> ReuseScope:
+        scope = current_scope()
+        assert scope is not None, "a kept seat is only handed out on a thread with a reuse scope"
+        return scope
+
+    def _scope_key(self) -> tuple[str, Hashable]:
+        return ("playwright-actor-browser", self.key)
 
     def _hold(self, sync_playwright: Any, cfg: WebDriverConfig) -> tuple[HeldBrowser, Callable[[], None]]:
         shared = self.share.kept(self.key, ActorBrowser)

@@ -56,10 +56,17 @@ class BrowserSession:
                               hint="pip install trailblaze-driver-web") from None
         scope = current_scope()
         if isinstance(seat, KeptSeat):  # the run's shared browser, kept by this thread's scope
-            self.playwright, self.browser, self.description = seat.open(sync_playwright, self.cfg)
             self._owns_browser = self._owns_playwright = False
-            self.playwright.selectors.set_test_id_attribute(self.cfg.test_id_attribute)
-            self.context = self.browser.new_context(**context_options)
+            for attempt in (1, 2):  # a kept browser that died since the last trail is replaced once
+                self.playwright, self.browser, self.description = seat.open(sync_playwright, self.cfg)
+                try:
+                    self.playwright.selectors.set_test_id_attribute(self.cfg.test_id_attribute)
+                    self.context = self.browser.new_context(**context_options)
+                    break
+                except Exception:
+                    if attempt == 2:
+                        raise
+                    seat.discard()
         elif seat is not None:
             self.playwright, self._owns_playwright, self.browser, self.description = seat.open(sync_playwright,
                                                                                                  self.cfg)
