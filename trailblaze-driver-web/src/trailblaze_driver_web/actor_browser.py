@@ -37,7 +37,6 @@ from .connection import thread_playwright
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Playwright
-    from trailblaze.reuse import ReuseScope
 
 LEAVE_TIMEOUT_S = 60.0
 """How long the owner waits for the other actors to disconnect before closing the browser anyway (they
@@ -183,24 +182,22 @@ class KeptSeat:
     actor: str
 
     def open(self, sync_playwright: Any, cfg: WebDriverConfig) -> tuple[Playwright, Browser, str]:
-        held = self._scope().get(self._scope_key(), lambda: self._hold(sync_playwright, cfg),
-                                 alive=HeldBrowser.alive)
+        scope = current_scope()
+        assert scope is not None, "a kept seat is only handed out on a thread with a reuse scope"
+        held = scope.get(self._scope_key(), lambda: self._hold(sync_playwright, cfg), alive=HeldBrowser.alive)
         playwright, _owned = thread_playwright(sync_playwright)  # the scope's, as the held browser's
         return playwright, held.browser, held.description
 
     def discard(self) -> None:
         """The held browser failed a call although it looked connected (an idle thread has not heard of
         the crash yet): forget it and mark it broken, so the next ``open`` takes a new one."""
-        scope, key = self._scope(), self._scope_key()
-        held = scope.held.get(key)
+        scope = current_scope()
+        if scope is None:
+            return
+        held = scope.held.get(self._scope_key())
         if held is not None:
             held.value.shared.broken = True
-        scope.discard(key)
-
-    def _scope(self) -> ReuseScope:
-        scope = current_scope()
-        assert scope is not None, "a kept seat is only handed out on a thread with a reuse scope"
-        return scope
+        scope.discard(self._scope_key())
 
     def _scope_key(self) -> tuple[str, Hashable]:
         return ("playwright-actor-browser", self.key)
