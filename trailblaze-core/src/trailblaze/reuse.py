@@ -14,7 +14,10 @@ closes what it holds, newest first, in the thread that opened it.
 The actors of one trail (``config.actors``) each run on a thread of their own, so a reuse scope cannot
 reach across them; ``ActorShare`` is what they share instead: one per trail with actors, on every actor's
 session (``session.actor_share``). It only hands out values; a driver whose resource is thread-bound
-(a Playwright browser) counts its own users and closes it on the thread that opened it.
+(a Playwright browser) counts its own users and closes it on the thread that opened it. A run keeps its
+actor threads between trails, each with a reuse scope of its own (``runner/crew.py``): values the trails
+of the run share go through ``ActorShare.kept`` (held by the run), and what they coordinate is held, and
+closed, by those threads' scopes.
 """
 
 from __future__ import annotations
