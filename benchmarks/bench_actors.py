@@ -6,11 +6,17 @@ Two comparisons, each against its own baseline in this one process, rounds alter
    same steps one after the other, through ``trailblaze run``'s runner. The block is timed by the order
    and time a loopback server saw each child's start and end marks (the steps, not the browsers' start);
    the whole trail is printed too. Aim: block ≤ 0.6 of the sequence.
-2. A second web actor's start-up in a browser the first already runs (its own thread: Playwright's own
-   start on that thread, CDP connect, its context and page; ``actor_browser.py``) against Playwright's
-   own ``browser.new_context()`` + ``new_page()`` on the open browser. Also printed: a second actor with
-   a browser of its own (what the driver did before), the parts of ours, and what the second actor adds
-   when both open at once as the runner opens them (two actors minus one, wall). Aim: ≤ 1.2.
+2. A second web actor's start-up in the browser the first already runs, through the driver's own code
+   (``BrowserSession`` with the ``KeptSeat`` the web driver takes on an actor thread) on the runner's
+   actor threads (``runner.crew.ActorThreads``), against Playwright's own ``browser.new_context()`` +
+   ``new_page()`` on that open browser (on its thread). What a user pays differs between the trails of a
+   run, so both are printed: in the *first* trail of a run (or of a device thread, or a pytest worker)
+   the actors' threads are new: each starts Playwright (its node driver process), the first launches
+   Chromium and the second connects to it over CDP; in every *later* trail the run lends the same
+   threads again, each with its Playwright and its hold on that Chromium, so the second actor pays its
+   context and page. Also printed, for both: what the second actor adds when both actors open at once
+   as the runner opens them (two actors minus one, wall clock until the last page). Aim: ≤ 1.2 (later
+   trails; the first trail's figure is printed beside it, not hidden).
 
     uv run python benchmarks/bench_actors.py [--rounds 3] [--only parallel|startup]
 """
@@ -24,9 +30,10 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import wait
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 from urllib.parse import parse_qs, urlparse
 
 T = TypeVar("T")
@@ -95,150 +102,133 @@ def run_trail(path: Path, out: Path, marks: Marks) -> tuple[float, float]:
 
 
 def bench_parallel(rounds: int, tmp: Path) -> None:
+    from trailblaze.reuse import reuse_scope
+
     marks = Marks()
     block, sequence = tmp / "parallel.trail.yaml", tmp / "sequence.trail.yaml"
     block.write_text(trail_text(marks, True), encoding="utf-8")
     sequence.write_text(trail_text(marks, False), encoding="utf-8")
-    run_trail(block, tmp / "warm", marks)  # tools and imports loaded outside the timings
     par: list[tuple[float, float]] = []
     seq: list[tuple[float, float]] = []
-    for r in range(rounds):
-        par.append(run_trail(block, tmp / f"p{r}", marks))
-        seq.append(run_trail(sequence, tmp / f"s{r}", marks))
-        print(f"  round {r + 1}: parallel steps {par[-1][0]:.2f} s (trail {par[-1][1]:.2f} s), "
-              f"in sequence {seq[-1][0]:.2f} s (trail {seq[-1][1]:.2f} s)")
+    with reuse_scope():  # as in ``trailblaze run``: the run's actor threads are kept between its trails
+        run_trail(block, tmp / "warm", marks)  # tools, imports and the threads' start outside the timings
+        for r in range(rounds):
+            par.append(run_trail(block, tmp / f"p{r}", marks))
+            seq.append(run_trail(sequence, tmp / f"s{r}", marks))
+            print(f"  round {r + 1}: parallel steps {par[-1][0]:.2f} s (trail {par[-1][1]:.2f} s), "
+                  f"in sequence {seq[-1][0]:.2f} s (trail {seq[-1][1]:.2f} s)")
     p_steps, s_steps = statistics.median(x[0] for x in par), statistics.median(x[0] for x in seq)
     p_whole, s_whole = statistics.median(x[1] for x in par), statistics.median(x[1] for x in seq)
     print(f"parallel block: {p_steps:.2f} s vs {s_steps:.2f} s in sequence, ratio {p_steps / s_steps:.2f} "
           f"(aim ≤ 0.6); whole trails {p_whole:.2f} vs {s_whole:.2f} s, ratio {p_whole / s_whole:.2f}")
 
 
-def on_thread(fn: Callable[[], T]) -> T:
-    """``fn`` on a new thread, as the runner starts each actor on its own."""
-    out: list[Any] = []
-
-    def run() -> None:
-        try:
-            out.append(fn())
-        except BaseException as exc:  # noqa: BLE001 - raised below, on the caller's thread
-            out.append(exc)
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    thread.join()
-    if isinstance(out[0], BaseException):
-        raise out[0]
-    return out[0]  # type: ignore[no-any-return]
+def timed(fn: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
 
 
 def bench_startup(rounds: int) -> None:
-    from playwright.sync_api import sync_playwright
+    from trailblaze import ActorShare
+    from trailblaze.runner.crew import ActorThread, ActorThreads
 
-    from trailblaze_driver_web.actor_browser import ActorBrowser
+    from trailblaze_driver_web.actor_browser import KeptSeat
     from trailblaze_driver_web.browser_session import BrowserSession
     from trailblaze_driver_web.config import WebDriverConfig
+    from trailblaze_driver_web.connection import browser_key
 
     cfg = WebDriverConfig()
+    key = browser_key(cfg)
     context_options = {"viewport": {"width": cfg.viewport.width, "height": cfg.viewport.height}}
-    shared = ActorBrowser()
-    first = BrowserSession(cfg, lambda _page: None)
-    first.open(context_options, shared.seat("alice"))  # the first actor: Chromium with its DevTools port
-    first.open_page()
-    baseline: list[float] = []
-    ours: list[float] = []
-    own: list[float] = []
-    parts: list[tuple[float, float]] = []
-    marginal: list[float] = []
-    assert first.browser is not None
 
-    def playwright_context() -> float:
-        start = time.perf_counter()
-        context = first.browser.new_context(**context_options)  # type: ignore[union-attr]
-        context.new_page()
-        elapsed = time.perf_counter() - start
-        context.close()
-        return elapsed
+    def seat(pool: ActorThreads, names: list[str], name: str) -> KeptSeat:
+        """The seat the web driver takes on an actor thread (``PlaywrightDriver._actor_seat``)."""
+        return KeptSeat(ActorShare({n: "playwright-native" for n in names}, run=pool.share), key, name)
 
-    def second_actor() -> float:
-        session = BrowserSession(cfg, lambda _page: None)
-        start = time.perf_counter()
-        session.open(context_options, shared.seat("bob"))
-        session.open_page()
-        elapsed = time.perf_counter() - start
-        session.close()
-        return elapsed
+    def close_all(pairs: list[tuple[ActorThread, BrowserSession]]) -> None:
+        """Each session closed on its thread, at once, as the runner does."""
+        wait([thread.submit(session.close) for thread, session in pairs])
 
-    def own_browser() -> float:
-        session = BrowserSession(cfg, lambda _page: None)
-        start = time.perf_counter()
-        session.open(context_options)
-        session.open_page()
-        elapsed = time.perf_counter() - start
-        session.close()
-        return elapsed
+    def one_by_one(pool: ActorThreads, threads: list[ActorThread]) -> tuple[float, float]:
+        """A trail's two web actors, alice first, then bob: (bob's start-up, ``new_context()`` +
+        ``new_page()`` on alice's browser), each on its actor's thread."""
+        names = ["alice", "bob"]
+        alice, bob = BrowserSession(cfg, lambda _page: None), BrowserSession(cfg, lambda _page: None)
+        try:
+            threads[0].submit(lambda: (alice.open(context_options, seat(pool, names, "alice")),
+                                       alice.open_page())).result()
 
-    def playwright_start() -> tuple[float, float]:
-        start = time.perf_counter()
-        playwright = sync_playwright().start()
-        started = time.perf_counter() - start
-        assert shared.endpoint is not None
-        start = time.perf_counter()
-        browser = playwright.chromium.connect_over_cdp(shared.endpoint)
-        connected = time.perf_counter() - start
-        browser.close()
-        playwright.stop()
-        return started, connected
+            def playwright_context() -> None:
+                assert alice.browser is not None
+                context = alice.browser.new_context(**context_options)
+                context.new_page()
+                context.close()
 
-    def actors_together(count: int) -> float:
-        """``count`` web actors of a new trail opened at once, each on its thread, as the runner opens
-        them: the time until the last one has its page."""
-        together = ActorBrowser()
-        sessions = [BrowserSession(cfg, lambda _page: None) for _ in range(count)]
-        ready = threading.Barrier(count + 1)
+            def open_bob() -> None:
+                bob.open(context_options, seat(pool, names, "bob"))
+                bob.open_page()
+
+            baseline = threads[0].submit(lambda: timed(playwright_context)).result()
+            ours = threads[1].submit(lambda: timed(open_bob)).result()
+        finally:
+            close_all([(threads[0], alice), (threads[1], bob)])
+        return ours, baseline
+
+    def together(pool: ActorThreads, threads: list[ActorThread]) -> float:
+        """The trail's web actors (one per thread) opened at once: the time until the last has its page."""
+        names = [f"actor{i}" for i in range(len(threads))]
+        sessions = [BrowserSession(cfg, lambda _page: None) for _ in threads]
 
         def open_one(session: BrowserSession, name: str) -> None:
-            ready.wait()
-            session.open(context_options, together.seat(name) if count > 1 else None)
+            session.open(context_options, seat(pool, names, name) if len(threads) > 1 else None)
             session.open_page()
 
-        threads = [threading.Thread(target=open_one, args=(s, f"actor{i}")) for i, s in enumerate(sessions)]
-        for thread in threads:
-            thread.start()
-        ready.wait()
-        start = time.perf_counter()
-        for thread in threads:
-            thread.join()
-        elapsed = time.perf_counter() - start
-        closers = [threading.Thread(target=s.close) for s in sessions]  # each on a thread, as the runner does
-        for thread in closers:
-            thread.start()
-        for thread in closers:
-            thread.join()
-        return elapsed
+        try:
+            start = time.perf_counter()
+            wait([t.submit(open_one, s, n) for t, s, n in zip(threads, sessions, names)])
+            return time.perf_counter() - start
+        finally:
+            close_all(list(zip(threads, sessions)))
 
+    def first_trail(work: Callable[[ActorThreads, list[ActorThread]], T], count: int = 2) -> T:
+        """``work`` on the threads of a new run: each starts its Playwright, and the browser is launched,
+        in this trail."""
+        pool = ActorThreads()
+        try:
+            return work(pool, pool.lease([f"actor{i}" for i in range(count)]))
+        finally:
+            pool.close()
+
+    kept = ActorThreads()  # a run's threads, kept between its trails
+    threads = kept.lease(["alice", "bob"])
+    first_pairs: list[tuple[float, float]] = []
+    later_pairs: list[tuple[float, float]] = []
+    first_marginal: list[float] = []
+    later_marginal: list[float] = []
     try:
-        playwright_context(), on_thread(second_actor)  # warm-up
+        one_by_one(kept, threads)  # warm-up, and the kept threads' first trail: Playwright and Chromium start
+        together(kept, threads[:1])  # (a lone actor's browser, kept by its thread like a single-device run's)
         for r in range(rounds):
-            baseline.append(playwright_context())
-            ours.append(on_thread(second_actor))
-            own.append(on_thread(own_browser))
-            parts.append(on_thread(playwright_start))
-            one, two = actors_together(1), actors_together(2)
-            marginal.append(two - one)
-            print(f"  round {r + 1}: new_context {baseline[-1] * 1000:.0f} ms, second actor {ours[-1] * 1000:.0f} ms "
-                  f"(Playwright start {parts[-1][0] * 1000:.0f}, CDP connect {parts[-1][1] * 1000:.0f}), "
-                  f"own browser {own[-1] * 1000:.0f} ms; one actor opening {one * 1000:.0f} ms, two at once "
-                  f"{two * 1000:.0f} ms")
+            later_pairs.append(one_by_one(kept, threads))
+            first_pairs.append(first_trail(one_by_one))
+            later_marginal.append(together(kept, threads) - together(kept, threads[:1]))
+            first_marginal.append(first_trail(together) - first_trail(together, 1))
+            (lo, lb), (fo, fb) = later_pairs[-1], first_pairs[-1]
+            print(f"  round {r + 1}: later trail: second actor {lo * 1000:.0f} ms vs new_context {lb * 1000:.0f} ms; "
+                  f"first trail: {fo * 1000:.0f} ms vs {fb * 1000:.0f} ms; opened at once, the second adds "
+                  f"{later_marginal[-1] * 1000:.0f} ms (later) / {first_marginal[-1] * 1000:.0f} ms (first)")
     finally:
-        first.close()
-    b, o, w = statistics.median(baseline), statistics.median(ours), statistics.median(own)
-    pw = statistics.median(p[0] for p in parts)
-    print(f"second actor start-up: {o * 1000:.0f} ms vs Playwright's new_context() + new_page() {b * 1000:.0f} ms, "
-          f"ratio {o / b:.2f} (aim ≤ 1.2); without Playwright's own start on the actor's thread "
-          f"({pw * 1000:.0f} ms) {max(o - pw, 0) / b:.2f}; a browser of its own {w * 1000:.0f} ms, ratio {w / b:.2f}")
-    m = statistics.median(marginal)
-    print(f"opened at once as the runner does (2 actors minus 1): +{m * 1000:.0f} ms for the second, ratio {m / b:.2f} "
-          f"to new_context()")
+        kept.close()
+    lo, lb = statistics.median(p[0] for p in later_pairs), statistics.median(p[1] for p in later_pairs)
+    fo, fb = statistics.median(p[0] for p in first_pairs), statistics.median(p[1] for p in first_pairs)
+    print(f"second actor start-up, later trails of a run: {lo * 1000:.0f} ms vs Playwright's new_context() + "
+          f"new_page() {lb * 1000:.0f} ms, ratio {lo / lb:.2f} (aim ≤ 1.2)")
+    print(f"second actor start-up, first trail of a run (its thread starts Playwright and connects to the "
+          f"browser): {fo * 1000:.0f} ms vs {fb * 1000:.0f} ms, ratio {fo / fb:.2f}")
+    lm, fm = statistics.median(later_marginal), statistics.median(first_marginal)
+    print(f"opened at once as the runner does (2 actors minus 1): the second adds {lm * 1000:.0f} ms in later trails "
+          f"(ratio {lm / lb:.2f}), {fm * 1000:.0f} ms in the first (ratio {fm / fb:.2f})")
 
 
 def main() -> None:

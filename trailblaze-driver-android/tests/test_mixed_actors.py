@@ -1,102 +1,72 @@
-"""A trail with a phone and a browser (issue 35): actor alice on Android (the Appium fake driver, a
-server Trailblaze manages), actor bob on web (Chromium), bound with
-``-d alice=android/emulator-5554 -d bob=web``. A value typed on the phone reaches the browser through the
-shared memory; a ``parallel:`` block has one child on each; nothing is left running afterwards."""
+"""A trail with a phone and a browser (issue 35), run as ``examples/mixed-devices/README.md`` says:
+actor alice on Android (the Appium fake driver, a server Trailblaze manages), actor bob on web
+(Chromium), bound with ``-d alice=android/emulator-5554 -d bob=web``. A password made up on the phone
+reaches the browser through the shared memory (the desk page accepts only the phone's); a ``parallel:``
+block has one child on each; nothing is left running afterwards."""
 
 from __future__ import annotations
 
 import json
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import re
+import shlex
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlparse
 
 import pytest
 from trailblaze.testing import CliProcess
 
+from .conftest import REPO
+
 pytestmark = [pytest.mark.appium, pytest.mark.browser]
 
-TRAIL = """\
-config:
-  title: A phone and a browser
-  actors:
-    alice: android
-    bob: web
-  memory:
-    email: shopper@example.com
-trail:
-  - step: Alice types her email and a new password on the phone
-    actor: alice
-    recording:
-      android:
-        - tapOnElementBySelector: {{nodeSelector: {{androidAccessibility: {{resourceIdRegex: "com.example.fakeshop:id/email"}}}}}}
-        - inputText: {{text: "{{{{email}}}}"}}
-        - tapOnElementBySelector: {{nodeSelector: {{androidAccessibility: {{resourceIdRegex: "com.example.fakeshop:id/password"}}}}}}
-        - inputTextRandom: {{variable: password, prefix: pw-}}
-  - parallel:
-      - step: Bob opens the page with the password from the phone
-        actor: bob
-        recording:
-          web:
-            - web_navigate: {{url: '{url}/echo?v={{{{password}}}}'}}
-            - web_verifyTextVisible: {{text: "got pw-"}}
-            - web_wait: {{seconds: 1}}
-      - verify: Alice still sees the sign-in button
-        actor: alice
-        recording:
-          android:
-            - assertVisibleBySelector: {{nodeSelector: {{androidAccessibility: {{textRegex: "Sign in"}}}}}}
-"""
+EXAMPLE = REPO / "examples" / "mixed-devices"
 
 
-@pytest.fixture
-def echo() -> Iterator[tuple[str, list[str]]]:
-    """A loopback page that shows the ``v`` it was given (``got VALUE``), and the values it saw."""
-    seen: list[str] = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - http.server's name
-            value = parse_qs(urlparse(self.path).query).get("v", ["?"])[0]
-            seen.append(value)
-            data = f"<!doctype html><p>got {value}</p>".encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", seen
-    finally:
-        server.shutdown()
-        server.server_close()
+def readme_command() -> list[str]:
+    """The README's one shell line (its comment cut), as words."""
+    text = (EXAMPLE / "README.md").read_text(encoding="utf-8")
+    lines = [ln.split("#", 1)[0].strip() for block in re.findall(r"```(?:sh|bash)\n(.*?)```", text, re.S)
+             for ln in block.splitlines() if ln.split("#", 1)[0].strip()]
+    assert len(lines) == 1, lines
+    return shlex.split(lines[0])
 
 
-def test_a_phone_and_a_browser_in_one_trail(appium_env: tuple[str, dict[str, str]], fake_workspace: Any,
-                                            tmp_path: Path, echo: tuple[str, list[str]]) -> None:
+def test_the_readme_runs_the_example_trail_with_both_actors_bound() -> None:
+    assert readme_command() == ["uv", "run", "trailblaze", "run", "examples/mixed-devices/trails",
+                                "-d", "alice=android/emulator-5554", "-d", "bob=web"]
+    assert "examples/mixed-devices" in (REPO / "docs" / "multi-device.md").read_text(encoding="utf-8")
+
+
+def test_a_phone_and_a_browser_in_one_trail(appium_env: tuple[str, dict[str, str]], tmp_path: Path) -> None:
     binary, env = appium_env
-    url, seen = echo
-    ws = fake_workspace(tmp_path / "ws", None)
-    trail = ws / "trails" / "mixed.trail.yaml"
-    trail.write_text(TRAIL.format(url=url), encoding="utf-8")
-    run = CliProcess(["run", str(trail), "-d", "alice=android/emulator-5554", "-d", "bob=web", "--output-dir", str(ws / "out")],
-                     cwd=ws, env={**env, "TRAILBLAZE_APPIUM_BIN": binary})
-    run.wait_until(lambda: seen)  # the browser is on the page: Appium and Chromium are both up now
-    during = run.children()
-    code, output = run.finish()
+    words = readme_command()
+    assert words[:3] == ["uv", "run", "trailblaze"]
+    # The README's command from the repository root (``uv run trailblaze`` is this environment's
+    # ``trailblaze``), its outputs kept out of the example.
+    run = CliProcess([*words[3:], "--output-dir", str(tmp_path / "out")], cwd=REPO,
+                     env={**env, "TRAILBLAZE_APPIUM_BIN": binary})
+    during = run.wait_until(lambda: run.children("--address 127.0.0.1"))  # the managed Appium server
+    code, output = run.finish(timeout=300)
     assert code == 0, output
-    assert any("--address 127.0.0.1" in cmd for _pid, cmd in during), during  # the managed Appium server
-    assert any("chrom" in cmd for _pid, cmd in during), during
-    assert seen[0].startswith("pw-") and len(seen[0]) > 3  # typed on the phone, read by the browser
+    assert during, output
     assert "[bob]" in output and "[alice]" in output
-    summary = next((ws / "out" / "reports").glob("trailblaze_test_results_*.json"))
+    summary = next((tmp_path / "out" / "reports").glob("trailblaze_test_results_*.json"))
     result = json.loads(summary.read_text(encoding="utf-8"))["results"][0]
     assert sorted((a["name"], a["platform"]) for a in result["actors"]) == [("alice", "ANDROID"), ("bob", "WEB")]
+    assert [(s["actor"], s.get("block") is not None) for s in result["steps"]] == [
+        ("alice", False), ("bob", True), ("alice", True)]
+    # Typed on the phone, read by the browser: bob typed the password alice's phone made up.
+    typed = [e for e in result_entries(tmp_path / "out", "bob") if e.get("toolName") == "web_type"]
+    assert typed and str(typed[0]["trailblazeTool"]["raw"]["text"]).startswith("pw-"), typed
     assert run.children_left() == []
+    assert not list(EXAMPLE.rglob("logs")), "the run wrote into the example"
+
+
+def result_entries(out: Path, actor: str) -> list[dict[str, Any]]:
+    """The logged tool calls of ``actor``'s session (``<out>/<trail run>/<actor>/*.ndjson``)."""
+    entries = []
+    for log in out.rglob(f"{actor}/*.ndjson"):
+        for line in log.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                entries.append(json.loads(line))
+    return entries

@@ -159,6 +159,53 @@ def test_a_value_goes_from_one_actor_to_the_other_through_memory(tmp_path: Path,
     assert '"actor": "bob"' in bob_log or '"actor":"bob"' in bob_log
 
 
+
+def test_a_run_keeps_its_actor_threads_and_their_playwright_between_trails_and_closes_them(
+        tmp_path: Path, board: Board) -> None:
+    """A later trail's actors pay a context each, not Playwright's start nor a Chromium: the run lends the
+    same threads to each trail, each keeping the Playwright it started and its hold on the one Chromium
+    (launched by one, reached over CDP by the other); closing the run's scope ends them all."""
+    from trailblaze.reuse import reuse_scope
+    from trailblaze.runner import RunOptions
+    from trailblaze.runner.crew import ActorThreads
+    from trailblaze.runner.progress import QuietProgress
+    from trailblaze.runner.run import Runner
+
+    trails = [_write(tmp_path, f"invite{i}.trail.yaml", INVITE.format(url=board.url)) for i in (1, 2, 3)]
+    before = {t.ident for t in threading.enumerate()}
+    runner = Runner(RunOptions(output_dir=tmp_path / "out", report=False), progress=QuietProgress())
+    with reuse_scope() as scope:
+        for trail in trails:
+            result = runner.run_trail(trail)
+            assert result is not None and result.passed, result and result.message
+        kept = scope.held[("trailblaze-actor-threads",)].value
+        assert isinstance(kept, ActorThreads)
+        threads = kept.lease(["carol", "dave"])  # the two threads the three trails used, idle again
+        kept.give_back(threads[0])
+        kept.give_back(threads[1])
+        # Each thread started Playwright once for three trails, and took its hold on the browser once.
+        assert [t.scope.opened.get(("playwright",)) for t in threads] == [1, 1]
+        holds = [n for t in threads for key, n in t.scope.opened.items() if key[0] == "playwright-actor-browser"]
+        assert holds == [1, 1], [t.scope.opened for t in threads]
+        # The kept Chromium crashes between trails: the next trail notices and the two share a new one.
+        for pid, cmd in descendants():
+            if "--remote-debugging-port" in cmd and "--type=" not in cmd:
+                os.kill(pid, signal.SIGKILL)
+        result = runner.run_trail(trails[0])
+        assert result is not None and result.passed, result and result.message
+        holds = [n for t in threads for key, n in t.scope.opened.items() if key[0] == "playwright-actor-browser"]
+        assert holds == [2, 2], [t.scope.opened for t in threads]
+        assert [t.scope.opened.get(("playwright",)) for t in threads] == [1, 1]
+        drivers = [pid for pid, cmd in descendants() if "run-driver" in cmd]
+        assert len(drivers) == 2, descendants()
+        browsers = {a for _pid, cmd in descendants() if "--remote-debugging-port" in cmd
+                    for a in cmd.split() if a.startswith("--user-data-dir=")}
+        assert len(browsers) == 1, descendants()  # one Chromium, kept open for the run's next trail
+    assert [pid for pid, cmd in descendants() if "chrom" in cmd.lower() or "playwright" in cmd.lower()] == []
+    left = [t.name for t in threading.enumerate() if t.ident not in before and t.name.startswith("trailblaze-actor")]
+    assert left == []
+
+
 PARALLEL = """\
 config:
   title: Two waits at once

@@ -14,7 +14,10 @@ closes what it holds, newest first, in the thread that opened it.
 The actors of one trail (``config.actors``) each run on a thread of their own, so a reuse scope cannot
 reach across them; ``ActorShare`` is what they share instead: one per trail with actors, on every actor's
 session (``session.actor_share``). It only hands out values; a driver whose resource is thread-bound
-(a Playwright browser) counts its own users and closes it on the thread that opened it.
+(a Playwright browser) counts its own users and closes it on the thread that opened it. A run keeps its
+actor threads between trails, each with a reuse scope of its own (``runner/crew.py``): values the trails
+of the run share go through ``ActorShare.kept`` (held by the run), and what they coordinate is held, and
+closed, by those threads' scopes.
 """
 
 from __future__ import annotations
@@ -80,9 +83,12 @@ class ActorShare:
     A driver decides from ``peers`` whether sharing pays (the web driver opens one Chromium for the web
     actors of a trail, a context each, only when two or more of them use it). Thread-safe."""
 
-    def __init__(self, drivers: dict[str, str]) -> None:
+    def __init__(self, drivers: dict[str, str], run: ActorShare | None = None) -> None:
         self.drivers = dict(drivers)
         """Actor name -> the key of its driver (``playwright-web``), in the trail's order."""
+        self.run = run
+        """What the trails of the run share, when the run keeps its actor threads between trails (each
+        with a reuse scope of its own): ``kept`` values live there. None: nothing outlives the trail."""
         self._lock = threading.Lock()
         self._values: dict[Hashable, Any] = {}
 
@@ -97,6 +103,21 @@ class ActorShare:
             if key not in self._values:
                 self._values[key] = factory()
             value: T = self._values[key]
+            return value
+
+    def kept(self, key: Hashable, factory: Callable[[], T]) -> T:
+        """Like ``get``, for the run's trails: a value the actor threads' reuse scopes hold on to (one
+        Chromium for the run's web actors); the trail's own value when the run keeps nothing."""
+        return (self.run or self).get(key, factory)
+
+    def renew(self, key: Hashable, broken: T, factory: Callable[[], T]) -> T:
+        """Replace the ``kept`` value ``broken`` (a browser that died) with a new one, unless another
+        thread did already; the value now under ``key``."""
+        target = self.run or self
+        with target._lock:
+            if target._values.get(key) is broken:
+                target._values[key] = factory()
+            value: T = target._values[key]
             return value
 
 

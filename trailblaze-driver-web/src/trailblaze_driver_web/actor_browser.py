@@ -3,27 +3,37 @@
 The actors of a trail run on a thread each, and Playwright's sync API only works on the thread that
 started it, so a second actor cannot call the first one's ``Browser``. It can reach the same browser
 process, though: the first actor to start launches Chromium as usual plus a DevTools port bound to
-127.0.0.1, and every other actor starts its own Playwright, connects over CDP and opens its own context
-(cookies, storage, viewport and storage state stay per actor). Measured on this project's machine, that
-saves a Chromium launch per extra actor; Playwright's own start-up per thread remains
-(``benchmarks/bench_actors.py``).
+127.0.0.1, and every other actor, with its own Playwright, connects over CDP and opens its own context
+(cookies, storage, viewport and storage state stay per actor). That saves a Chromium launch per extra
+actor. Each actor's Playwright is its thread's: the run keeps actor threads between trails, each with
+its reuse scope, so Playwright's own start (the larger cost) is paid by a thread's first trail only
+(``connection.thread_playwright``, ``benchmarks/bench_actors.py``).
 
 The browser belongs to the thread that launched it, so that thread closes it, and only when the last of
 the others has disconnected: the owner's close waits for them (they close at the same time, each on its
 thread, on every exit path of the trail). Single-device sessions never come here.
+
+Where actor threads have reuse scopes of their own (``runner/crew.py``), the browser lives as long as they
+do instead (``KeptSeat``): the launched browser and every other thread's CDP connection to it are held
+by the threads' scopes. The run keeps its actor threads between trails, so a later trail's actors open
+only their contexts, and the scopes close everything with the run (the DevTools port stays open, on
+loopback, until then); threads nothing keeps end with their trail, and the browser with them. The
+per-trail hand-over above remains for a core whose actor threads have no scope.
 """
 
 from __future__ import annotations
 
 import socket
 import threading
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from trailblaze import DriverError
+from trailblaze import ActorShare, DriverError, current_scope
 
 from .browser import open_browser
 from .config import WebDriverConfig
+from .connection import thread_playwright
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Playwright
@@ -43,6 +53,8 @@ class ActorBrowser:
     error: str | None = None
     others: int = 0
     closed: bool = False
+    broken: bool = False
+    """A run's kept browser found disconnected (it crashed): the next to open one launches a new one."""
     _cond: threading.Condition = field(default_factory=threading.Condition, repr=False)
 
     def seat(self, actor: str) -> ActorSeat:
@@ -97,18 +109,21 @@ class ActorSeat:
     owner: bool
     _left: bool = False
 
-    def open(self, sync_playwright: Any, cfg: WebDriverConfig) -> tuple[Playwright, Browser, str]:
+    def open(self, sync_playwright: Any, cfg: WebDriverConfig) -> tuple[Playwright, bool, Browser, str]:
+        """This actor's Playwright (its thread's: ``thread_playwright``), whether the caller must stop it,
+        and the browser it launched or reached."""
         try:
-            playwright: Playwright = sync_playwright().start()
-        except Exception as exc:  # noqa: BLE001 - e.g. called inside a running asyncio loop
-            self._fail(str(exc))
-            raise DriverError(f"Playwright could not start: {exc}") from None
+            playwright, owned = thread_playwright(sync_playwright)
+        except DriverError as exc:
+            self._fail(exc.message)
+            raise
         try:
             if self.owner:
-                return (playwright, *self._launch(playwright, cfg))
-            return (playwright, *self._connect(playwright, cfg))
+                return (playwright, owned, *self._launch(playwright, cfg))
+            return (playwright, owned, *self._connect(playwright, cfg))
         except BaseException:
-            playwright.stop()
+            if owned:
+                playwright.stop()
             raise
 
     def _launch(self, playwright: Playwright, cfg: WebDriverConfig) -> tuple[Browser, str]:
@@ -154,6 +169,67 @@ class ActorSeat:
         if not self.owner and not self._left:
             self._left = True
             self.shared.leave()
+
+
+@dataclass
+class KeptSeat:
+    """An actor's place at the Chromium the web actors of a whole run share (``share.kept``): this
+    thread's hold on it (the browser it launched, or its CDP connection) is kept by the thread's reuse
+    scope, so only the first trail on the thread pays for it."""
+
+    share: ActorShare
+    key: Hashable
+    actor: str
+
+    def open(self, sync_playwright: Any, cfg: WebDriverConfig) -> tuple[Playwright, Browser, str]:
+        scope = current_scope()
+        assert scope is not None, "a kept seat is only handed out on a thread with a reuse scope"
+        held = scope.get(self._scope_key(), lambda: self._hold(sync_playwright, cfg), alive=HeldBrowser.alive)
+        playwright, _owned = thread_playwright(sync_playwright)  # the scope's, as the held browser's
+        return playwright, held.browser, held.description
+
+    def discard(self) -> None:
+        """The held browser failed a call although it looked connected (an idle thread has not heard of
+        the crash yet): forget it and mark it broken, so the next ``open`` takes a new one."""
+        scope = current_scope()
+        if scope is None:
+            return
+        held = scope.held.get(self._scope_key())
+        if held is not None:
+            held.value.shared.broken = True
+        scope.discard(self._scope_key())
+
+    def _scope_key(self) -> tuple[str, Hashable]:
+        return ("playwright-actor-browser", self.key)
+
+    def _hold(self, sync_playwright: Any, cfg: WebDriverConfig) -> tuple[HeldBrowser, Callable[[], None]]:
+        shared = self.share.kept(self.key, ActorBrowser)
+        if shared.broken or shared.error is not None:
+            shared = self.share.renew(self.key, shared, ActorBrowser)
+        _playwright, _owned, browser, description = shared.seat(self.actor).open(sync_playwright, cfg)
+        held = HeldBrowser(shared, browser, description)
+        return held, held.close
+
+
+@dataclass
+class HeldBrowser:
+    """One thread's hold on a run's shared Chromium: the browser it launched or its CDP connection."""
+
+    shared: ActorBrowser
+    browser: Browser
+    description: str
+
+    def alive(self) -> bool:
+        if self.browser.is_connected():
+            return True
+        self.shared.broken = True
+        return False
+
+    def close(self) -> None:
+        try:
+            self.browser.close()  # the owner's closes Chromium; another's disconnects
+        except Exception:  # noqa: BLE001 - already gone
+            pass
 
 
 def free_loopback_port() -> int:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from trailblaze import DriverError
 from trailblaze import current_scope
 
-from .actor_browser import ActorSeat
+from .actor_browser import ActorSeat, KeptSeat
 from .config import WebDriverConfig
 from .connection import SharedBrowser, browser_key, collect_connection_error, driver_death, open_shared, start_browser
 from .tabs import Tabs
@@ -40,28 +40,42 @@ class BrowserSession:
         """Which browser this is, in one line (``/usr/bin/chromium (TRAILBLAZE_CHROMIUM)``, a remote server)."""
         self.tabs = Tabs(lambda page: self.on_page(page))
         self._owns_browser = True
+        self._owns_playwright = True
         self.seat: ActorSeat | None = None
         """This actor's place at the browser the web actors of its trail share (``actor_browser.py``)."""
 
-    def open(self, context_options: dict[str, Any], seat: ActorSeat | None = None) -> BrowserContext:
+    def open(self, context_options: dict[str, Any], seat: ActorSeat | KeptSeat | None = None) -> BrowserContext:
         """Start Playwright and the browser (or take the reuse scope's, or the one shared by the web actors
         of a trail: ``seat``) and open this session's context, with the configured timeouts; its pages
         become current as they open."""
-        self.seat = seat
+        self.seat = seat if isinstance(seat, ActorSeat) else None
         try:
             from playwright.sync_api import sync_playwright
         except ImportError as exc:  # pragma: no cover - a dependency of this distribution
             raise DriverError(f"the web driver needs the 'playwright' package: {exc}",
                               hint="pip install trailblaze-driver-web") from None
         scope = current_scope()
-        if seat is not None:
-            self.playwright, self.browser, self.description = seat.open(sync_playwright, self.cfg)
+        if isinstance(seat, KeptSeat):  # the run's shared browser, kept by this thread's scope
+            self._owns_browser = self._owns_playwright = False
+            for attempt in (1, 2):  # a kept browser that died since the last trail is replaced once
+                self.playwright, self.browser, self.description = seat.open(sync_playwright, self.cfg)
+                try:
+                    self.playwright.selectors.set_test_id_attribute(self.cfg.test_id_attribute)
+                    self.context = self.browser.new_context(**context_options)
+                    break
+                except Exception:
+                    if attempt == 2:
+                        raise
+                    seat.discard()
+        elif seat is not None:
+            self.playwright, self._owns_playwright, self.browser, self.description = seat.open(sync_playwright,
+                                                                                                 self.cfg)
             self._owns_browser = True
             self.playwright.selectors.set_test_id_attribute(self.cfg.test_id_attribute)
             self.context = self.browser.new_context(**context_options)
         elif scope is None:
             self.playwright, self.browser, self.description = start_browser(sync_playwright, self.cfg)
-            self._owns_browser = True
+            self._owns_browser = self._owns_playwright = True
             self.playwright.selectors.set_test_id_attribute(self.cfg.test_id_attribute)
             self.context = self.browser.new_context(**context_options)
         else:
@@ -111,20 +125,23 @@ class BrowserSession:
 
     def close(self) -> None:
         """Close the context, and the browser and Playwright when this session started them (a reuse
-        scope closes what it opened; the actor that launched a shared browser closes it once the others
-        have disconnected). Idempotent; never raises."""
+        scope closes what it opened, the thread's Playwright too; the actor that launched a shared browser
+        closes it once the others have disconnected). Idempotent; never raises."""
         lost = self.lost()
+        connection = self.playwright
         context, self.context = self.context, None
         browser, self.browser = self.browser, None
         playwright, self.playwright = self.playwright, None
         if not self._owns_browser:
             browser = playwright = None
+        if not self._owns_playwright:  # the thread's, kept by its reuse scope
+            playwright = None
         self.tabs.forget()
         if lost is not None:
             # A call on a dead connection leaves an un-awaited coroutine behind (a RuntimeWarning at
             # exit): only stop Playwright itself, and collect the error its reader left.
             context = browser = None
-            collect_connection_error(playwright)
+            collect_connection_error(connection)
         seat, self.seat = self.seat, None
         for closer in (context.close if context else None, seat.before_browser_close if seat else None,
                        browser.close if browser else None, playwright.stop if playwright else None,

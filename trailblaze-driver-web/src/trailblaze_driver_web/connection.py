@@ -1,6 +1,11 @@
 """The Playwright connection under a web session: starting it with a browser, sharing one browser per
 reuse scope, and telling when the Playwright driver process died.
 
+Playwright's sync API allows one started Playwright per thread, and starting it costs as much as ten
+browser contexts, so inside a reuse scope a thread's Playwright is started once (``thread_playwright``)
+and kept by the scope: the scope's shared browser and the browser an actor of a trail launches or reaches
+(``actor_browser.py``) are opened with it.
+
 A driver holds the connection; these helpers are what it needs to open, share and diagnose one, kept
 apart from the page so that a dead connection is told apart in one place (``driver_death``).
 """
@@ -11,7 +16,7 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from trailblaze import DriverError
+from trailblaze import DriverError, current_scope
 
 from .browser import open_browser
 from .config import WebDriverConfig
@@ -22,28 +27,51 @@ if TYPE_CHECKING:
 
 @dataclass
 class SharedBrowser:
-    """One Playwright connection and browser, shared by the sessions of a reuse scope."""
+    """One Playwright connection and browser, shared by the sessions of a reuse scope. The Playwright is
+    the scope's (``thread_playwright``) unless ``owns_playwright``: then closing stops it too."""
 
     playwright: Playwright
     browser: Browser
     description: str
+    owns_playwright: bool = True
 
     def alive(self) -> bool:
         return self.browser.is_connected()
 
     def close(self) -> None:
-        for closer in (self.browser.close, self.playwright.stop):
+        for closer in (self.browser.close, self.playwright.stop if self.owns_playwright else None):
+            if closer is None:
+                continue
             try:
                 closer()
             except Exception:  # noqa: BLE001 - already gone
                 pass
 
 
-def start_browser(sync_playwright: Any, cfg: WebDriverConfig) -> tuple[Playwright, Browser, str]:
+def start_playwright(sync_playwright: Any) -> Playwright:
     try:
         playwright: Playwright = sync_playwright().start()
     except Exception as exc:  # noqa: BLE001 - e.g. called inside a running asyncio loop
         raise DriverError(f"Playwright could not start: {exc}") from None
+    return playwright
+
+
+def thread_playwright(sync_playwright: Any) -> tuple[Playwright, bool]:
+    """This thread's Playwright and whether the caller owns it (must stop it): the current reuse scope's,
+    started the first time and again if its driver process died (the scope stops it), else a new one."""
+    scope = current_scope()
+    if scope is None:
+        return start_playwright(sync_playwright), True
+
+    def start() -> tuple[Playwright, Any]:
+        playwright = start_playwright(sync_playwright)
+        return playwright, playwright.stop
+
+    return scope.get(("playwright",), start, alive=lambda p: driver_death(p) is None), False
+
+
+def start_browser(sync_playwright: Any, cfg: WebDriverConfig) -> tuple[Playwright, Browser, str]:
+    playwright = start_playwright(sync_playwright)
     try:
         browser, description = open_browser(playwright, cfg)
     except BaseException:
@@ -53,7 +81,15 @@ def start_browser(sync_playwright: Any, cfg: WebDriverConfig) -> tuple[Playwrigh
 
 
 def open_shared(sync_playwright: Any, cfg: WebDriverConfig) -> tuple[SharedBrowser, Any]:
-    shared = SharedBrowser(*start_browser(sync_playwright, cfg))
+    """The reuse scope's browser, opened with the scope's Playwright (called inside ``scope.get``)."""
+    playwright, owned = thread_playwright(sync_playwright)
+    try:
+        browser, description = open_browser(playwright, cfg)
+    except BaseException:
+        if owned:
+            playwright.stop()
+        raise
+    shared = SharedBrowser(playwright, browser, description, owns_playwright=owned)
     return shared, shared.close
 
 

@@ -23,11 +23,11 @@ from urllib.parse import urljoin, urlparse
 
 from trailblaze import DeviceInfo, Driver, DriverConfig
 from trailblaze import BadInputError, ConfigError, DriverError, ToolFailure
-from trailblaze import valid_text
+from trailblaze import current_scope, valid_text
 
 from .aria import aria_snapshot, wait_for_parsed_document
 from .screenshots import Screenshots
-from .actor_browser import ActorBrowser, ActorSeat
+from .actor_browser import ActorBrowser, ActorSeat, KeptSeat
 from .browser_session import BrowserSession
 from .config import WebDriverConfig
 from .connection import browser_key, quiet_abandoned_calls
@@ -126,19 +126,23 @@ class PlaywrightDriver(Driver[WebDriverConfig]):
                           name=f"Chromium {version}", browser=self.browser_session.description,
                           headless=self.cfg.headless, remote=self.cfg.remote)
 
-    def _actor_seat(self) -> ActorSeat | None:
+    def _actor_seat(self) -> ActorSeat | KeptSeat | None:
         """A place at the one Chromium the web actors of this trail share (a context each), when this
         session is one of two or more actors on this driver and the browser is launched here; else None
-        and the browser is this session's own (or the reuse scope's), as for a single-device trail."""
+        and the browser is this session's own (or the reuse scope's), as for a single-device trail. On an
+        actor thread the run keeps (it has a reuse scope), the browser is kept for the run's trails."""
         # getattr: a core older than ActorShare has no such field; its sessions are one device each.
         share: ActorShare | None = getattr(self.session, "actor_share", None)
         if share is None or self.cfg.connect or self.cfg.cdp_url or self.cfg.grid_url:
             return None
         if len(share.peers(self.key)) < 2:
             return None
-        shared = share.get(("playwright-actor-browser", browser_key(self.cfg)), ActorBrowser)
         assert self.session is not None
-        return shared.seat(self.session.actor or self.session.id)
+        actor = self.session.actor or self.session.id
+        if current_scope() is not None and hasattr(share, "kept"):  # (a core older than kept values has none)
+            return KeptSeat(share, browser_key(self.cfg), actor)
+        shared = share.get(("playwright-actor-browser", browser_key(self.cfg)), ActorBrowser)
+        return shared.seat(actor)
 
     def _page_opened(self, page: Page) -> None:
         self.events.listen_to_page(page)

@@ -6,6 +6,13 @@ Playwright's sync API (and any driver that keeps thread-bound state) only works 
 it. The calling thread hands each actor its steps and waits; it is the thread a signal interrupts, so it
 is the one that tells the actors to stop and closes their sessions.
 
+Actor threads outlive a trail: the run keeps them (``ActorThreads``, held by the calling thread's reuse
+scope, so closed with it on every exit path of the run) and lends them to its next trails. Each thread has
+a reuse scope of its own, active for every call run there, in which a driver keeps what is bound to the
+thread: Playwright's own start (about ten new browser contexts' worth) and the web actors' one Chromium
+(``ActorShare.kept``) are then paid once per run, not once per actor and trail. Without a reuse scope
+(a bare ``Runner.run_trail``) the threads and their scopes end with the trail.
+
 Sessions open and close through the one session lifecycle (``SessionLifecycle``), each actor's on its own
 thread; all of them are closed on every exit path (pass, failure, error, signal). Memory is one store,
 shared, and so is an ``ActorShare`` (``session.actor_share``) through which drivers share what they
@@ -26,7 +33,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..driver import Driver
 from ..errors import BadInputError, ExitCode, InfrastructureError, TrailblazeError
 from ..results.model import ActorResult, TrailResult
-from ..reuse import ActorShare
+from ..reuse import ActorShare, ReuseScope, active, current_scope
 from ..session import Session, SessionOutcome
 from . import interrupt
 from .endpoints import actor_bindings
@@ -44,16 +51,105 @@ T = TypeVar("T")
 
 
 class ActorThread:
-    """The one thread an actor's driver lives on: every call for that actor is run here, in order."""
+    """The one thread an actor's driver lives on: every call for that actor is run here, in order, with
+    the thread's reuse scope active (what a driver keeps there stays with the thread, for the next trail
+    it serves)."""
 
-    def __init__(self, name: str) -> None:
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"trailblaze-actor-{name}")
+    def __init__(self, name: str, owner: ActorThreads | None = None) -> None:
+        self.name = name
+        """The actor it serves now (the thread is named after it while it runs that actor's calls)."""
+        self.scope = ReuseScope()
+        self.owner = owner
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="trailblaze-actor")
 
     def submit(self, fn: Callable[..., T], *args: Any) -> Future[T]:
-        return self._pool.submit(fn, *args)
+        return self._pool.submit(self._in_scope, fn, *args)
+
+    def _in_scope(self, fn: Callable[..., T], *args: Any) -> T:
+        threading.current_thread().name = f"trailblaze-actor-{self.name}"
+        with active(self.scope):
+            return fn(*args)
+
+    def release(self) -> None:
+        """Done with it for this trail: back to the run's pool, or closed when nothing keeps it."""
+        if self.owner is not None:
+            self.owner.give_back(self)
+        else:
+            self.close()
+
+    def close_scope(self) -> Future[None]:
+        """Close what the thread's scope holds, on the thread (the resources are bound to it)."""
+        return self._pool.submit(self.scope.close)
 
     def close(self) -> None:
-        self._pool.shutdown(wait=True)
+        try:
+            self.close_scope().result()
+        except RuntimeError:  # shut down already
+            pass
+        finally:
+            self._pool.shutdown(wait=True)
+
+
+class ActorThreads:
+    """The actor threads of a run (of one device thread, or one pytest worker), lent to its trails one per
+    actor and kept between them; ``close`` ends them all, each closing its scope on itself first."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._idle: list[ActorThread] = []
+        self._every: list[ActorThread] = []
+        self.share = ActorShare({})
+        """What the run's trails share across these threads (``ActorShare.kept``); the threads' scopes
+        hold and close the resources, this only hands out the values that coordinate them."""
+
+    def lease(self, names: list[str]) -> list[ActorThread]:
+        """A thread for each actor of ``names`` that no running trail holds (a proving replay leases while
+        its trail's threads are back already; new threads are made when the idle ones run out)."""
+        threads: list[ActorThread] = []
+        with self._lock:
+            for name in names:
+                thread = self._idle.pop(0) if self._idle else None
+                if thread is None:
+                    thread = ActorThread(name, self)
+                    self._every.append(thread)
+                thread.name = name
+                threads.append(thread)
+        return threads
+
+    def give_back(self, thread: ActorThread) -> None:
+        with self._lock:
+            if thread in self._every and thread not in self._idle:
+                self._idle.append(thread)
+
+    def close(self) -> None:
+        """Every thread's scope closed on its thread, all at once, then the threads ended; a signal now
+        waits until they have."""
+        with self._lock:
+            threads, self._every, self._idle = self._every, [], []
+        with interrupt.deferred():
+            closing = []
+            for thread in threads:
+                try:
+                    closing.append(thread.close_scope())
+                except RuntimeError:  # shut down already
+                    pass
+            wait(closing)
+            for thread in threads:
+                thread.close()
+
+
+def actor_threads() -> ActorThreads | None:
+    """The actor threads kept by the calling thread's reuse scope (made the first time), or None when no
+    scope is active: then each trail makes its own and they end with it."""
+    scope = current_scope()
+    if scope is None:
+        return None
+
+    def make() -> tuple[ActorThreads, Callable[[], None]]:
+        threads = ActorThreads()
+        return threads, threads.close
+
+    return scope.get(("trailblaze-actor-threads",), make)
 
 
 @dataclass
@@ -127,15 +223,17 @@ class ActorCrew:
                                     f"{len(pool)}: each actor needs its own endpoint",
                                     hint="add endpoints (--endpoint or 'endpoints:' in trailblaze.yaml); with -n N "
                                          "a worker's actors take the next entries after the last worker's")
-        members: list[ActorMember] = []
+        built: list[tuple[Actor, Driver, Device | None, str | None]] = []
         for actor in actors:
             cls, device = classes[actor.name], bindings.get(actor.name)
             pool = tuple(factory.pool(cls, ws.config))
             slot = (pools[pool].index(actor.name), len(pools[pool])) if pool else None
             driver = factory.make_driver(cls, ws.config, device, trail=trail, actor=actor, actor_slot=slot)
             endpoint = factory.endpoint(device, cls, ws.config, actor_slot=slot) if pool else None
-            members.append(ActorMember(actor, driver, device, endpoint, ActorThread(actor.name)))
-        return members
+            built.append((actor, driver, device, endpoint))
+        kept = actor_threads()
+        threads = kept.lease([a.name for a in actors]) if kept is not None else [ActorThread(a.name) for a in actors]
+        return [ActorMember(*parts, thread) for parts, thread in zip(built, threads, strict=True)]
 
     # -- the run --------------------------------------------------------------------------------
     def run(self, trail: Trail, ws: ToolWorkspace, members: list[ActorMember], bound: dict[str, Any],
@@ -143,7 +241,8 @@ class ActorCrew:
         """Open every actor's session, run the steps, close every session; one result for the trail."""
         first: Session | None = None
         run_name = self.factory.session_name(trail)  # logs/<run_name>/<actor>/ for each actor
-        share = ActorShare({m.name: m.driver.key for m in members})
+        kept = members[0].thread.owner if members else None
+        share = ActorShare({m.name: m.driver.key for m in members}, run=kept.share if kept is not None else None)
         for member in members:
             member.session = self.factory.new_session(trail, ws, bound, member.device, actor=member.name,
                                                       memory=first.memory if first is not None else None,
@@ -187,7 +286,7 @@ class ActorCrew:
                 self._close(members, result)
         finally:
             for member in members:
-                member.thread.close()
+                member.thread.release()
             result.completed_at = time.time()
             result.actors = [m.result() for m in members]
             result.log_entries = [e for m in members if m.session is not None for e in m.session.log.entries]
@@ -334,4 +433,4 @@ def _groups(trail: Trail) -> list[list[TrailStep]]:
     return step_groups(trail.steps)
 
 
-__all__ = ["ActorCrew", "ActorMember", "ActorThread", "actor_driver"]
+__all__ = ["ActorCrew", "ActorMember", "ActorThread", "ActorThreads", "actor_driver", "actor_threads"]
