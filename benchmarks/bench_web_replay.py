@@ -21,6 +21,9 @@ right next to its own run of the plain script, the order within a pair alternati
 ours first); a pair's ratio is ours over its plain run. The figure is the median of the per-pair
 ratios, printed with their interquartile range: one slow run (another process took the CPU) moves one
 pair, not the figure, as it did when a round's single baseline run divided every configuration.
+Beside wall time each run's CPU is taken (Linux): this process's (only the running side uses it, the
+other waits on a queue) plus that side's Playwright driver and Chromium, read from /proc. On a machine
+shared with other work wall time says little; the Python CPU difference per pair is our own overhead.
 
     uv run python benchmarks/bench_web_replay.py [--rounds 3] [--only "defaults,everything off"]
 """
@@ -113,22 +116,84 @@ def baseline_script(page: Any, base: str) -> None:
     expect(role("link", "Cart (0)")).to_be_visible()
 
 
-def baseline_run(browser: Any, base: str, trace: dict[str, bool] | None = None) -> float:
-    """The plain script in a fresh context; with ``trace``, under Playwright tracing with those options,
-    discarded at the end (what ``retain-on-failure`` does on a pass)."""
+def baseline_run(browser: Any, base: str, procs: set[int], trace: dict[str, bool] | None = None
+                 ) -> Run:
+    """The plain script in a fresh context (its times); with ``trace``, under Playwright tracing with
+    those options, discarded at the end (what ``retain-on-failure`` does on a pass)."""
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     context.set_default_timeout(5000)
     page = context.new_page()
     try:
-        t0 = time.perf_counter()
-        if trace is not None:
-            context.tracing.start(**trace)
-        baseline_script(page, base)
-        if trace is not None:
-            context.tracing.stop()
-        return time.perf_counter() - t0
+        with Measured(procs) as took:
+            if trace is not None:
+                context.tracing.start(**trace)
+            baseline_script(page, base)
+            if trace is not None:
+                context.tracing.stop()
+        return took.wall, took.cpu, took.python
     finally:
         context.close()
+
+
+Run = tuple[float, float, float]
+"""A run's seconds: wall, CPU (``Measured``), and the CPU of this process alone (our Python, or the plain
+script's: the browser's share is the same work on both sides, so this is where our overhead shows)."""
+
+
+def _children() -> dict[int, list[int]]:
+    """Every process's children, from /proc (Linux; elsewhere nothing: the CPU figures are then left out)."""
+    kids: dict[int, list[int]] = {}
+    for name in os.listdir("/proc") if os.path.isdir("/proc") else ():
+        if name.isdigit():
+            try:
+                stat = Path(f"/proc/{name}/stat").read_text()
+            except OSError:
+                continue
+            kids.setdefault(int(stat[stat.rindex(")") + 2:].split()[1]), []).append(int(name))
+    return kids
+
+
+def tree_cpu(roots: set[int]) -> float:
+    """CPU seconds used so far by ``roots`` and their descendants (a Playwright driver, its browser)."""
+    kids, total, stack = _children(), 0.0, list(roots)
+    while stack:
+        pid = stack.pop()
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / _TICK
+        stack.extend(kids.get(pid, []))
+    return total
+
+
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def own_children() -> set[int]:
+    return set(_children().get(os.getpid(), []))
+
+
+class Measured:
+    """What one run took: wall time, and CPU time (this process — only the side running uses it, the
+    other waits — plus that side's Playwright driver and browser processes)."""
+
+    def __init__(self, procs: set[int]) -> None:
+        self.procs = procs
+        self.wall = self.cpu = self.python = 0.0
+
+    def __enter__(self) -> Measured:
+        tree = tree_cpu(self.procs)  # read outside the timings: scanning /proc costs a few ms
+        self._t = (tree, time.process_time(), time.perf_counter())
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        wall = time.perf_counter()
+        py = time.process_time()
+        tree0, py0, wall0 = self._t
+        self.wall = wall - wall0
+        self.python = py - py0
+        self.cpu = self.python + tree_cpu(self.procs) - tree0
 
 
 class Baseline:
@@ -137,12 +202,16 @@ class Baseline:
 
     def __init__(self, base: str, launch: dict[str, Any]) -> None:
         self._asks: queue.Queue[dict[str, bool] | None | bool] = queue.Queue()
-        self._answers: queue.Queue[float | BaseException] = queue.Queue()
+        self._answers: queue.Queue[Run | BaseException] = queue.Queue()
+        self.procs: set[int] = set()
+        """This side's Playwright driver (and so its browser): the processes it started."""
+        before = own_children()
         self._thread = threading.Thread(target=self._serve, args=(base, launch), daemon=True)
         self._thread.start()
         self._result()  # the browser is up
+        self.procs.update(own_children() - before)
 
-    def run(self, trace: dict[str, bool] | None = None) -> float:
+    def run(self, trace: dict[str, bool] | None = None) -> Run:
         self._asks.put(trace if trace is not None else True)
         return self._result()
 
@@ -150,7 +219,7 @@ class Baseline:
         self._asks.put(None)
         self._thread.join(timeout=60)
 
-    def _result(self) -> float:
+    def _result(self) -> Run:
         answer = self._answers.get()
         if isinstance(answer, BaseException):
             raise SystemExit(f"the plain Playwright script failed: {answer}")
@@ -162,10 +231,11 @@ class Baseline:
         try:
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(**launch)
-                self._answers.put(0.0)
+                self._answers.put((0.0, 0.0, 0.0))
                 while (ask := self._asks.get()) is not None:
                     try:
-                        self._answers.put(baseline_run(browser, base, ask if isinstance(ask, dict) else None))
+                        self._answers.put(baseline_run(browser, base, self.procs,
+                                                       ask if isinstance(ask, dict) else None))
                     except Exception as exc:  # noqa: BLE001 - reported on the asking thread
                         self._answers.put(exc)
                 browser.close()
@@ -182,7 +252,9 @@ class Ours:
         from trailblaze.runner.progress import QuietProgress
         from trailblaze.runner.run import Runner
 
-        self.timings: list[float] = []
+        self.timings: list[Run] = []
+        self.procs: set[int] = set()
+        """Our side's Playwright driver, known once the first run started it (``main``)."""
         options = RunOptions(output_dir=out, report=False, driver_options=dict(driver_options))
         self.runner = Runner(options, progress=QuietProgress())
         steps = getattr(self.runner, "steps", None)
@@ -191,22 +263,23 @@ class Ours:
         run_steps = getattr(owner, attr)
 
         def timed_steps(*args: Any, **kwargs: Any) -> Any:  # the step loop alone: no context set-up
-            t0 = time.perf_counter()
+            took = Measured(self.procs)
             try:
-                return run_steps(*args, **kwargs)
+                with took:
+                    return run_steps(*args, **kwargs)
             finally:
-                self.timings.append(time.perf_counter() - t0)
+                self.timings.append((took.wall, took.cpu, took.python))
 
         setattr(owner, attr, timed_steps)
 
-    def run(self) -> float:
+    def run(self) -> Run:
         result = self.runner.run_trail(TRAIL)
         if result is None or not result.passed:
             raise SystemExit(f"the trail failed: {result.message if result is not None else 'no result'}")
         return self.timings[-1]
 
 
-def pair(ours: Callable[[], float], plain: Callable[[], float], plain_first: bool) -> tuple[float, float]:
+def pair(ours: Callable[[], Run], plain: Callable[[], Run], plain_first: bool) -> tuple[Run, Run]:
     """One pair (ours, plain), run back to back in the order given."""
     if plain_first:
         b = plain()
@@ -270,16 +343,18 @@ def main() -> int:
     launch: dict[str, Any] = {"args": launch_args(cfg)}
     if choice.path:
         launch["executable_path"] = choice.path
-    ours: dict[str, list[float]] = {name: [] for name in CONFIGS}
-    traced: dict[str, list[float]] = {name: [] for name in TRACE_PARTS}
-    plain: dict[str, list[float]] = {name: [] for name in [*CONFIGS, *TRACE_PARTS]}
-    ratios: dict[str, list[float]] = {name: [] for name in [*CONFIGS, *TRACE_PARTS]}
+    ours: dict[str, list[Run]] = {name: [] for name in CONFIGS}
+    traced: dict[str, list[Run]] = {name: [] for name in TRACE_PARTS}
+    plain: dict[str, list[Run]] = {name: [] for name in [*CONFIGS, *TRACE_PARTS]}
     baseline = Baseline(base, launch)
     try:
         with tempfile.TemporaryDirectory() as out, reuse_scope():
             runners = {name: Ours(Path(out) / str(n), options) for n, (name, options) in enumerate(CONFIGS.items())}
+            known = own_children()
             for runner in runners.values():
                 runner.run()  # warm-up: imports, plugin discovery, the browser, page cache, JIT
+            for runner in runners.values():
+                runner.procs.update(own_children() - known)  # the driver our runs started (one, reused)
             baseline.run()
             n = 0
             for _round in range(rounds):
@@ -287,36 +362,47 @@ def main() -> int:
                     a, b = pair(runner.run, baseline.run, plain_first=n % 2 == 0)
                     ours[name].append(a)
                     plain[name].append(b)
-                    ratios[name].append(a / b)
                     n += 1
                 for name, trace in TRACE_PARTS.items():
                     a, b = pair(lambda trace=trace: baseline.run(trace), baseline.run, plain_first=n % 2 == 0)  # type: ignore[misc]
                     traced[name].append(a)
                     plain[name].append(b)
-                    ratios[name].append(a / b)
                     n += 1
     finally:
         baseline.close()
         server.stop()
+    cpu = bool(baseline.procs) and all(r.procs for r in runners.values())
     every_plain = [t for times in plain.values() for t in times]
     print(f"trail: {TRAIL.relative_to(REPO)} ({rounds} rounds, {n} pairs, each run next to its own plain run; "
           f"browser start excluded)")
-    print(f"plain Playwright script:                      {statistics.median(every_plain) * 1000:8.1f} ms (median)")
+    print(f"plain Playwright script:                      {statistics.median(r[0] for r in every_plain) * 1000:8.1f} ms"
+          + (f", CPU {statistics.median(r[1] for r in every_plain) * 1000:.0f} ms" if cpu else "")
+          + f", Python CPU {statistics.median(r[2] for r in every_plain) * 1000:.0f} ms (medians)")
+
+    def line(name: str, times: list[Run]) -> str:
+        walls = [a[0] / b[0] for a, b in zip(times, plain[name], strict=True)]
+        text = f"{statistics.median(r[0] for r in times) * 1000:8.1f} ms   ratio {spread(walls)}"
+        if cpu:
+            cpus = [a[1] / b[1] for a, b in zip(times, plain[name], strict=True)]
+            text += f"; CPU {statistics.median(r[1] for r in times) * 1000:.0f} ms, ratio {spread(cpus)}"
+        extra = statistics.median(a[2] - b[2] for a, b in zip(times, plain[name], strict=True))
+        return text + f"; Python CPU {statistics.median(r[2] for r in times) * 1000:.0f} ms ({extra * 1000:+.0f} ms)"
+
     if traced:
         print("what Playwright's tracing costs (the plain script traced, trace discarded):")
     for name, times in traced.items():
-        print(f"  + tracing {name + ':':35s}{statistics.median(times) * 1000:8.1f} ms   ratio {spread(ratios[name])}")
+        print(f"  + tracing {name + ':':35s}{line(name, times)}")
     print("trailblaze run (the runner's step loop):")
     for name, times in ours.items():
-        extra = statistics.median(a - b for a, b in zip(times, plain[name], strict=True))
-        print(f"  {name + ':':43s}{statistics.median(times) * 1000:8.1f} ms   ratio {spread(ratios[name])}; "
-              f"ours − plain per pair, median {extra * 1000:+.0f} ms")
+        print(f"  {name + ':':43s}{line(name, times)}")
     if "defaults" in ours and "defaults, evidence off" in ours:
-        with_evidence = [a / b for a, b in zip(ratios["defaults"], ratios["defaults, evidence off"], strict=True)]
+        with_evidence = [a[0] / b[0] for a, b in zip(ours["defaults"], ours["defaults, evidence off"], strict=True)]
         print(f"network + console capture on vs off (defaults / evidence off, per round): median "
               f"{statistics.median(with_evidence):.2f} (aim ≤ 1.10)")
     print("aim: defaults ≤ 1.05, everything off ≤ 1.03 (ratio: median of the per-pair ratios, ours over the plain "
-          "run next to it; IQR: the middle half of the pairs)")
+          "run next to it; IQR: the middle half of the pairs. CPU: this process's CPU during the run plus that "
+          "side's Playwright driver and Chromium; Python CPU: this process's alone, and in brackets the median per "
+          "pair of ours minus the plain script's: our own overhead, the figure least disturbed by other load)")
     return 0
 
 
