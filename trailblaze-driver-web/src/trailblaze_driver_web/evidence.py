@@ -33,28 +33,27 @@ MAX_ENTRIES = 5000
 @dataclass
 class WebEvidence:
     """Entries hold their time as ``time.time()`` until they are written: formatting a timestamp on
-    every request and message would cost the step loop for files most passing runs never write."""
+    every request and message would cost the step loop for files most passing runs never write. For the
+    same reason a request is kept as it arrived (``_Request``: the Playwright object and what the caller
+    read anyway) and its resource type and browser timing are read only when the files are written."""
 
-    network: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=MAX_ENTRIES))
+    network: deque[_Request] = field(default_factory=lambda: deque(maxlen=MAX_ENTRIES))
     console: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=MAX_ENTRIES))
 
     def response(self, request: Any, method: str, url: str, status: int) -> None:
         """A request whose response headers arrived (``method``, ``url``, ``status``: read once by the
         caller, each read of a Playwright property goes through its wrappers)."""
-        entry = _sent(request, method, url)
-        entry["status"] = status
-        self.network.append(entry)
+        self.network.append(_Request(time.time(), request, {"method": method, "url": url}, "status", status))
 
     def failed(self, request: Any, method: str, url: str) -> None:
         """A request that ended without a response (refused, aborted, blocked)."""
-        entry = _sent(request, method, url)
-        entry["failure"] = request.failure
-        self.network.append(entry)
+        self.network.append(_Request(time.time(), request, {"method": method, "url": url}, "failure",
+                                     request.failure))
 
     def downloaded(self, url: str, file_name: str) -> None:
         """A download's request (Chromium reports none for it: the response became a file)."""
-        self.network.append({"ts": time.time(), "method": "GET", "url": url, "resourceType": "download",
-                             "download": file_name})
+        self.network.append(_Request(time.time(), None, {"method": "GET", "url": url, "resourceType": "download"},
+                                     "download", file_name))
 
     def message(self, kind: str, text: str, url: Any = None, location: Any = None) -> None:
         self.console.append({"ts": time.time(), "type": kind, "text": text, "url": url, "location": location})
@@ -63,7 +62,7 @@ class WebEvidence:
         """Write both files (redacted) and return ``{"network_log": path, "console_log": path}``."""
         log_dir.mkdir(parents=True, exist_ok=True)
         out = {}
-        network = sorted(self.network, key=lambda e: e["ts"])  # entered as they ended: shown as they were sent
+        network = sorted((r.entry() for r in self.network), key=lambda e: e["ts"])  # entered as they ended: shown as sent
         for key, name, entries in (("network_log", NETWORK_FILE, network),
                                    ("console_log", CONSOLE_FILE, self.console)):
             text = "".join(redact(json.dumps({**e, "ts": _iso(e["ts"])}, ensure_ascii=False, default=str)) + "\n"
@@ -77,8 +76,7 @@ class WebEvidence:
 
     def summary(self) -> dict[str, int]:
         return {"requests": len(self.network),
-                "failedRequests": sum(1 for e in self.network
-                                      if e.get("failure") or (e.get("status") or 0) >= 400),
+                "failedRequests": sum(1 for r in self.network if r.failed),
                 "consoleErrors": sum(1 for e in self.console if e["type"] in ("error", "pageerror"))}
 
 
@@ -95,20 +93,40 @@ class WebEvidence:
         session.log.write("WebEvidenceLog", {"evidence": files, **self.summary()})
 
 
-def _sent(request: Any, method: str, url: str) -> dict[str, Any]:
-    """An entry with the time the browser sent ``request`` and how long its response's headers took
-    (Playwright's own timing, taken in the browser; now and unknown when it has none)."""
-    entry: dict[str, Any] = {"ts": time.time(), "method": method, "url": url, "resourceType": request.resource_type}
-    try:
-        timing = request.timing
-    except Exception:  # noqa: BLE001 - a request Playwright has no timing for
+@dataclass(frozen=True)
+class _Request:
+    """A request as the capture saw it end: when, the Playwright request (None for a download), the entry's
+    fields known then, and how it ended (``status``, ``failure`` or ``download`` with its value)."""
+
+    ended: float
+    request: Any
+    known: dict[str, Any]
+    outcome: str
+    value: Any
+
+    @property
+    def failed(self) -> bool:
+        return (self.outcome == "failure" and bool(self.value)) or (self.outcome == "status" and self.value >= 400)
+
+    def entry(self) -> dict[str, Any]:
+        """The line written: the time the browser sent the request and how long its response's headers
+        took (Playwright's own timing, taken in the browser; the time it ended and unknown without one)."""
+        entry: dict[str, Any] = {"ts": self.ended, **self.known}
+        if self.request is None:
+            entry[self.outcome] = self.value
+            return entry
+        entry["resourceType"] = self.request.resource_type
+        try:
+            timing = self.request.timing
+        except Exception:  # noqa: BLE001 - a request Playwright has no timing for
+            timing = {}
+        start, headers = timing.get("startTime", -1), timing.get("responseStart", -1)
+        if start > 0:
+            entry["ts"] = start / 1000
+            if headers >= 0:
+                entry["durationMs"] = round(headers, 1)
+        entry[self.outcome] = self.value
         return entry
-    start, headers = timing.get("startTime", -1), timing.get("responseStart", -1)
-    if start > 0:
-        entry["ts"] = start / 1000
-        if headers >= 0:
-            entry["durationMs"] = round(headers, 1)
-    return entry
 
 
 def _iso(stamp: float) -> str:

@@ -9,8 +9,10 @@ dialogs, hands dialogs to ``Dialogs`` (``dialogs.py``) and downloads to ``Downlo
 
 from __future__ import annotations
 
+import inspect
 import weakref
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +27,8 @@ if TYPE_CHECKING:
 
 MAX_CAPTURED_REQUESTS = 5000
 MAX_CAPTURED_BODY = 64 * 1024
+_BODILESS = frozenset(("GET", "HEAD", "OPTIONS"))
+"""Methods a page cannot send a body with (fetch refuses one, XHR drops it): their body is not read."""
 
 
 
@@ -61,8 +65,8 @@ class PageEvents:
         subscribed network event costs the step loop a Playwright object and an event dispatch, and one
         event per request instead of two is most of the capture's cost (benchmarks/bench_web_replay.py).
         A request still in flight is therefore not yet among ``requests``."""
-        context.on("response", self._on_response)
-        context.on("requestfailed", self._on_request_failed)
+        context.on("response", listener(self._on_response))
+        context.on("requestfailed", listener(self._on_request_failed))
 
     def listen_to_page(self, page: Page) -> None:
         """Listen to ``page``'s events, once: Playwright's ``page`` event and the driver's own adoption of
@@ -70,10 +74,10 @@ class PageEvents:
         if page in self._pages:
             return
         self._pages.add(page)
-        page.on("console", self._on_console)
-        page.on("pageerror", self._on_page_error)
-        page.on("dialog", self._on_dialog)
-        page.on("download", self._on_download)
+        page.on("console", listener(self._on_console))
+        page.on("pageerror", listener(self._on_page_error))
+        page.on("dialog", listener(self._on_dialog))
+        page.on("download", listener(self._on_download))
 
     def _on_console(self, msg: ConsoleMessage) -> None:
         text = msg.text
@@ -93,11 +97,13 @@ class PageEvents:
 
     def _sent(self, request: Request) -> tuple[str, str]:
         """Enter ``request`` among those the pages sent; its method and URL."""
-        try:
-            body = request.post_data or ""
-        except Exception:  # noqa: BLE001 - a binary body that is not text
-            body = ""
         method, url = request.method, request.url  # each property read goes through Playwright's wrappers
+        body = ""
+        if method not in _BODILESS:
+            try:
+                body = request.post_data or ""
+            except Exception:  # noqa: BLE001 - a binary body that is not text
+                body = ""
         self.requests.append(SentRequest(method, url, body[:MAX_CAPTURED_BODY]))
         return method, url
 
@@ -133,6 +139,25 @@ class PageEvents:
         self.requests.append(SentRequest("GET", kept.url, ""))
         if self.evidence is not None:
             self.evidence.downloaded(kept.url, kept.file_name)
+
+
+def listener(handle: Callable[[Any], None]) -> Callable[[Any], None]:
+    """``handle`` as a one-argument function carrying its signature: Playwright's sync API calls
+    ``inspect.signature`` on a listener for every event it delivers (to pass it as many arguments as it
+    takes), which for a bound method costs more than most handlers do; ``inspect.signature`` returns a
+    callable's ``__signature__`` as it is. Many events arrive per step (a response per request)."""
+
+    def on_event(event: Any) -> None:
+        handle(event)
+
+    on_event.__signature__ = _ONE_ARGUMENT  # type: ignore[attr-defined]
+    return on_event
+
+
+def _one_argument(event: Any) -> None: ...
+
+
+_ONE_ARGUMENT = inspect.signature(_one_argument)
 
 
 def _safe_url(page: Page | None) -> str | None:
