@@ -48,6 +48,9 @@ class ScreencastRecorder:
         self.frames: list[tuple[float, Path]] = []
         self._cdp: Any = None
         self._page: Any = None
+        self._size: tuple[int, int] | None = None
+        """The first followed page's viewport: every frame is scaled to it, since a loaded Chromium may send
+        some screencast frames smaller (the video once came out 960 wide for a 1280 viewport)."""
 
     def follow(self, page: Any) -> None:
         """Record ``page`` from now on (a popup that becomes the current page takes over the video)."""
@@ -62,6 +65,9 @@ class ScreencastRecorder:
         except Exception:  # noqa: BLE001 - a page that closed meanwhile, a remote browser without CDP
             return
         self._cdp, self._page = cdp, page
+        viewport = getattr(page, "viewport_size", None)
+        if self._size is None and isinstance(viewport, dict) and viewport.get("width") and viewport.get("height"):
+            self._size = (int(viewport["width"]) // 2 * 2, int(viewport["height"]) // 2 * 2)
 
     def _on_frame(self, params: dict[str, Any]) -> None:
         cdp = self._cdp
@@ -120,8 +126,9 @@ class ScreencastRecorder:
         listing = self.frames_dir / "frames.ffconcat"
         listing.write_text("\n".join(lines) + "\n", encoding="utf-8")
         tmp = out.with_name(f".{out.name}.tmp.webm")
+        scale = f"scale={self._size[0]}:{self._size[1]}" if self._size else "scale=trunc(iw/2)*2:trunc(ih/2)*2"
         done = subprocess.run([self.ffmpeg, "-y", "-loglevel", "error", "-f", "concat", "-safe", "0", "-i",
-                               str(listing), "-vf", "scale=trunc(iw/2)*2:trunc(ih/2)*2,format=yuv420p",
+                               str(listing), "-vf", f"{scale},format=yuv420p",
                                "-c:v", "libvpx", "-b:v", "1M", "-deadline", "realtime", "-cpu-used", "8",
                                "-an", str(tmp)], capture_output=True, text=True, timeout=300, check=False)
         if done.returncode != 0:
