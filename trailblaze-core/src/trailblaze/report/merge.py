@@ -15,12 +15,14 @@ attempts make one trail in the summary, JUnit and report, its outcome decided as
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import os
 import posixpath
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from os.path import join, normpath
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -156,7 +158,8 @@ def _same_path(trails: list[list[TrailRecord]]) -> int:
 
 def write_outputs(merged: Merged, *, junit_xml: Path | None, report: bool) -> None:
     out = merged.output_dir
-    run = run_result(merged.records, out)
+    # Built once from the trails as the merge grouped them; the plugins' writers get it too (``merged_run``).
+    run = merged.run = trails_run(merged.trails or attempts_by_trail(merged.records), out)
     run.interrupted = merged.manifest.interrupted_by
     rows = run.summary()
     for row, attempts in zip(rows["results"], merged.trails, strict=True):
@@ -192,14 +195,20 @@ def _rebased(record: TrailRecord, bundle: Bundle, prefix: str) -> TrailRecord:
         return posixpath.normpath(f"{prefix}/{path}")
 
     manifest = bundle.manifest
+    # Only what changes is set: a pydantic model's ``__setattr__`` is a Python call, six per record.
     record.bundle = move(record.bundle) if record.bundle else prefix
-    record.log_dir = move(record.log_dir)
-    record.artifacts = {k: move(v) or v for k, v in record.artifacts.items()}
+    if record.log_dir is not None:
+        record.log_dir = move(record.log_dir)
+    if record.artifacts:
+        record.artifacts = {k: move(v) or v for k, v in record.artifacts.items()}
     for actor in record.actors:
         actor.log_dir = move(actor.log_dir)
-    record.shard = record.shard or manifest.shard
-    record.worker = record.worker or manifest.worker
-    record.run_id = record.run_id or manifest.run_id
+    if not record.shard and record.shard != manifest.shard:
+        record.shard = manifest.shard
+    if not record.worker and record.worker != manifest.worker:
+        record.worker = manifest.worker
+    if not record.run_id and record.run_id != manifest.run_id:
+        record.run_id = manifest.run_id
     return record
 
 
@@ -233,42 +242,56 @@ def run_result(records: Sequence[TrailRecord], out: Path) -> RunResult:
     """The records as a ``RunResult`` (one ``TrailResult`` per trail run, its earlier attempts in
     ``attempts``, as the runner makes it), so the summary, JUnit writer and ``Results:`` line of a single
     run serve the merge and ``run -n``, steps included (their modes, tokens and calls)."""
+    return trails_run(attempts_by_trail(records), out)
+
+
+def trails_run(trails: Iterable[Sequence[TrailRecord]], out: Path) -> RunResult:
+    """``run_result`` of records already grouped by trail run (``attempts_by_trail``), each group's
+    attempts first first."""
     from ..memory import Redactor
     from ..results.model import RunResult
 
     base = str(out)
-    trails = []
-    for attempts in attempts_by_trail(records):
+    results = []
+    for attempts in trails:
         final = trail_result(attempts[-1], base)
-        final.attempts = [trail_result(r, base) for r in attempts[:-1]]
-        trails.append(final)
+        source = attempts[-1].trail_source
+        final.attempts = [trail_result(r, base, path=final.path if r.trail_source == source else None)
+                          for r in attempts[:-1]]
+        results.append(final)
     # The bundles were redacted by the runs that wrote them; a merge knows no secret of its own.
-    return RunResult(redactor=Redactor(), trails=trails, output_dir=out)
+    return RunResult(redactor=Redactor(), trails=results, output_dir=out)
 
 
 def merged_run(merged: Merged) -> RunResult:
     """The merged run as a ``RunResult`` for the plugins' writers (``trailblaze_write_run_outputs``):
-    every trail with its attempts, the merged summary and report as its ``summary_path``/``report_path``."""
-    run = run_result(merged.records, merged.output_dir)
+    every trail with its attempts, the merged summary and report as its ``summary_path``/``report_path``
+    (the one ``write_outputs`` built, in a run of its own so a writer's settings stay its own)."""
+    if merged.run is not None:
+        run = dataclasses.replace(merged.run, trails=list(merged.run.trails), interrupted=None)
+    else:
+        run = run_result(merged.records, merged.output_dir)
     run.summary_path = merged.files.get("summary")
     run.report_path = merged.files.get("report")
     return run
 
 
-def trail_result(record: TrailRecord, out: str) -> TrailResult:
+def trail_result(record: TrailRecord, out: str, *, path: Path | None = None) -> TrailResult:
+    """``record`` as the ``TrailResult`` its run had (``path``: the trail's, when an attempt already
+    made it), its bundle-relative paths joined to ``out``."""
     from ..results.model import TrailResult, outcome_exit_code
 
     def joined(path: str) -> str:
-        return os.path.normpath(os.path.join(out, path))
+        return normpath(join(out, path))
 
     def full(path: str | None) -> Path | None:
-        return None if path is None else Path(joined(path))
+        return None if path is None else Path(normpath(join(out, path)))
 
     outcome = record.session_outcome()
     code = outcome_exit_code(outcome, record.exit_code)
     return TrailResult(
-        path=Path(record.trail_source), title=record.title, outcome=outcome, exit_code=code,
-        session_id=record.session_id, log_dir=full(record.log_dir), message=record.message,
+        path=Path(record.trail_source) if path is None else path, title=record.title, outcome=outcome,
+        exit_code=code, session_id=record.session_id, log_dir=full(record.log_dir), message=record.message,
         failure_kind=record.failure_kind, classifier=record.classifier, platform=record.platform,
         driver=record.driver, target=record.target, execution_mode=record.execution_mode,
         started_at=record.started_at, completed_at=record.completed_at, llm_call_count=record.llm_call_count,
@@ -276,8 +299,8 @@ def trail_result(record: TrailRecord, out: str) -> TrailResult:
         has_recorded_steps=record.has_recorded_steps,
         skip_reason=record.skip_reason, trail_id=record.trail_id, device_label=record.device,
         endpoint=record.endpoint, tags=list(record.tags),
-        artifacts={k: joined(v) for k, v in record.artifacts.items()}, steps=[s.result() for s in record.steps],
-        actors=[a.result(full) for a in record.actors],
+        artifacts={k: joined(v) for k, v in record.artifacts.items()} if record.artifacts else {},
+        steps=[s.result() for s in record.steps], actors=[a.result(full) for a in record.actors] if record.actors else [],
         heal_check=record.heal_check.result(full) if record.heal_check is not None else None)
 
 

@@ -9,9 +9,13 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import ExitCode
 from .bundle import BundleManifest, TrailRecord, exit_code_of
+
+if TYPE_CHECKING:
+    from ..results.model import RunResult
 
 PASSED = frozenset({"Succeeded", "SucceededWithSelfHeal"})
 
@@ -31,6 +35,8 @@ class Merged:
     """Input bundles whose run never finished (killed): their finished trails are merged, exit 2."""
     results_line: str = ""
     """``Results: P passed, F failed, S skipped (N flaky, ...)``, as a single run of these trails prints it."""
+    run: RunResult | None = None
+    """The merged run as the summary, JUnit and ``Results:`` line were written from (``merge.write_outputs``)."""
 
     @property
     def exit_code(self) -> ExitCode:

@@ -12,9 +12,21 @@ caller's (``junit.xml_value``), as ElementTree left it to the caller too.
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Callable, Iterable
 
 __all__ = ["XmlStream", "attribute", "text"]
+
+
+_TEXT_SPECIAL = re.compile("[&<>]").search
+_ATTRIBUTE_SPECIAL = re.compile('[&<>"\r\n\t]').search
+
+
+@functools.cache
+def _indent(depth: int) -> str:
+    """What ``ET.indent`` puts before an element ``depth`` levels down: a newline and two spaces a level."""
+    return "\n" + "  " * depth
 
 
 def text(value: str) -> str:
@@ -67,29 +79,31 @@ class XmlStream:
             self._parts.append(" />")
             self._bare = False
         else:
-            self._parts.append(f"\n{'  ' * len(self._open)}</{tag}>")
+            self._parts.append(f"{_indent(len(self._open))}</{tag}>")
 
     def leaf(self, tag: str, attributes: Iterable[tuple[str, str]] = (), body: str | None = None) -> None:
         """An element without children: ``<tag a="…">body</tag>``, or ``<tag a="…" />`` when ``body``
         is empty (as it is once ``value`` made it empty)."""
         self._start(tag, attributes)
         body = self._value(body) if body and self._value is not str else body
-        self._parts.append(f">{text(body)}</{tag}>" if body else " />")
+        self._parts.append(f">{text(body) if _TEXT_SPECIAL(body) else body}</{tag}>" if body else " />")
 
     def _start(self, tag: str, attributes: Iterable[tuple[str, str]]) -> None:
         parts = self._parts
-        if self._open:
+        depth = len(self._open)
+        if depth:
             if self._bare:
                 parts.append(">")
                 self._bare = False
-            parts.append(f"\n{'  ' * len(self._open)}<{tag}")
+            parts.append(f"{_indent(depth)}<{tag}")
         else:
             parts.append(f"<{tag}")
         value = self._value
-        if value is str:  # the common pass: values written as given
-            parts.append("".join([f' {name}="{attribute(given)}"' for name, given in attributes]))
-        else:
-            parts.append("".join([f' {name}="{attribute(value(given))}"' for name, given in attributes]))
+        if value is not str:
+            attributes = [(name, value(given)) for name, given in attributes]
+        # Most values hold nothing to escape: one scan in C finds the few that do.
+        parts.append("".join([f' {name}="{attribute(given) if _ATTRIBUTE_SPECIAL(given) else given}"'
+                              for name, given in attributes]))
 
     def getvalue(self) -> str:
         if self._open:
