@@ -382,7 +382,9 @@ class Tally:
             self.endpoints.add(record.endpoint)
         self.started_at = min(record.started_at, self.started_at or record.started_at)
         self.completed_at = max(record.completed_at, self.completed_at or record.completed_at)
-        self.exit_code = ExitCode.worst([self.exit_code, exit_code_of(record)])
+        code = exit_code_of(record)
+        if code:
+            self.exit_code = ExitCode.worst([self.exit_code, code])
 
     def manifest(self, context: BundleContext, files: Mapping[str, str], exit_code: int | None = None, *,
                  complete: bool = True) -> BundleManifest:

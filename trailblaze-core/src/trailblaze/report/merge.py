@@ -16,6 +16,7 @@ attempts make one trail in the summary, JUnit and report, its outcome decided as
 from __future__ import annotations
 
 import dataclasses
+import functools
 import gc
 import os
 import posixpath
@@ -24,10 +25,11 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from os.path import join, normpath
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..errors import BadInputError, ExitCode
-from ..results.model import ResultIdentity
+from ..errors import BadInputError
+from ..memory import Redactor
+from ..results.model import ResultIdentity, RunResult, TrailResult, outcome_exit_code
 from ..files import write_atomic
 from ..untrusted import output_json
 from .bundle import (
@@ -35,18 +37,14 @@ from .bundle import (
     RESULTS,
     Bundle,
     BundleManifest,
+    Tally,
     TrailRecord,
-    counts,
-    exit_code_of,
     read_bundle,
     within_bundle,
     write_json,
     write_records,
 )
 from .merged import Merged, rank
-
-if TYPE_CHECKING:
-    from ..results.model import RunResult, TrailResult
 
 SUMMARY = "summary.json"
 REPORT = "report.html"
@@ -106,7 +104,7 @@ def _merge(paths: Sequence[Path], output_dir: Path, *, junit_xml: Path | None, r
     for record in extra:
         seen += 1
         chosen.setdefault(record.identity(), record)
-    trails = sorted(attempts_by_trail(chosen.values()), key=_failures_first)
+    trails = sorted(_grouped(chosen.items()), key=_failures_first)
     records = [record for attempts in trails for record in attempts]
     manifest = _manifest(bundles, records, out)
     if not manifest.merged_from and extra:  # nothing finished yet: the records name the run
@@ -126,16 +124,23 @@ def attempts_by_trail(records: Iterable[TrailRecord]) -> list[list[TrailRecord]]
     each group its attempts first first; only the last of a group is ``last`` (a group whose last
     attempt's record is missing ends with the latest one there is). Groups keep the order of their first
     record."""
+    return _grouped((record.identity(), record) for record in records)
+
+
+def _grouped(identified: Iterable[tuple[ResultIdentity, TrailRecord]]) -> list[list[TrailRecord]]:
+    """``attempts_by_trail`` of records whose identities are known already (the merge keyed them)."""
     groups: dict[tuple[str, str, str, str, str], list[TrailRecord]] = {}
-    for record in records:
-        groups.setdefault(record.identity().trail_run, []).append(record)
+    for identity, record in identified:
+        groups.setdefault(identity.trail_run, []).append(record)
     out = []
     for attempts in groups.values():
         if len(attempts) > 1:
             attempts.sort(key=lambda r: r.attempt)
-            for record in attempts:
-                record.last = False
-        attempts[-1].last = True
+            for record in attempts[:-1]:
+                if record.last:  # set only when it changes: a pydantic model's ``__setattr__`` is a Python call
+                    record.last = False
+        if not attempts[-1].last:
+            attempts[-1].last = True
         out.append(attempts)
     return out
 
@@ -221,6 +226,9 @@ def _manifest(bundles: list[Bundle], records: list[TrailRecord], out: Path) -> B
             inputs.append({**part, "bundle": where})
     run_ids = sorted({str(part.get("run_id")) for part in inputs if part.get("run_id")})
     now = time.time()
+    tally = Tally()
+    for record in records:
+        tally.add(record)
     return BundleManifest(
         run_id=run_ids[0] if len(run_ids) == 1 else "+".join(run_ids[:8]) or "merged",
         devices=sorted({d for b in bundles for d in b.manifest.devices}),
@@ -229,7 +237,7 @@ def _manifest(bundles: list[Bundle], records: list[TrailRecord], out: Path) -> B
         completed_at=max((float(p["completed_at"]) for p in inputs), default=now),
         plugins={k: v for b in bundles for k, v in b.manifest.plugins.items()},
         git_commit=next((b.manifest.git_commit for b in bundles if b.manifest.git_commit), None),
-        exit_code=int(ExitCode.worst([exit_code_of(r) for r in records if r.last])), counts=counts(records),
+        exit_code=int(tally.exit_code), counts=tally.counts,
         files={"results": RESULTS}, merged_from=inputs)
 
 
@@ -248,9 +256,6 @@ def run_result(records: Sequence[TrailRecord], out: Path) -> RunResult:
 def trails_run(trails: Iterable[Sequence[TrailRecord]], out: Path) -> RunResult:
     """``run_result`` of records already grouped by trail run (``attempts_by_trail``), each group's
     attempts first first."""
-    from ..memory import Redactor
-    from ..results.model import RunResult
-
     base = str(out)
     results = []
     for attempts in trails:
@@ -278,20 +283,14 @@ def merged_run(merged: Merged) -> RunResult:
 
 def trail_result(record: TrailRecord, out: str, *, path: Path | None = None) -> TrailResult:
     """``record`` as the ``TrailResult`` its run had (``path``: the trail's, when an attempt already
-    made it), its bundle-relative paths joined to ``out``."""
-    from ..results.model import TrailResult, outcome_exit_code
-
-    def joined(path: str) -> str:
-        return normpath(join(out, path))
-
-    def full(path: str | None) -> Path | None:
-        return None if path is None else Path(normpath(join(out, path)))
-
+    made it), its bundle-relative paths joined to ``out``. Once per record of a merge: kept lean."""
     outcome = record.session_outcome()
-    code = outcome_exit_code(outcome, record.exit_code)
+    log_dir = record.log_dir
+    full = functools.partial(_full, out)
     return TrailResult(
         path=Path(record.trail_source) if path is None else path, title=record.title, outcome=outcome,
-        exit_code=code, session_id=record.session_id, log_dir=full(record.log_dir), message=record.message,
+        exit_code=outcome_exit_code(outcome, record.exit_code), session_id=record.session_id,
+        log_dir=None if log_dir is None else Path(normpath(join(out, log_dir))), message=record.message,
         failure_kind=record.failure_kind, classifier=record.classifier, platform=record.platform,
         driver=record.driver, target=record.target, execution_mode=record.execution_mode,
         started_at=record.started_at, completed_at=record.completed_at, llm_call_count=record.llm_call_count,
@@ -299,9 +298,14 @@ def trail_result(record: TrailRecord, out: str, *, path: Path | None = None) -> 
         has_recorded_steps=record.has_recorded_steps,
         skip_reason=record.skip_reason, trail_id=record.trail_id, device_label=record.device,
         endpoint=record.endpoint, tags=list(record.tags),
-        artifacts={k: joined(v) for k, v in record.artifacts.items()} if record.artifacts else {},
+        artifacts={k: normpath(join(out, v)) for k, v in record.artifacts.items()} if record.artifacts else {},
         steps=[s.result() for s in record.steps], actors=[a.result(full) for a in record.actors] if record.actors else [],
         heal_check=record.heal_check.result(full) if record.heal_check is not None else None)
+
+
+def _full(out: str, path: str | None) -> Path | None:
+    """A bundle-relative ``path`` joined to the merge's output ``out``."""
+    return None if path is None else Path(normpath(join(out, path)))
 
 
 # -- triage ---------------------------------------------------------------------------------------------

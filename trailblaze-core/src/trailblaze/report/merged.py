@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import ExitCode
+from ..results.model import trail_status
 from .bundle import BundleManifest, TrailRecord, exit_code_of
 
 if TYPE_CHECKING:
@@ -47,8 +48,6 @@ class Merged:
 def status_of(attempts: Sequence[TrailRecord]) -> str:
     """A merged trail's status from its attempts' records, by the rule every run uses
     (``results.model.trail_status``)."""
-    from ..results.model import trail_status
-
     return trail_status([r.session_outcome() for r in attempts])
 
 

@@ -479,9 +479,10 @@ class RunResult:
         metadata: dict[str, Any] = {"target_app": ", ".join(targets) or None, "build_type": None, "devices": devices}
         if self.interrupted:
             metadata["interrupted_by"] = self.interrupted
-        metadata["llm_call_count"] = sum(t.llm_call_count for t in self._all_attempts())
-        metadata["llm_tokens"] = sum(t.llm_tokens for t in self._all_attempts())
-        metadata["llm_cost_usd"] = round(sum(t.llm_cost_usd for t in self._all_attempts()), 6)
+        every = self._all_attempts()
+        metadata["llm_call_count"] = sum(t.llm_call_count for t in every)
+        metadata["llm_tokens"] = sum(t.llm_tokens for t in every)
+        metadata["llm_cost_usd"] = round(sum(t.llm_cost_usd for t in every), 6)
         metadata["statuses"] = self.statuses()
         return self.redact({"metadata": metadata, "results": [t.summary() for t in self.trails]})  # type: ignore[no-any-return]
 
