@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from pydantic_core import PydanticSerializationError, to_json
+
 from .html import _e as _escape
 from .html import _seconds
 from ..results.lanes import actor_label, step_rows
@@ -269,7 +271,14 @@ def _triage_html(failures: list[tuple[str, list[TrailRecord]]], records: list[Tr
 
 def _script_json(value: Any) -> str:
     """JSON that cannot close the ``<script>`` element it sits in (nor open a comment or CDATA)."""
-    text = json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+    try:  # serialised in Rust: the stdlib's ASCII text whenever it holds no other character (nearly always)
+        raw = to_json(value)
+    except PydanticSerializationError:  # a lone surrogate
+        raw = b"\x80"
+    if raw.isascii() and b"\x7f" not in raw:
+        text = raw.decode("ascii")
+    else:  # non-ASCII text and DEL: the stdlib's \\uXXXX escapes
+        text = json.dumps(value, ensure_ascii=True, separators=(",", ":"))
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
