@@ -271,11 +271,12 @@ def _triage_html(failures: list[tuple[str, list[TrailRecord]]], records: list[Tr
 
 def _script_json(value: Any) -> str:
     """JSON that cannot close the ``<script>`` element it sits in (nor open a comment or CDATA)."""
+    raw: bytes | None
     try:  # serialised in Rust: the stdlib's ASCII text whenever it holds no other character (nearly always)
         raw = to_json(value)
     except PydanticSerializationError:  # a lone surrogate
-        raw = b"\x80"
-    if raw.isascii() and b"\x7f" not in raw:
+        raw = None
+    if raw is not None and raw.isascii() and b"\x7f" not in raw:
         text = raw.decode("ascii")
     else:  # non-ASCII text and DEL: the stdlib's \\uXXXX escapes
         text = json.dumps(value, ensure_ascii=True, separators=(",", ":"))
