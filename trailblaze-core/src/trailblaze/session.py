@@ -53,7 +53,10 @@ class SessionOutcome(str, enum.Enum):
 
     @property
     def passed(self) -> bool:
-        return self in (SessionOutcome.SUCCEEDED, SessionOutcome.SUCCEEDED_WITH_SELF_HEAL)
+        return self in _PASSED
+
+
+_PASSED = frozenset({SessionOutcome.SUCCEEDED, SessionOutcome.SUCCEEDED_WITH_SELF_HEAL})
 
 
 @dataclass

@@ -226,15 +226,16 @@ class TrailRecord(BaseModel):
 
     def session_outcome(self) -> SessionOutcome:
         """``outcome`` as a ``SessionOutcome``; a value this version does not know is an ``ERROR``."""
-        try:
-            return SessionOutcome(self.outcome)
-        except ValueError:
-            return SessionOutcome.ERROR
+        return _OUTCOMES.get(self.outcome, SessionOutcome.ERROR)
 
     def identity(self) -> ResultIdentity:
         """The record's identity (``results.model.result_identity``): what ``merge-reports`` keys on."""
         return result_identity(workspace=self.workspace, trail=self.workspace_path or self.key, device=self.device,
                                actor=self.actor, run_id=self.run_id, attempt=self.attempt)
+
+
+_OUTCOMES = {outcome.value: outcome for outcome in SessionOutcome}
+"""``SessionOutcome`` by value: read for every record of a merge, several times (an enum lookup is slower)."""
 
 
 class BundleManifest(BaseModel):
@@ -381,7 +382,9 @@ class Tally:
             self.endpoints.add(record.endpoint)
         self.started_at = min(record.started_at, self.started_at or record.started_at)
         self.completed_at = max(record.completed_at, self.completed_at or record.completed_at)
-        self.exit_code = ExitCode.worst([self.exit_code, exit_code_of(record)])
+        code = exit_code_of(record)
+        if code:
+            self.exit_code = ExitCode.worst([self.exit_code, code])
 
     def manifest(self, context: BundleContext, files: Mapping[str, str], exit_code: int | None = None, *,
                  complete: bool = True) -> BundleManifest:

@@ -32,8 +32,8 @@ def line_of(value: Any) -> bytes:
 
 def model_line(model: BaseModel) -> bytes:
     """``model`` as one line, serialised by pydantic's core (the stdlib only for text it will not encode)."""
-    try:
-        return model.model_dump_json().encode("utf-8") + b"\n"
+    try:  # the bytes ``model_dump_json`` would give, without decoding them to text and encoding them again
+        return model.__pydantic_serializer__.to_json(model) + b"\n"
     except (ValueError, UnicodeError):
         return line_of(model.model_dump(mode="json"))
 

@@ -6,10 +6,10 @@ tests there: one ``testsuite`` per run, one ``testcase`` per trail and device, w
 message and, in ``system-out``, where the logs, the failing screenshot and the trace are. The file is
 built from the run's results and redacted with the run's secrets (messages are written in plain
 text; the log entries the paths point to are redacted when they were written), cut at 64 KiB per
-string, and made safe for XML in one place (``xml_safe``: ``untrusted.output_text`` over every
-attribute and text of the finished tree, whoever set it), so a control character, a lone surrogate or a
+string, and made safe for XML in one place (``xml_value``: ``untrusted.output_text`` over every
+attribute and text of the document, whoever set it), so a control character, a lone surrogate or a
 megabyte of tool output — in a message, a ``failure_kind`` or a merged bundle's record — cannot make
-the file unreadable. ``trailblaze run`` and the pytest plugin name a trail the same way
+the file unreadable. The document is written as text (``xml_stream``), in the bytes ElementTree wrote. ``trailblaze run`` and the pytest plugin name a trail the same way
 (``junit_names``), so a team that switches between them keeps its test history.
 """
 
@@ -18,13 +18,15 @@ from __future__ import annotations
 import socket
 import time
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..files import write_atomic
 from ..session import SessionOutcome
 from ..untrusted import MAX_OUTPUT_CHARS, needs_output_text, output_text, truncated
-from .junit_retries import add_properties, add_retries, trail_properties
+from .junit_retries import trail_properties, write_properties, write_retries
+from .xml_stream import XmlStream
 
 if TYPE_CHECKING:
     from ..results.model import RunResult, TrailResult
@@ -79,13 +81,30 @@ def junit_names(path: Path, root: Path | None, name: str) -> tuple[str, str]:
 
 
 def build_junit_xml(result: RunResult, *, suite_name: str = "trailblaze") -> ET.Element:
-    """The run's JUnit document, safe for XML (``xml_safe``)."""
-    return xml_safe(_tree(result, suite_name))
+    """The run's JUnit document as an ``ElementTree`` element, safe for XML (the file's text, parsed)."""
+    return ET.fromstring(junit_text(result, suite_name=suite_name))
 
 
-def _tree(result: RunResult, suite_name: str) -> ET.Element:
+def junit_text(result: RunResult, *, suite_name: str = "trailblaze") -> str:
+    """The run's JUnit document as text, indented, safe for XML: written once as it is, and once more
+    with every value through ``xml_value`` only when the text shows a character that changes (nearly
+    never), so a 10,000-trail JUnit is not checked value by value."""
+    text = _document(result, suite_name, str)
+    if needs_output_text(text, limit=None):  # control characters are written as they are
+        text = _document(result, suite_name, xml_value)
+    return text
+
+
+def xml_value(value: str) -> str:
+    """A value made safe for XML (``untrusted.output_text``: control characters XML forbids shown as
+    ``\\x01``, lone surrogates as U+FFFD, strings cut at 64 KiB); the writer then escapes markup. The
+    one rule the JUnit writers rely on, so a string no caller cleaned cannot make the file ill-formed."""
+    return output_text(value) if needs_output_text(value) else value
+
+
+def _document(result: RunResult, suite_name: str, value: Callable[[str], str]) -> str:
     def clean(text: str | None) -> str:
-        # The run's one redaction point, then the length every output keeps (characters: ``xml_safe``).
+        # The run's one redaction point, then the length every output keeps (characters: ``xml_value``).
         return truncated(result.redact(text or ""), MAX_OUTPUT_CHARS)
 
     trails = result.trails
@@ -96,64 +115,55 @@ def _tree(result: RunResult, suite_name: str) -> ET.Element:
     skipped = sum(1 for t in trails if t.outcome is SessionOutcome.SKIPPED) + len(benched)
     started = min((t.started_at for t in trails), default=time.time())
     total = sum(_duration(t) for t in trails)
-    root = ET.Element("testsuites", name=suite_name, tests=str(len(trails)), failures=str(failures),
-                      errors=str(errors), skipped=str(skipped), time=f"{total:.3f}")
-    suite = ET.SubElement(root, "testsuite", name=suite_name, tests=str(len(trails)), failures=str(failures),
-                          errors=str(errors), skipped=str(skipped), time=f"{total:.3f}",
-                          timestamp=time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(started)),
-                          hostname=socket.gethostname())
+    totals = [("name", suite_name), ("tests", str(len(trails))), ("failures", str(failures)),
+              ("errors", str(errors)), ("skipped", str(skipped)), ("time", f"{total:.3f}")]
+    xml = XmlStream(value)
+    xml.open("testsuites", totals)
+    xml.open("testsuite", [*totals, ("timestamp", time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(started))),
+                           ("hostname", socket.gethostname())])
     for trail in trails:
         classname, name = junit_names(trail.path, trail.root, clean(case_name(trail)))
-        case = ET.SubElement(suite, "testcase", classname=classname, name=name,
-                             time=f"{_duration(trail):.3f}", file=str(trail.path))
+        xml.open("testcase", [("classname", classname), ("name", name), ("time", f"{_duration(trail):.3f}"),
+                              ("file", str(trail.path))])
+        write_properties(xml, trail_properties(trail), clean)  # first: where the schema and Jenkins expect them
         message = clean(trail.message)
         if trail.outcome is SessionOutcome.SKIPPED:
-            ET.SubElement(case, "skipped", message=clean(trail.skip_reason or "skipped"))
+            xml.leaf("skipped", [("message", clean(trail.skip_reason or "skipped"))])
         elif id(trail) in benched:
-            node = ET.SubElement(case, "skipped", message=_first_line(f"quarantined, {trail.status}: {message}"))
-            node.text = message
+            xml.leaf("skipped", [("message", _first_line(f"quarantined, {trail.status}: {message}"))], message)
         elif trail.outcome in FAILED:
-            node = ET.SubElement(case, "failure", message=_first_line(message), type=clean(trail.failure_kind) or "TrailFailed")
-            node.text = message
+            xml.leaf("failure", [("message", _first_line(message)),
+                                 ("type", clean(trail.failure_kind) or "TrailFailed")], message)
         elif trail.outcome is SessionOutcome.ERROR:
-            node = ET.SubElement(case, "error", message=_first_line(message), type=clean(trail.failure_kind) or "Error")
-            node.text = message
-        add_retries(case, trail, clean, artifact_paths)
+            xml.leaf("error", [("message", _first_line(message)), ("type", clean(trail.failure_kind) or "Error")],
+                     message)
+        write_retries(xml, trail, clean, artifact_paths)
         lines = [f"{key}: {value}" for key, value in artifact_paths(trail).items()]
         if trail.session_id:
             lines.insert(0, f"session: {trail.session_id}")
         if lines:
-            ET.SubElement(case, "system-out").text = clean("\n".join(lines))
-        add_properties(case, trail_properties(trail), clean)
-    return root
+            xml.leaf("system-out", body=clean("\n".join(lines)))
+        xml.close()
+    xml.close()
+    xml.close()
+    return xml.getvalue()
 
 
 def xml_safe(root: ET.Element) -> ET.Element:
-    """Every attribute value and text in ``root`` made safe for XML (``untrusted.output_text``: control
-    characters XML forbids shown as ``\\x01``, lone surrogates as U+FFFD, strings cut at 64 KiB); the
-    serialiser then escapes markup. The one place the JUnit writers rely on, so a string no caller
-    cleaned cannot make the file ill-formed. ``write_junit_xml`` asks for it only when the serialised
-    document shows a character it changes (nearly never), so a 10,000-trail JUnit is not walked twice."""
-    for node in root.iter():  # most strings need nothing: checked first, rewritten only when they do
-        if node.text and needs_output_text(node.text):
-            node.text = output_text(node.text)
-        if node.tail and needs_output_text(node.tail):
-            node.tail = output_text(node.tail)
+    """Every attribute value and text in the ``ElementTree`` ``root`` made safe for XML (``xml_value``),
+    for a document built as a tree rather than through ``junit_text``."""
+    for node in root.iter():
+        if node.text:
+            node.text = xml_value(node.text)
+        if node.tail:
+            node.tail = xml_value(node.tail)
         for key, value in node.attrib.items():
-            if needs_output_text(value):
-                node.attrib[key] = output_text(value)
+            node.attrib[key] = xml_value(value)
     return root
 
 
 def write_junit_xml(result: RunResult, path: Path) -> Path:
-    root = _tree(result, "trailblaze")
-    ET.indent(root)
-    # Serialised to text and encoded once (the same bytes): ElementTree's own UTF-8 writer resets a codec
-    # per fragment, about a fifth of the serialising time of a 10,000-trail merge's JUnit.
-    text = ET.tostring(root, encoding="unicode")
-    if needs_output_text(text, limit=None):  # the serialiser keeps control characters as they are
-        text = ET.tostring(xml_safe(root), encoding="unicode")
-    return write_atomic(path, f"<?xml version='1.0' encoding='utf-8'?>\n{text}")
+    return write_atomic(path, f"<?xml version='1.0' encoding='utf-8'?>\n{junit_text(result)}")
 
 
 def _duration(trail: TrailResult) -> float:

@@ -11,7 +11,6 @@ GitHub test reporters) ignore these elements, so a flaky test reads as passed th
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
@@ -20,6 +19,7 @@ from ..session import SessionOutcome
 
 if TYPE_CHECKING:
     from ..results.model import TrailResult
+    from .xml_stream import XmlStream
 
 
 def trail_properties(trail: TrailResult) -> dict[str, str]:
@@ -51,29 +51,30 @@ def trail_properties(trail: TrailResult) -> dict[str, str]:
     return props
 
 
-def add_properties(case: ET.Element, properties: Mapping[str, str], clean: Callable[[str], str]) -> None:
-    """``<properties>`` as the testcase's first child (where the JUnit schema and Jenkins expect them)."""
+def write_properties(xml: XmlStream, properties: Mapping[str, str], clean: Callable[[str], str]) -> None:
+    """``<properties>``, written as the testcase's first child (where the JUnit schema and Jenkins expect them)."""
     if not properties:
         return
-    node = ET.Element("properties")
+    xml.open("properties")
     for name, value in properties.items():
-        ET.SubElement(node, "property", name=name, value=clean(value))
-    case.insert(0, node)
+        xml.leaf("property", [("name", name), ("value", clean(value))])
+    xml.close()
 
 
-def add_retries(case: ET.Element, trail: TrailResult, clean: Callable[[str], str],
-                artifacts: Callable[[TrailResult], Mapping[str, str]]) -> None:
+def write_retries(xml: XmlStream, trail: TrailResult, clean: Callable[[str], str],
+                  artifacts: Callable[[TrailResult], Mapping[str, str]]) -> None:
     """One Surefire rerun element per earlier attempt of ``trail`` (see the module docstring)."""
     prefix = "flaky" if trail.passed else "rerun"
     for number, attempt in enumerate(trail.attempts, start=1):
         kind = "Error" if attempt.outcome is SessionOutcome.ERROR else "Failure"
         message = clean(attempt.message or attempt.outcome.value)
         first = message.strip().splitlines()[0] if message.strip() else ""
-        node = ET.SubElement(case, f"{prefix}{kind}", message=first,
-                             type=clean(attempt.failure_kind or "") or ("Error" if kind == "Error" else "TrailFailed"))
-        ET.SubElement(node, "stackTrace").text = message
+        xml.open(f"{prefix}{kind}", [("message", first), ("type", clean(attempt.failure_kind or "")
+                                                          or ("Error" if kind == "Error" else "TrailFailed"))])
+        xml.leaf("stackTrace", body=message)
         lines = [f"attempt: {number}"]
         if attempt.session_id:
             lines.append(f"session: {attempt.session_id}")
         lines.extend(f"{key}: {value}" for key, value in artifacts(attempt).items())
-        ET.SubElement(node, "system-out").text = clean("\n".join(lines))
+        xml.leaf("system-out", body=clean("\n".join(lines)))
+        xml.close()

@@ -15,17 +15,21 @@ attempts make one trail in the summary, JUnit and report, its outcome decided as
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import gc
 import os
 import posixpath
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from os.path import join, normpath
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..errors import BadInputError, ExitCode
-from ..results.model import ResultIdentity
+from ..errors import BadInputError
+from ..memory import Redactor
+from ..results.model import ResultIdentity, RunResult, TrailResult, outcome_exit_code
 from ..files import write_atomic
 from ..untrusted import output_json
 from .bundle import (
@@ -33,18 +37,14 @@ from .bundle import (
     RESULTS,
     Bundle,
     BundleManifest,
+    Tally,
     TrailRecord,
-    counts,
-    exit_code_of,
     read_bundle,
     within_bundle,
     write_json,
     write_records,
 )
 from .merged import Merged, rank
-
-if TYPE_CHECKING:
-    from ..results.model import RunResult, TrailResult
 
 SUMMARY = "summary.json"
 REPORT = "report.html"
@@ -104,7 +104,7 @@ def _merge(paths: Sequence[Path], output_dir: Path, *, junit_xml: Path | None, r
     for record in extra:
         seen += 1
         chosen.setdefault(record.identity(), record)
-    trails = sorted(attempts_by_trail(chosen.values()), key=_failures_first)
+    trails = sorted(_grouped(chosen.items()), key=_failures_first)
     records = [record for attempts in trails for record in attempts]
     manifest = _manifest(bundles, records, out)
     if not manifest.merged_from and extra:  # nothing finished yet: the records name the run
@@ -124,16 +124,23 @@ def attempts_by_trail(records: Iterable[TrailRecord]) -> list[list[TrailRecord]]
     each group its attempts first first; only the last of a group is ``last`` (a group whose last
     attempt's record is missing ends with the latest one there is). Groups keep the order of their first
     record."""
+    return _grouped((record.identity(), record) for record in records)
+
+
+def _grouped(identified: Iterable[tuple[ResultIdentity, TrailRecord]]) -> list[list[TrailRecord]]:
+    """``attempts_by_trail`` of records whose identities are known already (the merge keyed them)."""
     groups: dict[tuple[str, str, str, str, str], list[TrailRecord]] = {}
-    for record in records:
-        groups.setdefault(record.identity().trail_run, []).append(record)
+    for identity, record in identified:
+        groups.setdefault(identity.trail_run, []).append(record)
     out = []
     for attempts in groups.values():
         if len(attempts) > 1:
             attempts.sort(key=lambda r: r.attempt)
-            for record in attempts:
-                record.last = False
-        attempts[-1].last = True
+            for record in attempts[:-1]:
+                if record.last:  # set only when it changes: a pydantic model's ``__setattr__`` is a Python call
+                    record.last = False
+        if not attempts[-1].last:
+            attempts[-1].last = True
         out.append(attempts)
     return out
 
@@ -156,7 +163,8 @@ def _same_path(trails: list[list[TrailRecord]]) -> int:
 
 def write_outputs(merged: Merged, *, junit_xml: Path | None, report: bool) -> None:
     out = merged.output_dir
-    run = run_result(merged.records, out)
+    # Built once from the trails as the merge grouped them; the plugins' writers get it too (``merged_run``).
+    run = merged.run = trails_run(merged.trails or attempts_by_trail(merged.records), out)
     run.interrupted = merged.manifest.interrupted_by
     rows = run.summary()
     for row, attempts in zip(rows["results"], merged.trails, strict=True):
@@ -192,14 +200,20 @@ def _rebased(record: TrailRecord, bundle: Bundle, prefix: str) -> TrailRecord:
         return posixpath.normpath(f"{prefix}/{path}")
 
     manifest = bundle.manifest
+    # Only what changes is set: a pydantic model's ``__setattr__`` is a Python call, six per record.
     record.bundle = move(record.bundle) if record.bundle else prefix
-    record.log_dir = move(record.log_dir)
-    record.artifacts = {k: move(v) or v for k, v in record.artifacts.items()}
+    if record.log_dir is not None:
+        record.log_dir = move(record.log_dir)
+    if record.artifacts:
+        record.artifacts = {k: move(v) or v for k, v in record.artifacts.items()}
     for actor in record.actors:
         actor.log_dir = move(actor.log_dir)
-    record.shard = record.shard or manifest.shard
-    record.worker = record.worker or manifest.worker
-    record.run_id = record.run_id or manifest.run_id
+    if not record.shard and record.shard != manifest.shard:
+        record.shard = manifest.shard
+    if not record.worker and record.worker != manifest.worker:
+        record.worker = manifest.worker
+    if not record.run_id and record.run_id != manifest.run_id:
+        record.run_id = manifest.run_id
     return record
 
 
@@ -212,6 +226,9 @@ def _manifest(bundles: list[Bundle], records: list[TrailRecord], out: Path) -> B
             inputs.append({**part, "bundle": where})
     run_ids = sorted({str(part.get("run_id")) for part in inputs if part.get("run_id")})
     now = time.time()
+    tally = Tally()
+    for record in records:
+        tally.add(record)
     return BundleManifest(
         run_id=run_ids[0] if len(run_ids) == 1 else "+".join(run_ids[:8]) or "merged",
         devices=sorted({d for b in bundles for d in b.manifest.devices}),
@@ -220,7 +237,7 @@ def _manifest(bundles: list[Bundle], records: list[TrailRecord], out: Path) -> B
         completed_at=max((float(p["completed_at"]) for p in inputs), default=now),
         plugins={k: v for b in bundles for k, v in b.manifest.plugins.items()},
         git_commit=next((b.manifest.git_commit for b in bundles if b.manifest.git_commit), None),
-        exit_code=int(ExitCode.worst([exit_code_of(r) for r in records if r.last])), counts=counts(records),
+        exit_code=int(tally.exit_code), counts=tally.counts,
         files={"results": RESULTS}, merged_from=inputs)
 
 
@@ -233,42 +250,47 @@ def run_result(records: Sequence[TrailRecord], out: Path) -> RunResult:
     """The records as a ``RunResult`` (one ``TrailResult`` per trail run, its earlier attempts in
     ``attempts``, as the runner makes it), so the summary, JUnit writer and ``Results:`` line of a single
     run serve the merge and ``run -n``, steps included (their modes, tokens and calls)."""
-    from ..memory import Redactor
-    from ..results.model import RunResult
+    return trails_run(attempts_by_trail(records), out)
 
+
+def trails_run(trails: Iterable[Sequence[TrailRecord]], out: Path) -> RunResult:
+    """``run_result`` of records already grouped by trail run (``attempts_by_trail``), each group's
+    attempts first first."""
     base = str(out)
-    trails = []
-    for attempts in attempts_by_trail(records):
+    results = []
+    for attempts in trails:
         final = trail_result(attempts[-1], base)
-        final.attempts = [trail_result(r, base) for r in attempts[:-1]]
-        trails.append(final)
+        source = attempts[-1].trail_source
+        final.attempts = [trail_result(r, base, path=final.path if r.trail_source == source else None)
+                          for r in attempts[:-1]]
+        results.append(final)
     # The bundles were redacted by the runs that wrote them; a merge knows no secret of its own.
-    return RunResult(redactor=Redactor(), trails=trails, output_dir=out)
+    return RunResult(redactor=Redactor(), trails=results, output_dir=out)
 
 
 def merged_run(merged: Merged) -> RunResult:
     """The merged run as a ``RunResult`` for the plugins' writers (``trailblaze_write_run_outputs``):
-    every trail with its attempts, the merged summary and report as its ``summary_path``/``report_path``."""
-    run = run_result(merged.records, merged.output_dir)
+    every trail with its attempts, the merged summary and report as its ``summary_path``/``report_path``
+    (the one ``write_outputs`` built, in a run of its own so a writer's settings stay its own)."""
+    if merged.run is not None:
+        run = dataclasses.replace(merged.run, trails=list(merged.run.trails), interrupted=None)
+    else:
+        run = run_result(merged.records, merged.output_dir)
     run.summary_path = merged.files.get("summary")
     run.report_path = merged.files.get("report")
     return run
 
 
-def trail_result(record: TrailRecord, out: str) -> TrailResult:
-    from ..results.model import TrailResult, outcome_exit_code
-
-    def joined(path: str) -> str:
-        return os.path.normpath(os.path.join(out, path))
-
-    def full(path: str | None) -> Path | None:
-        return None if path is None else Path(joined(path))
-
+def trail_result(record: TrailRecord, out: str, *, path: Path | None = None) -> TrailResult:
+    """``record`` as the ``TrailResult`` its run had (``path``: the trail's, when an attempt already
+    made it), its bundle-relative paths joined to ``out``. Once per record of a merge: kept lean."""
     outcome = record.session_outcome()
-    code = outcome_exit_code(outcome, record.exit_code)
+    log_dir = record.log_dir
+    full = functools.partial(_full, out)
     return TrailResult(
-        path=Path(record.trail_source), title=record.title, outcome=outcome, exit_code=code,
-        session_id=record.session_id, log_dir=full(record.log_dir), message=record.message,
+        path=Path(record.trail_source) if path is None else path, title=record.title, outcome=outcome,
+        exit_code=outcome_exit_code(outcome, record.exit_code), session_id=record.session_id,
+        log_dir=None if log_dir is None else Path(normpath(join(out, log_dir))), message=record.message,
         failure_kind=record.failure_kind, classifier=record.classifier, platform=record.platform,
         driver=record.driver, target=record.target, execution_mode=record.execution_mode,
         started_at=record.started_at, completed_at=record.completed_at, llm_call_count=record.llm_call_count,
@@ -276,9 +298,14 @@ def trail_result(record: TrailRecord, out: str) -> TrailResult:
         has_recorded_steps=record.has_recorded_steps,
         skip_reason=record.skip_reason, trail_id=record.trail_id, device_label=record.device,
         endpoint=record.endpoint, tags=list(record.tags),
-        artifacts={k: joined(v) for k, v in record.artifacts.items()}, steps=[s.result() for s in record.steps],
-        actors=[a.result(full) for a in record.actors],
+        artifacts={k: normpath(join(out, v)) for k, v in record.artifacts.items()} if record.artifacts else {},
+        steps=[s.result() for s in record.steps], actors=[a.result(full) for a in record.actors] if record.actors else [],
         heal_check=record.heal_check.result(full) if record.heal_check is not None else None)
+
+
+def _full(out: str, path: str | None) -> Path | None:
+    """A bundle-relative ``path`` joined to the merge's output ``out``."""
+    return None if path is None else Path(normpath(join(out, path)))
 
 
 # -- triage ---------------------------------------------------------------------------------------------

@@ -9,9 +9,14 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import ExitCode
+from ..results.model import trail_status
 from .bundle import BundleManifest, TrailRecord, exit_code_of
+
+if TYPE_CHECKING:
+    from ..results.model import RunResult
 
 PASSED = frozenset({"Succeeded", "SucceededWithSelfHeal"})
 
@@ -31,6 +36,8 @@ class Merged:
     """Input bundles whose run never finished (killed): their finished trails are merged, exit 2."""
     results_line: str = ""
     """``Results: P passed, F failed, S skipped (N flaky, ...)``, as a single run of these trails prints it."""
+    run: RunResult | None = None
+    """The merged run as the summary, JUnit and ``Results:`` line were written from (``merge.write_outputs``)."""
 
     @property
     def exit_code(self) -> ExitCode:
@@ -41,8 +48,6 @@ class Merged:
 def status_of(attempts: Sequence[TrailRecord]) -> str:
     """A merged trail's status from its attempts' records, by the rule every run uses
     (``results.model.trail_status``)."""
-    from ..results.model import trail_status
-
     return trail_status([r.session_outcome() for r in attempts])
 
 

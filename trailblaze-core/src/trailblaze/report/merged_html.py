@@ -14,14 +14,18 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from pydantic_core import PydanticSerializationError, to_json
+
 from .html import _e as _escape
 from .html import _seconds
-from ..results.lanes import actor_label
+from ..results.lanes import actor_label, step_rows
+from .merged import status_of
 from .html_assets import CSS as BASE_CSS
 
 if TYPE_CHECKING:
@@ -124,7 +128,13 @@ def _href(path: str | None) -> str | None:
     """A link to a path relative to the report (absolute only for logs written outside a bundle)."""
     if not path:
         return None
-    return Path(path).as_uri() if os.path.isabs(path) else quote(path, safe="/")
+    if os.path.isabs(path):
+        return Path(path).as_uri()
+    return path if _URL_SAFE(path) else quote(path, safe="/")
+
+
+_URL_SAFE = re.compile(r"[A-Za-z0-9_.\-~/]*").fullmatch
+"""What ``quote(path, safe="/")`` leaves as it is: a path of only these needs no call (nearly every one)."""
 
 
 def render_merged_report(merged: Merged, *, base: Path) -> str:
@@ -181,8 +191,6 @@ def render_merged_report(merged: Merged, *, base: Path) -> str:
 
 
 def _row(attempts: list[TrailRecord], reports: dict[str, Any], sig: int) -> dict[str, Any]:
-    from .merged import status_of
-
     r = attempts[-1]
     outcome = status_of(attempts)
     device = r.device or r.classifier or r.platform or r.driver or ""
@@ -213,8 +221,6 @@ def _steps(record: TrailRecord) -> list[list[Any]]:
     """The steps of a failed trail for its detail table, laid out by ``results.lanes.step_rows`` as the
     run's report lays them out: each with its actor, and the steps of one ``parallel:`` block together
     (their last cell: ``[block, its actors]``, drawn as lanes by the script)."""
-    from ..results.lanes import step_rows
-
     out: list[list[Any]] = []
     for row in step_rows(sorted(record.steps, key=lambda s: s.number if s.index is None else s.index)):
         together = [row.block, list(row.lanes)] if row.parallel else None
@@ -265,7 +271,15 @@ def _triage_html(failures: list[tuple[str, list[TrailRecord]]], records: list[Tr
 
 def _script_json(value: Any) -> str:
     """JSON that cannot close the ``<script>`` element it sits in (nor open a comment or CDATA)."""
-    text = json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+    raw: bytes | None
+    try:  # serialised in Rust: the stdlib's ASCII text whenever it holds no other character (nearly always)
+        raw = to_json(value)
+    except PydanticSerializationError:  # a lone surrogate
+        raw = None
+    if raw is not None and raw.isascii() and b"\x7f" not in raw:
+        text = raw.decode("ascii")
+    else:  # non-ASCII text and DEL: the stdlib's \\uXXXX escapes
+        text = json.dumps(value, ensure_ascii=True, separators=(",", ":"))
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 

@@ -198,24 +198,26 @@ class StepResult:
 
     def summary(self) -> dict[str, Any]:
         """The step in the JSON summary's ``steps`` (unredacted: the run redacts the whole summary)."""
-        return {"index": self.number, "kind": self.kind, "text": self.text, "mode": self.status,
-                "reason": self.reason, "message": None if self.success else self.message,
-                "duration_ms": self.duration_ms, "llm_call_count": self.llm_call_count,
-                "llm_tokens": self.llm_tokens, "tokens": {"input": self.input_tokens, "output": self.output_tokens,
-                                                          "cached": self.cached_tokens},
-                "llm_cost_usd": round(self.llm_cost_usd, 6), "tool_calls": call_entries(self.tool_calls)
-                } | ({"actor": self.actor} if self.actor else {}) | _block(self.block)
-
-
-def _block(block: int | None) -> dict[str, int]:
-    return {"block": block} if block is not None else {}
+        out = {"index": self.number, "kind": self.kind, "text": self.text, "mode": self.status,
+               "reason": self.reason, "message": None if self.success else self.message,
+               "duration_ms": self.duration_ms, "llm_call_count": self.llm_call_count,
+               "llm_tokens": self.llm_tokens, "tokens": {"input": self.input_tokens, "output": self.output_tokens,
+                                                         "cached": self.cached_tokens},
+               "llm_cost_usd": round(self.llm_cost_usd, 6),
+               "tool_calls": call_entries(self.tool_calls) if self.tool_calls else []}
+        if self.actor:
+            out["actor"] = self.actor
+        if self.block is not None:
+            out["block"] = self.block
+        return out
 
 
 def step_counts(steps: Sequence[StepResult]) -> dict[str, int]:
     """How many of ``steps`` ended with each status (every status, zero included)."""
     out = dict.fromkeys(STEP_MODES, 0)
     for step in steps:
-        out[step.status] = out.get(step.status, 0) + 1
+        status = step_status(step.mode, step.success)
+        out[status] = out.get(status, 0) + 1
     return out
 
 
@@ -331,7 +333,7 @@ class TrailResult:
     def status(self) -> str:
         """The outcome people act on: PASSED, FLAKY, HEALED, FAILED, ERROR, SKIPPED, CANCELLED (and
         upstream's TIMEOUT / MAX_CALLS_REACHED, which count as failed)."""
-        return trail_status([a.outcome for a in (*self.attempts, self)])
+        return trail_status([a.outcome for a in self.attempts] + [self.outcome] if self.attempts else (self.outcome,))
 
     def log_dir_of(self, actor: str | None = None, *, session: str | None = None) -> Path | None:
         """The folder a file name in the logs is relative to (a screenshot, a trace, an evidence file):
@@ -355,7 +357,7 @@ class TrailResult:
 
     def summary(self) -> dict[str, Any]:
         done = self.completed_at or time.time()
-        return {
+        row = {
             "session_id": self.session_id or "",
             "title": self.title,
             "test_key": self.trail_id or str(self.path),
@@ -392,8 +394,12 @@ class TrailResult:
             "attempt": self.attempt,
             "attempts": [a.attempt_summary() for a in (*self.attempts, self)],
             "quarantined": self.quarantined,
-        } | ({"actors": [a.summary() for a in self.actors]} if self.actors else {}) | (
-            {"heal_check": self.heal_check.summary()} if self.heal_check is not None else {})
+        }
+        if self.actors:
+            row["actors"] = [a.summary() for a in self.actors]
+        if self.heal_check is not None:
+            row["heal_check"] = self.heal_check.summary()
+        return row
 
     def attempt_summary(self) -> dict[str, Any]:
         """One attempt in the summary's ``attempts`` list: enough to find its evidence."""
@@ -473,9 +479,10 @@ class RunResult:
         metadata: dict[str, Any] = {"target_app": ", ".join(targets) or None, "build_type": None, "devices": devices}
         if self.interrupted:
             metadata["interrupted_by"] = self.interrupted
-        metadata["llm_call_count"] = sum(t.llm_call_count for t in self._all_attempts())
-        metadata["llm_tokens"] = sum(t.llm_tokens for t in self._all_attempts())
-        metadata["llm_cost_usd"] = round(sum(t.llm_cost_usd for t in self._all_attempts()), 6)
+        every = self._all_attempts()
+        metadata["llm_call_count"] = sum(t.llm_call_count for t in every)
+        metadata["llm_tokens"] = sum(t.llm_tokens for t in every)
+        metadata["llm_cost_usd"] = round(sum(t.llm_cost_usd for t in every), 6)
         metadata["statuses"] = self.statuses()
         return self.redact({"metadata": metadata, "results": [t.summary() for t in self.trails]})  # type: ignore[no-any-return]
 
