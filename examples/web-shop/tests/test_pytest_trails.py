@@ -127,7 +127,7 @@ def test_two_workers_pass_every_trail_with_a_browser_each_and_leave_nothing_runn
     runs = len(list(TRAILS.glob("*.trail.yaml"))) - 1  # mobile-menu is skipped
     assert re.search(rf"\b{runs} passed, 1 skipped\b", out), out
     # One browser launch per worker, whatever number of trails it ran.
-    launches = re.findall(r"^(gw\d): shared resources opened: playwright-browser ×(\d+)$", out, re.MULTILINE)
+    launches = re.findall(r"^(gw\d): shared resources opened: .*\bplaywright-browser ×(\d+)\b", out, re.MULTILINE)
     assert sorted(w for w, _ in launches) == ["gw0", "gw1"] and all(n == "1" for _, n in launches), out
     # Separate output directories and reports per worker.
     for worker in ("gw0", "gw1"):

@@ -126,7 +126,11 @@ class NotStarted:
                 self.state.collected.setdefault(nodeid, None)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        self.state.reported.add(report.nodeid)
+        # Only a report that ends the item counts: a worker stopped after sending an item's setup report
+        # and before its runner began has no record of it, and the trail would be in no list at all. A
+        # worker's own record of a trail it was running has the same identity and wins in the merge.
+        if report.when == "call" or report.skipped or report.failed:
+            self.state.reported.add(report.nodeid)
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
         from ..runner.interrupt import signal_name
