@@ -13,6 +13,10 @@ caller's thread id. A caller that finds another *caller* driving hands its corou
 waiting for the loop (that caller may be waiting on it: a tool server calling back while its own call
 runs). Work that must run on the loop's thread — spawning servers, whose parent-death signal follows
 the thread that forked them — is pinned there.
+
+A tool call whose server may call back is driven in turns (``advance`` with ``Turns``): the call is the
+drive's own task, and a callback ends the turn so it can run on the calling thread, outside the loop.
+Nothing is wrapped around the call, so an answer that is already there costs two loop iterations.
 """
 
 from __future__ import annotations
