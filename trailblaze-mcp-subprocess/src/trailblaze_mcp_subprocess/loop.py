@@ -311,7 +311,7 @@ class Turns(Generic[T]):
         """When the first turn was handed over (this thread could not drive)."""
         self._lock = threading.Lock()
         self._interrupted = False
-        self._wake: Callable[[], None] | None = None
+        self._wake: Callable[[], object] | None = None
 
     @property
     def unstarted(self) -> bool:
@@ -337,7 +337,7 @@ class Turns(Generic[T]):
         if wake is not None:
             wake()
 
-    def open_turn(self, wake: Callable[[], None]) -> bool:
+    def open_turn(self, wake: Callable[[], object]) -> bool:
         """Begin a turn that ``interrupt`` ends with ``wake``; False (and the interruption consumed) when
         one came since the last turn."""
         with self._lock:
