@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from trailblaze.tools.base import ToolCall
-from trailblaze_mcp_subprocess.loop import IDLE_HANDOVER_SECONDS, LoopThread
+from trailblaze_mcp_subprocess.loop import IDLE_HANDOVER_SECONDS, LoopThread, Turns
 
 
 async def where() -> int:
@@ -117,3 +117,54 @@ def test_a_call_after_the_loop_stopped_fails_without_a_never_awaited_warning() -
             with pytest.raises(RuntimeError, match="stopped"):
                 loop.run(coro, on_loop_thread=pinned)
             assert coro.cr_frame is None  # closed, so the garbage collector has nothing to warn about
+
+
+def _released_by(go: threading.Event) -> Any:
+    async def call() -> int:
+        while not go.is_set():
+            await asyncio.sleep(0.005)
+        return threading.get_ident()
+
+    return call()
+
+
+def test_a_turn_ends_when_interrupted_and_the_call_goes_on(lt: LoopThread) -> None:
+    """What a tool server's callback does to the call that made it: the calling thread gets control back
+    (to run the callback) while the call keeps running, and the next turn drives it to its end. A stop
+    meant for a turn that is over does not stop the next drive."""
+    go = threading.Event()
+    turns = Turns(_released_by(go))
+    threading.Timer(0.05, turns.interrupt).start()
+    lt.advance(turns)
+    assert not turns.done  # the turn ended early; the call still waits for ``go``
+    turns.interrupt()  # between turns: the next one returns at once, the call still not done
+    lt.advance(turns)
+    assert not turns.done
+    go.set()
+    while not turns.done:
+        lt.advance(turns)
+    assert turns.result() == threading.get_ident()  # this thread drove it
+    turns.interrupt()  # too late to matter
+    assert lt.run(where()) == threading.get_ident()
+
+
+def test_a_caller_inside_a_running_loop_waits_for_its_turns(lt: LoopThread) -> None:
+    """Under Playwright's sync API the calling thread runs a loop of its own: each turn is then a wait
+    for the loop's thread, which an interrupt ends the same way."""
+    go = threading.Event()
+    turns = Turns(_released_by(go))
+
+    async def inside() -> None:
+        threading.Timer(0.05, turns.interrupt).start()
+        lt.advance(turns)
+        assert not turns.done
+        go.set()
+        while not turns.done:
+            lt.advance(turns)
+
+    other = asyncio.new_event_loop()
+    try:
+        other.run_until_complete(inside())
+    finally:
+        other.close()
+    assert turns.result() == lt._thread.ident

@@ -21,7 +21,6 @@ meanwhile): drivers such as Playwright's answer only on the thread that opened t
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import ipaddress
 import json
@@ -36,6 +35,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from trailblaze import ToolContext, TrailblazeError, session_of
 
+from .loop import Turns
 from .spawn import callback_timeout_ms
 
 if TYPE_CHECKING:
@@ -109,55 +109,30 @@ class Invocation:
 
 
 def call_with_callbacks(loop: LoopThread, inv: Invocation, call: Coroutine[Any, Any, T]) -> T:
-    """Run the tool call ``call`` on the session's loop, driven from this thread (``LoopThread.run``: no
-    thread hop per call), and ``inv``'s callbacks on this thread too — the one that called the tool, which
-    owns the driver (a Playwright page answers only on the thread that opened it). A callback ends the
-    current drive; it runs here, outside the loop (it may call tools of the same loop), and the drive
-    resumes until the call is done. Exceptions of the call propagate; an interrupted call is cancelled."""
-    state: dict[str, Any] = {}
-
-    async def begin() -> None:
-        task = asyncio.ensure_future(call)
-        wake = asyncio.Event()
-        task.add_done_callback(lambda _: wake.set())
-        running = asyncio.get_running_loop()
-
-        def on_job() -> None:
-            running.call_soon_threadsafe(wake.set)
-
-        inv.on_job = on_job
-        state["task"], state["wake"] = task, wake
-        await until_job_or_done()
-
-    async def until_job_or_done() -> None:
-        task, wake = state["task"], state["wake"]
-        while True:
-            wake.clear()
-            if task.done() or not inv.jobs.empty():
-                return
-            await wake.wait()
-
+    """Run the tool call ``call`` on the session's loop, driven from this thread (``LoopThread.advance``:
+    no thread hop per call, and the call is the drive's own task), and ``inv``'s callbacks on this thread
+    too — the one that called the tool, which owns the driver (a Playwright page answers only on the
+    thread that opened it). A callback ends the current turn; it runs here, outside the loop (it may call
+    tools of the same loop), and the next turn resumes the call until it is done. Exceptions of the call
+    propagate; an interrupted call is cancelled."""
+    turns = Turns(call)
+    inv.on_job = turns.interrupt
     try:
-        loop.run(begin())
         while True:
-            _run_jobs(inv)
-            if state["task"].done():
+            if not inv.jobs.empty():
+                _run_jobs(inv)
+            if turns.done:
                 break
-            loop.run(until_job_or_done())
+            loop.advance(turns)
     except BaseException:
-        task = state.get("task")
-        if task is None:
-            call.close()  # never scheduled (the loop stopped): no "coroutine was never awaited" warning
-        elif not task.done():
-            loop.loop.call_soon_threadsafe(task.cancel)
+        turns.cancel(loop.loop)
         raise
     finally:
         inv.on_job = None
         with inv.lock:
             inv.ended = True
     _run_jobs(inv)  # a callback queued while the call was finishing: run it rather than leave it waiting
-    result: T = state["task"].result()
-    return result
+    return turns.result()
 
 
 def _run_jobs(inv: Invocation) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 import math
 from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet  # the type of ``allow_extra``: a set or frozenset, not copied
 from functools import cached_property
 from typing import Any
 
@@ -211,7 +212,8 @@ class ParameterSchema:
         """
         args = dict(args or {})
         errors: list[str] = []
-        out = _validate_object(self.parameters, self.closed, args, owner, "", errors, set(allow_extra))
+        extra = allow_extra if isinstance(allow_extra, (set, frozenset)) else set(allow_extra)  # per call: no copy
+        out = _validate_object(self.parameters, self.closed, args, owner, "", errors, extra)
         if errors:
             raise ValueError("; ".join(errors))
         return out
@@ -300,7 +302,7 @@ def _variant(name: str, spec: Mapping[str, Any]) -> ParameterDefinition:
 
 
 def _validate_object(params: tuple[ParameterDefinition, ...], closed: bool, args: dict[str, Any], owner: str,
-                     prefix: str, errors: list[str], allow_extra: set[str]) -> dict[str, Any]:
+                     prefix: str, errors: list[str], allow_extra: AbstractSet[str]) -> dict[str, Any]:
     known = {p.name for p in params}
     out: dict[str, Any] = {}
     if closed:
@@ -474,6 +476,8 @@ def _bounds(p: ParameterDefinition, value: float, owner: str, path: str, errors:
 
 
 def _text_limits(p: ParameterDefinition, value: str, owner: str, path: str, errors: list[str]) -> None:
+    if p.min_length is None and p.max_length is None and p.pattern is None:
+        return  # the common case, on every string argument of every call
     import re
 
     if p.min_length is not None and len(value) < p.min_length:
