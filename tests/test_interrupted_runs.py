@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -163,11 +162,14 @@ def managed_server_url(ws: Path) -> str:
 
 
 def listening(url: str) -> bool:
-    host, port = url.rsplit("/", 1)[-1].rsplit(":", 1)
+    """An Appium server answers at ``url``: its ``/status`` says so. (A bare connect is not enough under
+    ``-n 2``: another test's server may have been given the port the moment Appium let it go.)"""
+    import urllib.request
+
     try:
-        with socket.create_connection((host, int(port)), timeout=1):
-            return True
-    except OSError:
+        with urllib.request.urlopen(url.rstrip("/") + "/status", timeout=2) as answer:
+            return b'"build"' in answer.read(4096)
+    except (OSError, ValueError):
         return False
 
 
