@@ -57,16 +57,7 @@ class BrowserSession:
         scope = current_scope()
         if isinstance(seat, KeptSeat):  # the run's shared browser, kept by this thread's scope
             self._owns_browser = self._owns_playwright = False
-            for attempt in (1, 2):  # a kept browser that died since the last trail is replaced once
-                self.playwright, self.browser, self.description = seat.open(sync_playwright, self.cfg)
-                try:
-                    self.playwright.selectors.set_test_id_attribute(self.cfg.test_id_attribute)
-                    self.context = self.browser.new_context(**context_options)
-                    break
-                except Exception:
-                    if attempt == 2:
-                        raise
-                    seat.discard()
+            self._context_on_kept(lambda: seat.open(sync_playwright, self.cfg), seat.discard, context_options)
         elif seat is not None:
             self.playwright, self._owns_playwright, self.browser, self.description = seat.open(sync_playwright,
                                                                                                  self.cfg)
@@ -83,23 +74,33 @@ class BrowserSession:
             # last trail (crashed, killed) is replaced once.
             key = ("playwright-browser", browser_key(self.cfg))
             self._owns_browser = False
-            for attempt in (1, 2):
-                shared = scope.get(key, lambda: open_shared(sync_playwright, self.cfg), alive=SharedBrowser.alive)
-                self.playwright, self.browser, self.description = shared.playwright, shared.browser, \
-                    shared.description
-                try:
-                    self.playwright.selectors.set_test_id_attribute(self.cfg.test_id_attribute)
-                    self.context = self.browser.new_context(**context_options)
-                    break
-                except Exception:
-                    if attempt == 2:
-                        raise
-                    scope.discard(key)
+            kept = scope  # narrowed: the closures below keep it
+
+            def take() -> tuple[Any, Any, str]:
+                shared = kept.get(key, lambda: open_shared(sync_playwright, self.cfg), alive=SharedBrowser.alive)
+                return shared.playwright, shared.browser, shared.description
+
+            self._context_on_kept(take, lambda: kept.discard(key), context_options)
         assert self.context is not None
         self.context.set_default_timeout(self.cfg.timeout_ms)
         self.context.set_default_navigation_timeout(self.cfg.navigation_timeout_ms)
         self.tabs.listen(self.context)
         return self.context
+
+    def _context_on_kept(self, take: Callable[[], tuple[Any, Any, str]], drop: Callable[[], None],
+                         context_options: dict[str, Any]) -> None:
+        """A context on a browser something keeps between trails (the run's actor browser, the thread's
+        shared one): one that died since the last trail (crashed, killed) is dropped and replaced once."""
+        for attempt in (1, 2):
+            self.playwright, self.browser, self.description = take()
+            try:
+                self.playwright.selectors.set_test_id_attribute(self.cfg.test_id_attribute)
+                self.context = self.browser.new_context(**context_options)
+                return
+            except Exception:
+                if attempt == 2:
+                    raise
+                drop()
 
     def open_page(self) -> None:
         """The context's first page (after whoever listens to the context is in place)."""
