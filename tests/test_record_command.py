@@ -22,6 +22,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from mcp_server_helpers import EMAIL, PASSWORD, TRAILBLAZE, live_tree, server_env, shop_workspace
+from trailblaze_driver_web.tabs import close_page
 from test_recording_docs import record_line
 
 
@@ -115,7 +116,7 @@ def test_a_demonstration_in_a_headed_browser_becomes_a_trail_that_replays(tmp_pa
             total.click(click_count=3)  # a person selects the total by triple-clicking it
             page.keyboard.press("Alt+Shift+V")
             wait_for(log, '"Total: $12.50"', proc, timeout=30)
-            page.close()
+            close_page(page)  # (Playwright's page.close() can wait forever on a committing navigation)
         code = proc.wait(120)
     finally:
         if proc.poll() is None:
@@ -238,7 +239,7 @@ def record_on(ws: Path, url: str, save: str, env: dict[str, str], act: Any, wait
             page = browser.contexts[0].pages[0]
             act(page)
             wait_for(log, wait_line, proc, timeout=60)
-            page.close()
+            close_page(page)  # (Playwright's page.close() can wait forever on a committing navigation)
         code = proc.wait(120)
     finally:
         stop_tree(proc)

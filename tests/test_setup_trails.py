@@ -18,6 +18,7 @@ from mcp_server_helpers import EMAIL, PASSWORD, TRAILBLAZE, server_env, shop_wor
 from test_live_sessions import SETUP_TRAIL, _kill_tree, session_dir
 from trailblaze.live.registry import pid_alive
 from trailblaze.testing import CliProcess
+from trailblaze_driver_web.tabs import close_page
 
 ENV = {"SHOP_PASSWORD": PASSWORD}
 __all__ = ["session_dir"]  # the fixture, shared with tests/test_live_sessions.py
@@ -138,7 +139,7 @@ def test_record_starts_behind_the_workspace_setup_and_does_not_record_it(tmp_pat
             # The person closes the window to save (as in test_record_command). Stopping with Ctrl-C
             # hung once in a full parallel run here (record did not exit within 120 s); that path is
             # tracked in the closing note, not hidden in this test about setup trails.
-            page.close()
+            close_page(page)  # (Playwright's page.close() can wait forever on a committing navigation)
         code = proc.wait(120)
     finally:
         if proc.poll() is None:

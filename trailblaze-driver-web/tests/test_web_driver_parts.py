@@ -23,6 +23,7 @@ from trailblaze_driver_web.config import WebDriverConfig
 from trailblaze_driver_web.driver import PlaywrightDriver
 from trailblaze_driver_web.evidence import CONSOLE_FILE, NETWORK_FILE, WebEvidence
 from trailblaze_driver_web.page_events import PageEvents
+from trailblaze_driver_web.tabs import close_page
 from trailblaze_driver_web.trace import TRACE_FILE, TraceRecorder
 
 pytestmark = pytest.mark.browser
@@ -80,12 +81,37 @@ def test_browser_session_makes_a_popup_current_and_falls_back_when_it_closes(bro
         first.evaluate("url => window.open(url)", shop_server + "/products.html")
     popup = popup_info.value
     assert bs.page is popup and popup in seen and first in seen
-    popup.close()
+    close_page(popup)  # (Playwright's popup.close() can wait forever on a popup still loading: below)
     assert bs.page is first  # the page left open becomes current again
     assert bs.lost() is None and bs.description
     bs.close()
     with pytest.raises(DriverError, match="no open page"):
         _ = bs.page
+
+
+REFRESHING = ("<!DOCTYPE html><title>moving</title>"
+              "<meta http-equiv='refresh' content=\"0; URL='/products.html'\"><p>moving on</p>")
+
+
+@pytest.mark.timeout(180)
+def test_a_tab_closed_as_its_navigation_commits_closes(browser: Any, shop_server: str) -> None:
+    """Chromium acknowledges the close of a tab whose navigation is committing and then keeps it open
+    (crbug.com/536385539); Playwright's ``page.close()`` then waits forever: here it hung on the second
+    of these closes. ``close_page`` asks again while the tab is open."""
+    bs, _ = browser
+    context = bs.open({})
+    bs.open_page()
+    context.route("**/moving.html", lambda route: route.fulfill(content_type="text/html", body=REFRESHING))
+    for attempt in range(10):
+        page = context.new_page()
+        page.goto(shop_server + "/moving.html")
+        try:
+            page.evaluate("1")  # (the refresh may replace the document under it)
+        except Exception:  # noqa: BLE001
+            pass
+        close_page(page)
+        assert page.is_closed(), attempt
+    assert bs.page.url == "about:blank"  # the first page is current again
 
 
 def test_page_events_listen_once_per_page_and_feed_the_evidence(browser: Any, shop_server: str) -> None:

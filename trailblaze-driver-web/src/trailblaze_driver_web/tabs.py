@@ -237,7 +237,7 @@ class Tabs:
         if len(pages) < 2:
             raise ToolFailure("web_closeTab: this is the only open tab; open another (a link with "
                               "target=_blank, web_navigate) or keep this one")
-        current.close()
+        close_page(current)
         after = self.current
         assert after is not None
         try:
@@ -245,6 +245,49 @@ class Tabs:
         except Exception:  # noqa: BLE001
             pass
         return after
+
+
+CLOSE_ATTEMPTS = 3
+CLOSE_WAIT_MS = 1000
+
+
+def close_page(page: Page) -> None:
+    """Close ``page`` without the chance of waiting forever.
+
+    Chromium can acknowledge the close of a tab whose navigation is committing at that moment and then never
+    close it (crbug.com/536385539, microsoft/playwright#42366, not fixed in Playwright): ``page.close()``
+    waits for a close that never comes. It happens to a popup closed as it loads and to a page closed as a
+    meta refresh or a click's navigation commits. Here the close goes through the browser's own CDP session
+    and is asked again while the tab is still open; a browser without CDP gets Playwright's close."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+    try:
+        page_session = page.context.new_cdp_session(page)
+        target_id = page_session.send("Target.getTargetInfo")["targetInfo"]["targetId"]
+        page_session.detach()
+        browser = page.context.browser
+        assert browser is not None
+        browser_session = browser.new_browser_cdp_session()
+    except Exception:  # noqa: BLE001 - not Chromium, or no CDP through this connection
+        page.close()
+        return
+    try:
+        for _ in range(CLOSE_ATTEMPTS):
+            browser_session.send("Target.closeTarget", {"targetId": target_id})
+            if page.is_closed():
+                return
+            try:
+                page.wait_for_event("close", timeout=CLOSE_WAIT_MS)
+                return
+            except PlaywrightTimeoutError:
+                if page.is_closed():
+                    return
+    finally:
+        try:
+            browser_session.detach()
+        except Exception:  # noqa: BLE001 - the browser went away with the tab
+            pass
+    raise DriverError(f"the browser did not close the tab {_url(page)!r} after {CLOSE_ATTEMPTS} requests")
 
 
 def _window_name(page: Page) -> str | None:
