@@ -9,17 +9,20 @@ from __future__ import annotations
 import json
 import re
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
+from trailblaze import hookimpl
+from trailblaze.testing import installed_host, new_host
 from trailblaze.runner.discovery import expand, is_trail_file
 from trailblaze.runner.heal_check import proposal_path
 from trailblaze.testing import run_cli
 from trailblaze.testing.llm import call, done
 from trailblaze.trail.parser import load_trail
 
-from .conftest import ScreensDriver
+from .conftest import AppAssertVisible, AppTap, ScreensConfig, ScreensDriver
 from .test_step_status import ACCOUNT, HEAL, SIGN_IN
 
 # Step 1's recording opens the sign-in page, then taps a button that is called "Log in" now. The model,
@@ -233,3 +236,61 @@ def test_a_retry_that_is_proven_replaces_the_earlier_attempt_s_proposal(app_host
     assert trail["outcome"] == "FLAKY" and trail["heal_check"]["status"] == "proven"
     assert recording(path, 1) == [("app_tap", {"ref": "Sign in"})]
     assert not proposal_path(path).exists()  # the earlier attempt's proposal, superseded by the proven one
+
+
+class TabletConfig(ScreensConfig):
+    classifiers: list[str] = ["tablet"]
+
+
+class TabletDriver(ScreensDriver):
+    """The in-memory app on a second kind of device: its recordings go to the ``tablet:`` slot."""
+
+    key = "tablets"
+    aliases = ("TABLETS",)
+    platform = "tablet"
+    config_model = TabletConfig
+    default_classifiers = ("tablet",)
+
+
+class TwoDevicesPlugin:
+    @hookimpl
+    def trailblaze_register_drivers(self, registry: Any) -> None:
+        registry.add_driver(ScreensDriver)
+        registry.add_driver(TabletDriver)
+
+    @hookimpl
+    def trailblaze_register_tools(self, registry: Any) -> None:
+        for cls in (AppTap, AppAssertVisible):
+            registry.add(replace(cls.definition(), drivers=frozenset({"screens", "tablets"})))
+
+
+def test_two_devices_not_proven_at_once_keep_both_recordings_in_one_proposal(workspace, llm_server,
+                                                                              tb_llm_config) -> None:
+    """``-d`` with two devices runs them at once, each healing into its own slot: one proposal holds both
+    (before, the last device's proposal replaced the first's and its recordings were lost)."""
+    ScreensDriver.instances.clear()
+    host = new_host()
+    host.register(TwoDevicesPlugin(), name="two-devices")
+    both = MID_FLOW.replace("devices: {memory: SCREENS}", "devices: {memory: SCREENS, tablet: TABLETS}")
+    both = both.replace("        - app_tap: {ref: Continue}   # the button is called \"Log in\" now\n",
+                        "        - app_tap: {ref: Continue}   # the button is called \"Log in\" now\n"
+                        "      tablet:\n        - app_tap: {ref: Sign in}\n        - app_tap: {ref: Continue}\n")
+    both += "      tablet:\n        - app_assertVisible: {text: \"Hello, ann\"}\n"
+    # Each device asks on its own thread: the answer depends on the request (has it tapped yet?).
+    server = llm_server(lambda request: done("on the account page") if "tapped 'Log in'" in request.text
+                        else call("app_tap", ref="Log in"))
+    root = workspace(tb_llm_config(server), {"greeting.trail.yaml": both})
+    path = root / "trails" / "greeting.trail.yaml"
+    before = path.read_bytes()
+    with installed_host(host):
+        result = run_cli(["run", "trails", "--self-heal", "-d", "memory/s1", "-d", "tablet/t1", "--output-dir",
+                          str(root / "logs")], host=host, cwd=root)
+    assert result.exit_code == 0, result.output
+    assert result.output.count("! heal check not proven") == 2, result.output
+    assert path.read_bytes() == before
+    proposal = root / "trails" / "greeting.healed.trail.yaml"
+    for classifier in ("memory", "tablet"):
+        step = next(s for s in load_trail(proposal).steps if s.number == 1)
+        found = step.recording_for([classifier])
+        assert found is not None and found[0] == classifier
+        assert [(c.name, dict(c.args)) for c in found[1]] == [("app_tap", {"ref": "Log in"})], classifier

@@ -41,8 +41,11 @@ class RecordingSaveBack:
         self.options = options
         self.progress = progress
         self.handoff = handoff
-        self._proposed: set[Path] = set()
-        """Proposals this run wrote: an earlier attempt's, superseded when a retry's recordings are proven."""
+        self._proposed: dict[Path, set[str]] = {}
+        """Proposals this run wrote, each with the device classifiers whose recordings it holds: trails run
+        on several devices at once (``-d a -d b``) add their recordings to one proposal instead of the last
+        device's replacing the others'; a device whose retry is proven leaves it, and the last one to leave
+        removes it."""
 
     def settle(self, trail: "Trail", session: Session, result: TrailResult, saves: Saves,
                prove: Prove | None, *, unprovable: str | None = None) -> None:
@@ -85,7 +88,8 @@ class RecordingSaveBack:
             try:
                 proof = prove(parse_trail(text, trail.path, codec=session.codec))
             except KeyboardInterrupt as exc:
-                result.heal_check = self._propose(trail, text, HealCheck("skipped", "interrupted during the proving replay"))
+                result.heal_check = self._propose(trail, session, writable, text,
+                                                  HealCheck("skipped", "interrupted during the proving replay"))
                 exc.trail_result = result  # type: ignore[attr-defined]  # the trail's result, not the proof's
                 raise
             except TrailblazeError as exc:
@@ -93,31 +97,61 @@ class RecordingSaveBack:
             if proof.passed:
                 written = self.handoff.write_back(trail, session, writable)
                 result.heal_check = HealCheck("proven", written=written, log_dir=proof.log_dir)
-                stale = proposal_path(trail.path)
-                if written and stale in self._proposed:  # an earlier attempt's proposal, now superseded
-                    self._proposed.discard(stale)
-                    stale.unlink(missing_ok=True)
+                if written:
+                    self._leave_proposal(trail, session, writable)
                 self.progress.note("  ✓ heal check: proven (the trail passed from its start on the new recordings)")
                 return
             failed = next((s for s in proof.steps if not s.success and s.mode != "skipped"), None)
             check = HealCheck("not_proven", proof.message or "the proving replay failed",
                               step=failed.number if failed is not None else None,
                               tool=failed.tool if failed is not None else None, log_dir=proof.log_dir)
-        result.heal_check = self._propose(trail, text, check)
+        result.heal_check = self._propose(trail, session, writable, text, check)
 
-    def _propose(self, trail: "Trail", text: str, check: HealCheck) -> HealCheck:
-        """Save the recordings beside the trail, the trail file untouched; say so."""
+    def _propose(self, trail: "Trail", session: Session, writable: Saves, text: str,
+                 check: HealCheck) -> HealCheck:
+        """Save the recordings beside the trail, the trail file untouched; say so. ``text`` is the trail
+        with them spliced in; a proposal this run already wrote for another device gets them added."""
         from ..files import write_atomic
+        from ..trail.saveback import spliced_recordings, trail_lock
 
         proposal = proposal_path(trail.path)
+        classifier = writable[0][1]
         try:
-            write_atomic(proposal, text)
-        except OSError as exc:
+            with trail_lock(proposal):
+                devices = self._proposed.get(proposal)
+                if devices is not None and devices - {classifier} and proposal.is_file():
+                    text = spliced_recordings(proposal, writable, codec=session.codec, original=trail)[0]
+                write_atomic(proposal, text)
+                self._proposed.setdefault(proposal, set()).add(classifier)
+        except (OSError, TrailblazeError) as exc:
             self.progress.note(f"  ! heal check: could not write the proposal {proposal}: {exc}")
             return check
         check.proposal = proposal
-        self._proposed.add(proposal)
         why = "not proven: " if check.status == "not_proven" else "not replayed: "
         self.progress.note(f"  ! heal check {why}{check.message}")
         self.progress.note(f"    {trail.path} is unchanged; the new recordings are in {proposal}")
         return check
+
+    def _leave_proposal(self, trail: "Trail", session: Session, writable: Saves) -> None:
+        """This device's recordings were proven and written back: an earlier attempt's proposal for it is
+        superseded. Removed when no other device's recordings are in it; else it gets the proven ones, so
+        it never offers a recording the trail already has a better one for."""
+        from ..files import write_atomic
+        from ..trail.saveback import spliced_recordings, trail_lock
+
+        proposal = proposal_path(trail.path)
+        classifier = writable[0][1]
+        if classifier not in self._proposed.get(proposal, ()):
+            return
+        try:
+            with trail_lock(proposal):  # (the devices' threads share this object)
+                devices = self._proposed[proposal]
+                devices.discard(classifier)
+                if not devices:
+                    del self._proposed[proposal]
+                    proposal.unlink(missing_ok=True)
+                elif proposal.is_file():
+                    write_atomic(proposal, spliced_recordings(proposal, writable, codec=session.codec,
+                                                              original=trail)[0])
+        except (OSError, TrailblazeError) as exc:
+            self.progress.note(f"  ! heal check: could not update the proposal {proposal}: {exc}")
