@@ -176,12 +176,13 @@ _OUTPUT_CHANGES = re.compile(f"[{_CONTROLS}\ufffe\uffff\ud800-\udfff]")
 """What ``output_text`` changes besides length: control characters (ESC included), the two
 non-characters XML forbids, and surrogates (a valid string holds none)."""
 _JSON_RAW_CHANGES = re.compile("[\x7f-\x9f\ufffe\uffff\ud800-\udfff]")
-_JSON_ESCAPED_CHANGES = ("\\u00", "\\b", "\\f")
+_JSON_ESCAPED_CHANGES = re.compile(r"\\(?:u00|[bf])")
 """In ``json.dumps(..., ensure_ascii=False)`` text, what ``output_text`` would change: raw DEL, C1
 controls, non-characters and surrogates, and the escapes of C0 controls (``\\u0001``, ``\\b``,
-``\\f``). Looked for with ``isascii`` and substring search (a regular expression with alternatives
-took 0.3 s over a 10,000-trail summary); a false alarm (a text holding a backslash and ``b``) only
-costs the slow path."""
+``\\f``). Looked for with ``isascii`` and one search that starts from the backslash (a literal
+prefix the regular expression engine scans for in C: 9 ms over an 18 MB summary, where a regular
+expression with alternatives took 0.3 s and three substring searches 56 ms); a false alarm (a text
+holding a backslash and ``b``) only costs the slow path."""
 
 
 def output_json(value: Any) -> str:
@@ -198,7 +199,7 @@ def output_json(value: Any) -> str:
     except PydanticSerializationError:  # a lone surrogate: the rules below replace it
         text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     raw = "\x7f" in text if text.isascii() else _JSON_RAW_CHANGES.search(text) is not None
-    if not raw and not any(escape in text for escape in _JSON_ESCAPED_CHANGES):
+    if not raw and _JSON_ESCAPED_CHANGES.search(text) is None:
         return text
     return json.dumps(output_value(value), ensure_ascii=False, separators=(",", ":"))
 
