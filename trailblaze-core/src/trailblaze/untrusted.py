@@ -169,19 +169,30 @@ def needs_output_text(text: str, limit: int | None = MAX_OUTPUT_CHARS) -> bool:
     """Whether ``output_text`` would change ``text``: one length check (none when ``limit`` is None)
     and one scan, so a writer can check a whole serialised document, or walk one and pass only the
     strings that need it (most need nothing)."""
-    return (limit is not None and len(text) > limit) or _OUTPUT_CHANGES.search(text) is not None
+    if limit is not None and len(text) > limit:
+        return True
+    if len(text) > 4096 and text.isascii():  # a whole document: deleting what is kept is one pass in C
+        return bool(text.encode("ascii").translate(None, _ASCII_KEPT))
+    return _OUTPUT_CHANGES.search(text) is not None
+
+
+_ASCII_KEPT = bytes([9, 10, 13, *range(0x20, 0x7F)])
+"""The ASCII characters ``output_text`` keeps as they are (every one but ``_CONTROLS``): what is left of
+an ASCII text once these are deleted is what ``_OUTPUT_CHANGES`` would find. On a 10,000-trail JUnit
+document (7 MB) that is 6 ms; the character-class search, which tries every position, took 40 ms."""
 
 
 _OUTPUT_CHANGES = re.compile(f"[{_CONTROLS}\ufffe\uffff\ud800-\udfff]")
 """What ``output_text`` changes besides length: control characters (ESC included), the two
 non-characters XML forbids, and surrogates (a valid string holds none)."""
 _JSON_RAW_CHANGES = re.compile("[\x7f-\x9f\ufffe\uffff\ud800-\udfff]")
-_JSON_ESCAPED_CHANGES = ("\\u00", "\\b", "\\f")
+_JSON_ESCAPED_CHANGES = re.compile(r"\\(?:u00|[bf])")
 """In ``json.dumps(..., ensure_ascii=False)`` text, what ``output_text`` would change: raw DEL, C1
 controls, non-characters and surrogates, and the escapes of C0 controls (``\\u0001``, ``\\b``,
-``\\f``). Looked for with ``isascii`` and substring search (a regular expression with alternatives
-took 0.3 s over a 10,000-trail summary); a false alarm (a text holding a backslash and ``b``) only
-costs the slow path."""
+``\\f``). Looked for with ``isascii`` and one search that starts from the backslash (a literal
+prefix the regular expression engine scans for in C: 9 ms over an 18 MB summary, where a regular
+expression with alternatives took 0.3 s and three substring searches 56 ms); a false alarm (a text
+holding a backslash and ``b``) only costs the slow path."""
 
 
 def output_json(value: Any) -> str:
@@ -198,7 +209,7 @@ def output_json(value: Any) -> str:
     except PydanticSerializationError:  # a lone surrogate: the rules below replace it
         text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     raw = "\x7f" in text if text.isascii() else _JSON_RAW_CHANGES.search(text) is not None
-    if not raw and not any(escape in text for escape in _JSON_ESCAPED_CHANGES):
+    if not raw and _JSON_ESCAPED_CHANGES.search(text) is None:
         return text
     return json.dumps(output_value(value), ensure_ascii=False, separators=(",", ":"))
 

@@ -56,8 +56,7 @@ def write_properties(xml: XmlStream, properties: Mapping[str, str], clean: Calla
     if not properties:
         return
     xml.open("properties")
-    for name, value in properties.items():
-        xml.leaf("property", [("name", name), ("value", clean(value))])
+    xml.bare_leaves("property", [(("name", name), ("value", clean(value))) for name, value in properties.items()])
     xml.close()
 
 
