@@ -136,10 +136,11 @@ def call_with_callbacks(loop: LoopThread, inv: Invocation, call: Coroutine[Any, 
 
 
 def _run_jobs(inv: Invocation) -> None:
-    while True:
+    jobs = inv.jobs
+    while not jobs.empty():  # after every call, usually empty: no ``queue.Empty`` raised and caught each time
         try:
-            job = inv.jobs.get_nowait()
-        except queue.Empty:
+            job = jobs.get_nowait()
+        except queue.Empty:  # only this thread takes jobs, but stay safe
             return
         job()
 

@@ -172,8 +172,9 @@ class LoopThread:
         try:
             if task is None:
                 assert call.coro is not None
-                task = call.task = self.loop.create_task(call.coro)
+                task = call.task = self.loop.create_task(self._ending_turn(call, call.coro))
                 call.coro = None
+                # For a task cancelled before its first step (its coroutine never runs ``_ending_turn``'s end).
                 task.add_done_callback(lambda _: self._end_turn(call))
         except BaseException:
             call.close()
@@ -196,6 +197,14 @@ class LoopThread:
             call.close_turn()
             self._release()
             _restore_sigint(previous, interrupted, task)
+
+    async def _ending_turn(self, call: Turns[T], coro: Coroutine[Any, Any, T]) -> T:
+        """``coro``, then the end of the turn that is driving it, in the step that finishes it: a done
+        callback alone would cost one more loop iteration (and its ``epoll_wait``) per call."""
+        try:
+            return await coro
+        finally:
+            self._end_turn(call)
 
     def _end_turn(self, call: Turns[Any]) -> None:
         """On the loop: end the drive of ``call``'s turn (its task is done, or it was interrupted). A stop

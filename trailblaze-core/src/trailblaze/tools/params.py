@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from collections.abc import Set as AbstractSet  # the type of ``allow_extra``: a set or frozenset, not copied
 from functools import cached_property
 from typing import Any
@@ -210,10 +210,10 @@ class ParameterSchema:
         Raises ``ValueError`` with one message per problem joined by ``; `` — callers wrap it in the
         error type of their pathway (tool argument or configuration) and add the location.
         """
-        args = dict(args or {})
         errors: list[str] = []
         extra = allow_extra if isinstance(allow_extra, (set, frozenset)) else set(allow_extra)  # per call: no copy
-        out = _validate_object(self.parameters, self.closed, args, owner, "", errors, extra)
+        # ``args`` is only read (the result is a new dict) and the names are this schema's: no copy, no set per call.
+        out = _validate_object(self.parameters, self.closed, args or {}, owner, "", errors, extra, self._by_name)
         if errors:
             raise ValueError("; ".join(errors))
         return out
@@ -301,9 +301,11 @@ def _variant(name: str, spec: Mapping[str, Any]) -> ParameterDefinition:
     return _param_from_json(name, spec, True)
 
 
-def _validate_object(params: tuple[ParameterDefinition, ...], closed: bool, args: dict[str, Any], owner: str,
-                     prefix: str, errors: list[str], allow_extra: AbstractSet[str]) -> dict[str, Any]:
-    known = {p.name for p in params}
+def _validate_object(params: tuple[ParameterDefinition, ...], closed: bool, args: Mapping[str, Any], owner: str,
+                     prefix: str, errors: list[str], allow_extra: AbstractSet[str],
+                     known: Collection[str] | None = None) -> dict[str, Any]:
+    if known is None:
+        known = {p.name for p in params}
     out: dict[str, Any] = {}
     if closed:
         for key in args:
