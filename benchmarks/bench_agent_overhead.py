@@ -341,9 +341,12 @@ def main() -> int:
     first = [a.steps[0] for a in agents]
     print(f"    the first step:         {ms([st.own(latency) for st in first]):8.1f} ms   (once per trail: the "
           "session's model client, the tools' descriptors) of which")
-    print(f"      screen capture:       {ms([st.screen for st in first]):8.1f} ms   (the first look at the trail's new page: "
-          "the browser sets up Playwright's injected script)")
+    print(f"      screen capture:       {ms([st.screen for st in first]):8.1f} ms   (the first look at the trail's new document: "
+          "Playwright injects its script and runs its snapshot code in it for the first time)")
     print(f"      round trip - latency: {ms([st.model - st.model_calls * latency for st in first]):8.1f} ms")
+    print(f"  the replay's first step:  {ms([r.steps[0].tools for r in replays]):8.1f} ms of tools, later steps "
+          f"{ms([st.tools for r in replays for st in r.steps[1:]]):.1f} ms (a new document's first use by Playwright costs "
+          "whoever touches it first: the replay's first click, the agent's first look)")
     once = first_of_process[0].steps[0]
     print(f"  a process's first agent step: {once.own(latency) * 1000:.1f} ms   (the dropped round, in no median: "
           f"screen capture {once.screen * 1000:.1f} ms, round trip - latency "
