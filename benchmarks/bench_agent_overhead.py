@@ -22,8 +22,10 @@ it. The agent's own time is then split by instrumenting it too: the screen captu
 and the model round trip beyond the latency (``complete_with_retries`` minus the sleep: the HTTP client,
 the JSON both ways, the scripted server's own parsing), the rest being the loop's bookkeeping. It is
 printed for the whole trail, then for the steps after the first and for the first apart: a trail's
-first agent step also builds the session's model client and describes the session's tools. What a
-process pays once — importing the client library, the TLS context the model clients share
+first agent step also builds the session's model client and describes the session's tools, and its first
+look is the new document's first use by Playwright (its injected script, the first run of its snapshot
+code), which a replay pays in its first click instead: the replay's first step is printed apart for that.
+What a process pays once — importing the client library, the TLS context the model clients share
 (``llm/tls.py``), the tool classes' JSON schemas (``tools.base.class_schema``) — falls in the dropped
 first round, whose first agent step is printed apart ("a process's first agent step") and is in no
 median: a run of many trails pays it once, as every round after the first does here (a fresh
