@@ -22,8 +22,10 @@ it. The agent's own time is then split by instrumenting it too: the screen captu
 and the model round trip beyond the latency (``complete_with_retries`` minus the sleep: the HTTP client,
 the JSON both ways, the scripted server's own parsing), the rest being the loop's bookkeeping. It is
 printed for the whole trail, then for the steps after the first and for the first apart: a trail's
-first agent step also builds the session's model client and describes the session's tools. What a
-process pays once — importing the client library, the TLS context the model clients share
+first agent step also builds the session's model client and describes the session's tools, and its first
+look is the new document's first use by Playwright (its injected script, the first run of its snapshot
+code), which a replay pays in its first click instead: the replay's first step is printed apart for that.
+What a process pays once — importing the client library, the TLS context the model clients share
 (``llm/tls.py``), the tool classes' JSON schemas (``tools.base.class_schema``) — falls in the dropped
 first round, whose first agent step is printed apart ("a process's first agent step") and is in no
 median: a run of many trails pays it once, as every round after the first does here (a fresh
@@ -341,9 +343,12 @@ def main() -> int:
     first = [a.steps[0] for a in agents]
     print(f"    the first step:         {ms([st.own(latency) for st in first]):8.1f} ms   (once per trail: the "
           "session's model client, the tools' descriptors) of which")
-    print(f"      screen capture:       {ms([st.screen for st in first]):8.1f} ms   (the first look at the trail's new page: "
-          "the browser sets up Playwright's injected script)")
+    print(f"      screen capture:       {ms([st.screen for st in first]):8.1f} ms   (the first look at the trail's new document: "
+          "Playwright injects its script and runs its snapshot code in it for the first time)")
     print(f"      round trip - latency: {ms([st.model - st.model_calls * latency for st in first]):8.1f} ms")
+    print(f"  the replay's first step:  {ms([r.steps[0].tools for r in replays]):8.1f} ms of tools, later steps "
+          f"{ms([st.tools for r in replays for st in r.steps[1:]]):.1f} ms (a new document's first use by Playwright costs "
+          "whoever touches it first: the replay's first click, the agent's first look)")
     once = first_of_process[0].steps[0]
     print(f"  a process's first agent step: {once.own(latency) * 1000:.1f} ms   (the dropped round, in no median: "
           f"screen capture {once.screen * 1000:.1f} ms, round trip - latency "

@@ -60,3 +60,25 @@ def test_a_snapshot_right_after_a_navigating_click_shows_the_page_its_scripts_dr
     shown = ws.driver.snapshot()
     assert 'heading "Drawn by the script"' in shown, shown
     assert 'heading "Drawn by the script"' in ws.driver.native_snapshot()
+
+
+def test_a_page_is_known_parsed_until_its_main_frame_navigates(
+        web_session: Callable[..., WebSession], slow_pages: str) -> None:
+    """The driver skips the wait (and Playwright's messages about it) only while the document it saw parsed
+    is still the page's: a navigation of the main frame, even within the document, makes the next look wait
+    again, and the page is parsed again once the new document is."""
+    ws = web_session(base_url=slow_pages)
+    ws.ok("web_navigate", url="/")
+    page, documents = ws.driver.page, ws.driver.documents
+    assert not documents.parsed(page)  # never looked at: the first look waits as it always did
+    assert 'link "Next"' in ws.driver.snapshot()
+    assert documents.parsed(page)
+    page.evaluate("history.pushState({}, '', '#moved')")
+    page.title()  # a round trip: the navigation's event has arrived
+    assert not documents.parsed(page)
+    assert 'link "Next"' in ws.driver.snapshot()
+    assert documents.parsed(page)
+    ws.ok("web_click", ref='link "Next"')
+    assert not documents.parsed(page)  # committed, its deferred script still on its way
+    assert 'heading "Drawn by the script"' in ws.driver.snapshot()
+    assert documents.parsed(page)

@@ -25,7 +25,7 @@ from trailblaze import DeviceInfo, Driver, DriverConfig
 from trailblaze import BadInputError, ConfigError, DriverError, ToolFailure
 from trailblaze import current_scope, valid_text
 
-from .aria import aria_snapshot, wait_for_parsed_document
+from .aria import ParsedDocuments, aria_snapshot
 from .screenshots import Screenshots
 from .actor_browser import ActorBrowser, ActorSeat, KeptSeat
 from .browser_session import BrowserSession
@@ -88,6 +88,8 @@ class PlaywrightDriver(Driver[WebDriverConfig]):
         self.last_snapshot: PageSnapshot | None = None
         self.requested_detail: frozenset[str] = frozenset()
         """Extra snapshot detail asked for by ``web_requestDetails``, applied to the next snapshot only."""
+        self.documents = ParsedDocuments()
+        """Which pages' documents were seen parsed: a look at one waits for nothing (``aria.py``)."""
 
     # -- lifecycle ---------------------------------------------------------------------------------
     def start(self, session: Session) -> DeviceInfo:
@@ -313,13 +315,13 @@ class PlaywrightDriver(Driver[WebDriverConfig]):
     def snapshot(self, *, detail: frozenset[str] = frozenset()) -> str:
         """The current page's tree (once its document is parsed: see ``aria.wait_for_parsed_document``),
         after the list of open tabs when there are several."""
-        wait_for_parsed_document(self.page, self.cfg.timeout_ms)
+        self.documents.wait(self.page, self.cfg.timeout_ms)
         tree = self.take_snapshot().render(detail | self.pop_requested_detail())
         tabs = self.tabs.listing()
         return f"{tabs}\n\n{tree}" if tabs else tree
 
     def native_snapshot(self, *, detail: frozenset[str] = frozenset()) -> str:
-        wait_for_parsed_document(self.page, self.cfg.timeout_ms)
+        self.documents.wait(self.page, self.cfg.timeout_ms)
         return aria_snapshot(self.page, boxes="bounds" in detail or "all" in detail, timeout_ms=self.cfg.timeout_ms)
 
     def describe_screen(self) -> str | None:
