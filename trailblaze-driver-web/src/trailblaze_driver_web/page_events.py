@@ -189,7 +189,8 @@ def network_subscriber(context: BrowserContext) -> Subscribe:
     on = getattr(impl, "on", None)
     if callable(on):
         return on  # type: ignore[no-any-return]
-    return lambda event, handle: context.on(event, listener(handle))
+    public: Any = context  # the sync API types ``on`` per event name; ``event`` is one of two here
+    return lambda event, handle: public.on(event, listener(handle))
 
 
 def listener(handle: Callable[[Any], None]) -> Callable[[Any], None]:
