@@ -4,10 +4,10 @@ driver's network capture (``PageEvents``: method, URL, body, status, failures, t
 fed three ways:
 
 - ``playwright, sync API``: ``context.on("response" | "requestfailed", ...)`` on the sync API objects
-  (what the driver did before): Playwright builds a Request and a Response per request and wraps each
-  event for the sync API;
+  (what the driver does): Playwright builds a Request and a Response per request and wraps each event
+  for the sync API;
 - ``playwright, implementation object``: the same subscription on the object behind the sync API
-  (``page_events.network_subscriber``, what the driver does now): no per-event wrapping;
+  (Playwright's internals): no per-event wrapping;
 - ``cdp``: Chromium's own Network domain through a CDP session per page (``Network.enable``;
   ``requestWillBeSent``, ``responseReceived``, ``loadingFailed`` as plain dicts, heard on the session's
   implementation object so that Playwright does not map every dict for the sync API): no Playwright
@@ -56,8 +56,12 @@ def playwright_sync(context: Any, page: Any) -> Callable[[], int]:
 
 
 def playwright_impl(context: Any, page: Any) -> Callable[[], int]:
+    """The same listeners on the object behind the sync API (Playwright's internals): they get its
+    implementation objects, which have the same properties, and skip the sync API's per-event wrapping."""
     events = capture()
-    events.listen_to_context(context)
+    impl = context._impl_obj
+    impl.on("response", events._on_response)
+    impl.on("requestfailed", events._on_request_failed)
     return lambda: len(events.requests)
 
 

@@ -14,7 +14,7 @@ import weakref
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from trailblaze import valid_text
 
@@ -23,7 +23,7 @@ from .downloads import Downloads
 from .evidence import WebEvidence
 
 if TYPE_CHECKING:
-    from playwright.sync_api import BrowserContext, ConsoleMessage, Dialog, Download, Page
+    from playwright.sync_api import BrowserContext, ConsoleMessage, Dialog, Download, Page, Request, Response
 
 MAX_CAPTURED_REQUESTS = 5000
 MAX_CAPTURED_BODY = 64 * 1024
@@ -64,12 +64,12 @@ class PageEvents:
         """Requests are taken when they end (``response``, ``requestfailed``), never from ``request``: each
         subscribed network event costs the step loop a Playwright object and an event dispatch, and one
         event per request instead of two is most of the capture's cost (benchmarks/bench_web_replay.py).
-        A request still in flight is therefore not yet among ``requests``. The two are heard where each
-        costs least (``network_subscriber``); Chromium's own Network domain through a CDP session costs
-        more per request than Playwright's objects do (benchmarks/bench_web_network_capture.py)."""
-        on = network_subscriber(context)
-        on("response", self._on_response)
-        on("requestfailed", self._on_request_failed)
+        A request still in flight is therefore not yet among ``requests``. Chromium's own Network domain
+        through a CDP session per page costs more than these objects do (two larger events a request, and
+        the driver forwards both), and listening on Playwright's implementation objects, past the sync API's
+        wrapping, saves about 20 µs an event: benchmarks/bench_web_network_capture.py."""
+        context.on("response", listener(self._on_response))
+        context.on("requestfailed", listener(self._on_request_failed))
 
     def listen_to_page(self, page: Page) -> None:
         """Listen to ``page``'s events, once: Playwright's ``page`` event and the driver's own adoption of
@@ -98,9 +98,9 @@ class PageEvents:
             self.evidence.message("pageerror", text)
         self.log("WebConsoleLog", entry)
 
-    def _sent(self, request: NetworkRequest) -> tuple[str, str]:
+    def _sent(self, request: Request) -> tuple[str, str]:
         """Enter ``request`` among those the pages sent; its method and URL."""
-        method, url = request.method, request.url  # read once: through the sync API each read is wrapped
+        method, url = request.method, request.url  # each property read goes through Playwright's wrappers
         body = ""
         if method not in _BODILESS:
             try:
@@ -110,7 +110,7 @@ class PageEvents:
         self.requests.append(SentRequest(method, url, body[:MAX_CAPTURED_BODY]))
         return method, url
 
-    def _on_request_failed(self, request: NetworkRequest) -> None:
+    def _on_request_failed(self, request: Request) -> None:
         method, url = self._sent(request)
         entry = {"url": url, "method": method, "failure": request.failure, "resourceType": request.resource_type}
         self.failed_requests.append(entry)
@@ -118,7 +118,7 @@ class PageEvents:
         if self.evidence is not None:
             self.evidence.failed(request, method, url)
 
-    def _on_response(self, response: NetworkResponse) -> None:
+    def _on_response(self, response: Response) -> None:
         status = response.status
         request = response.request
         method, url = self._sent(request)
@@ -142,55 +142,6 @@ class PageEvents:
         self.requests.append(SentRequest("GET", kept.url, ""))
         if self.evidence is not None:
             self.evidence.downloaded(kept.url, kept.file_name)
-
-
-class NetworkRequest(Protocol):
-    """What the capture reads of a request: Playwright's sync API ``Request`` and the implementation object
-    behind it (``network_subscriber``) both have these properties."""
-
-    @property
-    def method(self) -> str: ...
-    @property
-    def url(self) -> str: ...
-    @property
-    def post_data(self) -> str | None: ...
-    @property
-    def failure(self) -> str | None: ...
-    @property
-    def resource_type(self) -> str: ...
-
-
-class NetworkResponse(Protocol):
-    """What the capture reads of a response (sync API ``Response`` or its implementation object)."""
-
-    @property
-    def status(self) -> int: ...
-    @property
-    def status_text(self) -> str: ...
-    @property
-    def request(self) -> NetworkRequest: ...
-
-
-Subscribe = Callable[[str, Callable[[Any], None]], None]
-
-
-def network_subscriber(context: BrowserContext) -> Subscribe:
-    """How to subscribe to ``context``'s network events at the least cost per event: on the implementation
-    object behind Playwright's sync API object, when there is one. A listener on the sync object is wrapped
-    by Playwright, which for every event maps each argument (and the objects they reach) to a sync API
-    object and inspects the listener's signature; then every property the listener reads goes through
-    another wrapper. The implementation object has the same properties (``NetworkRequest``,
-    ``NetworkResponse``) and the same subscription (Playwright asks the driver for the events when the
-    first listener arrives). On the checkout trail (~58 responses) the wrapping was 5–11 ms of the 55–65 ms
-    of Python CPU that hearing them costs; the rest is Playwright's own messages, three a request
-    (benchmarks/bench_web_network_capture.py). A Playwright without that object (its internals moved)
-    gets the public subscription."""
-    impl = getattr(context, "_impl_obj", None)
-    on = getattr(impl, "on", None)
-    if callable(on):
-        return on  # type: ignore[no-any-return]
-    public: Any = context  # the sync API types ``on`` per event name; ``event`` is one of two here
-    return lambda event, handle: public.on(event, listener(handle))
 
 
 def listener(handle: Callable[[Any], None]) -> Callable[[Any], None]:
