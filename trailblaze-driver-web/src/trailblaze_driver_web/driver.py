@@ -88,8 +88,7 @@ class PlaywrightDriver(Driver[WebDriverConfig]):
         self.last_snapshot: PageSnapshot | None = None
         self.requested_detail: frozenset[str] = frozenset()
         """Extra snapshot detail asked for by ``web_requestDetails``, applied to the next snapshot only."""
-        self.documents = ParsedDocuments()
-        """Which pages' documents were seen parsed: a look at one waits for nothing (``aria.py``)."""
+        self.documents = ParsedDocuments()  # pages seen parsed: a look at one waits for nothing (aria.py)
 
     # -- lifecycle ---------------------------------------------------------------------------------
     def start(self, session: Session) -> DeviceInfo:
@@ -313,8 +312,7 @@ class PlaywrightDriver(Driver[WebDriverConfig]):
     snapshot_details: ClassVar[tuple[str, ...]] = ("bounds", "offscreen", "urls", "all")
 
     def snapshot(self, *, detail: frozenset[str] = frozenset()) -> str:
-        """The current page's tree (once its document is parsed: see ``aria.wait_for_parsed_document``),
-        after the list of open tabs when there are several."""
+        """The current page's tree once its document is parsed (``aria.ParsedDocuments``), after the tabs."""
         self.documents.wait(self.page, self.cfg.timeout_ms)
         tree = self.take_snapshot().render(detail | self.pop_requested_detail())
         tabs = self.tabs.listing()
