@@ -110,17 +110,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=8, help="interleaved rounds after one warm-up round")
     rounds = parser.parse_args().rounds
     from playwright.sync_api import sync_playwright
-    from trailblaze_driver_web.browser import find_chromium, launch_args
-    from trailblaze_driver_web.config import WebDriverConfig
-    from trailblaze_example_web_shop.plugin import load_server_module
 
-    server = load_server_module(replay.SHOP).ShopServer("127.0.0.1", port=0)
-    base = str(server.start()).rstrip("/")
-    cfg = WebDriverConfig()
-    choice = find_chromium(cfg)
-    launch: dict[str, Any] = {"args": launch_args(cfg)}
-    if choice.path:
-        launch["executable_path"] = choice.path
+    server, base, launch = replay.shop_and_chromium()
     runs: dict[str, list[tuple[float, float]]] = {name: [] for name in MODES}
     heard: dict[str, int] = {}
     try:

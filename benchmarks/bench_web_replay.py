@@ -279,6 +279,23 @@ class Ours:
         return self.timings[-1]
 
 
+def shop_and_chromium() -> tuple[Any, str, dict[str, Any]]:
+    """The example shop started on a free loopback port, its base URL, and the launch options of the
+    Chromium the web driver would pick (both benchmarks of the checkout script use them)."""
+    from trailblaze_driver_web.browser import find_chromium, launch_args
+    from trailblaze_driver_web.config import WebDriverConfig
+    from trailblaze_example_web_shop.plugin import load_server_module
+
+    server = load_server_module(SHOP).ShopServer("127.0.0.1", port=0)
+    base = str(server.start()).rstrip("/")
+    cfg = WebDriverConfig()
+    choice = find_chromium(cfg)
+    launch: dict[str, Any] = {"args": launch_args(cfg)}
+    if choice.path:
+        launch["executable_path"] = choice.path
+    return server, base, launch
+
+
 def pair(ours: Callable[[], Run], plain: Callable[[], Run], plain_first: bool) -> tuple[Run, Run]:
     """One pair (ours, plain), run back to back in the order given."""
     if plain_first:
@@ -332,17 +349,8 @@ def main() -> int:
             del CONFIGS[name]
         TRACE_PARTS.clear()
     from trailblaze.reuse import reuse_scope
-    from trailblaze_driver_web.browser import find_chromium, launch_args
-    from trailblaze_driver_web.config import WebDriverConfig
-    from trailblaze_example_web_shop.plugin import load_server_module
 
-    server = load_server_module(SHOP).ShopServer("127.0.0.1", port=0)
-    base = str(server.start()).rstrip("/")
-    cfg = WebDriverConfig()
-    choice = find_chromium(cfg)
-    launch: dict[str, Any] = {"args": launch_args(cfg)}
-    if choice.path:
-        launch["executable_path"] = choice.path
+    server, base, launch = shop_and_chromium()
     ours: dict[str, list[Run]] = {name: [] for name in CONFIGS}
     traced: dict[str, list[Run]] = {name: [] for name in TRACE_PARTS}
     plain: dict[str, list[Run]] = {name: [] for name in [*CONFIGS, *TRACE_PARTS]}
