@@ -312,7 +312,7 @@ class PlaywrightDriver(Driver[WebDriverConfig]):
     snapshot_details: ClassVar[tuple[str, ...]] = ("bounds", "offscreen", "urls", "all")
 
     def snapshot(self, *, detail: frozenset[str] = frozenset()) -> str:
-        """The current page's tree once its document is parsed (``aria.ParsedDocuments``), after the tabs."""
+        """The page's tree once parsed (``aria.ParsedDocuments``), after the tab list if several are open."""
         self.documents.wait(self.page, self.cfg.timeout_ms)
         tree = self.take_snapshot().render(detail | self.pop_requested_detail())
         tabs = self.tabs.listing()
