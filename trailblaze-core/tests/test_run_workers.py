@@ -253,7 +253,7 @@ trail:
   - step: the run is stopped (SIGTERM to the trailblaze process, as CI does) while this trail runs
     recording:
       host:
-        - exec: {argv: ["sh", "-c", "kill -TERM $(ps -o ppid= -p $PPID)"]}
+        - exec: {argv: ["sh", "-c", "kill -TERM $(ps -o ppid= -p $PPID); exec sleep 60"]}
 """
 
 
@@ -261,7 +261,9 @@ def test_an_interrupted_run_n_lists_the_trails_no_worker_started(tmp_path: Path,
     # The first trail sends SIGTERM to `trailblaze run -n` itself (its worker's parent): the controller hands
     # it on to the workers, which stop the trails they are running (CANCELLED, with the step they reached),
     # and the summary lists every trail once — the rest CANCELLED, as a plain run lists the trails it never
-    # started. (tests/test_run_signals.py signals every path from outside.)
+    # started. The step sleeps after its kill so that the signal, handed on asynchronously, always finds it
+    # running (a step that returned first passed its trail: CI saw that race). (tests/test_run_signals.py
+    # signals every path from outside.)
     _suite(tmp_path, {"a-stop.trail.yaml": STOPS_THE_RUN})
     for i in range(4, 10):
         (tmp_path / "trails" / f"p{i}.trail.yaml").write_text(PASSING.format(name=f"p{i}", tag="smoke"))
