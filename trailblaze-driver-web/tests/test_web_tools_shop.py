@@ -64,9 +64,11 @@ def test_action_tools(web_session: Any) -> None:
 def test_verification_tools_pass_and_fail_with_expected_and_actual(web_session: Any) -> None:
     ws = web_session(secrets={"password": "secret123"}, timeout_ms=800)
     _sign_in(ws)
-    ws.ok("web_navigate", url="/product.html?id=headlamp&reviewsDelay=300")
+    # The reviews arrive 3 s after the page: the loading text is there for the first check however slow
+    # the machine (300 ms was not, on a loaded CI machine), and the list check waits for them.
+    ws.ok("web_navigate", url="/product.html?id=headlamp&reviewsDelay=3000")
     ws.ok("web_verifyTextVisible", text="Loading reviews…")
-    ws.ok("web_verifyListVisible", ref='list "Customer reviews"', items=["Kofi", "Ana", "Olle"])  # waits
+    ws.ok("web_verifyListVisible", ref='list "Customer reviews"', items=["Kofi", "Ana", "Olle"], timeoutMs=15000)
     ws.ok("web_verifyElementVisible", ref='heading "Headlamp" [level=1]')
     ws.ok("web_verifyValue", ref='css=[data-testid="product-price"]', expected="$34.95")
     ws.ok("web_verifyValue", ref='spinbutton "Quantity"', type="ATTRIBUTE", attribute="max", expected="99")
