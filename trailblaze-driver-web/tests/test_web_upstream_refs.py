@@ -142,7 +142,7 @@ def test_a_ref_after_our_snapshot_still_means_upstreams_element(tmp_path: Path, 
 
 @pytest.mark.browser
 def test_disagreement_or_no_match_fails_naming_both_and_clicks_nothing(tmp_path: Path, web_session: Any) -> None:
-    web = _on_parts_page(tmp_path, web_session, timeout_ms=600)
+    web = _on_parts_page(tmp_path, web_session, timeout_ms=5000)  # 600 ms timed out the page snapshot under load
     other = {"web": {"ariaRole": "button", "ariaNameRegex": "Open", "nthIndex": 2}}
     result = _replay(web, "web_click", ref="e5", nodeSelector=other)
     assert not result.success
