@@ -3,6 +3,7 @@ names near-misses only; a snapshot that outlasts the timeout on a huge page says
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -38,3 +39,23 @@ def test_a_snapshot_of_a_50000_element_page_that_times_out_says_what_to_raise(tm
     assert proc.returncode == 2, proc.stderr
     assert "internal error" not in proc.stderr and "TimeoutError" not in proc.stderr
     assert "did not finish within 300 ms" in proc.stderr and "-o timeout_ms=" in proc.stderr
+
+
+@pytest.mark.browser
+def test_an_upstream_ref_on_a_page_whose_snapshot_times_out_says_what_to_raise(tmp_path: Path) -> None:
+    """Upstream's ``eN`` refs are resolved against a snapshot of their own (``upstream_refs``): its timeout
+    reads as ours does, not as Playwright's ``Locator.aria_snapshot: Timeout 300ms exceeded``."""
+    (tmp_path / "huge.trail.yaml").write_text(
+        "config: {devices: {web: PLAYWRIGHT_NATIVE}}\n"
+        "trail:\n"
+        "  - step: Open the huge page\n"
+        "    recording:\n      web:\n        - web_navigate:\n"
+        f"            url: {json.dumps(HUGE)}\n"
+        "  - step: Click the fifth element\n"
+        "    recording: {web: [{web_click: {ref: e5}}]}\n")
+    proc = subprocess.run([sys.executable, "-m", "trailblaze.cli", "run", "huge.trail.yaml", "-o", "timeout_ms=300",
+                           "--no-report"], cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 2, output
+    assert "TimeoutError" not in output and "Timeout 300ms exceeded" not in output
+    assert "did not finish within 300 ms" in output and "-o timeout_ms=" in output

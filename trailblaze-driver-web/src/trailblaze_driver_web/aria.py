@@ -5,6 +5,8 @@ Playwright is imported inside the functions (the driver module must not pay for 
 from __future__ import annotations
 
 import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from trailblaze import DriverError, valid_text
@@ -91,10 +93,19 @@ def aria_snapshot(page: Page, *, boxes: bool, timeout_ms: int) -> str:
     ``page.aria_snapshot``, not ``page.locator("body").aria_snapshot``: with a selector Playwright fails
     at once when nothing matches, which is what a page caught mid-navigation (a click that signs in)
     has for a moment; the page's own snapshot waits for the new document's body."""
+    with snapshot_within(timeout_ms):
+        return valid_text(str(page.aria_snapshot(mode="ai", boxes=boxes, timeout=timeout_ms)))
+
+
+@contextmanager
+def snapshot_within(timeout_ms: int) -> Iterator[None]:
+    """An accessibility snapshot taken inside says so when it outlasts ``timeout_ms``, with the setting to
+    raise, instead of Playwright's ``Locator.aria_snapshot: Timeout 600ms exceeded`` (every snapshot a
+    tool takes: ours, and the one upstream's ``eN`` refs are resolved against)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     try:
-        return valid_text(str(page.aria_snapshot(mode="ai", boxes=boxes, timeout=timeout_ms)))
+        yield
     except PlaywrightTimeout:
         raise DriverError(
             f"the page's accessibility snapshot did not finish within {timeout_ms} ms (a very large page?)",

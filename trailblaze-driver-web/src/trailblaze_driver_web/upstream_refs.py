@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .aria import snapshot_within
 from .selectors import ARIA_ROLES
 
 if TYPE_CHECKING:
@@ -189,7 +190,8 @@ def _playwright_role(role: str) -> str:
 
 def snapshot_yaml(page: Page, timeout_ms: int) -> str:
     """The default-mode snapshot upstream numbers (of ``:root``, as upstream captures it)."""
-    return page.locator(":root").aria_snapshot(timeout=timeout_ms)
+    with snapshot_within(timeout_ms):
+        return page.locator(":root").aria_snapshot(timeout=timeout_ms)
 
 
 def ref_locator(page: Page, element: ElementRef) -> Locator:
