@@ -387,6 +387,20 @@ def main() -> int:
           + (f", CPU {statistics.median(r[1] for r in every_plain) * 1000:.0f} ms" if cpu else "")
           + f", Python CPU {statistics.median(r[2] for r in every_plain) * 1000:.0f} ms (medians)")
 
+    # Whether our run leaves work behind that slows the plain run after it (a context closing, a file
+    # written): the plain runs that came right after ours against those that came first in their pair.
+    firsts: list[float] = []
+    seconds: list[float] = []
+    k = 0  # the pairs in the order they ran (``plain_first`` alternates)
+    for r in range(rounds):
+        for name in CONFIGS:
+            (firsts if k % 2 == 0 else seconds).append(plain[name][r][0])
+            k += 1
+        k += len(TRACE_PARTS)
+    if firsts and seconds:
+        print(f"plain runs first in their pair: {statistics.median(firsts) * 1000:.1f} ms; right after ours: "
+              f"{statistics.median(seconds) * 1000:.1f} ms (medians)")
+
     def line(name: str, times: list[Run]) -> str:
         walls = [a[0] / b[0] for a, b in zip(times, plain[name], strict=True)]
         text = f"{statistics.median(r[0] for r in times) * 1000:8.1f} ms   ratio {spread(walls)}"
