@@ -1,7 +1,9 @@
 """The ``trailblaze`` plugin: hook implementations only; the work is in the modules they call.
 
 Registered through the entry point ``mcp_subprocess = "trailblaze_mcp_subprocess.plugin"``. Importing
-this module is cheap: the ``mcp`` SDK is imported only when a session actually has tool servers.
+this module is cheap: the ``mcp`` SDK is imported only when a session actually has tool servers, and
+``config`` (the ``mcpServers`` models, which pull in ruamel.yaml) only by the hooks that read a workspace,
+so a command that loads every plugin without using this one (``merge-reports``, ``--help``) never pays for it.
 
 * ``trailblaze_config_sections`` claims ``mcpServers`` (validated in ``trailblaze_register_tools``, where
   every error can name its entry's line).
@@ -22,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 from trailblaze import BadInputError, format_validation_error, hookimpl
 
-from .config import SECTION, McpServerEntry, ServerSpec, check_script, load_config_servers, servers_of
 from .definitions import STATE_KEY, McpToolDefinition
 from .runtimes import JS_SUFFIXES, TS_SUFFIXES
 
@@ -30,11 +31,16 @@ if TYPE_CHECKING:
     from trailblaze import (CheckReport, Session, SessionOutcome, ToolCall, ToolContext, ToolDefinition,
                             ToolDescriptor, ToolRegistry, ToolResult, WorkspaceConfig)
 
+    from .config import ServerSpec
+
 SUPPORTED_RUNTIMES = (None, "subprocess")
 
 
 @hookimpl
 def trailblaze_config_sections() -> dict[str, type[Any]]:
+    # imported here: loading the plugin for merge-reports/--help must not pay for ruamel
+    from .config import SECTION
+
     # A list section: the core only checks that someone claims it; we validate it with locations.
     return {SECTION: list}
 
@@ -43,6 +49,8 @@ def trailblaze_config_sections() -> dict[str, type[Any]]:
 def trailblaze_json_schemas() -> dict[str, dict[str, Any]]:
     """``mcpServers`` for editors, from the model each entry is validated with (a list, or a map by name)."""
     from trailblaze import model_schema
+
+    from .config import SECTION, McpServerEntry  # imported here, as in trailblaze_config_sections
 
     entry = model_schema(McpServerEntry)
     return {f"workspace.{SECTION}": {"anyOf": [{"type": "array", "items": entry},
@@ -53,12 +61,17 @@ def trailblaze_json_schemas() -> dict[str, dict[str, Any]]:
 def trailblaze_register_tools(registry: ToolRegistry, config: WorkspaceConfig) -> None:
     """Validate ``mcpServers`` now (``trailblaze check`` and every run see bad entries, exit 3). The
     servers' tools are registered per session, once the servers run."""
+    from .config import load_config_servers  # imported here: loading the plugin must not pay for ruamel
+
     load_config_servers(config)
 
 
 @hookimpl
 def trailblaze_script_tools(spec: Any, config: WorkspaceConfig) -> list[ToolDefinition] | None:
     """A ``script:`` declaration (see ``trailblaze-yaml-tools/SCRIPT_HANDOFF.md``): one server per script."""
+    # imported here: loading the plugin for merge-reports/--help must not pay for ruamel
+    from .config import McpServerEntry, ServerSpec, check_script, servers_of
+
     in_process_module = spec.runtime == "inProcess" and is_author_module(spec)  # served the same way
     if spec.runtime not in SUPPORTED_RUNTIMES and not in_process_module:
         raise BadInputError(f"'{spec.script.name}': runtime '{spec.runtime}' is not supported here; scripts run "
@@ -148,6 +161,8 @@ def trailblaze_check_tools(registry: ToolRegistry, report: CheckReport, config: 
 
 @hookimpl
 def trailblaze_session_started(session: Session) -> None:
+    from .config import load_config_servers  # imported here: loading the plugin must not pay for ruamel
+
     table = load_config_servers(session.workspace)
     specs = list(table.specs.values())
     if not specs:
