@@ -13,6 +13,10 @@
 * ``trailblaze_target_info`` — a target as its trailmap declares it (app ids, web base URL, and the
   ``system_prompt_file`` text the LLM agent gets), read by drivers and the agent as ``session.target_info``.
 * ``trailblaze_json_schemas`` — editor schemas of tool files, trailmaps, toolsets and our sections.
+
+The catalog (its models, cache and readers) is imported by the hooks that read a workspace, not here: a
+command that loads every plugin without reading a workspace (``merge-reports``, ``--help``) must not pay
+for it. ``YamlToolDefinition`` stays a top-level import: two hooks test it on every tool call.
 """
 
 from __future__ import annotations
@@ -24,12 +28,13 @@ from typing import TYPE_CHECKING, Any
 
 from trailblaze import hookimpl
 
-from .catalog import Catalog, cached_catalog, catalog_for
 from .definitions import YamlToolDefinition
 
 if TYPE_CHECKING:
     from trailblaze import (CheckReport, PluginHost, Session, TargetInfo, ToolCall, ToolContext,
                             ToolDefinition, ToolDescriptor, ToolRegistry, WorkspaceConfig)
+
+    from .catalog import Catalog
 
 PACKAGED_TRAILMAPS = Path(__file__).parent / "trailmaps"
 
@@ -47,6 +52,9 @@ def trailblaze_trailmap_dirs() -> list[Path]:
 
 @hookimpl(trylast=True)  # after the others: metadata-only files annotate tools other plugins register
 def trailblaze_register_tools(registry: ToolRegistry, config: WorkspaceConfig, host: PluginHost) -> None:
+    # imported here: loading the plugin for merge-reports/--help must not pay for the catalog
+    from .catalog import catalog_for
+
     catalog = catalog_for(config, host, registry.current_source)
     for definition in catalog.definitions:
         registry.add(definition)
@@ -69,6 +77,7 @@ def _apply_metadata(catalog: Catalog, registry: ToolRegistry) -> list[str]:
 
 @hookimpl
 def trailblaze_filter_tools(session: Session, tools: list[ToolDefinition]) -> list[ToolDefinition] | None:
+    from .catalog import cached_catalog  # imported here, as in trailblaze_register_tools
     from .toolsets import effective_set
 
     config = session.workspace
@@ -90,6 +99,7 @@ def trailblaze_filter_tools(session: Session, tools: list[ToolDefinition]) -> li
 
 @hookimpl
 def trailblaze_check_tools(registry: ToolRegistry, report: CheckReport, config: WorkspaceConfig) -> None:
+    from .catalog import cached_catalog  # imported here, as in trailblaze_register_tools
     from .checks import check_waypoints, run_checks
 
     catalog = cached_catalog(config)
@@ -127,6 +137,8 @@ def trailblaze_execute_tool(definition: ToolDefinition, prepared: Any, context: 
 
 @hookimpl
 def trailblaze_session_started(session: Session) -> None:
+    from .catalog import cached_catalog  # imported here, as in trailblaze_register_tools
+
     catalog = cached_catalog(session.workspace)
     if catalog is None:
         return
@@ -142,6 +154,8 @@ def trailblaze_session_started(session: Session) -> None:
 @hookimpl
 def trailblaze_target_info(target: str, config: WorkspaceConfig) -> TargetInfo | None:
     """The target as its trailmap (or ``targets:`` entry) declares it; ``system_prompt_file`` is read here."""
+    from .catalog import cached_catalog  # imported here, as in trailblaze_register_tools
+
     catalog = cached_catalog(config)
     found = catalog.targets.get(target) if catalog is not None else None
     if found is None:

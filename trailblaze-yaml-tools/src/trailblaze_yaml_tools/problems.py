@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from trailblaze import BadInputError, SourceLocation, locate_in_yaml
+from trailblaze import BadInputError, SourceLocation
 
 Key = str | int
 
@@ -39,6 +39,10 @@ def located(problem: Problem, text: str | None, file: Path | None,
     """Turn a ``Problem`` into an error naming file:line:column and the key."""
     path = (*base, *problem.path)
     if text is not None and file is not None:
+        # imported here: this module loads with the plugin (through ``definitions``), and loading the plugin
+        # for merge-reports/--help must not pay for ruamel, which only a problem's location needs
+        from trailblaze import locate_in_yaml
+
         location = locate_in_yaml(text, list(path), file)
     else:
         location = SourceLocation(file)
