@@ -1,7 +1,8 @@
 """Loading every plugin stays cheap: a command that loads them all but uses few (``merge-reports``,
 ``--help``) must not import what only a workspace, a session or the agent needs. ruamel.yaml, the YAML
 tools' catalog and the agent loop cost about a third of a second of imports together; the plugin modules
-import them inside the hooks that use them. Run in a subprocess, so nothing a test imported counts."""
+import them inside the hooks that use them, and the core reads no YAML where there is no config file. Run
+in a subprocess, so nothing a test imported counts."""
 
 from __future__ import annotations
 
@@ -27,6 +28,8 @@ try:
     main(["merge-reports", "--help"])
 except SystemExit as exc:
     code = exc.code
+from trailblaze.config import current_workspace_config  # what merge-reports' writers read, outside a workspace
+assert current_workspace_config() is not None
 print("PROBE" + json.dumps({"code": code, "modules": sorted(sys.modules)}))
 """
 

@@ -27,7 +27,6 @@ from pydantic import (
 
 from .contract.argument_messages import format_validation_error
 from .errors import ConfigError, SourceLocation
-from .yamlio import load_roundtrip, locate, plain, read_text
 
 
 CONFIG_RELATIVE = Path("trails") / "config" / "trailblaze.yaml"
@@ -148,6 +147,8 @@ class WorkspaceConfig:
         return dict(raw) if isinstance(raw, Mapping) else {}
 
     def location(self, *path: str | int) -> SourceLocation:
+        from .yamlio import locate  # imported here: as in load_workspace
+
         return locate(self.data, list(path), self.file)
 
 
@@ -229,6 +230,10 @@ def load_workspace(root: Path | None, host: SectionOwners | None = None, *,
     file = root / CONFIG_RELATIVE
     if not file.is_file():
         return WorkspaceConfig(root=root)
+    # imported here: a command that reads no config file (merge-reports outside a workspace) must not pay
+    # for ruamel.yaml (~0.1 s)
+    from .yamlio import load_roundtrip, plain, read_text
+
     text = read_text(file)
     data = load_roundtrip(text, file)
     if data is None:
