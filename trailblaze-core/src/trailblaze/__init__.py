@@ -20,7 +20,7 @@ stays cheap for the CLI; ``__all__`` is a literal list and the same names are im
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ._version import __version__
 from ._moved import install as _install_moved
@@ -191,14 +191,6 @@ if TYPE_CHECKING:
 
 
 if not TYPE_CHECKING:  # hidden from type checkers, so a name outside __all__ is an error there, not Any
+    from ._lazy import lazy_attributes
 
-    def __getattr__(name: str) -> Any:
-        where = _LAZY.get(name)
-        if where is None:
-            raise AttributeError(f"module 'trailblaze' has no attribute {name!r}")
-        import importlib
-
-        module_name, _, attribute = where.partition(":")
-        value = getattr(importlib.import_module(module_name), attribute or name)
-        globals()[name] = value
-        return value
+    __getattr__ = lazy_attributes(__name__, _LAZY)

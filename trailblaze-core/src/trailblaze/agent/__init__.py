@@ -12,7 +12,7 @@ names are imported under ``TYPE_CHECKING``, so type checkers see every export.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .loop import (LlmNotConfiguredError, StepAgent, StepSolveResult, needs_llm_message, offered_tools,
@@ -27,21 +27,14 @@ __all__ = ["AgentState", "LlmNotConfiguredError", "StepAgent", "StepSolveResult"
 
 _LAZY = {
     **dict.fromkeys(("LlmNotConfiguredError", "StepAgent", "StepSolveResult", "needs_llm_message", "offered_tools",
-                     "solve_step", "tool_specs"), "loop"),
-    **dict.fromkeys(("AgentState", "agent_state"), "model_calls"),
+                     "solve_step", "tool_specs"), ".loop"),
+    **dict.fromkeys(("AgentState", "agent_state"), ".model_calls"),
     **dict.fromkeys(("recording_from_executed", "recording_trail_yaml", "recordings_from_executed",
-                     "recordings_from_logs"), "recording"),
+                     "recordings_from_logs"), ".recording"),
 }
 
 
 if not TYPE_CHECKING:  # hidden from type checkers, so a name outside __all__ is an error there, not Any
+    from .._lazy import lazy_attributes
 
-    def __getattr__(name: str) -> Any:
-        module = _LAZY.get(name)
-        if module is None:
-            raise AttributeError(f"module 'trailblaze.agent' has no attribute {name!r}")
-        import importlib
-
-        value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-        globals()[name] = value
-        return value
+    __getattr__ = lazy_attributes(__name__, _LAZY)

@@ -11,7 +11,7 @@ are imported under ``TYPE_CHECKING``, so type checkers see every export.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .config import ResolvedModel, load_settings, resolve_model
@@ -24,21 +24,14 @@ __all__ = ["CostSpec", "LlmImage", "LlmMessage", "LlmProvider", "LlmProviderRegi
            "load_settings", "resolve_model"]
 
 _LAZY = {
-    **dict.fromkeys(("ResolvedModel", "load_settings", "resolve_model"), "config"),
-    **dict.fromkeys(("LlmProvider", "LlmProviderRegistry", "ProviderError"), "registry"),
-    **dict.fromkeys(("CostSpec", "LlmSection", "ModelSpec", "ProviderSpec"), "specs"),
-    **dict.fromkeys(("LlmImage", "LlmMessage", "LlmRequest", "LlmResponse", "LlmToolCall", "LlmUsage"), "types"),
+    **dict.fromkeys(("ResolvedModel", "load_settings", "resolve_model"), ".config"),
+    **dict.fromkeys(("LlmProvider", "LlmProviderRegistry", "ProviderError"), ".registry"),
+    **dict.fromkeys(("CostSpec", "LlmSection", "ModelSpec", "ProviderSpec"), ".specs"),
+    **dict.fromkeys(("LlmImage", "LlmMessage", "LlmRequest", "LlmResponse", "LlmToolCall", "LlmUsage"), ".types"),
 }
 
 
 if not TYPE_CHECKING:  # hidden from type checkers, so a name outside __all__ is an error there, not Any
+    from .._lazy import lazy_attributes
 
-    def __getattr__(name: str) -> Any:
-        module = _LAZY.get(name)
-        if module is None:
-            raise AttributeError(f"module 'trailblaze.llm' has no attribute {name!r}")
-        import importlib
-
-        value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-        globals()[name] = value
-        return value
+    __getattr__ = lazy_attributes(__name__, _LAZY)
