@@ -9,7 +9,9 @@ Playwright's own locators and ``expect`` assertions (same waits, same checks).
 
 Our configurations: the defaults (a screenshot of a failed step only, no trace, network and console
 captured and written for a failed trail), the evidence written always and not captured at all, a JPEG after every
-step, the trace recorded and kept on failure (with and without its screencast), and everything off. The
+step, the trace recorded and kept on failure (with and without its screencast), screenshots and trace off
+(the evidence and the network listener as by default), and everything off (no screenshot, trace or
+evidence, and ``network: off``: Playwright sends no event per request). The
 plain script is also run under Playwright tracing with each part of a trace (DOM snapshots, the
 screencast, sources) to show what a trace costs by itself. Aims: defaults ≤ 1.05, everything off ≤ 1.03.
 
@@ -321,7 +323,8 @@ CONFIGS: dict[str, dict[str, Any]] = {
     "screenshots on (JPEG per step)": {"screenshots": "on"},
     "trace retain-on-failure": {"trace": "retain-on-failure"},
     "trace r-o-f, no screencast": {"trace": "retain-on-failure", "trace_screenshots": False},
-    "everything off": {"screenshots": "off", "trace": "off"},
+    "screenshots and trace off": {"screenshots": "off", "trace": "off"},
+    "everything off": {"screenshots": "off", "trace": "off", "evidence": "off", "network": "off"},
 }
 TRACE_PARTS: dict[str, dict[str, bool]] = {
     "snapshots": {"snapshots": True, "screenshots": False, "sources": False},
@@ -336,11 +339,12 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3, help=(
         "rounds: each runs every configuration (and traced baseline) once, next to its own plain run"))
     parser.add_argument("--only", default="", help=(
-        "comma-separated configuration names to run (e.g. 'defaults,everything off'), and no traced "
-        "baselines: more rounds in the same minutes for the figures an A/B needs"))
+        "comma-separated configuration names to run (e.g. 'defaults,everything off'; separate them with '|' "
+        "when a name holds a comma), and no traced baselines: more rounds in the same minutes for the figures "
+        "an A/B needs"))
     parsed = parser.parse_args()
     rounds = parsed.rounds
-    only = [name.strip() for name in parsed.only.split(",") if name.strip()]
+    only = [name.strip() for name in parsed.only.split("|" if "|" in parsed.only else ",") if name.strip()]
     if only:
         unknown = [name for name in only if name not in CONFIGS]
         if unknown:

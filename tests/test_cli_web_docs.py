@@ -55,6 +55,8 @@ HOW: dict[str, str] = {
         "test_traces_and_screenshots",
     "trailblaze run trails/ -o screenshots=on                     # a picture per step in the report":
         "test_traces_and_screenshots",
+    "trailblaze run trails/ -o network=off                        # hear only the requests that fail":
+        "test_traces_and_screenshots",
     "trailblaze run examples/trailblaze-acme/trails --arg person=Ada": "test_runs_by_argument_tag_and_glob_and_the_log",
     "trailblaze run examples/web-shop/trails --tags smoke --headed": "test_runs_by_argument_tag_and_glob_and_the_log",
     'trailblaze run "examples/web-shop/**/sign-*.trail.yaml" --output-dir build/tb':
@@ -207,6 +209,8 @@ def test_traces_and_screenshots(root: Path) -> None:
     code, out = sh(line(doc_line("trailblaze run trails/ -o screenshots=")), ws)
     assert code == 0 and "Results: 1 passed, 0 failed" in out, out
     assert list((ws / "logs").rglob("step_001.jpg")), "screenshots=on wrote no picture"
+    code, out = sh(line(doc_line("trailblaze run trails/ -o network=")), ws)
+    assert code == 0 and "Results: 1 passed, 0 failed" in out, out
 
 
 def test_runs_by_argument_tag_and_glob_and_the_log(root: Path, display: str) -> None:

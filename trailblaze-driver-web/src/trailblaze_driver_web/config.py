@@ -77,6 +77,13 @@ class WebDriverConfig(DriverConfig):
     """Every request (method, URL, status, timing) and every console message and page error, written as
     ``network.ndjson`` and ``console.ndjson`` in the session's log folder: for a failed attempt
     (``retain-on-failure``, the default), always (``on``), or not captured (``off``)."""
+    network: Literal["on", "off"] = "on"
+    """Hear every request the pages send (``on``, the default): failed requests and HTTP ≥ 400 are logged,
+    and the network evidence and ``web_assertNetworkEvent`` have them all. Each request heard costs about
+    a millisecond of Playwright's own work in this process (a Request, a Response and an event), so a page
+    that makes hundreds of requests pays for it on every run: ``off`` hears only the requests that fail
+    (no HTTP status is logged; the network evidence holds the failures), and ``web_assertNetworkEvent``
+    reads the last 100 requests of each page from the browser when it runs (``page.requests()``)."""
     video: EvidenceMode = "off"
     """A video of the trail (``video.webm``), from Chromium's screencast encoded with the system's ffmpeg:
     kept for a failed attempt (``retain-on-failure``), always (``on``), or not recorded (``off``)."""

@@ -81,7 +81,7 @@ class PlaywrightDriver(Driver[WebDriverConfig]):
         self.downloads = Downloads(self._downloads_dir, self._log)
         """What the pages downloaded, kept next to the logs (``downloads.py``)."""
         self.events = PageEvents(dialogs=self.dialogs, log=self._log, evidence=self.evidence,
-                                 downloads=self.downloads)
+                                 downloads=self.downloads, responses=self.cfg.network == "on")
         self.screenshots = Screenshots(lambda: self.page, timeout_ms=self.cfg.timeout_ms)
         self.trace: TraceRecorder | None = None
         self.video: ScreencastRecorder | None = None

@@ -49,7 +49,7 @@ class PageEvents:
     the web driver's ``dialogs`` setting, for a ``Dialogs`` that answers with it)."""
 
     def __init__(self, *, dialogs: str | Dialogs, log: LogWriter, evidence: WebEvidence | None,
-                 downloads: Downloads | None = None) -> None:
+                 downloads: Downloads | None = None, responses: bool = True) -> None:
         self.dialogs = dialogs if isinstance(dialogs, Dialogs) else Dialogs(dialogs, log)
         self.downloads = downloads if downloads is not None else Downloads(lambda: None, log)
         self.log = log
@@ -58,6 +58,8 @@ class PageEvents:
         self.failed_requests: list[dict[str, Any]] = []
         self.requests: deque[SentRequest] = deque(maxlen=MAX_CAPTURED_REQUESTS)
         """Every request the pages sent, newest last (``web_assertNetworkEvent`` searches them)."""
+        self.responses = responses
+        """Every response is heard (the driver's ``network: on``); else only failed requests are."""
         self._pages: weakref.WeakSet[Page] = weakref.WeakSet()
 
     def listen_to_context(self, context: BrowserContext) -> None:
@@ -67,9 +69,27 @@ class PageEvents:
         A request still in flight is therefore not yet among ``requests``. Chromium's own Network domain
         through a CDP session per page costs more than these objects do (two larger events a request, and
         the driver forwards both), and listening on Playwright's implementation objects, past the sync API's
-        wrapping, saves about 20 µs an event: benchmarks/bench_web_network_capture.py."""
-        context.on("response", listener(self._on_response))
+        wrapping, saves about 20 µs an event: benchmarks/bench_web_network_capture.py. Without ``responses``
+        Playwright sends an event only for a request that fails: the rest cost nothing (``sent``)."""
+        if self.responses:
+            context.on("response", listener(self._on_response))
         context.on("requestfailed", listener(self._on_request_failed))
+
+    def sent(self) -> list[SentRequest]:
+        """The requests ``web_assertNetworkEvent`` searches, newest last: every one heard; or, when only
+        failures are heard, the last 100 of each open page as well, read from the browser now
+        (``page.requests()``: Playwright's driver keeps them without sending an event for each)."""
+        heard = list(self.requests)
+        if self.responses:
+            return heard
+        read: list[SentRequest] = []
+        for page in list(self._pages):
+            try:
+                read.extend(_sent_request(request) for request in page.requests())
+            except Exception:  # noqa: BLE001 - a page that closed as it was read has nothing to add
+                continue
+        known = set(read)
+        return [r for r in heard if r not in known] + read
 
     def listen_to_page(self, page: Page) -> None:
         """Listen to ``page``'s events, once: Playwright's ``page`` event and the driver's own adoption of
@@ -100,15 +120,9 @@ class PageEvents:
 
     def _sent(self, request: Request) -> tuple[str, str]:
         """Enter ``request`` among those the pages sent; its method and URL."""
-        method, url = request.method, request.url  # each property read goes through Playwright's wrappers
-        body = ""
-        if method not in _BODILESS:
-            try:
-                body = request.post_data or ""
-            except Exception:  # noqa: BLE001 - a binary body that is not text
-                body = ""
-        self.requests.append(SentRequest(method, url, body[:MAX_CAPTURED_BODY]))
-        return method, url
+        sent = _sent_request(request)
+        self.requests.append(sent)
+        return sent.method, sent.url
 
     def _on_request_failed(self, request: Request) -> None:
         method, url = self._sent(request)
@@ -142,6 +156,18 @@ class PageEvents:
         self.requests.append(SentRequest("GET", kept.url, ""))
         if self.evidence is not None:
             self.evidence.downloaded(kept.url, kept.file_name)
+
+
+def _sent_request(request: Request) -> SentRequest:
+    """``request`` as ``web_assertNetworkEvent`` searches it: method, URL, and a text body (capped)."""
+    method, url = request.method, request.url  # each property read goes through Playwright's wrappers
+    body = ""
+    if method not in _BODILESS:
+        try:
+            body = request.post_data or ""
+        except Exception:  # noqa: BLE001 - a binary body that is not text
+            body = ""
+    return SentRequest(method, url, body[:MAX_CAPTURED_BODY])
 
 
 def listener(handle: Callable[[Any], None]) -> Callable[[Any], None]:

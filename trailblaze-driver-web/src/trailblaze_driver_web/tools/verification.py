@@ -306,10 +306,10 @@ class WebAssertNetworkEvent(WebVerification):
     def execute(self, ctx: ToolContext) -> ToolResult:
         drv = driver_for(ctx)
         needle = self.eventName.lower()
-        found = poll(drv, lambda: next((r for r in list(drv.requests) if r.mentions(needle)), None), self.timeoutMs)
+        found = poll(drv, lambda: next((r for r in drv.events.sent() if r.mentions(needle)), None), self.timeoutMs)
         name = json.dumps(self.eventName, ensure_ascii=False)
         if found is None:
-            seen = list(drv.requests)
+            seen = drv.events.sent()
             last = f"; the last was {seen[-1].method} {seen[-1].url}" if seen else ""
             raise ToolFailure(f"web_assertNetworkEvent: no request the page sent mentions {name} in its URL or "
                               f"body within {self.timeoutMs} ms ({len(seen)} requests captured{last})")
