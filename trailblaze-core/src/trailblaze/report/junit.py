@@ -103,9 +103,12 @@ def xml_value(value: str) -> str:
 
 
 def _document(result: RunResult, suite_name: str, value: Callable[[str], str]) -> str:
+    redact = result.redactor  # what ``result.redact`` calls: one call less for each of 80,000 values
+
     def clean(text: str | None) -> str:
         # The run's one redaction point, then the length every output keeps (characters: ``xml_value``).
-        return truncated(result.redact(text or ""), MAX_OUTPUT_CHARS)
+        text = redact(text or "")
+        return text if len(text) <= MAX_OUTPUT_CHARS else truncated(text, MAX_OUTPUT_CHARS)
 
     trails = result.trails
     # A quarantined trail that did not pass is written as skipped (with why): it must not fail the build.
@@ -138,9 +141,9 @@ def _document(result: RunResult, suite_name: str, value: Callable[[str], str]) -
             xml.leaf("error", [("message", _first_line(message)), ("type", clean(trail.failure_kind) or "Error")],
                      message)
         write_retries(xml, trail, clean, artifact_paths)
-        lines = [f"{key}: {value}" for key, value in artifact_paths(trail).items()]
-        if trail.session_id:
-            lines.insert(0, f"session: {trail.session_id}")
+        lines = [f"session: {trail.session_id}"] if trail.session_id else []
+        for key, path in artifact_paths(trail).items():  # a loop: a comprehension is a call in Python 3.11
+            lines.append(f"{key}: {path}")
         if lines:
             xml.leaf("system-out", body=clean("\n".join(lines)))
         xml.close()

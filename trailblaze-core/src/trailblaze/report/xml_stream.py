@@ -97,11 +97,15 @@ class XmlStream:
             self._bare = False
         start = f"{_indent(len(self._open))}<{tag}"
         value = self._value
+        # Plain loops appending to the parts: a comprehension per row (a function call each in Python
+        # 3.11) was half the time of a merge's 50,000 properties.
         for attributes in rows:
-            if value is not str:
-                attributes = [(name, value(given)) for name, given in attributes]
-            parts.append("".join([start, *[f' {name}="{attribute(given) if _ATTRIBUTE_SPECIAL(given) else given}"'
-                                           for name, given in attributes], " />"]))
+            parts.append(start)
+            for name, given in attributes:
+                if value is not str:
+                    given = value(given)
+                parts.append(f' {name}="{attribute(given) if _ATTRIBUTE_SPECIAL(given) else given}"')
+            parts.append(" />")
 
     def _start(self, tag: str, attributes: Iterable[tuple[str, str]]) -> None:
         parts = self._parts
@@ -114,11 +118,12 @@ class XmlStream:
         else:
             parts.append(f"<{tag}")
         value = self._value
-        if value is not str:
-            attributes = [(name, value(given)) for name, given in attributes]
-        # Most values hold nothing to escape: one scan in C finds the few that do.
-        parts.append("".join([f' {name}="{attribute(given) if _ATTRIBUTE_SPECIAL(given) else given}"'
-                              for name, given in attributes]))
+        # Most values hold nothing to escape: one scan in C finds the few that do. A loop, not a
+        # comprehension (see ``bare_leaves``).
+        for name, given in attributes:
+            if value is not str:
+                given = value(given)
+            parts.append(f' {name}="{attribute(given) if _ATTRIBUTE_SPECIAL(given) else given}"')
 
     def getvalue(self) -> str:
         if self._open:
