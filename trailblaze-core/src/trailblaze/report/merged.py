@@ -48,6 +48,8 @@ class Merged:
 def status_of(attempts: Sequence[TrailRecord]) -> str:
     """A merged trail's status from its attempts' records, by the rule every run uses
     (``results.model.trail_status``)."""
+    if len(attempts) == 1:  # nearly every trail: no comprehension (a function call in Python 3.11)
+        return trail_status((attempts[0].session_outcome(),))
     return trail_status([r.session_outcome() for r in attempts])
 
 
