@@ -7,11 +7,12 @@ browser launch, the shop server and the session set-up before the first step are
 neither are the baseline's. The baseline script is ``checkout.trail.yaml`` written by hand with
 Playwright's own locators and ``expect`` assertions (same waits, same checks).
 
-Our configurations: the defaults (a screenshot of a failed step only, no trace, network and console
+Our configurations: the defaults (a screenshot of a failed step only, no trace, ``network: errors``:
+Playwright sends no event per request, failed requests and HTTP ≥ 400 are heard, network and console
 captured and written for a failed trail), the evidence written always and not captured at all, a JPEG after every
 step, the trace recorded and kept on failure (with and without its screencast), screenshots and trace off
-(the evidence and the network listener as by default), and everything off (no screenshot, trace or
-evidence, and ``network: off``: Playwright sends no event per request). The
+(the evidence as by default), everything off (no screenshot, trace or evidence), and ``network: all``
+(every request heard as it ends: Playwright's Request, Response and event for each). The
 plain script is also run under Playwright tracing with each part of a trace (DOM snapshots, the
 screencast, sources) to show what a trace costs by itself. Aims: defaults ≤ 1.05, everything off ≤ 1.03.
 
@@ -324,7 +325,8 @@ CONFIGS: dict[str, dict[str, Any]] = {
     "trace retain-on-failure": {"trace": "retain-on-failure"},
     "trace r-o-f, no screencast": {"trace": "retain-on-failure", "trace_screenshots": False},
     "screenshots and trace off": {"screenshots": "off", "trace": "off"},
-    "everything off": {"screenshots": "off", "trace": "off", "evidence": "off", "network": "off"},
+    "everything off": {"screenshots": "off", "trace": "off", "evidence": "off"},
+    "network: all (every request heard)": {"network": "all"},
 }
 TRACE_PARTS: dict[str, dict[str, bool]] = {
     "snapshots": {"snapshots": True, "screenshots": False, "sources": False},

@@ -55,7 +55,7 @@ HOW: dict[str, str] = {
         "test_traces_and_screenshots",
     "trailblaze run trails/ -o screenshots=on                     # a picture per step in the report":
         "test_traces_and_screenshots",
-    "trailblaze run trails/ -o network=off                        # hear only the requests that fail":
+    "trailblaze run trails/ -o network=all                        # hear every request, for the evidence":
         "test_traces_and_screenshots",
     "trailblaze run examples/trailblaze-acme/trails --arg person=Ada": "test_runs_by_argument_tag_and_glob_and_the_log",
     "trailblaze run examples/web-shop/trails --tags smoke --headed": "test_runs_by_argument_tag_and_glob_and_the_log",

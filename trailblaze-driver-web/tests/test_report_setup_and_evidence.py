@@ -47,7 +47,7 @@ def test_setup_calls_have_their_heading_and_the_evidence_is_tables(tmp_path: Pat
     (tmp_path / "trails" / "setup" / "reports.trail.yaml").write_text(SETUP)
     (tmp_path / "trails" / "delete.trail.yaml").write_text(TRAIL)
     result = run_cli(["run", str(tmp_path / "trails" / "delete.trail.yaml"), "-o", f"base_url={shop_server}",
-                      "-o", "evidence=on", "--output-dir", str(tmp_path / "logs")])
+                      "-o", "evidence=on", "-o", "network=all", "--output-dir", str(tmp_path / "logs")])
     assert result.exit_code == 0, result.output
     report = Path(re.search(r"^Report: (.+)$", result.output, re.MULTILINE).group(1))  # type: ignore[union-attr]
     html = report.read_text(encoding="utf-8")

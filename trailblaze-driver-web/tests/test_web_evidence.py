@@ -49,9 +49,10 @@ def test_a_failed_attempt_keeps_network_and_console_logs_without_secrets(tmp_pat
     for session in sessions:
         network = [json.loads(line) for line in (session / "network.ndjson").read_text().splitlines()]
         missing = [e for e in network if "/api/missing" in e["url"]]
-        assert missing and missing[0]["status"] == 404 and missing[0]["durationMs"] >= 0
+        # network: errors (the default): the 404 as Chromium reported it, entered with the request read back
+        assert len(missing) == 1 and missing[0]["status"] == 404 and missing[0]["method"] == "GET"
         assert missing[0]["url"].endswith("t=***")
-        assert any(e["url"].rstrip("/") == shop_server and e["status"] == 200 for e in network)
+        assert any(e["url"].rstrip("/") == shop_server and e["resourceType"] == "document" for e in network)
         console = [json.loads(line) for line in (session / "console.ndjson").read_text().splitlines()]
         assert {"type": "error", "text": "checkout broke for token ***"}.items() <= console[0].items()
         assert any(e["type"] == "pageerror" and "late page error" in e["text"] for e in console)
@@ -64,6 +65,18 @@ def test_a_failed_attempt_keeps_network_and_console_logs_without_secrets(tmp_pat
     assert len(everything) > 10
     for path in everything:
         assert SECRET.encode() not in path.read_bytes(), path
+
+
+def test_with_network_all_every_request_has_its_status_and_timing(tmp_path: Path, chromium: str,
+                                                                   shop_server: str) -> None:
+    done = run(tmp_path, shop_server, "-o", "network=all")
+    assert done.returncode == 1, done.stdout + done.stderr
+    (session,) = [p for p in (tmp_path / "logs").iterdir() if p.name != "reports"]
+    network = [json.loads(line) for line in (session / "network.ndjson").read_text().splitlines()]
+    missing = [e for e in network if "/api/missing" in e["url"]]
+    assert missing and missing[0]["status"] == 404 and missing[0]["durationMs"] >= 0
+    assert missing[0]["url"].endswith("t=***") and "readBack" not in missing[0]
+    assert any(e["url"].rstrip("/") == shop_server and e["status"] == 200 for e in network)
 
 
 def test_a_passing_attempt_keeps_none_unless_asked(tmp_path: Path, chromium: str, shop_server: str) -> None:

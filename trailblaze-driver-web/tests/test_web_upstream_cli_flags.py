@@ -63,6 +63,9 @@ def test_upstreams_ci_flags_run(tmp_path: Path, chromium: str) -> None:
     assert "Results: 1 passed" in done.stdout
     files = log_files(out)
     assert {"video.webm", "network.ndjson", "console.ndjson"} <= files, sorted(files)
+    (network,) = out.rglob("network.ndjson")  # --capture-network hears every request (network: all)
+    heard = [json.loads(line) for line in network.read_text().splitlines()]
+    assert any(e.get("status") == 200 for e in heard) and not any("readBack" in e for e in heard), heard
     [markdown] = (out / "reports").glob("trailblaze_summary_*.md")
     assert f"Markdown: {markdown}" in done.stdout
     text = markdown.read_text()

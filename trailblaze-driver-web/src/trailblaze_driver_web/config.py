@@ -6,6 +6,7 @@ a setting silently ignored.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -15,6 +16,8 @@ from trailblaze import GRID_ENDPOINT_PREFIX as GRID_PREFIX
 TraceMode = Literal["on", "off", "retain-on-failure"]
 EvidenceMode = Literal["off", "on", "retain-on-failure"]
 ScreenshotMode = Literal["on", "off", "only-on-failure"]
+NetworkMode = Literal["errors", "all"]
+_NETWORK_FORMER_NAMES = {"on": "all", "off": "errors"}
 
 
 class Viewport(BaseModel):
@@ -74,16 +77,19 @@ class WebDriverConfig(DriverConfig):
     ``on`` keeps it always. Off by default, as in pytest-playwright: recording costs on every run,
     passing or not (docs/web.md, Artifacts)."""
     evidence: EvidenceMode = "retain-on-failure"
-    """Every request (method, URL, status, timing) and every console message and page error, written as
+    """The requests (which ones: ``network``) and every console message and page error, written as
     ``network.ndjson`` and ``console.ndjson`` in the session's log folder: for a failed attempt
     (``retain-on-failure``, the default), always (``on``), or not captured (``off``)."""
-    network: Literal["on", "off"] = "on"
-    """Hear every request the pages send (``on``, the default): failed requests and HTTP ≥ 400 are logged,
-    and the network evidence and ``web_assertNetworkEvent`` have them all. Each request heard costs about
-    a millisecond of Playwright's own work in this process (a Request, a Response and an event), so a page
-    that makes hundreds of requests pays for it on every run: ``off`` hears only the requests that fail
-    (no HTTP status is logged; the network evidence holds the failures), and ``web_assertNetworkEvent``
-    reads the last 100 requests of each page from the browser when it runs (``page.requests()``)."""
+    network: NetworkMode = "errors"
+    """What the driver hears of the pages' requests. ``errors`` (the default): no event per request; the
+    requests that fail and the responses with HTTP ≥ 400 are logged and kept in the network evidence, as
+    Chromium reports them (its ``Failed to load resource`` console errors: every such response, also
+    cross-origin and in frames, without its method), and a failed attempt's network evidence also lists
+    the last 100 requests of each open page, read from the browser then. ``all``: every request is heard
+    as it ends (method, status, resource type, timing: the evidence holds all of them, and HTTP ≥ 400 is
+    logged with its method), at about a millisecond of Playwright's own work in this process per request
+    (a Request, a Response and an event), on every run. ``web_assertNetworkEvent`` works with both.
+    ``on`` and ``off``, this setting's first names, still work (deprecated): ``all`` and ``errors``."""
     video: EvidenceMode = "off"
     """A video of the trail (``video.webm``), from Chromium's screencast encoded with the system's ffmpeg:
     kept for a failed attempt (``retain-on-failure``), always (``on``), or not recorded (``off``)."""
@@ -116,6 +122,17 @@ class WebDriverConfig(DriverConfig):
     @classmethod
     def _blank_is_none(cls, value: str | None) -> str | None:
         return value.strip() or None if isinstance(value, str) else value
+
+    @field_validator("network", mode="before")
+    @classmethod
+    def _network_former_names(cls, value: Any) -> Any:
+        """``on``/``off`` were this setting's values for one release (``off`` heard failed requests only):
+        they keep working as ``all``/``errors``, with a warning, until the next minor version."""
+        if isinstance(value, str) and value in _NETWORK_FORMER_NAMES:
+            warnings.warn(f"network: {value} is deprecated; write network: {_NETWORK_FORMER_NAMES[value]}",
+                          DeprecationWarning, stacklevel=2)
+            return _NETWORK_FORMER_NAMES[value]
+        return value
 
     @model_validator(mode="before")
     @classmethod

@@ -81,7 +81,7 @@ class PlaywrightDriver(Driver[WebDriverConfig]):
         self.downloads = Downloads(self._downloads_dir, self._log)
         """What the pages downloaded, kept next to the logs (``downloads.py``)."""
         self.events = PageEvents(dialogs=self.dialogs, log=self._log, evidence=self.evidence,
-                                 downloads=self.downloads, responses=self.cfg.network == "on")
+                                 downloads=self.downloads, responses=self.cfg.network == "all")
         self.screenshots = Screenshots(lambda: self.page, timeout_ms=self.cfg.timeout_ms)
         self.trace: TraceRecorder | None = None
         self.video: ScreencastRecorder | None = None
@@ -237,7 +237,7 @@ class PlaywrightDriver(Driver[WebDriverConfig]):
 
     @property
     def requests(self) -> deque[SentRequest]:
-        """Every request the pages sent, newest last (``web_assertNetworkEvent`` searches them)."""
+        """The requests heard, newest last (all with ``network: all``; else the failures: ``events.sent()``)."""
         return self.events.requests
 
     @property

@@ -1,10 +1,12 @@
 """The evidence of a web attempt: every request with its status and timing, every console message and
 page error — what a developer asks for first when a trail fails.
 
-Captured in memory from events the driver already listens to (``response``, ``requestfailed``,
-``console``, ``pageerror``: no extra round trip per request, and no ``request`` event either — a request
-is entered when its response or its failure arrives, with the send time and the time to the response's
-headers that Playwright measured in the browser), and written at the end
+Captured in memory from events the driver already listens to (``requestfailed``, ``console``,
+``pageerror``, and ``response`` with ``network: all``: no extra round trip per request, and no ``request``
+event either — a request is entered when its response or its failure arrives, with the send time and the
+time to the response's headers that Playwright measured in the browser; with ``network: errors``, the
+default, HTTP ≥ 400 as Chromium reports it on the console, and the last 100 requests of each open page
+read from the browser just before a failed attempt's files are written), and written at the end
 of the trail as two NDJSON files in the session's log directory — ``network.ndjson`` and
 ``console.ndjson`` — only when the ``evidence`` setting keeps them (``retain-on-failure``, the default:
 for failed attempts only; ``on``; ``off`` captures nothing). Every line passes through the session's
@@ -39,6 +41,9 @@ class WebEvidence:
 
     network: deque[_Request] = field(default_factory=lambda: deque(maxlen=MAX_ENTRIES))
     console: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=MAX_ENTRIES))
+    read_back: Callable[[], None] | None = None
+    """What completes the network evidence just before its files are written, when the requests were not
+    all heard as they ended (``network: errors``: ``PageEvents.read_back``)."""
 
     def response(self, request: Any, method: str, url: str, status: int) -> None:
         """A request whose response headers arrived (``method``, ``url``, ``status``: read once by the
@@ -49,6 +54,28 @@ class WebEvidence:
         """A request that ended without a response (refused, aborted, blocked)."""
         self.network.append(_Request(time.time(), request, {"method": method, "url": url}, "failure",
                                      request.failure))
+
+    def http_error(self, url: str, status: int) -> None:
+        """A response with HTTP ≥ 400 the browser reported (no Playwright request: method and timing unknown)."""
+        self.network.append(_Request(time.time(), None, {"url": url}, "status", status))
+
+    def read(self, request: Any, method: str, url: str, status: int | None) -> None:
+        """A request read back from its page (``read_back``); its status when the browser reported one."""
+        known = {"method": method, "url": url, "readBack": True}
+        self.network.append(_Request(time.time(), request, known, "status" if status is not None else "", status))
+
+    def take_reported(self) -> dict[str, list[int]]:
+        """Remove the HTTP errors the browser reported and return them, URL → statuses in order."""
+        reported: dict[str, list[int]] = {}
+        kept = []
+        for r in self.network:
+            if r.request is None and r.outcome == "status":
+                reported.setdefault(r.known["url"], []).append(r.value)
+            else:
+                kept.append(r)
+        self.network.clear()
+        self.network.extend(kept)
+        return reported
 
     def downloaded(self, url: str, file_name: str) -> None:
         """A download's request (Chromium reports none for it: the response became a file)."""
@@ -85,6 +112,8 @@ class WebEvidence:
         log where they are; a disk that refuses them is logged, the run's verdict stands."""
         if not session.log.enabled or (keep == "retain-on-failure" and ok):
             return
+        if self.read_back is not None:
+            self.read_back()
         try:
             files = self.write(session.log_dir, lambda text: str(session.memory.redact(text)))
         except OSError as exc:
@@ -95,8 +124,9 @@ class WebEvidence:
 
 @dataclass(frozen=True)
 class _Request:
-    """A request as the capture saw it end: when, the Playwright request (None for a download), the entry's
-    fields known then, and how it ended (``status``, ``failure`` or ``download`` with its value)."""
+    """A request as the capture saw it end: when, the Playwright request (None for a download or an HTTP
+    error the browser reported), the entry's fields known then, and how it ended (``status``, ``failure``,
+    ``download`` with its value; ``""`` for a request read back whose outcome is not known)."""
 
     ended: float
     request: Any
@@ -125,7 +155,8 @@ class _Request:
             entry["ts"] = start / 1000
             if headers >= 0:
                 entry["durationMs"] = round(headers, 1)
-        entry[self.outcome] = self.value
+        if self.outcome:
+            entry[self.outcome] = self.value
         return entry
 
 

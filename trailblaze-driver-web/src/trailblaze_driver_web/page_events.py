@@ -1,8 +1,8 @@
 """What the pages of a web session report: console messages, page errors, requests, failed requests,
 dialogs and downloads.
 
-``PageEvents`` listens to a context's responses and failed requests, and to each page the driver adopts (once per page: a page
-adopted again, the current one after a popup closed, gets no second set of listeners), keeps what tools
+``PageEvents`` listens to a context's failed requests (and, with ``network: all``, its responses), and to
+each page the driver adopts (once per page: a page adopted again, the current one after a popup closed, gets no second set of listeners), keeps what tools
 search (``web_assertNetworkEvent`` reads ``requests``), logs console messages, failed requests and
 dialogs, hands dialogs to ``Dialogs`` (``dialogs.py``) and downloads to ``Downloads`` (``downloads.py``), and feeds the network and console evidence when it is captured.
 """
@@ -10,6 +10,7 @@ dialogs, hands dialogs to ``Dialogs`` (``dialogs.py``) and downloads to ``Downlo
 from __future__ import annotations
 
 import inspect
+import re
 import weakref
 from collections import deque
 from collections.abc import Callable
@@ -29,6 +30,11 @@ MAX_CAPTURED_REQUESTS = 5000
 MAX_CAPTURED_BODY = 64 * 1024
 _BODILESS = frozenset(("GET", "HEAD", "OPTIONS"))
 """Methods a page cannot send a body with (fetch refuses one, XHR drops it): their body is not read."""
+_HTTP_ERROR_PREFIX = "Failed to load resource: the server responded with a status of "
+_HTTP_ERROR = re.compile(re.escape(_HTTP_ERROR_PREFIX) + r"(\d{3}) \((.*)\)\Z", re.S)
+"""How Chromium reports a response with HTTP ≥ 400 on the page's console (its ``Log`` domain, which
+Playwright forwards as a console message with the resource's URL as the location): every such response,
+the document's, a subresource's, cross-origin (no-cors) ones and those in frames alike."""
 
 
 
@@ -59,8 +65,11 @@ class PageEvents:
         self.requests: deque[SentRequest] = deque(maxlen=MAX_CAPTURED_REQUESTS)
         """Every request the pages sent, newest last (``web_assertNetworkEvent`` searches them)."""
         self.responses = responses
-        """Every response is heard (the driver's ``network: on``); else only failed requests are."""
+        """Every response is heard (the driver's ``network: all``); else failed requests are, and HTTP ≥ 400
+        as Chromium reports it on the console (``network: errors``)."""
         self._pages: weakref.WeakSet[Page] = weakref.WeakSet()
+        if evidence is not None and not responses:
+            evidence.read_back = self.read_back
 
     def listen_to_context(self, context: BrowserContext) -> None:
         """Requests are taken when they end (``response``, ``requestfailed``), never from ``request``: each
@@ -107,8 +116,53 @@ class PageEvents:
         entry = {"type": msg.type, "text": valid_text(text), "location": msg.location, "url": _safe_url(msg.page)}
         self.console.append(entry)
         if self.evidence is not None:
-            self.evidence.message(msg.type, text, entry["url"], msg.location)
+            self.evidence.message(msg.type, text, entry["url"], entry["location"])
         self.log("WebConsoleLog", entry)
+        if not self.responses and text.startswith(_HTTP_ERROR_PREFIX):
+            self._http_error(text, entry["location"])
+
+    def _http_error(self, text: str, location: Any) -> None:
+        """A response with HTTP ≥ 400 that Chromium reported (``network: errors``, no response event):
+        logged and kept like one heard, without the method and resource type the report does not carry."""
+        match = _HTTP_ERROR.match(text)
+        url = location.get("url") if isinstance(location, dict) else None
+        if match is None or not isinstance(url, str) or not url:
+            return
+        status, url = int(match[1]), valid_text(url)
+        entry = {"url": url, "status": status, "failure": f"HTTP {status} {valid_text(match[2])}".strip()}
+        self.failed_requests.append(entry)
+        self.log("WebNetworkLog", entry)
+        if self.evidence is not None:
+            self.evidence.http_error(url, status)
+
+    def read_back(self) -> None:
+        """Before a failed attempt's network evidence is written (``network: errors``): the last 100 requests
+        of each open page, read from the browser (``page.requests()``, one call a page) with their method and
+        resource type. Their status is known only where Chromium reported an HTTP error for the URL (that
+        entry is then replaced by the request read, which has the method): asking each request for its
+        response would wait, without a timeout, for one still in flight. A request heard as it failed is
+        not entered twice."""
+        evidence = self.evidence
+        if evidence is None:
+            return
+        reported = evidence.take_reported()
+        for page in list(self._pages):
+            try:
+                requests = page.requests()
+            except Exception:  # noqa: BLE001 - a page that closed as it was read has nothing to add
+                continue
+            for request in requests:
+                try:
+                    if request.failure is not None:
+                        continue  # heard as it failed
+                    method, url = request.method, request.url
+                except Exception:  # noqa: BLE001 - the page or context closed meanwhile
+                    continue
+                statuses = reported.get(url)
+                evidence.read(request, method, url, statuses.pop(0) if statuses else None)
+        for url, statuses in reported.items():  # reported for a page no longer open, or past its last 100
+            for status in statuses:
+                evidence.http_error(url, status)
 
     def _on_page_error(self, error: Any) -> None:
         text = str(error)

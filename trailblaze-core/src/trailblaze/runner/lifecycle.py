@@ -107,6 +107,10 @@ CAPTURE_SETTINGS: dict[str, tuple[str, Any, Any, str | None]] = {
 }
 """Upstream's capture streams as driver settings: stream → (setting, on, off, only on this platform)."""
 
+CAPTURE_ALSO: dict[str, tuple[str, Any]] = {"network": ("network", "all")}
+"""A second setting a stream turned on sets, where the driver has it: ``--capture-network`` keeps every
+request, so the web driver hears every one (its default, ``errors``, hears the failures alone)."""
+
 
 def capture_settings(cls: type[Driver], capture: Mapping[str, bool]) -> dict[str, Any]:
     """The settings of ``cls`` that ``--capture-*`` turn on or off: a stream a driver has no setting for is
@@ -117,6 +121,9 @@ def capture_settings(cls: type[Driver], capture: Mapping[str, bool]) -> dict[str
         setting, on, off, platform = CAPTURE_SETTINGS[stream]
         if setting in fields and (platform is None or cls.platform == platform):
             out[setting] = on if wanted else off
+            also = CAPTURE_ALSO.get(stream)
+            if wanted and also is not None and also[0] in fields:
+                out[also[0]] = also[1]
     return out
 
 
