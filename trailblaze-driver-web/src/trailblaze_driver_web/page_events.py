@@ -2,9 +2,11 @@
 dialogs and downloads.
 
 ``PageEvents`` listens to a context's failed requests (and, with ``network: all``, its responses), and to
-each page the driver adopts (once per page: a page adopted again, the current one after a popup closed, gets no second set of listeners), keeps what tools
-search (``web_assertNetworkEvent`` reads ``requests``), logs console messages, failed requests and
-dialogs, hands dialogs to ``Dialogs`` (``dialogs.py``) and downloads to ``Downloads`` (``downloads.py``), and feeds the network and console evidence when it is captured.
+each page the driver adopts (once per page: a page adopted again, the current one after a popup closed,
+gets no second set of listeners), keeps what tools search (``web_assertNetworkEvent`` reads ``requests``),
+logs console messages, failed requests, HTTP errors and dialogs, hands dialogs to ``Dialogs``
+(``dialogs.py``) and downloads to ``Downloads`` (``downloads.py``), and feeds the network and console
+evidence when it is captured.
 """
 
 from __future__ import annotations
