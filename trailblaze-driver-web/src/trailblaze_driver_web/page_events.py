@@ -93,14 +93,21 @@ class PageEvents:
         heard = list(self.requests)
         if self.responses:
             return heard
-        read: list[SentRequest] = []
-        for page in list(self._pages):
-            try:
-                read.extend(_sent_request(request) for request in page.requests())
-            except Exception:  # noqa: BLE001 - a page that closed as it was read has nothing to add
-                continue
+        read = [_sent_request(request) for request in self._recent_requests()]
         known = set(read)
         return [r for r in heard if r not in known] + read
+
+    def _recent_requests(self) -> list[Request]:
+        """The last 100 requests of each open page, read from the browser (``page.requests()``, one call a
+        page: Playwright's driver keeps them without sending an event for each); method, URL and body are
+        then read without a round trip."""
+        read: list[Request] = []
+        for page in list(self._pages):
+            try:
+                read.extend(page.requests())
+            except Exception:  # noqa: BLE001 - a page that closed as it was read has nothing to add
+                continue
+        return read
 
     def listen_to_page(self, page: Page) -> None:
         """Listen to ``page``'s events, once: Playwright's ``page`` event and the driver's own adoption of
@@ -139,8 +146,7 @@ class PageEvents:
 
     def read_back(self) -> None:
         """Before a failed attempt's network evidence is written (``network: errors``): the last 100 requests
-        of each open page, read from the browser (``page.requests()``, one call a page) with their method and
-        resource type. Their status is known only where Chromium reported an HTTP error for the URL (that
+        of each open page (``_recent_requests``) with their method and resource type. Their status is known only where Chromium reported an HTTP error for the URL (that
         entry is then replaced by the request read, which has the method): asking each request for its
         response would wait, without a timeout, for one still in flight. A request heard as it failed is
         not entered twice."""
@@ -148,20 +154,12 @@ class PageEvents:
         if evidence is None:
             return
         reported = evidence.take_reported()
-        for page in list(self._pages):
-            try:
-                requests = page.requests()
-            except Exception:  # noqa: BLE001 - a page that closed as it was read has nothing to add
-                continue
-            for request in requests:
-                try:
-                    if request.failure is not None:
-                        continue  # heard as it failed
-                    method, url = request.method, request.url
-                except Exception:  # noqa: BLE001 - the page or context closed meanwhile
-                    continue
-                statuses = reported.get(url)
-                evidence.read(request, method, url, statuses.pop(0) if statuses else None)
+        for request in self._recent_requests():
+            if request.failure is not None:
+                continue  # heard as it failed
+            method, url = request.method, request.url
+            statuses = reported.get(url)
+            evidence.read(request, method, url, statuses.pop(0) if statuses else None)
         for url, statuses in reported.items():  # reported for a page no longer open, or past its last 100
             for status in statuses:
                 evidence.http_error(url, status)
