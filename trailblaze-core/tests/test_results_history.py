@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from trailblaze.report.bundle import read_bundle
+from trailblaze.results.output_request import COMMIT_VARIABLES
 from trailblaze.results.store import SCHEMA_VERSION, AttemptRecord, ResultsStore
 from trailblaze.testing import run_cli
 
@@ -99,8 +101,32 @@ def test_two_runs_and_pytest_xdist_write_to_one_store_at_once(tmp_path: Path) ->
         assert broken.runs == 3 and broken.fail_rate == 1.0 and broken.last_failure
         assert set(store.durations([f"shop/t{i}" for i in range(6)])) == {f"shop/t{i}" for i in range(6)}
     with sqlite3.connect(db) as con:
-        assert con.execute("SELECT COUNT(DISTINCT run_id) FROM attempts").fetchone()[0] == 2 + 2  # 2 runs, 2 workers
+        # Each run's rows carry its own id, the one its bundle names; pytest's two workers are one run.
+        run_ids = {row[0] for row in con.execute("SELECT DISTINCT run_id FROM attempts")}
+        assert run_ids == {read_bundle(tmp_path / out).manifest.run_id for out in ("run0", "run1", "py")}
         assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_the_history_records_the_run_id_and_commit_the_bundle_names(tmp_path: Path, plugin_host,  # type: ignore[no-untyped-def]
+                                                                     monkeypatch) -> None:
+    trails = workspace(tmp_path)
+    trail = add_trail(trails, "ok", [sys.executable, "-c", "pass"])
+    db = tmp_path / ".trailblaze" / "results.db"
+    for name in COMMIT_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.delenv("TRAILBLAZE_RUN_ID", raising=False)
+    assert run_cli(["run", str(trail), "--output-dir", str(tmp_path / "a")], host=plugin_host).exit_code == 0
+    # The CI's variables: the history and the bundle take the same ones (the history alone read
+    # TRAILBLAZE_COMMIT, and made a run id of its own that TRAILBLAZE_RUN_ID did not set).
+    monkeypatch.setenv("TRAILBLAZE_RUN_ID", "ci-pipeline-42")
+    monkeypatch.setenv("TRAILBLAZE_COMMIT", "c0ffee")
+    monkeypatch.setenv("GITHUB_SHA", "not-this-one")
+    assert run_cli(["run", str(trail), "--output-dir", str(tmp_path / "b")], host=plugin_host).exit_code == 0
+    with sqlite3.connect(db) as con:
+        rows = con.execute("SELECT run_id, commit_sha FROM attempts ORDER BY id").fetchall()
+    first, second = read_bundle(tmp_path / "a").manifest, read_bundle(tmp_path / "b").manifest
+    assert rows == [(first.run_id, first.git_commit), ("ci-pipeline-42", "c0ffee")]
+    assert (second.run_id, second.git_commit) == ("ci-pipeline-42", "c0ffee")
 
 
 def test_the_store_api_for_imports_and_shard_balancing(tmp_path: Path) -> None:

@@ -14,12 +14,10 @@ still leaves them; a record's identity (``TrailRecord.identity``) is what merges
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import platform
 import socket
-import subprocess
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -33,7 +31,7 @@ from ..errors import BadInputError, ExitCode
 from ..files import write_atomic
 from ..results.model import (ActorResult, HealCheck, ResultIdentity, StepResult, call_entries, outcome_exit_code, result_identity,
                              step_status)
-from ..results.output_request import BundleContext
+from ..results.output_request import BundleContext, current_commit
 from ..session import SessionOutcome
 from ..untrusted import capped
 from .bundle_limits import MAX_MANIFEST_BYTES, MAX_RECORD_BYTES, MAX_TEXT, Timestamp, inside, regular_file
@@ -271,20 +269,6 @@ class BundleManifest(BaseModel):
 _RECORDS = TypeAdapter(list[TrailRecord])
 
 
-@functools.lru_cache(maxsize=8)
-def git_commit(cwd: Path | None = None) -> str | None:
-    """The commit under test: the CI's variable when set, else ``git rev-parse HEAD`` (None outside git)."""
-    for name in ("GITHUB_SHA", "CI_COMMIT_SHA", "BUILDKITE_COMMIT", "GIT_COMMIT"):
-        if os.environ.get(name):
-            return os.environ[name]
-    try:
-        done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=5,
-                              check=False)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return done.stdout.strip() or None if done.returncode == 0 else None
-
-
 def relative(path: Path | str | None, root: Path) -> str | None:
     """``path`` relative to the bundle root (posix), or as given when it lies outside it."""
     if path is None:
@@ -393,7 +377,7 @@ class Tally:
         return BundleManifest(
             run_id=context.run_id, shard=context.shard, worker=context.worker, devices=list(context.devices),
             endpoints=sorted(self.endpoints), started_at=started, completed_at=self.completed_at or now,
-            plugins=dict(context.plugins or {}), git_commit=git_commit(),
+            plugins=dict(context.plugins or {}), git_commit=current_commit(),
             exit_code=int(self.exit_code if exit_code is None else exit_code), counts=dict(self.counts),
             files={"results": RESULTS, **files}, complete=complete)
 

@@ -8,8 +8,10 @@ a new format is a plugin, not another branch in the runner.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
+import subprocess
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -35,6 +37,31 @@ class BundleContext:
 def new_run_id() -> str:
     """``TRAILBLAZE_RUN_ID`` when the CI sets one for all its shards, else a fresh id."""
     return os.environ.get("TRAILBLAZE_RUN_ID") or uuid.uuid4().hex[:16]
+
+
+COMMIT_VARIABLES = ("TRAILBLAZE_COMMIT", "GITHUB_SHA", "CI_COMMIT_SHA", "BUILDKITE_COMMIT", "GIT_COMMIT")
+"""Where a CI says which commit it tests, ``TRAILBLAZE_COMMIT`` first (to override the CI's own)."""
+
+
+def current_commit() -> str | None:
+    """The commit under test, for the run history, the result bundle and the merged report alike (they
+    decided it twice, with different variables and directories, and disagreed): the first of
+    ``COMMIT_VARIABLES`` set, else ``git rev-parse HEAD`` in the directory the run started in (asked once
+    per directory and process), else None."""
+    for name in COMMIT_VARIABLES:
+        if os.environ.get(name):
+            return os.environ[name]
+    return _git_head(os.getcwd())
+
+
+@functools.lru_cache(maxsize=8)
+def _git_head(cwd: str) -> str | None:
+    try:
+        done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=5,
+                              check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() or None if done.returncode == 0 else None
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,6 @@ from __future__ import annotations
 import os
 import sqlite3
 import statistics
-import subprocess
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields
@@ -406,23 +405,6 @@ def failure_signature(trail: TrailResult) -> str | None:
     line = re.sub(r"(/[^\s:'\"()]+)+", "…", line)
     line = re.sub(r"\d+", "N", line)
     return f"{trail.failure_kind or 'Failure'}: {line[:300]}"
-
-
-def current_commit(root: Path) -> str | None:
-    """The commit under test: CI's variable when set, else ``git rev-parse HEAD`` in ``root``."""
-    for name in ("TRAILBLAZE_COMMIT", "GITHUB_SHA", "CI_COMMIT_SHA", "BUILDKITE_COMMIT", "GIT_COMMIT"):
-        if os.environ.get(name):
-            return os.environ[name]
-    try:
-        done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True,
-                              timeout=5, check=False)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return done.stdout.strip() or None if done.returncode == 0 else None
-
-
-def new_run_id() -> str:
-    return time.strftime("%Y%m%dT%H%M%S") + f"-{os.getpid()}-{os.urandom(3).hex()}"
 
 
 def _maybe(redact: Callable[[str], str], text: str | None) -> str | None:

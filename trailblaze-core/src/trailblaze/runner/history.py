@@ -20,8 +20,12 @@ class RunHistory:
     failed run (the history is evidence, not the verdict)."""
 
     def __init__(self, path: Path | None, *, fallback_dir: Path, redact: Callable[[str], str],
-                 shard: str | None = None, endpoint: str | None = None, warn: Callable[[str], None]) -> None:
+                 run_id: Callable[[], str], shard: str | None = None, endpoint: str | None = None,
+                 warn: Callable[[str], None]) -> None:
         self._path = path
+        # The run's own id (``RunOutputs.run_id``), so the rows carry the id its bundle and merged report
+        # show: the history made one of its own, which ``TRAILBLAZE_RUN_ID`` did not set.
+        self._run_id = run_id
         self._redact = redact
         self._fallback_dir = fallback_dir
         self._shard = shard
@@ -46,7 +50,8 @@ class RunHistory:
             self._path = workspace.root / DEFAULT_RELATIVE if workspace.file is not None else \
                 self._fallback_dir / "reports" / "results.db"
         if self._store is None and not self._broken and self._path is not None:
-            from ..results.store import ResultsStore, RunContext, current_commit, new_run_id
+            from ..results.output_request import current_commit
+            from ..results.store import ResultsStore, RunContext
 
             try:
                 self._store = ResultsStore(self._path)
@@ -54,8 +59,7 @@ class RunHistory:
                 self._broken = True
                 self._warn(f"run history off: could not open {self.path}: {exc}")
                 return None
-            root = workspace.root if workspace is not None else self._path.parent
-            self._context = RunContext(new_run_id(), current_commit(root), self._shard, self._endpoint)
+            self._context = RunContext(self._run_id(), current_commit(), self._shard, self._endpoint)
         return self._store
 
     def record(self, trail: TrailResult, workspace: WorkspaceConfig | None, *,

@@ -33,7 +33,7 @@ class RunOutputs:
         self.progress = progress
         endpoint = self.options.driver_options.get("server_url") or self.options.driver_options.get("ws_endpoint")
         self.history: RunHistory | None = RunHistory(
-            self.options.results_db, fallback_dir=factory.output_dir, redact=factory.redactor,
+            self.options.results_db, fallback_dir=factory.output_dir, redact=factory.redactor, run_id=self.run_id,
             shard=self.options.shard, endpoint=str(endpoint) if endpoint else None,
             warn=progress.note) if self.options.history else None
         self._workspace_config: object = _UNREAD
@@ -100,12 +100,16 @@ class RunOutputs:
         if failed:
             raise failed[-1]  # printed once, by whoever handles it (the CLI: one line, exit 2)
 
+    def run_id(self) -> str:
+        """The run's id, fixed by its first use: every output (summary, bundle, history) repeats it."""
+        if self.options.run_id is None:
+            self.options.run_id = new_run_id()
+        return self.options.run_id
+
     def output_request(self) -> OutputRequest:
-        """The outputs these options ask for; the first call fixes the run id every later one repeats."""
+        """The outputs these options ask for."""
         options = self.options
-        if options.run_id is None:
-            options.run_id = new_run_id()
-        context = BundleContext(run_id=options.run_id, shard=options.shard, worker=options.worker,
+        context = BundleContext(run_id=self.run_id(), shard=options.shard, worker=options.worker,
                                 devices=tuple(options.devices),
                                 plugins={p.name: p.version for p in self.factory.host.plugins()})
         return OutputRequest(self.factory.output_dir, context, junit_xml=options.junit_xml,
