@@ -12,7 +12,9 @@ once and twice, ``bench_browser_reuse.make_workspace``; with ``--host``, 24 and 
 ``wait`` step, no browser: the orchestration alone). A command's time per trail is the difference between
 its two workspaces over the extra trails, so the start-up of its processes (paid once per run, whatever
 the trails) drops out; the per-trail overhead of ``-n 1`` is its time per trail minus the plain run's
-(aim ≤ 25 ms). The whole-run difference on the bigger workspace (start-up included) is printed too. CPU is
+(aim ≤ 25 ms). The whole-run difference on the bigger workspace (start-up included) is printed too; both
+figures also round by round, with their median (the rounds are paired: a drift in the machine's speed
+moves both sides of a round alike, where a difference of medians mixes rounds). CPU is
 the figure to trust on a shared machine; wall time there mostly measures the other processes.
 
 Every command runs with a warm bytecode cache (``PYTHONPYCACHEPREFIX`` in the temporary directory, one
@@ -71,6 +73,22 @@ def timed(ws: Path, extra: list[str], out: Path, env: dict[str, str], trails: in
     return seconds, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
 
 
+Times = dict[tuple[str, str], list[tuple[float, float]]]
+
+
+def _excluded(times: Times, counts: dict[str, int], r: int, i: int) -> float:
+    """Round ``r``'s overhead per extra trail (ms; ``i``: 0 wall, 1 CPU), start-up cancelled out."""
+    extra = counts["big"] - counts["small"]
+    ours = times["-n 1", "big"][r][i] - times["-n 1", "small"][r][i]
+    plain = times["plain", "big"][r][i] - times["plain", "small"][r][i]
+    return (ours - plain) / extra * 1000
+
+
+def _whole(times: Times, counts: dict[str, int], r: int, i: int) -> float:
+    """Round ``r``'s whole-run difference per trail of the bigger workspace (ms), start-up included."""
+    return (times["-n 1", "big"][r][i] - times["plain", "big"][r][i]) / counts["big"] * 1000
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=2)
@@ -114,6 +132,13 @@ def main() -> None:
     whole = [(med["-n 1", "big"][i] - med["plain", "big"][i]) / counts["big"] * 1000 for i in (0, 1)]
     print(f"-n 1 against plain over the whole run of {counts['big']} trails, start-up included: {whole[0]:.0f} ms "
           f"wall, {whole[1]:.0f} ms CPU per trail")
+    # The same two figures round by round (a round's commands run within a minute or two, so a machine whose
+    # speed drifts over the benchmark moves both sides of a round alike), then their median.
+    for label, per_round in (("start-up excluded", _excluded), ("whole run", _whole)):
+        walls, cpus = ([per_round(times, counts, r, i) for r in range(len(times["plain", "big"]))] for i in (0, 1))
+        print(f"-n 1 overhead per trail, {label}, round by round: wall {', '.join(f'{w:.0f}' for w in walls)} ms "
+              f"(median {statistics.median(walls):.0f}); CPU {', '.join(f'{c:.0f}' for c in cpus)} ms "
+              f"(median {statistics.median(cpus):.0f})")
     if args.speed_up:
         print(f"-n 2 vs -n 1 speed-up: {med['-n 1', 'big'][0] / med['-n 2', 'big'][0]:.2f}x wall")
 
