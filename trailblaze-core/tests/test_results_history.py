@@ -127,6 +127,8 @@ def test_the_history_records_the_run_id_and_commit_the_bundle_names(tmp_path: Pa
     first, second = read_bundle(tmp_path / "a").manifest, read_bundle(tmp_path / "b").manifest
     assert rows == [(first.run_id, first.git_commit), ("ci-pipeline-42", "c0ffee")]
     assert (second.run_id, second.git_commit) == ("ci-pipeline-42", "c0ffee")
+    summary = json.loads(next((tmp_path / "b" / "reports").glob("trailblaze_test_results_*.json")).read_text())
+    assert summary["metadata"]["run_id"] == "ci-pipeline-42"
 
 
 def test_the_store_api_for_imports_and_shard_balancing(tmp_path: Path) -> None:

@@ -86,9 +86,11 @@ class RunOutputs:
         from ..untrusted import output_value
 
         failed: list[InfrastructureError] = []
+        summary = result.summary()
+        summary["metadata"]["run_id"] = self.run_id()  # as the merged summary says it, and the history keeps it
         try:
             result.summary_path = write_new(self.factory.output_dir / "reports", "trailblaze_test_results", ".json",
-                                            dumps(output_value(result.summary())))
+                                            dumps(output_value(summary)))
         except OutputWriteError as exc:
             failed.append(exc)
         if self.history is not None:
