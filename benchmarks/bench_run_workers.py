@@ -135,10 +135,11 @@ def main() -> None:
     # The same two figures round by round (a round's commands run within a minute or two, so a machine whose
     # speed drifts over the benchmark moves both sides of a round alike), then their median.
     for label, per_round in (("start-up excluded", _excluded), ("whole run", _whole)):
-        walls, cpus = ([per_round(times, counts, r, i) for r in range(len(times["plain", "big"]))] for i in (0, 1))
-        print(f"-n 1 overhead per trail, {label}, round by round: wall {', '.join(f'{w:.0f}' for w in walls)} ms "
-              f"(median {statistics.median(walls):.0f}); CPU {', '.join(f'{c:.0f}' for c in cpus)} ms "
-              f"(median {statistics.median(cpus):.0f})")
+        rounds = range(len(times["plain", "big"]))
+        walls, cpus = ([per_round(times, counts, r, i) for r in rounds] for i in (0, 1))
+        print(f"-n 1 overhead per trail, {label}, round by round: "
+              f"wall {', '.join(f'{w:.0f}' for w in walls)} ms (median {statistics.median(walls):.0f}); "
+              f"CPU {', '.join(f'{c:.0f}' for c in cpus)} ms (median {statistics.median(cpus):.0f})")
     if args.speed_up:
         print(f"-n 2 vs -n 1 speed-up: {med['-n 1', 'big'][0] / med['-n 2', 'big'][0]:.2f}x wall")
 

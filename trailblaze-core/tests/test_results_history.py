@@ -107,8 +107,8 @@ def test_two_runs_and_pytest_xdist_write_to_one_store_at_once(tmp_path: Path) ->
         assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
-def test_the_history_records_the_run_id_and_commit_the_bundle_names(tmp_path: Path, plugin_host,  # type: ignore[no-untyped-def]
-                                                                     monkeypatch) -> None:
+def test_the_history_records_the_run_id_and_commit_the_bundle_names(  # type: ignore[no-untyped-def]
+        tmp_path: Path, plugin_host, monkeypatch) -> None:
     trails = workspace(tmp_path)
     trail = add_trail(trails, "ok", [sys.executable, "-c", "pass"])
     db = tmp_path / ".trailblaze" / "results.db"
@@ -127,7 +127,8 @@ def test_the_history_records_the_run_id_and_commit_the_bundle_names(tmp_path: Pa
     first, second = read_bundle(tmp_path / "a").manifest, read_bundle(tmp_path / "b").manifest
     assert rows == [(first.run_id, first.git_commit), ("ci-pipeline-42", "c0ffee")]
     assert (second.run_id, second.git_commit) == ("ci-pipeline-42", "c0ffee")
-    summary = json.loads(next((tmp_path / "b" / "reports").glob("trailblaze_test_results_*.json")).read_text())
+    summary_path = next((tmp_path / "b" / "reports").glob("trailblaze_test_results_*.json"))
+    summary = json.loads(summary_path.read_text())
     assert summary["metadata"]["run_id"] == "ci-pipeline-42"
 
 

@@ -57,8 +57,8 @@ def current_commit() -> str | None:
 @functools.lru_cache(maxsize=8)
 def _git_head(cwd: str) -> str | None:
     try:
-        done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=5,
-                              check=False)
+        done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True,
+                              timeout=5, check=False)
     except (OSError, subprocess.SubprocessError):
         return None
     return done.stdout.strip() or None if done.returncode == 0 else None

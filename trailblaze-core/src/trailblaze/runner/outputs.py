@@ -33,8 +33,8 @@ class RunOutputs:
         self.progress = progress
         endpoint = self.options.driver_options.get("server_url") or self.options.driver_options.get("ws_endpoint")
         self.history: RunHistory | None = RunHistory(
-            self.options.results_db, fallback_dir=factory.output_dir, redact=factory.redactor, run_id=self.run_id,
-            shard=self.options.shard, endpoint=str(endpoint) if endpoint else None,
+            self.options.results_db, fallback_dir=factory.output_dir, redact=factory.redactor,
+            run_id=self.run_id, shard=self.options.shard, endpoint=str(endpoint) if endpoint else None,
             warn=progress.note) if self.options.history else None
         self._workspace_config: object = _UNREAD
 
@@ -87,7 +87,7 @@ class RunOutputs:
 
         failed: list[InfrastructureError] = []
         summary = result.summary()
-        summary["metadata"]["run_id"] = self.run_id()  # as the merged summary says it, and the history keeps it
+        summary["metadata"]["run_id"] = self.run_id()  # as the merged summary says it, the history keeps it
         try:
             result.summary_path = write_new(self.factory.output_dir / "reports", "trailblaze_test_results", ".json",
                                             dumps(output_value(summary)))
