@@ -25,7 +25,7 @@ registered as they are, so the per-call hot path pays nothing for the guard.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -252,16 +252,17 @@ class GuardedPlugin:
     def __repr__(self) -> str:
         return f"<guarded {self.plugin!r}>"
 
+    def __dir__(self) -> list[str]:
+        """Only what was set on this proxy: pluggy looks for hook implementations among ``dir()``, and
+        each name it looks at costs a static lookup (``object``'s own attributes are never hooks)."""
+        return list(vars(self))
 
-def guarded_plugin(plugin: object, info: PluginInfo,
-                   hookimpl_opts: Callable[[object, str], HookimplOpts | None]) -> GuardedPlugin:
-    """``plugin``'s hook implementations (found as pluggy finds them, ``hookimpl_opts`` being
-    ``pm.parse_hookimpl_opts``) set on a ``GuardedPlugin`` under the same attribute names."""
+
+def guarded_plugin(plugin: object, info: PluginInfo, impls: Mapping[str, HookimplOpts]) -> GuardedPlugin:
+    """``plugin``'s hook implementations (``impls``: attribute name to pluggy's options, found by
+    ``pm.parse_hookimpl_opts`` as pluggy finds them) set on a ``GuardedPlugin`` under the same names."""
     proxy = GuardedPlugin(plugin)
-    for attr in dir(plugin):
-        opts = hookimpl_opts(plugin, attr)
-        if opts is None:
-            continue
+    for attr, opts in impls.items():
         fn = getattr(plugin, attr)
         hook = opts.get("specname") or attr
         if opts.get("wrapper") or opts.get("hookwrapper"):

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import pluggy
+from pluggy import HookimplOpts
 
 from .. import hookspecs
 from ..contract.markers import ENTRY_POINT_GROUP, PROJECT_NAME
@@ -155,8 +156,8 @@ class PluginLoader:
     def _register(self, obj: Any, name: str, info: PluginInfo) -> None:
         proxy: GuardedPlugin | None = None
         try:
-            self._check_names(obj, info)
-            proxy = guarded_plugin(obj, info, self.pm.parse_hookimpl_opts)
+            impls = self._hookimpls(obj, info)
+            proxy = guarded_plugin(obj, info, impls)
             self.pm.register(proxy, name=name)
             self.pm.check_pending()
         except Exception as exc:  # noqa: BLE001
@@ -169,20 +170,26 @@ class PluginLoader:
         for warning in info.warnings:
             self.stderr(f"trailblaze: warning: {warning}")
 
-    def _check_names(self, obj: Any, info: PluginInfo) -> None:
-        """A marked implementation of no hook is an error with the closest hook name; a function named
-        like a hook but not marked ``@hookimpl`` (so pluggy never calls it) is a warning."""
+    def _hookimpls(self, obj: Any, info: PluginInfo) -> dict[str, HookimplOpts]:
+        """``obj``'s hook implementations, found as pluggy finds them, in one pass over its attributes
+        (pluggy's static lookup of each is most of a plugin's registration). A marked implementation of
+        no hook is an error with the closest hook name; a function named like a hook but not marked
+        ``@hookimpl`` (so pluggy never calls it) is a warning."""
+        impls: dict[str, HookimplOpts] = {}
         for attr in dir(obj):
             opts = self.pm.parse_hookimpl_opts(obj, attr)
             hook = (opts.get("specname") if opts is not None else None) or attr
             known = hook in HOOK_NAMES
-            if opts is not None and not known:
-                raise pluggy.PluginValidationError(
-                    obj, f"unknown hook '{hook}'{did_you_mean(hook)} (see `trailblaze plugins --all` and docs/hooks.md)")
-            if opts is None and attr.startswith("trailblaze_") and _is_function(obj, attr):
+            if opts is not None:
+                if not known:
+                    raise pluggy.PluginValidationError(
+                        obj, f"unknown hook '{hook}'{did_you_mean(hook)} (see `trailblaze plugins --all` and docs/hooks.md)")
+                impls[attr] = opts
+            elif attr.startswith("trailblaze_") and _is_function(obj, attr):
                 why = ("is not marked @trailblaze.hookimpl, so it is never called" if known
                        else f"is not marked @trailblaze.hookimpl and names no hook{did_you_mean(attr)}")
                 info.warnings.append(f"plugin '{info.name}': function {attr} {why}")
+        return impls
 
     def _failed(self, info: PluginInfo, exc: BaseException) -> None:
         err = f"{type(exc).__name__}: {exc}".strip().splitlines()[0]
