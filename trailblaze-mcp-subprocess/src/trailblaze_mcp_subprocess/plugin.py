@@ -4,6 +4,8 @@ Registered through the entry point ``mcp_subprocess = "trailblaze_mcp_subprocess
 this module is cheap: the ``mcp`` SDK is imported only when a session actually has tool servers, and
 ``config`` (the ``mcpServers`` models, which pull in ruamel.yaml) only by the hooks that read a workspace,
 so a command that loads every plugin without using this one (``merge-reports``, ``--help``) never pays for it.
+Nor for ``definitions`` and ``runtimes``: the hooks asked on every tool call whether a definition is an MCP
+tool look it up in ``sys.modules`` (none can exist before ``definitions`` is imported; ``_mcp_tool``).
 
 * ``trailblaze_config_sections`` claims ``mcpServers`` (validated in ``trailblaze_register_tools``, where
   every error can name its entry's line).
@@ -18,22 +20,30 @@ so a command that loads every plugin without using this one (``merge-reports``, 
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import ValidationError
 from trailblaze import BadInputError, format_validation_error, hookimpl
-
-from .definitions import STATE_KEY, McpToolDefinition
-from .runtimes import JS_SUFFIXES, TS_SUFFIXES
 
 if TYPE_CHECKING:
     from trailblaze import (CheckReport, Session, SessionOutcome, ToolCall, ToolContext, ToolDefinition,
                             ToolDescriptor, ToolRegistry, ToolResult, WorkspaceConfig)
 
     from .config import ServerSpec
+    from .definitions import McpToolDefinition
 
 SUPPORTED_RUNTIMES = (None, "subprocess")
+_DEFINITIONS = f"{__package__}.definitions"
+
+
+def _mcp_tool(definition: ToolDefinition) -> McpToolDefinition | None:
+    """``definition`` if it is an MCP tool: a dictionary lookup, not an import, on every tool call."""
+    module = sys.modules.get(_DEFINITIONS)
+    if module is not None and isinstance(definition, module.McpToolDefinition):
+        return cast("McpToolDefinition", definition)
+    return None
 
 
 @hookimpl
@@ -71,6 +81,7 @@ def trailblaze_script_tools(spec: Any, config: WorkspaceConfig) -> list[ToolDefi
     """A ``script:`` declaration (see ``trailblaze-yaml-tools/SCRIPT_HANDOFF.md``): one server per script."""
     # imported here: loading the plugin for merge-reports/--help must not pay for ruamel
     from .config import McpServerEntry, ServerSpec, check_script, servers_of
+    from .definitions import McpToolDefinition
 
     in_process_module = spec.runtime == "inProcess" and is_author_module(spec)  # served the same way
     if spec.runtime not in SUPPORTED_RUNTIMES and not in_process_module:
@@ -121,6 +132,8 @@ def is_author_module(spec: Any) -> bool:
     not an MCP server of its own."""
     if spec.kind == "module":
         return True
+    from .runtimes import JS_SUFFIXES, TS_SUFFIXES
+
     scripted = spec.script.suffix.lower() in TS_SUFFIXES | JS_SUFFIXES
     return spec.kind == "descriptor" and bool(spec.tools) and scripted
 
@@ -153,7 +166,7 @@ def trailblaze_check_tools(registry: ToolRegistry, report: CheckReport, config: 
     from .registration import UNAVAILABLE_META
 
     for definition in registry:
-        reason = definition.meta.get(UNAVAILABLE_META) if isinstance(definition, McpToolDefinition) else None
+        reason = definition.meta.get(UNAVAILABLE_META) if _mcp_tool(definition) is not None else None
         if isinstance(reason, str):
             report.tool_error([definition.name], "ToolLoad", f"tool '{definition.name}' is unavailable: {reason}",
                               SourceLocation(definition.source.file, definition.source.line))
@@ -169,6 +182,7 @@ def trailblaze_session_started(session: Session) -> None:
         return
     from trailblaze import ClassToolDefinition, ToolSource
 
+    from .definitions import STATE_KEY
     from .reload import ReloadToolsTool
     from .servers import SessionServers
 
@@ -186,21 +200,20 @@ def trailblaze_session_started(session: Session) -> None:
 
 @hookimpl
 def trailblaze_session_finished(session: Session, outcome: SessionOutcome) -> None:
-    state = session.resources.pop(STATE_KEY, None)
+    module = sys.modules.get(_DEFINITIONS)  # imported by the session_started that started servers, if any
+    state = session.resources.pop(module.STATE_KEY, None) if module is not None else None
     if state is not None:
         state.close()
 
 
 @hookimpl
 def trailblaze_tool_descriptor(definition: ToolDefinition) -> ToolDescriptor | None:
-    if isinstance(definition, McpToolDefinition):
-        return definition.descriptor()
-    return None
+    tool = _mcp_tool(definition)
+    return None if tool is None else tool.descriptor()
 
 
 @hookimpl
 def trailblaze_execute_tool(definition: ToolDefinition, prepared: Any,
                             context: ToolContext) -> ToolResult | list[ToolCall] | None:
-    if isinstance(definition, McpToolDefinition):
-        return definition.call_server(prepared, context)
-    return None
+    tool = _mcp_tool(definition)
+    return None if tool is None else tool.call_server(prepared, context)

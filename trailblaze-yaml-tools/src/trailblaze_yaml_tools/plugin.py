@@ -16,7 +16,8 @@
 
 The catalog (its models, cache and readers) is imported by the hooks that read a workspace, not here: a
 command that loads every plugin without reading a workspace (``merge-reports``, ``--help``) must not pay
-for it. ``YamlToolDefinition`` stays a top-level import: two hooks test it on every tool call.
+for it. Nor is ``definitions``: two hooks ask on every tool call whether a definition is a YAML tool, and
+none can be before that module is imported (``_yaml_tool``).
 """
 
 from __future__ import annotations
@@ -24,19 +25,27 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from trailblaze import hookimpl
-
-from .definitions import YamlToolDefinition
 
 if TYPE_CHECKING:
     from trailblaze import (CheckReport, PluginHost, Session, TargetInfo, ToolCall, ToolContext,
                             ToolDefinition, ToolDescriptor, ToolRegistry, WorkspaceConfig)
 
     from .catalog import Catalog
+    from .definitions import YamlToolDefinition
 
 PACKAGED_TRAILMAPS = Path(__file__).parent / "trailmaps"
+_DEFINITIONS = f"{__package__}.definitions"
+
+
+def _yaml_tool(definition: ToolDefinition) -> YamlToolDefinition | None:
+    """``definition`` if it is a YAML tool: a dictionary lookup, not an import, on every tool call."""
+    module = sys.modules.get(_DEFINITIONS)
+    if module is not None and isinstance(definition, module.YamlToolDefinition):
+        return cast("YamlToolDefinition", definition)
+    return None
 
 
 @hookimpl
@@ -119,7 +128,7 @@ def trailblaze_json_schemas() -> dict[str, dict[str, Any]]:
 
 @hookimpl
 def trailblaze_tool_descriptor(definition: ToolDefinition) -> ToolDescriptor | None:
-    if not isinstance(definition, YamlToolDefinition):
+    if _yaml_tool(definition) is None:
         return None
     from trailblaze import default_descriptor
 
@@ -130,9 +139,8 @@ def trailblaze_tool_descriptor(definition: ToolDefinition) -> ToolDescriptor | N
 
 @hookimpl
 def trailblaze_execute_tool(definition: ToolDefinition, prepared: Any, context: ToolContext) -> list[ToolCall] | None:
-    if isinstance(definition, YamlToolDefinition):
-        return definition.expansion(prepared, context)
-    return None
+    tool = _yaml_tool(definition)
+    return None if tool is None else tool.expansion(prepared, context)
 
 
 @hookimpl

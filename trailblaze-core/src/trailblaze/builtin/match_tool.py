@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field, field_validator
 
-from ..selectors import parse_selector
 from ..tools.base import Tool, ToolResult
 
 if TYPE_CHECKING:
@@ -36,6 +35,8 @@ class FindMatchesTool(Tool):
     def _check(cls, value: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(value, dict):
             raise ValueError(f"selector must be a map of selector fields, got {type(value).__name__}")  # noqa: TRY004 - pydantic validators report with ValueError
+        from ..selectors import parse_selector  # here: loading the builtin plugin must not pay for the selector models
+
         parse_selector(value, owner="selector")
         return value
 
@@ -43,6 +44,8 @@ class FindMatchesTool(Tool):
         driver = ctx.driver
         if driver is None:
             return ToolResult.fail("findMatches needs a device to look at")
+        from ..selectors import parse_selector
+
         matches = driver.find_matches(parse_selector(self.selector, owner="selector"), self.timeoutMs)
         plural = "" if len(matches) == 1 else "es"
         return ToolResult.ok(f"findMatches: {len(matches)} match{plural}", data=matches)
