@@ -1,4 +1,4 @@
-"""Built-in provider type ``anthropic`` (the Messages API), a core plugin.
+"""Built-in provider type ``anthropic`` (the Messages API).
 
 Uses the official ``anthropic`` client (the ``trailblaze[anthropic]`` extra), imported on the first
 call only. The neutral conversation is folded into Anthropic's strictly alternating user/assistant
@@ -11,9 +11,8 @@ import base64
 import json
 from typing import Any, ClassVar
 
-from ..contract.markers import hookimpl
-from .openai_provider import error_text, status_error
-from .registry import LlmProviderRegistry, OfficialClientProvider, ProviderError
+from .openai_chat import error_text, status_error
+from .registry import OfficialClientProvider, ProviderError
 from .specs import CostSpec, ModelSpec
 from .types import LlmRequest, LlmResponse, LlmToolCall, LlmUsage
 
@@ -139,7 +138,3 @@ def from_anthropic(provider_id: str, message: Any) -> LlmResponse:
         usage = LlmUsage((u.input_tokens or 0) + cached + written, u.output_tokens or 0, cached, written)
     return LlmResponse("\n".join(texts), calls, usage, getattr(message, "stop_reason", None), raw)
 
-
-@hookimpl
-def trailblaze_register_llm_providers(registry: LlmProviderRegistry) -> None:
-    registry.add_provider(AnthropicProvider)

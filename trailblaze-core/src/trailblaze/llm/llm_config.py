@@ -10,9 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..contract.markers import hookimpl
-from .specs import LlmSection
 
 
 @hookimpl
 def trailblaze_config_sections() -> dict[str, type[Any]]:
+    from .specs import LlmSection  # here: loading every plugin (merge-reports, --help) does not pay for it
+
     return {"llm": LlmSection, "providers": list}

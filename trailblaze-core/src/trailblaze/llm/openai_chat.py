@@ -1,4 +1,4 @@
-"""Built-in provider types ``openai`` and ``openai_compatible`` (chat completions), a core plugin.
+"""Built-in provider types ``openai`` and ``openai_compatible`` (chat completions).
 
 Both speak OpenAI's chat-completions wire format through the official ``openai`` client (the
 ``trailblaze[openai]`` extra), imported on the first call only. ``openai_compatible`` covers Azure,
@@ -13,8 +13,7 @@ import base64
 import json
 from typing import Any, ClassVar
 
-from ..contract.markers import hookimpl
-from .registry import LlmProviderRegistry, OfficialClientProvider, ProviderError
+from .registry import OfficialClientProvider, ProviderError
 from .specs import CostSpec, ModelSpec
 from .types import LlmRequest, LlmResponse, LlmToolCall, LlmUsage
 
@@ -198,8 +197,3 @@ def status_error(provider_id: str, status: int, message: str, response: Any) -> 
     return ProviderError(f"LLM provider '{provider_id}' returned HTTP {status}: {message}", retryable=retryable,
                          status=status, retry_after=retry_after)
 
-
-@hookimpl
-def trailblaze_register_llm_providers(registry: LlmProviderRegistry) -> None:
-    registry.add_provider(OpenAIProvider)
-    registry.add_provider(OpenAICompatibleProvider)
