@@ -25,8 +25,12 @@ noise of the time per bundle at 200.
 With ``--before SRC`` (another tree's ``trailblaze-core/src``), the 10,000-trail merge of that tree and of
 this one, alternated ``--rounds`` times: medians side by side, wall and CPU.
 
+With ``--instructions``, the one-bundle and the 10,000-trail merge (and ``--before``'s) run once each under
+valgrind's callgrind instead (``instructions.py``): the instructions each process executes, which the
+machine's load does not move, so two trees compare exactly where their times swing by ±40 %.
+
     uv run python benchmarks/bench_merge_reports.py [--bundles 100] [--trails 100] [--folder 2000] [--no-browser]
-        [--before /tmp/before/trailblaze-core/src --rounds 3]
+        [--before /tmp/before/trailblaze-core/src --rounds 3] [--instructions]
 """
 
 from __future__ import annotations
@@ -43,7 +47,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from trailblaze.report.bundle import (
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from instructions import available, instructions  # noqa: E402
+from trailblaze.report.bundle import (  # noqa: E402
     FORMAT,
     MANIFEST,
     RESULTS,
@@ -111,6 +117,28 @@ def folder(root: Path, count: int) -> Path:
     return root
 
 
+def _merge_command(bundles: list[Path], output: Path) -> list[str]:
+    return [sys.executable, "-m", "trailblaze.cli", "merge-reports", *map(str, bundles), "--output-dir", str(output),
+            "--junit-xml", str(output / "junit.xml")]
+
+
+def counted(bundles: list[Path], root: Path, before: str | None) -> None:
+    """``--instructions``: the one-bundle and the whole merge of this tree (and ``before``'s) under callgrind."""
+    found: dict[str, dict[str, float]] = {}
+    for name, source in (("this tree", None), *((("before", before),) if before else ())):
+        env = {**ENV, "PYTHONPATH": source} if source else ENV
+        for label, chosen in (("one bundle", bundles[:1]), ("all", bundles)):
+            out = root / f"cg-{name.replace(' ', '-')}-{label.replace(' ', '-')}"
+            done, total = instructions(_merge_command(chosen, out), env=env)
+            assert done.returncode in (0, 1), done.stdout + done.stderr
+            found.setdefault(name, {})[label] = total / 1e6
+        print(f"{name}: merge-reports of one bundle {found[name]['one bundle']:,.0f} M instructions, "
+              f"of all {found[name]['all']:,.0f} M")
+    if before:
+        for label in ("one bundle", "all"):
+            print(f"{label}: this tree / before {found['this tree'][label] / found['before'][label]:.3f}")
+
+
 def merge(bundles: list[Path], output: Path, source: str | None = None) -> tuple[float, float, float]:
     """Wall seconds, CPU seconds (user + system: what the process itself needs, whatever else loads the
     machine) and peak RSS (MB) of one ``trailblaze merge-reports`` process; ``source``: another tree's
@@ -118,9 +146,7 @@ def merge(bundles: list[Path], output: Path, source: str | None = None) -> tuple
     env = {**ENV, "PYTHONPATH": source} if source else ENV
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "trailblaze.cli", "merge-reports", *map(str, bundles),
-                           "--output-dir", str(output), "--junit-xml", str(output / "junit.xml")],
-                          capture_output=True, text=True, check=False, env=env)
+    done = subprocess.run(_merge_command(bundles, output), capture_output=True, text=True, check=False, env=env)
     seconds = time.perf_counter() - t0
     assert done.returncode in (0, 1), done.stdout + done.stderr
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -166,13 +192,20 @@ def main() -> None:
                         "of the commit before a change): its merge of all the bundles, alternated with this tree's "
                         "--rounds times, medians printed side by side (the machine's load hits both alike)")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of the --before comparison")
+    parser.add_argument("--instructions", action="store_true", help="count instructions under callgrind instead of "
+                        "timing: one bundle and all of them, this tree and --before's (the load does not move them)")
     args = parser.parse_args()
+    if args.instructions and not available():
+        sys.exit("--instructions needs valgrind (Debian: apt-get install valgrind)")
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         ENV["PYTHONPYCACHEPREFIX"] = str(root / "pycache")
         bundles = generate(root / "in", args.bundles, args.trails, args.retried)
         for source in (None, args.before) if args.before else (None,):
             merge(bundles[:1], root / f"m-warm-up-{'before' if source else 'this'}", source)  # the bytecode cache
+        if args.instructions:
+            counted(bundles, root, args.before)
+            return
         small = bundles[: max(1, args.bundles // 10)]
         n_small, n_all = len(small) * args.trails, len(bundles) * args.trails
         before = resource.getrusage(resource.RUSAGE_CHILDREN)

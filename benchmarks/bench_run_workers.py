@@ -22,7 +22,13 @@ unmeasured warm-up run first), as on a developer's machine or a CI runner: with
 ``PYTHONDONTWRITEBYTECODE`` set, each of the processes ``-n 1`` starts would compile trailblaze,
 pytest and pydantic from source, and the benchmark would measure the compiler.
 
+With ``--instructions`` each command runs once per workspace under valgrind's callgrind instead
+(``instructions.py``): the instructions it and its processes execute, which the machine's load does not
+move, so two trees compare exactly; ``--python`` runs another tree's ``.venv/bin/python`` (its own
+plugins and sources) to compare with.
+
     uv run python benchmarks/bench_run_workers.py [--rounds 2] [--host] [--speed-up]
+    uv run python benchmarks/bench_run_workers.py --host --instructions [--python /other/tree/.venv/bin/python]
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_browser_reuse import make_workspace  # noqa: E402
+from instructions import available, instructions  # noqa: E402
 
 COMMANDS = {"plain": [], "-n 1": ["-n", "1"]}
 HOST_TRAIL = """\
@@ -60,17 +67,50 @@ def host_workspace(root: Path, count: int) -> list[Path]:
     return paths
 
 
+PYTHON = sys.executable
+
+
+def _command(out: Path, extra: list[str]) -> list[str]:
+    return [PYTHON, "-m", "trailblaze.cli", "run", "trails", "--output-dir", str(out), *extra]
+
+
+def _passed(done: subprocess.CompletedProcess[str], trails: int) -> None:
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert f"Results: {trails} passed" in done.stdout, done.stdout[-2000:]
+
+
 def timed(ws: Path, extra: list[str], out: Path, env: dict[str, str], trails: int) -> tuple[float, float]:
     """Wall and CPU seconds of one ``trailblaze run`` (CPU: it and the processes it waited for)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "trailblaze.cli", "run", "trails", "--output-dir", str(out), *extra],
-                          cwd=ws, capture_output=True, text=True, check=False, env=env)
+    done = subprocess.run(_command(out, extra), cwd=ws, capture_output=True, text=True, check=False, env=env)
     seconds = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    assert f"Results: {trails} passed" in done.stdout, done.stdout[-2000:]
+    _passed(done, trails)
     return seconds, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
+
+def counted(sizes: dict[str, Path], counts: dict[str, int], tmp: Path, env: dict[str, str]) -> None:
+    """``--instructions``: each command once per workspace under callgrind, in millions of instructions."""
+    found: dict[tuple[str, str], float] = {}
+    for name, extra in COMMANDS.items():
+        for label, ws in sizes.items():
+            timed(ws, extra, tmp / f"out-warm-{label}-{name.replace(' ', '')}", env, counts[label])  # bytecode
+            done, total = instructions(_command(tmp / f"out-cg-{label}-{name.replace(' ', '')}", extra), env=env,
+                                       cwd=ws)
+            _passed(done, counts[label])
+            found[name, label] = total / 1e6
+            print(f"trailblaze run {name} ({counts[label]} trails): {total / 1e6:,.0f} M instructions")
+    extra_trails = counts["big"] - counts["small"]
+    per_trail = {name: (found[name, "big"] - found[name, "small"]) / extra_trails for name in COMMANDS}
+    fixed = {name: found[name, "small"] - per_trail[name] * counts["small"] for name in COMMANDS}
+    for name in COMMANDS:
+        print(f"{name}: {per_trail[name]:.1f} M instructions per trail (start-up excluded), "
+              f"{fixed[name]:,.0f} M at start-up and exit")
+    print(f"-n 1 overhead per trail against a plain run: {per_trail['-n 1'] - per_trail['plain']:.1f} M instructions "
+          f"(start-up excluded); over the whole run of {counts['big']} trails "
+          f"{(found['-n 1', 'big'] - found['plain', 'big']) / counts['big']:.1f} M per trail; "
+          f"start-up and exit {fixed['-n 1'] - fixed['plain']:,.0f} M more")
 
 
 Times = dict[tuple[str, str], list[tuple[float, float]]]
@@ -95,7 +135,15 @@ def main() -> None:
     parser.add_argument("--host", action="store_true", help="24 and 48 host trails (no browser) instead of 6 and 12 "
                         "web trails")
     parser.add_argument("--speed-up", action="store_true", help="also time -n 2 on the bigger workspace")
+    parser.add_argument("--instructions", action="store_true", help="count instructions under callgrind instead "
+                        "of timing (once per command and workspace; the load does not move them)")
+    parser.add_argument("--python", default=sys.executable, help="the interpreter to run trailblaze with (another "
+                        "tree's .venv/bin/python to compare with)")
     args = parser.parse_args()
+    if args.instructions and not available():
+        sys.exit("--instructions needs valgrind (Debian: apt-get install valgrind)")
+    global PYTHON
+    PYTHON = args.python
     commands = {**COMMANDS, **({"-n 2": ["-n", "2"]} if args.speed_up else {})}
     with tempfile.TemporaryDirectory() as tmp:
         sizes: dict[str, Path] = {}
@@ -106,6 +154,9 @@ def main() -> None:
             sizes[label], counts[label] = ws, len(paths)
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
+        if args.instructions:
+            counted(sizes, counts, Path(tmp), env)
+            return
         timed(sizes["small"], COMMANDS["-n 1"], Path(tmp) / "out-warm-up", env, counts["small"])
         times: dict[tuple[str, str], list[tuple[float, float]]] = {}
         for r in range(args.rounds):
