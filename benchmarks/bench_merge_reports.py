@@ -118,12 +118,12 @@ def folder(root: Path, count: int) -> Path:
 
 
 def _merge_command(bundles: list[Path], output: Path) -> list[str]:
-    return [sys.executable, "-m", "trailblaze.cli", "merge-reports", *map(str, bundles), "--output-dir", str(output),
-            "--junit-xml", str(output / "junit.xml")]
+    return [sys.executable, "-m", "trailblaze.cli", "merge-reports", *map(str, bundles),
+            "--output-dir", str(output), "--junit-xml", str(output / "junit.xml")]
 
 
 def counted(bundles: list[Path], root: Path, before: str | None) -> None:
-    """``--instructions``: the one-bundle and the whole merge of this tree (and ``before``'s) under callgrind."""
+    """``--instructions``: the one-bundle and the whole merge of this tree (and ``before``'s), counted."""
     found: dict[str, dict[str, float]] = {}
     for name, source in (("this tree", None), *((("before", before),) if before else ())):
         env = {**ENV, "PYTHONPATH": source} if source else ENV
@@ -146,7 +146,8 @@ def merge(bundles: list[Path], output: Path, source: str | None = None) -> tuple
     env = {**ENV, "PYTHONPATH": source} if source else ENV
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    done = subprocess.run(_merge_command(bundles, output), capture_output=True, text=True, check=False, env=env)
+    done = subprocess.run(_merge_command(bundles, output), capture_output=True, text=True, check=False,
+                          env=env)
     seconds = time.perf_counter() - t0
     assert done.returncode in (0, 1), done.stdout + done.stderr
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -192,8 +193,9 @@ def main() -> None:
                         "of the commit before a change): its merge of all the bundles, alternated with this tree's "
                         "--rounds times, medians printed side by side (the machine's load hits both alike)")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of the --before comparison")
-    parser.add_argument("--instructions", action="store_true", help="count instructions under callgrind instead of "
-                        "timing: one bundle and all of them, this tree and --before's (the load does not move them)")
+    parser.add_argument("--instructions", action="store_true",
+                        help="count instructions under callgrind instead of timing: one bundle and all "
+                             "of them, this tree and --before's (the load hardly moves them)")
     args = parser.parse_args()
     if args.instructions and not available():
         sys.exit("--instructions needs valgrind (Debian: apt-get install valgrind)")

@@ -28,7 +28,7 @@ move, so two trees compare exactly; ``--python`` runs another tree's ``.venv/bin
 plugins and sources) to compare with.
 
     uv run python benchmarks/bench_run_workers.py [--rounds 2] [--host] [--speed-up]
-    uv run python benchmarks/bench_run_workers.py --host --instructions [--python /other/tree/.venv/bin/python]
+    uv run python benchmarks/bench_run_workers.py --host --instructions [--python OTHER/.venv/bin/python]
 """
 
 from __future__ import annotations
@@ -95,9 +95,9 @@ def counted(sizes: dict[str, Path], counts: dict[str, int], tmp: Path, env: dict
     found: dict[tuple[str, str], float] = {}
     for name, extra in COMMANDS.items():
         for label, ws in sizes.items():
-            timed(ws, extra, tmp / f"out-warm-{label}-{name.replace(' ', '')}", env, counts[label])  # bytecode
-            done, total = instructions(_command(tmp / f"out-cg-{label}-{name.replace(' ', '')}", extra), env=env,
-                                       cwd=ws)
+            tag = f"{label}-{name.replace(' ', '')}"
+            timed(ws, extra, tmp / f"out-warm-{tag}", env, counts[label])  # the bytecode cache
+            done, total = instructions(_command(tmp / f"out-cg-{tag}", extra), env=env, cwd=ws)
             _passed(done, counts[label])
             found[name, label] = total / 1e6
             print(f"trailblaze run {name} ({counts[label]} trails): {total / 1e6:,.0f} M instructions")
@@ -107,8 +107,8 @@ def counted(sizes: dict[str, Path], counts: dict[str, int], tmp: Path, env: dict
     for name in COMMANDS:
         print(f"{name}: {per_trail[name]:.1f} M instructions per trail (start-up excluded), "
               f"{fixed[name]:,.0f} M at start-up and exit")
-    print(f"-n 1 overhead per trail against a plain run: {per_trail['-n 1'] - per_trail['plain']:.1f} M instructions "
-          f"(start-up excluded); over the whole run of {counts['big']} trails "
+    print(f"-n 1 overhead per trail against a plain run: {per_trail['-n 1'] - per_trail['plain']:.1f} M "
+          f"instructions (start-up excluded); over the whole run of {counts['big']} trails "
           f"{(found['-n 1', 'big'] - found['plain', 'big']) / counts['big']:.1f} M per trail; "
           f"start-up and exit {fixed['-n 1'] - fixed['plain']:,.0f} M more")
 
@@ -135,10 +135,11 @@ def main() -> None:
     parser.add_argument("--host", action="store_true", help="24 and 48 host trails (no browser) instead of 6 and 12 "
                         "web trails")
     parser.add_argument("--speed-up", action="store_true", help="also time -n 2 on the bigger workspace")
-    parser.add_argument("--instructions", action="store_true", help="count instructions under callgrind instead "
-                        "of timing (once per command and workspace; the load does not move them)")
-    parser.add_argument("--python", default=sys.executable, help="the interpreter to run trailblaze with (another "
-                        "tree's .venv/bin/python to compare with)")
+    parser.add_argument("--instructions", action="store_true",
+                        help="count instructions under callgrind instead of timing (once per command and "
+                             "workspace; the load hardly moves them)")
+    parser.add_argument("--python", default=sys.executable,
+                        help="the interpreter to run trailblaze with (another tree's .venv/bin/python)")
     args = parser.parse_args()
     if args.instructions and not available():
         sys.exit("--instructions needs valgrind (Debian: apt-get install valgrind)")

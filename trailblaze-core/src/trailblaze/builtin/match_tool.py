@@ -35,7 +35,8 @@ class FindMatchesTool(Tool):
     def _check(cls, value: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(value, dict):
             raise ValueError(f"selector must be a map of selector fields, got {type(value).__name__}")  # noqa: TRY004 - pydantic validators report with ValueError
-        from ..selectors import parse_selector  # here: loading the builtin plugin must not pay for the selector models
+        # here: loading the builtin plugin must not pay for the selector models
+        from ..selectors import parse_selector
 
         parse_selector(value, owner="selector")
         return value

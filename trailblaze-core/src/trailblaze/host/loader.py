@@ -182,8 +182,8 @@ class PluginLoader:
             known = hook in HOOK_NAMES
             if opts is not None:
                 if not known:
-                    raise pluggy.PluginValidationError(
-                        obj, f"unknown hook '{hook}'{did_you_mean(hook)} (see `trailblaze plugins --all` and docs/hooks.md)")
+                    raise pluggy.PluginValidationError(obj, f"unknown hook '{hook}'{did_you_mean(hook)} "
+                                                       "(see `trailblaze plugins --all` and docs/hooks.md)")
                 impls[attr] = opts
             elif attr.startswith("trailblaze_") and _is_function(obj, attr):
                 why = ("is not marked @trailblaze.hookimpl, so it is never called" if known

@@ -13,8 +13,8 @@ from .._lazy import lazy_attributes
 from ..contract.markers import hookimpl
 
 if TYPE_CHECKING:
-    from .openai_chat import (OPENAI_MODELS, OpenAICompatibleProvider, OpenAIProvider,  # noqa: F401 - kept here
-                              error_text, from_openai, status_error, to_openai_messages)
+    from .openai_chat import (OPENAI_MODELS, OpenAICompatibleProvider,  # noqa: F401 - kept here
+                              OpenAIProvider, error_text, from_openai, status_error, to_openai_messages)
     from .registry import LlmProviderRegistry
 
 
@@ -27,5 +27,5 @@ def trailblaze_register_llm_providers(registry: LlmProviderRegistry) -> None:
 
 
 __getattr__ = lazy_attributes(__name__, dict.fromkeys(
-    ("OPENAI_MODELS", "OpenAIProvider", "OpenAICompatibleProvider", "to_openai_messages", "from_openai", "error_text",
-     "status_error"), "trailblaze.llm.openai_chat"))
+    ("OPENAI_MODELS", "OpenAIProvider", "OpenAICompatibleProvider", "to_openai_messages", "from_openai",
+     "error_text", "status_error"), "trailblaze.llm.openai_chat"))
