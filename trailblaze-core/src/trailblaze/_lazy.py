@@ -1,6 +1,7 @@
 """A package's names imported on first use: one ``__getattr__`` (PEP 562) for every core package that
-defers its exports (``trailblaze``, ``trailblaze.agent``, ``trailblaze.llm``), so that loading a plugin
-module in one of them does not import what only a run needs (``merge-reports`` and ``--help`` load every
+defers its exports (``trailblaze``, ``trailblaze.agent``, ``trailblaze.llm``) and for the plugin modules
+that keep the names of what moved out of them (``llm.openai_provider``, ``llm.anthropic_provider``), so that
+loading a plugin module does not import what only a run needs (``merge-reports`` and ``--help`` load every
 plugin and use few)."""
 
 from __future__ import annotations

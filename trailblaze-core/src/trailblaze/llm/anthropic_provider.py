@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._lazy import lazy_attributes
 from ..contract.markers import hookimpl
 
 if TYPE_CHECKING:
@@ -25,6 +24,9 @@ def trailblaze_register_llm_providers(registry: LlmProviderRegistry) -> None:
     registry.add_provider(AnthropicProvider)
 
 
-__getattr__ = lazy_attributes(__name__, dict.fromkeys(
-    ("ANTHROPIC_MODELS", "AnthropicProvider", "to_anthropic_messages", "from_anthropic"),
-    "trailblaze.llm.anthropic_messages"))
+if not TYPE_CHECKING:  # hidden from type checkers, as in the lazy packages: the names are imported above
+    from .._lazy import lazy_attributes
+
+    __getattr__ = lazy_attributes(__name__, dict.fromkeys(
+        ("ANTHROPIC_MODELS", "AnthropicProvider", "to_anthropic_messages", "from_anthropic"),
+        "trailblaze.llm.anthropic_messages"))

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._lazy import lazy_attributes
 from ..contract.markers import hookimpl
 
 if TYPE_CHECKING:
@@ -26,6 +25,9 @@ def trailblaze_register_llm_providers(registry: LlmProviderRegistry) -> None:
     registry.add_provider(OpenAICompatibleProvider)
 
 
-__getattr__ = lazy_attributes(__name__, dict.fromkeys(
-    ("OPENAI_MODELS", "OpenAIProvider", "OpenAICompatibleProvider", "to_openai_messages", "from_openai",
-     "error_text", "status_error"), "trailblaze.llm.openai_chat"))
+if not TYPE_CHECKING:  # hidden from type checkers, as in the lazy packages: the names are imported above
+    from .._lazy import lazy_attributes
+
+    __getattr__ = lazy_attributes(__name__, dict.fromkeys(
+        ("OPENAI_MODELS", "OpenAIProvider", "OpenAICompatibleProvider", "to_openai_messages", "from_openai",
+         "error_text", "status_error"), "trailblaze.llm.openai_chat"))
