@@ -545,14 +545,37 @@ def read_bundle(root: Path) -> Bundle:
     results_path = root / manifest.files.get("results", RESULTS if manifest.version >= 2 else RESULTS_V1)
     regular_file(root, results_path, "records")
     if results_path.suffix == ".jsonl":
-        return Bundle(root, manifest, list(iter_models(results_path, TrailRecord, max_line=MAX_RECORD_BYTES,
-                                                       max_text=MAX_TEXT, cap=capped)))
+        lines = iter_models(results_path, TrailRecord, max_line=MAX_RECORD_BYTES, max_text=MAX_TEXT, cap=capped)
+        return Bundle(root, manifest, [_lean(record) for record in lines])
     regular_file(root, results_path, "records", max_bytes=MAX_MANIFEST_BYTES)
     try:
         records = _RECORDS.validate_python(capped(_load_json(results_path), MAX_TEXT))
     except ValidationError as exc:
         raise BadInputError(f"{results_path}: {first_error(exc)}") from None
-    return Bundle(root, manifest, records)
+    return Bundle(root, manifest, [_lean(record) for record in records])
+
+
+_EVERY_RECORD_FIELD = set(TrailRecord.model_fields)
+_EVERY_STEP_FIELD = set(StepRecord.model_fields)
+
+
+def _lean(record: TrailRecord) -> TrailRecord:
+    """``record`` holding one shared set of its field names where it set every field.
+
+    pydantic keeps, per model, the set of fields its input set (``model_fields_set``). The writers set
+    every field, so a record of 41 fields and each of its steps (20) carried a 2 KiB set of the same
+    names: two thirds of a read bundle's memory, and a third of a 10,000-trail merge's peak. A record
+    that set every field now refers to one set per model class that says the same, so nothing that
+    reads ``model_fields_set`` sees a difference; pydantic's ``__setattr__`` only adds a field's name,
+    which that set already holds, and a copy (``model_copy``) copies it. A record that left a field
+    out (an older writer) keeps its own."""
+    if len(record.__pydantic_fields_set__) == len(_EVERY_RECORD_FIELD):
+        object.__setattr__(record, "__pydantic_fields_set__", _EVERY_RECORD_FIELD)  # as pydantic sets it
+    every = len(_EVERY_STEP_FIELD)
+    for step in record.steps:
+        if len(step.__pydantic_fields_set__) == every:
+            object.__setattr__(step, "__pydantic_fields_set__", _EVERY_STEP_FIELD)
+    return record
 
 
 def read_records(root: Path) -> list[TrailRecord]:

@@ -166,17 +166,8 @@ def write_outputs(merged: Merged, *, junit_xml: Path | None, report: bool) -> No
     # Built once from the trails as the merge grouped them; the plugins' writers get it too (``merged_run``).
     run = merged.run = trails_run(merged.trails or attempts_by_trail(merged.records), out)
     run.interrupted = merged.manifest.interrupted_by
-    rows = run.summary()
-    for row, attempts in zip(rows["results"], merged.trails, strict=True):
-        record = attempts[-1]
-        row.update(shard=record.shard, worker=record.worker, endpoint=record.endpoint, attempt=record.attempt,
-                   tags=record.tags, bundle=record.bundle, run_id=record.run_id, workspace=record.workspace)
-    rows["metadata"]["run_id"] = merged.manifest.run_id
     merged.results_line = run.results_line()
-    # Through the rules every run's summary follows (control characters escaped; strings were cut at
-    # 64 KiB as the bundles were read).
-    write_atomic(out / SUMMARY, output_json(rows))
-    merged.files["summary"] = out / SUMMARY
+    merged.files["summary"] = _write_summary(merged, run, out / SUMMARY)
     if junit_xml is not None:
         from .junit import write_junit_xml
 
@@ -188,6 +179,23 @@ def write_outputs(merged: Merged, *, junit_xml: Path | None, report: bool) -> No
     merged.manifest.files.update(within_bundle(merged.files, out))
     write_records(out / RESULTS, merged.records)
     write_json(out / MANIFEST, merged.manifest.model_dump(mode="json"))
+
+
+def _write_summary(merged: Merged, run: RunResult, path: Path) -> Path:
+    """The merged ``summary.json``: the run's rows, each with where its record came from. Its own
+    function so the rows (a third of a 10,000-trail merge's memory) are freed before the JUnit and the
+    report are built."""
+    rows = run.summary()
+    for row, attempts in zip(rows["results"], merged.trails, strict=True):
+        record = attempts[-1]
+        row.update(shard=record.shard, worker=record.worker, endpoint=record.endpoint, attempt=record.attempt,
+                   tags=record.tags, bundle=record.bundle, run_id=record.run_id, workspace=record.workspace)
+    rows["metadata"]["run_id"] = merged.manifest.run_id
+    # Through the rules every run's summary follows (control characters escaped; strings were cut at
+    # 64 KiB as the bundles were read).
+    text = output_json(rows)
+    del rows
+    return write_atomic(path, text)
 
 
 def _rebased(record: TrailRecord, bundle: Bundle, prefix: str) -> TrailRecord:
