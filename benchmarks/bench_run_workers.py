@@ -17,6 +17,11 @@ figures also round by round, with their median (the rounds are paired: a drift i
 moves both sides of a round alike, where a difference of medians mixes rounds). CPU is
 the figure to trust on a shared machine; wall time there mostly measures the other processes.
 
+Each run's timeline is read from the trails' own start and end times in its JSON summary (``timeline``):
+the time before the first trail (``head``), after the last (``tail``), between two trails (``gap``) and
+in one (``trail``). ``-n 1``'s gap over a plain run's is its per-trail cost outside the trails, a figure
+the machine's load hardly moves, where the whole-run differences above swing by ±100 ms a trail.
+
 Every command runs with a warm bytecode cache (``PYTHONPYCACHEPREFIX`` in the temporary directory, one
 unmeasured warm-up run first), as on a developer's machine or a CI runner: with
 ``PYTHONDONTWRITEBYTECODE`` set, each of the processes ``-n 1`` starts would compile trailblaze,
@@ -34,6 +39,7 @@ plugins and sources) to compare with.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import statistics
@@ -80,14 +86,37 @@ def _passed(done: subprocess.CompletedProcess[str], trails: int) -> None:
 
 
 def timed(ws: Path, extra: list[str], out: Path, env: dict[str, str], trails: int) -> tuple[float, float]:
-    """Wall and CPU seconds of one ``trailblaze run`` (CPU: it and the processes it waited for)."""
+    """Wall and CPU seconds of one ``trailblaze run`` (CPU: it and the processes it waited for); its
+    timeline (``timeline``) is kept in ``TIMELINES`` under ``out``."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
+    start, clock = time.perf_counter(), time.time()
     done = subprocess.run(_command(out, extra), cwd=ws, capture_output=True, text=True, check=False, env=env)
     seconds = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     _passed(done, trails)
+    TIMELINES[out] = timeline(out, clock, clock + seconds)
     return seconds, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
+
+TIMELINES: dict[Path, dict[str, float]] = {}
+
+
+def timeline(out: Path, began: float, ended: float) -> dict[str, float]:
+    """Where one run's wall time went, read from the trails' own start and end times in its JSON
+    summary (ms): ``head``, process start to the first trail's start (interpreters, imports, workers,
+    collection, the browser); ``tail``, the last trail's end to the process's exit (outputs, merge,
+    shutdown); ``gap``, the mean time between one trail's end and the next one's start (what a run adds
+    per trail outside the trails); ``trail``, the mean trail duration. Unlike a difference of two whole
+    runs, the gap does not move with how long the trails themselves took on a loaded machine."""
+    merged = out / "summary.json"  # ``-n``: the workers' merge; a plain run: its own summary under reports/
+    summary = merged if merged.is_file() else max((out / "reports").glob("trailblaze_test_results_*.json"))
+    rows = json.loads(summary.read_text())["results"]
+    starts = sorted(r["started_at_epoch_ms"] for r in rows)
+    ends = sorted(r["completed_at_epoch_ms"] for r in rows)
+    gaps = [max(0, nxt - end) for end, nxt in zip(ends, starts[1:], strict=False)]
+    return {"head": starts[0] - began * 1000, "tail": ended * 1000 - ends[-1],
+            "gap": statistics.fmean(gaps) if gaps else 0.0,
+            "trail": statistics.fmean(e - s for s, e in zip(starts, ends, strict=True))}
 
 
 def counted(sizes: dict[str, Path], counts: dict[str, int], tmp: Path, env: dict[str, str]) -> None:
@@ -192,6 +221,19 @@ def main() -> None:
         print(f"-n 1 overhead per trail, {label}, round by round: "
               f"wall {', '.join(f'{w:.0f}' for w in walls)} ms (median {statistics.median(walls):.0f}); "
               f"CPU {', '.join(f'{c:.0f}' for c in cpus)} ms (median {statistics.median(cpus):.0f})")
+    # The trails' own clocks (``timeline``), on the bigger workspace: the per-trail figure the load moves least.
+    lines = {name: [TIMELINES[Path(tmp) / f"out-{r}-big-{name.replace(' ', '')}"] for r in range(args.rounds)]
+             for name in COMMANDS}
+    for name, found in lines.items():
+        print(f"{name} on {counts['big']} trails, from the trails' own times (medians over rounds): "
+              + ", ".join(f"{key} {statistics.median(t[key] for t in found):.0f} ms"
+                          for key in ("head", "tail", "gap", "trail")))
+    gap = [n["gap"] - p["gap"] for n, p in zip(lines["-n 1"], lines["plain"], strict=True)]
+    trail = [n["trail"] - p["trail"] for n, p in zip(lines["-n 1"], lines["plain"], strict=True)]
+    print(f"-n 1 over plain per trail, from the trails' own times, round by round: between trails "
+          f"{', '.join(f'{g:+.1f}' for g in gap)} ms (median {statistics.median(gap):+.1f}); within a trail "
+          f"{', '.join(f'{t:+.0f}' for t in trail)} ms (median {statistics.median(trail):+.0f}; the trails' "
+          "own speed, which the load moves)")
     if args.speed_up:
         print(f"-n 2 vs -n 1 speed-up: {med['-n 1', 'big'][0] / med['-n 2', 'big'][0]:.2f}x wall")
 
