@@ -8,7 +8,9 @@ import json
 import time
 from pathlib import Path
 
-from trailblaze.errors import ExitCode
+import pytest
+
+from trailblaze.errors import BadInputError, ExitCode
 from trailblaze.memory import Redactor
 from trailblaze.results.output_request import BundleContext
 from trailblaze.report.bundle import (
@@ -20,6 +22,7 @@ from trailblaze.report.bundle import (
     StepRecord,
     TrailRecord,
     read_bundle,
+    read_manifest,
     write_bundle,
 )
 from trailblaze.report.merge import merge_bundles
@@ -120,3 +123,17 @@ def test_records_read_back_share_one_set_of_field_names_and_behave_as_their_own(
     assert copy.title == "copied" and first.title == "renamed"
     assert first.model_fields_set == set(TrailRecord.model_fields) == again.model_fields_set
     assert first.model_dump(exclude_unset=True).keys() == set(TrailRecord.model_fields)
+
+
+def test_a_manifest_reads_without_the_records_and_is_checked_as_the_bundle_is(tmp_path: Path) -> None:
+    """What the ``-n`` controller reads to pick this run's worker bundles: the manifest alone."""
+    root = tmp_path / "gw0"
+    write_bundle(RunResult(redactor=Redactor(), trails=[_trail(0)]), root, BundleContext(run_id="r7"), {})
+    (root / RESULTS).write_text("not a record\n")
+    assert read_manifest(root).run_id == "r7" and read_manifest(root / MANIFEST).run_id == "r7"
+    with pytest.raises(BadInputError, match=r"results\.jsonl:1: not a JSON record"):
+        read_bundle(root)
+    manifest = json.loads((root / MANIFEST).read_text())
+    (root / MANIFEST).write_text(json.dumps({**manifest, "files": {"results": "../../etc/passwd"}}))
+    with pytest.raises(BadInputError, match="files.results"):
+        read_manifest(root)

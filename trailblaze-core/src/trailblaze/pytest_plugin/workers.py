@@ -239,7 +239,7 @@ def merge_workers(state: _State) -> None:
     """xdist controller: this run's worker bundles (and the trails of crashed workers) into one report,
     summary and JUnit at the output directory."""
     from ..commands.session_options import pytest_session_values
-    from ..report.bundle import MANIFEST, read_bundle
+    from ..report.bundle import MANIFEST, read_manifest
     from ..report.merge import merge_bundles
 
     from ..llm.budget import llm_spend_file
@@ -250,7 +250,7 @@ def merge_workers(state: _State) -> None:
     # Worker directories of this run only: an earlier run's bundles (gw2 of a wider run, the output
     # directory's own bundle) stay out of it.
     mine = [p.parent.parent for p in sorted(out.glob(f"gw*/{MANIFEST}"))
-            if read_bundle(p.parent.parent).manifest.run_id == rid]
+            if read_manifest(p.parent.parent).run_id == rid]
     watcher = state.config.pluginmanager.get_plugin("trailblaze-not-started")
     cancelled = watcher.records() if isinstance(watcher, NotStarted) else []
     if not mine and not state.crashed and not state.unreadable and not cancelled:

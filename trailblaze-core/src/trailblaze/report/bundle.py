@@ -525,6 +525,24 @@ def read_bundle(root: Path) -> Bundle:
     A bundle is untrusted (``bundle_limits``): the files its manifest names must lie inside it, symlinks
     included, and its records are read one line at a time with every string capped."""
     root = bundle_root(Path(root))
+    manifest = read_manifest(root)
+    results_path = root / manifest.files.get("results", RESULTS if manifest.version >= 2 else RESULTS_V1)
+    regular_file(root, results_path, "records")
+    if results_path.suffix == ".jsonl":
+        lines = iter_models(results_path, TrailRecord, max_line=MAX_RECORD_BYTES, max_text=MAX_TEXT, cap=capped)
+        return Bundle(root, manifest, [_lean(record) for record in lines])
+    regular_file(root, results_path, "records", max_bytes=MAX_MANIFEST_BYTES)
+    try:
+        records = _RECORDS.validate_python(capped(_load_json(results_path), MAX_TEXT))
+    except ValidationError as exc:
+        raise BadInputError(f"{results_path}: {first_error(exc)}") from None
+    return Bundle(root, manifest, [_lean(record) for record in records])
+
+
+def read_manifest(root: Path) -> BundleManifest:
+    """The manifest of the bundle at ``root`` (its directory or its ``bundle.json``), checked as
+    ``read_bundle`` checks it, without reading its records: which run wrote it, whether it finished."""
+    root = bundle_root(Path(root))
     manifest_path = root / MANIFEST
     if not manifest_path.is_file():
         raise BadInputError(f"{root} is not a result bundle: no {MANIFEST}",
@@ -542,17 +560,7 @@ def read_bundle(root: Path) -> Bundle:
         raise BadInputError(f"{manifest_path}: {first_error(exc)}") from None
     for name, entry in manifest.files.items():
         inside(root, entry, f"manifest entry files.{name}")
-    results_path = root / manifest.files.get("results", RESULTS if manifest.version >= 2 else RESULTS_V1)
-    regular_file(root, results_path, "records")
-    if results_path.suffix == ".jsonl":
-        lines = iter_models(results_path, TrailRecord, max_line=MAX_RECORD_BYTES, max_text=MAX_TEXT, cap=capped)
-        return Bundle(root, manifest, [_lean(record) for record in lines])
-    regular_file(root, results_path, "records", max_bytes=MAX_MANIFEST_BYTES)
-    try:
-        records = _RECORDS.validate_python(capped(_load_json(results_path), MAX_TEXT))
-    except ValidationError as exc:
-        raise BadInputError(f"{results_path}: {first_error(exc)}") from None
-    return Bundle(root, manifest, [_lean(record) for record in records])
+    return manifest
 
 
 _EVERY_RECORD_FIELD = set(TrailRecord.model_fields)
