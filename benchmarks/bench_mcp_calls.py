@@ -8,8 +8,14 @@ machine hits both alike. A second reference, the bare SDK sending upstream's two
 hand (the ``_trailblazeContext`` argument and ``params._meta.trailblaze`` every Trailblaze call carries),
 separates what the protocol costs the server from what Trailblaze itself adds.
 
-Usage: uv run python benchmarks/bench_mcp_calls.py [--calls 1000] [--batch 50]
-Aim: ratio ≤ 1.10 with the session event log (issue 15).
+With ``--instructions``, each path instead runs alone under valgrind's callgrind, client and server
+followed (``instructions.py``), at 100 and at 300 calls: the difference over 200 calls is the instructions
+one call costs both processes, which the machine's load does not move (the timings above swing by
+±20 % between runs, the bare SDK against itself included). An instruction is not a nanosecond: waiting
+on the pipe and the scheduler are not in it.
+
+Usage: uv run python benchmarks/bench_mcp_calls.py [--calls 1000] [--batch 50] [--instructions]
+Aim: ratio ≤ 1.10 with the session event log (issue 15; issue 31: ≤ 1.08).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import argparse
 import asyncio
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -126,11 +133,64 @@ class Ours:
         self.session.log.close()
 
 
+PATHS = {"sdk": lambda: BareSdk(), "enveloped": lambda: BareSdk(envelopes=True),
+         "ours": lambda: Ours(logging=False), "logged": lambda: Ours(logging=True)}
+LABELS = {"sdk": "bare mcp SDK ClientSession", "enveloped": "bare SDK with upstream's two envelopes",
+          "ours": "Trailblaze dispatch", "logged": "... writing session log files"}
+
+
+def only(name: str, calls: int) -> None:
+    """One path alone (``--instructions`` counts this process and its server): 50 calls to warm up, then
+    ``calls``."""
+    path = PATHS[name]()
+    try:
+        path.batch(50, 0)
+        path.batch(calls, 50)
+    finally:
+        path.close()
+
+
+def counted() -> None:
+    """``--instructions``: instructions per call of each path, both processes, over 200 calls."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from instructions import available, instructions
+
+    if not available():
+        sys.exit("--instructions needs valgrind (Debian: apt-get install valgrind)")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    per_call: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        env["PYTHONPYCACHEPREFIX"] = tmp  # a warm bytecode cache: compiling is not a call's cost
+        subprocess.run([sys.executable, __file__, "--only", "logged", "--calls", "1"], env=env, check=True)
+        for name in PATHS:
+            totals = []
+            for calls in (100, 300):
+                done, total = instructions([sys.executable, __file__, "--only", name, "--calls", str(calls)], env=env)
+                assert done.returncode == 0, done.stderr[-2000:]
+                totals.append(total)
+            per_call[name] = (totals[1] - totals[0]) / 200
+            print(f"  {LABELS[name]:38}: {per_call[name] / 1e6:.3f} M instructions per call (client and server)"
+                  + (f", {per_call[name] / per_call['sdk']:.3f} of the bare SDK" if name != "sdk" else ""),
+                  flush=True)
+    print(f"  ours with log files over the bare SDK sending the same envelopes by hand: "
+          f"{per_call['logged'] / per_call['enveloped']:.3f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--calls", type=int, default=1000)
     parser.add_argument("--batch", type=int, default=50)
+    parser.add_argument("--instructions", action="store_true",
+                        help="count each path's instructions per call under callgrind (client and server) "
+                             "instead of timing them")
+    parser.add_argument("--only", choices=sorted(PATHS), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.only:
+        only(args.only, args.calls)
+        return
+    if args.instructions:
+        counted()
+        return
     sdk, enveloped, ours, logged = BareSdk(), BareSdk(envelopes=True), Ours(logging=False), Ours(logging=True)
     try:
         for path in (sdk, enveloped, ours, logged):  # warm-up
