@@ -10,11 +10,16 @@ separates what the protocol costs the server from what Trailblaze itself adds.
 
 With ``--instructions``, each path instead runs alone under valgrind's callgrind, client and server
 followed (``instructions.py``), at 100 and at 300 calls: the difference over 200 calls is the instructions
-one call costs both processes, which the machine's load does not move (the timings above swing by
-±20 % between runs, the bare SDK against itself included). An instruction is not a nanosecond: waiting
-on the pipe and the scheduler are not in it.
+one call costs, printed for the client and the server apart (``--repeat N``: every path N times in turn,
+medians). Trailblaze's path counts within ~2 % of itself run after run (it reads and writes its pipes
+directly); the bare SDK's swings by up to half, client and server alike (its transport's reader and
+writer tasks, and the server's stdin reads on worker threads, take more or fewer turns depending on
+when bytes arrive; 2026-11-29: client 1.03–1.52 M, server 1.71–2.10 M a call). The server's count also
+depends on the envelopes' contents: the bare SDK sending Trailblaze's exact envelopes made the server
+count 2.13–2.17 M, what it counts answering Trailblaze. So read the medians of several rounds, and the
+ratio as a range. An instruction is not a nanosecond: waiting on the pipe and the scheduler are not in it.
 
-Usage: uv run python benchmarks/bench_mcp_calls.py [--calls 1000] [--batch 50] [--instructions]
+Usage: uv run python benchmarks/bench_mcp_calls.py [--calls 1000] [--batch 50] [--instructions [--repeat 3]]
 Aim: ratio ≤ 1.10 with the session event log (issue 15; issue 31: ≤ 1.08).
 """
 
@@ -150,30 +155,46 @@ def only(name: str, calls: int) -> None:
         path.close()
 
 
-def counted() -> None:
-    """``--instructions``: instructions per call of each path, both processes, over 200 calls."""
+def counted(repeat: int) -> None:
+    """``--instructions``: instructions per call of each path over 200 calls, the client process and the
+    server process apart, each path run ``repeat`` times in turn (medians printed); see the module
+    docstring for how far each side's count moves between runs."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from instructions import available, instructions
+    from instructions import available, instructions_by_process
 
     if not available():
         sys.exit("--instructions needs valgrind (Debian: apt-get install valgrind)")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    per_call: dict[str, float] = {}
+    runs: dict[str, list[tuple[float, float]]] = {name: [] for name in PATHS}
     with tempfile.TemporaryDirectory() as tmp:
         env["PYTHONPYCACHEPREFIX"] = tmp  # a warm bytecode cache: compiling is not a call's cost
         subprocess.run([sys.executable, __file__, "--only", "logged", "--calls", "1"], env=env, check=True)
-        for name in PATHS:
-            totals = []
-            for calls in (100, 300):
-                done, total = instructions([sys.executable, __file__, "--only", name, "--calls", str(calls)], env=env)
-                assert done.returncode == 0, done.stderr[-2000:]
-                totals.append(total)
-            per_call[name] = (totals[1] - totals[0]) / 200
-            print(f"  {LABELS[name]:38}: {per_call[name] / 1e6:.3f} M instructions per call (client and server)"
-                  + (f", {per_call[name] / per_call['sdk']:.3f} of the bare SDK" if name != "sdk" else ""),
-                  flush=True)
-    print(f"  ours with log files over the bare SDK sending the same envelopes by hand: "
-          f"{per_call['logged'] / per_call['enveloped']:.3f}")
+        for round_ in range(1, repeat + 1):
+            for name in PATHS:
+                sides: list[tuple[int, int]] = []
+                for calls in (100, 300):
+                    cmd = [sys.executable, __file__, "--only", name, "--calls", str(calls)]
+                    done, processes = instructions_by_process(cmd, env=env)
+                    assert done.returncode == 0, done.stderr[-2000:]
+                    served = sum(count for command, count in processes if SERVER.name in command)
+                    sides.append((sum(count for _, count in processes) - served, served))
+                per_client, per_server = ((sides[1][i] - sides[0][i]) / 200 for i in (0, 1))
+                runs[name].append((per_client, per_server))
+                sdk = runs["sdk"][-1]
+                print(f"  round {round_}, {LABELS[name]:38}: client {per_client / 1e6:.3f} M, server "
+                      f"{per_server / 1e6:.3f} M instructions per call"
+                      + (f"; client {per_client / sdk[0]:.3f}, both {(per_client + per_server) / sum(sdk):.3f} "
+                         f"of the bare SDK" if name != "sdk" else ""), flush=True)
+    client = {name: statistics.median(c for c, _ in v) for name, v in runs.items()}
+    both = {name: statistics.median(c + s for c, s in v) for name, v in runs.items()}
+    print(f"  medians over {repeat} round(s), instructions per call:")
+    for name in PATHS:
+        print(f"    {LABELS[name]:38}: client {client[name] / 1e6:.3f} M"
+              + (f" ({client[name] / client['sdk']:.3f} of the bare SDK's)" if name != "sdk" else "")
+              + f", client and server {both[name] / 1e6:.3f} M"
+              + (f" ({both[name] / both['sdk']:.3f})" if name != "sdk" else ""))
+    print(f"  ours with log files over the bare SDK sending the same envelopes by hand: client "
+          f"{client['logged'] / client['enveloped']:.3f}, client and server {both['logged'] / both['enveloped']:.3f}")
 
 
 def main() -> None:
@@ -183,13 +204,15 @@ def main() -> None:
     parser.add_argument("--instructions", action="store_true",
                         help="count each path's instructions per call under callgrind (client and server) "
                              "instead of timing them")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="with --instructions: run every path this many times in turn and print medians")
     parser.add_argument("--only", choices=sorted(PATHS), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.only:
         only(args.only, args.calls)
         return
     if args.instructions:
-        counted()
+        counted(args.repeat)
         return
     sdk, enveloped, ours, logged = BareSdk(), BareSdk(envelopes=True), Ours(logging=False), Ours(logging=True)
     try:

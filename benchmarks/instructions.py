@@ -27,10 +27,27 @@ def available() -> bool:
 def instructions(cmd: Sequence[str], *, env: Mapping[str, str] | None = None,
                  cwd: Path | None = None) -> tuple[subprocess.CompletedProcess[str], int]:
     """Run ``cmd`` under callgrind (children followed); its result and the instructions of every process."""
+    done, processes = instructions_by_process(cmd, env=env, cwd=cwd)
+    return done, sum(count for _, count in processes)
+
+
+def instructions_by_process(cmd: Sequence[str], *, env: Mapping[str, str] | None = None,
+                            cwd: Path | None = None) -> tuple[subprocess.CompletedProcess[str], list[tuple[str, int]]]:
+    """``instructions``, process by process: each process's command line (as valgrind logged it) and its
+    count, in the order of their process ids. Where one process's count swings between runs and
+    another's does not (an event loop that takes more turns when an answer comes late), the total hides
+    which one moved."""
     with tempfile.TemporaryDirectory(prefix="callgrind-") as logs:
         done = subprocess.run(["valgrind", "--tool=callgrind", "--trace-children=yes",
                                "--callgrind-out-file=/dev/null", f"--log-file={logs}/%p.log", *cmd],
                               capture_output=True, text=True, check=False, env=env, cwd=cwd)
-        total = sum(int(m.group(1).replace(",", "")) for log in Path(logs).glob("*.log")
-                    for m in _REFS.finditer(log.read_text(errors="replace")))
-    return done, total
+        processes = []
+        for log in sorted(Path(logs).glob("*.log"), key=lambda p: int(p.stem) if p.stem.isdigit() else 0):
+            text = log.read_text(errors="replace")
+            command = _COMMAND.search(text)
+            count = sum(int(m.group(1).replace(",", "")) for m in _REFS.finditer(text))
+            processes.append((command.group(1).strip() if command else "?", count))
+    return done, processes
+
+
+_COMMAND = re.compile(r"Command:\s+(.*)")
