@@ -3,9 +3,9 @@
 On a shared two-core machine the same command's wall and CPU time move by ±40 % within minutes, more than
 the differences worth measuring between two trees. An instruction count does not move with the load: the
 same command on the same input counts within a fraction of a percent of itself, so two trees compare
-exactly, run after run —
-except where a process's event loop takes more or fewer turns as bytes arrive early or late (the MCP
-SDK's stdio transport: up to half between runs; ``instructions_by_process`` shows which process moved). It is not time (a cache miss costs more than an add; sleeps and waits count
+exactly, run after run — except where a process's event loop takes more or fewer turns as bytes arrive
+early or late (the MCP SDK's stdio transport: up to half between runs; ``instructions_by_process`` shows
+which process moved). It is not time (a cache miss costs more than an add; sleeps and waits count
 nothing), so the benchmarks print it beside their timings, never instead of them. Slow (about 50× the
 command's time); needs ``valgrind`` (Debian package ``valgrind``).
 """
