@@ -16,7 +16,6 @@ attempts make one trail in the summary, JUnit and report, its outcome decided as
 from __future__ import annotations
 
 import dataclasses
-import functools
 import gc
 import os
 import posixpath
@@ -264,12 +263,12 @@ def run_result(records: Sequence[TrailRecord], out: Path) -> RunResult:
 def trails_run(trails: Iterable[Sequence[TrailRecord]], out: Path) -> RunResult:
     """``run_result`` of records already grouped by trail run (``attempts_by_trail``), each group's
     attempts first first."""
-    base = str(out)
+    paths = _Paths(str(out))
     results = []
     for attempts in trails:
-        final = trail_result(attempts[-1], base)
+        final = trail_result(attempts[-1], paths)
         source = attempts[-1].trail_source
-        final.attempts = [trail_result(r, base, path=final.path if r.trail_source == source else None)
+        final.attempts = [trail_result(r, paths, path=final.path if r.trail_source == source else None)
                           for r in attempts[:-1]]
         results.append(final)
     # The bundles were redacted by the runs that wrote them; a merge knows no secret of its own.
@@ -289,16 +288,17 @@ def merged_run(merged: Merged) -> RunResult:
     return run
 
 
-def trail_result(record: TrailRecord, out: str, *, path: Path | None = None) -> TrailResult:
+def trail_result(record: TrailRecord, paths: _Paths, *, path: Path | None = None) -> TrailResult:
     """``record`` as the ``TrailResult`` its run had (``path``: the trail's, when an attempt already
-    made it), its bundle-relative paths joined to ``out``. Once per record of a merge: kept lean."""
+    made it), its bundle-relative paths joined to the merge's output (``paths``). Once per record of a
+    merge: kept lean."""
     outcome = record.session_outcome()
     log_dir = record.log_dir
-    full = functools.partial(_full, out)
+    full = paths.full
     return TrailResult(
-        path=Path(record.trail_source) if path is None else path, title=record.title, outcome=outcome,
+        path=paths.plain(record.trail_source) if path is None else path, title=record.title, outcome=outcome,
         exit_code=outcome_exit_code(outcome, record.exit_code), session_id=record.session_id,
-        log_dir=None if log_dir is None else Path(normpath(join(out, log_dir))), message=record.message,
+        log_dir=None if log_dir is None else full(log_dir), message=record.message,
         failure_kind=record.failure_kind, classifier=record.classifier, platform=record.platform,
         driver=record.driver, target=record.target, execution_mode=record.execution_mode,
         started_at=record.started_at, completed_at=record.completed_at, llm_call_count=record.llm_call_count,
@@ -306,14 +306,51 @@ def trail_result(record: TrailRecord, out: str, *, path: Path | None = None) -> 
         has_recorded_steps=record.has_recorded_steps,
         skip_reason=record.skip_reason, trail_id=record.trail_id, device_label=record.device,
         endpoint=record.endpoint, tags=list(record.tags),
-        artifacts={k: normpath(join(out, v)) for k, v in record.artifacts.items()} if record.artifacts else {},
+        artifacts={k: paths.joined(v) for k, v in record.artifacts.items()} if record.artifacts else {},
         steps=[s.result() for s in record.steps], actors=[a.result(full) for a in record.actors] if record.actors else [],
         heal_check=record.heal_check.result(full) if record.heal_check is not None else None)
 
 
-def _full(out: str, path: str | None) -> Path | None:
-    """A bundle-relative ``path`` joined to the merge's output ``out``."""
-    return None if path is None else Path(normpath(join(out, path)))
+class _Paths:
+    """The ``Path`` objects of a merge's records, each folder parsed once: pathlib parses every part of
+    a path it is given, and a 10,000-trail merge makes two paths a record, most of them in a few
+    hundred folders (a bundle's log folder, a workspace's trail folders)."""
+
+    def __init__(self, out: str) -> None:
+        self.out = out
+        self._folders: dict[str, Path] = {}
+        self._joined: dict[str, Path] = {}
+
+    def plain(self, path: str) -> Path:
+        """``Path(path)``."""
+        folder, _, name = path.rpartition("/")
+        if not folder or name in _NOT_A_NAME:
+            return Path(path)
+        parent = self._folders.get(folder)
+        if parent is None:
+            parent = self._folders[folder] = Path(folder)
+        return parent / name
+
+    def joined(self, path: str) -> str:
+        """A bundle-relative ``path`` joined to the output, normalised (``os.path.normpath``)."""
+        return normpath(join(self.out, path))
+
+    def full(self, path: str | None) -> Path | None:
+        """``Path(joined(path))``."""
+        if path is None:
+            return None
+        folder, _, name = path.rpartition("/")
+        if name in _NOT_A_NAME:
+            return Path(normpath(join(self.out, path)))
+        parent = self._joined.get(folder)
+        if parent is None:
+            parent = self._joined[folder] = Path(normpath(join(self.out, folder)))
+        return parent / name
+
+
+_NOT_A_NAME = frozenset(("", ".", ".."))
+"""Last parts that ``normpath`` changes what comes before (or that pathlib drops): such a path is
+parsed whole."""
 
 
 # -- triage ---------------------------------------------------------------------------------------------
