@@ -157,8 +157,9 @@ def only(name: str, calls: int) -> None:
 
 def counted(repeat: int) -> None:
     """``--instructions``: instructions per call of each path over 200 calls, the client (every process
-    but the server: the bench itself and, on Trailblaze's path, its reaper's watchdog process) and the server apart, each path run ``repeat`` times in turn (medians printed); see the module
-    docstring for how far each side's count moves between runs."""
+    but the server: the bench itself and, on Trailblaze's path, its reaper's watchdog process) and the
+    server apart, each path run ``repeat`` times in turn (medians printed); see the module docstring
+    for how far each side's count moves between runs."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from instructions import available, instructions_by_process
 
