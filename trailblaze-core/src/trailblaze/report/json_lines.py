@@ -20,6 +20,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ..errors import BadInputError
 from ..files import write_atomic
+from ..json_encode import model_json
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -31,8 +32,13 @@ def line_of(value: Any) -> bytes:
 
 
 def model_line(model: BaseModel) -> bytes:
-    """``model`` as one line, serialised by pydantic's core (the stdlib only for text it will not encode)."""
-    try:  # the bytes ``model_dump_json`` would give, without decoding them to text and encoding them again
+    """``model`` as one line: the bytes ``model_dump_json`` would give (``json_encode.model_json``, else
+    pydantic's core), without decoding them to text and encoding them again; the stdlib only for text
+    neither will encode."""
+    fast = model_json(model)
+    if fast is not None:
+        return fast + b"\n"
+    try:
         return model.__pydantic_serializer__.to_json(model) + b"\n"
     except (ValueError, UnicodeError):
         return line_of(model.model_dump(mode="json"))

@@ -20,10 +20,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from pydantic_core import PydanticSerializationError, to_json
+from pydantic_core import PydanticSerializationError
 
 from .html import _e as _escape
 from .html import _seconds
+from ..json_encode import dumps
 from ..results.lanes import actor_label, step_rows
 from .merged import status_of
 from .html_assets import CSS as BASE_CSS
@@ -275,8 +276,8 @@ def _triage_html(failures: list[tuple[str, list[TrailRecord]]], records: list[Tr
 def _script_json(value: Any) -> str:
     """JSON that cannot close the ``<script>`` element it sits in (nor open a comment or CDATA)."""
     raw: bytes | None
-    try:  # serialised in Rust: the stdlib's ASCII text whenever it holds no other character (nearly always)
-        raw = to_json(value)
+    try:  # encoded in Rust (``json_encode``): the stdlib's ASCII text whenever it holds no other character
+        raw = dumps(value)
     except PydanticSerializationError:  # a lone surrogate
         raw = None
     if raw is not None and raw.isascii() and b"\x7f" not in raw:
