@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import pytest
-from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, RootModel, computed_field, field_serializer
+from pydantic import (BaseModel, ConfigDict, Field, PlainSerializer, RootModel, computed_field,
+                      field_serializer)
 from pydantic_core import PydanticSerializationError, to_json
 
 from trailblaze import json_encode
@@ -41,8 +42,8 @@ class Point:
 
 def _values() -> list[Any]:
     rng = random.Random(7)
-    floats = [0.0, -0.0, 1.0, 1e16, 1e17, 1.5e-7, 1e-5, 1790000002.85, 0.1 + 0.2, 5e-324, 1.7976931348623157e308,
-              1e21, 1e22, 2850.0, 9.999999999999999e15]
+    floats = [0.0, -0.0, 1.0, 1e16, 1e17, 1.5e-7, 1e-5, 1790000002.85, 0.1 + 0.2, 5e-324,
+              1.7976931348623157e308, 1e21, 1e22, 2850.0, 9.999999999999999e15]
     floats += [rng.uniform(-1e20, 1e20) for _ in range(2000)]
     floats += [rng.random() * 10 ** rng.randint(-30, 30) for _ in range(2000)]
     return [
@@ -50,7 +51,8 @@ def _values() -> list[Any]:
         "\x00\x01\x1f\x7f\x9f", 'quote " backslash \\ slash /', "<script>&", floats,
         {"nested": {"list": [1, [2, [3, {"deep": None}]]], "tuple": (1, "a")}},
         Path("/tmp/a b/c.png"), dt.datetime(2026, 1, 2, 3, 4, 5, 678000, tzinfo=dt.UTC),
-        dt.datetime(2026, 1, 2, 3, 4, 5), dt.date(2026, 1, 2), dt.timedelta(seconds=90), Colour.RED, Kind.STEP,
+        dt.datetime(2026, 1, 2, 3, 4, 5), dt.date(2026, 1, 2), dt.timedelta(seconds=90), Colour.RED,
+        Kind.STEP,
         Point(1, 2.5), {"k": Kind.STEP, "p": [Point(3, 4.0)]}, b"bytes", {3}, frozenset({"x"}),
     ]
 
@@ -97,16 +99,20 @@ def _record() -> TrailRecord:
     steps = [StepRecord(number=i, kind="step", text=f"step {i} — «tap» 😀", mode="ai" if i == 2 else "replay",
                         success=i != 3, message="boom\nline 2" if i == 3 else None, duration_ms=950 + i,
                         llm_call_count=i, llm_cost_usd=0.000123 * i, llm_tokens=100 * i,
-                        tool_calls=[{"name": "tap", "args": {"selector": {"text": "OK", "index": i}, "xs": [1.5, None]}}],
-                        actor="alice" if i == 1 else None, block=0 if i == 1 else None, screenshot=f"step_{i}.png")
+                        tool_calls=[{"name": "tap",
+                                     "args": {"selector": {"text": "OK", "index": i}, "xs": [1.5, None]}}],
+                        actor="alice" if i == 1 else None, block=0 if i == 1 else None,
+                        screenshot=f"step_{i}.png")
              for i in range(1, 4)]
     return TrailRecord(
         key="trails/a.trail.yaml", title="Login «ü»", trail_source="trails/a.trail.yaml", trail_id="login",
         device="web", endpoint="http://127.0.0.1:4444", driver="playwright-native", platform="web",
-        classifier="web", tags=["smoke", "ünï"], attempt=2, outcome="Failed", exit_code=1, message="step 3: boom",
+        classifier="web", tags=["smoke", "ünï"], attempt=2, outcome="Failed", exit_code=1,
+        message="step 3: boom",
         failure_kind="ToolFailure", failed_tool="tap", session_id="s1", started_at=1790000000.25,
         completed_at=1790000002.85, duration_ms=2600, llm_call_count=3, llm_cost_usd=0.000738, llm_tokens=600,
-        log_dir="logs/s1", artifacts={"screenshot": "logs/s1/step_3.png"}, steps=steps, shard="1/2", worker="gw0",
+        log_dir="logs/s1", artifacts={"screenshot": "logs/s1/step_3.png"}, steps=steps, shard="1/2",
+        worker="gw0",
         bundle="../b1", last=False, workspace="/work/ws", workspace_path="trails/a.trail.yaml", run_id="r1",
         actors=[ActorRecord(name="alice", platform="web", driver="playwright-native", device="chromium",
                             session_id="s1a", log_dir="logs/s1/alice")],

@@ -58,14 +58,10 @@ def model_json(model: BaseModel) -> bytes | None:
         return None
 
 
-class _NotPlain(TypeError):
-    """A nested model that serialises some field its own way: the whole model goes to its serialiser."""
-
-
 def _nested(value: Any) -> Any:
     if isinstance(value, BaseModel):
-        if not _plain(type(value)):
-            raise _NotPlain(type(value).__name__)
+        if not _plain(type(value)):  # orjson stops: the whole model goes to its own serialiser
+            raise TypeError(f"{type(value).__name__} serialises some field its own way")
         return value.__dict__
     return to_jsonable_python(value)
 
@@ -81,7 +77,8 @@ def _plain(cls: type[BaseModel]) -> bool:
         config = cls.model_config
         decorators = cls.__pydantic_decorators__
         known = _PLAIN[cls] = (
-            not cls.__pydantic_root_model__ and config.get("extra") != "allow" and config.get("ser_json_inf_nan", "null") == "null"
+            not cls.__pydantic_root_model__ and config.get("extra") != "allow"
+            and config.get("ser_json_inf_nan", "null") == "null"
             and not config.get("serialize_by_alias") and not config.get("alias_generator")
             and not cls.__pydantic_computed_fields__ and not decorators.field_serializers
             and not decorators.model_serializers
