@@ -31,7 +31,7 @@ from .meta import REGISTRY_URI, parse_registry
 from .registration import register_all, update_registered
 from .results import delegates_of, to_tool_result
 from .running import RunningServer, ServerCrashed, ServerStartError, ServerTimeout
-from .wire import CallOutcome, ConnectionLost, ProtocolError, RequestTimeout
+from .wire import CallOutcome, ConnectionLost, ProtocolError, RequestTimeout, ResultRefused
 
 if TYPE_CHECKING:
     from trailblaze import Session, ToolContext
@@ -122,6 +122,9 @@ class SessionServers:
             except ProtocolError as exc:
                 code = f" (JSON-RPC {exc.code})" if exc.code is not None else ""
                 return ToolResult(False, f"{rs.label} rejected tools/call '{definition.name}': {exc}{code}")
+            except ResultRefused as exc:
+                return ToolResult(False, f"{rs.label} answered tools/call '{definition.name}' with a result that "
+                                         f"does not fit the tool's outputSchema: {exc}")
         finally:
             self._hub.close(inv)
         return self._map(definition, outcome)

@@ -52,6 +52,11 @@ class ProtocolError(Exception):
         self.code = code
 
 
+class ResultRefused(Exception):
+    """The server answered, but its result does not fit what the tool declared (structured content against
+    its ``outputSchema``); the message is the SDK's."""
+
+
 class ConnectionLost(Exception):
     """The connection to the server ended (the process exited, closed stdout, or broke the protocol)."""
 
