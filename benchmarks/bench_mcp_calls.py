@@ -3,6 +3,11 @@ Trailblaze's tool dispatch (argument validation, memory, context envelopes, invo
 token, tool log; the calling thread drives the session's event loop) against the same calls through a
 bare ``mcp`` SDK ``ClientSession``.
 
+Trailblaze's client checks a result's structured content against the tool's output schema with its own
+quick check where the schema allows (``trailblaze_mcp_subprocess.output_check``), where the SDK runs
+``jsonschema`` on every result: that pass is ~80 µs of the SDK's call, and the quick check falls back to
+it for any schema or result it does not vouch for.
+
 Both connections are open at once and their batches alternate, so load from other processes on the
 machine hits both alike. A second reference, the bare SDK sending upstream's two context envelopes by
 hand (the ``_trailblazeContext`` argument and ``params._meta.trailblaze`` every Trailblaze call carries),
@@ -166,6 +171,7 @@ def counted(repeat: int) -> None:
     if not available():
         sys.exit("--instructions needs valgrind (Debian: apt-get install valgrind)")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["TRAILBLAZE_MCP_SUBPROCESS_HANDSHAKE_TIMEOUT_MS"] = "900000"  # a server under valgrind starts in minutes
     runs: dict[str, list[tuple[float, float]]] = {name: [] for name in PATHS}
     with tempfile.TemporaryDirectory() as tmp:
         env["PYTHONPYCACHEPREFIX"] = tmp  # a warm bytecode cache: compiling is not a call's cost
