@@ -2,7 +2,8 @@
 content the call asks for (``content``), fitting the schema or not: what an SDK-built server never sends,
 because the SDK checks its own results first."""
 import json
-import sys
+
+from raw_rpc import send, serve
 
 SCHEMAS = {
     "shape_simple": {"type": "object", "properties": {"result": {"type": "string"}}, "required": ["result"]},
@@ -11,27 +12,14 @@ SCHEMAS = {
 }
 
 
-def send(obj):
-    sys.stdout.write(json.dumps(obj) + "\n")
-    sys.stdout.flush()
+def on_call(msg):
+    content = msg["params"]["arguments"].get("content")
+    result = {"content": [{"type": "text", "text": json.dumps(content)}]}
+    if content is not None:
+        result["structuredContent"] = content
+    send({"jsonrpc": "2.0", "id": msg["id"], "result": result})
 
 
-for raw in sys.stdin:
-    msg = json.loads(raw)
-    m = msg.get("method")
-    if m == "initialize":
-        send({"jsonrpc": "2.0", "id": msg["id"], "result": {"protocolVersion": msg["params"]["protocolVersion"],
-              "capabilities": {"tools": {}}, "serverInfo": {"name": "shapes", "version": "1"}}})
-    elif m == "tools/list":
-        send({"jsonrpc": "2.0", "id": msg["id"], "result": {"tools": [
-            {"name": name, "description": "returns the structured content it is given",
-             "inputSchema": {"type": "object", "properties": {"content": {"type": "object"}}}, "outputSchema": schema}
-            for name, schema in SCHEMAS.items()]}})
-    elif m == "tools/call":
-        content = msg["params"]["arguments"].get("content")
-        result = {"content": [{"type": "text", "text": json.dumps(content)}]}
-        if content is not None:
-            result["structuredContent"] = content
-        send({"jsonrpc": "2.0", "id": msg["id"], "result": result})
-    elif "id" in msg:
-        send({"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32601, "message": "nope"}})
+serve("shapes", [{"name": name, "description": "returns the structured content it is given",
+                  "inputSchema": {"type": "object", "properties": {"content": {"type": "object"}}},
+                  "outputSchema": schema} for name, schema in SCHEMAS.items()], on_call)
