@@ -171,7 +171,7 @@ def counted(repeat: int) -> None:
     if not available():
         sys.exit("--instructions needs valgrind (Debian: apt-get install valgrind)")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["TRAILBLAZE_MCP_SUBPROCESS_HANDSHAKE_TIMEOUT_MS"] = "900000"  # a server under valgrind starts in minutes
+    env["TRAILBLAZE_MCP_SUBPROCESS_HANDSHAKE_TIMEOUT_MS"] = "900000"  # under valgrind a server starts in minutes
     runs: dict[str, list[tuple[float, float]]] = {name: [] for name in PATHS}
     with tempfile.TemporaryDirectory() as tmp:
         env["PYTHONPYCACHEPREFIX"] = tmp  # a warm bytecode cache: compiling is not a call's cost

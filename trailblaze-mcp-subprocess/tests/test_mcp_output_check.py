@@ -12,7 +12,8 @@ from jsonschema.validators import validator_for
 from trailblaze.tools.base import ToolCall
 from trailblaze_mcp_subprocess.output_check import compile_check
 
-VALUES: list[Any] = [None, True, False, 0, 1, -3, 1.0, 2.5, float("inf"), "", "x", [], [1, "a"], ["a", "b"], [[]],
+VALUES: list[Any] = [None, True, False, 0, 1, -3, 1.0, 2.5, float("inf"), "", "x", [], [1, "a"], ["a", "b"],
+                     [[]],
                      {}, {"result": "ok"}, {"result": 5}, {"result": None}, {"n": 1, "m": "x"}, {"n": 1.0},
                      {"n": True}, {"extra": []}, {"a": {"b": "c"}}, {"a": {"b": 1}}, {"a": {}}]
 
@@ -20,7 +21,8 @@ COVERED: list[Any] = [
     True, False, {},
     {"type": "string"}, {"type": "integer"}, {"type": "number"}, {"type": "boolean"}, {"type": "null"},
     {"type": "array"}, {"type": "object"}, {"type": ["string", "null"]}, {"type": ["integer", "boolean"]},
-    {"type": "object", "properties": {"result": {"type": "string"}}, "required": ["result"], "title": "echoOutput"},
+    {"type": "object", "properties": {"result": {"type": "string"}}, "required": ["result"],
+     "title": "echoOutput"},
     {"type": "object", "properties": {"n": {"type": "integer"}}, "additionalProperties": False},
     {"type": "object", "properties": {"n": {"type": "number"}}, "additionalProperties": {"type": "string"}},
     {"properties": {"a": {"type": "object", "properties": {"b": {"type": "string"}}, "required": ["b"]}}},
@@ -33,11 +35,13 @@ COVERED: list[Any] = [
 DECLINED: list[Any] = [
     {"$ref": "#/$defs/x", "$defs": {"x": {"type": "string"}}}, {"enum": ["a"]}, {"const": 1},
     {"anyOf": [{"type": "string"}]}, {"type": "string", "pattern": "^a"}, {"type": "integer", "minimum": 0},
-    {"type": "string", "format": "date"}, {"prefixItems": [{"type": "string"}]}, {"items": [{"type": "string"}]},
+    {"type": "string", "format": "date"}, {"prefixItems": [{"type": "string"}]},
+    {"items": [{"type": "string"}]},
     {"patternProperties": {"^a": {"type": "string"}}}, {"properties": {"n": {"minimum": 1}}},
     {"$schema": "http://json-schema.org/draft-04/schema#", "type": "integer"}, {"$schema": "urn:unknown"},
     # malformed: jsonschema refuses the schema itself, so the SDK's check must run and say so
-    {"type": "strnig"}, {"type": []}, {"type": ["string", "string"]}, {"required": "n"}, {"required": ["n", "n"]},
+    {"type": "strnig"}, {"type": []}, {"type": ["string", "string"]}, {"required": "n"},
+    {"required": ["n", "n"]},
     {"properties": []}, {"properties": {"n": "string"}}, {"title": 5}, {"additionalProperties": "no"},
     "string", None, 1,
 ]
@@ -56,7 +60,8 @@ def test_a_covered_schema_answers_as_jsonschema_does(schema: Any) -> None:
 def test_nested_combinations_answer_as_jsonschema_does() -> None:
     leaves: list[Any] = [{"type": "string"}, {"type": "integer"}, {"type": ["object", "null"]}, True, False]
     seen = 0
-    for inner, outer_type, closed in itertools.product(leaves, ["object", ["object", "array"], None], [True, False]):
+    outer_types: list[Any] = ["object", ["object", "array"], None]
+    for inner, outer_type, closed in itertools.product(leaves, outer_types, [True, False]):
         schema: dict[str, Any] = {"properties": {"a": {"properties": {"b": inner}, "required": ["b"]}},
                                   "additionalProperties": not closed, "items": inner}
         if outer_type is not None:
@@ -85,7 +90,8 @@ def call(session: Any, tool_name: str, /, **args: Any) -> Any:
     return session.dispatcher.call(ToolCall(tool_name, args), session.context())
 
 
-def test_results_that_do_not_fit_their_output_schema_still_fail_the_call(workspace: Any, sessions: Any) -> None:
+def test_results_that_do_not_fit_their_output_schema_still_fail_the_call(workspace: Any,
+                                                                         sessions: Any) -> None:
     session = sessions.start(workspace(SHAPES))
     checks = session.resources["mcp_subprocess"].servers["raw_shapes"].conn._session.output_checks
     assert checks["shape_simple"] is not None and checks["shape_ranged"] is None
@@ -93,8 +99,9 @@ def test_results_that_do_not_fit_their_output_schema_still_fail_the_call(workspa
     assert ok.success and ok.data == {"result": "fine"}
     wrong = call(session, "shape_simple", content={"result": 5})
     assert not wrong.success and wrong.message.startswith("MCP server 'raw_shapes' (")
-    assert ("answered tools/call 'shape_simple' with a result that does not fit the tool's outputSchema: Invalid "
-            "structured content returned by tool shape_simple: 5 is not of type 'string'") in wrong.message
+    assert ("answered tools/call 'shape_simple' with a result that does not fit the tool's outputSchema: "
+            "Invalid structured content returned by tool shape_simple: 5 is not of type 'string'"
+            ) in wrong.message
     assert session.options.tracebacks == []  # the server's answer, not a crash of ours
     missing = call(session, "shape_simple")
     assert not missing.success and "did not return structured content" in missing.message

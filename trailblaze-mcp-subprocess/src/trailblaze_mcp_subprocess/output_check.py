@@ -25,8 +25,10 @@ from typing import Any
 Check = Callable[[Any], bool]
 
 _DRAFTS = frozenset({"http://json-schema.org/draft-06/schema", "http://json-schema.org/draft-07/schema",
-                     "https://json-schema.org/draft/2019-09/schema", "https://json-schema.org/draft/2020-12/schema"})
-_KEYWORDS = frozenset({"type", "properties", "required", "additionalProperties", "items", "title", "description"})
+                     "https://json-schema.org/draft/2019-09/schema",
+                     "https://json-schema.org/draft/2020-12/schema"})
+_KEYWORDS = frozenset({"type", "properties", "required", "additionalProperties", "items", "title",
+                       "description"})
 
 
 def _is_integer(value: Any) -> bool:
@@ -110,8 +112,8 @@ def _types(raw: Any) -> tuple[Check, ...] | None:
     return tuple(_TYPES[name] for name in names)
 
 
-def _node(types: tuple[Check, ...], properties: dict[str, Check], required: tuple[str, ...], additional: Check,
-          items: Check) -> Check:
+def _node(types: tuple[Check, ...], properties: dict[str, Check], required: tuple[str, ...],
+          additional: Check, items: Check) -> Check:
     def check(value: Any) -> bool:
         if types and not any(fits(value) for fits in types):
             return False

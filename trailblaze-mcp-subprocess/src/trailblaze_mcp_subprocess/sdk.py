@@ -27,7 +27,8 @@ from trailblaze import valid_data, valid_text
 
 from .output_check import Check, compile_check
 from .process import ServerProcess
-from .wire import CallOutcome, ConnectionLost, ListedTool, ProtocolError, RequestTimeout, ResultRefused, ServerHello
+from .wire import (CallOutcome, ConnectionLost, ListedTool, ProtocolError, RequestTimeout, ResultRefused,
+                   ServerHello)
 
 CLIENT_NAME = "trailblaze"
 CLIENT_VERSION = "0.1.0"
@@ -160,7 +161,8 @@ class Connection:
                 params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
                 result = await asyncio.wait_for(session.list_tools(params=params), timeout)
                 for tool in result.tools:
-                    checks[tool.name] = compile_check(tool.output_schema) if tool.output_schema is not None else None
+                    schema = tool.output_schema
+                    checks[tool.name] = compile_check(schema) if schema is not None else None
                     tools.append(ListedTool(name=tool.name, description=tool.description or "",
                                             input_schema=dict(tool.input_schema) if tool.input_schema is not None else None,
                                             meta=_as_dict(tool.meta),

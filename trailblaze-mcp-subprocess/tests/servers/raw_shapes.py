@@ -8,7 +8,8 @@ from raw_rpc import send, serve
 SCHEMAS = {
     "shape_simple": {"type": "object", "properties": {"result": {"type": "string"}}, "required": ["result"]},
     # beyond the quick check's keywords: the SDK's jsonschema pass decides
-    "shape_ranged": {"type": "object", "properties": {"n": {"type": "integer", "minimum": 0}}, "required": ["n"]},
+    "shape_ranged": {"type": "object", "properties": {"n": {"type": "integer", "minimum": 0}},
+                     "required": ["n"]},
 }
 
 
